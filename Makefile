@@ -1,0 +1,166 @@
+# Makefile for "Multi-Head Attention, from the Ground Up" -- a literate C program.
+#
+# The web (book.nw and chapters/*.nw) is the single source.  `make tangle`
+# writes the committed sources in src/ tests/ viz/; the compiler reads a second
+# tangle under build/L/ made with `notangle -L`, so errors and gdb point into
+# the chapters.  See README.md for the commands a reader needs.
+
+SHELL       := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DELETE_ON_ERROR:
+.SUFFIXES:
+MAKEFLAGS   += --no-builtin-rules
+
+# The web, in reading order: file order decides the order of += definitions.
+NW      := book.nw $(sort $(wildcard chapters/*.nw))
+
+CC      ?= cc
+ifeq ($(origin CC),default)
+CC      := gcc
+endif
+BUILD   ?= build
+CFLAGS  ?= -O2 -g
+WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wvla
+CPPFLAGS:= -D_POSIX_C_SOURCE=200809L -I$(BUILD)/L/src
+LDLIBS  := -lm
+
+# Debian packages the project needs, by the command or file that proves each
+# is present.  `make deps` installs only the missing ones.
+DEPS_PKGS := noweb libcriterion-dev gcc clang make pkg-config \
+             texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern \
+             valgrind
+
+.PHONY: all deps tangle test check lint book demo bench clean golden check-tangle clang-build
+all: $(BUILD)/mha $(BUILD)/libmha.a $(BUILD)/mha-tables
+
+deps:
+	@missing=""; \
+	for p in $(DEPS_PKGS); do \
+	  dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [[ -n "$$missing" ]]; then \
+	  echo "make deps: installing missing Debian packages:$$missing"; \
+	  sudo=""; [[ $$(id -u) -eq 0 ]] || sudo=sudo; \
+	  $$sudo apt-get update -qq; \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+# ---------------------------------------------------------------- tangling
+# Every root of the web is an output path.  Each committed file gets a banner
+# naming the chapter that defines its root; cpif leaves unchanged files alone.
+ROOTS_CMD = noroots $(NW) | sed -n 's/^<<\[\[\(.*\)\]\]>>$$/\1/p'
+
+tangle: | deps
+	@tmp=$$(mktemp); trap 'rm -f "$$tmp"' EXIT; \
+	for root in $$($(ROOTS_CMD)); do \
+	  chapter=$$(grep -l -F "<<[[$$root]]>>=" $(NW) | head -n 1); \
+	  case "$$root" in \
+	    *.py|*.mk|*.sh) banner="# generated from $$chapter; edit the book, not this file" ;; \
+	    *)              banner="/* generated from $$chapter; edit the book, not this file */" ;; \
+	  esac; \
+	  mkdir -p "$$(dirname "$$root")" "$(BUILD)/L/$$(dirname "$$root")"; \
+	  notangle -t8 -R"[[$$root]]" $(NW) > "$$tmp"; \
+	  { echo "$$banner"; cat "$$tmp"; } | cpif "$$root"; \
+	  case "$$root" in \
+	    *.c|*.h) notangle -t8 -L -R"[[$$root]]" $(NW) > "$$tmp"; \
+	             { echo "$$banner"; cat "$$tmp"; } | cpif "$(BUILD)/L/$$root" ;; \
+	  esac; \
+	done
+
+# The build reads the #line copies; they are refreshed whenever the web changes.
+$(BUILD)/.tangled: $(NW) | deps
+	@$(MAKE) --no-print-directory tangle
+	@mkdir -p $(BUILD) && touch $@
+
+# The library is every tangled source but the two programs' mains.
+LIB_SRC   = $(filter-out main.c tables_main.c,$(notdir $(wildcard src/*.c)))
+LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+TEST_SRC  = $(sort $(notdir $(wildcard tests/*.c)))
+TEST_OBJ  = $(TEST_SRC:%.c=$(BUILD)/obj/tests/%.o)
+
+# A #line copy is current once the tangle has run; cpif keeps the timestamps of
+# unchanged files, so only what a chapter edit really touched is recompiled.
+$(BUILD)/L/%: $(BUILD)/.tangled ;
+
+$(BUILD)/obj/%.o: $(BUILD)/L/src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/tests/%.o: $(BUILD)/L/tests/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -I$(BUILD)/L/tests $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+
+-include $(wildcard $(BUILD)/obj/*.d $(BUILD)/obj/tests/*.d)
+
+$(BUILD)/libmha.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/mha: $(BUILD)/obj/main.o $(BUILD)/libmha.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/mha-tables: $(BUILD)/obj/tables_main.o $(BUILD)/libmha.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests: $(TEST_OBJ) $(BUILD)/libmha.a
+	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
+
+# ---------------------------------------------------------------- using it
+test: $(BUILD)/tests $(BUILD)/mha
+	cd tests && ../$(BUILD)/tests --jobs=2
+
+demo: $(BUILD)/mha
+	$(BUILD)/mha demo
+
+bench: $(BUILD)/mha
+	$(BUILD)/mha bench --impl naive   --batch 1 --seq 256 --dim 256 --heads 4 --reps 7
+	$(BUILD)/mha bench --impl batched --batch 1 --seq 256 --dim 256 --heads 4 --reps 7
+	$(BUILD)/mha bench --impl naive   --batch 2 --seq 512 --dim 512 --heads 8 --reps 5
+	$(BUILD)/mha bench --impl batched --batch 2 --seq 512 --dim 512 --heads 8 --reps 5
+
+# PyTorch golden cases for the tests (needs python3-torch; the results are committed).
+golden: | deps
+	@dpkg-query -W -f='$${Status}' python3-torch 2>/dev/null | grep -q 'install ok installed' || \
+	  { echo "make golden: installing python3-torch python3-numpy"; \
+	    sudo=""; [[ $$(id -u) -eq 0 ]] || sudo=sudo; \
+	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq python3-torch python3-numpy; }
+	/usr/bin/python3 tests/make_golden.py tests/golden
+
+# ---------------------------------------------------------------- the book
+$(BUILD)/book.tex: $(NW) | deps
+	@mkdir -p $(BUILD)
+	noweave -delay -index -t8 $(NW) > $@
+
+book: $(BUILD)/book.pdf
+$(BUILD)/book.pdf: $(BUILD)/book.tex $(BUILD)/mha-tables
+	@mkdir -p $(BUILD)/tables
+	$(BUILD)/mha-tables $(BUILD)/tables
+	cd $(BUILD) && for pass in 1 2; do \
+	  TEXINPUTS=.:tables:../figures: pdflatex -interaction=nonstopmode -halt-on-error book.tex > book.log || \
+	    { grep -A5 '^!' book.log; exit 1; }; \
+	done
+	@! grep -E '^LaTeX Warning: (Reference|Citation).*undefined' $(BUILD)/book.log
+	@echo "book: $(BUILD)/book.pdf ($$(grep -c '' $(BUILD)/book.log) log lines, no errors)"
+
+# ---------------------------------------------------------------- checks
+lint: | deps
+	@stray=$$(noroots $(NW) | grep -v '^<<\[\[' || true); \
+	if [[ -n "$$stray" ]]; then echo "lint: chunks that are neither used nor file roots:"; echo "$$stray"; exit 1; fi
+	@echo "lint: every root of the web is an output path"
+
+check-tangle: tangle
+	@changed=$$(git status --porcelain -- src tests viz); \
+	if [[ -n "$$changed" ]]; then \
+	  echo "check: re-tangling changed tracked files (edit the book, then tangle and commit):"; \
+	  echo "$$changed"; exit 1; fi
+	@echo "check: re-tangling leaves src/ tests/ viz/ unchanged"
+
+clang-build:
+	$(MAKE) --no-print-directory CC=clang BUILD=$(BUILD)/clang all $(BUILD)/clang/tests
+
+check: lint check-tangle
+	$(MAKE) --no-print-directory test
+	$(MAKE) --no-print-directory clang-build
+	$(MAKE) --no-print-directory book
+
+clean:
+	rm -rf $(BUILD)

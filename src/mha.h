@@ -1,0 +1,55 @@
+/* generated from chapters/01-shape.nw; edit the book, not this file */
+#ifndef MHA_H
+#define MHA_H
+/* Multi-head attention, the library's one public header.
+   Conventions (chapter 1): row-major float32, batch first, shapes written in
+   the letters B L S E H D.  Every function that can fail returns an
+   mha_status; none prints, exits or aborts on bad input. */
+#include <stddef.h>
+
+typedef enum mha_status {
+    MHA_OK = 0,
+    MHA_ERR_NULL,       /* a required pointer is NULL */
+    MHA_ERR_SHAPE,      /* a size is zero, or two sizes disagree */
+    MHA_ERR_HEADS,      /* H is not a positive divisor of E */
+    MHA_ERR_OVERFLOW,   /* a size computation overflows size_t */
+    MHA_ERR_NOMEM,      /* malloc failed */
+    MHA_ERR_IO,         /* a file could not be opened, read or written */
+    MHA_ERR_FORMAT,     /* a file is not what it claims to be */
+    MHA_ERR_ARG,        /* an argument is out of its documented range */
+    
+    MHA_STATUS_COUNT
+} mha_status;
+typedef struct mha_shape {
+    size_t batch;       /* B */
+    size_t query_len;   /* L */
+    size_t key_len;     /* S (= L for self-attention) */
+    size_t embed_dim;   /* E */
+    size_t heads;       /* H; the head width is D = E / H */
+} mha_shape;
+typedef struct mha_params {
+    const float *in_proj_weight;   /* (3E, E): rows W^Q, then W^K, then W^V */
+    const float *in_proj_bias;     /* (3E) or NULL for no bias */
+    const float *out_proj_weight;  /* (E, E) */
+    const float *out_proj_bias;    /* (E) or NULL for no bias */
+} mha_params;
+typedef struct mha_flops {
+    double q_proj, kv_proj, scores, context, out_proj;  /* matrix products */
+    double total;                                       /* sum of the five */
+    double softmax;                                     /* not in total */
+} mha_flops;
+#include <stdio.h>
+const char *mha_status_message(mha_status status);
+int mha_mul_overflows(size_t a, size_t b, size_t *product);
+mha_status mha_shape_check(const mha_shape *shape);
+size_t mha_param_count(size_t embed_dim, int with_bias);
+mha_flops mha_flop_count(const mha_shape *shape);
+void mha_matmul_nt(size_t M, size_t N, size_t K,
+                   const float *A, size_t lda,
+                   const float *W, size_t ldw,
+                   const float *bias,
+                   float *C, size_t ldc);
+void mha_print_param_table(FILE *out);
+void mha_print_flop_table(FILE *out);
+
+#endif
