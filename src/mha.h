@@ -51,5 +51,16 @@ void mha_matmul_nt(size_t M, size_t N, size_t K,
                    float *C, size_t ldc);
 void mha_print_param_table(FILE *out);
 void mha_print_flop_table(FILE *out);
+void mha_softmax_row(float *x, size_t n);
+void mha_attend(size_t L, size_t S, size_t D,
+                const float *q, size_t ldq,
+                const float *k, size_t ldk,
+                const float *v, size_t ldv,
+                const float *bias,
+                float *weights,
+                float *context, size_t ldc);
+extern const float mha_example_x[3 * 4];
+void mha_example_params(float in_proj_weight[3 * 4 * 4], float out_proj_weight[4 * 4]);
+void mha_print_example_table(FILE *out);
 
 #endif

@@ -8,6 +8,7 @@ struct table { const char *file; void (*print)(FILE *); };
 static const struct table tables[] = {
     {"params.tex", mha_print_param_table},
     {"flops.tex", mha_print_flop_table},
+    {"example.tex", mha_print_example_table},
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,61 @@
+/* generated from chapters/02-sdpa.nw; edit the book, not this file */
+#include <math.h>
+#include <stddef.h>
+#include "mha.h"
+
+/* x (n) becomes softmax(x), computed stably.  A row of -inf becomes zeros;
+   a NaN anywhere makes the whole row NaN. */
+void mha_softmax_row(float *x, size_t n)
+{
+    float max = -INFINITY;
+    for (size_t j = 0; j < n; j++)
+        if (x[j] > max)
+            max = x[j];
+    if (max == -INFINITY) {
+        int any_nan = 0;
+        for (size_t j = 0; j < n; j++)
+            any_nan |= isnan(x[j]);
+        for (size_t j = 0; j < n; j++)
+            x[j] = any_nan ? NAN : 0.0f;
+        return;
+    }
+    float sum = 0.0f;
+    for (size_t j = 0; j < n; j++) {
+        x[j] = expf(x[j] - max);
+        sum += x[j];
+    }
+    for (size_t j = 0; j < n; j++)
+        x[j] /= sum;
+}
+/* One head.  q (L, D), k (S, D), v (S, D) with row strides ldq, ldk, ldv;
+   bias (L, S) added to the scores, or NULL; weights (L, S) out;
+   context (L, D) out, row stride ldc. */
+void mha_attend(size_t L, size_t S, size_t D,
+                const float *q, size_t ldq,
+                const float *k, size_t ldk,
+                const float *v, size_t ldv,
+                const float *bias,
+                float *weights,
+                float *context, size_t ldc)
+{
+    const float scale = 1.0f / sqrtf((float)D);
+    for (size_t i = 0; i < L; i++) {
+        float *w = weights + i * S;                     /* row i: (S) */
+        for (size_t j = 0; j < S; j++) {
+	    float dot = 0.0f;
+	    for (size_t d = 0; d < D; d++)
+	        dot += q[i * ldq + d] * k[j * ldk + d];
+	    w[j] = dot * scale + (bias ? bias[i * S + j] : 0.0f);
+	}
+        mha_softmax_row(w, S);
+        float *c = context + i * ldc;
+	for (size_t d = 0; d < D; d++)
+	    c[d] = 0.0f;
+	for (size_t j = 0; j < S; j++) {
+	    if (w[j] == 0.0f)
+	        continue;
+	    for (size_t d = 0; d < D; d++)
+	        c[d] += w[j] * v[j * ldv + d];
+	}
+    }
+}
