@@ -39,6 +39,12 @@ typedef struct mha_flops {
     double softmax;                                     /* not in total */
 } mha_flops;
 #include <stdio.h>
+typedef struct mha_mask {
+    int causal;                            /* block key j > query i */
+    const unsigned char *attn_mask_bool;   /* (L, S), nonzero = blocked, or NULL */
+    const float *attn_mask_float;          /* (L, S), added to the scores, or NULL */
+    const unsigned char *key_padding_mask; /* (B, S), nonzero = padding, or NULL */
+} mha_mask;
 const char *mha_status_message(mha_status status);
 int mha_mul_overflows(size_t a, size_t b, size_t *product);
 mha_status mha_shape_check(const mha_shape *shape);
@@ -62,5 +68,29 @@ void mha_attend(size_t L, size_t S, size_t D,
 extern const float mha_example_x[3 * 4];
 void mha_example_params(float in_proj_weight[3 * 4 * 4], float out_proj_weight[4 * 4]);
 void mha_print_example_table(FILE *out);
+typedef mha_status mha_forward_fn(const mha_shape *shape, const mha_params *params,
+                                  const float *query, const float *key,
+                                  const float *value, const mha_mask *mask,
+                                  float *out, float *weights);
+mha_forward_fn mha_forward_naive;
+mha_status mha_forward_check(const mha_shape *shape, const mha_params *params,
+                             const float *query, const float **key,
+                             const float **value, const float *out);
+typedef struct mha_impl {
+    const char *name;
+    mha_forward_fn *forward;
+} mha_impl;
+extern const mha_impl mha_impls[];
+extern const size_t mha_impl_count;
+const mha_impl *mha_impl_find(const char *name);
+void mha_transpose(size_t rows, size_t cols, const float *src, size_t lds,
+                   float *dst, size_t ldd);
+void mha_matmul_nn(size_t M, size_t N, size_t K,
+                   const float *A, size_t lda,
+                   const float *Wt, size_t ldw,
+                   const float *bias,
+                   float *C, size_t ldc);
+mha_forward_fn mha_forward_batched;
+int mha_mask_bias(const mha_mask *mask, const mha_shape *shape, size_t b, float *bias);
 
 #endif

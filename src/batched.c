@@ -1,0 +1,123 @@
+/* generated from chapters/04-batched.nw; edit the book, not this file */
+#include <stdlib.h>
+#include <string.h>
+#include "mha.h"
+
+enum { TILE_ROWS = 4, TILE_COLS = 16 };
+
+/* dst (cols, rows) = src (rows, cols) transposed. */
+void mha_transpose(size_t rows, size_t cols, const float *src, size_t lds,
+                   float *dst, size_t ldd)
+{
+    for (size_t r = 0; r < rows; r++)
+        for (size_t c = 0; c < cols; c++)
+            dst[c * ldd + r] = src[r * lds + c];
+}
+static void tile_full(size_t K, const float *A, size_t lda,
+                      const float *Wt, size_t ldw, const float *bias,
+                      float *C, size_t ldc)
+{
+    float acc[TILE_ROWS][TILE_COLS];
+    for (size_t r = 0; r < TILE_ROWS; r++)
+        for (size_t j = 0; j < TILE_COLS; j++)
+            acc[r][j] = bias ? bias[j] : 0.0f;
+    for (size_t k = 0; k < K; k++) {
+        const float *w = Wt + k * ldw;               /* row k of the panel */
+        for (size_t r = 0; r < TILE_ROWS; r++) {
+            const float a = A[r * lda + k];
+            for (size_t j = 0; j < TILE_COLS; j++)
+                acc[r][j] += a * w[j];
+        }
+    }
+    for (size_t r = 0; r < TILE_ROWS; r++)
+        for (size_t j = 0; j < TILE_COLS; j++)
+            C[r * ldc + j] = acc[r][j];
+}
+static void tile_edge(size_t rows, size_t cols, size_t K, const float *A, size_t lda,
+                      const float *Wt, size_t ldw, const float *bias,
+                      float *C, size_t ldc)
+{
+    for (size_t r = 0; r < rows; r++) {
+        float *c = C + r * ldc;
+        for (size_t j = 0; j < cols; j++)
+            c[j] = bias ? bias[j] : 0.0f;
+        for (size_t k = 0; k < K; k++) {
+            const float a = A[r * lda + k];
+            for (size_t j = 0; j < cols; j++)
+                c[j] += a * Wt[k * ldw + j];
+        }
+    }
+}
+/* C (M, N) = A (M, K) times Wt (K, N), plus bias (N) if not NULL. */
+void mha_matmul_nn(size_t M, size_t N, size_t K,
+                   const float *A, size_t lda,
+                   const float *Wt, size_t ldw,
+                   const float *bias,
+                   float *C, size_t ldc)
+{
+    for (size_t i = 0; i < M; i += TILE_ROWS)
+        for (size_t j = 0; j < N; j += TILE_COLS) {
+            const size_t rows = M - i < TILE_ROWS ? M - i : TILE_ROWS;
+            const size_t cols = N - j < TILE_COLS ? N - j : TILE_COLS;
+            const float *b = bias ? bias + j : NULL;
+            if (rows == TILE_ROWS && cols == TILE_COLS)
+                tile_full(K, A + i * lda, lda, Wt + j, ldw, b, C + i * ldc + j, ldc);
+            else
+                tile_edge(rows, cols, K, A + i * lda, lda, Wt + j, ldw, b,
+                          C + i * ldc + j, ldc);
+        }
+}
+mha_status mha_forward_batched(const mha_shape *shape, const mha_params *params,
+                               const float *query, const float *key,
+                               const float *value, const mha_mask *mask,
+                               float *out, float *weights)
+{
+    mha_status status = mha_forward_check(shape, params, query, &key, &value, out);
+    if (status != MHA_OK)
+        return status;
+    const size_t B = shape->batch, L = shape->query_len, S = shape->key_len,
+                 E = shape->embed_dim, H = shape->heads, D = E / H;
+    const size_t rows = (L > S ? L : S);
+    float *Wt = malloc(3 * E * E * sizeof *Wt), *Wot = malloc(E * E * sizeof *Wot);
+    float *proj = malloc(B * rows * 3 * E * sizeof *proj);
+    float *concat = malloc(B * L * E * sizeof *concat);
+    float *bias = malloc(L * S * sizeof *bias), *scratch = malloc(L * S * sizeof *scratch);
+    if (!Wt || !Wot || !proj || !concat || !bias || !scratch) {
+        free(Wt); free(Wot); free(proj); free(concat); free(bias); free(scratch);
+        return MHA_ERR_NOMEM;
+    }
+    mha_transpose(3 * E, E, params->in_proj_weight, E, Wt, 3 * E);      /* (E, 3E) */
+    mha_transpose(E, E, params->out_proj_weight, E, Wot, E);            /* (E, E) */
+    const float *in_b = params->in_proj_bias;
+    const float *q, *k, *v;
+    size_t ldq, ldk, ldv;
+    if (key == query && value == key) {                       /* self-attention */
+        mha_matmul_nn(B * L, 3 * E, E, query, E, Wt, 3 * E, in_b, proj, 3 * E);
+        q = proj; k = proj + E; v = proj + 2 * E;             /* (B, L, 3E) */
+        ldq = ldk = ldv = 3 * E;
+    } else {
+        float *qp = proj, *kvp = proj + B * L * E;                /* (B, L, E), (B, S, 2E) */
+	mha_matmul_nn(B * L, E, E, query, E, Wt, 3 * E, in_b, qp, E);
+	if (value == key) {                                       /* shared keys and values */
+	    mha_matmul_nn(B * S, 2 * E, E, key, E, Wt + E, 3 * E, in_b ? in_b + E : NULL, kvp, 2 * E);
+	} else {
+	    mha_matmul_nn(B * S, E, E, key, E, Wt + E, 3 * E, in_b ? in_b + E : NULL, kvp, 2 * E);
+	    mha_matmul_nn(B * S, E, E, value, E, Wt + 2 * E, 3 * E, in_b ? in_b + 2 * E : NULL,
+	                  kvp + E, 2 * E);
+	}
+	q = qp; k = kvp; v = kvp + E;
+	ldq = E; ldk = ldv = 2 * E;
+    }
+    for (size_t b = 0; b < B; b++) {
+        const int masked = mha_mask_bias(mask, shape, b, bias);          /* (L, S) */
+        for (size_t h = 0; h < H; h++) {
+            float *w = weights ? weights + ((b * H + h) * L) * S : scratch;  /* (L, S) */
+            mha_attend(L, S, D, q + b * L * ldq + h * D, ldq,
+                       k + b * S * ldk + h * D, ldk, v + b * S * ldv + h * D, ldv,
+                       masked ? bias : NULL, w, concat + b * L * E + h * D, E);
+        }
+    }
+    mha_matmul_nn(B * L, E, E, concat, E, Wot, E, params->out_proj_bias, out, E);
+    free(Wt); free(Wot); free(proj); free(concat); free(bias); free(scratch);
+    return MHA_OK;
+}

@@ -1,0 +1,26 @@
+/* generated from chapters/05-masking.nw; edit the book, not this file */
+#include <math.h>
+#include <string.h>
+#include "mha.h"
+
+/* bias (L, S) gets the additive mask of sequence b: the float mask where
+   given, -inf where any mask blocks.  Returns 0, leaving bias untouched, when
+   there is no mask at all. */
+int mha_mask_bias(const mha_mask *mask, const mha_shape *shape, size_t b, float *bias)
+{
+    if (mask == NULL || (!mask->causal && !mask->attn_mask_bool &&
+                         !mask->attn_mask_float && !mask->key_padding_mask))
+        return 0;
+    const size_t L = shape->query_len, S = shape->key_len;
+    const unsigned char *pad = mask->key_padding_mask ? mask->key_padding_mask + b * S : NULL;
+    for (size_t i = 0; i < L; i++)
+        for (size_t j = 0; j < S; j++) {
+            float x = mask->attn_mask_float ? mask->attn_mask_float[i * S + j] : 0.0f;
+            if ((mask->causal && j > i) ||
+                (mask->attn_mask_bool && mask->attn_mask_bool[i * S + j]) ||
+                (pad && pad[j]))
+                x = -INFINITY;
+            bias[i * S + j] = x;
+        }
+    return 1;
+}
