@@ -1,0 +1,475 @@
+/* generated from chapters/06-command.nw; edit the book, not this file */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cli.h"
+#include "mha.h"
+#include "npy.h"
+
+static mha_command_fn cmd_help;
+
+static const struct mha_command commands[] = {
+    {"forward", "run one attention layer on the NumPy files in a directory", mha_cmd_forward},
+    {"help", "describe the commands, or one command: mha help COMMAND", cmd_help},
+};
+static const size_t command_count = sizeof commands / sizeof commands[0];
+static const struct mha_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < command_count; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+int mha_cli_main(int argc, char **argv, FILE *out, FILE *err)
+{
+    if (argc < 2) {
+        mha_cli_error(err, "no command given (try 'mha --help')");
+        return MHA_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+        return cmd_help(argc - 1, argv + 1, out, err);
+    const struct mha_command *command = find_command(argv[1]);
+    if (command == NULL) {
+        mha_cli_error(err, "unknown command '%s' (try 'mha --help')", argv[1]);
+        return MHA_EXIT_USAGE;
+    }
+    return command->run(argc - 1, argv + 1, out, err);
+}
+static int cmd_help(int argc, char **argv, FILE *out, FILE *err)
+{
+    if (argc >= 2 && strcmp(argv[1], "--help") != 0 && strcmp(argv[1], "-h") != 0) {
+        const struct mha_command *command = find_command(argv[1]);
+        if (command == NULL) {
+            mha_cli_error(err, "help: unknown command '%s' (try 'mha --help')", argv[1]);
+            return MHA_EXIT_USAGE;
+        }
+        char *help_argv[] = {(char *)command->name, "--help", NULL};
+        return command->run(2, help_argv, out, err);
+    }
+    fprintf(out,
+            "usage: mha COMMAND [OPTIONS]\n"
+            "       mha help COMMAND    (or mha COMMAND --help) for one command\n\n"
+            "Multi-head attention as torch.nn.MultiheadAttention(E, H, batch_first=True)\n"
+            "computes it, in C.  Commands:\n\n");
+    for (size_t i = 0; i < command_count; i++)
+        fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out,
+            "\nExit status: 0 success, 1 a file or the computation failed, 2 a usage error.\n"
+            "Every error is one line on standard error, starting 'mha: '.\n");
+    return MHA_EXIT_OK;
+}
+void mha_cli_error(FILE *err, const char *format, ...)
+{
+    va_list args;
+    fputs("mha: ", err);
+    va_start(args, format);
+    vfprintf(err, format, args);
+    va_end(args);
+    fputc('\n', err);
+}
+int mha_parse_size(const char *option, const char *text, size_t *value, FILE *err)
+{
+    size_t v = 0;
+    if (*text == '\0') {
+        mha_cli_error(err, "%s: expected a positive integer, got an empty string", option);
+        return -1;
+    }
+    for (const char *p = text; *p != '\0'; p++) {
+        if (*p < '0' || *p > '9') {
+            mha_cli_error(err, "%s: '%s' is not a positive integer", option, text);
+            return -1;
+        }
+        const size_t digit = (size_t)(*p - '0');
+        if (v > (SIZE_MAX - digit) / 10) {
+            mha_cli_error(err, "%s: '%s' is too large", option, text);
+            return -1;
+        }
+        v = v * 10 + digit;
+    }
+    if (v == 0) {
+        mha_cli_error(err, "%s: must be positive, got '%s'", option, text);
+        return -1;
+    }
+    *value = v;
+    return 0;
+}
+int mha_option_value(int argc, char **argv, int *i, const char *name,
+                     const char **value, FILE *err)
+{
+    const char *arg = argv[*i];
+    const size_t n = strlen(name);
+    if (strncmp(arg, name, n) != 0)
+        return 0;
+    if (arg[n] == '=') {
+        *value = arg + n + 1;
+        return 1;
+    }
+    if (arg[n] != '\0')
+        return 0;
+    if (*i + 1 >= argc) {
+        mha_cli_error(err, "%s: missing value", name);
+        return -1;
+    }
+    *value = argv[++*i];
+    return 1;
+}
+static void forward_usage(FILE *out)
+{
+    fputs(
+"usage: mha forward DIR --heads H [--impl NAME] [--causal] [--no-weights]\n"
+"\n"
+"Runs torch.nn.MultiheadAttention(E, H, batch_first=True) in eval mode on the\n"
+"NumPy files in DIR.  Shapes: B batch, L query length, S key length, E width.\n"
+"\n"
+"  query.npy            (B, L, E)  required\n"
+"  key.npy              (B, S, E)  optional; without it key = query, S = L\n"
+"  value.npy            (B, S, E)  required with key.npy, refused without it\n"
+"  in_proj_weight.npy   (3E, E)    required: rows W^Q, then W^K, then W^V\n"
+"  in_proj_bias.npy     (3E)       optional; absent means no bias\n"
+"  out_proj_weight.npy  (E, E)     required\n"
+"  out_proj_bias.npy    (E)        optional; absent means no bias\n"
+"  attn_mask.npy        (L, S)     optional: bool, True = blocked, or float,\n"
+"                                  added to the scores\n"
+"  key_padding_mask.npy (B, S)     optional: bool, True = padding\n"
+"\n"
+"Inputs may be float32 or float64; masks bool or uint8.  Writes, as float32,\n"
+"  out.npy              (B, L, E)\n"
+"  attn_weights.npy     (B, H, L, S)  per head, unless --no-weights\n"
+"replacing them only if the whole computation succeeds.\n"
+"\n"
+"Options:\n"
+"  --heads H      number of heads, a divisor of E (required)\n", out);
+    fputs("  --impl NAME    implementation:", out);
+    for (size_t i = 0; i < mha_impl_count; i++)
+        fprintf(out, " %s", mha_impls[i].name);
+    fprintf(out, " (default %s)\n", mha_impls[0].name);
+    fputs(
+"  --causal       block key j > query i, as is_causal=True\n"
+"  --no-weights   do not write attn_weights.npy\n"
+"  --help         this text\n", out);
+}
+struct forward_options {
+    const char *dir;
+    size_t heads;                /* H, 0 until --heads is seen */
+    const mha_impl *impl;
+    int causal, want_weights, help;
+};
+static int parse_forward_options(int argc, char **argv, struct forward_options *o, FILE *err)
+{
+    memset(o, 0, sizeof *o);
+    o->impl = &mha_impls[0];
+    o->want_weights = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *value = NULL;
+        int matched;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+	    o->help = 1;
+	    return MHA_EXIT_OK;
+	} else if (strcmp(argv[i], "--causal") == 0) {
+	    o->causal = 1;
+	} else if (strcmp(argv[i], "--no-weights") == 0) {
+	    o->want_weights = 0;
+	} else if ((matched = mha_option_value(argc, argv, &i, "--heads", &value, err)) != 0) {
+	    if (matched < 0 || mha_parse_size("--heads", value, &o->heads, err) != 0)
+	        return MHA_EXIT_USAGE;
+	} else if ((matched = mha_option_value(argc, argv, &i, "--impl", &value, err)) != 0) {
+	    if (matched < 0)
+	        return MHA_EXIT_USAGE;
+	    o->impl = mha_impl_find(value);
+	    if (o->impl == NULL) {
+	        char known[256];
+	        size_t used = 0;
+	        known[0] = '\0';
+	        for (size_t k = 0; k < mha_impl_count && used < sizeof known; k++)
+	            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
+	                                     k ? ", " : "", mha_impls[k].name);
+	        mha_cli_error(err, "--impl: unknown implementation '%s' (known: %s)", value, known);
+	        return MHA_EXIT_USAGE;
+	    }
+	} else if (argv[i][0] == '-') {
+	    mha_cli_error(err, "forward: unknown option '%s' (try 'mha forward --help')", argv[i]);
+	    return MHA_EXIT_USAGE;
+	} else if (o->dir != NULL) {
+	    mha_cli_error(err, "forward: '%s': only one directory, please (already have '%s')",
+	                  argv[i], o->dir);
+	    return MHA_EXIT_USAGE;
+	} else {
+	    o->dir = argv[i];
+	}
+    }
+    if (o->dir == NULL) {
+        mha_cli_error(err, "forward: no directory given (try 'mha forward --help')");
+        return MHA_EXIT_USAGE;
+    }
+    if (o->heads == 0) {
+        mha_cli_error(err, "--heads: required (the number of heads, a divisor of E)");
+        return MHA_EXIT_USAGE;
+    }
+    return MHA_EXIT_OK;
+}
+struct forward_inputs {
+    mha_npy query, key, value;                 /* (B, L, E), (B, S, E), (B, S, E) */
+    mha_npy in_proj_weight, in_proj_bias;      /* (3E, E), (3E) */
+    mha_npy out_proj_weight, out_proj_bias;    /* (E, E), (E) */
+    mha_npy attn_mask, key_padding_mask;       /* (L, S), (B, S) */
+};
+
+static void free_forward_inputs(struct forward_inputs *in)
+{
+    mha_npy *all[] = {&in->query, &in->key, &in->value, &in->in_proj_weight,
+                      &in->in_proj_bias, &in->out_proj_weight, &in->out_proj_bias,
+                      &in->attn_mask, &in->key_padding_mask};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        mha_npy_free(all[i]);
+}
+
+static int is_loaded(const mha_npy *array)
+{
+    return array->values != NULL || array->flags != NULL;
+}
+enum { PATH_SIZE = 4096 };
+
+static int join_path(char path[PATH_SIZE], const char *dir, const char *name)
+{
+    int n = snprintf(path, PATH_SIZE, "%s/%s", dir, name);
+    return n >= 0 && n < PATH_SIZE;
+}
+enum { WANT_FLOAT = 1, WANT_BOOL = 2 };
+
+static int load_input(const char *dir, const char *name, int required, int kinds,
+                      mha_npy *array, FILE *err)
+{
+    char path[PATH_SIZE], message[256];
+    join_path(path, dir, name);
+    if (!required && access(path, F_OK) != 0 && errno == ENOENT)
+        return MHA_EXIT_OK;
+    if (mha_npy_read(path, array, message, sizeof message) != MHA_OK) {
+        mha_cli_error(err, "%s: %s", path, message);
+        return MHA_EXIT_FAILURE;
+    }
+    if (array->kind == MHA_NPY_FLOAT && !(kinds & WANT_FLOAT)) {
+        mha_cli_error(err, "%s: holds floats ('%s'); expected a boolean mask ('|b1' or '|u1')",
+                      path, array->dtype);
+        return MHA_EXIT_FAILURE;
+    }
+    if (array->kind == MHA_NPY_BOOL && !(kinds & WANT_BOOL)) {
+        mha_cli_error(err, "%s: holds booleans ('%s'); expected float32 or float64 values",
+                      path, array->dtype);
+        return MHA_EXIT_FAILURE;
+    }
+    return MHA_EXIT_OK;
+}
+struct axis { const char *letter; size_t size; };   /* size 0: any size */
+
+static int check_shape(const char *dir, const char *name, const mha_npy *array,
+                       size_t rank, const struct axis *axes, FILE *err)
+{
+    int ok = array->rank == rank;
+    for (size_t i = 0; ok && i < rank; i++)
+        ok = axes[i].size == 0 ? array->shape[i] > 0 : array->shape[i] == axes[i].size;
+    if (ok)
+        return MHA_EXIT_OK;
+    char got[256], rule[128] = "(", sizes[256] = "(";
+    mha_npy_shape_text(got, sizeof got, array->rank, array->shape);
+    for (size_t i = 0; i < rank; i++) {
+        char size[32];
+        snprintf(size, sizeof size, "%zu", axes[i].size);
+        strncat(rule, axes[i].letter, sizeof rule - strlen(rule) - 1);
+        strncat(sizes, axes[i].size ? size : axes[i].letter, sizeof sizes - strlen(sizes) - 1);
+        const char *sep = i + 1 < rank ? ", " : rank == 1 ? ",)" : ")";
+        strncat(rule, sep, sizeof rule - strlen(rule) - 1);
+        strncat(sizes, sep, sizeof sizes - strlen(sizes) - 1);
+    }
+    const char *equals = strcmp(rule, sizes) != 0 ? " = " : "";
+    if (strcmp(rule, sizes) == 0)
+        sizes[0] = '\0';
+    if (array->rank != rank)
+        mha_cli_error(err, "%s/%s: shape %s has rank %zu; it should be %s%s%s",
+                      dir, name, got, array->rank, rule, equals, sizes);
+    else
+        mha_cli_error(err, "%s/%s: shape %s should be %s%s%s%s", dir, name, got, rule, equals,
+                      sizes, array->count == 0 ? ", with no empty axis" : "");
+    return MHA_EXIT_FAILURE;
+}
+static int load_checked(const char *dir, const char *name, int required, int kinds,
+                        mha_npy *array, size_t rank, const struct axis *axes, FILE *err)
+{
+    int status = load_input(dir, name, required, kinds, array, err);
+    if (status == MHA_EXIT_OK && is_loaded(array))
+        status = check_shape(dir, name, array, rank, axes, err);
+    return status;
+}
+static int load_forward_inputs(const struct forward_options *o, struct forward_inputs *in,
+                               mha_shape *shape, FILE *err)
+{
+    const char *dir = o->dir;
+    int status;
+    const struct axis query_axes[] = {{"B", 0}, {"L", 0}, {"E", 0}};
+    if ((status = load_checked(dir, "query.npy", 1, WANT_FLOAT, &in->query,
+                               3, query_axes, err)) != MHA_EXIT_OK)
+        return status;
+    const size_t B = in->query.shape[0], L = in->query.shape[1], E = in->query.shape[2];
+    const struct axis key_axes[] = {{"B", B}, {"S", 0}, {"E", E}};
+    if ((status = load_checked(dir, "key.npy", 0, WANT_FLOAT, &in->key,
+                               3, key_axes, err)) != MHA_EXIT_OK)
+        return status;
+    if ((status = load_input(dir, "value.npy", 0, WANT_FLOAT, &in->value, err)) != MHA_EXIT_OK)
+        return status;
+    if (is_loaded(&in->key) != is_loaded(&in->value)) {
+        mha_cli_error(err, "%s/%s: missing: key.npy and value.npy come together"
+                      " (both for cross-attention, neither for self-attention)",
+                      dir, is_loaded(&in->key) ? "value.npy" : "key.npy");
+        return MHA_EXIT_FAILURE;
+    }
+    const size_t S = is_loaded(&in->key) ? in->key.shape[1] : L;
+    const struct axis value_axes[] = {{"B", B}, {"S", S}, {"E", E}};
+    if (is_loaded(&in->value) &&
+        (status = check_shape(dir, "value.npy", &in->value, 3, value_axes, err)) != MHA_EXIT_OK)
+        return status;
+    *shape = (mha_shape){B, L, S, E, o->heads};
+    const mha_status checked = mha_shape_check(shape);
+    if (checked == MHA_ERR_HEADS) {
+        mha_cli_error(err, "--heads: %zu does not divide the model width E = %zu of %s/query.npy",
+                      o->heads, E, dir);
+        return MHA_EXIT_USAGE;
+    }
+    if (checked != MHA_OK) {
+        mha_cli_error(err, "%s: B=%zu L=%zu S=%zu E=%zu H=%zu: %s", dir, B, L, S, E,
+                      o->heads, mha_status_message(checked));
+        return MHA_EXIT_FAILURE;
+    }
+    const struct axis in_weight_axes[] = {{"3E", 3 * E}, {"E", E}}, in_bias_axes[] = {{"3E", 3 * E}};
+    const struct axis out_weight_axes[] = {{"E", E}, {"E", E}}, out_bias_axes[] = {{"E", E}};
+    if ((status = load_checked(dir, "in_proj_weight.npy", 1, WANT_FLOAT, &in->in_proj_weight,
+                               2, in_weight_axes, err)) != MHA_EXIT_OK ||
+        (status = load_checked(dir, "in_proj_bias.npy", 0, WANT_FLOAT, &in->in_proj_bias,
+                               1, in_bias_axes, err)) != MHA_EXIT_OK ||
+        (status = load_checked(dir, "out_proj_weight.npy", 1, WANT_FLOAT, &in->out_proj_weight,
+                               2, out_weight_axes, err)) != MHA_EXIT_OK ||
+        (status = load_checked(dir, "out_proj_bias.npy", 0, WANT_FLOAT, &in->out_proj_bias,
+                               1, out_bias_axes, err)) != MHA_EXIT_OK)
+        return status;
+    const struct axis mask_axes[] = {{"L", L}, {"S", S}}, padding_axes[] = {{"B", B}, {"S", S}};
+    if ((status = load_checked(dir, "attn_mask.npy", 0, WANT_FLOAT | WANT_BOOL, &in->attn_mask,
+                               2, mask_axes, err)) != MHA_EXIT_OK ||
+        (status = load_checked(dir, "key_padding_mask.npy", 0, WANT_BOOL, &in->key_padding_mask,
+                               2, padding_axes, err)) != MHA_EXIT_OK)
+        return status;
+    return MHA_EXIT_OK;
+}
+static int compute_forward(const struct forward_options *o, const struct forward_inputs *in,
+                           const mha_shape *shape, float **output, float **weights,
+                           FILE *err)
+{
+    const size_t output_count = in->query.count;                           /* B L E */
+    const size_t weight_count = shape->batch * shape->heads *
+                                shape->query_len * shape->key_len;         /* B H L S */
+    *output = malloc(output_count * sizeof **output);
+    if (o->want_weights)
+        *weights = malloc(weight_count * sizeof **weights);
+    if (*output == NULL || (o->want_weights && *weights == NULL)) {
+        mha_cli_error(err, "forward: out of memory for the results (%zu floats)",
+                      output_count + (o->want_weights ? weight_count : 0));
+        return MHA_EXIT_FAILURE;
+    }
+    const mha_params params = {in->in_proj_weight.values, in->in_proj_bias.values,
+                               in->out_proj_weight.values, in->out_proj_bias.values};
+    const mha_mask mask = {o->causal, in->attn_mask.flags, in->attn_mask.values,
+                           in->key_padding_mask.flags};
+    const int masked = o->causal || is_loaded(&in->attn_mask) || is_loaded(&in->key_padding_mask);
+    const mha_status status = o->impl->forward(shape, &params, in->query.values,
+                                               in->key.values, in->value.values,
+                                               masked ? &mask : NULL, *output, *weights);
+    if (status != MHA_OK) {
+        mha_cli_error(err, "forward: %s: %s", o->impl->name, mha_status_message(status));
+        return MHA_EXIT_FAILURE;
+    }
+    return MHA_EXIT_OK;
+}
+static int write_forward_outputs(const struct forward_options *o, const mha_shape *shape,
+                                 const float *output, const float *weights,
+                                 FILE *out, FILE *err)
+{
+    const size_t B = shape->batch, L = shape->query_len, S = shape->key_len;
+    const size_t E = shape->embed_dim, H = shape->heads;
+    const size_t output_shape[3] = {B, L, E}, weight_shape[4] = {B, H, L, S};
+    const char *const names[2] = {"out.npy", "attn_weights.npy"};
+    const float *const data[2] = {output, weights};
+    const size_t ranks[2] = {3, 4};
+    const size_t *const shapes[2] = {output_shape, weight_shape};
+    const int n = o->want_weights ? 2 : 1;
+    char final[2][PATH_SIZE], temporary[2][PATH_SIZE];
+    for (int i = 0; i < n; i++) {
+        char name[64];
+        snprintf(name, sizeof name, ".%s.%ld.tmp", names[i], (long)getpid());
+        join_path(final[i], o->dir, names[i]);
+        join_path(temporary[i], o->dir, name);
+    }
+    for (int i = 0; i < n; i++) {
+        char message[256];
+        if (mha_npy_write(temporary[i], data[i], ranks[i], shapes[i],
+                          message, sizeof message) != MHA_OK) {
+            mha_cli_error(err, "%s: %s", final[i], message);
+            for (int j = 0; j < i; j++)
+                remove(temporary[j]);
+            return MHA_EXIT_FAILURE;
+        }
+    }
+    for (int i = n - 1; i >= 0; i--)
+        if (rename(temporary[i], final[i]) != 0) {
+            mha_cli_error(err, "%s: cannot replace: %s", final[i], strerror(errno));
+            for (int j = i; j >= 0; j--)
+                remove(temporary[j]);
+            return MHA_EXIT_FAILURE;
+        }
+    char text[2][128];
+    mha_npy_shape_text(text[0], sizeof text[0], 3, output_shape);
+    mha_npy_shape_text(text[1], sizeof text[1], 4, weight_shape);
+    fprintf(out, "mha forward (%s): wrote %s %s", o->impl->name, final[0], text[0]);
+    if (n == 2)
+        fprintf(out, " and %s %s", final[1], text[1]);
+    fputc('\n', out);
+    return MHA_EXIT_OK;
+}
+int mha_cmd_forward(int argc, char **argv, FILE *out, FILE *err)
+{
+    struct forward_options options;
+    int status = parse_forward_options(argc, argv, &options, err);
+    if (status != MHA_EXIT_OK)
+        return status;
+    if (options.help) {
+        forward_usage(out);
+        return MHA_EXIT_OK;
+    }
+    struct stat st;
+    if (stat(options.dir, &st) != 0) {
+        mha_cli_error(err, "%s: %s", options.dir, strerror(errno));
+        return MHA_EXIT_FAILURE;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        mha_cli_error(err, "%s: not a directory", options.dir);
+        return MHA_EXIT_FAILURE;
+    }
+    if (strlen(options.dir) + 64 >= PATH_SIZE) {
+        mha_cli_error(err, "%s: directory name too long", options.dir);
+        return MHA_EXIT_FAILURE;
+    }
+    struct forward_inputs in;
+    memset(&in, 0, sizeof in);
+    mha_shape shape;
+    float *output = NULL, *weights = NULL;
+    status = load_forward_inputs(&options, &in, &shape, err);
+    if (status == MHA_EXIT_OK)
+        status = compute_forward(&options, &in, &shape, &output, &weights, err);
+    if (status == MHA_EXIT_OK)
+        status = write_forward_outputs(&options, &shape, output, weights, out, err);
+    free(output);
+    free(weights);
+    free_forward_inputs(&in);
+    return status;
+}

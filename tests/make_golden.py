@@ -1,0 +1,78 @@
+# generated from chapters/06-command.nw; edit the book, not this file
+"""Golden cases for the mha command: torch.nn.MultiheadAttention on fixed
+inputs.  Usage: python3 tests/make_golden.py tests/golden"""
+import os
+import sys
+
+import numpy as np
+import torch
+
+def make_case(root, name, seed, B, L, S, E, H, bias=True, cross=False,
+              attn_mask=None, key_padding_mask=None, dtype=torch.float32,
+              mask_saved_as=None, versions=None):
+    torch.manual_seed(seed)
+    layer = torch.nn.MultiheadAttention(E, H, bias=bias, batch_first=True)
+    layer = layer.to(dtype).eval()
+    with torch.no_grad():
+        if bias:
+            layer.in_proj_bias.uniform_(-0.5, 0.5)
+            layer.out_proj.bias.uniform_(-0.5, 0.5)
+        query = torch.randn(B, L, E, dtype=dtype)
+        key = torch.randn(B, S, E, dtype=dtype) if cross else query
+        value = torch.randn(B, S, E, dtype=dtype) if cross else query
+        out, weights = layer(query, key, value, attn_mask=attn_mask,
+                             key_padding_mask=key_padding_mask,
+                             need_weights=True, average_attn_weights=False)
+    directory = os.path.join(root, name)
+    os.makedirs(directory, exist_ok=True)
+    files = {"query": query, "in_proj_weight": layer.in_proj_weight,
+             "out_proj_weight": layer.out_proj.weight,
+             "expected_out": out, "expected_attn_weights": weights}
+    if cross:
+        files.update(key=key, value=value)
+    if bias:
+        files.update(in_proj_bias=layer.in_proj_bias, out_proj_bias=layer.out_proj.bias)
+    if attn_mask is not None:
+        files["attn_mask"] = attn_mask
+    if key_padding_mask is not None:
+        files["key_padding_mask"] = key_padding_mask
+    for file, tensor in files.items():
+        array = tensor.detach().numpy()
+        if mask_saved_as and file in mask_saved_as:
+            array = array.astype(mask_saved_as[file])
+        save(os.path.join(directory, file + ".npy"), array, (versions or {}).get(file))
+def save(path, array, version=None):
+    with open(path, "wb") as f:
+        np.lib.format.write_array(f, np.ascontiguousarray(array), version=version)
+def causal(n):
+    return torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
+
+
+def padding(lengths, S):
+    return torch.arange(S)[None, :] >= torch.tensor(lengths)[:, None]
+
+
+def float_mask(L, S):
+    mask = torch.randn(L, S, generator=torch.Generator().manual_seed(60))
+    mask[0, 1] = mask[2, 3] = float("-inf")
+    return mask
+
+
+def make_all(root):
+    make_case(root, "self_attention", 1, B=2, L=5, S=5, E=8, H=2)
+    make_case(root, "cross_attention", 2, B=2, L=3, S=6, E=8, H=4, cross=True)
+    make_case(root, "no_bias", 3, B=1, L=4, S=4, E=6, H=3, bias=False)
+    make_case(root, "odd_sizes", 4, B=2, L=1, S=7, E=15, H=5, cross=True)
+    make_case(root, "causal_mask", 5, B=2, L=6, S=6, E=8, H=2, attn_mask=causal(6))
+    make_case(root, "float_mask", 6, B=1, L=4, S=5, E=8, H=2, cross=True,
+              attn_mask=float_mask(4, 5))
+    make_case(root, "key_padding_mask", 7, B=3, L=5, S=5, E=8, H=2,
+              key_padding_mask=padding([5, 3, 1], 5))
+    make_case(root, "combined_masks", 8, B=2, L=5, S=5, E=8, H=4,
+              attn_mask=causal(5), key_padding_mask=padding([5, 2], 5),
+              mask_saved_as={"key_padding_mask": np.uint8})
+    make_case(root, "float64", 9, B=2, L=4, S=4, E=8, H=2, dtype=torch.float64,
+              versions={"query": (2, 0), "in_proj_weight": (3, 0)})
+
+if __name__ == "__main__":
+    make_all(sys.argv[1] if len(sys.argv) > 1 else "tests/golden")
