@@ -16,6 +16,7 @@ static mha_command_fn cmd_help;
 static const struct mha_command commands[] = {
     {"forward", "run one attention layer on the NumPy files in a directory", mha_cmd_forward},
     {"help", "describe the commands, or one command: mha help COMMAND", cmd_help},
+    {"demo", "show each head's attention weights as heatmaps in the terminal", mha_cmd_demo},
 };
 static const size_t command_count = sizeof commands / sizeof commands[0];
 static const struct mha_command *find_command(const char *name)
