@@ -111,11 +111,28 @@ test: $(BUILD)/tests $(BUILD)/mha
 demo: $(BUILD)/mha
 	$(BUILD)/mha demo
 
+# Every version at a few shapes; the table goes into the book (figures/ is
+# committed, so the book shows what was measured, on the machine it names).
+BENCH_SHAPES := "--batch 1 --seq 256 --dim 256 --heads 4" "--batch 2 --seq 512 --dim 512 --heads 8"
+BENCH_IMPLS  := naive batched
 bench: $(BUILD)/mha
-	$(BUILD)/mha bench --impl naive   --batch 1 --seq 256 --dim 256 --heads 4 --reps 7
-	$(BUILD)/mha bench --impl batched --batch 1 --seq 256 --dim 256 --heads 4 --reps 7
-	$(BUILD)/mha bench --impl naive   --batch 2 --seq 512 --dim 512 --heads 8 --reps 5
-	$(BUILD)/mha bench --impl batched --batch 2 --seq 512 --dim 512 --heads 8 --reps 5
+	@mkdir -p figures
+	@for shape in $(BENCH_SHAPES); do for impl in $(BENCH_IMPLS); do \
+	  $(BUILD)/mha bench --impl $$impl $$shape --reps 7; done; done | tee $(BUILD)/bench.txt
+	@cpu=$$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1); \
+	awk -v cpu="$$cpu" -v cores="$$(nproc)" -v day="$$(date +%Y-%m-%d)" -v cc="$(CC) $(CFLAGS)" ' \
+	  { for (i = 1; i <= NF; i++) { split($$i, kv, "="); v[kv[1]] = kv[2] } \
+	    shape = v["B"] " & " v["L"] " & " v["E"] " & " v["H"]; \
+	    if (v["impl"] == "naive") base[shape] = v["ms"]; \
+	    rows[++n] = shape " & " v["impl"] " & " v["ms"] " & " v["gflops"] " & " \
+	                sprintf("%.1f", base[shape] / v["ms"]) "\\\\" } \
+	  END { print "\\begin{tabular}{rrrrlrrr}\\toprule"; \
+	        print "$$B$$ & $$L$$ & $$E$$ & $$H$$ & version & ms (median) & GFLOP/s & speed-up \\\\ \\midrule"; \
+	        for (i = 1; i <= n; i++) print rows[i]; \
+	        print "\\bottomrule\\end{tabular}\\\\[1ex]"; \
+	        print "\\footnotesize Measured " day " on " cpu " (" cores " cores, one used), " cc "." }' \
+	  $(BUILD)/bench.txt > figures/bench-batched.tex
+	@echo "bench: wrote figures/bench-batched.tex"
 
 # PyTorch golden cases for the tests (needs python3-torch; the results are committed).
 golden: | deps

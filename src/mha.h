@@ -57,6 +57,7 @@ void mha_matmul_nt(size_t M, size_t N, size_t K,
                    float *C, size_t ldc);
 void mha_print_param_table(FILE *out);
 void mha_print_flop_table(FILE *out);
+void mha_print_numbers(FILE *out);
 void mha_softmax_row(float *x, size_t n);
 void mha_attend(size_t L, size_t S, size_t D,
                 const float *q, size_t ldq,
@@ -68,6 +69,7 @@ void mha_attend(size_t L, size_t S, size_t D,
 extern const float mha_example_x[3 * 4];
 void mha_example_params(float in_proj_weight[3 * 4 * 4], float out_proj_weight[4 * 4]);
 void mha_print_example_table(FILE *out);
+void mha_print_erratum(FILE *out);
 typedef mha_status mha_forward_fn(const mha_shape *shape, const mha_params *params,
                                   const float *query, const float *key,
                                   const float *value, const mha_mask *mask,

@@ -16,6 +16,14 @@ static const char *format_count(char buf[64], unsigned long long n)
     buf[out] = '\0';
     return buf;
 }
+static const char *format_millions(char buf[64], double flops)
+{
+    const double m = flops / 1e6;
+    if (m >= 100)
+        return format_count(buf, (unsigned long long)(m + 0.5));
+    snprintf(buf, 64, "%.3g", m);
+    return buf;
+}
 void mha_print_param_table(FILE *out)
 {
     static const size_t widths[] = {4, 512, 768, 1024, 4096};
@@ -43,12 +51,22 @@ void mha_print_flop_table(FILE *out)
     for (size_t i = 0; i < sizeof flop_table_shapes / sizeof flop_table_shapes[0]; i++) {
         const mha_shape *s = &flop_table_shapes[i];
         mha_flops f = mha_flop_count(s);
-        fprintf(out, "%zu & %zu & %zu & %zu & %.3g & %.3g & %.3g & %.3g & %.3g & %.3g \\\\\n",
+        char m[6][64];
+        fprintf(out, "%zu & %zu & %zu & %zu & %s & %s & %s & %s & %s & %s \\\\\n",
                 s->batch, s->query_len, s->embed_dim, s->heads,
-                f.q_proj / 1e6, f.kv_proj / 1e6, f.scores / 1e6,
-                f.context / 1e6, f.out_proj / 1e6, f.softmax / 1e6);
+                format_millions(m[0], f.q_proj), format_millions(m[1], f.kv_proj),
+                format_millions(m[2], f.scores), format_millions(m[3], f.context),
+                format_millions(m[4], f.out_proj), format_millions(m[5], f.softmax));
     }
     fprintf(out, "\\bottomrule\n\\end{tabular}\n");
+}
+void mha_print_numbers(FILE *out)
+{
+    {
+        mha_flops f = mha_flop_count(&flop_table_shapes[0]);
+        fprintf(out, "\\newcommand{\\NotebookProjOverCore}{%.0f}\n",
+                (f.q_proj + f.kv_proj + f.out_proj) / (f.scores + f.context));
+    }
 }
 static void print_matrix(FILE *out, const char *name, const float *m,
                          size_t rows, size_t cols)
@@ -87,4 +105,11 @@ void mha_print_example_table(FILE *out)
 	snprintf(nm[3], 16, "\\text{head}_%zu", h + 1);
 	print_matrix(out, nm[3], context, 3, 2); fprintf(out, ".\n\n");
     }
+}
+void mha_print_erratum(FILE *out)
+{
+    float notes_scores[3] = {0.71f, 0.00f, 1.41f};
+    mha_softmax_row(notes_scores, 3);
+    fprintf(out, "$(%.2f, %.2f, %.2f)$", (double)notes_scores[0],
+            (double)notes_scores[1], (double)notes_scores[2]);
 }

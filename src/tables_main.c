@@ -6,9 +6,11 @@
 
 struct table { const char *file; void (*print)(FILE *); };
 static const struct table tables[] = {
+    {"numbers.tex", mha_print_numbers},
     {"params.tex", mha_print_param_table},
     {"flops.tex", mha_print_flop_table},
     {"example.tex", mha_print_example_table},
+    {"erratum.tex", mha_print_erratum},
 };
 
 int main(int argc, char **argv)

@@ -68,6 +68,13 @@ Test(shape, flop_count_and_table) {
     char *text = print_to_string(mha_print_flop_table);
     cr_expect(strstr(text, "32 & 10 & 512 & 8 & 168 & 336 & 3.28 & 3.28 & 168 & 0.128 \\\\")
               != NULL, "notebook row:\n%s", text);
+    /* 2*2048*768^2 = 2415.9 million; 2*2048^2*768 = 6442.5 million; 5*12*2048^2 = 251.7 million */
+    cr_expect(strstr(text, "1 & 2048 & 768 & 12 & 2\\,416 & 4\\,832 & 6\\,442 & 6\\,442"
+                           " & 2\\,416 & 252 \\\\") != NULL, "long row:\n%s", text);
+    free(text);
+    text = print_to_string(mha_print_numbers);
+    /* 4 projections of 2LE^2 against scores and context of 2LSE each: 2E/S = 102.4 */
+    cr_expect(strstr(text, "\\newcommand{\\NotebookProjOverCore}{102}\n") != NULL, "%s", text);
     free(text);
 }
 Test(shape, matmul_nt_small) {

@@ -162,6 +162,20 @@ Test(sdpa, worked_example_matches_closed_form) {
     }
 }
 
+Test(sdpa, erratum_prints_the_softmax_of_the_notes_scores) {
+    const double s[3] = {0.71, 0.00, 1.41};
+    double sum = exp(s[0]) + exp(s[1]) + exp(s[2]);
+    char want[64], *text = NULL;
+    size_t size = 0;
+    snprintf(want, sizeof want, "$(%.2f, %.2f, %.2f)$", exp(s[0]) / sum, exp(s[1]) / sum,
+             exp(s[2]) / sum);
+    FILE *f = open_memstream(&text, &size);
+    mha_print_erratum(f);
+    fclose(f);
+    cr_expect_str_eq(text, want);
+    free(text);
+}
+
 Test(sdpa, worked_example_table_prints_the_true_weights) {
     double want[2][9];
     example_weights(want);
