@@ -14,6 +14,7 @@
 static mha_command_fn cmd_help;
 
 static const struct mha_command commands[] = {
+    {"bench", "time one implementation on random inputs, after checking it", mha_cmd_bench},
     {"forward", "run one attention layer on the NumPy files in a directory", mha_cmd_forward},
     {"help", "describe the commands, or one command: mha help COMMAND", cmd_help},
     {"demo", "show each head's attention weights as heatmaps in the terminal", mha_cmd_demo},

@@ -26,6 +26,7 @@ void mha_cli_error(FILE *err, const char *format, ...);
 int mha_parse_size(const char *option, const char *text, size_t *value, FILE *err);
 int mha_option_value(int argc, char **argv, int *i, const char *name,
                      const char **value, FILE *err);
+mha_command_fn mha_cmd_bench;
 mha_command_fn mha_cmd_forward;
 mha_command_fn mha_cmd_demo;
 int mha_demo_wants_colour(FILE *out);
