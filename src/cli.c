@@ -345,7 +345,8 @@ static int load_forward_inputs(const struct forward_options *o, struct forward_i
                       o->heads, mha_status_message(checked));
         return MHA_EXIT_FAILURE;
     }
-    const struct axis in_weight_axes[] = {{"3E", 3 * E}, {"E", E}}, in_bias_axes[] = {{"3E", 3 * E}};
+    const struct axis in_weight_axes[] = {{"3E", 3 * E}, {"E", E}};
+    const struct axis in_bias_axes[] = {{"3E", 3 * E}};
     const struct axis out_weight_axes[] = {{"E", E}, {"E", E}}, out_bias_axes[] = {{"E", E}};
     if ((status = load_checked(dir, "in_proj_weight.npy", 1, WANT_FLOAT, &in->in_proj_weight,
                                2, in_weight_axes, err)) != MHA_EXIT_OK ||

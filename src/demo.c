@@ -22,7 +22,7 @@ struct heatmap {
     size_t rows, columns;               /* L, S */
     const float *weights;               /* (L, S) */
 };
-enum { TOKENS_MAX = 32, HEADS_MAX = 16, DEMO_HEAD_WIDTH = 4 };
+enum { TOKENS_MAX = 32, WORDS_SIZE = 1024, HEADS_MAX = 16, DEMO_HEAD_WIDTH = 4 };
 static const char default_sentence[] = "the cat sat on the mat because it was tired";
 int mha_demo_wants_colour(FILE *out)
 {
@@ -178,12 +178,12 @@ static void make_sentence_params(size_t E, float *in_proj_weight, float *out_pro
     for (size_t i = 0; i < E * E; i++)
         out_proj_weight[i] = i / E == i % E;
 }
-static int show_sentence(FILE *out, FILE *err, int colour, const char *text, size_t H)
+static int split_words(const char *text, char words[WORDS_SIZE], char *tokens[TOKENS_MAX],
+                       size_t *count, FILE *err)
 {
-    char words[1024], *tokens[TOKENS_MAX];
     size_t L = 0;
-    if (strlen(text) >= sizeof words) {
-        mha_cli_error(err, "--text: longer than %zu characters", sizeof words - 1);
+    if (strlen(text) >= WORDS_SIZE) {
+        mha_cli_error(err, "--text: longer than %d characters", WORDS_SIZE - 1);
         return MHA_EXIT_USAGE;
     }
     strcpy(words, text);
@@ -204,6 +204,12 @@ static int show_sentence(FILE *out, FILE *err, int colour, const char *text, siz
         mha_cli_error(err, "--text: no words");
         return MHA_EXIT_USAGE;
     }
+    *count = L;
+    return MHA_EXIT_OK;
+}
+static int show_sentence(FILE *out, FILE *err, int colour, const char *text,
+                         char *const *tokens, size_t L, size_t H)
+{
     const size_t E = DEMO_HEAD_WIDTH * H;
     const mha_shape shape = {1, L, L, E, H};
     float *x = malloc(L * E * sizeof *x);
@@ -273,10 +279,15 @@ int mha_cmd_demo(int argc, char **argv, FILE *out, FILE *err)
 	    return MHA_EXIT_USAGE;
 	}
     }
+    char words[WORDS_SIZE], *tokens[TOKENS_MAX];
+    size_t L;
+    int status = split_words(text, words, tokens, &L, err);
+    if (status != MHA_EXIT_OK)
+        return status;
     const int colour = force_colour || mha_demo_wants_colour(out);
     print_legend(out, colour);
-    int status = show_worked_example(out, err, colour);
+    status = show_worked_example(out, err, colour);
     if (status == MHA_EXIT_OK)
-        status = show_sentence(out, err, colour, text, heads);
+        status = show_sentence(out, err, colour, text, tokens, L, heads);
     return status;
 }

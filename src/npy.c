@@ -347,7 +347,8 @@ static mha_status parse_header(struct npy_reader *r, mha_npy *array)
 	else if (seen_descr > 1 || seen_order > 1 || seen_shape > 1)
 	    return header_error(r, "the key '%s' appears twice", key);
 	else
-	    return header_error(r, "unknown key '%s' (expected 'descr', 'fortran_order', 'shape')", key);
+	    return header_error(r, "unknown key '%s' (expected 'descr', 'fortran_order', 'shape')",
+	                        key);
 	if (status != MHA_OK)
 	    return status;
         skip_space(r);
@@ -403,7 +404,8 @@ static mha_status read_data(struct npy_reader *r, mha_npy *array)
                       "out of memory for %zu bytes of data", bytes);
     if (fread(raw, 1, bytes, r->file) != bytes) {
         free(raw);
-        return report(r->message, r->message_size, MHA_ERR_IO, "read failed inside the data: %s",
+        return report(r->message, r->message_size, MHA_ERR_IO,
+                      "read failed inside the data: %s",
                       ferror(r->file) ? strerror(errno) : "the file shrank");
     }
     if (array->kind == MHA_NPY_BOOL) {

@@ -82,6 +82,9 @@ static void write_npy_raw(const char *dir, const char *name, int major, const ch
         memcpy(file + 8 + width + h, data, data_bytes);
     write_bytes(dir, name, file, 8 + width + h + data_bytes);
 }
+
+#define HEADER(descr, order, shape) \
+    "{'descr': '" descr "', 'fortran_order': " order ", 'shape': " shape ", }"
 static void write_floats(const char *dir, const char *name, const float *values,
                          size_t rank, const size_t *shape)
 {
@@ -370,8 +373,8 @@ Test(npy, float64_scalars_and_booleans) {
     cr_expect(a.rank == 0 && a.count == 1 && a.values[0] == 0.5f);
     mha_npy_free(&a);
     for (int u = 0; u < 2; u++) {
-        write_npy_raw(dir, "b.npy", 1, u ? "{'descr': '|u1', 'fortran_order': False, 'shape': (2, 2), }"
-                                         : "{'descr': '|b1', 'fortran_order': False, 'shape': (2, 2), }",
+        write_npy_raw(dir, "b.npy", 1, u ? HEADER("|u1", "False", "(2, 2)")
+                                         : HEADER("|b1", "False", "(2, 2)"),
                       bytes, sizeof bytes);
         cr_assert_eq(mha_npy_read(path_in(dir, "b.npy"), &a, message, sizeof message), MHA_OK);
         cr_expect(a.kind == MHA_NPY_BOOL && a.values == NULL);
@@ -389,9 +392,6 @@ struct broken_npy {
     mha_status status;
     const char *message;
 };
-
-#define HEADER(descr, order, shape) \
-    "{'descr': '" descr "', 'fortran_order': " order ", 'shape': " shape ", }"
 static const struct broken_npy broken_files[] = {
     {NULL, 0, 1, HEADER("<f4", "False", "(4, 6)"), 22, MHA_ERR_FORMAT,
      "truncated: header says 24 values (96 bytes), file holds 5 (22 bytes)"},
@@ -407,7 +407,8 @@ static const struct broken_npy broken_files[] = {
     {"\x93NUMPY\x04\x00\x02\x00{}", 12, 0, NULL, 0, MHA_ERR_FORMAT, "version 4.0"},
     {"\x93NUMPY\x01\x01\x02\x00{}", 12, 0, NULL, 0, MHA_ERR_FORMAT, "version 1.1"},
     {NULL, 0, 1, "[1, 2, 3]", 0, MHA_ERR_FORMAT, "expected '{'"},
-    {NULL, 0, 1, "{'descr': '<f4', 'fortran_order': False}", 0, MHA_ERR_FORMAT, "lacks 'shape'"},
+    {NULL, 0, 1, "{'descr': '<f4', 'fortran_order': False}", 0, MHA_ERR_FORMAT,
+     "lacks 'shape'"},
     {NULL, 0, 1, "{}", 0, MHA_ERR_FORMAT, "lacks 'descr'"},
     {NULL, 0, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'extra': 1}", 4,
      MHA_ERR_FORMAT, "unknown key 'extra'"},
@@ -424,7 +425,8 @@ static const struct broken_npy broken_files[] = {
     {NULL, 0, 1, "{'descr': '<f4", 0, MHA_ERR_FORMAT, "unterminated string"},
     {NULL, 0, 1, "{'descr': '<\\f4'}", 0, MHA_ERR_FORMAT, "escapes"},
     {NULL, 0, 1, "{'descr': '<f4'", 0, MHA_ERR_FORMAT, "expected ',' or '}'"},
-    {NULL, 0, 1, HEADER("<f4", "False", "(2, 3)") " x", 24, MHA_ERR_FORMAT, "after the closing"},
+    {NULL, 0, 1, HEADER("<f4", "False", "(2, 3)") " x", 24, MHA_ERR_FORMAT,
+     "after the closing"},
     {NULL, 0, 1, HEADER("<f4", "False", "(2, -3)"), 24, MHA_ERR_FORMAT, "expected a dimension"},
     {NULL, 0, 1, HEADER("<f4", "False", "(2 3)"), 24, MHA_ERR_FORMAT, "expected ',' or ')'"},
     {NULL, 0, 1, HEADER("<f4", "False", "[2, 3]"), 24, MHA_ERR_FORMAT, "expected '('"},
@@ -448,7 +450,8 @@ Test(npy, every_broken_file_is_refused_with_its_reason) {
             write_npy_raw(dir, "bad.npy", b->major, b->header, data, b->data_bytes);
         mha_npy a;
         mha_status status = mha_npy_read(path_in(dir, "bad.npy"), &a, message, sizeof message);
-        cr_expect_eq(status, b->status, "case %zu: status %d, message '%s'", i, status, message);
+        cr_expect_eq(status, b->status, "case %zu: status %d, message '%s'",
+                     i, status, message);
         cr_expect(strstr(message, b->message) != NULL,
                   "case %zu: message '%s' lacks '%s'", i, message, b->message);
         cr_expect(a.values == NULL && a.flags == NULL, "case %zu: array not empty", i);
@@ -539,7 +542,10 @@ Test(command, help_describes_everything) {
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         cr_expect(strstr(general.out, words[i]) || strstr(forward.out, words[i]),
                   "no help mentions '%s'", words[i]);
-    free_result(&general); free_result(&help); free_result(&forward); free_result(&help_forward);
+    free_result(&general);
+    free_result(&help);
+    free_result(&forward);
+    free_result(&help_forward);
 }
 Test(command, bad_command_lines) {
     char *dir = make_good_case();

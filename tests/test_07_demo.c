@@ -106,8 +106,9 @@ static void example_weights(double weights[2][3][3])
                 for (size_t c = 0; c < 2; c++) {
                     q[c] = k[c] = 0;
                     for (size_t e = 0; e < 4; e++) {
-                        q[c] += (double)mha_example_x[i * 4 + e] * in_w[(0 + h * 2 + c) * 4 + e];
-                        k[c] += (double)mha_example_x[j * 4 + e] * in_w[(4 + h * 2 + c) * 4 + e];
+                        const size_t row = h * 2 + c;      /* of W^Q; W^K is 4 rows on */
+                        q[c] += (double)mha_example_x[i * 4 + e] * in_w[row * 4 + e];
+                        k[c] += (double)mha_example_x[j * 4 + e] * in_w[(4 + row) * 4 + e];
                     }
                 }
                 scores[j] = exp((q[0] * k[0] + q[1] * k[1]) / sqrt(2.0));
@@ -122,7 +123,8 @@ Test(demo, worked_example_matches_independent_weights) {
     double w[2][3][3];
     example_weights(w);
     const double e = exp(1 / sqrt(2.0));
-    cr_expect(fabs(w[0][0][0] - 1 / (1 + 2 * e)) < 1e-12 && fabs(w[0][0][1] - e / (1 + 2 * e)) < 1e-12);
+    cr_expect(fabs(w[0][0][0] - 1 / (1 + 2 * e)) < 1e-12);
+    cr_expect(fabs(w[0][0][1] - e / (1 + 2 * e)) < 1e-12);
     cr_expect(fabs(w[0][0][0] - 0.198) < 5e-4 && fabs(w[0][0][2] - 0.401) < 5e-4);
     struct demo_result r = run_demo(2, (char *[]){"mha", "demo", NULL});
     for (int h = 0; h < 2; h++) {
@@ -154,9 +156,11 @@ Test(demo, heads_and_text) {
 static void expect_demo_refused(struct demo_result r, const char *culprit)
 {
     cr_expect_neq(r.status, 0);
-    cr_expect(strncmp(r.err, "mha: ", 5) == 0 && strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+    const char *newline = strchr(r.err, '\n');
+    cr_expect(strncmp(r.err, "mha: ", 5) == 0 && newline && newline[1] == '\0',
               "not one 'mha: ' line: '%s'", r.err);
     cr_expect(strstr(r.err, culprit) != NULL, "'%s' does not name '%s'", r.err, culprit);
+    cr_expect_str_eq(r.out, "", "output despite the error");
     free(r.out);
     free(r.err);
 }
