@@ -394,9 +394,9 @@ static int compute_forward(const struct forward_options *o, const struct forward
     }
     return MHA_EXIT_OK;
 }
-static int write_forward_outputs(const struct forward_options *o, const mha_shape *shape,
-                                 const float *output, const float *weights,
-                                 FILE *out, FILE *err)
+static int write_outputs(const char *dir, const char *label, int want_weights,
+                         const mha_shape *shape, const float *output,
+                         const float *weights, FILE *out, FILE *err)
 {
     const size_t B = shape->batch, L = shape->query_len, S = shape->key_len;
     const size_t E = shape->embed_dim, H = shape->heads;
@@ -405,13 +405,13 @@ static int write_forward_outputs(const struct forward_options *o, const mha_shap
     const float *const data[2] = {output, weights};
     const size_t ranks[2] = {3, 4};
     const size_t *const shapes[2] = {output_shape, weight_shape};
-    const int n = o->want_weights ? 2 : 1;
+    const int n = want_weights ? 2 : 1;
     char final[2][PATH_SIZE], temporary[2][PATH_SIZE];
     for (int i = 0; i < n; i++) {
         char name[64];
         snprintf(name, sizeof name, ".%s.%ld.tmp", names[i], (long)getpid());
-        join_path(final[i], o->dir, names[i]);
-        join_path(temporary[i], o->dir, name);
+        join_path(final[i], dir, names[i]);
+        join_path(temporary[i], dir, name);
     }
     for (int i = 0; i < n; i++) {
         char message[256];
@@ -433,10 +433,27 @@ static int write_forward_outputs(const struct forward_options *o, const mha_shap
     char text[2][128];
     mha_npy_shape_text(text[0], sizeof text[0], 3, output_shape);
     mha_npy_shape_text(text[1], sizeof text[1], 4, weight_shape);
-    fprintf(out, "mha forward (%s): wrote %s %s", o->impl->name, final[0], text[0]);
+    fprintf(out, "mha %s: wrote %s %s", label, final[0], text[0]);
     if (n == 2)
         fprintf(out, " and %s %s", final[1], text[1]);
     fputc('\n', out);
+    return MHA_EXIT_OK;
+}
+static int check_directory(const char *dir, FILE *err)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        mha_cli_error(err, "%s: %s", dir, strerror(errno));
+        return MHA_EXIT_FAILURE;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        mha_cli_error(err, "%s: not a directory", dir);
+        return MHA_EXIT_FAILURE;
+    }
+    if (strlen(dir) + 64 >= PATH_SIZE) {
+        mha_cli_error(err, "%s: directory name too long", dir);
+        return MHA_EXIT_FAILURE;
+    }
     return MHA_EXIT_OK;
 }
 int mha_cmd_forward(int argc, char **argv, FILE *out, FILE *err)
@@ -449,19 +466,8 @@ int mha_cmd_forward(int argc, char **argv, FILE *out, FILE *err)
         forward_usage(out);
         return MHA_EXIT_OK;
     }
-    struct stat st;
-    if (stat(options.dir, &st) != 0) {
-        mha_cli_error(err, "%s: %s", options.dir, strerror(errno));
-        return MHA_EXIT_FAILURE;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        mha_cli_error(err, "%s: not a directory", options.dir);
-        return MHA_EXIT_FAILURE;
-    }
-    if (strlen(options.dir) + 64 >= PATH_SIZE) {
-        mha_cli_error(err, "%s: directory name too long", options.dir);
-        return MHA_EXIT_FAILURE;
-    }
+    if ((status = check_directory(options.dir, err)) != MHA_EXIT_OK)
+        return status;
     struct forward_inputs in;
     memset(&in, 0, sizeof in);
     mha_shape shape;
@@ -469,8 +475,12 @@ int mha_cmd_forward(int argc, char **argv, FILE *out, FILE *err)
     status = load_forward_inputs(&options, &in, &shape, err);
     if (status == MHA_EXIT_OK)
         status = compute_forward(&options, &in, &shape, &output, &weights, err);
-    if (status == MHA_EXIT_OK)
-        status = write_forward_outputs(&options, &shape, output, weights, out, err);
+    if (status == MHA_EXIT_OK) {
+        char label[64];
+        snprintf(label, sizeof label, "forward (%s)", options.impl->name);
+        status = write_outputs(options.dir, label, options.want_weights, &shape,
+                               output, weights, out, err);
+    }
     free(output);
     free(weights);
     free_forward_inputs(&in);
