@@ -396,28 +396,27 @@ static int compute_forward(const struct forward_options *o, const struct forward
     }
     return MHA_EXIT_OK;
 }
-static int write_outputs(const char *dir, const char *label, int want_weights,
-                         const mha_shape *shape, const float *output,
-                         const float *weights, FILE *out, FILE *err)
+enum { MAX_OUTPUT_FILES = 8 };
+struct output_file {
+    const char *name;            /* in the directory: "out.npy" */
+    const float *data;
+    size_t rank;
+    const size_t *shape;
+};
+
+/* Write files[0..n-1] into dir, all or nothing; files[0] is renamed last. */
+static int write_files(const char *dir, int n, const struct output_file *files, FILE *err)
 {
-    const size_t B = shape->batch, L = shape->query_len, S = shape->key_len;
-    const size_t E = shape->embed_dim, H = shape->heads;
-    const size_t output_shape[3] = {B, L, E}, weight_shape[4] = {B, H, L, S};
-    const char *const names[2] = {"out.npy", "attn_weights.npy"};
-    const float *const data[2] = {output, weights};
-    const size_t ranks[2] = {3, 4};
-    const size_t *const shapes[2] = {output_shape, weight_shape};
-    const int n = want_weights ? 2 : 1;
-    char final[2][PATH_SIZE], temporary[2][PATH_SIZE];
+    char final[MAX_OUTPUT_FILES][PATH_SIZE], temporary[MAX_OUTPUT_FILES][PATH_SIZE];
     for (int i = 0; i < n; i++) {
         char name[64];
-        snprintf(name, sizeof name, ".%s.%ld.tmp", names[i], (long)getpid());
-        join_path(final[i], dir, names[i]);
+        snprintf(name, sizeof name, ".%s.%ld.tmp", files[i].name, (long)getpid());
+        join_path(final[i], dir, files[i].name);
         join_path(temporary[i], dir, name);
     }
     for (int i = 0; i < n; i++) {
         char message[256];
-        if (mha_npy_write(temporary[i], data[i], ranks[i], shapes[i],
+        if (mha_npy_write(temporary[i], files[i].data, files[i].rank, files[i].shape,
                           message, sizeof message) != MHA_OK) {
             mha_cli_error(err, "%s: %s", final[i], message);
             for (int j = 0; j < i; j++)
@@ -432,14 +431,29 @@ static int write_outputs(const char *dir, const char *label, int want_weights,
                 remove(temporary[j]);
             return MHA_EXIT_FAILURE;
         }
-    char text[2][128];
-    mha_npy_shape_text(text[0], sizeof text[0], 3, output_shape);
-    mha_npy_shape_text(text[1], sizeof text[1], 4, weight_shape);
-    fprintf(out, "mha %s: wrote %s %s", label, final[0], text[0]);
-    if (n == 2)
-        fprintf(out, " and %s %s", final[1], text[1]);
-    fputc('\n', out);
     return MHA_EXIT_OK;
+}
+static int write_outputs(const char *dir, const char *label, int want_weights,
+                         const mha_shape *shape, const float *output,
+                         const float *weights, FILE *out, FILE *err)
+{
+    const size_t output_shape[3] = {shape->batch, shape->query_len, shape->embed_dim};
+    const size_t weight_shape[4] = {shape->batch, shape->heads, shape->query_len,
+                                    shape->key_len};
+    const struct output_file files[2] = {{"out.npy", output, 3, output_shape},
+                                         {"attn_weights.npy", weights, 4, weight_shape}};
+    const int n = want_weights ? 2 : 1;
+    int status = write_files(dir, n, files, err);
+    if (status == MHA_EXIT_OK) {
+        char text[2][128];
+	mha_npy_shape_text(text[0], sizeof text[0], 3, output_shape);
+	mha_npy_shape_text(text[1], sizeof text[1], 4, weight_shape);
+	fprintf(out, "mha %s: wrote %s/out.npy %s", label, dir, text[0]);
+	if (n == 2)
+	    fprintf(out, " and %s/attn_weights.npy %s", dir, text[1]);
+	fputc('\n', out);
+    }
+    return status;
 }
 static int check_directory(const char *dir, FILE *err)
 {
