@@ -172,39 +172,39 @@ static int parse_forward_options(int argc, char **argv, struct forward_options *
         const char *value = NULL;
         int matched;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-	    o->help = 1;
-	    return MHA_EXIT_OK;
-	} else if (strcmp(argv[i], "--causal") == 0) {
-	    o->causal = 1;
-	} else if (strcmp(argv[i], "--no-weights") == 0) {
-	    o->want_weights = 0;
-	} else if ((matched = mha_option_value(argc, argv, &i, "--heads", &value, err)) != 0) {
-	    if (matched < 0 || mha_parse_size("--heads", value, &o->heads, err) != 0)
-	        return MHA_EXIT_USAGE;
-	} else if ((matched = mha_option_value(argc, argv, &i, "--impl", &value, err)) != 0) {
-	    if (matched < 0)
-	        return MHA_EXIT_USAGE;
-	    o->impl = mha_impl_find(value);
-	    if (o->impl == NULL) {
-	        char known[256];
-	        size_t used = 0;
-	        known[0] = '\0';
-	        for (size_t k = 0; k < mha_impl_count && used < sizeof known; k++)
-	            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
-	                                     k ? ", " : "", mha_impls[k].name);
-	        mha_cli_error(err, "--impl: unknown implementation '%s' (known: %s)", value, known);
-	        return MHA_EXIT_USAGE;
-	    }
-	} else if (argv[i][0] == '-') {
-	    mha_cli_error(err, "forward: unknown option '%s' (try 'mha forward --help')", argv[i]);
-	    return MHA_EXIT_USAGE;
-	} else if (o->dir != NULL) {
-	    mha_cli_error(err, "forward: '%s': only one directory, please (already have '%s')",
-	                  argv[i], o->dir);
-	    return MHA_EXIT_USAGE;
-	} else {
-	    o->dir = argv[i];
-	}
+            o->help = 1;
+            return MHA_EXIT_OK;
+        } else if (strcmp(argv[i], "--causal") == 0) {
+            o->causal = 1;
+        } else if (strcmp(argv[i], "--no-weights") == 0) {
+            o->want_weights = 0;
+        } else if ((matched = mha_option_value(argc, argv, &i, "--heads", &value, err)) != 0) {
+            if (matched < 0 || mha_parse_size("--heads", value, &o->heads, err) != 0)
+                return MHA_EXIT_USAGE;
+        } else if ((matched = mha_option_value(argc, argv, &i, "--impl", &value, err)) != 0) {
+            if (matched < 0)
+                return MHA_EXIT_USAGE;
+            o->impl = mha_impl_find(value);
+            if (o->impl == NULL) {
+                char known[256];
+                size_t used = 0;
+                known[0] = '\0';
+                for (size_t k = 0; k < mha_impl_count && used < sizeof known; k++)
+                    used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
+                                             k ? ", " : "", mha_impls[k].name);
+                mha_cli_error(err, "--impl: unknown implementation '%s' (known: %s)", value, known);
+                return MHA_EXIT_USAGE;
+            }
+        } else if (argv[i][0] == '-') {
+            mha_cli_error(err, "forward: unknown option '%s' (try 'mha forward --help')", argv[i]);
+            return MHA_EXIT_USAGE;
+        } else if (o->dir != NULL) {
+            mha_cli_error(err, "forward: '%s': only one directory, please (already have '%s')",
+                          argv[i], o->dir);
+            return MHA_EXIT_USAGE;
+        } else {
+            o->dir = argv[i];
+        }
     }
     if (o->dir == NULL) {
         mha_cli_error(err, "forward: no directory given (try 'mha forward --help')");
@@ -446,12 +446,12 @@ static int write_outputs(const char *dir, const char *label, int want_weights,
     int status = write_files(dir, n, files, err);
     if (status == MHA_EXIT_OK) {
         char text[2][128];
-	mha_npy_shape_text(text[0], sizeof text[0], 3, output_shape);
-	mha_npy_shape_text(text[1], sizeof text[1], 4, weight_shape);
-	fprintf(out, "mha %s: wrote %s/out.npy %s", label, dir, text[0]);
-	if (n == 2)
-	    fprintf(out, " and %s/attn_weights.npy %s", dir, text[1]);
-	fputc('\n', out);
+        mha_npy_shape_text(text[0], sizeof text[0], 3, output_shape);
+        mha_npy_shape_text(text[1], sizeof text[1], 4, weight_shape);
+        fprintf(out, "mha %s: wrote %s/out.npy %s", label, dir, text[0]);
+        if (n == 2)
+            fprintf(out, " and %s/attn_weights.npy %s", dir, text[1]);
+        fputc('\n', out);
     }
     return status;
 }
@@ -518,32 +518,32 @@ static int parse_decode_options(int argc, char **argv, struct decode_options *o,
         const char *value = NULL;
         int matched;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-	    o->help = 1;
-	    return MHA_EXIT_OK;
-	} else if (strcmp(argv[i], "--no-weights") == 0) {
-	    o->want_weights = 0;
-	} else if ((matched = mha_option_value(argc, argv, &i, "--heads", &value, err)) != 0) {
-	    if (matched < 0 || mha_parse_size("--heads", value, &o->heads, err) != 0)
-	        return MHA_EXIT_USAGE;
-	} else if ((matched = mha_option_value(argc, argv, &i, "--kv-heads", &value, err)) != 0) {
-	    if (matched < 0 || mha_parse_size("--kv-heads", value, &o->kv_heads, err) != 0)
-	        return MHA_EXIT_USAGE;
-	} else if ((matched = mha_option_value(argc, argv, &i, "--impl", &value, err)) != 0) {
-	    if (matched < 0)
-	        return MHA_EXIT_USAGE;
-	    if ((o->impl = mha_decode_impl_find(value)) == NULL) {
-	        mha_cli_error(err, "--impl: unknown decode implementation '%s'", value);
-	        return MHA_EXIT_USAGE;
-	    }
-	} else if (argv[i][0] == '-') {
-	    mha_cli_error(err, "decode: unknown option '%s' (try 'mha decode --help')", argv[i]);
-	    return MHA_EXIT_USAGE;
-	} else if (o->dir != NULL) {
-	    mha_cli_error(err, "decode: '%s': only one directory, please", argv[i]);
-	    return MHA_EXIT_USAGE;
-	} else {
-	    o->dir = argv[i];
-	}
+            o->help = 1;
+            return MHA_EXIT_OK;
+        } else if (strcmp(argv[i], "--no-weights") == 0) {
+            o->want_weights = 0;
+        } else if ((matched = mha_option_value(argc, argv, &i, "--heads", &value, err)) != 0) {
+            if (matched < 0 || mha_parse_size("--heads", value, &o->heads, err) != 0)
+                return MHA_EXIT_USAGE;
+        } else if ((matched = mha_option_value(argc, argv, &i, "--kv-heads", &value, err)) != 0) {
+            if (matched < 0 || mha_parse_size("--kv-heads", value, &o->kv_heads, err) != 0)
+                return MHA_EXIT_USAGE;
+        } else if ((matched = mha_option_value(argc, argv, &i, "--impl", &value, err)) != 0) {
+            if (matched < 0)
+                return MHA_EXIT_USAGE;
+            if ((o->impl = mha_decode_impl_find(value)) == NULL) {
+                mha_cli_error(err, "--impl: unknown decode implementation '%s'", value);
+                return MHA_EXIT_USAGE;
+            }
+        } else if (argv[i][0] == '-') {
+            mha_cli_error(err, "decode: unknown option '%s' (try 'mha decode --help')", argv[i]);
+            return MHA_EXIT_USAGE;
+        } else if (o->dir != NULL) {
+            mha_cli_error(err, "decode: '%s': only one directory, please", argv[i]);
+            return MHA_EXIT_USAGE;
+        } else {
+            o->dir = argv[i];
+        }
     }
     if (o->dir == NULL || o->heads == 0) {
         mha_cli_error(err, o->dir == NULL ? "decode: no directory given (try 'mha decode --help')"
@@ -629,15 +629,15 @@ static int run_decode(const struct decode_options *o, const struct forward_input
         status = MHA_ERR_NOMEM;
     for (size_t t = 0; status == MHA_OK && t < L; t++) {
         for (size_t b = 0; b < B; b++) {
-	    memcpy(x + b * E, in->query.values + (b * L + t) * E, E * sizeof *x);
-	    pad[b] = in->key_padding_mask.flags ? in->key_padding_mask.flags[b * L + t] : 0;
-	}
-	status = o->impl->step(&dec, &cache, 1, x, pad, y, weights ? w : NULL);
-	for (size_t b = 0; status == MHA_OK && b < B; b++) {
-	    memcpy(output + (b * L + t) * E, y + b * E, E * sizeof *y);
-	    for (size_t h = 0; weights && h < H; h++)                 /* (B, H, 1, L) to row t */
-	        memcpy(weights + ((b * H + h) * L + t) * L, w + (b * H + h) * L, L * sizeof *w);
-	}
+            memcpy(x + b * E, in->query.values + (b * L + t) * E, E * sizeof *x);
+            pad[b] = in->key_padding_mask.flags ? in->key_padding_mask.flags[b * L + t] : 0;
+        }
+        status = o->impl->step(&dec, &cache, 1, x, pad, y, weights ? w : NULL);
+        for (size_t b = 0; status == MHA_OK && b < B; b++) {
+            memcpy(output + (b * L + t) * E, y + b * E, E * sizeof *y);
+            for (size_t h = 0; weights && h < H; h++)                 /* (B, H, 1, L) to row t */
+                memcpy(weights + ((b * H + h) * L + t) * L, w + (b * H + h) * L, L * sizeof *w);
+        }
     }
     free(x); free(y); free(w); free(pad);
     mha_kv_cache_free(&cache);
@@ -665,18 +665,18 @@ int mha_cmd_decode(int argc, char **argv, FILE *out, FILE *err)
     status = load_decode_inputs(&options, &in, &shape, err);
     if (status == MHA_EXIT_OK) {
         const size_t B = shape.batch, L = shape.query_len;
-	output = malloc(B * L * shape.embed_dim * sizeof *output);
-	if (options.want_weights)
-	    weights = malloc(B * shape.heads * L * L * sizeof *weights);
-	if (output == NULL || (options.want_weights && weights == NULL)) {
-	    mha_cli_error(err, "decode: out of memory for the results");
-	    status = MHA_EXIT_FAILURE;
-	} else if ((status = run_decode(&options, &in, &shape, output, weights, err)) == MHA_EXIT_OK) {
-	    char label[64];
-	    snprintf(label, sizeof label, "decode (%s)", options.impl->name);
-	    status = write_outputs(options.dir, label, options.want_weights, &shape, output,
-	                           weights, out, err);
-	}
+        output = malloc(B * L * shape.embed_dim * sizeof *output);
+        if (options.want_weights)
+            weights = malloc(B * shape.heads * L * L * sizeof *weights);
+        if (output == NULL || (options.want_weights && weights == NULL)) {
+            mha_cli_error(err, "decode: out of memory for the results");
+            status = MHA_EXIT_FAILURE;
+        } else if ((status = run_decode(&options, &in, &shape, output, weights, err)) == MHA_EXIT_OK) {
+            char label[64];
+            snprintf(label, sizeof label, "decode (%s)", options.impl->name);
+            status = write_outputs(options.dir, label, options.want_weights, &shape, output,
+                                   weights, out, err);
+        }
     }
     free(output); free(weights);
     free_forward_inputs(&in);
