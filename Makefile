@@ -28,9 +28,9 @@ LDLIBS  := -lm
 # is present.  `make deps` installs only the missing ones.
 DEPS_PKGS := noweb libcriterion-dev gcc clang make pkg-config \
              texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern \
-             valgrind
+             valgrind texlive-pictures
 
-.PHONY: all deps tangle test check lint book demo bench clean golden check-tangle clang-build
+.PHONY: all deps tangle test check lint book demo bench clean golden check-tangle clang-build train-figure
 all: $(BUILD)/mha $(BUILD)/libmha.a $(BUILD)/mha-tables
 
 deps:
@@ -133,6 +133,12 @@ bench: $(BUILD)/mha
 	        print "\\footnotesize Measured " day " on " cpu " (" cores " cores, one used), " cc "." }' \
 	  $(BUILD)/bench.txt > figures/bench-batched.tex
 	@echo "bench: wrote figures/bench-batched.tex"
+
+# The training runs that chapter 15's figure and summary are drawn from.
+train-figure: $(BUILD)/mha
+	@mkdir -p figures
+	$(BUILD)/mha train --history figures/training-2layer.tsv
+	$(BUILD)/mha train --layers 1 --history figures/training-1layer.tsv
 
 # PyTorch golden cases for the tests (needs python3-torch; the results are committed).
 golden: | deps
