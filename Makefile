@@ -165,9 +165,9 @@ lint: | deps
 	@echo "lint: every root of the web is an output path"
 
 check-tangle: tangle
-	@changed=$$(git status --porcelain -- src tests viz tools); \
+	@changed=$$(git diff --name-only -- src tests viz tools; git ls-files --others --exclude-standard -- src tests viz tools); \
 	if [[ -n "$$changed" ]]; then \
-	  echo "check: re-tangling changed tracked files (edit the book, then tangle and commit):"; \
+	  echo "check: re-tangling changed files that git has not seen (edit the book, tangle, git add):"; \
 	  echo "$$changed"; exit 1; fi
 	@echo "check: re-tangling leaves src/ tests/ viz/ tools/ unchanged"
 
