@@ -4,7 +4,7 @@
 #   | student-web DIR
 # NW must hold the web's files in reading order.
 set -eu -o pipefail
-: "${NW:?exercise.sh: set NW to the web's files in reading order}"
+: "${NW:?exercise.sh: set NW to the files of the web, in reading order}"
 read -r -a web < <(echo "$NW")
 tools_dir=$(dirname "$0")
 scratch=$(mktemp -d)
@@ -210,7 +210,7 @@ cmd_verify() {
     read -r -a ids < <(echo "$@")
     [[ ${#ids[@]} -gt 0 ]] || read -r -a ids < <(coding_ids | tr '\n' ' ')
     for id in $(markers | awk -F '\t' '$4 == "written" { print $1 }'); do
-        cat "${web[@]}" | grep -qF -- "\\label{ans:$id}" ||
+        grep -qF -- "\\label{ans:$id}" "${web[@]}" ||
             die "written exercise $id has no answer labelled ans:$id"
     done
     for id in "${ids[@]}"; do
