@@ -162,11 +162,16 @@ region() {
         index($0, key) { inside = 1 }
         END { exit !found }' "$1"
 }
+solution() {
+    printf '<<exercise solution>>=\n<<%s>>\n@\n' "$ex_chunk" > "$scratch/solution.nw"
+    notangle -t8 -R"exercise solution" "${web[@]}" "$scratch/solution.nw"
+}
+
 cmd_solve() {
     load "$1"
     local dir=$2 file
     file=$(region_file "$dir") || die "$dir has no markers of exercise $ex_id"
-    notangle -t8 -R"$ex_chunk" "${web[@]}" > "$scratch/solution"
+    solution > "$scratch/solution"
     splice "$dir/$file" "$scratch/solution" marker
 }
 cmd_check() {
@@ -206,9 +211,8 @@ cmd_list() {
                  $4 == "coding" ? $8 : "(answer in the appendix)" }'
 }
 cmd_verify() {
-    local ids id
-    read -r -a ids < <(echo "$@")
-    [[ ${#ids[@]} -gt 0 ]] || read -r -a ids < <(coding_ids | tr '\n' ' ')
+    local ids=("$@") id
+    [[ ${#ids[@]} -gt 0 ]] || ids=($(coding_ids))
     for id in $(markers | awk -F '\t' '$4 == "written" { print $1 }'); do
         grep -qF -- "\\label{ans:$id}" "${web[@]}" ||
             die "written exercise $id has no answer labelled ans:$id"
@@ -221,7 +225,7 @@ verify_one() {
     local root=build/exercises-verify/$1 tested passed failed crashed verdict
     rm -rf "$root/student"
     cmd_create "$1" "$root/student"
-    notangle -t8 -R"$ex_chunk" "${web[@]}" | sed 's/^[[:space:]]*//' | awk 'length >= 12' |
+    solution | sed 's/^[[:space:]]*//' | awk 'length >= 12' |
         sort -u > "$scratch/lines"
     local line distinctive=0
     while IFS= read -r line; do
