@@ -120,7 +120,7 @@ cmd_create() {
         echo
         echo "From chapter $ex_chapter of the book; difficulty $ex_difficulty of 3."
         echo
-        statement | sed -e 's/\\paragraph{\([^}]*\)}/**\1**/; s/\\label{[^}]*}//g' \
+        statement | sed -e 's/\\paragraph{\([^}]*\)}/**\1**/; s/\\label{[^}]*}//g; s/\\texttt{\([^}]*\)}/`\1`/g' \
                         -e 's/\[\[/`/g; s/\]\]\]/]`/g; s/\]\]/`/g; s/\\emph{\([^}]*\)}/*\1*/g; s/~/ /g'
         echo
         echo "Write your code in \`$(region_file "$dir")\`, between the lines"
