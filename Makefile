@@ -59,10 +59,10 @@ tangle: | deps
 	    *)              banner="/* generated from $$chapter; edit the book, not this file */" ;; \
 	  esac; \
 	  mkdir -p "$$(dirname "$$root")" "$(BUILD)/L/$$(dirname "$$root")"; \
-	  notangle -t8 -R"[[$$root]]" $(NW) > "$$tmp"; \
+	  notangle -R"[[$$root]]" $(NW) > "$$tmp"; \
 	  { echo "$$banner"; cat "$$tmp"; } | cpif "$$root"; \
 	  case "$$root" in \
-	    *.c|*.h) notangle -t8 -L -R"[[$$root]]" $(NW) > "$$tmp"; \
+	    *.c|*.h) notangle -L -R"[[$$root]]" $(NW) > "$$tmp"; \
 	             { echo "$$banner"; cat "$$tmp"; } | cpif "$(BUILD)/L/$$root" ;; \
 	  esac; \
 	done
@@ -145,7 +145,7 @@ golden: | deps
 # ---------------------------------------------------------------- the book
 $(BUILD)/book.tex: $(NW) | deps
 	@mkdir -p $(BUILD)
-	noweave -delay -index -t8 $(NW) > $@
+	noweave -delay -index $(NW) > $@
 
 book: $(BUILD)/book.pdf
 $(BUILD)/book.pdf: $(BUILD)/book.tex $(BUILD)/mha-tables

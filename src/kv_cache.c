@@ -59,10 +59,10 @@ mha_status mha_kv_cache_append(mha_kv_cache *cache, size_t b, size_t n,
         return MHA_ERR_CACHE_FULL;
     for (size_t i = 0; i < n; i++) {
         for (size_t g = 0; g < cache->kv_heads; g++) {
-	    const size_t slot = ((b * cache->kv_heads + g) * T + start + i) * D;
-	    memcpy(cache->keys + slot, keys + i * ld + g * D, D * sizeof(float));
-	    memcpy(cache->values + slot, values + i * ld + g * D, D * sizeof(float));
-	}
+            const size_t slot = ((b * cache->kv_heads + g) * T + start + i) * D;
+            memcpy(cache->keys + slot, keys + i * ld + g * D, D * sizeof(float));
+            memcpy(cache->values + slot, values + i * ld + g * D, D * sizeof(float));
+        }
         cache->padding[b * T + start + i] = padding ? (padding[i] != 0) : 0;
     }
     cache->length[b] = start + n;
@@ -161,16 +161,16 @@ static mha_status decode_step(const mha_decoder *dec, mha_kv_cache *cache, size_
         decode_bias(cache, b, n, bias);                       /* (n, T) */
         for (size_t h = 0; h < H; h++) {
             const size_t g = h / (H / G);
-	    const float *k = cache->keys + (b * G + g) * T_max * D;     /* (T, D) */
-	    const float *v = cache->values + (b * G + g) * T_max * D;
-	    mha_attend(n, T, D, qkv + b * n * F + h * D, F, k, D, v, D, bias, scratch,
-	               concat + b * n * E + h * D, E);
-	    if (weights)
-	        for (size_t i = 0; i < n; i++) {
-	            float *row = weights + ((b * H + h) * n + i) * T_max;
-	            memcpy(row, scratch + i * T, T * sizeof *row);
-	            memset(row + T, 0, (T_max - T) * sizeof *row);
-	        }
+            const float *k = cache->keys + (b * G + g) * T_max * D;     /* (T, D) */
+            const float *v = cache->values + (b * G + g) * T_max * D;
+            mha_attend(n, T, D, qkv + b * n * F + h * D, F, k, D, v, D, bias, scratch,
+                       concat + b * n * E + h * D, E);
+            if (weights)
+                for (size_t i = 0; i < n; i++) {
+                    float *row = weights + ((b * H + h) * n + i) * T_max;
+                    memcpy(row, scratch + i * T, T * sizeof *row);
+                    memset(row + T, 0, (T_max - T) * sizeof *row);
+                }
         }
     }
     mha_matmul_nt(B * n, E, E, concat, E, dec->params.out_proj_weight, E,

@@ -57,6 +57,15 @@ typedef struct mha_decoder {
     int rope;                           /* rotate q and k by position */
     float rope_base;                    /* 0 means 10000 */
 } mha_decoder;
+typedef struct mha_grads {
+    float *grad_query;             /* (B, L, E), or NULL */
+    float *grad_key;               /* (B, S, E), or NULL (ignored in self-attention) */
+    float *grad_value;             /* (B, S, E), or NULL (ignored when value = key) */
+    float *grad_in_proj_weight;    /* (3E, E) */
+    float *grad_in_proj_bias;      /* (3E), or NULL */
+    float *grad_out_proj_weight;   /* (E, E) */
+    float *grad_out_proj_bias;     /* (E), or NULL */
+} mha_grads;
 const char *mha_status_message(mha_status status);
 int mha_mul_overflows(size_t a, size_t b, size_t *product);
 mha_status mha_shape_check(const mha_shape *shape);
@@ -129,5 +138,9 @@ const mha_decode_impl *mha_decode_impl_find(const char *name);
 double mha_decode_flops(size_t embed_dim, size_t heads, size_t kv_heads, size_t position);
 void mha_print_decode_flop_table(FILE *out);
 void mha_print_cache_memory_table(FILE *out);
+mha_status mha_backward_naive(const mha_shape *shape, const mha_params *params,
+                              const float *query, const float *key, const float *value,
+                              const mha_mask *mask, const float *grad_out,
+                              const mha_grads *grads);
 
 #endif

@@ -62,18 +62,18 @@ static void decode_all(const mha_decode_impl *impl, const mha_case *c, size_t kv
     for (size_t t = 0, s = 0; t < L; t += steps[s], s++) {
         const size_t n = steps[s];
         for (size_t b = 0; b < B; b++)
-	    for (size_t i = 0; i < n; i++) {
-	        memcpy(x + (b * n + i) * E, c->query + (b * L + t + i) * E, E * sizeof *x);
-	        pad[b * n + i] = padding ? padding[b * L + t + i] : 0;
-	    }
-	cr_assert_eq(impl->step(&dec, &cache, n, x, pad, y, w), MHA_OK, "%s", impl->name);
-	for (size_t b = 0; b < B; b++)
-	    for (size_t i = 0; i < n; i++) {
-	        memcpy(out + (b * L + t + i) * E, y + (b * n + i) * E, E * sizeof *y);
-	        for (size_t h = 0; h < H; h++)
-	            memcpy(weights + ((b * H + h) * L + t + i) * L, w + ((b * H + h) * n + i) * L,
-	                   L * sizeof *w);
-	    }
+            for (size_t i = 0; i < n; i++) {
+                memcpy(x + (b * n + i) * E, c->query + (b * L + t + i) * E, E * sizeof *x);
+                pad[b * n + i] = padding ? padding[b * L + t + i] : 0;
+            }
+        cr_assert_eq(impl->step(&dec, &cache, n, x, pad, y, w), MHA_OK, "%s", impl->name);
+        for (size_t b = 0; b < B; b++)
+            for (size_t i = 0; i < n; i++) {
+                memcpy(out + (b * L + t + i) * E, y + (b * n + i) * E, E * sizeof *y);
+                for (size_t h = 0; h < H; h++)
+                    memcpy(weights + ((b * H + h) * L + t + i) * L, w + ((b * H + h) * n + i) * L,
+                           L * sizeof *w);
+            }
     }
     free(x); free(y); free(w); free(pad);
     mha_kv_cache_free(&cache);
@@ -369,23 +369,23 @@ Test(kv_cache, decode_command_equals_forward_causal) {
         snprintf(path, sizeof path, "%s/attn_weights.npy", dir);
         float *f_w = load_floats(path, &n_w);
         for (size_t i = 0; i < mha_decode_impl_count; i++) {
-	    char *dec[] = {"mha", "decode", dir, "--heads", (char *)heads[t], "--impl",
-	                   (char *)mha_decode_impls[i].name};
-	    cr_assert_eq(run_cli(dec, 7, &errors), 0, "%s", errors);
-	    free(errors);
-	    snprintf(path, sizeof path, "%s/out.npy", dir);
-	    float *d_out = load_floats(path, &m_out);
-	    snprintf(path, sizeof path, "%s/attn_weights.npy", dir);
-	    float *d_w = load_floats(path, &m_w);
-	    cr_assert(m_out == n_out && m_w == n_w);
-	    for (size_t k = 0; k < n_out; k++)
-	        cr_expect(fabsf(d_out[k] - f_out[k]) <= 1e-6f * fmaxf(1.0f, fabsf(f_out[k])),
-	                  "%s out[%zu]: %g vs %g", cases[t], k, (double)d_out[k], (double)f_out[k]);
-	    for (size_t k = 0; k < n_w; k++)
-	        cr_expect(fabsf(d_w[k] - f_w[k]) <= 1e-6f, "%s weights[%zu]", cases[t], k);
-	    free(d_out); free(d_w);
-	}
-	free(f_out); free(f_w);
+            char *dec[] = {"mha", "decode", dir, "--heads", (char *)heads[t], "--impl",
+                           (char *)mha_decode_impls[i].name};
+            cr_assert_eq(run_cli(dec, 7, &errors), 0, "%s", errors);
+            free(errors);
+            snprintf(path, sizeof path, "%s/out.npy", dir);
+            float *d_out = load_floats(path, &m_out);
+            snprintf(path, sizeof path, "%s/attn_weights.npy", dir);
+            float *d_w = load_floats(path, &m_w);
+            cr_assert(m_out == n_out && m_w == n_w);
+            for (size_t k = 0; k < n_out; k++)
+                cr_expect(fabsf(d_out[k] - f_out[k]) <= 1e-6f * fmaxf(1.0f, fabsf(f_out[k])),
+                          "%s out[%zu]: %g vs %g", cases[t], k, (double)d_out[k], (double)f_out[k]);
+            for (size_t k = 0; k < n_w; k++)
+                cr_expect(fabsf(d_w[k] - f_w[k]) <= 1e-6f, "%s weights[%zu]", cases[t], k);
+            free(d_out); free(d_w);
+        }
+        free(f_out); free(f_w);
         snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
         cr_expect_eq(system(cmd), 0);
     }
