@@ -207,7 +207,7 @@ book-student: $(BUILD)/book-student.pdf
 $(BUILD)/student/book-student.tex: $(NW) tools/exercise.sh | deps
 	@rm -rf $(BUILD)/student && mkdir -p $(BUILD)/student
 	NW="$(NW_STUDENT)" bash tools/exercise.sh student-web $(BUILD)/student/web > $(BUILD)/student/files
-	noweave -delay -index -t8 $$(cat $(BUILD)/student/files) > $@
+	noweave -delay -index $$(cat $(BUILD)/student/files) > $@
 	@for id in $$($(EXERCISE_TOOL) list | awk '$$3 == "coding" { print $$1 }'); do \
 	  grep -qF "(your code here: exercise $$id)" $$(cat $(BUILD)/student/files) || \
 	    { echo "book-student: exercise $$id is not hidden"; exit 1; }; \

@@ -113,8 +113,8 @@ mha_status mha_forward_batched(const mha_shape *shape, const mha_params *params,
         for (size_t h = 0; h < H; h++) {
             float *w = weights ? weights + ((b * H + h) * L) * S : scratch;  /* (L, S) */
             mha_attend(L, S, D, q + b * L * ldq + h * D, ldq,
-	               k + b * S * ldk + h * D, ldk, v + b * S * ldv + h * D, ldv,
-	               masked ? bias : NULL, w, concat + b * L * E + h * D, E);
+                       k + b * S * ldk + h * D, ldk, v + b * S * ldv + h * D, ldv,
+                       masked ? bias : NULL, w, concat + b * L * E + h * D, E);
         }
     }
     mha_matmul_nn(B * L, E, E, concat, E, Wot, E, params->out_proj_bias, out, E);

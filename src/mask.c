@@ -17,9 +17,9 @@ int mha_mask_bias(const mha_mask *mask, const mha_shape *shape, size_t b, float 
             float x = mask->attn_mask_float ? mask->attn_mask_float[i * S + j] : 0.0f;
             int blocked = mask->attn_mask_bool && mask->attn_mask_bool[i * S + j];
             if (mask->causal && j > i)
-	        blocked = 1;
+                blocked = 1;
             if (mask->key_padding_mask && mask->key_padding_mask[b * S + j])
-	        blocked = 1;
+                blocked = 1;
             bias[i * S + j] = blocked ? -INFINITY : x;
         }
     return 1;

@@ -5,6 +5,7 @@
 include exercise.mk
 SHELL       := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
+.RECIPEPREFIX := >
 .DELETE_ON_ERROR:
 .SUFFIXES:
 CFLAGS   ?= -O1 -g
@@ -15,21 +16,21 @@ TEST_OBJ := $(patsubst tests/%.c,build/obj/tests/%.o,$(wildcard tests/*.c))
 
 .PHONY: test all-tests clean
 test: build/tests build/mha
-	cd tests && ../build/tests --jobs=2 --timeout=60 --filter='$(TESTS)'
+> cd tests && ../build/tests --jobs=2 --timeout=60 --filter='$(TESTS)'
 all-tests: build/tests build/mha
-	cd tests && ../build/tests --jobs=2 --timeout=60
+> cd tests && ../build/tests --jobs=2 --timeout=60
 build/obj/%.o: src/%.c
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+> @mkdir -p $(@D)
+> $(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 build/obj/tests/%.o: tests/%.c
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+> @mkdir -p $(@D)
+> $(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 build/libmha.a: $(LIB_OBJ)
-	rm -f $@ && ar rcs $@ $^
+> rm -f $@ && ar rcs $@ $^
 build/mha: build/obj/main.o build/libmha.a
-	$(CC) $(CFLAGS) -o $@ $^ -lm
+> $(CC) $(CFLAGS) -o $@ $^ -lm
 build/tests: $(TEST_OBJ) build/libmha.a
-	$(CC) $(CFLAGS) -o $@ $^ -lcriterion -lm
+> $(CC) $(CFLAGS) -o $@ $^ -lcriterion -lm
 clean:
-	rm -rf build
+> rm -rf build
 -include $(wildcard build/obj/*.d build/obj/tests/*.d)

@@ -15,23 +15,23 @@ markers() {
     function complain(why) { printf "%s:%d: %s\n", FILENAME, FNR, why > "/dev/stderr"; bad = 1 }
     /^%exercise / {
         split("", field)
-	rest = substr($0, 11)
-	while (1) {
-	    sub(/^ +/, "", rest)
-	    if (rest == "")
-	        break
-	    eq = index(rest, "=")
-	    if (eq < 2) { complain("cannot read the marker at: " rest); break }
-	    key = substr(rest, 1, eq - 1); rest = substr(rest, eq + 1)
-	    if (substr(rest, 1, 1) == "\"") {
-	        rest = substr(rest, 2); stop = index(rest, "\"")
-	        if (stop == 0) { complain("unclosed quote in the marker"); break }
-	        field[key] = substr(rest, 1, stop - 1); rest = substr(rest, stop + 1)
-	    } else {
-	        stop = index(rest " ", " ")
-	        field[key] = substr(rest, 1, stop - 1); rest = substr(rest, stop)
-	    }
-	}
+        rest = substr($0, 11)
+        while (1) {
+            sub(/^ +/, "", rest)
+            if (rest == "")
+                break
+            eq = index(rest, "=")
+            if (eq < 2) { complain("cannot read the marker at: " rest); break }
+            key = substr(rest, 1, eq - 1); rest = substr(rest, eq + 1)
+            if (substr(rest, 1, 1) == "\"") {
+                rest = substr(rest, 2); stop = index(rest, "\"")
+                if (stop == 0) { complain("unclosed quote in the marker"); break }
+                field[key] = substr(rest, 1, stop - 1); rest = substr(rest, stop + 1)
+            } else {
+                stop = index(rest " ", " ")
+                field[key] = substr(rest, 1, stop - 1); rest = substr(rest, stop)
+            }
+        }
         if (!("id" in field) || !("title" in field)) { complain("marker needs id and title"); next }
         if (seen[field["id"]]++) { complain("exercise " field["id"] " is marked twice"); next }
         kind = ("chunk" in field) ? "coding" : "written"
@@ -95,7 +95,7 @@ tangle_into() {
     for root in $(noroots "${copied[@]}" | sed -n 's/^<<\[\[\(.*\)\]\]>>$/\1/p'); do
         case "$root" in src/*.[ch]|tests/*.[ch]) ;; *) continue ;; esac
         mkdir -p "$dir/$(dirname "$root")"
-        notangle -t8 -R"[[$root]]" "${copied[@]}" > "$scratch/tangled"
+        notangle -R"[[$root]]" "${copied[@]}" > "$scratch/tangled"
         { echo "/* exercise $ex_id: tangled from the book; write only between the EXERCISE lines */"
           cat "$scratch/tangled"; } | cpif "$dir/$root"
     done
@@ -164,7 +164,7 @@ region() {
 }
 solution() {
     printf '<<exercise solution>>=\n<<%s>>\n@\n' "$ex_chunk" > "$scratch/solution.nw"
-    notangle -t8 -R"exercise solution" "${web[@]}" "$scratch/solution.nw"
+    notangle -R"exercise solution" "${web[@]}" "$scratch/solution.nw"
 }
 
 cmd_solve() {
@@ -183,14 +183,14 @@ cmd_check() {
     if mine=$(region_file "$dir") && region "$dir/$mine" > "$scratch/region"; then
         splice "$work/$file" "$scratch/region" none
         if make -C "$work" --no-print-directory -j2 WERROR="${EXERCISE_WERROR:-}" build/tests build/mha \
-	        > "$work/build.log" 2>&1; then
-	    make -C "$work" --no-print-directory test > "$work/test.log" 2>&1 || true
-	    read -r tested passed failed crashed < <(sed 's/\x1b\[[0-9;]*m//g' "$work/test.log" |
-	        sed -n 's/.*Synthesis: Tested: \([0-9]*\) | Passing: \([0-9]*\) | Failing: \([0-9]*\) | Crashing: \([0-9]*\).*/\1 \2 \3 \4/p' |
-	        tail -n 1 | grep . || echo 0 0 0 0)
-	else
-	    note="the code does not compile; see $work/build.log"
-	fi
+                > "$work/build.log" 2>&1; then
+            make -C "$work" --no-print-directory test > "$work/test.log" 2>&1 || true
+            read -r tested passed failed crashed < <(sed 's/\x1b\[[0-9;]*m//g' "$work/test.log" |
+                sed -n 's/.*Synthesis: Tested: \([0-9]*\) | Passing: \([0-9]*\) | Failing: \([0-9]*\) | Crashing: \([0-9]*\).*/\1 \2 \3 \4/p' |
+                tail -n 1 | grep . || echo 0 0 0 0)
+        else
+            note="the code does not compile; see $work/build.log"
+        fi
     else
         note="the BEGIN and END EXERCISE $ex_id lines are missing or damaged"
     fi
@@ -251,24 +251,24 @@ cmd_student_web() {
         load "$id"
         printf '%s\n' "$ex_chunk" > "$scratch/private"
         local before=0
-	while [[ $(wc -l < "$scratch/private") -gt $before ]]; do
-	    before=$(wc -l < "$scratch/private")
-	    cat "${web[@]}" | awk -v list="$scratch/private" '
-	        BEGIN { while ((getline l < list) > 0) private[l] = 1 }
-	        /^<<.*>>=$/ { inside = substr($0, 3, length($0) - 5) in private; next }
-	        /^@( |$)/ { inside = 0 }
-	        inside { s = $0
-	                 while ((i = index(s, "<<")) > 0) {
-	                     if (i > 1 && substr(s, i - 1, 1) == "@") { s = substr(s, i + 2); continue }
-	                     s = substr(s, i + 2); j = index(s, ">>")
-	                     if (j == 0) break
-	                     print substr(s, 1, j - 1); s = substr(s, j + 2) } }' |
-	    sort -u | while IFS= read -r name; do
-	        [[ $(cat "${web[@]}" | grep -F -- "<<$name>>" | grep -c -v -F -x -- "<<$name>>=") -eq 1 ]] &&
-	            ! grep -qxF -- "$name" "$scratch/private" && echo "$name"
-	    done >> "$scratch/private.new" || true
-	    cat "$scratch/private.new" >> "$scratch/private" && : > "$scratch/private.new"
-	done
+        while [[ $(wc -l < "$scratch/private") -gt $before ]]; do
+            before=$(wc -l < "$scratch/private")
+            cat "${web[@]}" | awk -v list="$scratch/private" '
+                BEGIN { while ((getline l < list) > 0) private[l] = 1 }
+                /^<<.*>>=$/ { inside = substr($0, 3, length($0) - 5) in private; next }
+                /^@( |$)/ { inside = 0 }
+                inside { s = $0
+                         while ((i = index(s, "<<")) > 0) {
+                             if (i > 1 && substr(s, i - 1, 1) == "@") { s = substr(s, i + 2); continue }
+                             s = substr(s, i + 2); j = index(s, ">>")
+                             if (j == 0) break
+                             print substr(s, 1, j - 1); s = substr(s, j + 2) } }' |
+            sort -u | while IFS= read -r name; do
+                [[ $(cat "${web[@]}" | grep -F -- "<<$name>>" | grep -c -v -F -x -- "<<$name>>=") -eq 1 ]] &&
+                    ! grep -qxF -- "$name" "$scratch/private" && echo "$name"
+            done >> "$scratch/private.new" || true
+            cat "$scratch/private.new" >> "$scratch/private" && : > "$scratch/private.new"
+        done
         while IFS= read -r name; do
             n=$((n + 1))
             echo "(your code here: exercise $id)" > "$scratch/hole-$n"
