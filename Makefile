@@ -184,7 +184,7 @@ check: lint check-tangle
 # The exercises are marked in the web; tools/exercise.sh (tangled from
 # chapter 13) lists them, writes and grades workspaces, and filters the web
 # for the student edition, which leaves out the answers appendix.
-EXERCISE_TOOL = NW="$(NW)" bash tools/exercise.sh
+EXERCISE_TOOL = NW="$(NW)" EXERCISE_CFLAGS="$(filter-out -O% -g,$(CFLAGS))" bash tools/exercise.sh
 NW_STUDENT   := $(filter-out chapters/95-answers.nw,$(NW))
 .PHONY: exercises exercise exercise-check exercises-verify book-student
 

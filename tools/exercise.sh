@@ -93,7 +93,7 @@ copy_web() {
 tangle_into() {
     local dir=$1 root
     for root in $(noroots "${copied[@]}" | sed -n 's/^<<\[\[\(.*\)\]\]>>$/\1/p'); do
-        case "$root" in src/*.[ch]|tests/*.[ch]) ;; *) continue ;; esac
+        case "$root" in src/*.[ch]|tests/*.[ch]|viz/*.[ch]) ;; *) continue ;; esac
         mkdir -p "$dir/$(dirname "$root")"
         notangle -R"[[$root]]" "${copied[@]}" > "$scratch/tangled"
         { echo "/* exercise $ex_id: tangled from the book; write only between the EXERCISE lines */"
@@ -114,7 +114,8 @@ cmd_create() {
         [[ -d "$d" ]] && mkdir -p "$dir/$d" && cp -pR "$d." "$dir/$d"
     done
     cpif "$dir/Makefile" < "$tools_dir/exercise-workspace.mk"
-    printf 'EXERCISE := %s\nTESTS    := @(%s)\n' "$ex_id" "${ex_tests//,/|}" | cpif "$dir/exercise.mk"
+    printf 'EXERCISE := %s\nTESTS    := @(%s)\nBOOK_CFLAGS := %s\n' \
+        "$ex_id" "${ex_tests//,/|}" "${EXERCISE_CFLAGS:-}" | cpif "$dir/exercise.mk"
     {
         echo "# Exercise $ex_id: $ex_title"
         echo
@@ -137,7 +138,7 @@ cmd_create() {
 }
 region_file() {
     local files
-    files=$(cd "$1" && grep -rlF -- "$begin_key" src tests 2>/dev/null || true)
+    files=$(cd "$1" && grep -rlF -- "$begin_key" src tests viz 2>/dev/null || true)
     [[ -n "$files" && "$files" != *$'\n'* ]] || return 1
     echo "$files"
 }
@@ -183,11 +184,11 @@ cmd_check() {
     if mine=$(region_file "$dir") && region "$dir/$mine" > "$scratch/region"; then
         splice "$work/$file" "$scratch/region" none
         if make -C "$work" --no-print-directory -j2 WERROR="${EXERCISE_WERROR:-}" build/tests build/mha \
-                > "$work/build.log" 2>&1; then
+                $([[ -d "$work/viz" ]] && echo build/viz-tests) > "$work/build.log" 2>&1; then
             make -C "$work" --no-print-directory test > "$work/test.log" 2>&1 || true
             read -r tested passed failed crashed < <(sed 's/\x1b\[[0-9;]*m//g' "$work/test.log" |
                 sed -n 's/.*Synthesis: Tested: \([0-9]*\) | Passing: \([0-9]*\) | Failing: \([0-9]*\) | Crashing: \([0-9]*\).*/\1 \2 \3 \4/p' |
-                tail -n 1 | grep . || echo 0 0 0 0)
+                awk '{ for (i = 1; i <= 4; i++) n[i] += $i } END { print n[1] + 0, n[2] + 0, n[3] + 0, n[4] + 0 }')
         else
             note="the code does not compile; see $work/build.log"
         fi
@@ -229,7 +230,7 @@ verify_one() {
         sort -u > "$scratch/lines"
     local line distinctive=0
     while IFS= read -r line; do
-        [[ $(grep -rhF -- "$line" src tests | wc -l) -eq 1 ]] || continue
+        [[ $(grep -rhF -- "$line" src tests viz 2>/dev/null | wc -l) -eq 1 ]] || continue
         distinctive=$((distinctive + 1))
         ! grep -rqF -- "$line" "$root/student" || die "$1: the workspace holds the solution's line: $line"
     done < "$scratch/lines"
