@@ -67,6 +67,36 @@ void mha_print_numbers(FILE *out)
         fprintf(out, "\\newcommand{\\NotebookProjOverCore}{%.0f}\n",
                 (f.q_proj + f.kv_proj + f.out_proj) / (f.scores + f.context));
     }
+    {
+        /* Answers appendix: the scale, the limits of expf, counts of a head. */
+        int over = 0, under = 0, under_normal = 0;
+        while (!isinf(expf((float)over)))
+            over++;
+        while (expf((float)under) != 0.0f)
+            under--;
+        while (expf((float)under_normal) >= 0x1p-126f)      /* FLT_MIN */
+            under_normal--;
+        fprintf(out, "\\newcommand{\\AnsExpOverflow}{%d}\n", over);
+        fprintf(out, "\\newcommand{\\AnsExpUnderflow}{%d}\n", under);
+        fprintf(out, "\\newcommand{\\AnsExpUnderflowNormal}{%d}\n", under_normal);
+        char count[64];
+        const size_t E = 512, D = 512 / 8, L = 128;
+        fprintf(out, "\\newcommand{\\AnsRootDStd}{%.0f}\n", sqrt(64.0));
+        fprintf(out, "\\newcommand{\\AnsRootDRatio}{%.0f}\n", exp(sqrt(64.0)));
+        fprintf(out, "\\newcommand{\\AnsRootDScaledRatio}{%.2f}\n", exp(1.0));
+        fprintf(out, "\\newcommand{\\AnsParams}{%s}\n", format_count(count, mha_param_count(E, 1)));
+        fprintf(out, "\\newcommand{\\AnsHeadParams}{%s}\n", format_count(count, 3 * D * E + 3 * D + E * D));
+        fprintf(out, "\\newcommand{\\AnsHeadMacs}{%s}\n", format_count(count, 3 * L * D * E));
+        size_t balance = 1;
+        for (;; balance++) {
+            mha_shape s = {1, balance, balance, 768, 12};
+            mha_flops f = mha_flop_count(&s);
+            if (f.scores + f.context >= f.q_proj + f.kv_proj + f.out_proj)
+                break;
+        }
+        fprintf(out, "\\newcommand{\\AnsBalanceLength}{%zu}\n", balance);
+        fprintf(out, "\\newcommand{\\AnsWeightsMiB}{%.0f}\n", 12.0 * 2048 * 2048 * sizeof(float) / (1 << 20));
+    }
 }
 static void print_matrix(FILE *out, const char *name, const float *m,
                          size_t rows, size_t cols)
