@@ -94,10 +94,10 @@ mha_status mha_designed_embed(const char *const *tokens, size_t L, float *x)
     size_t distinct = 0, first_of[P];          /* first_of[t]: position of word t */
     for (size_t p = 0; p < L; p++) {
         size_t t = 0;
-	while (t < distinct && strcmp(tokens[first_of[t]], tokens[p]) != 0)
-	    t++;
-	if (t == distinct)
-	    first_of[distinct++] = p;
+        while (t < distinct && strcmp(tokens[first_of[t]], tokens[p]) != 0)
+            t++;
+        if (t == distinct)
+            first_of[distinct++] = p;
         x[p * E + POS + p] = 1.0f;
         x[p * E + TOK + t] = 1.0f;
         x[p * E + ONE] = 1.0f;

@@ -48,32 +48,32 @@ static int parse_options(int argc, char **argv, struct options *o)
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
             return usage(stdout), 1;
         else if (value == NULL && strncmp(a, "--", 2) == 0) {
-	    fprintf(stderr, "mha-viz: %s: missing value\n", a);
-	    return -1;
-	}
-	else if (strcmp(a, "--text") == 0) o->text = value;
-	else if (strcmp(a, "--screenshot") == 0) o->screenshot = value;
-	else if (strcmp(a, "--record") == 0) o->record = value;
-	else if (strcmp(a, "--press") == 0) o->press = value;
-	else if (strcmp(a, "--step") == 0) { if (parse_count(a, value, &o->step)) return -1; }
-	else if (strcmp(a, "--frames") == 0) { if (parse_count(a, value, &o->frames)) return -1; }
-	else if (strcmp(a, "--quit-after") == 0) { if (parse_count(a, value, &o->quit_after)) return -1; }
-	else if (strcmp(a, "--hover") == 0) {
-	    if (sscanf(value, "%d,%d", &o->hover_row, &o->hover_col) != 2 || o->hover_row < 0 ||
-	        o->hover_col < 0 || o->hover_row >= VIZ_TOKENS_MAX || o->hover_col >= VIZ_TOKENS_MAX) {
-	        fprintf(stderr, "mha-viz: --hover: expected I,J from 0 to %d, got '%s'\n",
-	                VIZ_TOKENS_MAX - 1, value);
-	        return -1;
-	    }
-	}
-	else if (strcmp(a, "--size") == 0) {
-	    if (sscanf(value, "%dx%d", &o->width, &o->height) != 2 || o->width < 320 ||
-	        o->height < 240 || o->width > 8192 || o->height > 8192) {
-	        fprintf(stderr, "mha-viz: --size: expected WxH from 320x240 to 8192x8192, got '%s'\n",
-	                value);
-	        return -1;
-	    }
-	}
+            fprintf(stderr, "mha-viz: %s: missing value\n", a);
+            return -1;
+        }
+        else if (strcmp(a, "--text") == 0) o->text = value;
+        else if (strcmp(a, "--screenshot") == 0) o->screenshot = value;
+        else if (strcmp(a, "--record") == 0) o->record = value;
+        else if (strcmp(a, "--press") == 0) o->press = value;
+        else if (strcmp(a, "--step") == 0) { if (parse_count(a, value, &o->step)) return -1; }
+        else if (strcmp(a, "--frames") == 0) { if (parse_count(a, value, &o->frames)) return -1; }
+        else if (strcmp(a, "--quit-after") == 0) { if (parse_count(a, value, &o->quit_after)) return -1; }
+        else if (strcmp(a, "--hover") == 0) {
+            if (sscanf(value, "%d,%d", &o->hover_row, &o->hover_col) != 2 || o->hover_row < 0 ||
+                o->hover_col < 0 || o->hover_row >= VIZ_TOKENS_MAX || o->hover_col >= VIZ_TOKENS_MAX) {
+                fprintf(stderr, "mha-viz: --hover: expected I,J from 0 to %d, got '%s'\n",
+                        VIZ_TOKENS_MAX - 1, value);
+                return -1;
+            }
+        }
+        else if (strcmp(a, "--size") == 0) {
+            if (sscanf(value, "%dx%d", &o->width, &o->height) != 2 || o->width < 320 ||
+                o->height < 240 || o->width > 8192 || o->height > 8192) {
+                fprintf(stderr, "mha-viz: --size: expected WxH from 320x240 to 8192x8192, got '%s'\n",
+                        value);
+                return -1;
+            }
+        }
         else {
             fprintf(stderr, "mha-viz: unknown argument '%s' (try 'mha-viz --help')\n", a);
             return -1;
@@ -158,33 +158,33 @@ static int window_loop(viz_state *s, const struct options *o)
     int status = viz_view_open(&view, renderer) == 0 ? VIZ_EXIT_OK : VIZ_EXIT_FAILURE;
     if (status == VIZ_EXIT_OK) {
         SDL_RendererInfo info;
-	SDL_GetRendererInfo(renderer, &info);
-	printf("mha-viz: window %dx%d, renderer %s, driver %s\n", o->width, o->height, info.name,
-	       SDL_GetCurrentVideoDriver());
-	fflush(stdout);
-	Uint64 last = SDL_GetTicks64();
-	viz_layout layout;
-	SDL_StartTextInput();
-	for (size_t frame = 1; !s->quit; frame++) {
-	    int w, h;
-	    SDL_GetRendererOutputSize(renderer, &w, &h);
-	    viz_layout_compute(s, w, h, &layout);
-	    SDL_Event event;
-	    if (SDL_WaitEventTimeout(&event, 15)) {
-	        viz_handle_event(s, &event, &layout);
-	        while (SDL_PollEvent(&event))
-	            viz_handle_event(s, &event, &layout);
-	    }
-	    const Uint64 now = SDL_GetTicks64();
-	    viz_tick(s, (now - last) / 1000.0);
-	    last = now;
-	    viz_draw(&view, s, &layout);
-	    SDL_RenderPresent(renderer);
-	    if (s->save_requested)
-	        save_window(s, renderer, w, h);
-	    if (o->quit_after != 0 && frame >= o->quit_after)
-	        s->quit = 1;
-	}
+        SDL_GetRendererInfo(renderer, &info);
+        printf("mha-viz: window %dx%d, renderer %s, driver %s\n", o->width, o->height, info.name,
+               SDL_GetCurrentVideoDriver());
+        fflush(stdout);
+        Uint64 last = SDL_GetTicks64();
+        viz_layout layout;
+        SDL_StartTextInput();
+        for (size_t frame = 1; !s->quit; frame++) {
+            int w, h;
+            SDL_GetRendererOutputSize(renderer, &w, &h);
+            viz_layout_compute(s, w, h, &layout);
+            SDL_Event event;
+            if (SDL_WaitEventTimeout(&event, 15)) {
+                viz_handle_event(s, &event, &layout);
+                while (SDL_PollEvent(&event))
+                    viz_handle_event(s, &event, &layout);
+            }
+            const Uint64 now = SDL_GetTicks64();
+            viz_tick(s, (now - last) / 1000.0);
+            last = now;
+            viz_draw(&view, s, &layout);
+            SDL_RenderPresent(renderer);
+            if (s->save_requested)
+                save_window(s, renderer, w, h);
+            if (o->quit_after != 0 && frame >= o->quit_after)
+                s->quit = 1;
+        }
         viz_view_close(&view);
     } else
         fprintf(stderr, "mha-viz: %s: %s\n", VIZ_FONT, TTF_GetError());
@@ -222,35 +222,35 @@ int viz_main(int argc, char **argv)
         fprintf(stderr, "mha-viz: SDL_ttf: %s\n", TTF_GetError());
     else {
         if (o.step != 0)
-	    go_to(&s, o.step);
-	if (o.press != NULL)
-	    press(&s, o.press);
-	if (o.hover_row >= 0) {
-	    s.hover_head = (int)s.focus;
-	    s.hover_row = o.hover_row;
-	    s.hover_col = o.hover_col;
-	}
-	if (o.screenshot != NULL || o.record != NULL)
-	    s.playing = 0;
-	if (o.screenshot != NULL) {
-	    status = viz_save_png(&s, o.width, o.height, o.screenshot) == 0 ? VIZ_EXIT_OK
-	                                                                   : VIZ_EXIT_FAILURE;
-	    if (status != VIZ_EXIT_OK)
-	        fprintf(stderr, "mha-viz: %s: %s\n", o.screenshot, SDL_GetError());
-	} else if (o.record != NULL) {
-	    status = record(&s, &o);
-	} else if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-	    fprintf(stderr, "mha-viz: no display: %s\n", SDL_GetError());
-	    status = VIZ_EXIT_NO_DISPLAY;
-	} else if (!real_display()) {
-	    fprintf(stderr, "mha-viz: no display: SDL found only its '%s' video driver\n",
-	            SDL_GetCurrentVideoDriver());
-	    SDL_Quit();
-	    status = VIZ_EXIT_NO_DISPLAY;
-	} else {
-	    status = window_loop(&s, &o);
-	    SDL_Quit();
-	}
+            go_to(&s, o.step);
+        if (o.press != NULL)
+            press(&s, o.press);
+        if (o.hover_row >= 0) {
+            s.hover_head = (int)s.focus;
+            s.hover_row = o.hover_row;
+            s.hover_col = o.hover_col;
+        }
+        if (o.screenshot != NULL || o.record != NULL)
+            s.playing = 0;
+        if (o.screenshot != NULL) {
+            status = viz_save_png(&s, o.width, o.height, o.screenshot) == 0 ? VIZ_EXIT_OK
+                                                                           : VIZ_EXIT_FAILURE;
+            if (status != VIZ_EXIT_OK)
+                fprintf(stderr, "mha-viz: %s: %s\n", o.screenshot, SDL_GetError());
+        } else if (o.record != NULL) {
+            status = record(&s, &o);
+        } else if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+            fprintf(stderr, "mha-viz: no display: %s\n", SDL_GetError());
+            status = VIZ_EXIT_NO_DISPLAY;
+        } else if (!real_display()) {
+            fprintf(stderr, "mha-viz: no display: SDL found only its '%s' video driver\n",
+                    SDL_GetCurrentVideoDriver());
+            SDL_Quit();
+            status = VIZ_EXIT_NO_DISPLAY;
+        } else {
+            status = window_loop(&s, &o);
+            SDL_Quit();
+        }
         TTF_Quit();
     }
     viz_free(&s);

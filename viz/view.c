@@ -169,9 +169,10 @@ static void draw_status(viz_view *v, const viz_state *s, const viz_layout *l)
     const int y = l->status_y;
     describe_hover(s, line, sizeof line);
     text(v, v->font, line, 14, y + 8, 0, ink, 0);
-    int n = snprintf(line, sizeof line, "implementation %s: %.3f ms per step, largest "
-                     "difference from naive %.2g", mha_impls[s->impl].name, s->ms_per_step,
-                     s->impl_difference);
+    int n = snprintf(line, sizeof line, "%s %s: %.3f ms %s, largest difference from naive "
+                     "forward %.2g", s->decoding ? "decoding with the KV cache," : "whole prefix,",
+                     mha_impls[s->impl].name, s->ms_per_step,
+                     s->decoding ? "for the last token" : "for the prefix", s->impl_difference);
     if (s->ablated != 0) {
         n += snprintf(line + n, sizeof line - (size_t)n, "    heads off:");
         for (int h = 0; h < VIZ_HEADS; h++)

@@ -81,7 +81,8 @@ mha_status viz_init(viz_state *s, const char *text)
     s->weights = malloc(VIZ_HEADS * L * L * sizeof(float));
     s->out = malloc(L * E * sizeof(float));
     s->reference_out = malloc(L * E * sizeof(float));
-    if (!s->in_proj_weight || !s->effective_weight || !s->out_proj_weight || !s->x ||
+    if (mha_kv_cache_init(&s->cache, 1, VIZ_HEADS, L, MHA_DESIGNED_HEAD_DIM) != MHA_OK ||
+        !s->in_proj_weight || !s->effective_weight || !s->out_proj_weight || !s->x ||
         !s->weights || !s->out || !s->reference_out) {
         viz_free(s);
         return MHA_ERR_NOMEM;
@@ -103,6 +104,7 @@ void viz_free(viz_state *s)
     free(s->weights);
     free(s->out);
     free(s->reference_out);
+    mha_kv_cache_free(&s->cache);
     memset(s, 0, sizeof *s);
 }
 static void make_effective_weight(viz_state *s, int ablate)
@@ -114,6 +116,26 @@ static void make_effective_weight(viz_state *s, int ablate)
     for (size_t h = 0; ablate && h < VIZ_HEADS; h++)
         if (s->ablated >> h & 1)
             memset(s->effective_weight + (2 * E + h * D) * E, 0, D * E * sizeof(float));
+}
+static mha_status decode_prefix(viz_state *s, const mha_decode_impl *impl, float *weights)
+{
+    const size_t n = s->step, H = VIZ_HEADS, E = VIZ_EMBED, T = VIZ_TOKENS_MAX;
+    const mha_decoder decoder = {E, H, H, {s->effective_weight, NULL, s->out_proj_weight, NULL},
+                                 0, 0.0f};
+    float row[VIZ_HEADS * VIZ_TOKENS_MAX];               /* (1, H, 1, T_max) */
+    mha_status status = MHA_OK;
+    mha_kv_cache_reset(&s->cache);
+    for (size_t i = 0; status == MHA_OK && i < n; i++) {
+        const unsigned char padding = s->padding && i < VIZ_PADDING;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        status = impl->step(&decoder, &s->cache, 1, s->x + i * E, &padding, s->out + i * E, row);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        s->ms_per_step = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
+        for (size_t h = 0; status == MHA_OK && h < H; h++)
+            memcpy(weights + (h * n + i) * n, row + h * T, n * sizeof *row);
+    }
+    return status;
 }
 static mha_status run_prefix(const viz_state *s, const mha_impl *impl, const float *in_w,
                              float *out, float *weights)
@@ -135,29 +157,36 @@ mha_status viz_run(viz_state *s)
           *out = malloc(n * E * sizeof *out);
     mha_status status = weights && check && out ? MHA_OK : MHA_ERR_NOMEM;
     if (status == MHA_OK) {
-        struct timespec t0, t1;
-	make_effective_weight(s, 1);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	status = run_prefix(s, &mha_impls[s->impl], s->effective_weight, s->out, weights);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	s->ms_per_step = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
+        make_effective_weight(s, 1);
+        const mha_decode_impl *decode =
+            s->causal ? mha_decode_impl_find(mha_impls[s->impl].name) : NULL;
+        s->decoding = decode != NULL;
+        if (decode != NULL) {
+            status = decode_prefix(s, decode, weights);
+        } else {
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            status = run_prefix(s, &mha_impls[s->impl], s->effective_weight, s->out, weights);
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            s->ms_per_step = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
+        }
         if (status == MHA_OK)
-	    status = run_prefix(s, &mha_impls[0], s->effective_weight, out, check);
-	s->impl_difference = 0;
-	for (size_t i = 0; status == MHA_OK && i < H * n * n; i++)
-	    s->impl_difference = fmax(s->impl_difference, fabs(weights[i] - check[i]));
-	for (size_t i = 0; status == MHA_OK && i < n * E; i++)
-	    s->impl_difference = fmax(s->impl_difference, fabs(s->out[i] - out[i]));
-	make_effective_weight(s, 0);
-	if (status == MHA_OK)
-	    status = run_prefix(s, &mha_impls[0], s->effective_weight, s->reference_out, check);
-	s->output_change = 0;
-	for (size_t i = 0; status == MHA_OK && i < n * E; i++)
-	    s->output_change = fmax(s->output_change, fabs(s->out[i] - s->reference_out[i]));
+            status = run_prefix(s, &mha_impls[0], s->effective_weight, out, check);
+        s->impl_difference = 0;
+        for (size_t i = 0; status == MHA_OK && i < H * n * n; i++)
+            s->impl_difference = fmax(s->impl_difference, fabs(weights[i] - check[i]));
+        for (size_t i = 0; status == MHA_OK && i < n * E; i++)
+            s->impl_difference = fmax(s->impl_difference, fabs(s->out[i] - out[i]));
+        make_effective_weight(s, 0);
+        if (status == MHA_OK)
+            status = run_prefix(s, &mha_impls[0], s->effective_weight, s->reference_out, check);
+        s->output_change = 0;
+        for (size_t i = 0; status == MHA_OK && i < n * E; i++)
+            s->output_change = fmax(s->output_change, fabs(s->out[i] - s->reference_out[i]));
         memset(s->weights, 0, H * L * L * sizeof *s->weights);
-	for (size_t h = 0; status == MHA_OK && h < H; h++)
-	    for (size_t i = 0; i < n; i++)
-	        memcpy(s->weights + (h * L + i) * L, weights + (h * n + i) * n, n * sizeof *weights);
+        for (size_t h = 0; status == MHA_OK && h < H; h++)
+            for (size_t i = 0; i < n; i++)
+                memcpy(s->weights + (h * L + i) * L, weights + (h * n + i) * n, n * sizeof *weights);
     }
     free(weights);
     free(check);

@@ -38,7 +38,9 @@ typedef struct viz_state {
     float *out, *reference_out;                  /* (L, E): this run; naive, no ablation */
     double output_change;                        /* max |out - out without ablation| */
     double impl_difference;                      /* max |weights, out - naive's| */
-    double ms_per_step;                          /* time of the last forward pass */
+    double ms_per_step;                          /* time of the last token, or of the prefix */
+    mha_kv_cache cache;                          /* (1, H, 32, D): the decoded tokens' keys, values */
+    int decoding;                                /* the last run went through the cache */
 } viz_state;
 typedef struct viz_layout {
     int width, height;                   /* the window */

@@ -58,6 +58,7 @@ Test(viewer, keys_step_the_decoding) {
     cr_assert_eq(viz_init(&s, "a b c"), MHA_OK);
     key(&s, SDLK_RIGHT);
     cr_expect(s.step == 2 && !s.playing);
+    cr_expect(s.decoding && s.cache.length[0] == 2, "two tokens in the cache");
     const float *prev = s.weights;                       /* head 1: previous token */
     cr_expect_gt(prev[1 * 3 + 0], 0.99f, "row 2 of the previous-token head");
     cr_expect_eq(prev[2 * 3 + 1], 0.0f, "row 3 is not decoded yet");
@@ -88,7 +89,9 @@ Test(viewer, switches_rerun_attention) {
     key(&s, SDLK_c);
     cr_expect(!s.causal);
     cr_expect_gt(s.weights[(1 * L + 0) * L + 7], 0.9f, "the last 'the', at 7");
+    cr_expect(!s.decoding, "no causal mask: the whole prefix at once");
     key(&s, SDLK_c);
+    cr_expect(s.decoding && s.cache.length[0] == L, "decoded through the cache");
     key(&s, SDLK_RIGHTBRACKET); key(&s, SDLK_RIGHTBRACKET); key(&s, SDLK_RIGHTBRACKET);
     const double T = 1.25 * 1.25 * 1.25, e = exp(10 / T);
     cr_expect_float_eq(s.temperature, T, 1e-5);
@@ -204,16 +207,16 @@ Test(viewer, cells_have_the_colour_of_their_weight) {
         viz_layout l;
         SDL_Surface *surface = draw(&s, &l);
         for (int which = 0; which < 2; which++)
-	    for (size_t i = 0; i + 1 < 4; i++)          /* the last row has its white outline */
-	        for (size_t j = 0; j < 4; j++) {
-	            const SDL_Rect c = viz_cell(which ? &l.grid[4] : &l.big, 4, i, j);
-	            const SDL_Color got = pixel(surface, c.x + c.w / 2, c.y + c.h / 2);
-	            const SDL_Color want = viz_colour(s.colour_map, known[j]);
-	            cr_expect(got.r == want.r && got.g == want.g && got.b == want.b,
-	                      "map %d, %s cell (%zu, %zu): got %d %d %d, want %d %d %d", map,
-	                      which ? "small" : "big", i, j, got.r, got.g, got.b, want.r, want.g,
-	                      want.b);
-	        }
+            for (size_t i = 0; i + 1 < 4; i++)          /* the last row has its white outline */
+                for (size_t j = 0; j < 4; j++) {
+                    const SDL_Rect c = viz_cell(which ? &l.grid[4] : &l.big, 4, i, j);
+                    const SDL_Color got = pixel(surface, c.x + c.w / 2, c.y + c.h / 2);
+                    const SDL_Color want = viz_colour(s.colour_map, known[j]);
+                    cr_expect(got.r == want.r && got.g == want.g && got.b == want.b,
+                              "map %d, %s cell (%zu, %zu): got %d %d %d, want %d %d %d", map,
+                              which ? "small" : "big", i, j, got.r, got.g, got.b, want.r, want.g,
+                              want.b);
+                }
         SDL_FreeSurface(surface);
     }
     viz_free(&s);
