@@ -11,8 +11,8 @@ static const char *const sentences[] = {
     "the cat sat on the mat because the cat was tired",
     "a rose is a rose is a rose",
     "one two three four five six seven eight nine ten eleven twelve",
-    "to be or not to be that is the question whether tis nobler in the mind "
-    "to suffer the slings and arrows of outrageous fortune or to take arms against a sea",
+    ("to be or not to be that is the question whether tis nobler in the mind "
+     "to suffer the slings and arrows of outrageous fortune or to take arms against a sea"),
 };
 enum { SENTENCES = sizeof sentences / sizeof sentences[0], H = MHA_DESIGNED_HEADS,
        E = MHA_DESIGNED_EMBED };

@@ -43,7 +43,7 @@ static int parse_count(const char *option, const char *value, size_t *n)
 static int parse_options(int argc, char **argv, struct options *o)
 {
     *o = (struct options){.width = 1280, .height = 800, .hover_row = -1, .hover_col = -1};
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) {                /* every option has a value */
         const char *a = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
             return usage(stdout), 1;
@@ -78,7 +78,6 @@ static int parse_options(int argc, char **argv, struct options *o)
             fprintf(stderr, "mha-viz: unknown argument '%s' (try 'mha-viz --help')\n", a);
             return -1;
         }
-        i++;                                        /* every option has a value */
     }
     if (o->record != NULL && o->frames == 0) {
         fprintf(stderr, "mha-viz: --record needs --frames N\n");
