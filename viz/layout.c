@@ -1,7 +1,7 @@
 /* generated from chapters/11-viewer.nw; edit the book, not this file */
 #include "viz.h"
 
-enum { MARGIN = 14, TOP = 44, BOTTOM = 92, TITLE = 20, LABELS_LEFT = 110, LABELS_TOP = 96,
+enum { MARGIN = 14, TOP = 44, BOTTOM = 112, TITLE = 20, LABELS_LEFT = 110, LABELS_TOP = 96,
        LEGEND = 70 };
 
 static int smaller(int a, int b) { return a < b ? a : b; }
@@ -25,7 +25,7 @@ void viz_layout_compute(const viz_state *s, int width, int height, viz_layout *l
     l->big = (SDL_Rect){bx, by, big, big};
     l->legend = (SDL_Rect){bx + big + 18, by, 18, big};
     l->status_y = height - BOTTOM + 8;
-    l->slider = (SDL_Rect){width - MARGIN - 240, l->status_y + 54, 220, 10};
+    l->slider = (SDL_Rect){MARGIN + 150, l->status_y + 79, 220, 10};
 }
 SDL_Rect viz_cell(const SDL_Rect *map, size_t L, size_t i, size_t j)
 {

@@ -85,7 +85,7 @@ static int parse_options(int argc, char **argv, struct options *o)
     }
     return 0;
 }
-static void press(viz_state *s, const char *keys)
+static void press_keys(viz_state *s, const char *keys)
 {
     for (; *keys != '\0'; keys++) {
         SDL_Event key = {.type = SDL_KEYDOWN}, typed = {.type = SDL_TEXTINPUT};
@@ -115,7 +115,7 @@ int viz_save_png(viz_state *s, int width, int height, const char *path)
     SDL_FreeSurface(surface);
     return status;
 }
-static int record(viz_state *s, const struct options *o)
+static int record_frames(viz_state *s, const struct options *o)
 {
     for (size_t f = 0; f < o->frames; f++) {
         char path[4096];
@@ -191,7 +191,7 @@ static int window_loop(viz_state *s, const struct options *o)
     SDL_DestroyWindow(window);
     return status;
 }
-static void go_to(viz_state *s, size_t step)
+static void go_to_token(viz_state *s, size_t step)
 {
     SDL_Event right = {.type = SDL_KEYDOWN};
     right.key.keysym.sym = SDLK_RIGHT;
@@ -221,9 +221,9 @@ int viz_main(int argc, char **argv)
         fprintf(stderr, "mha-viz: SDL_ttf: %s\n", TTF_GetError());
     else {
         if (o.step != 0)
-            go_to(&s, o.step);
+            go_to_token(&s, o.step);
         if (o.press != NULL)
-            press(&s, o.press);
+            press_keys(&s, o.press);
         if (o.hover_row >= 0) {
             s.hover_head = (int)s.focus;
             s.hover_row = o.hover_row;
@@ -237,7 +237,7 @@ int viz_main(int argc, char **argv)
             if (status != VIZ_EXIT_OK)
                 fprintf(stderr, "mha-viz: %s: %s\n", o.screenshot, SDL_GetError());
         } else if (o.record != NULL) {
-            status = record(&s, &o);
+            status = record_frames(&s, &o);
         } else if (SDL_Init(SDL_INIT_VIDEO) != 0) {
             fprintf(stderr, "mha-viz: no display: %s\n", SDL_GetError());
             status = VIZ_EXIT_NO_DISPLAY;

@@ -60,7 +60,7 @@ void viz_view_close(viz_view *view)
     if (view->small) TTF_CloseFont(view->small);
     view->font = view->small = NULL;
 }
-static void text(viz_view *v, TTF_Font *font, const char *s, int x, int y, int align,
+static void draw_text(viz_view *v, TTF_Font *font, const char *s, int x, int y, int align,
                  SDL_Color colour, int upwards)
 {
     if (s[0] == '\0')
@@ -120,8 +120,8 @@ static void draw_labels(viz_view *v, const viz_state *s, SDL_Rect map)
         snprintf(label, sizeof label, "%.10s", s->tokens[i]);
         const SDL_Rect c = viz_cell(&map, L, i, i);
         const SDL_Color colour = i < s->step ? ink : dim;
-        text(v, font, label, map.x - 6, c.y + c.h / 2, 1, colour, 0);
-        text(v, font, label, c.x + c.w / 2, map.y - 6, 0, colour, 1);
+        draw_text(v, font, label, map.x - 6, c.y + c.h / 2, 1, colour, 0);
+        draw_text(v, font, label, c.x + c.w / 2, map.y - 6, 0, colour, 1);
     }
     if (s->hover_head == (int)s->focus && s->hover_row >= 0)
         outline(v, viz_cell(&map, L, (size_t)s->hover_row, (size_t)s->hover_col), white, 2);
@@ -133,10 +133,10 @@ static void draw_legend(viz_view *v, const viz_state *s, SDL_Rect r)
         SDL_SetRenderDrawColor(v->renderer, c.r, c.g, c.b, 255);
         SDL_RenderDrawLine(v->renderer, r.x, r.y + y, r.x + r.w - 1, r.y + y);
     }
-    text(v, v->small, "weight 1", r.x, r.y - 10, 0, ink, 0);
-    text(v, v->small, "0", r.x + r.w + 4, r.y + r.h - 6, 0, ink, 0);
-    text(v, v->small, "0.5", r.x + r.w + 4, r.y + r.h / 2, 0, ink, 0);
-    text(v, v->small, viz_colour_map_names[s->colour_map], r.x, r.y + r.h + 12, 0, dim, 0);
+    draw_text(v, v->small, "weight 1", r.x, r.y - 10, 0, ink, 0);
+    draw_text(v, v->small, "0", r.x + r.w + 4, r.y + r.h - 6, 0, ink, 0);
+    draw_text(v, v->small, "0.5", r.x + r.w + 4, r.y + r.h / 2, 0, ink, 0);
+    draw_text(v, v->small, viz_colour_map_names[s->colour_map], r.x, r.y + r.h + 12, 0, dim, 0);
 }
 static void draw_top_line(viz_view *v, const viz_state *s, const viz_layout *l)
 {
@@ -144,8 +144,8 @@ static void draw_top_line(viz_view *v, const viz_state *s, const viz_layout *l)
     snprintf(line, sizeof line, "token %zu of %zu   %s at %.2g tokens/s   "
              "head %zu enlarged: %s", s->step, s->length, s->playing ? "playing" : "paused",
              s->speed, s->focus + 1, mha_designed_head_names[s->focus]);
-    text(v, v->font, line, 14, 20, 0, ink, 0);
-    text(v, v->font, "press ? for help", l->width - 14, 20, 1, dim, 0);
+    draw_text(v, v->font, line, 14, 20, 0, ink, 0);
+    draw_text(v, v->font, "press ? for help", l->width - 14, 20, 1, dim, 0);
 }
 static void describe_hover(const viz_state *s, char *line, size_t size)
 {
@@ -167,12 +167,19 @@ static void draw_status(viz_view *v, const viz_state *s, const viz_layout *l)
 {
     char line[512];
     const int y = l->status_y;
-    describe_hover(s, line, sizeof line);
-    text(v, v->font, line, 14, y + 8, 0, ink, 0);
-    int n = snprintf(line, sizeof line, "%s %s: %.3f ms %s, largest difference from naive "
-                     "forward %.2g", s->decoding ? "decoding with the KV cache," : "whole prefix,",
-                     mha_impls[s->impl].name, s->ms_per_step,
-                     s->decoding ? "for the last token" : "for the prefix", s->impl_difference);
+    if (s->message[0] != '\0')
+        draw_text(v, v->font, s->message, 14, y + 8, 0, alarm, 0);
+    else {
+        describe_hover(s, line, sizeof line);
+        draw_text(v, v->font, line, 14, y + 8, 0, ink, 0);
+    }
+    snprintf(line, sizeof line, "%s %s: %.3f ms %s; differs from naive forward by %.2g",
+             s->decoding ? "KV-cache decoding," : "whole prefix,", mha_impls[s->impl].name,
+             s->ms_per_step, s->decoding ? "for the last token" : "for the prefix",
+             s->impl_difference);
+    draw_text(v, v->font, line, 14, y + 32, 0, ink, 0);
+    int n = snprintf(line, sizeof line, "causal mask %s    padding demo %s",
+                     s->causal ? "on" : "off", s->padding ? "on" : "off");
     if (s->ablated != 0) {
         n += snprintf(line + n, sizeof line - (size_t)n, "    heads off:");
         for (int h = 0; h < VIZ_HEADS; h++)
@@ -181,32 +188,32 @@ static void draw_status(viz_view *v, const viz_state *s, const viz_layout *l)
         snprintf(line + n, sizeof line - (size_t)n, ", output changes by up to %.3f",
                  s->output_change);
     }
-    text(v, v->font, line, 14, y + 32, 0, ink, 0);
-    snprintf(line, sizeof line, "causal mask %s    padding demo %s    colour map %s    %s",
-             s->causal ? "on" : "off", s->padding ? "on" : "off",
-             viz_colour_map_names[s->colour_map], s->message);
-    text(v, v->font, line, 14, y + 56, 0, s->message[0] ? alarm : ink, 0);
+    draw_text(v, v->font, line, 14, y + 56, 0, ink, 0);
     const SDL_Rect r = l->slider;
     fill(v, r, undecoded);
     const int knob = r.x + (int)lround(r.w * log(s->temperature / 0.05) / log(1000.0));
     fill(v, (SDL_Rect){knob - 3, r.y - 4, 7, r.h + 8}, white);
     snprintf(line, sizeof line, "temperature %.2f", s->temperature);
-    text(v, v->font, line, r.x - 10, r.y + r.h / 2, 1, ink, 0);
+    draw_text(v, v->font, line, 14, r.y + r.h / 2, 0, ink, 0);
+    draw_text(v, v->small, "[ sharper    click or press [ ]    flatter ]", r.x + r.w + 12, r.y + r.h / 2, 0,
+         dim, 0);
 }
 static void draw_overlays(viz_view *v, const viz_state *s, const viz_layout *l)
 {
     SDL_SetRenderDrawBlendMode(v->renderer, SDL_BLENDMODE_BLEND);
     if (s->help) {
-        const int n = (int)viz_help_line_count;
-        fill(v, (SDL_Rect){l->width / 2 - 300, 60, 600, 40 + 22 * n}, (SDL_Color){0, 0, 0, 220});
-        for (int k = 0; k < n; k++)
-            text(v, v->font, viz_help_lines[k], l->width / 2 - 280, 84 + 22 * k, 0, ink, 0);
+        const int n = (int)viz_help_count, x = l->width / 2 - 320;
+        fill(v, (SDL_Rect){x, 60, 640, 40 + 22 * n}, (SDL_Color){0, 0, 0, 235});
+        for (int k = 0; k < n; k++) {
+            draw_text(v, v->font, viz_help[k][0], x + 20, 84 + 22 * k, 0, white, 0);
+            draw_text(v, v->font, viz_help[k][1], x + 130, 84 + 22 * k, 0, ink, 0);
+        }
     }
     if (s->typing) {
         char line[VIZ_TEXT_MAX + 64];
         snprintf(line, sizeof line, "new sentence: %s_", s->typed);
         fill(v, (SDL_Rect){40, l->height / 2 - 30, l->width - 80, 60}, (SDL_Color){0, 0, 0, 230});
-        text(v, v->font, line, 60, l->height / 2, 0, white, 0);
+        draw_text(v, v->font, line, 60, l->height / 2, 0, white, 0);
     }
 }
 void viz_draw(viz_view *v, const viz_state *s, const viz_layout *l)
@@ -218,7 +225,7 @@ void viz_draw(viz_view *v, const viz_state *s, const viz_layout *l)
         const SDL_Rect r = l->grid[h];
         char title[64];
         snprintf(title, sizeof title, "%zu  %s", h + 1, mha_designed_head_names[h]);
-        text(v, v->small, title, r.x, r.y - 9, 0, h == s->focus ? white : dim, 0);
+        draw_text(v, v->small, title, r.x, r.y - 9, 0, h == s->focus ? white : dim, 0);
         draw_map(v, s, h, r);
         if (h == s->focus)
             outline(v, (SDL_Rect){r.x - 2, r.y - 2, r.w + 4, r.h + 4}, white, 1);

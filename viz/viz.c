@@ -6,28 +6,28 @@
 #include "viz.h"
 
 const char viz_default_text[] = "the cat sat on the mat because the cat was tired";
-const char *const viz_help_lines[] = {
-    "space        play / pause the decoding",
-    "right, left  one token forward / back (pauses)",
-    "up, down     faster / slower",
-    "home         back to the first token",
-    "c            causal mask on / off",
-    "p            padding demo: three <pad> tokens before the sentence",
-    "[  ]         temperature down (sharper) / up (flatter)",
-    "1 .. 5       switch a head off / on (ablation)",
-    "i            next implementation (naive, batched, ...)",
-    "m            next colour map (viridis, cividis, grey)",
-    "tab          enlarge the next head (or click a small map)",
-    "enter        type a new sentence; enter again to run it, escape to cancel",
-    "s            save the window as a PNG",
-    "?            this help;  q or escape: quit",
+const char *const viz_help[][2] = {
+    {"space",       "play / pause the decoding"},
+    {"right, left", "one token forward / back (pauses)"},
+    {"up, down",    "faster / slower"},
+    {"home",        "back to the first token"},
+    {"c",           "causal mask on / off"},
+    {"p",           "padding demo: three <pad> tokens before the sentence"},
+    {"[  ]",        "temperature down (sharper) / up (flatter)"},
+    {"1 .. 5",      "switch a head off / on (ablation)"},
+    {"i",           "next implementation (naive, batched, ...)"},
+    {"m",           "next colour map (viridis, cividis, grey)"},
+    {"tab",         "enlarge the next head (or click a small map)"},
+    {"enter",       "type a new sentence; enter again to run it, escape to cancel"},
+    {"s",           "save the window as a PNG"},
+    {"?",           "this help;  q or escape: quit"},
 };
-const size_t viz_help_line_count = sizeof viz_help_lines / sizeof viz_help_lines[0];
+const size_t viz_help_count = sizeof viz_help / sizeof viz_help[0];
 static void handle_key(viz_state *s, SDL_Keycode key);
 static void handle_text(viz_state *s, const char *text);
 static void handle_typing_key(viz_state *s, SDL_Keycode key);
 static void handle_mouse(viz_state *s, const struct viz_layout *layout, const SDL_Event *e);
-static size_t split(char *words, int padding, const char **tokens)
+static size_t split_sentence(char *words, int padding, const char **tokens)
 {
     static const char pad[] = "<pad>";
     size_t n = 0;
@@ -47,7 +47,7 @@ static mha_status use_text(viz_state *s, const char *text, int padding)
     if (strlen(text) >= VIZ_TEXT_MAX)
         return MHA_ERR_SHAPE;
     strcpy(words, text);
-    const size_t n = split(words, padding, tokens);
+    const size_t n = split_sentence(words, padding, tokens);
     if (n > VIZ_TOKENS_MAX || n == (padding ? VIZ_PADDING : 0))
         return MHA_ERR_SHAPE;
     if (text != s->text)
@@ -117,15 +117,18 @@ static void make_effective_weight(viz_state *s, int ablate)
         if (s->ablated >> h & 1)
             memset(s->effective_weight + (2 * E + h * D) * E, 0, D * E * sizeof(float));
 }
-static mha_status decode_prefix(viz_state *s, const mha_decode_impl *impl, float *weights)
+static mha_status decode_tokens(viz_state *s, const mha_decode_impl *impl, int extend)
 {
-    const size_t n = s->step, H = VIZ_HEADS, E = VIZ_EMBED, T = VIZ_TOKENS_MAX;
+    const size_t n = s->step, L = s->length, H = VIZ_HEADS, E = VIZ_EMBED, T = VIZ_TOKENS_MAX;
     const mha_decoder decoder = {E, H, H, {s->effective_weight, NULL, s->out_proj_weight, NULL},
                                  0, 0.0f};
     float row[VIZ_HEADS * VIZ_TOKENS_MAX];               /* (1, H, 1, T_max) */
     mha_status status = MHA_OK;
-    mha_kv_cache_reset(&s->cache);
-    for (size_t i = 0; status == MHA_OK && i < n; i++) {
+    if (!extend) {
+        mha_kv_cache_reset(&s->cache);
+        memset(s->weights, 0, H * L * L * sizeof *s->weights);
+    }
+    for (size_t i = s->cache.length[0]; status == MHA_OK && i < n; i++) {
         const unsigned char padding = s->padding && i < VIZ_PADDING;
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -133,7 +136,7 @@ static mha_status decode_prefix(viz_state *s, const mha_decode_impl *impl, float
         clock_gettime(CLOCK_MONOTONIC, &t1);
         s->ms_per_step = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
         for (size_t h = 0; status == MHA_OK && h < H; h++)
-            memcpy(weights + (h * n + i) * n, row + h * T, n * sizeof *row);
+            memcpy(s->weights + (h * L + i) * L, row + h * T, L * sizeof *row);
     }
     return status;
 }
@@ -149,7 +152,7 @@ static mha_status run_prefix(const viz_state *s, const mha_impl *impl, const flo
     const mha_mask mask = {s->causal, NULL, NULL, s->padding ? padding : NULL};
     return impl->forward(&shape, &params, s->x, NULL, NULL, &mask, out, weights);
 }
-mha_status viz_run(viz_state *s)
+static mha_status run_layer(viz_state *s, int extend)
 {
     const size_t n = s->step, L = s->length, E = VIZ_EMBED, H = VIZ_HEADS;
     float *weights = malloc(H * n * n * sizeof *weights),
@@ -158,23 +161,32 @@ mha_status viz_run(viz_state *s)
     mha_status status = weights && check && out ? MHA_OK : MHA_ERR_NOMEM;
     if (status == MHA_OK) {
         make_effective_weight(s, 1);
-        const mha_decode_impl *decode =
+        const mha_decode_impl *decoder =
             s->causal ? mha_decode_impl_find(mha_impls[s->impl].name) : NULL;
-        s->decoding = decode != NULL;
-        if (decode != NULL) {
-            status = decode_prefix(s, decode, weights);
+        extend = extend && s->decoding && decoder != NULL && s->cache.length[0] + 1 == n;
+        s->decoding = decoder != NULL;
+        if (decoder != NULL) {
+            status = decode_tokens(s, decoder, extend);
         } else {
             struct timespec t0, t1;
             clock_gettime(CLOCK_MONOTONIC, &t0);
             status = run_prefix(s, &mha_impls[s->impl], s->effective_weight, s->out, weights);
             clock_gettime(CLOCK_MONOTONIC, &t1);
             s->ms_per_step = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
+            memset(s->weights, 0, H * L * L * sizeof *s->weights);
+            for (size_t h = 0; status == MHA_OK && h < H; h++)
+                for (size_t i = 0; i < n; i++)
+                    memcpy(s->weights + (h * L + i) * L, weights + (h * n + i) * n, n * sizeof *weights);
         }
         if (status == MHA_OK)
             status = run_prefix(s, &mha_impls[0], s->effective_weight, out, check);
         s->impl_difference = 0;
-        for (size_t i = 0; status == MHA_OK && i < H * n * n; i++)
-            s->impl_difference = fmax(s->impl_difference, fabs(weights[i] - check[i]));
+        for (size_t h = 0; status == MHA_OK && h < H; h++)
+            for (size_t i = 0; i < n; i++)
+                for (size_t j = 0; j < n; j++)
+                    s->impl_difference = fmax(s->impl_difference,
+                                              fabs(s->weights[(h * L + i) * L + j] -
+                                                   check[(h * n + i) * n + j]));
         for (size_t i = 0; status == MHA_OK && i < n * E; i++)
             s->impl_difference = fmax(s->impl_difference, fabs(s->out[i] - out[i]));
         make_effective_weight(s, 0);
@@ -183,15 +195,16 @@ mha_status viz_run(viz_state *s)
         s->output_change = 0;
         for (size_t i = 0; status == MHA_OK && i < n * E; i++)
             s->output_change = fmax(s->output_change, fabs(s->out[i] - s->reference_out[i]));
-        memset(s->weights, 0, H * L * L * sizeof *s->weights);
-        for (size_t h = 0; status == MHA_OK && h < H; h++)
-            for (size_t i = 0; i < n; i++)
-                memcpy(s->weights + (h * L + i) * L, weights + (h * n + i) * n, n * sizeof *weights);
     }
     free(weights);
     free(check);
     free(out);
     return status;
+}
+
+mha_status viz_run(viz_state *s)
+{
+    return run_layer(s, 0);
 }
 double viz_score(const viz_state *s, size_t h, size_t i, size_t j)
 {
@@ -216,8 +229,9 @@ int viz_blocked(const viz_state *s, size_t i, size_t j)
 }
 static void go_to_step(viz_state *s, size_t step)
 {
+    const size_t before = s->step;
     s->step = step < 1 ? 1 : step > s->length ? s->length : step;
-    if (viz_run(s) != MHA_OK)
+    if (run_layer(s, s->step == before + 1) != MHA_OK)
         snprintf(s->message, sizeof s->message, "out of memory");
 }
 
@@ -255,6 +269,7 @@ void viz_handle_event(viz_state *s, const SDL_Event *event, const struct viz_lay
 }
 static void handle_key(viz_state *s, SDL_Keycode key)
 {
+    s->message[0] = '\0';                   /* news lasts until the next key */
     switch (key) {
     case SDLK_SPACE: s->playing = !s->playing; s->since_step = 0; break;
     case SDLK_RIGHT: s->playing = 0; go_to_step(s, s->step + 1); break;

@@ -70,8 +70,8 @@ typedef struct viz_view { SDL_Renderer *renderer; TTF_Font *font, *small; } viz_
 int viz_view_open(viz_view *view, SDL_Renderer *renderer);
 void viz_view_close(viz_view *view);
 void viz_draw(viz_view *view, const viz_state *s, const viz_layout *layout);
-extern const char *const viz_help_lines[];
-extern const size_t viz_help_line_count;
+extern const char *const viz_help[][2];          /* key, what it does */
+extern const size_t viz_help_count;
 enum { VIZ_EXIT_OK = 0, VIZ_EXIT_FAILURE = 1, VIZ_EXIT_USAGE = 2, VIZ_EXIT_NO_DISPLAY = 3 };
 int viz_main(int argc, char **argv);
 int viz_save_png(viz_state *s, int width, int height, const char *path);

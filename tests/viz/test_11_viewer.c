@@ -67,6 +67,7 @@ Test(viewer, keys_step_the_decoding) {
     cr_expect_gt(prev[2 * 3 + 1], 0.99f, "row 3 has arrived");
     key(&s, SDLK_LEFT);
     cr_expect_eq(s.step, 2);
+    cr_expect_eq(s.cache.length[0], 2, "a step back decodes the prefix again");
     viz_tick(&s, 10.0);
     cr_expect_eq(s.step, 2, "paused");
     key(&s, SDLK_SPACE);
@@ -76,6 +77,18 @@ Test(viewer, keys_step_the_decoding) {
     cr_expect_eq(s.step, 3, "one token after 1/speed seconds");
     viz_tick(&s, 1.1 / s.speed);
     cr_expect_eq(s.step, 1, "wraps around after the last token");
+    viz_free(&s);
+}
+Test(viewer, decoding_matches_the_forward_pass_at_every_step) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, "to be or not to be that is the question"), MHA_OK);
+    for (size_t step = 2; step <= s.length; step++) {
+        if (step == 5)
+            key(&s, SDLK_RIGHTBRACKET);                    /* flatter from here on */
+        key(&s, SDLK_RIGHT);
+        cr_expect(s.decoding && s.cache.length[0] == step, "step %zu", step);
+        cr_expect_lt(s.impl_difference, 1e-5, "step %zu: %g", step, s.impl_difference);
+    }
     viz_free(&s);
 }
 Test(viewer, switches_rerun_attention) {
