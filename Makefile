@@ -188,11 +188,14 @@ $(BUILD)/viz-tests: $(BUILD)/obj/tests/viz/test_11_viewer.o $(VIZ_OBJ) $(BUILD)/
 test: test-viz
 test-viz: $(BUILD)/viz-tests $(BUILD)/mha-viz
 	cd tests && $(VIZ_HEADLESS) ../$(BUILD)/viz-tests --jobs=2
-	@out=$$(xvfb-run -a -s "-screen 0 1400x900x24" env SDL_VIDEODRIVER=x11 \
-	        $(BUILD)/mha-viz --quit-after 40 2>&1) || { echo "$$out"; exit 1; }; \
+	@dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; viz=$$(realpath $(BUILD)/mha-viz); \
+	out=$$(cd "$$dir" && xvfb-run -a -s "-screen 0 1400x900x24" env SDL_VIDEODRIVER=x11 \
+	       "$$viz" --press s --quit-after 40 2>&1) || { echo "$$out"; exit 1; }; \
 	echo "$$out" | grep -q '^mha-viz: window 1280x800, renderer .*, driver x11$$' || \
 	  { echo "test-viz: no window under Xvfb: $$out"; exit 1; }; \
-	echo "test-viz: a real window under Xvfb: $$out"
+	[[ "$$(head -c 8 "$$dir/mha-viz-001.png" | od -An -tx1 | tr -d ' ')" == 89504e470d0a1a0a ]] || \
+	  { echo "test-viz: the s key saved no PNG from the window"; exit 1; }; \
+	echo "test-viz: a real window under Xvfb, and its PNG: $$out"
 
 # The screenshots are committed: the book uses them as they are, and only
 # `make figures` draws them again (they show a measured time, so every drawing

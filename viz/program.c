@@ -67,10 +67,10 @@ static int parse_options(int argc, char **argv, struct options *o)
             }
         }
         else if (strcmp(a, "--size") == 0) {
-            if (sscanf(value, "%dx%d", &o->width, &o->height) != 2 || o->width < 320 ||
-                o->height < 240 || o->width > 8192 || o->height > 8192) {
-                fprintf(stderr, "mha-viz: --size: expected WxH from 320x240 to 8192x8192, got '%s'\n",
-                        value);
+            if (sscanf(value, "%dx%d", &o->width, &o->height) != 2 || o->width < VIZ_MIN_WIDTH ||
+                o->height < VIZ_MIN_HEIGHT || o->width > 8192 || o->height > 8192) {
+                fprintf(stderr, "mha-viz: --size: expected WxH from %dx%d to 8192x8192, got '%s'\n",
+                        VIZ_MIN_WIDTH, VIZ_MIN_HEIGHT, value);
                 return -1;
             }
         }
@@ -148,6 +148,8 @@ static int window_loop(viz_state *s, const struct options *o)
                                           SDL_WINDOWPOS_CENTERED, o->width, o->height,
                                           SDL_WINDOW_RESIZABLE);
     SDL_Renderer *renderer = window ? SDL_CreateRenderer(window, -1, 0) : NULL;
+    if (window != NULL)
+        SDL_SetWindowMinimumSize(window, VIZ_MIN_WIDTH, VIZ_MIN_HEIGHT);
     if (renderer == NULL) {
         fprintf(stderr, "mha-viz: cannot open a window: %s\n", SDL_GetError());
         if (window) SDL_DestroyWindow(window);

@@ -42,6 +42,7 @@ typedef struct viz_state {
     mha_kv_cache cache;                          /* (1, H, 32, D): the decoded tokens' keys, values */
     int decoding;                                /* the last run went through the cache */
 } viz_state;
+enum { VIZ_MIN_WIDTH = 640, VIZ_MIN_HEIGHT = 480 };     /* the smallest window that fits */
 typedef struct viz_layout {
     int width, height;                   /* the window */
     SDL_Rect grid[VIZ_HEADS];            /* the small maps */

@@ -22,6 +22,11 @@ static void typed(viz_state *s, const char *text)
     snprintf(e.text.text, sizeof e.text.text, "%s", text);
     viz_handle_event(s, &e, NULL);
 }
+static int inside(SDL_Rect r, int width, int bottom)
+{
+    return r.x >= 0 && r.y >= 0 && r.w > 0 && r.h > 0 && r.x + r.w <= width &&
+           r.y + r.h <= bottom;
+}
 static SDL_Color pixel(SDL_Surface *surface, int x, int y)
 {
     const Uint8 *p = (const Uint8 *)surface->pixels + y * surface->pitch + 4 * x;
@@ -202,6 +207,28 @@ Test(viewer, hover_and_click) {
     e.button.y = l.grid[4].y + 3;
     viz_handle_event(&s, &e, &l);
     cr_expect_eq(s.focus, 4);
+    e.button.x = l.slider.x + l.slider.w / 2;            /* half-way on a log scale */
+    e.button.y = l.slider.y + l.slider.h / 2;
+    viz_handle_event(&s, &e, &l);
+    cr_expect_float_eq(s.temperature, 0.05 * sqrt(1000.0), 1e-3);
+    viz_free(&s);
+}
+Test(viewer, layout_fits_every_window) {
+    static const int sizes[][2] = {{640, 480}, {700, 900}, {1024, 700}, {1280, 800},
+                                   {800, 1200}, {2560, 1440}};
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        viz_layout l;
+        viz_layout_compute(&s, sizes[k][0], sizes[k][1], &l);
+        cr_expect(inside(l.big, l.width, l.status_y), "%dx%d: enlarged map", l.width, l.height);
+        for (int h = 0; h < VIZ_HEADS; h++) {
+            cr_expect(inside(l.grid[h], l.width, l.status_y), "%dx%d: map %d", l.width,
+                      l.height, h + 1);
+            cr_expect(!SDL_HasIntersection(&l.grid[h], &l.big), "%dx%d: map %d overlaps",
+                      l.width, l.height, h + 1);
+        }
+    }
     viz_free(&s);
 }
 Test(viewer, cells_have_the_colour_of_their_weight) {
@@ -237,7 +264,7 @@ Test(viewer, cells_have_the_colour_of_their_weight) {
 Test(viewer, record_writes_differing_frames) {
     char dir[] = "/tmp/mha-viz-test-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
-    char *argv[] = {"mha-viz", "--record", dir, "--frames", "3", "--size", "640x400", NULL};
+    char *argv[] = {"mha-viz", "--record", dir, "--frames", "3", "--size", "640x480", NULL};
     cr_assert_eq(viz_main(7, argv), VIZ_EXIT_OK);
     SDL_Surface *frames[3];
     for (int f = 0; f < 3; f++) {
@@ -245,7 +272,7 @@ Test(viewer, record_writes_differing_frames) {
         snprintf(path, sizeof path, "%s/frame-%04d.png", dir, f + 1);
         frames[f] = IMG_Load(path);
         cr_assert_not_null(frames[f], "%s: %s", path, IMG_GetError());
-        cr_expect(frames[f]->w == 640 && frames[f]->h == 400);
+        cr_expect(frames[f]->w == 640 && frames[f]->h == 480);
         unlink(path);
     }
     for (int f = 0; f + 1 < 3; f++) {
