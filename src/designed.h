@@ -3,6 +3,7 @@
 #define DESIGNED_H
 /* Chapter 10: a layer of five heads whose weights are written down by hand.
    E = 320, H = 5, D = 64; sentences of at most 32 tokens. */
+#include <stdio.h>
 #include "mha.h"
 
 enum {

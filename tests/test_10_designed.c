@@ -49,6 +49,28 @@ static void expect_focus(const struct run *r, size_t h, size_t p, size_t lo, siz
     cr_expect(sum >= 0.9, "%s head, query %zu ('%s'): %.3f on keys %zu..%zu in \"%s\"",
               mha_designed_head_names[h], p, r->tokens[p], sum, lo, hi, sentence);
 }
+static double worst_miss(const char *sentence, size_t h)
+{
+    struct run r;
+    run_sentence(&r, sentence, 1);
+    double worst = 0;
+    for (size_t p = 0; p < r.L; p++) {
+        const float *row = r.weights + (h * r.L + p) * r.L;
+        size_t want = h == 0 ? (p ? p - 1 : 0) : h == 1 ? p : 0;
+        for (size_t j = 0; h == 1 && j < p; j++)
+            if (strcmp(r.tokens[j], r.tokens[p]) == 0)
+                want = j;
+        double wanted = 0, uneven = 0;
+        for (size_t j = 0; j <= p; j++) {
+            const int in = h == 3 ? j + 2 >= p : h == 4 ? 1 : j == want;
+            wanted += in ? row[j] : 0;
+            uneven = fmax(uneven, fabs(row[j] - 1.0 / (double)(p + 1)));
+        }
+        worst = fmax(worst, h == 4 ? uneven : 1 - wanted);
+    }
+    free(r.weights);
+    return worst;
+}
 Test(designed, previous_first_and_window_heads) {
     for (size_t s = 0; s < SENTENCES; s++) {
         struct run r;
@@ -114,6 +136,33 @@ Test(designed, every_implementation_agrees_with_the_reference) {
         check_against_reference(&mha_impls[i], &c, &causal);
     free(x);
     free(r.weights);
+}
+Test(designed, the_table_prints_what_the_heads_do) {
+    static const char *const table[] = {
+        "the cat sat on the mat because the cat was tired", "a rose is a rose is a rose",
+        "to be or not to be that is the question",
+    };
+    char *text;
+    size_t size;
+    FILE *out = open_memstream(&text, &size);
+    cr_assert_not_null(out);
+    mha_print_designed_table(out);
+    fclose(out);
+    for (size_t h = 0; h < H; h++) {
+        double want = 0;
+        for (size_t s = 0; s < 3; s++)
+            want = fmax(want, worst_miss(table[s], h));
+        const char *row = strstr(text, mha_designed_head_names[h]);
+        cr_assert_not_null(row, "no row for %s in\n%s", mha_designed_head_names[h], text);
+        const char *amp = strstr(row, "\\\\");          /* the row's end, then its last & */
+        cr_assert_not_null(amp);
+        while (amp > row && *amp != '&')
+            amp--;
+        const double printed = strtod(amp + 1, NULL);
+        cr_expect(fabs(printed - want) <= 0.051 * want + 1e-12 && want < 1e-3,
+                  "%s: table %.2g, test %.2g", mha_designed_head_names[h], printed, want);
+    }
+    free(text);
 }
 Test(designed, embed_refuses_bad_input) {
     static float x[(MHA_DESIGNED_POSITIONS + 1) * E];
