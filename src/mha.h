@@ -143,5 +143,12 @@ mha_status mha_backward_naive(const mha_shape *shape, const mha_params *params,
                               const float *query, const float *key, const float *value,
                               const mha_mask *mask, const float *grad_out,
                               const mha_grads *grads);
+void mha_print_training_figure(FILE *out);
+void mha_print_training_summary(FILE *out);
+typedef struct training_curve {
+    size_t points;
+    double step[256], accuracy[256], best_previous[256], best_induction[256];
+} training_curve;
+int mha_read_training_history(const char *path, training_curve *curve);
 
 #endif
