@@ -138,6 +138,7 @@ const mha_decode_impl *mha_decode_impl_find(const char *name);
 double mha_decode_flops(size_t embed_dim, size_t heads, size_t kv_heads, size_t position);
 void mha_print_decode_flop_table(FILE *out);
 void mha_print_cache_memory_table(FILE *out);
+void mha_print_designed_table(FILE *out);
 mha_status mha_backward_naive(const mha_shape *shape, const mha_params *params,
                               const float *query, const float *key, const float *value,
                               const mha_mask *mask, const float *grad_out,
