@@ -29,6 +29,10 @@ LDLIBS  := -lm
 DEPS_PKGS := noweb libcriterion-dev gcc clang make pkg-config \
              texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern \
              valgrind
+# Chapter 9 (fast): OpenMP threads (Clang's runtime is libomp), OpenBLAS and
+# PyTorch for the benchmark's comparisons, pgfplots for the roofline.
+DEPS_PKGS += libomp-dev libopenblas-dev python3-torch python3-numpy texlive-pictures
+override CFLAGS += -fopenmp
 
 .PHONY: all deps tangle test check lint book demo bench clean golden check-tangle clang-build
 all: $(BUILD)/mha $(BUILD)/libmha.a $(BUILD)/mha-tables

@@ -94,5 +94,8 @@ void mha_matmul_nn(size_t M, size_t N, size_t K,
                    float *C, size_t ldc);
 mha_forward_fn mha_forward_batched;
 int mha_mask_bias(const mha_mask *mask, const mha_shape *shape, size_t b, float *bias);
+mha_forward_fn mha_forward_blocked;
+void mha_set_threads(size_t threads);
+size_t mha_threads(void);
 
 #endif
