@@ -9,7 +9,7 @@ typedef struct attend_state {
     const fast_kernels *k;
     const fast_attention *a;
     size_t bq, bk, Sp, Dp, tiles;          /* tiles of queries per head */
-    float *kt;                             /* (B, H, D, Sp) */
+    float *kt;                             /* (B, H, Sp / bk, D, bk) */
     float *vp;                             /* (B, H, Sp, Dp) */
     unsigned char *finite;                 /* (B, H) */
     float *row_max, *row_sum;              /* (B, H, L) */
@@ -27,16 +27,17 @@ static void pack_head(const attend_state *st, size_t b, size_t h)
 {
     const fast_attention *a = st->a;
     const size_t S = a->S, D = a->D, Sp = st->Sp, Dp = st->Dp, bh = b * a->H + h;
+    const size_t bk = st->bk;
     float *kt = st->kt + bh * D * Sp, *vp = st->vp + bh * Sp * Dp;
     int finite = 1;
     memset(vp, 0, Sp * Dp * sizeof *vp);
-    for (size_t d = 0; d < D; d++)
-        memset(kt + d * Sp + S, 0, (Sp - S) * sizeof *kt);
+    memset(kt + (Sp - bk) * D, 0, bk * D * sizeof *kt);     /* the last tile */
     for (size_t j = 0; j < S; j++) {
         const float *key = a->k + (b * S + j) * a->ldk + h * D;
         const float *value = a->v + (b * S + j) * a->ldv + h * D;
+        float *tile = kt + (j / bk) * D * bk + j % bk;     /* (D, bk) */
         for (size_t d = 0; d < D; d++) {
-            kt[d * Sp + j] = key[d];
+            tile[d * bk] = key[d];
             vp[j * Dp + d] = value[d];
             finite &= isfinite(value[d]) != 0;
         }
@@ -52,14 +53,18 @@ static void mask_tile(const attend_state *st, size_t b, size_t i0, size_t nq,
     for (size_t r = 0; r < nq; r++) {
         float *row = s + r * lds;
         const size_t i = i0 + r;
-        for (size_t c = 0; m != NULL && c < nk; c++) {
-            const size_t j = j0 + c;
-            if (m->attn_mask_float)
-                row[c] += m->attn_mask_float[i * S + j];
-            if ((m->causal && j > i) || (m->attn_mask_bool && m->attn_mask_bool[i * S + j]) ||
-                (pad && pad[j]))
-                row[c] = -INFINITY;
-        }
+        if (m && m->attn_mask_float)
+	    for (size_t c = 0; c < nk; c++)
+	        row[c] += m->attn_mask_float[i * S + j0 + c];
+	if (m && m->attn_mask_bool)
+	    for (size_t c = 0; c < nk; c++)
+	        if (m->attn_mask_bool[i * S + j0 + c])
+	            row[c] = -INFINITY;
+	for (size_t c = 0; pad && c < nk; c++)
+	    if (pad[j0 + c])
+	        row[c] = -INFINITY;
+	for (size_t c = (i + 1 > j0 ? i + 1 - j0 : 0); m && m->causal && c < nk; c++)
+	    row[c] = -INFINITY;                       /* key j0 + c > i */
         for (size_t c = nk; c < cols; c++)
             row[c] = -INFINITY;
     }
@@ -130,7 +135,7 @@ static void attend_tile(const attend_state *st, size_t b, size_t h, size_t t, at
         {
 	    const size_t nk = a->S - j0 < st->bk ? a->S - j0 : st->bk;
 	    const size_t cols = (nk + k->width - 1) / k->width * k->width;
-	    k->scores(rows, cols, D, w->q, D, st->kt + bh * D * st->Sp + j0, st->Sp,
+	    k->scores(rows, cols, D, w->q, D, st->kt + bh * D * st->Sp + j0 * D, st->bk,
 	              1.0f / sqrtf((float)D), w->s, st->bk);
 	    mask_tile(st, b, i0, nq, j0, nk, cols, w->s);
 	    for (size_t r = 0; r < nq; r++)
@@ -162,7 +167,7 @@ static void weights_tile(const attend_state *st, size_t b, size_t h, size_t t, a
     for (size_t j0 = 0; j0 < S; j0 += st->bk) {
         const size_t nk = S - j0 < st->bk ? S - j0 : st->bk;
         const size_t cols = (nk + k->width - 1) / k->width * k->width;
-        k->scores(rows, cols, D, w->q, D, st->kt + bh * D * st->Sp + j0, st->Sp,
+        k->scores(rows, cols, D, w->q, D, st->kt + bh * D * st->Sp + j0 * D, st->bk,
                   1.0f / sqrtf((float)D), w->s, st->bk);
         mask_tile(st, b, i0, nq, j0, nk, cols, w->s);
         for (size_t r = 0; r < nq; r++) {

@@ -84,9 +84,12 @@ static TARGET void ISA(scale)(float *x, size_t n, float a)
 static TARGET void ISA(gemm)(size_t K, const float *Ap, const float *Bp, float *C, size_t ldc)
 {
     VEC acc[GMR][GNV];
-    UNROLL for (int r = 0; r < GMR; r++)
+    UNROLL for (int r = 0; r < GMR; r++) {
+        __builtin_prefetch(C + r * ldc, 1);
+        __builtin_prefetch(C + r * ldc + GNV * W - 1, 1);
         UNROLL for (int v = 0; v < GNV; v++)
-            acc[r][v] = VLOAD(C + r * ldc + v * W);
+            acc[r][v] = VZERO();
+    }
     for (size_t k = 0; k < K; k++) {
         VEC b[GNV];
         UNROLL for (int v = 0; v < GNV; v++)
@@ -99,7 +102,7 @@ static TARGET void ISA(gemm)(size_t K, const float *Ap, const float *Bp, float *
     }
     UNROLL for (int r = 0; r < GMR; r++)
         UNROLL for (int v = 0; v < GNV; v++)
-            VSTORE(C + r * ldc + v * W, acc[r][v]);
+            VSTORE(C + r * ldc + v * W, VADD(VLOAD(C + r * ldc + v * W), acc[r][v]));
 }
 static TARGET void ISA(scores)(size_t rows, size_t cols, size_t D, const float *q,
                                size_t ldq, const float *kt, size_t ldk, float scale,
@@ -252,9 +255,12 @@ static TARGET void ISA(scale)(float *x, size_t n, float a)
 static TARGET void ISA(gemm)(size_t K, const float *Ap, const float *Bp, float *C, size_t ldc)
 {
     VEC acc[GMR][GNV];
-    UNROLL for (int r = 0; r < GMR; r++)
+    UNROLL for (int r = 0; r < GMR; r++) {
+        __builtin_prefetch(C + r * ldc, 1);
+        __builtin_prefetch(C + r * ldc + GNV * W - 1, 1);
         UNROLL for (int v = 0; v < GNV; v++)
-            acc[r][v] = VLOAD(C + r * ldc + v * W);
+            acc[r][v] = VZERO();
+    }
     for (size_t k = 0; k < K; k++) {
         VEC b[GNV];
         UNROLL for (int v = 0; v < GNV; v++)
@@ -267,7 +273,7 @@ static TARGET void ISA(gemm)(size_t K, const float *Ap, const float *Bp, float *
     }
     UNROLL for (int r = 0; r < GMR; r++)
         UNROLL for (int v = 0; v < GNV; v++)
-            VSTORE(C + r * ldc + v * W, acc[r][v]);
+            VSTORE(C + r * ldc + v * W, VADD(VLOAD(C + r * ldc + v * W), acc[r][v]));
 }
 static TARGET void ISA(scores)(size_t rows, size_t cols, size_t D, const float *q,
                                size_t ldq, const float *kt, size_t ldk, float scale,
@@ -406,9 +412,12 @@ static TARGET void ISA(scale)(float *x, size_t n, float a)
 static TARGET void ISA(gemm)(size_t K, const float *Ap, const float *Bp, float *C, size_t ldc)
 {
     VEC acc[GMR][GNV];
-    UNROLL for (int r = 0; r < GMR; r++)
+    UNROLL for (int r = 0; r < GMR; r++) {
+        __builtin_prefetch(C + r * ldc, 1);
+        __builtin_prefetch(C + r * ldc + GNV * W - 1, 1);
         UNROLL for (int v = 0; v < GNV; v++)
-            acc[r][v] = VLOAD(C + r * ldc + v * W);
+            acc[r][v] = VZERO();
+    }
     for (size_t k = 0; k < K; k++) {
         VEC b[GNV];
         UNROLL for (int v = 0; v < GNV; v++)
@@ -421,7 +430,7 @@ static TARGET void ISA(gemm)(size_t K, const float *Ap, const float *Bp, float *
     }
     UNROLL for (int r = 0; r < GMR; r++)
         UNROLL for (int v = 0; v < GNV; v++)
-            VSTORE(C + r * ldc + v * W, acc[r][v]);
+            VSTORE(C + r * ldc + v * W, VADD(VLOAD(C + r * ldc + v * W), acc[r][v]));
 }
 static TARGET void ISA(scores)(size_t rows, size_t cols, size_t D, const float *q,
                                size_t ldq, const float *kt, size_t ldk, float scale,
