@@ -63,10 +63,10 @@ tangle: | deps
 	    *)              banner="/* generated from $$chapter; edit the book, not this file */" ;; \
 	  esac; \
 	  mkdir -p "$$(dirname "$$root")" "$(BUILD)/L/$$(dirname "$$root")"; \
-	  notangle -t8 -R"[[$$root]]" $(NW) > "$$tmp"; \
+	  notangle -R"[[$$root]]" $(NW) > "$$tmp"; \
 	  { echo "$$banner"; cat "$$tmp"; } | cpif "$$root"; \
 	  case "$$root" in \
-	    *.c|*.h) notangle -t8 -L -R"[[$$root]]" $(NW) > "$$tmp"; \
+	    *.c|*.h) notangle -L -R"[[$$root]]" $(NW) > "$$tmp"; \
 	             { echo "$$banner"; cat "$$tmp"; } | cpif "$(BUILD)/L/$$root" ;; \
 	  esac; \
 	done
@@ -149,7 +149,7 @@ golden: | deps
 # ---------------------------------------------------------------- the book
 $(BUILD)/book.tex: $(NW) | deps
 	@mkdir -p $(BUILD)
-	noweave -delay -index -t8 $(NW) > $@
+	noweave -delay -index $(NW) > $@
 
 book: $(BUILD)/book.pdf
 $(BUILD)/book.pdf: $(BUILD)/book.tex $(BUILD)/mha-tables
@@ -169,9 +169,9 @@ lint: | deps
 	@echo "lint: every root of the web is an output path"
 
 check-tangle: tangle
-	@changed=$$(git status --porcelain -- src tests viz); \
+	@changed=$$(git diff --name-only -- src tests viz; git ls-files --others --exclude-standard -- src tests viz); \
 	if [[ -n "$$changed" ]]; then \
-	  echo "check: re-tangling changed tracked files (edit the book, then tangle and commit):"; \
+	  echo "check: re-tangling changed files that git has not seen (edit the book, tangle, git add):"; \
 	  echo "$$changed"; exit 1; fi
 	@echo "check: re-tangling leaves src/ tests/ viz/ unchanged"
 

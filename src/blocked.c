@@ -54,17 +54,17 @@ static void mask_tile(const attend_state *st, size_t b, size_t i0, size_t nq,
         float *row = s + r * lds;
         const size_t i = i0 + r;
         if (m && m->attn_mask_float)
-	    for (size_t c = 0; c < nk; c++)
-	        row[c] += m->attn_mask_float[i * S + j0 + c];
-	if (m && m->attn_mask_bool)
-	    for (size_t c = 0; c < nk; c++)
-	        if (m->attn_mask_bool[i * S + j0 + c])
-	            row[c] = -INFINITY;
-	for (size_t c = 0; pad && c < nk; c++)
-	    if (pad[j0 + c])
-	        row[c] = -INFINITY;
-	for (size_t c = (i + 1 > j0 ? i + 1 - j0 : 0); m && m->causal && c < nk; c++)
-	    row[c] = -INFINITY;                       /* key j0 + c > i */
+            for (size_t c = 0; c < nk; c++)
+                row[c] += m->attn_mask_float[i * S + j0 + c];
+        if (m && m->attn_mask_bool)
+            for (size_t c = 0; c < nk; c++)
+                if (m->attn_mask_bool[i * S + j0 + c])
+                    row[c] = -INFINITY;
+        for (size_t c = 0; pad && c < nk; c++)
+            if (pad[j0 + c])
+                row[c] = -INFINITY;
+        for (size_t c = (i + 1 > j0 ? i + 1 - j0 : 0); m && m->causal && c < nk; c++)
+            row[c] = -INFINITY;                       /* key j0 + c > i */
         for (size_t c = nk; c < cols; c++)
             row[c] = -INFINITY;
     }
@@ -133,21 +133,21 @@ static void attend_tile(const attend_state *st, size_t b, size_t h, size_t t, at
     for (size_t r = 0; r < rows; r++) { w->m[r] = -INFINITY; w->l[r] = 0.0f; }
     for (size_t j0 = 0; j0 < end; j0 += st->bk)
         {
-	    const size_t nk = a->S - j0 < st->bk ? a->S - j0 : st->bk;
-	    const size_t cols = (nk + k->width - 1) / k->width * k->width;
-	    k->scores(rows, cols, D, w->q, D, st->kt + bh * D * st->Sp + j0 * D, st->bk,
-	              1.0f / sqrtf((float)D), w->s, st->bk);
-	    mask_tile(st, b, i0, nq, j0, nk, cols, w->s);
-	    for (size_t r = 0; r < nq; r++)
-	        online_update(k, w->s + r * st->bk, cols, &w->m[r], &w->l[r], w->acc + r * Dp, Dp);
-	    for (size_t r = nq; r < rows; r++)
-	        memset(w->s + r * st->bk, 0, cols * sizeof *w->s);
-	    const float *v = st->vp + (bh * st->Sp + j0) * Dp;
-	    if (st->finite[bh])
-	        k->pv(rows, nk, Dp, w->s, st->bk, v, Dp, w->acc, Dp);
-	    else
-	        pv_skipping_zeros(nq, nk, Dp, w->s, st->bk, v, Dp, w->acc, Dp);
-	}
+            const size_t nk = a->S - j0 < st->bk ? a->S - j0 : st->bk;
+            const size_t cols = (nk + k->width - 1) / k->width * k->width;
+            k->scores(rows, cols, D, w->q, D, st->kt + bh * D * st->Sp + j0 * D, st->bk,
+                      1.0f / sqrtf((float)D), w->s, st->bk);
+            mask_tile(st, b, i0, nq, j0, nk, cols, w->s);
+            for (size_t r = 0; r < nq; r++)
+                online_update(k, w->s + r * st->bk, cols, &w->m[r], &w->l[r], w->acc + r * Dp, Dp);
+            for (size_t r = nq; r < rows; r++)
+                memset(w->s + r * st->bk, 0, cols * sizeof *w->s);
+            const float *v = st->vp + (bh * st->Sp + j0) * Dp;
+            if (st->finite[bh])
+                k->pv(rows, nk, Dp, w->s, st->bk, v, Dp, w->acc, Dp);
+            else
+                pv_skipping_zeros(nq, nk, Dp, w->s, st->bk, v, Dp, w->acc, Dp);
+        }
     for (size_t r = 0; r < nq; r++) {
         float *c = a->context + (b * a->L + i0 + r) * (a->H * D) + h * D;
         const float l = w->l[r], inv = l != 0.0f ? 1.0f / l : 0.0f;
@@ -171,16 +171,16 @@ static void weights_tile(const attend_state *st, size_t b, size_t h, size_t t, a
                   1.0f / sqrtf((float)D), w->s, st->bk);
         mask_tile(st, b, i0, nq, j0, nk, cols, w->s);
         for (size_t r = 0; r < nq; r++) {
-	    float *p = w->s + r * st->bk, *out = a->weights + (bh * a->L + i0 + r) * S + j0;
-	    const float m = st->row_max[bh * a->L + i0 + r], l = st->row_sum[bh * a->L + i0 + r];
-	    if (l == 0.0f || m == -INFINITY) {
-	        memset(out, 0, nk * sizeof *out);
-	        continue;
-	    }
-	    k->exp_sum(p, cols, m);
-	    for (size_t c = 0; c < nk; c++)
-	        out[c] = p[c] / l;
-	}
+            float *p = w->s + r * st->bk, *out = a->weights + (bh * a->L + i0 + r) * S + j0;
+            const float m = st->row_max[bh * a->L + i0 + r], l = st->row_sum[bh * a->L + i0 + r];
+            if (l == 0.0f || m == -INFINITY) {
+                memset(out, 0, nk * sizeof *out);
+                continue;
+            }
+            k->exp_sum(p, cols, m);
+            for (size_t c = 0; c < nk; c++)
+                out[c] = p[c] / l;
+        }
     }
 }
 mha_status fast_attend(const fast_kernels *k, const fast_blocking *b, const fast_attention *a)
@@ -219,15 +219,15 @@ mha_status fast_attend(const fast_kernels *k, const fast_blocking *b, const fast
     }
     if (a->weights != NULL && !failed)
         #pragma omp parallel reduction(|:failed)
-	{
-	    attend_scratch w;
-	    failed = !scratch_alloc(&st, &w);
-	    #pragma omp for schedule(dynamic)
-	    for (size_t item = 0; item < items; item++)
-	        if (!failed)
-	            weights_tile(&st, item / st.tiles / a->H, item / st.tiles % a->H, item % st.tiles, &w);
-	    scratch_free(&w);
-	}
+        {
+            attend_scratch w;
+            failed = !scratch_alloc(&st, &w);
+            #pragma omp for schedule(dynamic)
+            for (size_t item = 0; item < items; item++)
+                if (!failed)
+                    weights_tile(&st, item / st.tiles / a->H, item / st.tiles % a->H, item % st.tiles, &w);
+            scratch_free(&w);
+        }
     free(st.kt); free(st.vp); free(st.finite); free(st.row_max);
     return failed ? MHA_ERR_NOMEM : MHA_OK;
 }
@@ -267,9 +267,9 @@ mha_status mha_forward_blocked(const mha_shape *shape, const mha_params *params,
     }
     if (status == MHA_OK)
         {
-	    const fast_attention a = {B, H, L, S, D, qp, kp, vp, ldq, ldkv, ldkv, mask, concat, weights};
-	    status = fast_attend(k, &blk, &a);
-	}
+            const fast_attention a = {B, H, L, S, D, qp, kp, vp, ldq, ldkv, ldkv, mask, concat, weights};
+            status = fast_attend(k, &blk, &a);
+        }
     if (status == MHA_OK)
         status = project(k, &blk, B * L, concat, E, params->out_proj_weight, E, E,
                          params->out_proj_bias, out, E);

@@ -104,21 +104,21 @@ void fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
         for (size_t ib = 0; ib < row_blocks; ib++)
             for (size_t pr = 0; pr < panel_runs; pr++)
                 {
-		    const size_t i0 = ib * mc, rows = M - i0 < mc ? M - i0 : mc;
-		    const size_t p0 = pr * run, p1 = p0 + run < Wp->panels ? p0 + run : Wp->panels;
-		    float *tile = Ap + (mc + mr) * kc;
-		    for (size_t k0 = 0; Ap != NULL && k0 < K; k0 += kc) {
-		        const size_t depth = K - k0 < kc ? K - k0 : kc;
-		        pack_a(mr, rows, depth, A + i0 * lda + k0, lda, Ap);
-		        for (size_t p = p0; p < p1; p++) {
-		            const float *Bp = Wp->data + k0 * Wp->panels * nr + p * depth * nr;
-		            const size_t j = p * nr, cols = N - j < nr ? N - j : nr;
-		            for (size_t i = 0; i < rows; i += mr)
-		                kernel_at(k, rows - i < mr ? rows - i : mr, cols, depth, Ap + i * depth,
-		                          Bp, C + (i0 + i) * ldc + j, ldc, tile);
-		        }
-		    }
-		}
+                    const size_t i0 = ib * mc, rows = M - i0 < mc ? M - i0 : mc;
+                    const size_t p0 = pr * run, p1 = p0 + run < Wp->panels ? p0 + run : Wp->panels;
+                    float *tile = Ap + (mc + mr) * kc;
+                    for (size_t k0 = 0; Ap != NULL && k0 < K; k0 += kc) {
+                        const size_t depth = K - k0 < kc ? K - k0 : kc;
+                        pack_a(mr, rows, depth, A + i0 * lda + k0, lda, Ap);
+                        for (size_t p = p0; p < p1; p++) {
+                            const float *Bp = Wp->data + k0 * Wp->panels * nr + p * depth * nr;
+                            const size_t j = p * nr, cols = N - j < nr ? N - j : nr;
+                            for (size_t i = 0; i < rows; i += mr)
+                                kernel_at(k, rows - i < mr ? rows - i : mr, cols, depth, Ap + i * depth,
+                                          Bp, C + (i0 + i) * ldc + j, ldc, tile);
+                        }
+                    }
+                }
         free(Ap);
     }
 }

@@ -47,28 +47,28 @@ Test(fast, gemm_edges_in_every_instruction_set) {
             for (size_t c = 0; c < 4; c++)
                 for (size_t d = 0; d < 4; d++)
                     {
-		        const size_t M = Ms[a], N = Ns[c], K = Ks[d], lda = K + 1, ldw = K + 2, ldc = N + 1;
-		        float *A = random_floats(&r, M * lda, -1, 1), *Wm = random_floats(&r, N * ldw, -1, 1);
-		        float *bias = random_floats(&r, N, -1, 1), *C = random_floats(&r, M * ldc, 7, 7);
-		        float *got = malloc(M * N * sizeof *got);
-		        double *want = malloc(M * N * sizeof *want);
-		        fast_packed p;
-		        cr_assert_eq(fast_pack(k, &b, N, K, Wm, ldw, &p), MHA_OK);
-		        fast_gemm(k, &b, M, A, lda, &p, d % 2 ? bias : NULL, C, ldc);
-		        for (size_t i = 0; i < M; i++)
-		            for (size_t j = 0; j < N; j++) {
-		                double s = d % 2 ? bias[j] : 0.0;
-		                for (size_t kk = 0; kk < K; kk++)
-		                    s += (double)A[i * lda + kk] * Wm[j * ldw + kk];
-		                want[i * N + j] = s;
-		                got[i * N + j] = C[i * ldc + j];
-		            }
-		        expect_close(k->name, got, want, M * N, 8.0 * sqrt((double)K) * FLT_EPSILON * 2.0);
-		        for (size_t i = 0; i < M; i++)
-		            cr_expect(C[i * ldc + N] == 7.0f, "%s M=%zu N=%zu: wrote past column N", k->name, M, N);
-		        fast_packed_free(&p);
-		        free(A); free(Wm); free(bias); free(C); free(got); free(want);
-		    }
+                        const size_t M = Ms[a], N = Ns[c], K = Ks[d], lda = K + 1, ldw = K + 2, ldc = N + 1;
+                        float *A = random_floats(&r, M * lda, -1, 1), *Wm = random_floats(&r, N * ldw, -1, 1);
+                        float *bias = random_floats(&r, N, -1, 1), *C = random_floats(&r, M * ldc, 7, 7);
+                        float *got = malloc(M * N * sizeof *got);
+                        double *want = malloc(M * N * sizeof *want);
+                        fast_packed p;
+                        cr_assert_eq(fast_pack(k, &b, N, K, Wm, ldw, &p), MHA_OK);
+                        fast_gemm(k, &b, M, A, lda, &p, d % 2 ? bias : NULL, C, ldc);
+                        for (size_t i = 0; i < M; i++)
+                            for (size_t j = 0; j < N; j++) {
+                                double s = d % 2 ? bias[j] : 0.0;
+                                for (size_t kk = 0; kk < K; kk++)
+                                    s += (double)A[i * lda + kk] * Wm[j * ldw + kk];
+                                want[i * N + j] = s;
+                                got[i * N + j] = C[i * ldc + j];
+                            }
+                        expect_close(k->name, got, want, M * N, 8.0 * sqrt((double)K) * FLT_EPSILON * 2.0);
+                        for (size_t i = 0; i < M; i++)
+                            cr_expect(C[i * ldc + N] == 7.0f, "%s M=%zu N=%zu: wrote past column N", k->name, M, N);
+                        fast_packed_free(&p);
+                        free(A); free(Wm); free(bias); free(C); free(got); free(want);
+                    }
     }
 }
 Test(fast, exp_error_bound_in_every_instruction_set) {
@@ -89,15 +89,15 @@ Test(fast, exp_error_bound_in_every_instruction_set) {
         cr_log_info("%s: worst exp error %.2f epsilon", every_isa[isa]->name, worst);
         cr_expect(worst <= 2.0, "%s: exp error %.2f epsilon", every_isa[isa]->name, worst);
         {
-	    float s[16] = {0.0f, -INFINITY, -87.5f, -100.0f, -1e30f, NAN, -88.0f, -0.0f};
-	    every_isa[isa]->exp_sum(s, 16, 0.0f);
-	    cr_expect(s[0] == 1.0f && s[7] == 1.0f, "%s: exp(0) = %g", every_isa[isa]->name, s[0]);
-	    for (int i = 1; i < 5; i++)
-	        cr_expect(s[i] == 0.0f, "%s: exp of entry %d = %g", every_isa[isa]->name, i, s[i]);
-	    cr_expect(isnan(s[5]), "%s: exp(NaN) = %g", every_isa[isa]->name, s[5]);
-	    for (size_t i = 0; i < n; i++)
-	        cr_expect(x[i] == 0.0f || x[i] >= FLT_MIN, "denormal at %zu", i);
-	}
+            float s[16] = {0.0f, -INFINITY, -87.5f, -100.0f, -1e30f, NAN, -88.0f, -0.0f};
+            every_isa[isa]->exp_sum(s, 16, 0.0f);
+            cr_expect(s[0] == 1.0f && s[7] == 1.0f, "%s: exp(0) = %g", every_isa[isa]->name, s[0]);
+            for (int i = 1; i < 5; i++)
+                cr_expect(s[i] == 0.0f, "%s: exp of entry %d = %g", every_isa[isa]->name, i, s[i]);
+            cr_expect(isnan(s[5]), "%s: exp(NaN) = %g", every_isa[isa]->name, s[5]);
+            for (size_t i = 0; i < n; i++)
+                cr_expect(x[i] == 0.0f || x[i] >= FLT_MIN, "denormal at %zu", i);
+        }
     }
     free(x);
 }
@@ -113,17 +113,17 @@ Test(fast, blocked_matches_the_reference_at_tile_edges) {
             const mha_shape s = {2, lens[t][0], lens[t][1], t % 2 ? 15 : 8, t % 2 ? 5 : 2};
             mha_case c = case_random(s, 900 + t, s.query_len == s.key_len ? CASE_SELF : CASE_CROSS);
             rng r = rng_seeded(910 + t);
-	    const size_t LS = s.query_len * s.key_len;
-	    unsigned char *am = malloc(LS), *kpm = malloc(s.batch * s.key_len);
-	    float *fm = random_floats(&r, LS, -2, 2);
-	    cr_assert(am && kpm);
-	    for (size_t n = 0; n < LS; n++) am[n] = rng_uniform(&r, 0, 1) < 0.3f;
-	    for (size_t n = 0; n < s.batch * s.key_len; n++) kpm[n] = rng_uniform(&r, 0, 1) < 0.3f;
-	    const mha_mask masks[] = {{0}, {.causal = 1}, {.attn_mask_bool = am},
-	                              {.key_padding_mask = kpm}, {1, am, fm, kpm}};
-	    for (size_t m = 0; m < sizeof masks / sizeof masks[0]; m++)
-	        check_against_reference(blocked, &c, &masks[m]);
-	    free(am); free(kpm); free(fm);
+            const size_t LS = s.query_len * s.key_len;
+            unsigned char *am = malloc(LS), *kpm = malloc(s.batch * s.key_len);
+            float *fm = random_floats(&r, LS, -2, 2);
+            cr_assert(am && kpm);
+            for (size_t n = 0; n < LS; n++) am[n] = rng_uniform(&r, 0, 1) < 0.3f;
+            for (size_t n = 0; n < s.batch * s.key_len; n++) kpm[n] = rng_uniform(&r, 0, 1) < 0.3f;
+            const mha_mask masks[] = {{0}, {.causal = 1}, {.attn_mask_bool = am},
+                                      {.key_padding_mask = kpm}, {1, am, fm, kpm}};
+            for (size_t m = 0; m < sizeof masks / sizeof masks[0]; m++)
+                check_against_reference(blocked, &c, &masks[m]);
+            free(am); free(kpm); free(fm);
             case_free(&c);
         }
     }
