@@ -20,6 +20,8 @@ static const struct mha_command commands[] = {
     {"demo", "show each head's attention weights as heatmaps in the terminal", mha_cmd_demo},
     {"decode", "run the layer causally, one position at a time, through a KV cache",
      mha_cmd_decode},
+    {"bench-fast", "time a forward pass or a decoding step, threads, peak and bandwidth",
+     mha_cmd_bench_fast},
 };
 static const size_t command_count = sizeof commands / sizeof commands[0];
 static const struct mha_command *find_command(const char *name)

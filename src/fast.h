@@ -20,6 +20,10 @@ typedef struct fast_kernels {
     float (*row_max)(const float *x, size_t n);           /* n % width == 0 */
     float (*exp_sum)(float *x, size_t n, float shift);    /* x = exp(x - shift); sum */
     void (*scale)(float *x, size_t n, float a);           /* x *= a */
+    float (*dot)(const float *x, const float *y, size_t n);         /* any n */
+    void (*axpy)(float a, const float *x, float *y, size_t n);      /* y += a x, any n */
+    double (*fma_loop)(size_t n);          /* n rounds of 16 vector FMAs; returns the FLOPs */
+    float (*stream_sum)(const float *x, size_t n);                  /* n % (4 width) == 0 */
 } fast_kernels;
 typedef struct fast_blocking {
     size_t l1, l2;            /* bytes of L1 data cache and of L2, per core */
@@ -53,4 +57,9 @@ void fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
                const float *bias, float *C, size_t ldc);
 mha_status fast_attend(const fast_kernels *k, const fast_blocking *b,
                        const fast_attention *a);
+void fast_gemv(const fast_kernels *k, size_t M, const float *X, size_t ldx,
+               const float *W, size_t N, size_t K, const float *bias, float *Y, size_t ldy);
+double fast_peak_gflops(const fast_kernels *k, size_t rounds);
+double fast_bandwidth_gbs(const fast_kernels *k, size_t bytes);
+double fast_seconds(void);
 #endif

@@ -148,9 +148,53 @@ static TARGET void ISA(pv)(size_t rows, size_t n, size_t Dp, const float *p, siz
                     VSTORE(acc_out + (r + i) * lda + d + u * W, acc[i][u]);
         }
 }
+static TARGET float ISA(dot)(const float *x, const float *y, size_t n)
+{
+    VEC acc[4] = {VZERO(), VZERO(), VZERO(), VZERO()};
+    size_t i = 0;
+    for (; i + 4 * W <= n; i += 4 * W)
+        UNROLL for (int u = 0; u < 4; u++)
+            acc[u] = VFMA(VLOAD(x + i + u * W), VLOAD(y + i + u * W), acc[u]);
+    for (; i + W <= n; i += W)
+        acc[0] = VFMA(VLOAD(x + i), VLOAD(y + i), acc[0]);
+    float s = VHSUM(VADD(VADD(acc[0], acc[1]), VADD(acc[2], acc[3])));
+    for (; i < n; i++)
+        s += x[i] * y[i];
+    return s;
+}
+
+static TARGET void ISA(axpy)(float a, const float *x, float *y, size_t n)
+{
+    size_t i = 0;
+    for (; i + W <= n; i += W)
+        VSTORE(y + i, VFMA(VSET1(a), VLOAD(x + i), VLOAD(y + i)));
+    for (; i < n; i++)
+        y[i] += a * x[i];
+}
+static TARGET double ISA(fma_loop)(size_t n)
+{
+    VEC acc[16];
+    UNROLL for (int u = 0; u < 16; u++) acc[u] = VSET1((float)u * 1e-3f);
+    const VEC a = VSET1(0.999999f), b = VSET1(1e-6f);
+    for (size_t i = 0; i < n; i++)
+        UNROLL for (int u = 0; u < 16; u++) acc[u] = VFMA(acc[u], a, b);
+    VEC sum = VZERO();
+    UNROLL for (int u = 0; u < 16; u++) sum = VADD(sum, acc[u]);
+    volatile float sink = VHSUM(sum);
+    (void)sink;
+    return 2.0 * 16.0 * W * (double)n;
+}
+static TARGET float ISA(stream_sum)(const float *x, size_t n)
+{
+    VEC acc[4] = {VZERO(), VZERO(), VZERO(), VZERO()};
+    for (size_t i = 0; i < n; i += 4 * W)
+        UNROLL for (int u = 0; u < 4; u++) acc[u] = VADD(acc[u], VLOAD(x + i + u * W));
+    return VHSUM(VADD(VADD(acc[0], acc[1]), VADD(acc[2], acc[3])));
+}
 const fast_kernels ISA(fast_kernels) = {
     ISA_NAME, GMR, GNV * W, ANV * W, ISA(gemm), ISA(scores), ISA(pv),
-    ISA(row_max), ISA(exp_sum), ISA(scale),
+    ISA(row_max), ISA(exp_sum), ISA(scale), ISA(dot), ISA(axpy), ISA(fma_loop),
+    ISA(stream_sum),
 };
 #undef ISA
 #undef ISA_NAME
@@ -319,9 +363,53 @@ static TARGET void ISA(pv)(size_t rows, size_t n, size_t Dp, const float *p, siz
                     VSTORE(acc_out + (r + i) * lda + d + u * W, acc[i][u]);
         }
 }
+static TARGET float ISA(dot)(const float *x, const float *y, size_t n)
+{
+    VEC acc[4] = {VZERO(), VZERO(), VZERO(), VZERO()};
+    size_t i = 0;
+    for (; i + 4 * W <= n; i += 4 * W)
+        UNROLL for (int u = 0; u < 4; u++)
+            acc[u] = VFMA(VLOAD(x + i + u * W), VLOAD(y + i + u * W), acc[u]);
+    for (; i + W <= n; i += W)
+        acc[0] = VFMA(VLOAD(x + i), VLOAD(y + i), acc[0]);
+    float s = VHSUM(VADD(VADD(acc[0], acc[1]), VADD(acc[2], acc[3])));
+    for (; i < n; i++)
+        s += x[i] * y[i];
+    return s;
+}
+
+static TARGET void ISA(axpy)(float a, const float *x, float *y, size_t n)
+{
+    size_t i = 0;
+    for (; i + W <= n; i += W)
+        VSTORE(y + i, VFMA(VSET1(a), VLOAD(x + i), VLOAD(y + i)));
+    for (; i < n; i++)
+        y[i] += a * x[i];
+}
+static TARGET double ISA(fma_loop)(size_t n)
+{
+    VEC acc[16];
+    UNROLL for (int u = 0; u < 16; u++) acc[u] = VSET1((float)u * 1e-3f);
+    const VEC a = VSET1(0.999999f), b = VSET1(1e-6f);
+    for (size_t i = 0; i < n; i++)
+        UNROLL for (int u = 0; u < 16; u++) acc[u] = VFMA(acc[u], a, b);
+    VEC sum = VZERO();
+    UNROLL for (int u = 0; u < 16; u++) sum = VADD(sum, acc[u]);
+    volatile float sink = VHSUM(sum);
+    (void)sink;
+    return 2.0 * 16.0 * W * (double)n;
+}
+static TARGET float ISA(stream_sum)(const float *x, size_t n)
+{
+    VEC acc[4] = {VZERO(), VZERO(), VZERO(), VZERO()};
+    for (size_t i = 0; i < n; i += 4 * W)
+        UNROLL for (int u = 0; u < 4; u++) acc[u] = VADD(acc[u], VLOAD(x + i + u * W));
+    return VHSUM(VADD(VADD(acc[0], acc[1]), VADD(acc[2], acc[3])));
+}
 const fast_kernels ISA(fast_kernels) = {
     ISA_NAME, GMR, GNV * W, ANV * W, ISA(gemm), ISA(scores), ISA(pv),
-    ISA(row_max), ISA(exp_sum), ISA(scale),
+    ISA(row_max), ISA(exp_sum), ISA(scale), ISA(dot), ISA(axpy), ISA(fma_loop),
+    ISA(stream_sum),
 };
 #undef ISA
 #undef ISA_NAME
@@ -476,9 +564,53 @@ static TARGET void ISA(pv)(size_t rows, size_t n, size_t Dp, const float *p, siz
                     VSTORE(acc_out + (r + i) * lda + d + u * W, acc[i][u]);
         }
 }
+static TARGET float ISA(dot)(const float *x, const float *y, size_t n)
+{
+    VEC acc[4] = {VZERO(), VZERO(), VZERO(), VZERO()};
+    size_t i = 0;
+    for (; i + 4 * W <= n; i += 4 * W)
+        UNROLL for (int u = 0; u < 4; u++)
+            acc[u] = VFMA(VLOAD(x + i + u * W), VLOAD(y + i + u * W), acc[u]);
+    for (; i + W <= n; i += W)
+        acc[0] = VFMA(VLOAD(x + i), VLOAD(y + i), acc[0]);
+    float s = VHSUM(VADD(VADD(acc[0], acc[1]), VADD(acc[2], acc[3])));
+    for (; i < n; i++)
+        s += x[i] * y[i];
+    return s;
+}
+
+static TARGET void ISA(axpy)(float a, const float *x, float *y, size_t n)
+{
+    size_t i = 0;
+    for (; i + W <= n; i += W)
+        VSTORE(y + i, VFMA(VSET1(a), VLOAD(x + i), VLOAD(y + i)));
+    for (; i < n; i++)
+        y[i] += a * x[i];
+}
+static TARGET double ISA(fma_loop)(size_t n)
+{
+    VEC acc[16];
+    UNROLL for (int u = 0; u < 16; u++) acc[u] = VSET1((float)u * 1e-3f);
+    const VEC a = VSET1(0.999999f), b = VSET1(1e-6f);
+    for (size_t i = 0; i < n; i++)
+        UNROLL for (int u = 0; u < 16; u++) acc[u] = VFMA(acc[u], a, b);
+    VEC sum = VZERO();
+    UNROLL for (int u = 0; u < 16; u++) sum = VADD(sum, acc[u]);
+    volatile float sink = VHSUM(sum);
+    (void)sink;
+    return 2.0 * 16.0 * W * (double)n;
+}
+static TARGET float ISA(stream_sum)(const float *x, size_t n)
+{
+    VEC acc[4] = {VZERO(), VZERO(), VZERO(), VZERO()};
+    for (size_t i = 0; i < n; i += 4 * W)
+        UNROLL for (int u = 0; u < 4; u++) acc[u] = VADD(acc[u], VLOAD(x + i + u * W));
+    return VHSUM(VADD(VADD(acc[0], acc[1]), VADD(acc[2], acc[3])));
+}
 const fast_kernels ISA(fast_kernels) = {
     ISA_NAME, GMR, GNV * W, ANV * W, ISA(gemm), ISA(scores), ISA(pv),
-    ISA(row_max), ISA(exp_sum), ISA(scale),
+    ISA(row_max), ISA(exp_sum), ISA(scale), ISA(dot), ISA(axpy), ISA(fma_loop),
+    ISA(stream_sum),
 };
 #undef ISA
 #undef ISA_NAME

@@ -122,3 +122,12 @@ void fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
         free(Ap);
     }
 }
+/* Y (M, N) = X (M, K) W (N, K)^T + bias, one dot product per element. */
+void fast_gemv(const fast_kernels *k, size_t M, const float *X, size_t ldx,
+               const float *W, size_t N, size_t K, const float *bias, float *Y, size_t ldy)
+{
+    #pragma omp parallel for schedule(static)
+    for (size_t j = 0; j < N; j++)
+        for (size_t i = 0; i < M; i++)
+            Y[i * ldy + j] = (bias ? bias[j] : 0.0f) + k->dot(X + i * ldx, W + j * K, K);
+}

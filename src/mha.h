@@ -132,5 +132,6 @@ void mha_print_cache_memory_table(FILE *out);
 mha_forward_fn mha_forward_blocked;
 void mha_set_threads(size_t threads);
 size_t mha_threads(void);
+mha_decode_fn mha_decode_step_blocked;
 
 #endif
