@@ -25,6 +25,14 @@ static int use_isa(size_t i)
     cr_assert_eq(fast_kernels_select(), every_isa[i], "MHA_ISA=%s", every_isa[i]->name);
     return 1;
 }
+static int run_cli(char **argv, int argc, char **text, char **errors)
+{
+    size_t n1 = 0, n2 = 0;
+    FILE *out = open_memstream(text, &n1), *err = open_memstream(errors, &n2);
+    const int status = mha_cli_main(argc, argv, out, err);
+    fclose(out); fclose(err);
+    return status;
+}
 Test(fast, the_environment_forces_the_scalar_kernels) {
     setenv("MHA_FORCE_SCALAR", "1", 1);
     cr_expect_eq(fast_kernels_select(), &fast_kernels_scalar);
@@ -171,4 +179,100 @@ Test(fast, a_fully_padded_sequence_gives_the_output_bias) {
             cr_expect(!isnan(out[n]), "%s: sequence 0 is NaN at %zu", every_isa[isa]->name, n);
     }
     free(out); free(w); case_free(&c);
+}
+static void decode_long(mha_decode_fn *step, const mha_case *c, float *out)
+{
+    const mha_shape *s = &c->shape;
+    const size_t E = s->embed_dim, L = s->query_len;
+    const mha_decoder dec = {E, s->heads, s->heads, c->params, 0, 0.0f};
+    mha_kv_cache cache;
+    cr_assert_eq(mha_kv_cache_init(&cache, s->batch, s->heads, L, E / s->heads), MHA_OK);
+    float *x = malloc(s->batch * L * E * sizeof *x), *y = malloc(s->batch * L * E * sizeof *y);
+    cr_assert(x && y);
+    for (size_t part = 0; part < 2; part++) {          /* positions 0..L-2, then L-1 */
+        const size_t first = part ? L - 1 : 0, n = part ? 1 : L - 1;
+        for (size_t b = 0; b < s->batch; b++)
+            memcpy(x + b * n * E, c->query + (b * L + first) * E, n * E * sizeof *x);
+        cr_assert_eq(step(&dec, &cache, n, x, NULL, y, NULL), MHA_OK);
+        for (size_t b = 0; b < s->batch; b++)
+            memcpy(out + (b * L + first) * E, y + b * n * E, n * E * sizeof *y);
+    }
+    free(x); free(y); mha_kv_cache_free(&cache);
+}
+Test(fast, split_k_decoding_over_a_long_cache_matches_the_reference) {
+    const mha_shape s = {2, 521, 521, 16, 2};
+    const size_t n = 2 * 521 * 16;
+    mha_case c = case_random(s, 940, CASE_SELF);
+    const mha_mask causal = {.causal = 1};
+    double *want = malloc(n * sizeof *want);
+    float *naive = malloc(n * sizeof *naive), *blocked = malloc(n * sizeof *blocked);
+    cr_assert(want && naive && blocked);
+    cr_assert_eq(mha_forward_reference(&s, &c.params, c.query, NULL, NULL, &causal, want, NULL),
+                 MHA_OK);
+    decode_long(mha_decode_step_naive, &c, naive);
+    decode_long(mha_decode_step_blocked, &c, blocked);
+    expect_close("blocked decoding", blocked, want, n,
+                 tolerance_rule(max_abs_error(naive, want, n), want, n));
+    free(want); free(naive); free(blocked); case_free(&c);
+}
+Test(fast, decoding_does_not_depend_on_the_thread_count) {
+    const mha_shape s = {1, 300, 300, 24, 3};
+    mha_case c = case_random(s, 950, CASE_SELF);
+    float *out[3];
+    for (int t = 0; t < 3; t++) {
+        out[t] = malloc(300 * 24 * sizeof **out);
+        cr_assert_not_null(out[t]);
+        mha_set_threads((size_t)t + 1);
+        decode_long(mha_decode_step_blocked, &c, out[t]);
+    }
+    mha_set_threads(0);
+    for (int t = 1; t < 3; t++)
+        cr_expect(memcmp(out[0], out[t], 300 * 24 * sizeof **out) == 0, "%d threads", t + 1);
+    for (int t = 0; t < 3; t++) free(out[t]);
+    case_free(&c);
+}
+Test(fast, bench_fast_prints_the_keys_make_bench_reads) {
+    char *cases[][16] = {
+        {"mha", "bench-fast", "--impl", "blocked", "--seq", "9", "--dim", "12", "--heads", "3",
+         "--reps", "2", "--threads", "2", "--causal", NULL},
+        {"mha", "bench-fast", "--impl", "blocked", "--seq", "9", "--dim", "12", "--heads", "3",
+         "--reps", "2", "--part", "attention", NULL},
+        {"mha", "bench-fast", "--decode", "--cache", "40", "--dim", "12", "--heads", "3",
+         "--kv-heads", "1", "--impl", "blocked", "--reps", "2", NULL},
+        {"mha", "bench-fast", "--peak", "--threads", "1", NULL},
+        {"mha", "bench-fast", "--bandwidth", "--mib", "4", NULL},
+    };
+    const char *keys[][3] = {{"impl=blocked B=1 L=9 S=9 E=12 H=3 causal=1 reps=2 ms=", " peak=", " threads=2"},
+                             {" part=attention", " gflops=", " maxdiff="},
+                             {"impl=blocked decode=1 B=1 E=12 H=3 kv_heads=1 T=40", " gbs=", " bytes="},
+                             {"peak_gflops=", " threads=1", " isa="},
+                             {"bandwidth_gbs=", " mib=4", " threads="}};
+    for (size_t t = 0; t < 5; t++) {
+        char *text = NULL, *errors = NULL;
+        int argc = 0;
+        while (cases[t][argc]) argc++;
+        cr_expect_eq(run_cli(cases[t], argc, &text, &errors), 0, "case %zu: %s", t, errors);
+        for (int k = 0; k < 3; k++)
+            cr_expect(strstr(text, keys[t][k]) != NULL, "case %zu: no '%s' in '%s'", t, keys[t][k], text);
+        free(text); free(errors);
+    }
+}
+Test(fast, bench_fast_refuses_bad_options) {
+    char *bad[][6] = {{"bench-fast", "--impl", "batched", "--part", "proj", NULL},
+                      {"bench-fast", "--part", "everything", NULL},
+                      {"bench-fast", "--impl", "fastest", NULL},
+                      {"bench-fast", "--decode", "--kv-heads", "3", NULL},
+                      {"bench-fast", "--threads", "0", NULL},
+                      {"bench-fast", "--warp", NULL}};
+    const char *named[] = {"--part", "--part", "--impl", "--kv-heads", "--threads", "--warp"};
+    for (size_t t = 0; t < 6; t++) {
+        char *argv[7] = {"mha"}, *text = NULL, *errors = NULL;
+        int argc = 1;
+        while (bad[t][argc - 1]) { argv[argc] = bad[t][argc - 1]; argc++; }
+        cr_expect_eq(run_cli(argv, argc, &text, &errors), MHA_EXIT_USAGE, "case %zu", t);
+        cr_expect(strncmp(errors, "mha: ", 5) == 0 && strstr(errors, named[t]), "%zu: '%s'", t, errors);
+        cr_expect(strchr(errors, '\n') == errors + strlen(errors) - 1, "one line: '%s'", errors);
+        cr_expect(text[0] == '\0', "nothing on stdout: '%s'", text);
+        free(text); free(errors);
+    }
 }

@@ -1,0 +1,129 @@
+# generated from chapters/09-fast.nw; edit the book, not this file
+"""Turn `make bench`'s key=value lines into the chapter 9 tables, roofline and numbers.
+usage: bench_report.py BENCH_TXT OUT_DIR MACHINE_DESCRIPTION"""
+import statistics, sys
+
+def read(path):
+    rows = []
+    for line in open(path):
+        fields = dict(f.split("=", 1) for f in line.split() if "=" in f)
+        if fields:
+            rows.append(fields)
+    return rows
+
+
+def best(rows, **want):
+    """The fastest row whose fields match want (None if there is none)."""
+    hits = [r for r in rows if all(r.get(k) == str(v) for k, v in want.items()) and "ms" in r]
+    return min(hits, key=lambda r: float(r["ms"])) if hits else None
+def forward_table(rows, peaks):
+    out = ["\\begin{tabular}{llrrrrr}\\toprule",
+           "shape & version & threads & ms & GFLOP/s & of peak & vs PyTorch \\\\ \\midrule"]
+    shapes = []
+    for r in rows:
+        key = (r.get("B"), r.get("L"), r.get("E"), r.get("H"), r.get("causal"))
+        if "decode" not in r and "L" in r and key not in shapes:
+            shapes.append(key)
+    for B, L, E, H, causal in shapes:
+        same = dict(B=B, L=L, E=E, H=H, causal=causal)
+        torch = best(rows, impl="torch", **same)
+        label = f"$B{{=}}{B}$ $L{{=}}{L}$ $E{{=}}{E}$ $H{{=}}{H}$" + (" causal" if causal == "1" else "")
+        for r in rows:
+            if "decode" in r or any(r.get(k) != v for k, v in same.items()):
+                continue
+            version = r["impl"] + ("" if r.get("part", "all") == "all" else f" ({r['part']} only)")
+            peak = peaks.get(r.get("threads"))
+            share = f"{100 * float(r['gflops']) / peak:.0f}\\%" if peak else "--"
+            speedup = (f"{float(torch['ms']) / float(r['ms']):.1f}$\\times$"
+                       if torch and r.get("part", "all") == "all" else "--")
+            out.append(f"{label} & {version} & {r['threads']} & {float(r['ms']):.1f} & "
+                       f"{float(r['gflops']):.1f} & {share} & {speedup} \\\\")
+            label = ""
+        out.append("\\midrule")
+    out[-1] = "\\bottomrule\\end{tabular}"
+    return "\n".join(out) + "\n"
+def decode_table(rows, bandwidth):
+    out = ["\\begin{tabular}{lrrrrr}\\toprule",
+           "version & threads & ms & GB/s & of bandwidth & vs PyTorch \\\\ \\midrule"]
+    dec = [r for r in rows if r.get("decode") == "1"]
+    torch = best(dec, impl="torch")
+    bytes_ = next((float(r["bytes"]) for r in dec if "bytes" in r), None)
+    for r in dec:
+        gbs = bytes_ / float(r["ms"]) / 1e6 if bytes_ else 0
+        bw = bandwidth.get(r["threads"])
+        out.append(f"{r['impl']} & {r['threads']} & {float(r['ms']):.2f} & {gbs:.1f} & "
+                   + (f"{100 * gbs / bw:.0f}\\%" if bw else "--") + " & "
+                   + (f"{float(torch['ms']) / float(r['ms']):.1f}$\\times$" if torch else "--")
+                   + " \\\\")
+    out.append("\\bottomrule\\end{tabular}")
+    return "\n".join(out) + "\n"
+def roofline(rows, peak, bandwidth):
+    marks = {"naive": "x", "batched": "+", "blocked": "*", "torch": "o", "openblas": "square"}
+    lines = ["\\documentclass{standalone}", "\\usepackage{pgfplots}",
+             "\\pgfplotsset{compat=1.18}", "\\begin{document}", "\\begin{tikzpicture}",
+             "\\begin{loglogaxis}[width=12cm, height=7.5cm, xlabel={operations per byte},",
+             "  ylabel={GFLOP/s}, xmin=0.1, xmax=4000, ymin=0.3, ymax=600,",
+             "  legend pos=south east, legend cell align=left, grid=major]",
+             f"\\addplot[thick, domain=0.1:4000, samples=200] {{min({peak}, {bandwidth}*x)}};",
+             f"\\addlegendentry{{roof: {peak:.0f} GFLOP/s, {bandwidth:.0f} GB/s}}"]
+    for impl, mark in marks.items():
+        pts = [r for r in rows if r.get("impl") == impl and r.get("threads") == "2"
+               and r.get("part", "all") == "all" and "bytes" in r and "gflops" in r]
+        if pts:
+            coords = " ".join(f"({intensity(r):.4g},{float(r['gflops']):.4g})" for r in pts)
+            lines += [f"\\addplot[only marks, mark={mark}, mark size=2.5pt] coordinates {{{coords}}};",
+                      f"\\addlegendentry{{{impl}}}"]
+    lines += ["\\end{loglogaxis}", "\\end{tikzpicture}", "\\end{document}"]
+    return "\n".join(lines) + "\n"
+
+
+def intensity(r):
+    return float(r["gflops"]) * float(r["ms"]) * 1e6 / float(r["bytes"])
+def share_bytes(rows):
+    for r in rows:
+        if "bytes" in r:
+            continue
+        for o in rows:
+            if "bytes" in o and all(o.get(k) == r.get(k) for k in ("B", "L", "E", "H", "T", "decode")):
+                r["bytes"] = o["bytes"]
+                break
+        if "gflops" not in r and "bytes" in r:
+            twin = next(o for o in rows if o.get("bytes") == r["bytes"] and "gflops" in o)
+            r["gflops"] = str(float(twin["gflops"]) * float(twin["ms"]) / float(r["ms"]))
+def numbers(rows, peaks, bandwidth, machine):
+    def ratio(a, b):
+        return float(a["ms"]) / float(b["ms"]) if a and b else float("nan")
+    big = dict(B=1, L=2048, E=768, H=12)
+    blocked = {c: best(rows, impl="blocked", part="all", causal=c, **big) for c in (0, 1)}
+    torch = {c: best(rows, impl="torch", causal=c, **big) for c in (0, 1)}
+    proj = best(rows, impl="blocked", part="proj", causal=0, **big)
+    blas = best(rows, impl="openblas", part="proj", causal=0, **big)
+    attn = best(rows, impl="blocked", part="attention", causal=0, **big)
+    mine = best(rows, impl="blocked", decode=1)
+    m = {"FastMachine": machine,
+         "FastPeak": f"{peaks.get('2', 0):.0f}", "FastPeakOne": f"{peaks.get('1', 0):.0f}",
+         "FastBandwidth": f"{bandwidth.get('2', 0):.1f}",
+         "FastDenseSpeedup": f"{ratio(torch[0], blocked[0]):.1f}",
+         "FastCausalSpeedup": f"{ratio(torch[1], blocked[1]):.1f}",
+         "FastBatchSpeedup": f"{ratio(best(rows, impl='torch', B=8, L=512, causal=0), best(rows, impl='blocked', part='all', B=8, L=512, causal=0)):.1f}",
+         "FastProjVsBlas": f"{100 * ratio(blas, proj):.0f}",
+         "FastAttentionPeak": f"{100 * float(attn['gflops']) / peaks[attn['threads']]:.0f}" if attn else "--",
+         "FastDecodeBandwidth": f"{100 * float(mine['bytes']) / float(mine['ms']) / 1e6 / bandwidth[mine['threads']]:.0f}" if mine else "--",
+         "FastDecodeSpeedup": f"{ratio(best(rows, impl='torch', decode=1), mine):.1f}",
+         "FastNestedSlowdown": f"{ratio(best(rows, impl='openblas-nested', causal=0, **big), best(rows, impl='openblas', part='all', causal=0, **big)):.1f}"}
+    return "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in m.items())
+def main(path, outdir, machine):
+    rows = read(path)
+    peaks = {r["threads"]: float(r["peak_gflops"]) for r in rows if "peak_gflops" in r}
+    bandwidth = {r["threads"]: float(r["bandwidth_gbs"]) for r in rows if "bandwidth_gbs" in r}
+    share_bytes(rows)
+    files = {"bench-fast.tex": forward_table(rows, peaks),
+             "bench-decode.tex": decode_table(rows, bandwidth),
+             "roofline.tex": roofline(rows, peaks.get("2", 100), bandwidth.get("2", 10)),
+             "bench-numbers.tex": numbers(rows, peaks, bandwidth, machine)}
+    for name, text in files.items():
+        with open(f"{outdir}/{name}", "w") as f:
+            f.write(text)
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
