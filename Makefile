@@ -206,6 +206,7 @@ bench-fast: $(BUILD)/mha $(BUILD)/sgemm-openblas | deps
 	@m="$(BUILD)/mha bench-fast"; t=$(FAST_THREADS); o=$(BUILD)/sgemm-openblas; \
 	py="$(TORCH_PY) tests/bench_torch.py --reps 7"; \
 	{ for n in 1 $$t; do $$m --peak --threads $$n; $$m --bandwidth --threads $$n; done; \
+	  $$m --denormals; \
 	  for i in naive batched; do $$m --impl $$i $(FAST_SMALL) --threads 1 --reps 7; done; \
 	  for n in 1 $$t; do $$m --impl blocked $(FAST_SMALL) --threads $$n --reps 7; done; \
 	  for n in 1 $$t; do $$py --threads $$n "1 256 256 4 0"; done; $$o 1 256 256 4 0 7 $$t; \
@@ -216,6 +217,7 @@ bench-fast: $(BUILD)/mha $(BUILD)/sgemm-openblas | deps
 	  for n in 1 $$t; do $$py --threads $$n "1 2048 768 12 1"; done; $$o 1 2048 768 12 1 7 $$t; \
 	  $$m --impl batched $(FAST_BATCH) --threads 1 --reps 3; \
 	  for n in 1 $$t; do $$m --impl blocked $(FAST_BATCH) --threads $$n --reps 7; done; \
+	  for i in scalar avx2; do MHA_ISA=$$i $$m --impl blocked $(FAST_BATCH) --threads 1 --reps 7; done; \
 	  for n in 1 $$t; do $$py --threads $$n "8 512 512 8 0"; done; $$o 8 512 512 8 0 7 $$t; \
 	  for i in naive batched; do $$m --decode --cache 4096 --dim 768 --heads 12 --impl $$i --threads 1 --reps 15; done; \
 	  for n in 1 $$t; do $$m --decode --cache 4096 --dim 768 --heads 12 --impl blocked --threads $$n --reps 15; done; \
@@ -227,4 +229,4 @@ bench-fast: $(BUILD)/mha $(BUILD)/sgemm-openblas | deps
 	@mkdir -p $(BUILD)/roofline && cp figures/roofline.tex $(BUILD)/roofline/ && \
 	  (cd $(BUILD)/roofline && pdflatex -interaction=nonstopmode -halt-on-error roofline.tex > roofline.log) && \
 	  cp $(BUILD)/roofline/roofline.pdf figures/roofline.pdf
-	@echo "bench: wrote figures/bench-fast.tex bench-decode.tex bench-numbers.tex roofline.pdf"
+	@echo "bench: wrote figures/bench-fast.tex bench-steps.tex bench-decode.tex bench-numbers.tex roofline.pdf"

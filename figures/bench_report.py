@@ -31,7 +31,8 @@ def forward_table(rows, peaks):
         for r in rows:
             if "decode" in r or any(r.get(k) != v for k, v in same.items()):
                 continue
-            version = r["impl"] + ("" if r.get("part", "all") == "all" else f" ({r['part']} only)")
+            version = r["impl"] + (f" {r['isa']}" if r["impl"] == "blocked" else "") \
+                + ("" if r.get("part", "all") == "all" else f" ({r['part']} only)")
             peak = peaks.get(r.get("threads"))
             share = f"{100 * float(r['gflops']) / peak:.0f}\\%" if peak else "--"
             speedup = (f"{float(torch['ms']) / float(r['ms']):.1f}$\\times$"
@@ -41,6 +42,25 @@ def forward_table(rows, peaks):
             label = ""
         out.append("\\midrule")
     out[-1] = "\\bottomrule\\end{tabular}"
+    return "\n".join(out) + "\n"
+def steps_table(rows):
+    shape = dict(B=8, L=512, E=512, H=8, causal=0)
+    steps = [("batched (Chapter~\\ref{ch:batched})", dict(impl="batched", threads=1)),
+             ("packed, blocked, fused; plain C", dict(impl="blocked", isa="scalar", threads=1)),
+             ("\\dots{} with AVX2 kernels", dict(impl="blocked", isa="avx2", threads=1)),
+             ("\\dots{} with AVX-512 kernels", dict(impl="blocked", isa="avx512", threads=1)),
+             ("\\dots{} on two threads", dict(impl="blocked", isa="avx512", threads=2))]
+    out = ["\\begin{tabular}{lrrr}\\toprule",
+           "step & ms & GFLOP/s & gain \\\\ \\midrule"]
+    before = None
+    for label, want in steps:
+        r = best(rows, part="all", **shape, **want)
+        if r is None:
+            continue
+        gain = f"{float(before['ms']) / float(r['ms']):.1f}$\\times$" if before else "--"
+        out.append(f"{label} & {float(r['ms']):.1f} & {float(r['gflops']):.1f} & {gain} \\\\")
+        before = r
+    out.append("\\bottomrule\\end{tabular}")
     return "\n".join(out) + "\n"
 def decode_table(rows, bandwidth):
     out = ["\\begin{tabular}{lrrrrr}\\toprule",
@@ -94,7 +114,7 @@ def numbers(rows, peaks, bandwidth, machine):
     def ratio(a, b):
         return float(a["ms"]) / float(b["ms"]) if a and b else float("nan")
     big = dict(B=1, L=2048, E=768, H=12)
-    blocked = {c: best(rows, impl="blocked", part="all", causal=c, **big) for c in (0, 1)}
+    blocked = {c: best(rows, impl="blocked", part="all", causal=c, isa="avx512", **big) for c in (0, 1)}
     torch = {c: best(rows, impl="torch", causal=c, **big) for c in (0, 1)}
     proj = best(rows, impl="blocked", part="proj", causal=0, **big)
     blas = best(rows, impl="openblas", part="proj", causal=0, **big)
@@ -110,6 +130,8 @@ def numbers(rows, peaks, bandwidth, machine):
          "FastAttentionPeak": f"{100 * float(attn['gflops']) / peaks[attn['threads']]:.0f}" if attn else "--",
          "FastDecodeBandwidth": f"{100 * float(mine['bytes']) / float(mine['ms']) / 1e6 / bandwidth[mine['threads']]:.0f}" if mine else "--",
          "FastDecodeSpeedup": f"{ratio(best(rows, impl='torch', decode=1), mine):.1f}",
+         "FastDenormalSlowdown": next((f"{float(r['slowdown']):.0f}" for r in rows if "slowdown" in r), "--"),
+         "FastCausalSkip": f"{ratio(best(rows, impl='blocked', part='all', causal=0, threads=2, **big), blocked[1]):.1f}",
          "FastNestedSlowdown": f"{ratio(best(rows, impl='openblas-nested', causal=0, **big), best(rows, impl='openblas', part='all', causal=0, **big)):.1f}"}
     return "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in m.items())
 def main(path, outdir, machine):
@@ -119,6 +141,7 @@ def main(path, outdir, machine):
     share_bytes(rows)
     files = {"bench-fast.tex": forward_table(rows, peaks),
              "bench-decode.tex": decode_table(rows, bandwidth),
+             "bench-steps.tex": steps_table(rows),
              "roofline.tex": roofline(rows, peaks.get("2", 100), bandwidth.get("2", 10)),
              "bench-numbers.tex": numbers(rows, peaks, bandwidth, machine)}
     for name, text in files.items():

@@ -10,12 +10,13 @@
 typedef struct fast_bench_options {
     const char *impl;
     mha_shape shape;
-    int cross, causal, decode, peak, bandwidth;
+    int cross, causal, decode, peak, bandwidth, denormals;
     size_t reps, threads, cache, kv_heads, mib;
     const char *part;                       /* "all", "proj" or "attention" */
 } fast_bench_options;
 static int bench_forward(const fast_bench_options *o, const fast_kernels *k, FILE *out, FILE *err);
 static int bench_decode(const fast_bench_options *o, const fast_kernels *k, FILE *out, FILE *err);
+static int bench_denormals(const fast_kernels *k, FILE *out, FILE *err);
 double fast_seconds(void)
 {
     struct timespec t;
@@ -61,15 +62,16 @@ double fast_bandwidth_gbs(const fast_kernels *k, size_t bytes)
 }
 static int parse_fast_bench(int argc, char **argv, fast_bench_options *o, FILE *err)
 {
-    *o = (fast_bench_options){"batched", {1, 128, 128, 128, 4}, 0, 0, 0, 0, 0, 7,
+    *o = (fast_bench_options){"batched", {1, 128, 128, 128, 4}, 0, 0, 0, 0, 0, 0, 7,
                               mha_threads(), 1024, 0, 512, "all"};
     for (int i = 1; i < argc; i++) {
         const char *value = NULL;
         int r;
-        static const char *const flags[] = {"--causal", "--decode", "--peak", "--bandwidth"};
-        int *const flag_fields[] = {&o->causal, &o->decode, &o->peak, &o->bandwidth};
+        static const char *const flags[] = {"--causal", "--decode", "--peak", "--bandwidth",
+                                            "--denormals"};
+        int *const flag_fields[] = {&o->causal, &o->decode, &o->peak, &o->bandwidth, &o->denormals};
         int flagged = 0;
-        for (size_t f = 0; f < 4; f++)
+        for (size_t f = 0; f < 5; f++)
             if (strcmp(argv[i], flags[f]) == 0)
                 *flag_fields[f] = flagged = 1;
         if (flagged)
@@ -119,12 +121,14 @@ int mha_cmd_bench_fast(int argc, char **argv, FILE *out, FILE *err)
             "                      [--heads H] [--impl NAME] [--reps R] [--threads N]\n"
             "       mha bench-fast --peak [--threads N]\n"
             "       mha bench-fast --bandwidth [--mib M] [--threads N]\n"
+            "       mha bench-fast --denormals\n"
             "Checks the implementation against the naive one on random inputs, then times\n"
             "R runs (default 7) and prints the median in key=value form: ms, gflops,\n"
             "peak (gflops as a fraction of this machine's FMA peak on N threads), maxdiff.\n"
             "--part times only the projections or only the attention core of 'blocked'.\n"
             "--decode times one decoding step over a cache of T positions (default 1024).\n"
-            "--peak and --bandwidth measure the machine: FMA throughput, read bandwidth.\n");
+            "--peak and --bandwidth measure the machine: FMA throughput, read bandwidth;\n"
+            "--denormals times the weighted sum of values with tiny and with normal weights.\n");
         return MHA_EXIT_OK;
     }
     if (parse_fast_bench(argc, argv, &o, err) != 0)
@@ -138,6 +142,8 @@ int mha_cmd_bench_fast(int argc, char **argv, FILE *out, FILE *err)
     else if (o.bandwidth)
         result = fprintf(out, "bandwidth_gbs=%.1f threads=%zu mib=%zu\n",
                          fast_bandwidth_gbs(k, o.mib << 20), o.threads, o.mib) > 0 ? 0 : 1;
+    else if (o.denormals)
+        result = bench_denormals(k, out, err);
     else if (o.decode)
         result = bench_decode(&o, k, out, err);
     else
@@ -326,4 +332,35 @@ static int bench_decode(const fast_bench_options *o, const fast_kernels *k, FILE
         mha_cli_error(err, "bench: out of memory");
     free(x); free(in_w); free(in_b); free(out_w); free(out_b); free(ref); free(got); free(times);
     return result;
+}
+static double time_pv(const fast_kernels *k, float weight, float *p, float *v, float *acc)
+{
+    for (size_t i = 0; i < 4 * 256; i++) p[i] = weight;
+    double best = 1e30;
+    for (int run = 0; run < 5; run++) {
+        const double t0 = fast_seconds();
+        for (int r = 0; r < 200; r++) {
+            memset(acc, 0, 4 * 64 * sizeof *acc);     /* sums of tiny products stay tiny */
+            k->pv(4, 256, 64, p, 256, v, 64, acc, 64);
+        }
+        const double t = fast_seconds() - t0;
+        best = t < best ? t : best;
+    }
+    return best;
+}
+static int bench_denormals(const fast_kernels *k, FILE *out, FILE *err)
+{
+    float *p = malloc(4 * 256 * sizeof *p), *v = malloc(256 * 64 * sizeof *v);
+    float *acc = malloc(4 * 64 * sizeof *acc);
+    if (!p || !v || !acc) {
+        free(p); free(v); free(acc);
+        mha_cli_error(err, "bench: out of memory");
+        return MHA_EXIT_FAILURE;
+    }
+    for (size_t i = 0; i < 256 * 64; i++) v[i] = 0.5f;
+    const double normal = time_pv(k, 1e-30f, p, v, acc), tiny = time_pv(k, 1e-39f, p, v, acc);
+    fprintf(out, "denormals normal_ms=%.3f denormal_ms=%.3f slowdown=%.1f isa=%s\n",
+            normal * 1e3, tiny * 1e3, tiny / normal, k->name);
+    free(p); free(v); free(acc);
+    return MHA_EXIT_OK;
 }
