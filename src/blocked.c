@@ -284,9 +284,9 @@ static mha_status project(const fast_kernels *k, const fast_blocking *blk, size_
     mha_status status = fast_pack(k, blk, N, K, Wrows, K, &packed);
     if (status != MHA_OK)
         return status;
-    fast_gemm(k, blk, M, X, ldx, &packed, bias, C, ldc);
+    status = fast_gemm(k, blk, M, X, ldx, &packed, bias, C, ldc);
     fast_packed_free(&packed);
-    return MHA_OK;
+    return status;
 }
 void mha_set_threads(size_t threads)
 {

@@ -52,9 +52,9 @@ fast_blocking fast_blocking_for(const fast_kernels *k, size_t head_dim);
 mha_status fast_pack(const fast_kernels *k, const fast_blocking *b,
                      size_t N, size_t K, const float *W, size_t ldw, fast_packed *p);
 void fast_packed_free(fast_packed *p);
-void fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
-               const float *A, size_t lda, const fast_packed *Wp,
-               const float *bias, float *C, size_t ldc);
+mha_status fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
+                     const float *A, size_t lda, const fast_packed *Wp,
+                     const float *bias, float *C, size_t ldc);
 mha_status fast_attend(const fast_kernels *k, const fast_blocking *b,
                        const fast_attention *a);
 void fast_gemv(const fast_kernels *k, size_t M, const float *X, size_t ldx,

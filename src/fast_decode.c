@@ -12,6 +12,19 @@ static mha_status decode_task_alloc(decode_task *t, const fast_kernels *k,
                                     size_t n, const float *qkv);
 static void decode_task_free(decode_task *t);
 static void split_k_attend(const decode_task *t, float *concat, float *weights);
+static void take_back(mha_kv_cache *cache, size_t n)
+{
+    const size_t D = cache->head_dim, T = cache->capacity;
+    for (size_t b = 0; b < cache->batch; b++) {
+        const size_t start = cache->length[b] - n;
+        for (size_t g = 0; g < cache->kv_heads; g++) {
+            memset(cache->keys + ((b * cache->kv_heads + g) * T + start) * D, 0, n * D * sizeof(float));
+            memset(cache->values + ((b * cache->kv_heads + g) * T + start) * D, 0, n * D * sizeof(float));
+        }
+        memset(cache->padding + b * T + start, 0, n);
+        cache->length[b] = start;
+    }
+}
 struct decode_task {
     const fast_kernels *k;
     const mha_kv_cache *cache;
@@ -21,14 +34,14 @@ struct decode_task {
     float *scores;                        /* per thread: (DECODE_CHUNK) */
     float *stats;                         /* (B, H, n, 2): each query's maximum and sum */
 };
-static void project_rows(const fast_kernels *k, const fast_blocking *blk, size_t M,
-                         const float *X, const float *W, const fast_packed *packed,
-                         size_t N, size_t K, const float *bias, float *Y)
+static mha_status project_rows(const fast_kernels *k, const fast_blocking *blk, size_t M,
+                               const float *X, const float *W, const fast_packed *packed,
+                               size_t N, size_t K, const float *bias, float *Y)
 {
     if (packed->data != NULL)
-        fast_gemm(k, blk, M, X, K, packed, bias, Y, N);
-    else
-        fast_gemv(k, M, X, K, W, N, K, bias, Y, N);
+        return fast_gemm(k, blk, M, X, K, packed, bias, Y, N);
+    fast_gemv(k, M, X, K, W, N, K, bias, Y, N);
+    return MHA_OK;
 }
 mha_status mha_decode_step_blocked(const mha_decoder *dec, mha_kv_cache *cache, size_t n,
                                    const float *x, const unsigned char *padding,
@@ -70,23 +83,27 @@ mha_status mha_decode_step_blocked(const mha_decoder *dec, mha_kv_cache *cache, 
         status = fast_pack(k, &blk, E, E, dec->params.out_proj_weight, E, &out_packed);
     if (status == MHA_OK)
         {
-            project_rows(k, &blk, B * n, x, dec->params.in_proj_weight, &in_packed, F, E,
-                         dec->params.in_proj_bias, qkv);                       /* (B, n, F) */
-            if (dec->rope) {
-                const double base = dec->rope_base > 0 ? dec->rope_base : 10000.0;
+            status = project_rows(k, &blk, B * n, x, dec->params.in_proj_weight, &in_packed, F, E,
+                                  dec->params.in_proj_bias, qkv);              /* (B, n, F) */
+            if (status == MHA_OK) {
+                if (dec->rope) {
+                    const double base = dec->rope_base > 0 ? dec->rope_base : 10000.0;
+                    for (size_t b = 0; b < B; b++)
+                        for (size_t i = 0; i < n; i++) {
+                            float *row = qkv + (b * n + i) * F;
+                            for (size_t h = 0; h < H + G; h++)                /* queries, then keys */
+                                mha_rope(row + h * D, D, cache->length[b] + i, base);
+                        }
+                }
                 for (size_t b = 0; b < B; b++)
-                    for (size_t i = 0; i < n; i++) {
-                        float *row = qkv + (b * n + i) * F;
-                        for (size_t h = 0; h < H + G; h++)                /* queries, then keys */
-                            mha_rope(row + h * D, D, cache->length[b] + i, base);
-                    }
+                    mha_kv_cache_append(cache, b, n, qkv + b * n * F + E, qkv + b * n * F + E + G * D,
+                                        F, padding ? padding + b * n : NULL);
+                split_k_attend(&t, concat, weights);
+                status = project_rows(k, &blk, B * n, concat, dec->params.out_proj_weight, &out_packed,
+                                      E, E, dec->params.out_proj_bias, out);
+                if (status != MHA_OK)
+                    take_back(cache, n);
             }
-            for (size_t b = 0; b < B; b++)
-                mha_kv_cache_append(cache, b, n, qkv + b * n * F + E, qkv + b * n * F + E + G * D,
-                                    F, padding ? padding + b * n : NULL);
-            split_k_attend(&t, concat, weights);
-            project_rows(k, &blk, B * n, concat, dec->params.out_proj_weight, &out_packed, E, E,
-                         dec->params.out_proj_bias, out);
         }
     if (qkv && concat && t.part)
         decode_task_free(&t);

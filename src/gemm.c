@@ -84,9 +84,9 @@ static void kernel_at(const fast_kernels *k, size_t rows, size_t cols, size_t de
     for (size_t r = 0; r < rows; r++)
         memcpy(C + r * ldc, tile + r * k->nr, cols * sizeof *C);
 }
-void fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
-               const float *A, size_t lda, const fast_packed *Wp,
-               const float *bias, float *C, size_t ldc)
+mha_status fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
+                     const float *A, size_t lda, const fast_packed *Wp,
+                     const float *bias, float *C, size_t ldc)
 {
     const size_t N = Wp->N, K = Wp->K, kc = Wp->kc, mr = k->mr, nr = k->nr;
     const size_t mc = b->mc, row_blocks = (M + mc - 1) / mc;
@@ -94,12 +94,11 @@ void fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
     size_t panel_runs = (2 * threads + row_blocks - 1) / row_blocks;
     panel_runs = panel_runs > Wp->panels ? Wp->panels : panel_runs;
     const size_t run = (Wp->panels + panel_runs - 1) / panel_runs;
-    for (size_t i = 0; i < M; i++)
-        for (size_t j = 0; j < N; j++)
-            C[i * ldc + j] = bias ? bias[j] : 0.0f;
-    #pragma omp parallel
+    int failed = 0;
+    #pragma omp parallel reduction(|:failed)
     {
         float *Ap = malloc(((mc + mr) * kc + mr * nr) * sizeof *Ap);
+        failed = Ap == NULL;
         #pragma omp for schedule(dynamic) collapse(2)
         for (size_t ib = 0; ib < row_blocks; ib++)
             for (size_t pr = 0; pr < panel_runs; pr++)
@@ -107,6 +106,10 @@ void fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
                     const size_t i0 = ib * mc, rows = M - i0 < mc ? M - i0 : mc;
                     const size_t p0 = pr * run, p1 = p0 + run < Wp->panels ? p0 + run : Wp->panels;
                     float *tile = Ap + (mc + mr) * kc;
+                    const size_t j0 = p0 * nr, j1 = p1 * nr < N ? p1 * nr : N;
+                    for (size_t i = i0; i < i0 + rows; i++)          /* C starts at the bias */
+                        for (size_t j = j0; j < j1; j++)
+                            C[i * ldc + j] = bias ? bias[j] : 0.0f;
                     for (size_t k0 = 0; Ap != NULL && k0 < K; k0 += kc) {
                         const size_t depth = K - k0 < kc ? K - k0 : kc;
                         pack_a(mr, rows, depth, A + i0 * lda + k0, lda, Ap);
@@ -121,6 +124,7 @@ void fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
                 }
         free(Ap);
     }
+    return failed ? MHA_ERR_NOMEM : MHA_OK;
 }
 /* Y (M, N) = X (M, K) W (N, K)^T + bias, one dot product per element. */
 void fast_gemv(const fast_kernels *k, size_t M, const float *X, size_t ldx,
