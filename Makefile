@@ -212,6 +212,7 @@ bench-fast: $(BUILD)/mha $(BUILD)/sgemm-openblas | deps
 	  for n in 1 $$t; do $$py --threads $$n "1 256 256 4 0"; done; $$o 1 256 256 4 0 7 $$t; \
 	  for n in 1 $$t; do $$m --impl blocked $(FAST_BIG) --threads $$n --reps 7; done; \
 	  for p in proj attention; do $$m --impl blocked $(FAST_BIG) --threads $$t --reps 7 --part $$p; done; \
+	  $$m --impl blocked $(FAST_BIG) --threads $$t --reps 7 --part proj --half-kc; \
 	  for n in 1 $$t; do $$py --threads $$n "1 2048 768 12 0"; done; $$o 1 2048 768 12 0 7 $$t; \
 	  $$m --impl blocked $(FAST_BIG) --causal --threads $$t --reps 7; \
 	  for n in 1 $$t; do $$py --threads $$n "1 2048 768 12 1"; done; $$o 1 2048 768 12 1 7 $$t; \

@@ -87,7 +87,8 @@ def roofline(rows, peak, bandwidth):
              f"\\addplot[thick, domain=0.1:4000, samples=200] {{min({peak}, {bandwidth}*x)}};",
              f"\\addlegendentry{{roof: {peak:.0f} GFLOP/s, {bandwidth:.0f} GB/s}}"]
     for impl, mark in marks.items():
-        pts = [r for r in rows if r.get("impl") == impl and r.get("threads") == "2"
+        pts = [r for r in rows if r.get("impl") == impl
+               and (r.get("threads") == "2" or impl in ("naive", "batched"))
                and r.get("part", "all") == "all" and "bytes" in r and "gflops" in r]
         if pts:
             coords = " ".join(f"({intensity(r):.4g},{float(r['gflops']):.4g})" for r in pts)
@@ -116,10 +117,14 @@ def numbers(rows, peaks, bandwidth, machine):
     big = dict(B=1, L=2048, E=768, H=12)
     blocked = {c: best(rows, impl="blocked", part="all", causal=c, isa="avx512", **big) for c in (0, 1)}
     torch = {c: best(rows, impl="torch", causal=c, **big) for c in (0, 1)}
-    proj = best(rows, impl="blocked", part="proj", causal=0, **big)
+    full = [r for r in rows if "half_kc" not in r]
+    proj = best(full, impl="blocked", part="proj", causal=0, **big)
+    half = best(rows, impl="blocked", part="proj", half_kc=1, **big)
     blas = best(rows, impl="openblas", part="proj", causal=0, **big)
     attn = best(rows, impl="blocked", part="attention", causal=0, **big)
     mine = best(rows, impl="blocked", decode=1)
+    sizes = next((dict((k, r[k]) for k in ("kc", "mc", "bq", "bk", "l1", "l2")) for r in rows
+                  if "kc" in r), dict.fromkeys(("kc", "mc", "bq", "bk", "l1", "l2"), "--"))
     m = {"FastMachine": machine,
          "FastPeak": f"{peaks.get('2', 0):.0f}", "FastPeakOne": f"{peaks.get('1', 0):.0f}",
          "FastBandwidth": f"{bandwidth.get('2', 0):.1f}",
@@ -132,6 +137,16 @@ def numbers(rows, peaks, bandwidth, machine):
          "FastDecodeSpeedup": f"{ratio(best(rows, impl='torch', decode=1), mine):.1f}",
          "FastDenormalSlowdown": next((f"{float(r['slowdown']):.0f}" for r in rows if "slowdown" in r), "--"),
          "FastCausalSkip": f"{ratio(best(rows, impl='blocked', part='all', causal=0, threads=2, **big), blocked[1]):.1f}",
+         "FastProjHalfKc": half["gflops"] if half else "--",
+         "FastHalfKc": str(int(sizes["kc"]) // 32 * 16) if sizes["kc"] != "--" else "--",
+         **{"Fast" + {"l1": "LOne", "l2": "LTwo"}.get(k, k.capitalize()): v for k, v in sizes.items()},
+         "FastProjGflops": proj["gflops"] if proj else "--",
+         "FastTotalMs": f"{float(blocked[0]['ms']):.0f}" if blocked[0] else "--",
+         "FastProjMs": f"{float(proj['ms']):.0f}" if proj else "--",
+         "FastAttentionMs": f"{float(attn['ms']):.0f}" if attn else "--",
+         "FastFloorMs": f"{float(blocked[0]['gflops']) * float(blocked[0]['ms']) / peaks['2']:.0f}"
+                        if blocked[0] and "2" in peaks else "--",
+         "FastTorchDenseMs": f"{float(torch[0]['ms']):.0f}" if torch[0] else "--",
          "FastNestedSlowdown": f"{ratio(best(rows, impl='openblas-nested', causal=0, **big), best(rows, impl='openblas', part='all', causal=0, **big)):.1f}"}
     return "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in m.items())
 def main(path, outdir, machine):

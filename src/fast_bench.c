@@ -10,7 +10,7 @@
 typedef struct fast_bench_options {
     const char *impl;
     mha_shape shape;
-    int cross, causal, decode, peak, bandwidth, denormals;
+    int cross, causal, decode, peak, bandwidth, denormals, half_kc;
     size_t reps, threads, cache, kv_heads, mib;
     const char *part;                       /* "all", "proj" or "attention" */
 } fast_bench_options;
@@ -62,16 +62,17 @@ double fast_bandwidth_gbs(const fast_kernels *k, size_t bytes)
 }
 static int parse_fast_bench(int argc, char **argv, fast_bench_options *o, FILE *err)
 {
-    *o = (fast_bench_options){"batched", {1, 128, 128, 128, 4}, 0, 0, 0, 0, 0, 0, 7,
+    *o = (fast_bench_options){"batched", {1, 128, 128, 128, 4}, 0, 0, 0, 0, 0, 0, 0, 7,
                               mha_threads(), 1024, 0, 512, "all"};
     for (int i = 1; i < argc; i++) {
         const char *value = NULL;
         int r;
         static const char *const flags[] = {"--causal", "--decode", "--peak", "--bandwidth",
-                                            "--denormals"};
-        int *const flag_fields[] = {&o->causal, &o->decode, &o->peak, &o->bandwidth, &o->denormals};
+                                            "--denormals", "--half-kc"};
+        int *const flag_fields[] = {&o->causal, &o->decode, &o->peak, &o->bandwidth, &o->denormals,
+                                    &o->half_kc};
         int flagged = 0;
-        for (size_t f = 0; f < 5; f++)
+        for (size_t f = 0; f < 6; f++)
             if (strcmp(argv[i], flags[f]) == 0)
                 *flag_fields[f] = flagged = 1;
         if (flagged)
@@ -116,7 +117,7 @@ int mha_cmd_bench_fast(int argc, char **argv, FILE *out, FILE *err)
         fprintf(out,
             "usage: mha bench-fast [--impl NAME] [--batch B] [--seq L] [--kv-len S] [--dim E]\n"
             "                      [--heads H] [--causal] [--reps R] [--threads N]\n"
-            "                      [--part all|proj|attention]\n"
+            "                      [--part all|proj|attention] [--half-kc]\n"
             "       mha bench-fast --decode [--cache T] [--kv-heads K] [--batch B] [--dim E]\n"
             "                      [--heads H] [--impl NAME] [--reps R] [--threads N]\n"
             "       mha bench-fast --peak [--threads N]\n"
@@ -125,9 +126,11 @@ int mha_cmd_bench_fast(int argc, char **argv, FILE *out, FILE *err)
             "Checks the implementation against the naive one on random inputs, then times\n"
             "R runs (default 7) and prints the median in key=value form: ms, gflops,\n"
             "peak (gflops as a fraction of this machine's FMA peak on N threads), maxdiff.\n"
-            "--part times only the projections or only the attention core of 'blocked'.\n"
+            "--part times only the projections or only the attention core of 'blocked';\n"
+            "--half-kc makes the product's depth blocks fill half of L1 instead of all.\n"
             "--decode times one decoding step over a cache of T positions (default 1024).\n"
-            "--peak and --bandwidth measure the machine: FMA throughput, read bandwidth;\n"
+            "--peak and --bandwidth measure the machine: FMA throughput (with the cache\n"
+            "sizes in KiB and the block sizes derived from them for D = 64), read bandwidth;\n"
             "--denormals times the weighted sum of values with tiny and with normal weights.\n");
         return MHA_EXIT_OK;
     }
@@ -136,9 +139,12 @@ int mha_cmd_bench_fast(int argc, char **argv, FILE *out, FILE *err)
     mha_set_threads(o.threads);
     const fast_kernels *k = fast_kernels_select();
     int result;
-    if (o.peak)
-        result = fprintf(out, "peak_gflops=%.1f threads=%zu isa=%s\n",
-                         fast_peak_gflops(k, 1u << 22), o.threads, k->name) > 0 ? 0 : 1;
+    if (o.peak) {
+        const fast_blocking b = fast_blocking_for(k, 64);
+        result = fprintf(out, "peak_gflops=%.1f threads=%zu isa=%s l1=%zu l2=%zu kc=%zu mc=%zu "
+                              "bq=%zu bk=%zu\n", fast_peak_gflops(k, 1u << 22), o.threads,
+                         k->name, b.l1 >> 10, b.l2 >> 10, b.kc, b.mc, b.bq, b.bk) > 0 ? 0 : 1;
+    }
     else if (o.bandwidth)
         result = fprintf(out, "bandwidth_gbs=%.1f threads=%zu mib=%zu\n",
                          fast_bandwidth_gbs(k, o.mib << 20), o.threads, o.mib) > 0 ? 0 : 1;
@@ -226,8 +232,9 @@ static int bench_forward(const fast_bench_options *o, const fast_kernels *k, FIL
         else {
             for (size_t r = 0; r <= o->reps; r++) {                /* run 0 warms up */
                 const double t0 = fast_seconds();
-                const fast_blocking blk = fast_blocking_for(k, E / s->heads);
+                fast_blocking blk = fast_blocking_for(k, E / s->heads);
                 const size_t M = s->batch * s->query_len;
+                blk.kc = o->half_kc ? blk.kc / 32 * 16 : blk.kc;       /* the textbook half of L1 */
                 fast_packed w;
                 if (part == 0)
                     impl->forward(s, &params, query, kin, kin, &mask, got, NULL);
@@ -252,9 +259,10 @@ static int bench_forward(const fast_bench_options *o, const fast_kernels *k, FIL
             const double bytes = sizeof(float) * ((double)(n_q + (o->cross ? n_kv : 0)) + 4.0 * E * E + n_q);
             const double gflops = flops / median / 1e9, peak = fast_peak_gflops(k, 1u << 20);
             fprintf(out, "impl=%s B=%zu L=%zu S=%zu E=%zu H=%zu causal=%d reps=%zu ms=%.3f "
-                         "gflops=%.2f maxdiff=%.2g threads=%zu part=%s peak=%.3f isa=%s bytes=%.0f\n",
+                         "gflops=%.2f maxdiff=%.2g threads=%zu part=%s%s peak=%.3f isa=%s bytes=%.0f\n",
                     impl->name, s->batch, s->query_len, s->key_len, E, s->heads, o->causal, o->reps,
-                    median * 1e3, gflops, worst, o->threads, o->part, gflops / peak, k->name, bytes);
+                    median * 1e3, gflops, worst, o->threads, o->part, o->half_kc ? " half_kc=1" : "",
+                    gflops / peak, k->name, bytes);
             result = MHA_EXIT_OK;
         }
     } else

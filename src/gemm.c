@@ -16,7 +16,7 @@ fast_blocking fast_blocking_for(const fast_kernels *k, size_t head_dim)
     fast_blocking b;
     b.l1 = cache_bytes(_SC_LEVEL1_DCACHE_SIZE, 48 * 1024);
     b.l2 = cache_bytes(_SC_LEVEL2_CACHE_SIZE, 2 * 1024 * 1024);
-    b.kc = b.l1 / 2 / (k->nr * sizeof(float)) / 16 * 16;
+    b.kc = b.l1 / (k->nr * sizeof(float)) / 16 * 16;
     b.kc = b.kc < 64 ? 64 : b.kc > 1024 ? 1024 : b.kc;
     b.mc = b.l2 / 2 / (b.kc * sizeof(float)) / k->mr * k->mr;
     b.mc = b.mc < k->mr ? k->mr : b.mc;
