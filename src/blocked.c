@@ -87,7 +87,7 @@ static void online_update(const fast_kernels *k, float *p, size_t cols, float *m
         memset(p, 0, cols * sizeof *p);
         return;
     }
-    const float alpha = *m == -INFINITY ? 0.0f : expf(*m - mu);
+    const float alpha = *m == mu ? 1.0f : *m == -INFINITY ? 0.0f : expf(*m - mu);
     const float sum = k->exp_sum(p, cols, mu);
     if (alpha != 1.0f) {
         *l *= alpha;
@@ -124,9 +124,9 @@ static void load_queries(const attend_state *st, size_t b, size_t h, size_t i0, 
                          size_t rows, float *q)
 {
     const fast_attention *a = st->a;
-    for (size_t r = 0; r < rows; r++)
-        for (size_t d = 0; d < a->D; d++)
-            q[r * a->D + d] = r < nq ? a->q[(b * a->L + i0 + r) * a->ldq + h * a->D + d] : 0.0f;
+    for (size_t r = 0; r < nq; r++)
+        memcpy(q + r * a->D, a->q + (b * a->L + i0 + r) * a->ldq + h * a->D, a->D * sizeof *q);
+    memset(q + nq * a->D, 0, (rows - nq) * a->D * sizeof *q);
 }
 
 static void attend_tile(const attend_state *st, size_t b, size_t h, size_t t, attend_scratch *w)

@@ -438,7 +438,7 @@ const fast_kernels ISA(fast_kernels) = {
 #define TARGET __attribute__((target("avx512f")))
 #define VEC __m512
 #define W 16
-#define GMR 8
+#define GMR 14
 #define GNV 2
 #define ANV 4
 #define VLOAD(p) _mm512_loadu_ps(p)
