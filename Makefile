@@ -28,13 +28,13 @@ LDLIBS  := -lm
 # is present.  `make deps` installs only the missing ones.
 DEPS_PKGS := noweb libcriterion-dev gcc clang make pkg-config \
              texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern \
-             valgrind
+             valgrind texlive-pictures
 # Chapter 9 (fast): OpenMP threads (Clang's runtime is libomp), OpenBLAS and
-# PyTorch for the benchmark's comparisons, pgfplots for the roofline.
-DEPS_PKGS += libomp-dev libopenblas-dev python3-torch python3-numpy texlive-pictures
+# PyTorch for the benchmark's comparisons.
+DEPS_PKGS += libomp-dev libopenblas-dev python3-torch python3-numpy
 override CFLAGS += -fopenmp
 
-.PHONY: all deps tangle test check lint book demo bench clean golden check-tangle clang-build
+.PHONY: all deps tangle test check lint book demo bench clean golden check-tangle clang-build train-figure
 all: $(BUILD)/mha $(BUILD)/libmha.a $(BUILD)/mha-tables
 
 deps:
@@ -138,6 +138,12 @@ bench: $(BUILD)/mha
 	  $(BUILD)/bench.txt > figures/bench-batched.tex
 	@echo "bench: wrote figures/bench-batched.tex"
 
+# The training runs that chapter 15's figure and summary are drawn from.
+train-figure: $(BUILD)/mha
+	@mkdir -p figures
+	$(BUILD)/mha train --history figures/training-2layer.tsv
+	$(BUILD)/mha train --layers 1 --history figures/training-1layer.tsv
+
 # PyTorch golden cases for the tests (needs python3-torch; the results are committed).
 golden: | deps
 	@dpkg-query -W -f='$${Status}' python3-torch 2>/dev/null | grep -q 'install ok installed' || \
@@ -169,11 +175,11 @@ lint: | deps
 	@echo "lint: every root of the web is an output path"
 
 check-tangle: tangle
-	@changed=$$(git diff --name-only -- src tests viz; git ls-files --others --exclude-standard -- src tests viz); \
+	@changed=$$(git diff --name-only -- src tests viz tools; git ls-files --others --exclude-standard -- src tests viz tools); \
 	if [[ -n "$$changed" ]]; then \
 	  echo "check: re-tangling changed files that git has not seen (edit the book, tangle, git add):"; \
 	  echo "$$changed"; exit 1; fi
-	@echo "check: re-tangling leaves src/ tests/ viz/ unchanged"
+	@echo "check: re-tangling leaves src/ tests/ viz/ tools/ unchanged"
 
 clang-build:
 	$(MAKE) --no-print-directory CC=clang BUILD=$(BUILD)/clang all $(BUILD)/clang/tests
@@ -182,6 +188,50 @@ check: lint check-tangle
 	$(MAKE) --no-print-directory test
 	$(MAKE) --no-print-directory clang-build
 	$(MAKE) --no-print-directory book
+	$(MAKE) --no-print-directory exercises-verify book-student
+
+# ---------------------------------------------------------------- exercises (chapter 13)
+# The exercises are marked in the web; tools/exercise.sh (tangled from
+# chapter 13) lists them, writes and grades workspaces, and filters the web
+# for the student edition, which leaves out the answers appendix.
+EXERCISE_TOOL = NW="$(NW)" EXERCISE_CFLAGS="$(filter-out -O% -g,$(CFLAGS))" bash tools/exercise.sh
+NW_STUDENT   := $(filter-out chapters/95-answers.nw,$(NW))
+.PHONY: exercises exercise exercise-check exercises-verify book-student
+
+exercises: | deps
+	@$(EXERCISE_TOOL) list
+
+exercise: | deps
+	@[[ -n "$(EX)" ]] || { echo "usage: make exercise EX=id [DIR=path]" >&2; exit 2; }
+	@$(EXERCISE_TOOL) create "$(EX)" "$(or $(DIR),$(BUILD)/exercises/$(EX))"
+	@echo "exercise: wrote $(or $(DIR),$(BUILD)/exercises/$(EX)) (see its README.md)"
+
+exercise-check: | deps
+	@[[ -n "$(EX)" && -n "$(DIR)" ]] || { echo "usage: make exercise-check EX=id DIR=path" >&2; exit 2; }
+	@$(EXERCISE_TOOL) check "$(EX)" "$(DIR)"
+
+exercises-verify: | deps
+	@$(EXERCISE_TOOL) verify
+
+book-student: $(BUILD)/book-student.pdf
+$(BUILD)/student/book-student.tex: $(NW) tools/exercise.sh | deps
+	@rm -rf $(BUILD)/student && mkdir -p $(BUILD)/student
+	NW="$(NW_STUDENT)" bash tools/exercise.sh student-web $(BUILD)/student/web > $(BUILD)/student/files
+	noweave -delay -index $$(cat $(BUILD)/student/files) > $@
+	@for id in $$($(EXERCISE_TOOL) list | awk '$$3 == "coding" { print $$1 }'); do \
+	  grep -qF "(your code here: exercise $$id)" $$(cat $(BUILD)/student/files) || \
+	    { echo "book-student: exercise $$id is not hidden"; exit 1; }; \
+	done
+$(BUILD)/book-student.pdf: $(BUILD)/student/book-student.tex $(BUILD)/mha-tables
+	@mkdir -p $(BUILD)/tables
+	$(BUILD)/mha-tables $(BUILD)/tables
+	cd $(BUILD)/student && for pass in 1 2; do \
+	  TEXINPUTS=.:$(CURDIR)/$(BUILD)/tables:$(CURDIR)/figures: pdflatex -interaction=nonstopmode -halt-on-error book-student.tex > book-student.log || \
+	    { grep -A5 '^!' book-student.log; exit 1; }; \
+	done
+	@! grep -E '^LaTeX Warning: (Reference|Citation).*undefined' $(BUILD)/student/book-student.log
+	cp $(BUILD)/student/book-student.pdf $@
+# ---------------------------------------------------------------- end of exercises
 
 clean:
 	rm -rf $(BUILD)

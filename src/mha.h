@@ -57,6 +57,15 @@ typedef struct mha_decoder {
     int rope;                           /* rotate q and k by position */
     float rope_base;                    /* 0 means 10000 */
 } mha_decoder;
+typedef struct mha_grads {
+    float *grad_query;             /* (B, L, E), or NULL */
+    float *grad_key;               /* (B, S, E), or NULL (ignored in self-attention) */
+    float *grad_value;             /* (B, S, E), or NULL (ignored when value = key) */
+    float *grad_in_proj_weight;    /* (3E, E) */
+    float *grad_in_proj_bias;      /* (3E), or NULL */
+    float *grad_out_proj_weight;   /* (E, E) */
+    float *grad_out_proj_bias;     /* (E), or NULL */
+} mha_grads;
 const char *mha_status_message(mha_status status);
 int mha_mul_overflows(size_t a, size_t b, size_t *product);
 mha_status mha_shape_check(const mha_shape *shape);
@@ -133,5 +142,16 @@ mha_forward_fn mha_forward_blocked;
 void mha_set_threads(size_t threads);
 size_t mha_threads(void);
 mha_decode_fn mha_decode_step_blocked;
+mha_status mha_backward_naive(const mha_shape *shape, const mha_params *params,
+                              const float *query, const float *key, const float *value,
+                              const mha_mask *mask, const float *grad_out,
+                              const mha_grads *grads);
+void mha_print_training_figure(FILE *out);
+void mha_print_training_summary(FILE *out);
+typedef struct training_curve {
+    size_t points;
+    double step[256], accuracy[256], best_previous[256], best_induction[256];
+} training_curve;
+int mha_read_training_history(const char *path, training_curve *curve);
 
 #endif
