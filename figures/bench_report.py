@@ -83,7 +83,7 @@ def roofline(rows, peak, bandwidth):
              "\\pgfplotsset{compat=1.18}", "\\begin{document}", "\\begin{tikzpicture}",
              "\\begin{loglogaxis}[width=12cm, height=7.5cm, xlabel={operations per byte},",
              "  ylabel={GFLOP/s}, xmin=0.1, xmax=4000, ymin=0.3, ymax=600,",
-             "  legend pos=south east, legend cell align=left, grid=major]",
+             "  legend pos=north west, legend cell align=left, grid=major]",
              f"\\addplot[thick, domain=0.1:4000, samples=200] {{min({peak}, {bandwidth}*x)}};",
              f"\\addlegendentry{{roof: {peak:.0f} GFLOP/s, {bandwidth:.0f} GB/s}}"]
     for impl, mark in marks.items():
@@ -147,6 +147,8 @@ def numbers(rows, peaks, bandwidth, machine):
          "FastFloorMs": f"{float(blocked[0]['gflops']) * float(blocked[0]['ms']) / peaks['2']:.0f}"
                         if blocked[0] and "2" in peaks else "--",
          "FastTorchDenseMs": f"{float(torch[0]['ms']):.0f}" if torch[0] else "--",
+         "FastTotalThreads": blocked[0]["threads"] if blocked[0] else "--",
+         "FastNestedSlowdownBatch": f"{ratio(best(rows, impl='openblas-nested', B=8, L=512, causal=0), best(rows, impl='openblas', part='all', B=8, L=512, causal=0)):.1f}",
          "FastNestedSlowdown": f"{ratio(best(rows, impl='openblas-nested', causal=0, **big), best(rows, impl='openblas', part='all', causal=0, **big)):.1f}"}
     return "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in m.items())
 def main(path, outdir, machine):
