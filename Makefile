@@ -240,7 +240,8 @@ clean:
 # `make bench` also runs the chapter 9 comparison: the blocked version against
 # PyTorch (python3-torch, run by Debian's /usr/bin/python3) and an OpenBLAS
 # layer (bench/sgemm_openblas.c, built only here), in one run.  It writes
-# figures/bench-fast.tex, bench-decode.tex, bench-numbers.tex and roofline.pdf.
+# figures/bench-fast.txt (the raw lines), bench-fast.tex, bench-steps.tex,
+# bench-decode.tex, bench-numbers.tex and roofline.pdf.
 FAST_BIG     := --batch 1 --seq 2048 --dim 768 --heads 12
 FAST_BATCH   := --batch 8 --seq 512 --dim 512 --heads 8
 FAST_SMALL   := --batch 1 --seq 256 --dim 256 --heads 4
@@ -274,6 +275,7 @@ bench-fast: $(BUILD)/mha $(BUILD)/sgemm-openblas | deps
 	  for n in 1 $$t; do $$m --decode --cache 4096 --dim 768 --heads 12 --impl blocked --threads $$n --reps 15; done; \
 	  for n in 1 $$t; do $$py --threads $$n --reps 15 --decode "1 768 12 4096"; done; \
 	} | tee $(BUILD)/bench-fast.txt
+	@cp $(BUILD)/bench-fast.txt figures/bench-fast.txt
 	@cpu=$$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1); \
 	$(TORCH_PY) figures/bench_report.py $(BUILD)/bench-fast.txt figures \
 	  "$$cpu, $$(nproc) cores, measured $$(date +%Y-%m-%d) with $(CC) $(CFLAGS)"
