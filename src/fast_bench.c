@@ -100,7 +100,7 @@ static int parse_fast_bench(int argc, char **argv, fast_bench_options *o, FILE *
                 matched = 1;
             }
         if (!matched) {
-            mha_cli_error(err, "bench: unknown option '%s' (see 'mha bench-fast --help')", argv[i]);
+            mha_cli_error(err, "bench: unknown option '%s' (see 'mha %s --help')", argv[i], argv[0]);
             return -1;
         }
     }
@@ -115,23 +115,23 @@ int mha_cmd_bench_fast(int argc, char **argv, FILE *out, FILE *err)
     fast_bench_options o;
     if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         fprintf(out,
-            "usage: mha bench-fast [--impl NAME] [--batch B] [--seq L] [--kv-len S] [--dim E]\n"
-            "                      [--heads H] [--causal] [--reps R] [--threads N]\n"
-            "                      [--part all|proj|attention] [--half-kc]\n"
-            "       mha bench-fast --decode [--cache T] [--kv-heads K] [--batch B] [--dim E]\n"
-            "                      [--heads H] [--impl NAME] [--reps R] [--threads N]\n"
-            "       mha bench-fast --peak [--threads N]\n"
-            "       mha bench-fast --bandwidth [--mib M] [--threads N]\n"
-            "       mha bench-fast --denormals\n"
-            "Checks the implementation against the naive one on random inputs, then times\n"
-            "R runs (default 7) and prints the median in key=value form: ms, gflops,\n"
-            "peak (gflops as a fraction of this machine's FMA peak on N threads), maxdiff.\n"
-            "--part times only the projections or only the attention core of 'blocked';\n"
-            "--half-kc makes the product's depth blocks fill half of L1 instead of all.\n"
-            "--decode times one decoding step over a cache of T positions (default 1024).\n"
-            "--peak and --bandwidth measure the machine: FMA throughput (with the cache\n"
-            "sizes in KiB and the block sizes derived from them for D = 64), read bandwidth;\n"
-            "--denormals times the weighted sum of values with tiny and with normal weights.\n");
+            "usage: mha %s [--impl NAME] [--batch B] [--seq L] [--kv-len S] [--dim E]\n"
+            "       [--heads H] [--causal] [--reps R] [--threads N] [--part all|proj|attention]\n"
+            "       [--half-kc]\n"
+            "   or: mha %s --decode [--cache T] [--kv-heads K] [--batch B] [--dim E]\n"
+            "       [--heads H] [--impl NAME] [--reps R] [--threads N]\n"
+            "   or: mha %s --peak [--threads N] | --bandwidth [--mib M] [--threads N] | --denormals\n",
+            argv[0], argv[0], argv[0]);
+        fputs("Checks the implementation against the naive one on random inputs, then times\n"
+              "R runs (default 7) and prints the median in key=value form: ms, gflops,\n"
+              "peak (gflops as a fraction of this machine's FMA peak on N threads), maxdiff.\n"
+              "--part times only the projections or only the attention core of 'blocked';\n"
+              "--half-kc makes the product's depth blocks fill half of L1 instead of all.\n"
+              "--decode times one decoding step over a cache of T positions (default 1024).\n"
+              "--peak and --bandwidth measure the machine: FMA throughput (with the cache\n"
+              "sizes in KiB and the block sizes derived from them for D = 64), read bandwidth;\n"
+              "--denormals times the weighted sum of values with tiny and with normal weights.\n"
+              "Kernels: MHA_ISA=scalar|avx2|avx512 or MHA_FORCE_SCALAR=1 choose them.\n", out);
         return MHA_EXIT_OK;
     }
     if (parse_fast_bench(argc, argv, &o, err) != 0)
