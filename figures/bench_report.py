@@ -113,43 +113,59 @@ def share_bytes(rows):
             r["gflops"] = str(float(twin["gflops"]) * float(twin["ms"]) / float(r["ms"]))
 def numbers(rows, peaks, bandwidth, machine):
     def ratio(a, b):
-        return float(a["ms"]) / float(b["ms"]) if a and b else float("nan")
-    big = dict(B=1, L=2048, E=768, H=12)
-    blocked = {c: best(rows, impl="blocked", part="all", causal=c, isa="avx512", **big) for c in (0, 1)}
-    torch = {c: best(rows, impl="torch", causal=c, **big) for c in (0, 1)}
+        return f"{float(a['ms']) / float(b['ms']):.1f}" if a and b else "--"
+    big, batch = dict(B=1, L=2048, E=768, H=12), dict(B=8, L=512, causal=0)
     full = [r for r in rows if "half_kc" not in r]
+    blocked = {c: best(full, impl="blocked", part="all", causal=c, isa="avx512", **big)
+               for c in (0, 1)}
+    two = best(full, impl="blocked", part="all", causal=0, threads=2, **big)
+    torch = {c: best(rows, impl="torch", causal=c, **big) for c in (0, 1)}
     proj = best(full, impl="blocked", part="proj", causal=0, **big)
     half = best(rows, impl="blocked", part="proj", half_kc=1, **big)
     blas = best(rows, impl="openblas", part="proj", causal=0, **big)
     attn = best(rows, impl="blocked", part="attention", causal=0, **big)
     mine = best(rows, impl="blocked", decode=1)
-    sizes = next((dict((k, r[k]) for k in ("kc", "mc", "bq", "bk", "l1", "l2")) for r in rows
-                  if "kc" in r), dict.fromkeys(("kc", "mc", "bq", "bk", "l1", "l2"), "--"))
+    names = ("kc", "mc", "bq", "bk", "l1", "l2")
+    sizes = next((dict((k, r[k]) for k in names) for r in rows if "kc" in r),
+                 dict.fromkeys(names, "--"))
     m = {"FastMachine": machine,
          "FastPeak": f"{peaks.get('2', 0):.0f}", "FastPeakOne": f"{peaks.get('1', 0):.0f}",
          "FastBandwidth": f"{bandwidth.get('2', 0):.1f}",
-         "FastDenseSpeedup": f"{ratio(torch[0], blocked[0]):.1f}",
-         "FastCausalSpeedup": f"{ratio(torch[1], blocked[1]):.1f}",
-         "FastBatchSpeedup": f"{ratio(best(rows, impl='torch', B=8, L=512, causal=0), best(rows, impl='blocked', part='all', B=8, L=512, causal=0)):.1f}",
-         "FastProjVsBlas": f"{100 * ratio(blas, proj):.0f}",
-         "FastAttentionPeak": f"{100 * float(attn['gflops']) / peaks[attn['threads']]:.0f}" if attn else "--",
-         "FastDecodeBandwidth": f"{100 * float(mine['bytes']) / float(mine['ms']) / 1e6 / bandwidth[mine['threads']]:.0f}" if mine else "--",
-         "FastDecodeSpeedup": f"{ratio(best(rows, impl='torch', decode=1), mine):.1f}",
-         "FastDenormalSlowdown": next((f"{float(r['slowdown']):.0f}" for r in rows if "slowdown" in r), "--"),
-         "FastCausalSkip": f"{ratio(best(rows, impl='blocked', part='all', causal=0, threads=2, **big), blocked[1]):.1f}",
+         "FastDenseSpeedup": ratio(torch[0], blocked[0]),
+         "FastCausalSpeedup": ratio(torch[1], blocked[1]),
+         "FastBatchSpeedup": ratio(best(rows, impl="torch", **batch),
+                                   best(full, impl="blocked", part="all", isa="avx512", **batch)),
+         "FastCausalSkip": ratio(two, blocked[1]),
+         "FastProjVsBlas": (f"{100 * float(blas['ms']) / float(proj['ms']):.0f}"
+                            if blas and proj else "--"),
+         "FastProjGflops": proj["gflops"] if proj else "--",
          "FastProjHalfKc": half["gflops"] if half else "--",
          "FastHalfKc": str(int(sizes["kc"]) // 32 * 16) if sizes["kc"] != "--" else "--",
-         **{"Fast" + {"l1": "LOne", "l2": "LTwo"}.get(k, k.capitalize()): v for k, v in sizes.items()},
-         "FastProjGflops": proj["gflops"] if proj else "--",
-         "FastTotalMs": f"{float(blocked[0]['ms']):.0f}" if blocked[0] else "--",
-         "FastProjMs": f"{float(proj['ms']):.0f}" if proj else "--",
-         "FastAttentionMs": f"{float(attn['ms']):.0f}" if attn else "--",
-         "FastFloorMs": f"{float(blocked[0]['gflops']) * float(blocked[0]['ms']) / peaks['2']:.0f}"
-                        if blocked[0] and "2" in peaks else "--",
-         "FastTorchDenseMs": f"{float(torch[0]['ms']):.0f}" if torch[0] else "--",
-         "FastTotalThreads": blocked[0]["threads"] if blocked[0] else "--",
-         "FastNestedSlowdownBatch": f"{ratio(best(rows, impl='openblas-nested', B=8, L=512, causal=0), best(rows, impl='openblas', part='all', B=8, L=512, causal=0)):.1f}",
-         "FastNestedSlowdown": f"{ratio(best(rows, impl='openblas-nested', causal=0, **big), best(rows, impl='openblas', part='all', causal=0, **big)):.1f}"}
+         "FastDenormalSlowdown": next((f"{float(r['slowdown']):.0f}" for r in rows
+                                       if "slowdown" in r), "--"),
+         "FastNestedSlowdown": ratio(best(rows, impl="openblas-nested", causal=0, **big),
+                                     best(rows, impl="openblas", part="all", causal=0, **big)),
+         "FastNestedSlowdownBatch": ratio(best(rows, impl="openblas-nested", **batch),
+                                          best(rows, impl="openblas", part="all", **batch))}
+    if attn and attn["threads"] in peaks:
+        m["FastAttentionPeak"] = f"{100 * float(attn['gflops']) / peaks[attn['threads']]:.0f}"
+    if mine and mine["threads"] in bandwidth:
+        rate = float(mine["bytes"]) / float(mine["ms"]) / 1e6
+        m["FastDecodeBandwidth"] = f"{100 * rate / bandwidth[mine['threads']]:.0f}"
+    m["FastDecodeSpeedup"] = ratio(best(rows, impl="torch", decode=1), mine)
+    if blocked[0] and torch[0]:
+        m["FastTotalMs"], m["FastTotalThreads"] = f"{float(blocked[0]['ms']):.0f}", blocked[0]["threads"]
+        m["FastTorchDenseMs"] = f"{float(torch[0]['ms']):.0f}"
+        if "2" in peaks:
+            work = float(blocked[0]["gflops"]) * float(blocked[0]["ms"])    # GFLOP * ms
+            m["FastFloorMs"] = f"{work / peaks['2']:.0f}"
+    m["FastProjMs"] = f"{float(proj['ms']):.0f}" if proj else "--"
+    m["FastAttentionMs"] = f"{float(attn['ms']):.0f}" if attn else "--"
+    m.update(("Fast" + {"l1": "LOne", "l2": "LTwo"}.get(k, k.capitalize()), v)
+             for k, v in sizes.items())
+    for name in ("FastAttentionPeak", "FastDecodeBandwidth", "FastTotalMs", "FastTotalThreads",
+                 "FastTorchDenseMs", "FastFloorMs"):
+        m.setdefault(name, "--")
     return "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in m.items())
 def main(path, outdir, machine):
     rows = read(path)

@@ -18,8 +18,9 @@ static void take_back(mha_kv_cache *cache, size_t n)
     for (size_t b = 0; b < cache->batch; b++) {
         const size_t start = cache->length[b] - n;
         for (size_t g = 0; g < cache->kv_heads; g++) {
-            memset(cache->keys + ((b * cache->kv_heads + g) * T + start) * D, 0, n * D * sizeof(float));
-            memset(cache->values + ((b * cache->kv_heads + g) * T + start) * D, 0, n * D * sizeof(float));
+            const size_t slot = ((b * cache->kv_heads + g) * T + start) * D;
+            memset(cache->keys + slot, 0, n * D * sizeof(float));
+            memset(cache->values + slot, 0, n * D * sizeof(float));
         }
         memset(cache->padding + b * T + start, 0, n);
         cache->length[b] = start;
@@ -132,6 +133,11 @@ static void decode_task_free(decode_task *t)
 {
     free(t->part); free(t->scores); free(t->stats);
 }
+static float *part_at(const decode_task *t, size_t b, size_t g, size_t c, size_t hh, size_t i)
+{
+    const size_t per = t->H / t->G;
+    return t->part + ((((b * t->G + g) * t->chunks + c) * per + hh) * t->n + i) * (t->D + 2);
+}
 static int visible(const mha_kv_cache *cache, size_t b, size_t n, size_t i, size_t j)
 {
     const size_t T = cache->length[b];
@@ -148,7 +154,7 @@ static void decode_chunk(const decode_task *t, size_t b, size_t g, size_t c, flo
     for (size_t hh = 0; hh < per; hh++)
         for (size_t i = 0; i < t->n; i++) {
             const float *q = t->qkv + (b * t->n + i) * t->F + (g * per + hh) * D;
-            float *part = t->part + ((((b * t->G + g) * t->chunks + c) * per + hh) * t->n + i) * (D + 2);
+            float *part = part_at(t, b, g, c, hh, i);
             const size_t padded = (len + t->k->width - 1) / t->k->width * t->k->width;
             for (size_t j = 0; j < padded; j++)
                 s[j] = j < len && visible(cache, b, t->n, i, j0 + j)
@@ -170,12 +176,12 @@ static void merge_chunks(const decode_task *t, size_t b, size_t h, size_t i, flo
     const size_t D = t->D, per = t->H / t->G, g = h / per, hh = h % per;
     float m = -INFINITY, l = 0.0f;
     for (size_t c = 0; c < t->chunks; c++) {
-        const float mc = t->part[((((b * t->G + g) * t->chunks + c) * per + hh) * t->n + i) * (D + 2)];
+        const float mc = part_at(t, b, g, c, hh, i)[0];
         m = mc > m ? mc : m;
     }
     memset(context, 0, D * sizeof *context);
     for (size_t c = 0; m != -INFINITY && c < t->chunks; c++) {
-        const float *part = t->part + ((((b * t->G + g) * t->chunks + c) * per + hh) * t->n + i) * (D + 2);
+        const float *part = part_at(t, b, g, c, hh, i);
         if (part[0] == -INFINITY)
             continue;
         const float factor = expf(part[0] - m);
