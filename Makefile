@@ -84,7 +84,8 @@ TEST_OBJ  = $(TEST_SRC:%.c=$(BUILD)/obj/tests/%.o)
 
 # A #line copy is current once the tangle has run; cpif keeps the timestamps of
 # unchanged files, so only what a chapter edit really touched is recompiled.
-$(BUILD)/L/%: $(BUILD)/.tangled ;
+$(BUILD)/L/%: $(BUILD)/.tangled
+	@:
 
 $(BUILD)/obj/%.o: $(BUILD)/L/src/%.c
 	@mkdir -p $(@D)
@@ -112,8 +113,19 @@ $(BUILD)/tests: $(TEST_OBJ) $(BUILD)/libmha.a
 test: $(BUILD)/tests $(BUILD)/mha
 	cd tests && ../$(BUILD)/tests --jobs=2
 
-demo: $(BUILD)/mha
-	$(BUILD)/mha demo
+# The viewer when a display is there (chapter 11), else the terminal heatmaps.
+demo: $(BUILD)/mha $(BUILD)/mha-viz
+	@if [[ -z "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ]]; then \
+	  echo "make demo: no display (DISPLAY and WAYLAND_DISPLAY are unset), so no viewer;" \
+	       "showing the terminal heatmaps of 'mha demo' instead"; \
+	  $(BUILD)/mha demo; \
+	else \
+	  status=0; $(BUILD)/mha-viz || status=$$?; \
+	  if [[ $$status -eq 3 ]]; then \
+	    echo "make demo: the viewer could not open a window; showing 'mha demo' instead"; \
+	    $(BUILD)/mha demo; \
+	  else exit $$status; fi; \
+	fi
 
 # Every version at a few shapes; the table goes into the book (figures/ is
 # committed, so the book shows what was measured, on the machine it names).
@@ -151,6 +163,66 @@ golden: | deps
 	    sudo=""; [[ $$(id -u) -eq 0 ]] || sudo=sudo; \
 	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq python3-torch python3-numpy; }
 	/usr/bin/python3 tests/make_golden.py tests/golden
+
+# ---------------------------------------------------------------- chapters 10-11: the viewer
+# build/mha-viz, the SDL2 viewer tangled into viz/; its tests (tests/viz/) need
+# SDL, so they are a second test program, run headless by `make test`, plus a
+# smoke test with a real window under Xvfb.  `make figures` draws the book's
+# screenshots without a display.
+DEPS_PKGS  += libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core xvfb xauth
+VIZ_PKGS   := sdl2 SDL2_ttf SDL2_image
+VIZ_CFLAGS  = $(shell pkg-config --cflags $(VIZ_PKGS) 2>/dev/null)
+VIZ_LIBS    = $(shell pkg-config --libs $(VIZ_PKGS) 2>/dev/null)
+VIZ_SRC     = $(filter-out main.c,$(notdir $(wildcard viz/*.c)))
+VIZ_OBJ     = $(VIZ_SRC:%.c=$(BUILD)/obj/viz/%.o)
+VIZ_FIGURES := figures/viewer-sentence.png figures/viewer-rose.png figures/viewer-switches.png
+VIZ_HEADLESS := SDL_VIDEODRIVER=dummy SDL_RENDER_DRIVER=software
+.PHONY: test-viz figures
+all: $(BUILD)/mha-viz
+
+$(BUILD)/obj/viz/%.o: $(BUILD)/L/viz/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -I$(BUILD)/L/viz $(VIZ_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/tests/viz/%.o: $(BUILD)/L/tests/viz/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -I$(BUILD)/L/viz $(VIZ_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+
+-include $(wildcard $(BUILD)/obj/viz/*.d $(BUILD)/obj/tests/viz/*.d)
+
+$(BUILD)/mha-viz: $(BUILD)/obj/viz/main.o $(VIZ_OBJ) $(BUILD)/libmha.a
+	$(CC) $(CFLAGS) -o $@ $^ $(VIZ_LIBS) $(LDLIBS)
+
+$(BUILD)/viz-tests: $(BUILD)/obj/tests/viz/test_11_viewer.o $(VIZ_OBJ) $(BUILD)/libmha.a
+	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(VIZ_LIBS) $(LDLIBS)
+
+test: test-viz
+test-viz: $(BUILD)/viz-tests $(BUILD)/mha-viz
+	cd tests && $(VIZ_HEADLESS) ../$(BUILD)/viz-tests --jobs=2
+	@dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; viz=$$(realpath $(BUILD)/mha-viz); \
+	out=$$(cd "$$dir" && xvfb-run -a -s "-screen 0 1400x900x24" env SDL_VIDEODRIVER=x11 \
+	       "$$viz" --press s --quit-after 40 2>&1) || { echo "$$out"; exit 1; }; \
+	echo "$$out" | grep -q '^mha-viz: window 1280x800, renderer .*, driver x11$$' || \
+	  { echo "test-viz: no window under Xvfb: $$out"; exit 1; }; \
+	[[ "$$(head -c 8 "$$dir/mha-viz-001.png" | od -An -tx1 | tr -d ' ')" == 89504e470d0a1a0a ]] || \
+	  { echo "test-viz: the s key saved no PNG from the window"; exit 1; }; \
+	echo "test-viz: a real window under Xvfb, and its PNG: $$out"
+
+# The screenshots are committed: the book uses them as they are, and only
+# `make figures` draws them again (they show a measured time, so every drawing
+# differs a little).
+figures: $(BUILD)/mha-viz
+	rm -f $(VIZ_FIGURES)
+	$(MAKE) --no-print-directory $(VIZ_FIGURES)
+figures/viewer-sentence.png: | $(BUILD)/mha-viz
+	$(VIZ_HEADLESS) $(BUILD)/mha-viz --step 9 --hover 8,1 --size 1280x760 --screenshot $@
+figures/viewer-rose.png: | $(BUILD)/mha-viz
+	$(VIZ_HEADLESS) $(BUILD)/mha-viz --text "a rose is a rose is a rose" --step 8 \
+	  --press m --size 1280x760 --screenshot $@
+figures/viewer-switches.png: | $(BUILD)/mha-viz
+	$(VIZ_HEADLESS) $(BUILD)/mha-viz --step 11 --press 'cp]]]3' --size 1280x760 --screenshot $@
+$(BUILD)/book.pdf: | $(VIZ_FIGURES)
+# ---------------------------------------------------------------- end of chapters 10-11
 
 # ---------------------------------------------------------------- the book
 $(BUILD)/book.tex: $(NW) | deps
