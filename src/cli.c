@@ -22,6 +22,8 @@ static const struct mha_command commands[] = {
     {"demo", "show each head's attention weights as heatmaps in the terminal", mha_cmd_demo},
     {"decode", "run the layer causally, one position at a time, through a KV cache",
      mha_cmd_decode},
+    {"bench-fast", "time a forward pass or a decoding step, threads, peak and bandwidth",
+     mha_cmd_bench_fast},
     {"backward", "gradients of one attention layer, as PyTorch's autograd computes them",
      mha_cmd_backward},
     {"train", "train a two-layer attention-only model until an induction head forms",
