@@ -134,7 +134,7 @@ BENCH_IMPLS  := naive batched
 bench: $(BUILD)/mha
 	@mkdir -p figures
 	@for shape in $(BENCH_SHAPES); do for impl in $(BENCH_IMPLS); do \
-	  $(BUILD)/mha bench --impl $$impl $$shape --reps 7; done; done | tee $(BUILD)/bench.txt
+	  $(BUILD)/mha bench-basic --impl $$impl $$shape --reps 7; done; done | tee $(BUILD)/bench.txt
 	@cpu=$$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1); \
 	awk -v cpu="$$cpu" -v cores="$$(nproc)" -v day="$$(date +%Y-%m-%d)" -v cc="$(CC) $(CFLAGS)" ' \
 	  { for (i = 1; i <= NF; i++) { split($$i, kv, "="); v[kv[1]] = kv[2] } \
@@ -326,7 +326,7 @@ $(BUILD)/sgemm-openblas: bench/sgemm_openblas.c $(BUILD)/libmha.a
 .PHONY: bench-fast
 bench: bench-fast
 bench-fast: $(BUILD)/mha $(BUILD)/sgemm-openblas | deps
-	@m="$(BUILD)/mha bench-fast"; t=$(FAST_THREADS); o=$(BUILD)/sgemm-openblas; \
+	@m="$(BUILD)/mha bench"; t=$(FAST_THREADS); o=$(BUILD)/sgemm-openblas; \
 	py="$(TORCH_PY) tests/bench_torch.py --reps 7"; \
 	{ for n in 1 $$t; do $$m --peak --threads $$n; $$m --bandwidth --threads $$n; done; \
 	  $$m --denormals; \

@@ -26,7 +26,7 @@ static int parse_bench_options(int argc, char **argv, bench_options *o, FILE *er
         if ((r = mha_option_value(argc, argv, &i, "--impl", &value, err)) != 0) {
             if (r < 0) return -1;
             if ((o->impl = mha_impl_find(value)) == NULL) {
-                mha_cli_error(err, "bench: --impl: unknown implementation '%s'", value);
+                mha_cli_error(err, "bench-basic: --impl: unknown implementation '%s'", value);
                 return -1;
             }
             continue;
@@ -38,7 +38,8 @@ static int parse_bench_options(int argc, char **argv, bench_options *o, FILE *er
                 matched = 1;
             }
         if (!matched) {
-            mha_cli_error(err, "bench: unknown option '%s' (see 'mha bench --help')", argv[i]);
+            mha_cli_error(err, "bench-basic: unknown option '%s' (see 'mha bench-basic --help')",
+                          argv[i]);
             return -1;
         }
     }
@@ -73,7 +74,7 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
     bench_options o;
     if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         fprintf(out,
-            "usage: mha bench [--impl naive|batched] [--batch B] [--seq L] [--kv-len S]\n"
+            "usage: mha bench-basic [--impl naive|batched] [--batch B] [--seq L] [--kv-len S]\n"
             "                 [--dim E] [--heads H] [--causal] [--reps R]\n"
             "Checks the implementation against the naive one on random inputs, then\n"
             "times R runs (default 7) and prints the median in key=value form:\n"
@@ -87,7 +88,7 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
         return MHA_EXIT_USAGE;
     mha_status status = mha_shape_check(&o.shape);
     if (status != MHA_OK || o.reps == 0) {
-        mha_cli_error(err, "bench: bad shape: %s",
+        mha_cli_error(err, "bench-basic: bad shape: %s",
                       status != MHA_OK ? mha_status_message(status) : "--reps must be positive");
         return MHA_EXIT_USAGE;
     }
@@ -116,9 +117,9 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
             scale = fmax(scale, fabs((double)ref[i]));
         }
         if (status != MHA_OK)
-            mha_cli_error(err, "bench: %s: %s", o.impl->name, mha_status_message(status));
+            mha_cli_error(err, "bench-basic: %s: %s", o.impl->name, mha_status_message(status));
         else if (!(worst <= 1e-4 * scale))
-            mha_cli_error(err, "bench: %s disagrees with naive: max difference %.3g", o.impl->name, worst);
+            mha_cli_error(err, "bench-basic: %s disagrees with naive: max difference %.3g", o.impl->name, worst);
         else {
             for (size_t r = 0; r < o.reps; r++) {
                 double t0 = seconds_now();
@@ -135,7 +136,7 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
             result = MHA_EXIT_OK;
         }
     } else
-        mha_cli_error(err, "bench: out of memory");
+        mha_cli_error(err, "bench-basic: out of memory");
     free(query); free(key); free(in_w); free(in_b); free(out_w); free(out_b);
     free(ref); free(got); free(times);
     return result;

@@ -4,7 +4,7 @@
      batched  (chapter 4)  one fused QKV product, heads read in place
      blocked  (chapter 9)  packed cache-blocked product with AVX-512, AVX2 or C kernels,
                            fused attention with an online softmax, OpenMP threads
-   Run:      build/mha bench-fast --impl blocked --batch 1 --seq 2048 --dim 768 --heads 12
+   Run:      build/mha bench --impl blocked --batch 1 --seq 2048 --dim 768 --heads 12
    Measured: make bench writes figures/bench-fast.tex (times against PyTorch and
              OpenBLAS) and figures/bench-steps.tex (the gain of each step).
    Force the kernels with MHA_ISA=scalar|avx2|avx512 (or MHA_FORCE_SCALAR=1). */

@@ -16,13 +16,13 @@
 static mha_command_fn cmd_help;
 
 static const struct mha_command commands[] = {
-    {"bench", "time one implementation on random inputs, after checking it", mha_cmd_bench},
+    {"bench-basic", "chapter 4's benchmark: one version, checked, then timed", mha_cmd_bench},
     {"forward", "run one attention layer on the NumPy files in a directory", mha_cmd_forward},
     {"help", "describe the commands, or one command: mha help COMMAND", cmd_help},
     {"demo", "show each head's attention weights as heatmaps in the terminal", mha_cmd_demo},
     {"decode", "run the layer causally, one position at a time, through a KV cache",
      mha_cmd_decode},
-    {"bench-fast", "time a forward pass or a decoding step, threads, peak and bandwidth",
+    {"bench", "time a forward pass or a decoding step, threads, peak and bandwidth",
      mha_cmd_bench_fast},
     {"backward", "gradients of one attention layer, as PyTorch's autograd computes them",
      mha_cmd_backward},

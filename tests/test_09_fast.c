@@ -233,14 +233,14 @@ Test(fast, decoding_does_not_depend_on_the_thread_count) {
 }
 Test(fast, bench_fast_prints_the_keys_make_bench_reads) {
     char *cases[][16] = {
-        {"mha", "bench-fast", "--impl", "blocked", "--seq", "9", "--dim", "12", "--heads", "3",
+        {"mha", "bench", "--impl", "blocked", "--seq", "9", "--dim", "12", "--heads", "3",
          "--reps", "2", "--threads", "2", "--causal", NULL},
-        {"mha", "bench-fast", "--impl", "blocked", "--seq", "9", "--dim", "12", "--heads", "3",
+        {"mha", "bench", "--impl", "blocked", "--seq", "9", "--dim", "12", "--heads", "3",
          "--reps", "2", "--part", "attention", NULL},
-        {"mha", "bench-fast", "--decode", "--cache", "40", "--dim", "12", "--heads", "3",
+        {"mha", "bench", "--decode", "--cache", "40", "--dim", "12", "--heads", "3",
          "--kv-heads", "1", "--impl", "blocked", "--reps", "2", NULL},
-        {"mha", "bench-fast", "--peak", "--threads", "1", NULL},
-        {"mha", "bench-fast", "--bandwidth", "--mib", "4", NULL},
+        {"mha", "bench", "--peak", "--threads", "1", NULL},
+        {"mha", "bench", "--bandwidth", "--mib", "4", NULL},
     };
     const char *keys[][3] = {{"impl=blocked B=1 L=9 S=9 E=12 H=3 causal=1 reps=2 ms=", " peak=", " threads=2"},
                              {" part=attention", " gflops=", " maxdiff="},
@@ -258,12 +258,12 @@ Test(fast, bench_fast_prints_the_keys_make_bench_reads) {
     }
 }
 Test(fast, bench_fast_refuses_bad_options) {
-    char *bad[][6] = {{"bench-fast", "--impl", "batched", "--part", "proj", NULL},
-                      {"bench-fast", "--part", "everything", NULL},
-                      {"bench-fast", "--impl", "fastest", NULL},
-                      {"bench-fast", "--decode", "--kv-heads", "3", NULL},
-                      {"bench-fast", "--threads", "0", NULL},
-                      {"bench-fast", "--warp", NULL}};
+    char *bad[][6] = {{"bench", "--impl", "batched", "--part", "proj", NULL},
+                      {"bench", "--part", "everything", NULL},
+                      {"bench", "--impl", "fastest", NULL},
+                      {"bench", "--decode", "--kv-heads", "3", NULL},
+                      {"bench", "--threads", "0", NULL},
+                      {"bench", "--warp", NULL}};
     const char *named[] = {"--part", "--part", "--impl", "--kv-heads", "--threads", "--warp"};
     for (size_t t = 0; t < 6; t++) {
         char *argv[7] = {"mha"}, *text = NULL, *errors = NULL;
