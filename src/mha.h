@@ -94,5 +94,6 @@ void mha_matmul_nn(size_t M, size_t N, size_t K,
                    float *C, size_t ldc);
 mha_forward_fn mha_forward_batched;
 int mha_mask_bias(const mha_mask *mask, const mha_shape *shape, size_t b, float *bias);
+size_t mha_first_nonfinite(const float *x, size_t n, int allow_minus_infinity);
 
 #endif
