@@ -59,10 +59,10 @@ tangle: | deps
 	    *)              banner="/* generated from $$chapter; edit the book, not this file */" ;; \
 	  esac; \
 	  mkdir -p "$$(dirname "$$root")" "$(BUILD)/L/$$(dirname "$$root")"; \
-	  notangle -t8 -R"[[$$root]]" $(NW) > "$$tmp"; \
+	  notangle -R"[[$$root]]" $(NW) > "$$tmp"; \
 	  { echo "$$banner"; cat "$$tmp"; } | cpif "$$root"; \
 	  case "$$root" in \
-	    *.c|*.h) notangle -t8 -L -R"[[$$root]]" $(NW) > "$$tmp"; \
+	    *.c|*.h) notangle -L -R"[[$$root]]" $(NW) > "$$tmp"; \
 	             { echo "$$banner"; cat "$$tmp"; } | cpif "$(BUILD)/L/$$root" ;; \
 	  esac; \
 	done
@@ -145,7 +145,7 @@ golden: | deps
 # ---------------------------------------------------------------- the book
 $(BUILD)/book.tex: $(NW) | deps
 	@mkdir -p $(BUILD)
-	noweave -delay -index -t8 $(NW) > $@
+	noweave -delay -index $(NW) > $@
 
 book: $(BUILD)/book.pdf
 $(BUILD)/book.pdf: $(BUILD)/book.tex $(BUILD)/mha-tables
@@ -165,9 +165,9 @@ lint: | deps
 	@echo "lint: every root of the web is an output path"
 
 check-tangle: tangle
-	@changed=$$(git status --porcelain -- src tests viz); \
+	@changed=$$(git diff --name-only -- src tests viz; git ls-files --others --exclude-standard -- src tests viz); \
 	if [[ -n "$$changed" ]]; then \
-	  echo "check: re-tangling changed tracked files (edit the book, then tangle and commit):"; \
+	  echo "check: re-tangling changed files that git has not seen (edit the book, tangle, git add):"; \
 	  echo "$$changed"; exit 1; fi
 	@echo "check: re-tangling leaves src/ tests/ viz/ unchanged"
 
@@ -197,21 +197,26 @@ sanitize:
 # Valgrind's exit status does not reach us through Criterion's workers, so
 # every process writes its report to a file, and any non-empty report fails.
 VALGRIND = valgrind -q --error-exitcode=1 --leak-check=full --trace-children=yes \
+           --trace-children-skip='/bin/*,/usr/bin/*' \
            --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
            --log-file="$$tmp/logs/vg.%p"
 valgrind: $(BUILD)/mha $(BUILD)/tests
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; mkdir "$$tmp/logs"; \
 	(cd tests && $(VALGRIND) ../$(BUILD)/tests --jobs=1 \
-	  --filter='@(command|program|npy|nan_policy|fuzz_replay)/*') > "$$tmp/criterion.txt" 2>&1 || \
+	  --filter='@(command|program|npy|nan_policy|fuzz_replay|kv_cache|backward)/*') > "$$tmp/criterion.txt" 2>&1 || \
 	  { cat "$$tmp/criterion.txt"; exit 1; }; \
 	impls=$$($(BUILD)/mha forward --help | sed -n 's/.*implementation: \(.*\) (default.*/\1/p'); \
 	for case in tests/golden/*/; do \
 	  name=$$(basename "$$case"); cp -r "$$case" "$$tmp/$$name"; \
 	  heads=$$(head -c 128 "$$case/expected_attn_weights.npy" | LC_ALL=C tr -cd '[:print:]' | \
 	           sed -n "s/.*'shape': ([0-9]*, \([0-9]*\),.*/\1/p"); \
+	  cp "$$case/expected_out.npy" "$$tmp/$$name/grad_out.npy"; \
 	  for impl in $$impls; do \
 	    $(VALGRIND) $(BUILD)/mha forward "$$tmp/$$name" --heads "$$heads" --impl "$$impl" > /dev/null; \
+	    [[ -e "$$case/key.npy" ]] || \
+	      $(VALGRIND) $(BUILD)/mha decode "$$tmp/$$name" --heads "$$heads" --impl "$$impl" > /dev/null; \
 	  done; \
+	  $(VALGRIND) $(BUILD)/mha backward "$$tmp/$$name" --heads "$$heads" > /dev/null; \
 	done; \
 	for impl in $$impls; do \
 	  $(VALGRIND) $(BUILD)/mha bench --impl "$$impl" --batch 2 --seq 5 --kv-len 3 --dim 8 \

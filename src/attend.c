@@ -42,20 +42,20 @@ void mha_attend(size_t L, size_t S, size_t D,
     for (size_t i = 0; i < L; i++) {
         float *w = weights + i * S;                     /* row i: (S) */
         for (size_t j = 0; j < S; j++) {
-	    float dot = 0.0f;
-	    for (size_t d = 0; d < D; d++)
-	        dot += q[i * ldq + d] * k[j * ldk + d];
-	    w[j] = dot * scale + (bias ? bias[i * S + j] : 0.0f);
-	}
+            float dot = 0.0f;
+            for (size_t d = 0; d < D; d++)
+                dot += q[i * ldq + d] * k[j * ldk + d];
+            w[j] = dot * scale + (bias ? bias[i * S + j] : 0.0f);
+        }
         mha_softmax_row(w, S);
         float *c = context + i * ldc;
-	for (size_t d = 0; d < D; d++)
-	    c[d] = 0.0f;
-	for (size_t j = 0; j < S; j++) {
-	    if (w[j] == 0.0f)
-	        continue;
-	    for (size_t d = 0; d < D; d++)
-	        c[d] += w[j] * v[j * ldv + d];
-	}
+        for (size_t d = 0; d < D; d++)
+            c[d] = 0.0f;
+        for (size_t j = 0; j < S; j++) {
+            if (w[j] == 0.0f)
+                continue;
+            for (size_t d = 0; d < D; d++)
+                c[d] += w[j] * v[j * ldv + d];
+        }
     }
 }

@@ -97,16 +97,16 @@ mha_status mha_forward_batched(const mha_shape *shape, const mha_params *params,
         ldq = ldk = ldv = 3 * E;
     } else {
         float *qp = proj, *kvp = proj + B * L * E;                /* (B, L, E), (B, S, 2E) */
-	mha_matmul_nn(B * L, E, E, query, E, Wt, 3 * E, in_b, qp, E);
-	if (value == key) {                                       /* shared keys and values */
-	    mha_matmul_nn(B * S, 2 * E, E, key, E, Wt + E, 3 * E, in_b ? in_b + E : NULL, kvp, 2 * E);
-	} else {
-	    mha_matmul_nn(B * S, E, E, key, E, Wt + E, 3 * E, in_b ? in_b + E : NULL, kvp, 2 * E);
-	    mha_matmul_nn(B * S, E, E, value, E, Wt + 2 * E, 3 * E, in_b ? in_b + 2 * E : NULL,
-	                  kvp + E, 2 * E);
-	}
-	q = qp; k = kvp; v = kvp + E;
-	ldq = E; ldk = ldv = 2 * E;
+        mha_matmul_nn(B * L, E, E, query, E, Wt, 3 * E, in_b, qp, E);
+        if (value == key) {                                       /* shared keys and values */
+            mha_matmul_nn(B * S, 2 * E, E, key, E, Wt + E, 3 * E, in_b ? in_b + E : NULL, kvp, 2 * E);
+        } else {
+            mha_matmul_nn(B * S, E, E, key, E, Wt + E, 3 * E, in_b ? in_b + E : NULL, kvp, 2 * E);
+            mha_matmul_nn(B * S, E, E, value, E, Wt + 2 * E, 3 * E, in_b ? in_b + 2 * E : NULL,
+                          kvp + E, 2 * E);
+        }
+        q = qp; k = kvp; v = kvp + E;
+        ldq = E; ldk = ldv = 2 * E;
     }
     for (size_t b = 0; b < B; b++) {
         const int masked = mha_mask_bias(mask, shape, b, bias);          /* (L, S) */

@@ -20,27 +20,27 @@ static int parse_bench_options(int argc, char **argv, bench_options *o, FILE *er
         int r;
         if (strcmp(argv[i], "--causal") == 0) { o->causal = 1; continue; }
         static const char *const names[] = {"--batch", "--seq", "--kv-len", "--dim", "--heads", "--reps"};
-	size_t *const fields[] = {&o->shape.batch, &o->shape.query_len, &o->shape.key_len,
-	                          &o->shape.embed_dim, &o->shape.heads, &o->reps};
-	int matched = 0;
-	if ((r = mha_option_value(argc, argv, &i, "--impl", &value, err)) != 0) {
-	    if (r < 0) return -1;
-	    if ((o->impl = mha_impl_find(value)) == NULL) {
-	        mha_cli_error(err, "bench: --impl: unknown implementation '%s'", value);
-	        return -1;
-	    }
-	    continue;
-	}
-	for (size_t n = 0; n < sizeof names / sizeof names[0] && !matched; n++)
-	    if ((r = mha_option_value(argc, argv, &i, names[n], &value, err)) != 0) {
-	        if (r < 0 || mha_parse_size(names[n], value, fields[n], err) != 0) return -1;
-	        o->cross |= (n == 2);
-	        matched = 1;
-	    }
-	if (!matched) {
-	    mha_cli_error(err, "bench: unknown option '%s' (see 'mha bench --help')", argv[i]);
-	    return -1;
-	}
+        size_t *const fields[] = {&o->shape.batch, &o->shape.query_len, &o->shape.key_len,
+                                  &o->shape.embed_dim, &o->shape.heads, &o->reps};
+        int matched = 0;
+        if ((r = mha_option_value(argc, argv, &i, "--impl", &value, err)) != 0) {
+            if (r < 0) return -1;
+            if ((o->impl = mha_impl_find(value)) == NULL) {
+                mha_cli_error(err, "bench: --impl: unknown implementation '%s'", value);
+                return -1;
+            }
+            continue;
+        }
+        for (size_t n = 0; n < sizeof names / sizeof names[0] && !matched; n++)
+            if ((r = mha_option_value(argc, argv, &i, names[n], &value, err)) != 0) {
+                if (r < 0 || mha_parse_size(names[n], value, fields[n], err) != 0) return -1;
+                o->cross |= (n == 2);
+                matched = 1;
+            }
+        if (!matched) {
+            mha_cli_error(err, "bench: unknown option '%s' (see 'mha bench --help')", argv[i]);
+            return -1;
+        }
     }
     if (!o->cross)
         o->shape.key_len = o->shape.query_len;
@@ -73,14 +73,14 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
     bench_options o;
     if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         fprintf(out,
-	    "usage: mha bench [--impl naive|batched] [--batch B] [--seq L] [--kv-len S]\n"
-	    "                 [--dim E] [--heads H] [--causal] [--reps R]\n"
-	    "Checks the implementation against the naive one on random inputs, then\n"
-	    "times R runs (default 7) and prints the median in key=value form:\n"
-	    "ms (median milliseconds), gflops (the forward pass's matrix-product\n"
-	    "operations per second) and maxdiff (largest difference from naive).\n"
-	    "Defaults: --impl batched --batch 1 --seq 128 --dim 128 --heads 4;\n"
-	    "without --kv-len the benchmark is self-attention.\n");
+            "usage: mha bench [--impl naive|batched] [--batch B] [--seq L] [--kv-len S]\n"
+            "                 [--dim E] [--heads H] [--causal] [--reps R]\n"
+            "Checks the implementation against the naive one on random inputs, then\n"
+            "times R runs (default 7) and prints the median in key=value form:\n"
+            "ms (median milliseconds), gflops (the forward pass's matrix-product\n"
+            "operations per second) and maxdiff (largest difference from naive).\n"
+            "Defaults: --impl batched --batch 1 --seq 128 --dim 128 --heads 4;\n"
+            "without --kv-len the benchmark is self-attention.\n");
         return MHA_EXIT_OK;
     }
     if (parse_bench_options(argc, argv, &o, err) != 0)
@@ -106,34 +106,34 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
         const mha_params params = {in_w, in_b, out_w, out_b};
         const mha_mask mask = {.causal = o.causal};
         const float *k = o.cross ? key : NULL;
-	double worst = 0, scale = 1;
-	status = mha_forward_naive(s, &params, query, k, k, &mask, ref, NULL);
-	if (status == MHA_OK)
-	    status = o.impl->forward(s, &params, query, k, k, &mask, got, NULL);
-	for (size_t i = 0; status == MHA_OK && i < n_q; i++) {
-	    double e = fabs((double)got[i] - ref[i]);
-	    worst = (e > worst || isnan(e)) ? e : worst;
-	    scale = fmax(scale, fabs((double)ref[i]));
-	}
-	if (status != MHA_OK)
-	    mha_cli_error(err, "bench: %s: %s", o.impl->name, mha_status_message(status));
-	else if (!(worst <= 1e-4 * scale))
-	    mha_cli_error(err, "bench: %s disagrees with naive: max difference %.3g", o.impl->name, worst);
-	else {
-	    for (size_t r = 0; r < o.reps; r++) {
-	        double t0 = seconds_now();
-	        o.impl->forward(s, &params, query, k, k, &mask, got, NULL);
-	        times[r] = seconds_now() - t0;
-	    }
-	    qsort(times, o.reps, sizeof *times, compare_doubles);
-	    const double median = times[o.reps / 2];
-	    const mha_flops f = mha_flop_count(s);
-	    fprintf(out, "impl=%s B=%zu L=%zu S=%zu E=%zu H=%zu causal=%d reps=%zu ms=%.3f "
-	                 "gflops=%.2f maxdiff=%.2g\n",
-	            o.impl->name, s->batch, s->query_len, s->key_len, s->embed_dim, s->heads,
-	            o.causal, o.reps, median * 1e3, f.total / median / 1e9, worst);
-	    result = MHA_EXIT_OK;
-	}
+        double worst = 0, scale = 1;
+        status = mha_forward_naive(s, &params, query, k, k, &mask, ref, NULL);
+        if (status == MHA_OK)
+            status = o.impl->forward(s, &params, query, k, k, &mask, got, NULL);
+        for (size_t i = 0; status == MHA_OK && i < n_q; i++) {
+            double e = fabs((double)got[i] - ref[i]);
+            worst = (e > worst || isnan(e)) ? e : worst;
+            scale = fmax(scale, fabs((double)ref[i]));
+        }
+        if (status != MHA_OK)
+            mha_cli_error(err, "bench: %s: %s", o.impl->name, mha_status_message(status));
+        else if (!(worst <= 1e-4 * scale))
+            mha_cli_error(err, "bench: %s disagrees with naive: max difference %.3g", o.impl->name, worst);
+        else {
+            for (size_t r = 0; r < o.reps; r++) {
+                double t0 = seconds_now();
+                o.impl->forward(s, &params, query, k, k, &mask, got, NULL);
+                times[r] = seconds_now() - t0;
+            }
+            qsort(times, o.reps, sizeof *times, compare_doubles);
+            const double median = times[o.reps / 2];
+            const mha_flops f = mha_flop_count(s);
+            fprintf(out, "impl=%s B=%zu L=%zu S=%zu E=%zu H=%zu causal=%d reps=%zu ms=%.3f "
+                         "gflops=%.2f maxdiff=%.2g\n",
+                    o.impl->name, s->batch, s->query_len, s->key_len, s->embed_dim, s->heads,
+                    o.causal, o.reps, median * 1e3, f.total / median / 1e9, worst);
+            result = MHA_EXIT_OK;
+        }
     } else
         mha_cli_error(err, "bench: out of memory");
     free(query); free(key); free(in_w); free(in_b); free(out_w); free(out_b);

@@ -18,6 +18,10 @@ static const struct mha_command commands[] = {
     {"forward", "run one attention layer on the NumPy files in a directory", mha_cmd_forward},
     {"help", "describe the commands, or one command: mha help COMMAND", cmd_help},
     {"demo", "show each head's attention weights as heatmaps in the terminal", mha_cmd_demo},
+    {"decode", "run the layer causally, one position at a time, through a KV cache",
+     mha_cmd_decode},
+    {"backward", "gradients of one attention layer, as PyTorch's autograd computes them",
+     mha_cmd_backward},
 };
 static const size_t command_count = sizeof commands / sizeof commands[0];
 static const struct mha_command *find_command(const char *name)
@@ -173,39 +177,39 @@ static int parse_forward_options(int argc, char **argv, struct forward_options *
         const char *value = NULL;
         int matched;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-	    o->help = 1;
-	    return MHA_EXIT_OK;
-	} else if (strcmp(argv[i], "--causal") == 0) {
-	    o->causal = 1;
-	} else if (strcmp(argv[i], "--no-weights") == 0) {
-	    o->want_weights = 0;
-	} else if ((matched = mha_option_value(argc, argv, &i, "--heads", &value, err)) != 0) {
-	    if (matched < 0 || mha_parse_size("--heads", value, &o->heads, err) != 0)
-	        return MHA_EXIT_USAGE;
-	} else if ((matched = mha_option_value(argc, argv, &i, "--impl", &value, err)) != 0) {
-	    if (matched < 0)
-	        return MHA_EXIT_USAGE;
-	    o->impl = mha_impl_find(value);
-	    if (o->impl == NULL) {
-	        char known[256];
-	        size_t used = 0;
-	        known[0] = '\0';
-	        for (size_t k = 0; k < mha_impl_count && used < sizeof known; k++)
-	            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
-	                                     k ? ", " : "", mha_impls[k].name);
-	        mha_cli_error(err, "--impl: unknown implementation '%s' (known: %s)", value, known);
-	        return MHA_EXIT_USAGE;
-	    }
-	} else if (argv[i][0] == '-') {
-	    mha_cli_error(err, "forward: unknown option '%s' (try 'mha forward --help')", argv[i]);
-	    return MHA_EXIT_USAGE;
-	} else if (o->dir != NULL) {
-	    mha_cli_error(err, "forward: '%s': only one directory, please (already have '%s')",
-	                  argv[i], o->dir);
-	    return MHA_EXIT_USAGE;
-	} else {
-	    o->dir = argv[i];
-	}
+            o->help = 1;
+            return MHA_EXIT_OK;
+        } else if (strcmp(argv[i], "--causal") == 0) {
+            o->causal = 1;
+        } else if (strcmp(argv[i], "--no-weights") == 0) {
+            o->want_weights = 0;
+        } else if ((matched = mha_option_value(argc, argv, &i, "--heads", &value, err)) != 0) {
+            if (matched < 0 || mha_parse_size("--heads", value, &o->heads, err) != 0)
+                return MHA_EXIT_USAGE;
+        } else if ((matched = mha_option_value(argc, argv, &i, "--impl", &value, err)) != 0) {
+            if (matched < 0)
+                return MHA_EXIT_USAGE;
+            o->impl = mha_impl_find(value);
+            if (o->impl == NULL) {
+                char known[256];
+                size_t used = 0;
+                known[0] = '\0';
+                for (size_t k = 0; k < mha_impl_count && used < sizeof known; k++)
+                    used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
+                                             k ? ", " : "", mha_impls[k].name);
+                mha_cli_error(err, "--impl: unknown implementation '%s' (known: %s)", value, known);
+                return MHA_EXIT_USAGE;
+            }
+        } else if (argv[i][0] == '-') {
+            mha_cli_error(err, "forward: unknown option '%s' (try 'mha forward --help')", argv[i]);
+            return MHA_EXIT_USAGE;
+        } else if (o->dir != NULL) {
+            mha_cli_error(err, "forward: '%s': only one directory, please (already have '%s')",
+                          argv[i], o->dir);
+            return MHA_EXIT_USAGE;
+        } else {
+            o->dir = argv[i];
+        }
     }
     if (o->dir == NULL) {
         mha_cli_error(err, "forward: no directory given (try 'mha forward --help')");
@@ -397,28 +401,27 @@ static int compute_forward(const struct forward_options *o, const struct forward
     }
     return MHA_EXIT_OK;
 }
-static int write_forward_outputs(const struct forward_options *o, const mha_shape *shape,
-                                 const float *output, const float *weights,
-                                 FILE *out, FILE *err)
+enum { MAX_OUTPUT_FILES = 8 };
+struct output_file {
+    const char *name;            /* in the directory: "out.npy" */
+    const float *data;
+    size_t rank;
+    const size_t *shape;
+};
+
+/* Write files[0..n-1] into dir, all or nothing; files[0] is renamed last. */
+static int write_files(const char *dir, int n, const struct output_file *files, FILE *err)
 {
-    const size_t B = shape->batch, L = shape->query_len, S = shape->key_len;
-    const size_t E = shape->embed_dim, H = shape->heads;
-    const size_t output_shape[3] = {B, L, E}, weight_shape[4] = {B, H, L, S};
-    const char *const names[2] = {"out.npy", "attn_weights.npy"};
-    const float *const data[2] = {output, weights};
-    const size_t ranks[2] = {3, 4};
-    const size_t *const shapes[2] = {output_shape, weight_shape};
-    const int n = o->want_weights ? 2 : 1;
-    char final[2][PATH_SIZE], temporary[2][PATH_SIZE];
+    char final[MAX_OUTPUT_FILES][PATH_SIZE], temporary[MAX_OUTPUT_FILES][PATH_SIZE];
     for (int i = 0; i < n; i++) {
         char name[64];
-        snprintf(name, sizeof name, ".%s.%ld.tmp", names[i], (long)getpid());
-        join_path(final[i], o->dir, names[i]);
-        join_path(temporary[i], o->dir, name);
+        snprintf(name, sizeof name, ".%s.%ld.tmp", files[i].name, (long)getpid());
+        join_path(final[i], dir, files[i].name);
+        join_path(temporary[i], dir, name);
     }
     for (int i = 0; i < n; i++) {
         char message[256];
-        if (mha_npy_write(temporary[i], data[i], ranks[i], shapes[i],
+        if (mha_npy_write(temporary[i], files[i].data, files[i].rank, files[i].shape,
                           message, sizeof message) != MHA_OK) {
             mha_cli_error(err, "%s: %s", final[i], message);
             for (int j = 0; j < i; j++)
@@ -433,13 +436,45 @@ static int write_forward_outputs(const struct forward_options *o, const mha_shap
                 remove(temporary[j]);
             return MHA_EXIT_FAILURE;
         }
-    char text[2][128];
-    mha_npy_shape_text(text[0], sizeof text[0], 3, output_shape);
-    mha_npy_shape_text(text[1], sizeof text[1], 4, weight_shape);
-    fprintf(out, "mha forward (%s): wrote %s %s", o->impl->name, final[0], text[0]);
-    if (n == 2)
-        fprintf(out, " and %s %s", final[1], text[1]);
-    fputc('\n', out);
+    return MHA_EXIT_OK;
+}
+static int write_outputs(const char *dir, const char *label, int want_weights,
+                         const mha_shape *shape, const float *output,
+                         const float *weights, FILE *out, FILE *err)
+{
+    const size_t output_shape[3] = {shape->batch, shape->query_len, shape->embed_dim};
+    const size_t weight_shape[4] = {shape->batch, shape->heads, shape->query_len,
+                                    shape->key_len};
+    const struct output_file files[2] = {{"out.npy", output, 3, output_shape},
+                                         {"attn_weights.npy", weights, 4, weight_shape}};
+    const int n = want_weights ? 2 : 1;
+    int status = write_files(dir, n, files, err);
+    if (status == MHA_EXIT_OK) {
+        char text[2][128];
+        mha_npy_shape_text(text[0], sizeof text[0], 3, output_shape);
+        mha_npy_shape_text(text[1], sizeof text[1], 4, weight_shape);
+        fprintf(out, "mha %s: wrote %s/out.npy %s", label, dir, text[0]);
+        if (n == 2)
+            fprintf(out, " and %s/attn_weights.npy %s", dir, text[1]);
+        fputc('\n', out);
+    }
+    return status;
+}
+static int check_directory(const char *dir, FILE *err)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        mha_cli_error(err, "%s: %s", dir, strerror(errno));
+        return MHA_EXIT_FAILURE;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        mha_cli_error(err, "%s: not a directory", dir);
+        return MHA_EXIT_FAILURE;
+    }
+    if (strlen(dir) + 64 >= PATH_SIZE) {
+        mha_cli_error(err, "%s: directory name too long", dir);
+        return MHA_EXIT_FAILURE;
+    }
     return MHA_EXIT_OK;
 }
 int mha_cmd_forward(int argc, char **argv, FILE *out, FILE *err)
@@ -452,19 +487,8 @@ int mha_cmd_forward(int argc, char **argv, FILE *out, FILE *err)
         forward_usage(out);
         return MHA_EXIT_OK;
     }
-    struct stat st;
-    if (stat(options.dir, &st) != 0) {
-        mha_cli_error(err, "%s: %s", options.dir, strerror(errno));
-        return MHA_EXIT_FAILURE;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        mha_cli_error(err, "%s: not a directory", options.dir);
-        return MHA_EXIT_FAILURE;
-    }
-    if (strlen(options.dir) + 64 >= PATH_SIZE) {
-        mha_cli_error(err, "%s: directory name too long", options.dir);
-        return MHA_EXIT_FAILURE;
-    }
+    if ((status = check_directory(options.dir, err)) != MHA_EXIT_OK)
+        return status;
     struct forward_inputs in;
     memset(&in, 0, sizeof in);
     mha_shape shape;
@@ -490,10 +514,293 @@ int mha_cmd_forward(int argc, char **argv, FILE *out, FILE *err)
     }
     if (status == MHA_EXIT_OK)
         status = compute_forward(&options, &in, &shape, &output, &weights, err);
-    if (status == MHA_EXIT_OK)
-        status = write_forward_outputs(&options, &shape, output, weights, out, err);
+    if (status == MHA_EXIT_OK) {
+        char label[64];
+        snprintf(label, sizeof label, "forward (%s)", options.impl->name);
+        status = write_outputs(options.dir, label, options.want_weights, &shape,
+                               output, weights, out, err);
+    }
     free(output);
     free(weights);
+    free_forward_inputs(&in);
+    return status;
+}
+struct decode_options {
+    const char *dir;
+    size_t heads, kv_heads;                   /* H, H_kv; 0 until given */
+    const mha_decode_impl *impl;
+    int want_weights, help;
+};
+
+static int parse_decode_options(int argc, char **argv, struct decode_options *o, FILE *err)
+{
+    memset(o, 0, sizeof *o);
+    o->impl = &mha_decode_impls[0];
+    o->want_weights = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *value = NULL;
+        int matched;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            o->help = 1;
+            return MHA_EXIT_OK;
+        } else if (strcmp(argv[i], "--no-weights") == 0) {
+            o->want_weights = 0;
+        } else if ((matched = mha_option_value(argc, argv, &i, "--heads", &value, err)) != 0) {
+            if (matched < 0 || mha_parse_size("--heads", value, &o->heads, err) != 0)
+                return MHA_EXIT_USAGE;
+        } else if ((matched = mha_option_value(argc, argv, &i, "--kv-heads", &value, err)) != 0) {
+            if (matched < 0 || mha_parse_size("--kv-heads", value, &o->kv_heads, err) != 0)
+                return MHA_EXIT_USAGE;
+        } else if ((matched = mha_option_value(argc, argv, &i, "--impl", &value, err)) != 0) {
+            if (matched < 0)
+                return MHA_EXIT_USAGE;
+            if ((o->impl = mha_decode_impl_find(value)) == NULL) {
+                mha_cli_error(err, "--impl: unknown decode implementation '%s'", value);
+                return MHA_EXIT_USAGE;
+            }
+        } else if (argv[i][0] == '-') {
+            mha_cli_error(err, "decode: unknown option '%s' (try 'mha decode --help')", argv[i]);
+            return MHA_EXIT_USAGE;
+        } else if (o->dir != NULL) {
+            mha_cli_error(err, "decode: '%s': only one directory, please", argv[i]);
+            return MHA_EXIT_USAGE;
+        } else {
+            o->dir = argv[i];
+        }
+    }
+    if (o->dir == NULL || o->heads == 0) {
+        mha_cli_error(err, o->dir == NULL ? "decode: no directory given (try 'mha decode --help')"
+                                          : "--heads: required (the number of heads, a divisor of E)");
+        return MHA_EXIT_USAGE;
+    }
+    if (o->kv_heads == 0)
+        o->kv_heads = o->heads;
+    return MHA_EXIT_OK;
+}
+static void decode_usage(FILE *out)
+{
+    fprintf(out,
+        "usage: mha decode DIR --heads H [--kv-heads K] [--impl naive|batched] [--no-weights]\n"
+        "Runs self-attention causally, one position at a time, through a KV cache.\n"
+        "Reads from DIR: query.npy (B,L,E); in_proj_weight.npy (E+2KD, E), which is\n"
+        "(3E, E) when K = H; optional in_proj_bias.npy (E+2KD); out_proj_weight.npy (E,E);\n"
+        "optional out_proj_bias.npy (E); optional key_padding_mask.npy (B,L) bool.\n"
+        "key.npy and value.npy are refused (decoding is self-attention); attn_mask.npy\n"
+        "is not read (the mask is causal).  D = E/H; K (default H) must divide H.\n"
+        "Writes DIR/out.npy (B,L,E) and, unless --no-weights, DIR/attn_weights.npy\n"
+        "(B,H,L,L): row t holds step t's weights, zero after position t.  The result\n"
+        "equals 'mha forward DIR --heads H --causal'.\n");
+}
+static int load_decode_inputs(const struct decode_options *o, struct forward_inputs *in,
+                              mha_shape *shape, FILE *err)
+{
+    const char *dir = o->dir;
+    int status;
+    const struct axis query_axes[] = {{"B", 0}, {"L", 0}, {"E", 0}};
+    if ((status = load_checked(dir, "query.npy", 1, WANT_FLOAT, &in->query,
+                               3, query_axes, err)) != MHA_EXIT_OK)
+        return status;
+    const size_t B = in->query.shape[0], L = in->query.shape[1], E = in->query.shape[2];
+    char path[PATH_SIZE];
+    for (int i = 0; i < 2; i++) {
+        join_path(path, dir, i ? "value.npy" : "key.npy");
+        if (access(path, F_OK) == 0) {
+            mha_cli_error(err, "%s: decoding is self-attention; remove it or use 'mha forward'",
+                          path);
+            return MHA_EXIT_FAILURE;
+        }
+    }
+    *shape = (mha_shape){B, L, L, E, o->heads};
+    mha_status checked = mha_shape_check(shape);
+    if (checked == MHA_OK && (o->kv_heads > o->heads || o->heads % o->kv_heads != 0))
+        checked = MHA_ERR_HEADS;
+    if (checked != MHA_OK) {
+        mha_cli_error(err, "%s: B=%zu L=%zu E=%zu --heads %zu --kv-heads %zu: %s", dir, B, L, E,
+                      o->heads, o->kv_heads, mha_status_message(checked));
+        return checked == MHA_ERR_HEADS ? MHA_EXIT_USAGE : MHA_EXIT_FAILURE;
+    }
+    const size_t F = E + 2 * o->kv_heads * (E / o->heads);
+    const struct axis in_weight_axes[] = {{"E+2KD", F}, {"E", E}}, in_bias_axes[] = {{"E+2KD", F}};
+    const struct axis out_weight_axes[] = {{"E", E}, {"E", E}}, out_bias_axes[] = {{"E", E}};
+    const struct axis padding_axes[] = {{"B", B}, {"L", L}};
+    if ((status = load_checked(dir, "in_proj_weight.npy", 1, WANT_FLOAT, &in->in_proj_weight,
+                               2, in_weight_axes, err)) != MHA_EXIT_OK ||
+        (status = load_checked(dir, "in_proj_bias.npy", 0, WANT_FLOAT, &in->in_proj_bias,
+                               1, in_bias_axes, err)) != MHA_EXIT_OK ||
+        (status = load_checked(dir, "out_proj_weight.npy", 1, WANT_FLOAT, &in->out_proj_weight,
+                               2, out_weight_axes, err)) != MHA_EXIT_OK ||
+        (status = load_checked(dir, "out_proj_bias.npy", 0, WANT_FLOAT, &in->out_proj_bias,
+                               1, out_bias_axes, err)) != MHA_EXIT_OK ||
+        (status = load_checked(dir, "key_padding_mask.npy", 0, WANT_BOOL, &in->key_padding_mask,
+                               2, padding_axes, err)) != MHA_EXIT_OK)
+        return status;
+    return MHA_EXIT_OK;
+}
+static int run_decode(const struct decode_options *o, const struct forward_inputs *in,
+                      const mha_shape *s, float *output, float *weights, FILE *err)
+{
+    const size_t B = s->batch, L = s->query_len, E = s->embed_dim, H = s->heads;
+    const mha_decoder dec = {E, H, o->kv_heads,
+                             {in->in_proj_weight.values, in->in_proj_bias.values,
+                              in->out_proj_weight.values, in->out_proj_bias.values}, 0, 0};
+    mha_kv_cache cache;
+    mha_status status = mha_kv_cache_init(&cache, B, o->kv_heads, L, E / H);
+    float *x = malloc(B * E * sizeof *x), *y = malloc(B * E * sizeof *y);
+    float *w = malloc(B * H * L * sizeof *w);
+    unsigned char *pad = malloc(B);
+    if (status == MHA_OK && (!x || !y || !w || !pad))
+        status = MHA_ERR_NOMEM;
+    for (size_t t = 0; status == MHA_OK && t < L; t++) {
+        for (size_t b = 0; b < B; b++) {
+            memcpy(x + b * E, in->query.values + (b * L + t) * E, E * sizeof *x);
+            pad[b] = in->key_padding_mask.flags ? in->key_padding_mask.flags[b * L + t] : 0;
+        }
+        status = o->impl->step(&dec, &cache, 1, x, pad, y, weights ? w : NULL);
+        for (size_t b = 0; status == MHA_OK && b < B; b++) {
+            memcpy(output + (b * L + t) * E, y + b * E, E * sizeof *y);
+            for (size_t h = 0; weights && h < H; h++)                 /* (B, H, 1, L) to row t */
+                memcpy(weights + ((b * H + h) * L + t) * L, w + (b * H + h) * L, L * sizeof *w);
+        }
+    }
+    free(x); free(y); free(w); free(pad);
+    mha_kv_cache_free(&cache);
+    if (status != MHA_OK) {
+        mha_cli_error(err, "decode: %s: %s", o->impl->name, mha_status_message(status));
+        return MHA_EXIT_FAILURE;
+    }
+    return MHA_EXIT_OK;
+}
+int mha_cmd_decode(int argc, char **argv, FILE *out, FILE *err)
+{
+    struct decode_options options;
+    int status = parse_decode_options(argc, argv, &options, err);
+    if (status != MHA_EXIT_OK || options.help) {
+        if (options.help)
+            decode_usage(out);
+        return status;
+    }
+    if ((status = check_directory(options.dir, err)) != MHA_EXIT_OK)
+        return status;
+    struct forward_inputs in;
+    memset(&in, 0, sizeof in);
+    mha_shape shape;
+    float *output = NULL, *weights = NULL;
+    status = load_decode_inputs(&options, &in, &shape, err);
+    if (status == MHA_EXIT_OK) {
+        const size_t B = shape.batch, L = shape.query_len;
+        output = malloc(B * L * shape.embed_dim * sizeof *output);
+        if (options.want_weights)
+            weights = malloc(B * shape.heads * L * L * sizeof *weights);
+        if (output == NULL || (options.want_weights && weights == NULL)) {
+            mha_cli_error(err, "decode: out of memory for the results");
+            status = MHA_EXIT_FAILURE;
+        } else if ((status = run_decode(&options, &in, &shape, output, weights, err)) == MHA_EXIT_OK) {
+            char label[64];
+            snprintf(label, sizeof label, "decode (%s)", options.impl->name);
+            status = write_outputs(options.dir, label, options.want_weights, &shape, output,
+                                   weights, out, err);
+        }
+    }
+    free(output); free(weights);
+    free_forward_inputs(&in);
+    return status;
+}
+static void backward_usage(FILE *out)
+{
+    fprintf(out,
+        "usage: mha backward DIR --heads H [--causal]\n"
+        "Reads the files of 'mha forward' (see 'mha forward --help') and grad_out.npy\n"
+        "(B,L,E), the gradient of the loss with respect to the layer's output.  Writes\n"
+        "grad_query.npy (B,L,E); grad_key.npy and grad_value.npy (B,S,E) when key.npy\n"
+        "and value.npy were given; grad_in_proj_weight.npy (3E,E); grad_in_proj_bias.npy\n"
+        "(3E) when in_proj_bias.npy was given; grad_out_proj_weight.npy (E,E);\n"
+        "grad_out_proj_bias.npy (E) when out_proj_bias.npy was given.  In\n"
+        "self-attention grad_query.npy is the gradient of the one input through all\n"
+        "three of its uses.  All files are written, or none.\n");
+}
+static int parse_backward_options(int argc, char **argv, struct forward_options *o, FILE *err)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--no-weights") == 0 || strncmp(argv[i], "--impl", 6) == 0) {
+            mha_cli_error(err, "backward: unknown option '%s' (try 'mha backward --help')",
+                          argv[i]);
+            return MHA_EXIT_USAGE;
+        }
+    return parse_forward_options(argc, argv, o, err);
+}
+int mha_cmd_backward(int argc, char **argv, FILE *out, FILE *err)
+{
+    struct forward_options options;
+    int status = parse_backward_options(argc, argv, &options, err);
+    if (status != MHA_EXIT_OK)
+        return status;                  /* options may be unset: do not read them */
+    if (options.help) {
+        backward_usage(out);
+        return MHA_EXIT_OK;
+    }
+    if ((status = check_directory(options.dir, err)) != MHA_EXIT_OK)
+        return status;
+    struct forward_inputs in;
+    memset(&in, 0, sizeof in);
+    mha_npy grad_out;
+    memset(&grad_out, 0, sizeof grad_out);
+    mha_shape shape;
+    float *memory = NULL;
+    status = load_forward_inputs(&options, &in, &shape, err);
+    if (status == MHA_EXIT_OK) {
+        const size_t B = shape.batch, L = shape.query_len, S = shape.key_len, E = shape.embed_dim;
+        const struct axis grad_axes[] = {{"B", B}, {"L", L}, {"E", E}};
+        status = load_checked(options.dir, "grad_out.npy", 1, WANT_FLOAT, &grad_out, 3,
+                              grad_axes, err);
+        const size_t counts[7] = {B * L * E, B * S * E, B * S * E, 3 * E * E, 3 * E, E * E, E};
+        size_t total = 0;
+        for (int i = 0; i < 7; i++)
+            total += counts[i];
+        if (status == MHA_EXIT_OK && (memory = calloc(total, sizeof *memory)) == NULL) {
+            mha_cli_error(err, "backward: out of memory for the gradients (%zu floats)", total);
+            status = MHA_EXIT_FAILURE;
+        }
+        if (status == MHA_EXIT_OK) {
+            const int cross = is_loaded(&in.key);
+            const int in_bias = is_loaded(&in.in_proj_bias), out_bias = is_loaded(&in.out_proj_bias);
+            float *part[7] = {memory};
+            for (int i = 1; i < 7; i++)
+                part[i] = part[i - 1] + counts[i - 1];
+            const mha_grads grads = {part[0], part[1], part[2], part[3], in_bias ? part[4] : NULL,
+                                     part[5], out_bias ? part[6] : NULL};
+            const mha_params params = {in.in_proj_weight.values, in.in_proj_bias.values,
+                                       in.out_proj_weight.values, in.out_proj_bias.values};
+            const mha_mask mask = {options.causal, in.attn_mask.flags, in.attn_mask.values,
+                                   in.key_padding_mask.flags};
+            mha_status computed = mha_backward_naive(&shape, &params, in.query.values, in.key.values,
+                                                     in.value.values, &mask, grad_out.values, &grads);
+            if (computed != MHA_OK) {
+                mha_cli_error(err, "backward: %s", mha_status_message(computed));
+                status = MHA_EXIT_FAILURE;
+            } else {
+                const size_t qs[3] = {B, L, E}, ks[3] = {B, S, E}, ws[2] = {3 * E, E}, bs[1] = {3 * E};
+                const size_t os[2] = {E, E}, obs[1] = {E};
+                struct output_file files[7];
+                int n = 0;
+                files[n++] = (struct output_file){"grad_query.npy", grads.grad_query, 3, qs};
+                if (cross) {
+                    files[n++] = (struct output_file){"grad_key.npy", grads.grad_key, 3, ks};
+                    files[n++] = (struct output_file){"grad_value.npy", grads.grad_value, 3, ks};
+                }
+                files[n++] = (struct output_file){"grad_in_proj_weight.npy", grads.grad_in_proj_weight, 2, ws};
+                if (in_bias)
+                    files[n++] = (struct output_file){"grad_in_proj_bias.npy", grads.grad_in_proj_bias, 1, bs};
+                files[n++] = (struct output_file){"grad_out_proj_weight.npy", grads.grad_out_proj_weight, 2, os};
+                if (out_bias)
+                    files[n++] = (struct output_file){"grad_out_proj_bias.npy", grads.grad_out_proj_bias, 1, obs};
+                status = write_files(options.dir, n, files, err);
+                if (status == MHA_EXIT_OK)
+                    fprintf(out, "mha backward: wrote %d gradient files to %s\n", n, options.dir);
+            }
+        }
+    }
+    free(memory);
+    mha_npy_free(&grad_out);
     free_forward_inputs(&in);
     return status;
 }

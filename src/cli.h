@@ -30,4 +30,6 @@ mha_command_fn mha_cmd_bench;
 mha_command_fn mha_cmd_forward;
 mha_command_fn mha_cmd_demo;
 int mha_demo_wants_colour(FILE *out);
+mha_command_fn mha_cmd_decode;
+mha_command_fn mha_cmd_backward;
 #endif

@@ -118,11 +118,11 @@ static int show_heads(FILE *out, FILE *err, int colour, const char *what,
         : MHA_ERR_NOMEM;
     if (status == MHA_OK) {
         for (size_t h = 0; h < H; h++) {
-	    char title[160];
-	    snprintf(title, sizeof title, "%s: head %zu of %zu", what, h + 1, H);
-	    const struct heatmap map = {title, tokens, tokens, L, L, weights + h * L * L};
-	    print_heatmap(out, colour, &map);
-	}
+            char title[160];
+            snprintf(title, sizeof title, "%s: head %zu of %zu", what, h + 1, H);
+            const struct heatmap map = {title, tokens, tokens, L, L, weights + h * L * L};
+            print_heatmap(out, colour, &map);
+        }
     } else
         mha_cli_error(err, "demo: %s: %s", what, mha_status_message(status));
     free(output);
@@ -218,13 +218,13 @@ static int show_sentence(FILE *out, FILE *err, int colour, const char *text,
     int status = MHA_EXIT_FAILURE;
     if (x && in_proj_weight && out_proj_weight) {
         char what[1200];
-	const mha_mask causal = {1, NULL, NULL, NULL};
-	const mha_params params = {in_proj_weight, NULL, out_proj_weight, NULL};
-	embed_tokens((const char *const *)tokens, L, E, x);
-	make_sentence_params(E, in_proj_weight, out_proj_weight);
-	snprintf(what, sizeof what, "\"%s\" (E = %zu, causal, random weights)", text, E);
-	status = show_heads(out, err, colour, what, &shape, &params, x, &causal,
-	                    (const char *const *)tokens);
+        const mha_mask causal = {1, NULL, NULL, NULL};
+        const mha_params params = {in_proj_weight, NULL, out_proj_weight, NULL};
+        embed_tokens((const char *const *)tokens, L, E, x);
+        make_sentence_params(E, in_proj_weight, out_proj_weight);
+        snprintf(what, sizeof what, "\"%s\" (E = %zu, causal, random weights)", text, E);
+        status = show_heads(out, err, colour, what, &shape, &params, x, &causal,
+                            (const char *const *)tokens);
     } else
         mha_cli_error(err, "demo: out of memory");
     free(x);
@@ -259,25 +259,25 @@ int mha_cmd_demo(int argc, char **argv, FILE *out, FILE *err)
         const char *value = NULL;
         int matched;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-	    demo_usage(out);
-	    return MHA_EXIT_OK;
-	} else if (strcmp(argv[i], "--color") == 0 || strcmp(argv[i], "--colour") == 0) {
-	    force_colour = 1;
-	} else if ((matched = mha_option_value(argc, argv, &i, "--heads", &value, err)) != 0) {
-	    if (matched < 0 || mha_parse_size("--heads", value, &heads, err) != 0)
-	        return MHA_EXIT_USAGE;
-	    if (heads > HEADS_MAX) {
-	        mha_cli_error(err, "--heads: at most %d heads in the demo, got %zu", HEADS_MAX, heads);
-	        return MHA_EXIT_USAGE;
-	    }
-	} else if ((matched = mha_option_value(argc, argv, &i, "--text", &value, err)) != 0) {
-	    if (matched < 0)
-	        return MHA_EXIT_USAGE;
-	    text = value;
-	} else {
-	    mha_cli_error(err, "demo: unknown argument '%s' (try 'mha demo --help')", argv[i]);
-	    return MHA_EXIT_USAGE;
-	}
+            demo_usage(out);
+            return MHA_EXIT_OK;
+        } else if (strcmp(argv[i], "--color") == 0 || strcmp(argv[i], "--colour") == 0) {
+            force_colour = 1;
+        } else if ((matched = mha_option_value(argc, argv, &i, "--heads", &value, err)) != 0) {
+            if (matched < 0 || mha_parse_size("--heads", value, &heads, err) != 0)
+                return MHA_EXIT_USAGE;
+            if (heads > HEADS_MAX) {
+                mha_cli_error(err, "--heads: at most %d heads in the demo, got %zu", HEADS_MAX, heads);
+                return MHA_EXIT_USAGE;
+            }
+        } else if ((matched = mha_option_value(argc, argv, &i, "--text", &value, err)) != 0) {
+            if (matched < 0)
+                return MHA_EXIT_USAGE;
+            text = value;
+        } else {
+            mha_cli_error(err, "demo: unknown argument '%s' (try 'mha demo --help')", argv[i]);
+            return MHA_EXIT_USAGE;
+        }
     }
     char words[WORDS_SIZE], *tokens[TOKENS_MAX];
     size_t L;

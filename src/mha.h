@@ -17,7 +17,7 @@ typedef enum mha_status {
     MHA_ERR_IO,         /* a file could not be opened, read or written */
     MHA_ERR_FORMAT,     /* a file is not what it claims to be */
     MHA_ERR_ARG,        /* an argument is out of its documented range */
-    
+    MHA_ERR_CACHE_FULL, /* an append would pass the cache's capacity */
     MHA_STATUS_COUNT
 } mha_status;
 typedef struct mha_shape {
@@ -45,6 +45,27 @@ typedef struct mha_mask {
     const float *attn_mask_float;          /* (L, S), added to the scores, or NULL */
     const unsigned char *key_padding_mask; /* (B, S), nonzero = padding, or NULL */
 } mha_mask;
+typedef struct mha_kv_cache {
+    size_t batch, kv_heads, capacity, head_dim;  /* B, H_kv, T_max, D */
+    size_t *length;                              /* (B): positions filled */
+    float *keys, *values;                        /* (B, H_kv, T_max, D) each */
+    unsigned char *padding;                      /* (B, T_max): 1 = padding */
+} mha_kv_cache;
+typedef struct mha_decoder {
+    size_t embed_dim, heads, kv_heads;  /* E, H, H_kv: H_kv divides H */
+    mha_params params;                  /* in_proj_weight (E + 2 H_kv D, E) */
+    int rope;                           /* rotate q and k by position */
+    float rope_base;                    /* 0 means 10000 */
+} mha_decoder;
+typedef struct mha_grads {
+    float *grad_query;             /* (B, L, E), or NULL */
+    float *grad_key;               /* (B, S, E), or NULL (ignored in self-attention) */
+    float *grad_value;             /* (B, S, E), or NULL (ignored when value = key) */
+    float *grad_in_proj_weight;    /* (3E, E) */
+    float *grad_in_proj_bias;      /* (3E), or NULL */
+    float *grad_out_proj_weight;   /* (E, E) */
+    float *grad_out_proj_bias;     /* (E), or NULL */
+} mha_grads;
 const char *mha_status_message(mha_status status);
 int mha_mul_overflows(size_t a, size_t b, size_t *product);
 mha_status mha_shape_check(const mha_shape *shape);
@@ -94,6 +115,33 @@ void mha_matmul_nn(size_t M, size_t N, size_t K,
                    float *C, size_t ldc);
 mha_forward_fn mha_forward_batched;
 int mha_mask_bias(const mha_mask *mask, const mha_shape *shape, size_t b, float *bias);
+mha_status mha_kv_cache_init(mha_kv_cache *cache, size_t batch, size_t kv_heads,
+                             size_t capacity, size_t head_dim);
+void mha_kv_cache_reset(mha_kv_cache *cache);
+void mha_kv_cache_free(mha_kv_cache *cache);
+mha_status mha_kv_cache_append(mha_kv_cache *cache, size_t b, size_t n,
+                               const float *keys, const float *values, size_t ld,
+                               const unsigned char *padding);
+void mha_rope(float *x, size_t D, size_t position, double base);
+typedef mha_status mha_decode_fn(const mha_decoder *dec, mha_kv_cache *cache,
+                                 size_t n, const float *x,
+                                 const unsigned char *padding,
+                                 float *out, float *weights);
+mha_decode_fn mha_decode_step_naive, mha_decode_step_batched;
+typedef struct mha_decode_impl {
+    const char *name;
+    mha_decode_fn *step;
+} mha_decode_impl;
+extern const mha_decode_impl mha_decode_impls[];
+extern const size_t mha_decode_impl_count;
+const mha_decode_impl *mha_decode_impl_find(const char *name);
+double mha_decode_flops(size_t embed_dim, size_t heads, size_t kv_heads, size_t position);
+void mha_print_decode_flop_table(FILE *out);
+void mha_print_cache_memory_table(FILE *out);
 size_t mha_first_nonfinite(const float *x, size_t n, int allow_minus_infinity);
+mha_status mha_backward_naive(const mha_shape *shape, const mha_params *params,
+                              const float *query, const float *key, const float *value,
+                              const mha_mask *mask, const float *grad_out,
+                              const mha_grads *grads);
 
 #endif

@@ -154,17 +154,17 @@ static mha_status parse_shape(struct npy_reader *r, mha_npy *array)
         if (array->rank == MHA_NPY_MAX_RANK)
             return header_error(r, "the shape has more than %d dimensions", MHA_NPY_MAX_RANK);
         if (r->at == header_end(r) || *r->at < '0' || *r->at > '9')
-	    return header_error(r, "expected a dimension (a non-negative integer)");
-	size_t dimension = 0;
-	while (r->at < header_end(r) && *r->at >= '0' && *r->at <= '9') {
-	    const size_t digit = (size_t)(*r->at++ - '0');
-	    if (dimension > (SIZE_MAX - digit) / 10)
-	        return report(r->message, r->message_size, MHA_ERR_OVERFLOW,
-	                      "dimension %zu of the shape does not fit in size_t", array->rank + 1);
-	    dimension = dimension * 10 + digit;
-	}
-	accept(r, 'L');
-	array->shape[array->rank++] = dimension;
+            return header_error(r, "expected a dimension (a non-negative integer)");
+        size_t dimension = 0;
+        while (r->at < header_end(r) && *r->at >= '0' && *r->at <= '9') {
+            const size_t digit = (size_t)(*r->at++ - '0');
+            if (dimension > (SIZE_MAX - digit) / 10)
+                return report(r->message, r->message_size, MHA_ERR_OVERFLOW,
+                              "dimension %zu of the shape does not fit in size_t", array->rank + 1);
+            dimension = dimension * 10 + digit;
+        }
+        accept(r, 'L');
+        array->shape[array->rank++] = dimension;
         skip_space(r);
         if (accept(r, ','))
             continue;
@@ -335,25 +335,25 @@ static mha_status parse_header(struct npy_reader *r, mha_npy *array)
         if (accept(r, '}'))
             break;
         char key[32];
-	if ((status = parse_string(r, key, sizeof key)) != MHA_OK)
-	    return status;
-	skip_space(r);
-	if (!accept(r, ':'))
-	    return header_error(r, "expected ':' after the key '%s'", key);
-	skip_space(r);
-	if (strcmp(key, "descr") == 0 && !seen_descr++)
-	    status = parse_string(r, r->descr, sizeof r->descr);
-	else if (strcmp(key, "fortran_order") == 0 && !seen_order++)
-	    status = parse_bool(r, &r->fortran_order);
-	else if (strcmp(key, "shape") == 0 && !seen_shape++)
-	    status = parse_shape(r, array);
-	else if (seen_descr > 1 || seen_order > 1 || seen_shape > 1)
-	    return header_error(r, "the key '%s' appears twice", key);
-	else
-	    return header_error(r, "unknown key '%s' (expected 'descr', 'fortran_order', 'shape')",
-	                        key);
-	if (status != MHA_OK)
-	    return status;
+        if ((status = parse_string(r, key, sizeof key)) != MHA_OK)
+            return status;
+        skip_space(r);
+        if (!accept(r, ':'))
+            return header_error(r, "expected ':' after the key '%s'", key);
+        skip_space(r);
+        if (strcmp(key, "descr") == 0 && !seen_descr++)
+            status = parse_string(r, r->descr, sizeof r->descr);
+        else if (strcmp(key, "fortran_order") == 0 && !seen_order++)
+            status = parse_bool(r, &r->fortran_order);
+        else if (strcmp(key, "shape") == 0 && !seen_shape++)
+            status = parse_shape(r, array);
+        else if (seen_descr > 1 || seen_order > 1 || seen_shape > 1)
+            return header_error(r, "the key '%s' appears twice", key);
+        else
+            return header_error(r, "unknown key '%s' (expected 'descr', 'fortran_order', 'shape')",
+                                key);
+        if (status != MHA_OK)
+            return status;
         skip_space(r);
         if (accept(r, ','))
             continue;

@@ -86,24 +86,24 @@ void mha_print_example_table(FILE *out)
     for (size_t h = 0; h < 2; h++) {
         float q[6], k[6], v[6], scores[9], weights[9], context[6];
         mha_matmul_nt(3, 2, 4, mha_example_x, 4, in_w + (0 * 4 + h * 2) * 4, 4, NULL, q, 2);
-	mha_matmul_nt(3, 2, 4, mha_example_x, 4, in_w + (1 * 4 + h * 2) * 4, 4, NULL, k, 2);
-	mha_matmul_nt(3, 2, 4, mha_example_x, 4, in_w + (2 * 4 + h * 2) * 4, 4, NULL, v, 2);
+        mha_matmul_nt(3, 2, 4, mha_example_x, 4, in_w + (1 * 4 + h * 2) * 4, 4, NULL, k, 2);
+        mha_matmul_nt(3, 2, 4, mha_example_x, 4, in_w + (2 * 4 + h * 2) * 4, 4, NULL, v, 2);
         mha_attend(3, 3, 2, q, 2, k, 2, v, 2, NULL, weights, context, 2);
         mha_matmul_nt(3, 3, 2, q, 2, k, 2, NULL, scores, 3);
-	for (size_t i = 0; i < 9; i++)
-	    scores[i] /= sqrtf(2.0f);
+        for (size_t i = 0; i < 9; i++)
+            scores[i] /= sqrtf(2.0f);
         char nm[4][16];
-	snprintf(nm[0], 16, "Q_%zu", h + 1);
-	snprintf(nm[1], 16, "K_%zu", h + 1);
-	snprintf(nm[2], 16, "V_%zu", h + 1);
-	fprintf(out, "\\paragraph{Head %zu.}\n", h + 1);
-	print_matrix(out, nm[0], q, 3, 2); fprintf(out, ",\\quad\n");
-	print_matrix(out, nm[1], k, 3, 2); fprintf(out, ",\\quad\n");
-	print_matrix(out, nm[2], v, 3, 2); fprintf(out, "\n\n\\smallskip\\noindent\n");
-	print_matrix(out, "\\text{scores}", scores, 3, 3); fprintf(out, ",\\quad\n");
-	print_matrix(out, "\\text{weights}", weights, 3, 3); fprintf(out, ",\\quad\n");
-	snprintf(nm[3], 16, "\\text{head}_%zu", h + 1);
-	print_matrix(out, nm[3], context, 3, 2); fprintf(out, ".\n\n");
+        snprintf(nm[0], 16, "Q_%zu", h + 1);
+        snprintf(nm[1], 16, "K_%zu", h + 1);
+        snprintf(nm[2], 16, "V_%zu", h + 1);
+        fprintf(out, "\\paragraph{Head %zu.}\n", h + 1);
+        print_matrix(out, nm[0], q, 3, 2); fprintf(out, ",\\quad\n");
+        print_matrix(out, nm[1], k, 3, 2); fprintf(out, ",\\quad\n");
+        print_matrix(out, nm[2], v, 3, 2); fprintf(out, "\n\n\\smallskip\\noindent\n");
+        print_matrix(out, "\\text{scores}", scores, 3, 3); fprintf(out, ",\\quad\n");
+        print_matrix(out, "\\text{weights}", weights, 3, 3); fprintf(out, ",\\quad\n");
+        snprintf(nm[3], 16, "\\text{head}_%zu", h + 1);
+        print_matrix(out, nm[3], context, 3, 2); fprintf(out, ".\n\n");
     }
 }
 void mha_print_erratum(FILE *out)
@@ -112,4 +112,44 @@ void mha_print_erratum(FILE *out)
     mha_softmax_row(notes_scores, 3);
     fprintf(out, "$(%.2f, %.2f, %.2f)$", (double)notes_scores[0],
             (double)notes_scores[1], (double)notes_scores[2]);
+}
+void mha_print_decode_flop_table(FILE *out)
+{
+    static const size_t positions[] = {127, 1023, 4095};
+    char a[64];
+    fprintf(out, "\\begin{tabular}{rrrr}\n\\toprule\n"
+                 "token position $t$ & recompute (MFLOP) & with cache (MFLOP) & ratio \\\\\n"
+                 "\\midrule\n");
+    for (size_t i = 0; i < sizeof positions / sizeof positions[0]; i++) {
+        const size_t t = positions[i];
+        const mha_shape s = {1, t + 1, t + 1, 768, 12};
+        const double full = mha_flop_count(&s).total, cached = mha_decode_flops(768, 12, 12, t);
+        fprintf(out, "%zu & %s & %.3g & %.0f \\\\\n", t, format_millions(a, full),
+                cached / 1e6, full / cached);
+    }
+    fprintf(out, "\\bottomrule\n\\end{tabular}\n");
+}
+static const struct cache_model {
+    const char *name;
+    size_t layers, embed_dim, heads, kv_heads;
+} cache_models[] = {
+    {"GPT-2 small", 12, 768, 12, 12},   {"Llama 2 7B", 32, 4096, 32, 32},
+    {"Llama 2 70B", 80, 8192, 64, 8},   {"Mistral 7B", 32, 4096, 32, 8},
+    {"Falcon 7B", 32, 4544, 71, 1},
+};
+
+void mha_print_cache_memory_table(FILE *out)
+{
+    char a[64];
+    fprintf(out, "\\begin{tabular}{lrrrrrr}\n\\toprule\n"
+                 "model & layers & $E$ & $H$ & $H_{kv}$ & bytes/token/layer & 4096 tokens (MiB) \\\\\n"
+                 "\\midrule\n");
+    for (size_t i = 0; i < sizeof cache_models / sizeof cache_models[0]; i++) {
+        const struct cache_model *m = &cache_models[i];
+        const size_t D = m->embed_dim / m->heads, per_token = 2 * m->kv_heads * D * 2;
+        const double total = (double)per_token * (double)m->layers * 4096.0 / (1024.0 * 1024.0);
+        fprintf(out, "%s & %zu & %zu & %zu & %zu & %s & %.0f \\\\\n", m->name, m->layers,
+                m->embed_dim, m->heads, m->kv_heads, format_count(a, per_token), total);
+    }
+    fprintf(out, "\\bottomrule\n\\end{tabular}\n");
 }

@@ -11,6 +11,8 @@ static const struct table tables[] = {
     {"flops.tex", mha_print_flop_table},
     {"example.tex", mha_print_example_table},
     {"erratum.tex", mha_print_erratum},
+    {"decode-flops.tex", mha_print_decode_flop_table},
+    {"cache-memory.tex", mha_print_cache_memory_table},
 };
 
 int main(int argc, char **argv)

@@ -35,7 +35,7 @@ static int write_case(const char *dir)
     const size_t out_w[2] = {4, 4}, out_b[1] = {4};
     char path[128], message[256];
     const struct { const char *name; size_t rank; const size_t *shape; } files[] = {
-        {"query.npy", 3, query}, {"in_proj_weight.npy", 2, in_w},
+        {"query.npy", 3, query}, {"grad_out.npy", 3, query}, {"in_proj_weight.npy", 2, in_w},
         {"in_proj_bias.npy", 1, in_b}, {"out_proj_weight.npy", 2, out_w},
         {"out_proj_bias.npy", 1, out_b},
     };

@@ -36,6 +36,23 @@ def make_case(root, name, seed, B, L, S, E, H, bias=True, cross=False,
         files["attn_mask"] = attn_mask
     if key_padding_mask is not None:
         files["key_padding_mask"] = key_padding_mask
+    generator = torch.Generator().manual_seed(seed + 1000)
+    grad_out = torch.randn(B, L, E, dtype=dtype, generator=generator)
+    q = query.clone().requires_grad_(True)
+    k = key.clone().requires_grad_(True) if cross else q
+    v = value.clone().requires_grad_(True) if cross else q
+    layer.zero_grad()
+    y, _ = layer(q, k, v, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                 need_weights=False)
+    y.backward(grad_out)
+    files.update(grad_out=grad_out, expected_grad_query=q.grad,
+                 expected_grad_in_proj_weight=layer.in_proj_weight.grad,
+                 expected_grad_out_proj_weight=layer.out_proj.weight.grad)
+    if cross:
+        files.update(expected_grad_key=k.grad, expected_grad_value=v.grad)
+    if bias:
+        files.update(expected_grad_in_proj_bias=layer.in_proj_bias.grad,
+                     expected_grad_out_proj_bias=layer.out_proj.bias.grad)
     for file, tensor in files.items():
         array = tensor.detach().numpy()
         if mask_saved_as and file in mask_saved_as:

@@ -54,27 +54,27 @@ mha_status mha_forward_reference(const mha_shape *shape, const mha_params *p,
         for (size_t h = 0; h < H; h++)
             for (size_t i = 0; i < L; i++) {
                 double m = -INFINITY, sum = 0.0;
-		for (size_t j = 0; j < S; j++) {
-		    w[j] = -INFINITY;
-		    if (blocked(mask, shape, b, i, j))
-		        continue;
-		    double s = 0.0;
-		    for (size_t d = 0; d < D; d++)
-		        s += Q[(b * L + i) * E + h * D + d] * K[(b * S + j) * E + h * D + d];
-		    w[j] = s / sqrt((double)D) + added(mask, shape, i, j);
-		    m = fmax(m, w[j]);
-		}
-		for (size_t j = 0; j < S; j++)
-		    sum += w[j] == -INFINITY ? 0.0 : exp(w[j] - m);
-		for (size_t j = 0; j < S; j++) {
-		    w[j] = (w[j] == -INFINITY || sum == 0.0) ? 0.0 : exp(w[j] - m) / sum;
-		    if (weights)
-		        weights[((b * H + h) * L + i) * S + j] = w[j];
-		}
+                for (size_t j = 0; j < S; j++) {
+                    w[j] = -INFINITY;
+                    if (blocked(mask, shape, b, i, j))
+                        continue;
+                    double s = 0.0;
+                    for (size_t d = 0; d < D; d++)
+                        s += Q[(b * L + i) * E + h * D + d] * K[(b * S + j) * E + h * D + d];
+                    w[j] = s / sqrt((double)D) + added(mask, shape, i, j);
+                    m = fmax(m, w[j]);
+                }
                 for (size_t j = 0; j < S; j++)
-		    for (size_t d = 0; d < D; d++)
-		        if (w[j] != 0.0)
-		            concat[(b * L + i) * E + h * D + d] += w[j] * V[(b * S + j) * E + h * D + d];
+                    sum += w[j] == -INFINITY ? 0.0 : exp(w[j] - m);
+                for (size_t j = 0; j < S; j++) {
+                    w[j] = (w[j] == -INFINITY || sum == 0.0) ? 0.0 : exp(w[j] - m) / sum;
+                    if (weights)
+                        weights[((b * H + h) * L + i) * S + j] = w[j];
+                }
+                for (size_t j = 0; j < S; j++)
+                    for (size_t d = 0; d < D; d++)
+                        if (w[j] != 0.0)
+                            concat[(b * L + i) * E + h * D + d] += w[j] * V[(b * S + j) * E + h * D + d];
             }
     for (size_t n = 0; n < B * L; n++)
         for (size_t o = 0; o < E; o++) {

@@ -80,20 +80,20 @@ size_t reentrancy_check(FILE *report)
                            make_job(&together[0], one, (mha_shape){2, 7, 7, 12, 3}, 0, 31) +
                            make_job(&together[1], other, (mha_shape){1, 5, 9, 16, 4}, 1, 32);
         if (failed != 0) {
-	    fprintf(report, "reentrancy: out of memory\n");
-	    mismatches++;
-	} else {
-	    run_job(&alone[0]);
-	    run_job(&alone[1]);
-	    int started = 0;
-	    for (int i = 0; i < 2; i++)
-	        started += pthread_create(&threads[i], NULL, run_job, &together[i]) == 0;
-	    for (int i = 0; i < started; i++)
-	        pthread_join(threads[i], NULL);
-	    mismatches += started == 2 ? 0 : 1;
-	    for (int i = 0; i < 2; i++)
-	        mismatches += compare_jobs(&alone[i], &together[i], report);
-	}
+            fprintf(report, "reentrancy: out of memory\n");
+            mismatches++;
+        } else {
+            run_job(&alone[0]);
+            run_job(&alone[1]);
+            int started = 0;
+            for (int i = 0; i < 2; i++)
+                started += pthread_create(&threads[i], NULL, run_job, &together[i]) == 0;
+            for (int i = 0; i < started; i++)
+                pthread_join(threads[i], NULL);
+            mismatches += started == 2 ? 0 : 1;
+            for (int i = 0; i < 2; i++)
+                mismatches += compare_jobs(&alone[i], &together[i], report);
+        }
         for (int i = 0; i < 2; i++) {
             free(alone[i].inputs); free(alone[i].out); free(alone[i].weights);
             free(together[i].inputs); free(together[i].out); free(together[i].weights);

@@ -248,36 +248,36 @@ static void run_golden(const char *name, const char *skip_input, const char *ext
         for (int with_weights = 1; with_weights >= 0; with_weights--) {
             char *dir = make_temp_dir();
             DIR *d = opendir(golden);
-	    cr_assert_not_null(d, "%s: %s", golden, strerror(errno));
-	    struct dirent *entry;
-	    while ((entry = readdir(d)) != NULL) {
-	        char from[600];
-	        if (entry->d_name[0] == '.' || strncmp(entry->d_name, "expected_", 9) == 0 ||
-	            (skip_input != NULL && strcmp(entry->d_name, skip_input) == 0))
-	            continue;
-	        snprintf(from, sizeof from, "%s/%s", golden, entry->d_name);
-	        copy_file(from, dir, entry->d_name);
-	    }
-	    closedir(d);
+            cr_assert_not_null(d, "%s: %s", golden, strerror(errno));
+            struct dirent *entry;
+            while ((entry = readdir(d)) != NULL) {
+                char from[600];
+                if (entry->d_name[0] == '.' || strncmp(entry->d_name, "expected_", 9) == 0 ||
+                    (skip_input != NULL && strcmp(entry->d_name, skip_input) == 0))
+                    continue;
+                snprintf(from, sizeof from, "%s/%s", golden, entry->d_name);
+                copy_file(from, dir, entry->d_name);
+            }
+            closedir(d);
             char *argv[10] = {"mha", "forward", dir, "--heads", heads, "--impl",
-	                      (char *)mha_impls[impl].name};
-	    int argc = 7;
-	    if (!with_weights)
-	        argv[argc++] = "--no-weights";
-	    if (extra_option != NULL)
-	        argv[argc++] = (char *)extra_option;
-	    struct cli_result r = run_argv(argc, argv);
-	    cr_expect_eq(r.status, 0, "%s, %s: %s", name, mha_impls[impl].name, r.err);
-	    snprintf(what, sizeof what, "%s/%s out", name, mha_impls[impl].name);
-	    snprintf(expected, sizeof expected, "%s/expected_out.npy", golden);
-	    compare_result(what, path_in(dir, "out.npy"), expected);
-	    if (with_weights) {
-	        snprintf(what, sizeof what, "%s/%s attn_weights", name, mha_impls[impl].name);
-	        snprintf(expected, sizeof expected, "%s/expected_attn_weights.npy", golden);
-	        compare_result(what, path_in(dir, "attn_weights.npy"), expected);
-	    } else
-	        cr_expect_eq(access(path_in(dir, "attn_weights.npy"), F_OK), -1);
-	    free_result(&r);
+                              (char *)mha_impls[impl].name};
+            int argc = 7;
+            if (!with_weights)
+                argv[argc++] = "--no-weights";
+            if (extra_option != NULL)
+                argv[argc++] = (char *)extra_option;
+            struct cli_result r = run_argv(argc, argv);
+            cr_expect_eq(r.status, 0, "%s, %s: %s", name, mha_impls[impl].name, r.err);
+            snprintf(what, sizeof what, "%s/%s out", name, mha_impls[impl].name);
+            snprintf(expected, sizeof expected, "%s/expected_out.npy", golden);
+            compare_result(what, path_in(dir, "out.npy"), expected);
+            if (with_weights) {
+                snprintf(what, sizeof what, "%s/%s attn_weights", name, mha_impls[impl].name);
+                snprintf(expected, sizeof expected, "%s/expected_attn_weights.npy", golden);
+                compare_result(what, path_in(dir, "attn_weights.npy"), expected);
+            } else
+                cr_expect_eq(access(path_in(dir, "attn_weights.npy"), F_OK), -1);
+            free_result(&r);
             remove_dir(dir);
         }
 }

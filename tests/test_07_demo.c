@@ -54,15 +54,15 @@ static char *demo_on_terminal(const char *no_color)
     cr_assert(pid >= 0);
     if (pid == 0) {
         close(master);
-	if (no_color != NULL)
-	    setenv("NO_COLOR", no_color, 1);
-	else
-	    unsetenv("NO_COLOR");
-	FILE *tty = fdopen(slave, "w");
-	int status = tty ? mha_cli_main(2, (char *[]){"mha", "demo", NULL}, tty, stderr) : 1;
-	if (tty != NULL)
-	    fclose(tty);
-	_exit(status);
+        if (no_color != NULL)
+            setenv("NO_COLOR", no_color, 1);
+        else
+            unsetenv("NO_COLOR");
+        FILE *tty = fdopen(slave, "w");
+        int status = tty ? mha_cli_main(2, (char *[]){"mha", "demo", NULL}, tty, stderr) : 1;
+        if (tty != NULL)
+            fclose(tty);
+        _exit(status);
     }
     close(slave);
     size_t size = 0, capacity = 1 << 16;

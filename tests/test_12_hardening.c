@@ -154,17 +154,17 @@ static size_t replay_dir(const char *dir, fuzz_target *target)
         if (f == NULL)
             continue;
         uint8_t *data = NULL;
-	size_t size = 0, got;
-	uint8_t chunk[4096];
-	while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-	    data = realloc(data, size + got);
-	    cr_assert_not_null(data);
-	    memcpy(data + size, chunk, got);
-	    size += got;
-	}
-	fclose(f);
-	target(data != NULL ? data : chunk, size);
-	free(data);
+        size_t size = 0, got;
+        uint8_t chunk[4096];
+        while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+            data = realloc(data, size + got);
+            cr_assert_not_null(data);
+            memcpy(data + size, chunk, got);
+            size += got;
+        }
+        fclose(f);
+        target(data != NULL ? data : chunk, size);
+        free(data);
         count++;
     }
     if (d != NULL)
@@ -236,24 +236,24 @@ Test(nan_policy, the_library_propagates_nan_to_the_rows_it_reaches) {
     for (size_t k = 0; k < mha_impl_count; k++) {
         const mha_impl *impl = &mha_impls[k];
         char what[64];
-	cr_assert_eq(impl->forward(&shape, &c.params, c.query, c.key, c.value, NULL, clean, clean_w),
-	             MHA_OK);
-	const size_t query_at = (1 * 5 + 2) * 8 + 3, key_at = (1 * 6 + 3) * 8 + 5;
-	const float saved_query = c.query[query_at], saved_key = c.key[key_at];
-	c.query[query_at] = NAN;
-	cr_assert_eq(impl->forward(&shape, &c.params, c.query, c.key, c.value, NULL, out, w), MHA_OK);
-	c.query[query_at] = saved_query;
-	snprintf(what, sizeof what, "%s: query NaN: out", impl->name);
-	expect_poisoned(what, out, clean, n_out, &shape, 0, poisoned_by_query);
-	snprintf(what, sizeof what, "%s: query NaN: weights", impl->name);
-	expect_poisoned(what, w, clean_w, n_w, &shape, 1, poisoned_by_query);
-	c.key[key_at] = NAN;
-	cr_assert_eq(impl->forward(&shape, &c.params, c.query, c.key, c.value, NULL, out, w), MHA_OK);
-	c.key[key_at] = saved_key;
-	snprintf(what, sizeof what, "%s: key NaN: out", impl->name);
-	expect_poisoned(what, out, clean, n_out, &shape, 0, poisoned_by_key);
-	snprintf(what, sizeof what, "%s: key NaN: weights", impl->name);
-	expect_poisoned(what, w, clean_w, n_w, &shape, 1, poisoned_by_key);
+        cr_assert_eq(impl->forward(&shape, &c.params, c.query, c.key, c.value, NULL, clean, clean_w),
+                     MHA_OK);
+        const size_t query_at = (1 * 5 + 2) * 8 + 3, key_at = (1 * 6 + 3) * 8 + 5;
+        const float saved_query = c.query[query_at], saved_key = c.key[key_at];
+        c.query[query_at] = NAN;
+        cr_assert_eq(impl->forward(&shape, &c.params, c.query, c.key, c.value, NULL, out, w), MHA_OK);
+        c.query[query_at] = saved_query;
+        snprintf(what, sizeof what, "%s: query NaN: out", impl->name);
+        expect_poisoned(what, out, clean, n_out, &shape, 0, poisoned_by_query);
+        snprintf(what, sizeof what, "%s: query NaN: weights", impl->name);
+        expect_poisoned(what, w, clean_w, n_w, &shape, 1, poisoned_by_query);
+        c.key[key_at] = NAN;
+        cr_assert_eq(impl->forward(&shape, &c.params, c.query, c.key, c.value, NULL, out, w), MHA_OK);
+        c.key[key_at] = saved_key;
+        snprintf(what, sizeof what, "%s: key NaN: out", impl->name);
+        expect_poisoned(what, out, clean, n_out, &shape, 0, poisoned_by_key);
+        snprintf(what, sizeof what, "%s: key NaN: weights", impl->name);
+        expect_poisoned(what, w, clean_w, n_w, &shape, 1, poisoned_by_key);
     }
     free(out); free(w); free(clean); free(clean_w);
     case_free(&c);

@@ -1,0 +1,213 @@
+/* generated from chapters/08-kv-cache.nw; edit the book, not this file */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mha.h"
+
+mha_status mha_kv_cache_init(mha_kv_cache *cache, size_t batch, size_t kv_heads,
+                             size_t capacity, size_t head_dim)
+{
+    if (cache == NULL)
+        return MHA_ERR_NULL;
+    memset(cache, 0, sizeof *cache);
+    if (batch == 0 || kv_heads == 0 || capacity == 0 || head_dim == 0)
+        return MHA_ERR_SHAPE;
+    size_t n, bytes, positions;
+    if (mha_mul_overflows(batch, kv_heads, &n) || mha_mul_overflows(n, capacity, &n) ||
+        mha_mul_overflows(n, head_dim, &n) || mha_mul_overflows(n, sizeof(float), &bytes) ||
+        mha_mul_overflows(batch, capacity, &positions))
+        return MHA_ERR_OVERFLOW;
+    cache->keys = calloc(n, sizeof(float));
+    cache->values = calloc(n, sizeof(float));
+    cache->length = calloc(batch, sizeof(size_t));
+    cache->padding = calloc(positions, 1);
+    if (!cache->keys || !cache->values || !cache->length || !cache->padding) {
+        mha_kv_cache_free(cache);
+        return MHA_ERR_NOMEM;
+    }
+    cache->batch = batch, cache->kv_heads = kv_heads;
+    cache->capacity = capacity, cache->head_dim = head_dim;
+    return MHA_OK;
+}
+void mha_kv_cache_reset(mha_kv_cache *cache)
+{
+    const size_t n = cache->batch * cache->kv_heads * cache->capacity * cache->head_dim;
+    memset(cache->keys, 0, n * sizeof(float));
+    memset(cache->values, 0, n * sizeof(float));
+    memset(cache->padding, 0, cache->batch * cache->capacity);
+    memset(cache->length, 0, cache->batch * sizeof(size_t));
+}
+
+void mha_kv_cache_free(mha_kv_cache *cache)
+{
+    if (cache == NULL)
+        return;
+    free(cache->keys); free(cache->values); free(cache->length); free(cache->padding);
+    memset(cache, 0, sizeof *cache);
+}
+/* keys, values: (n, H_kv D) with row stride ld; padding: (n) or NULL. */
+mha_status mha_kv_cache_append(mha_kv_cache *cache, size_t b, size_t n,
+                               const float *keys, const float *values, size_t ld,
+                               const unsigned char *padding)
+{
+    if (cache == NULL || keys == NULL || values == NULL)
+        return MHA_ERR_NULL;
+    if (b >= cache->batch)
+        return MHA_ERR_ARG;
+    const size_t T = cache->capacity, D = cache->head_dim, start = cache->length[b];
+    if (n > T - start)
+        return MHA_ERR_CACHE_FULL;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t g = 0; g < cache->kv_heads; g++) {
+            const size_t slot = ((b * cache->kv_heads + g) * T + start + i) * D;
+            memcpy(cache->keys + slot, keys + i * ld + g * D, D * sizeof(float));
+            memcpy(cache->values + slot, values + i * ld + g * D, D * sizeof(float));
+        }
+        cache->padding[b * T + start + i] = padding ? (padding[i] != 0) : 0;
+    }
+    cache->length[b] = start + n;
+    return MHA_OK;
+}
+/* bias (n, T) for the n newest positions of sequence b, T = length[b]. */
+static void decode_bias(const mha_kv_cache *cache, size_t b, size_t n, float *bias)
+{
+    const size_t T = cache->length[b];
+    const unsigned char *pad = cache->padding + b * cache->capacity;
+    for (size_t i = 0; i < n; i++) {
+        const size_t p = T - n + i;                       /* the query's position */
+        for (size_t j = 0; j < T; j++)
+            bias[i * T + j] = (j > p || pad[j]) ? -INFINITY : 0.0f;
+    }
+}
+/* Rotate the D features of x (one head) to position p, pairs (2j, 2j+1). */
+void mha_rope(float *x, size_t D, size_t position, double base)
+{
+    for (size_t j = 0; 2 * j + 1 < D; j++) {
+        const double angle = (double)position * pow(base, -2.0 * (double)j / (double)D);
+        const double c = cos(angle), s = sin(angle);
+        const double a = x[2 * j], b = x[2 * j + 1];
+        x[2 * j] = (float)(c * a - s * b);
+        x[2 * j + 1] = (float)(s * a + c * b);
+    }
+}
+typedef void project_fn(const mha_decoder *dec, size_t rows, const float *x, float *qkv);
+static void project_per_head(const mha_decoder *dec, size_t rows, const float *x, float *qkv)
+{
+    const size_t E = dec->embed_dim, D = E / dec->heads, G = dec->kv_heads;
+    const size_t F = E + 2 * G * D;
+    const float *W = dec->params.in_proj_weight, *bias = dec->params.in_proj_bias;
+    for (size_t r = 0; r < dec->heads + 2 * G; r++) {     /* H query heads, G keys, G values */
+        const size_t first = r * D;                       /* the block's first output feature */
+        mha_matmul_nt(rows, D, E, x, E, W + first * E, E, bias ? bias + first : NULL,
+                      qkv + first, F);
+    }
+}
+static void project_fused(const mha_decoder *dec, size_t rows, const float *x, float *qkv)
+{
+    const size_t E = dec->embed_dim, D = E / dec->heads;
+    const size_t F = E + 2 * dec->kv_heads * D;
+    mha_matmul_nt(rows, F, E, x, E, dec->params.in_proj_weight, E,
+                  dec->params.in_proj_bias, qkv, F);
+}
+static mha_status decode_step(const mha_decoder *dec, mha_kv_cache *cache, size_t n,
+                              const float *x, const unsigned char *padding,
+                              float *out, float *weights, project_fn *project)
+{
+    if (dec == NULL || cache == NULL || x == NULL || out == NULL ||
+        dec->params.in_proj_weight == NULL || dec->params.out_proj_weight == NULL)
+        return MHA_ERR_NULL;
+    if (dec->embed_dim == 0 || n == 0)
+        return MHA_ERR_SHAPE;
+    if (dec->heads == 0 || dec->embed_dim % dec->heads != 0 ||
+        dec->kv_heads == 0 || dec->heads % dec->kv_heads != 0)
+        return MHA_ERR_HEADS;
+    if (cache->kv_heads != dec->kv_heads || cache->head_dim != dec->embed_dim / dec->heads)
+        return MHA_ERR_SHAPE;
+    if (dec->rope && cache->head_dim % 2 != 0)
+        return MHA_ERR_ARG;                               /* RoPE rotates pairs */
+    for (size_t b = 0; b < cache->batch; b++)
+        if (n > cache->capacity - cache->length[b])
+            return MHA_ERR_CACHE_FULL;
+    size_t rows_n, qkv_n, score_n;
+    if (mha_mul_overflows(cache->batch, n, &rows_n) ||
+        mha_mul_overflows(rows_n, 3 * dec->embed_dim, &qkv_n) ||
+        mha_mul_overflows(n, cache->capacity, &score_n) ||
+        mha_mul_overflows(qkv_n, sizeof(float), &qkv_n) ||
+        mha_mul_overflows(score_n, sizeof(float), &score_n))
+        return MHA_ERR_OVERFLOW;
+    const size_t B = cache->batch, T_max = cache->capacity, E = dec->embed_dim,
+                 H = dec->heads, G = dec->kv_heads, D = E / H, F = E + 2 * G * D;
+    float *qkv = malloc(B * n * F * sizeof *qkv), *concat = malloc(B * n * E * sizeof *concat);
+    float *bias = malloc(n * T_max * sizeof *bias), *scratch = malloc(n * T_max * sizeof *scratch);
+    if (!qkv || !concat || !bias || !scratch) {
+        free(qkv); free(concat); free(bias); free(scratch);
+        return MHA_ERR_NOMEM;
+    }
+    project(dec, B * n, x, qkv);                              /* (B, n, F) */
+    if (dec->rope) {
+        const double base = dec->rope_base > 0 ? dec->rope_base : 10000.0;
+        for (size_t b = 0; b < B; b++)
+            for (size_t i = 0; i < n; i++) {
+                float *row = qkv + (b * n + i) * F;
+                for (size_t h = 0; h < H + G; h++)                /* queries, then keys */
+                    mha_rope(row + h * D, D, cache->length[b] + i, base);
+            }
+    }
+    for (size_t b = 0; b < B; b++)
+        mha_kv_cache_append(cache, b, n, qkv + b * n * F + E, qkv + b * n * F + E + G * D,
+                            F, padding ? padding + b * n : NULL);
+    for (size_t b = 0; b < B; b++) {
+        const size_t T = cache->length[b];
+        decode_bias(cache, b, n, bias);                       /* (n, T) */
+        for (size_t h = 0; h < H; h++) {
+            const size_t g = h / (H / G);
+            const float *k = cache->keys + (b * G + g) * T_max * D;     /* (T, D) */
+            const float *v = cache->values + (b * G + g) * T_max * D;
+            mha_attend(n, T, D, qkv + b * n * F + h * D, F, k, D, v, D, bias, scratch,
+                       concat + b * n * E + h * D, E);
+            if (weights)
+                for (size_t i = 0; i < n; i++) {
+                    float *row = weights + ((b * H + h) * n + i) * T_max;
+                    memcpy(row, scratch + i * T, T * sizeof *row);
+                    memset(row + T, 0, (T_max - T) * sizeof *row);
+                }
+        }
+    }
+    mha_matmul_nt(B * n, E, E, concat, E, dec->params.out_proj_weight, E,
+                  dec->params.out_proj_bias, out, E);
+    free(qkv); free(concat); free(bias); free(scratch);
+    return MHA_OK;
+}
+mha_status mha_decode_step_naive(const mha_decoder *dec, mha_kv_cache *cache, size_t n,
+                                 const float *x, const unsigned char *padding,
+                                 float *out, float *weights)
+{
+    return decode_step(dec, cache, n, x, padding, out, weights, project_per_head);
+}
+
+mha_status mha_decode_step_batched(const mha_decoder *dec, mha_kv_cache *cache, size_t n,
+                                   const float *x, const unsigned char *padding,
+                                   float *out, float *weights)
+{
+    return decode_step(dec, cache, n, x, padding, out, weights, project_fused);
+}
+
+const mha_decode_impl mha_decode_impls[] = {
+    {"naive", mha_decode_step_naive},
+    {"batched", mha_decode_step_batched},
+};
+const size_t mha_decode_impl_count = sizeof mha_decode_impls / sizeof mha_decode_impls[0];
+
+const mha_decode_impl *mha_decode_impl_find(const char *name)
+{
+    for (size_t i = 0; name != NULL && i < mha_decode_impl_count; i++)
+        if (strcmp(mha_decode_impls[i].name, name) == 0)
+            return &mha_decode_impls[i];
+    return NULL;
+}
+/* Operations of one cached decoding step for the token at [[position]]. */
+double mha_decode_flops(size_t embed_dim, size_t heads, size_t kv_heads, size_t position)
+{
+    const double E = (double)embed_dim, D = E / (double)heads, T = (double)position + 1;
+    return 2 * E * E + 4 * E * (double)kv_heads * D + 4 * T * E + 2 * E * E;
+}
