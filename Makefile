@@ -244,29 +244,41 @@ tsan:
 	  $(BUILD)/tsan/tsan-reentrancy
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 $(BUILD)/tsan/tsan-reentrancy
 
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS      ?= 60
+FUZZ_MSAN_SECONDS ?= 20
 FUZZ_TARGETS := npy cli forward
 FUZZ_CFLAGS  := $(SAN_CFLAGS) -fsanitize=fuzzer-no-link
+MSAN_CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=memory -fsanitize-memory-track-origins \
+                -fsanitize=fuzzer-no-link
 FUZZ_ENV     := ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:max_allocation_size_mb=512 \
+                MSAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=512 \
                 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 $(BUILD)/fuzz-%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz_harness.o $(BUILD)/libmha.a
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
+# Each target runs FUZZ_SECONDS under ASan + UBSan, then FUZZ_MSAN_SECONDS
+# under MemorySanitizer (uninitialised reads, which ASan does not see).
 fuzz:
 	$(MAKE) --no-print-directory CC=clang BUILD=$(BUILD)/fuzz CFLAGS="$(FUZZ_CFLAGS)" \
 	  $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz-%)
+	$(MAKE) --no-print-directory CC=clang BUILD=$(BUILD)/fuzz-msan CFLAGS="$(MSAN_CFLAGS)" \
+	  $(FUZZ_TARGETS:%=$(BUILD)/fuzz-msan/fuzz-%)
 	@mkdir -p $(BUILD)/fuzz/artifacts; : > $(BUILD)/fuzz/summary.txt; \
-	for t in $(FUZZ_TARGETS); do \
-	  mkdir -p $(BUILD)/fuzz/corpus/$$t; \
-	  $(FUZZ_ENV) $(BUILD)/fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
-	    -print_final_stats=1 -artifact_prefix=$(abspath $(BUILD))/fuzz/artifacts/$$t- \
-	    $(abspath $(BUILD))/fuzz/corpus/$$t $(CURDIR)/tests/fuzz/corpus/$$t \
-	    > $(BUILD)/fuzz/$$t.log 2>&1 || \
-	  { tail -n 40 $(BUILD)/fuzz/$$t.log; \
-	    echo "fuzz: $$t found a problem; the input is in $(BUILD)/fuzz/artifacts/"; exit 1; }; \
-	  runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $(BUILD)/fuzz/$$t.log); \
-	  echo "fuzz: $$t: $$runs executions in $(FUZZ_SECONDS) s, corpus of $$(ls $(BUILD)/fuzz/corpus/$$t | wc -l) inputs, no finding" \
-	    | tee -a $(BUILD)/fuzz/summary.txt; \
+	for run in fuzz:$(FUZZ_SECONDS) fuzz-msan:$(FUZZ_MSAN_SECONDS); do \
+	  dir=$(abspath $(BUILD))/$${run%:*}; seconds=$${run#*:}; \
+	  for t in $(FUZZ_TARGETS); do \
+	    mkdir -p $(BUILD)/fuzz/corpus/$$t; \
+	    $(FUZZ_ENV) $$dir/fuzz-$$t -max_total_time=$$seconds -timeout=10 \
+	      -print_final_stats=1 -artifact_prefix=$(abspath $(BUILD))/fuzz/artifacts/$$t- \
+	      $(abspath $(BUILD))/fuzz/corpus/$$t $(CURDIR)/tests/fuzz/corpus/$$t \
+	      > $$dir/$$t.log 2>&1 || \
+	    { tail -n 40 $$dir/$$t.log; \
+	      echo "fuzz: $$t found a problem; the input is in $(BUILD)/fuzz/artifacts/"; exit 1; }; \
+	    runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $$dir/$$t.log); \
+	    echo "fuzz: $${run%:*}/$$t: $$runs executions in $$seconds s, corpus of" \
+	         "$$(ls $(BUILD)/fuzz/corpus/$$t | wc -l) inputs, no finding" \
+	      | tee -a $(BUILD)/fuzz/summary.txt; \
+	  done; \
 	done
 
 check: lint check-tangle
