@@ -28,9 +28,9 @@ LDLIBS  := -lm
 # is present.  `make deps` installs only the missing ones.
 DEPS_PKGS := noweb libcriterion-dev gcc clang make pkg-config \
              texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern \
-             valgrind
+             valgrind texlive-pictures
 
-.PHONY: all deps tangle test check lint book demo bench clean golden check-tangle clang-build
+.PHONY: all deps tangle test check lint book demo bench clean golden check-tangle clang-build train-figure
 all: $(BUILD)/mha $(BUILD)/libmha.a $(BUILD)/mha-tables
 
 deps:
@@ -108,8 +108,19 @@ $(BUILD)/tests: $(TEST_OBJ) $(BUILD)/libmha.a
 test: $(BUILD)/tests $(BUILD)/mha
 	cd tests && ../$(BUILD)/tests --jobs=2
 
-demo: $(BUILD)/mha
-	$(BUILD)/mha demo
+# The viewer when a display is there (chapter 11), else the terminal heatmaps.
+demo: $(BUILD)/mha $(BUILD)/mha-viz
+	@if [[ -z "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ]]; then \
+	  echo "make demo: no display (DISPLAY and WAYLAND_DISPLAY are unset), so no viewer;" \
+	       "showing the terminal heatmaps of 'mha demo' instead"; \
+	  $(BUILD)/mha demo; \
+	else \
+	  status=0; $(BUILD)/mha-viz || status=$$?; \
+	  if [[ $$status -eq 3 ]]; then \
+	    echo "make demo: the viewer could not open a window; showing 'mha demo' instead"; \
+	    $(BUILD)/mha demo; \
+	  else exit $$status; fi; \
+	fi
 
 # Every version at a few shapes; the table goes into the book (figures/ is
 # committed, so the book shows what was measured, on the machine it names).
@@ -134,6 +145,12 @@ bench: $(BUILD)/mha
 	  $(BUILD)/bench.txt > figures/bench-batched.tex
 	@echo "bench: wrote figures/bench-batched.tex"
 
+# The training runs that chapter 15's figure and summary are drawn from.
+train-figure: $(BUILD)/mha
+	@mkdir -p figures
+	$(BUILD)/mha train --history figures/training-2layer.tsv
+	$(BUILD)/mha train --layers 1 --history figures/training-1layer.tsv
+
 # PyTorch golden cases for the tests (needs python3-torch; the results are committed).
 golden: | deps
 	@dpkg-query -W -f='$${Status}' python3-torch 2>/dev/null | grep -q 'install ok installed' || \
@@ -141,6 +158,66 @@ golden: | deps
 	    sudo=""; [[ $$(id -u) -eq 0 ]] || sudo=sudo; \
 	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq python3-torch python3-numpy; }
 	/usr/bin/python3 tests/make_golden.py tests/golden
+
+# ---------------------------------------------------------------- chapters 10-11: the viewer
+# build/mha-viz, the SDL2 viewer tangled into viz/; its tests (tests/viz/) need
+# SDL, so they are a second test program, run headless by `make test`, plus a
+# smoke test with a real window under Xvfb.  `make figures` draws the book's
+# screenshots without a display.
+DEPS_PKGS  += libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core xvfb xauth
+VIZ_PKGS   := sdl2 SDL2_ttf SDL2_image
+VIZ_CFLAGS  = $(shell pkg-config --cflags $(VIZ_PKGS) 2>/dev/null)
+VIZ_LIBS    = $(shell pkg-config --libs $(VIZ_PKGS) 2>/dev/null)
+VIZ_SRC     = $(filter-out main.c,$(notdir $(wildcard viz/*.c)))
+VIZ_OBJ     = $(VIZ_SRC:%.c=$(BUILD)/obj/viz/%.o)
+VIZ_FIGURES := figures/viewer-sentence.png figures/viewer-rose.png figures/viewer-switches.png
+VIZ_HEADLESS := SDL_VIDEODRIVER=dummy SDL_RENDER_DRIVER=software
+.PHONY: test-viz figures
+all: $(BUILD)/mha-viz
+
+$(BUILD)/obj/viz/%.o: $(BUILD)/L/viz/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -I$(BUILD)/L/viz $(VIZ_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/tests/viz/%.o: $(BUILD)/L/tests/viz/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -I$(BUILD)/L/viz $(VIZ_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+
+-include $(wildcard $(BUILD)/obj/viz/*.d $(BUILD)/obj/tests/viz/*.d)
+
+$(BUILD)/mha-viz: $(BUILD)/obj/viz/main.o $(VIZ_OBJ) $(BUILD)/libmha.a
+	$(CC) $(CFLAGS) -o $@ $^ $(VIZ_LIBS) $(LDLIBS)
+
+$(BUILD)/viz-tests: $(BUILD)/obj/tests/viz/test_11_viewer.o $(VIZ_OBJ) $(BUILD)/libmha.a
+	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(VIZ_LIBS) $(LDLIBS)
+
+test: test-viz
+test-viz: $(BUILD)/viz-tests $(BUILD)/mha-viz
+	cd tests && $(VIZ_HEADLESS) ../$(BUILD)/viz-tests --jobs=2
+	@dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; viz=$$(realpath $(BUILD)/mha-viz); \
+	out=$$(cd "$$dir" && xvfb-run -a -s "-screen 0 1400x900x24" env SDL_VIDEODRIVER=x11 \
+	       "$$viz" --press s --quit-after 40 2>&1) || { echo "$$out"; exit 1; }; \
+	echo "$$out" | grep -q '^mha-viz: window 1280x800, renderer .*, driver x11$$' || \
+	  { echo "test-viz: no window under Xvfb: $$out"; exit 1; }; \
+	[[ "$$(head -c 8 "$$dir/mha-viz-001.png" | od -An -tx1 | tr -d ' ')" == 89504e470d0a1a0a ]] || \
+	  { echo "test-viz: the s key saved no PNG from the window"; exit 1; }; \
+	echo "test-viz: a real window under Xvfb, and its PNG: $$out"
+
+# The screenshots are committed: the book uses them as they are, and only
+# `make figures` draws them again (they show a measured time, so every drawing
+# differs a little).
+figures: $(BUILD)/mha-viz
+	rm -f $(VIZ_FIGURES)
+	$(MAKE) --no-print-directory $(VIZ_FIGURES)
+figures/viewer-sentence.png: | $(BUILD)/mha-viz
+	$(VIZ_HEADLESS) $(BUILD)/mha-viz --step 9 --hover 8,1 --size 1280x760 --screenshot $@
+figures/viewer-rose.png: | $(BUILD)/mha-viz
+	$(VIZ_HEADLESS) $(BUILD)/mha-viz --text "a rose is a rose is a rose" --step 8 \
+	  --press m --size 1280x760 --screenshot $@
+figures/viewer-switches.png: | $(BUILD)/mha-viz
+	$(VIZ_HEADLESS) $(BUILD)/mha-viz --step 11 --press 'cp]]]3' --size 1280x760 --screenshot $@
+$(BUILD)/book.pdf: | $(VIZ_FIGURES)
+# ---------------------------------------------------------------- end of chapters 10-11
 
 # ---------------------------------------------------------------- the book
 $(BUILD)/book.tex: $(NW) | deps
@@ -165,11 +242,11 @@ lint: | deps
 	@echo "lint: every root of the web is an output path"
 
 check-tangle: tangle
-	@changed=$$(git diff --name-only -- src tests viz; git ls-files --others --exclude-standard -- src tests viz); \
+	@changed=$$(git diff --name-only -- src tests viz tools; git ls-files --others --exclude-standard -- src tests viz tools); \
 	if [[ -n "$$changed" ]]; then \
 	  echo "check: re-tangling changed files that git has not seen (edit the book, tangle, git add):"; \
 	  echo "$$changed"; exit 1; fi
-	@echo "check: re-tangling leaves src/ tests/ viz/ unchanged"
+	@echo "check: re-tangling leaves src/ tests/ viz/ tools/ unchanged"
 
 clang-build:
 	$(MAKE) --no-print-directory CC=clang BUILD=$(BUILD)/clang all $(BUILD)/clang/tests
@@ -285,10 +362,54 @@ check: lint check-tangle
 	$(MAKE) --no-print-directory test
 	$(MAKE) --no-print-directory clang-build
 	$(MAKE) --no-print-directory book
+	$(MAKE) --no-print-directory exercises-verify book-student
 	$(MAKE) --no-print-directory sanitize   # chapter 12
 	$(MAKE) --no-print-directory valgrind
 	$(MAKE) --no-print-directory tsan
 	$(MAKE) --no-print-directory fuzz
+
+# ---------------------------------------------------------------- exercises (chapter 13)
+# The exercises are marked in the web; tools/exercise.sh (tangled from
+# chapter 13) lists them, writes and grades workspaces, and filters the web
+# for the student edition, which leaves out the answers appendix.
+EXERCISE_TOOL = NW="$(NW)" EXERCISE_CFLAGS="$(filter-out -O% -g,$(CFLAGS))" bash tools/exercise.sh
+NW_STUDENT   := $(filter-out chapters/95-answers.nw,$(NW))
+.PHONY: exercises exercise exercise-check exercises-verify book-student
+
+exercises: | deps
+	@$(EXERCISE_TOOL) list
+
+exercise: | deps
+	@[[ -n "$(EX)" ]] || { echo "usage: make exercise EX=id [DIR=path]" >&2; exit 2; }
+	@$(EXERCISE_TOOL) create "$(EX)" "$(or $(DIR),$(BUILD)/exercises/$(EX))"
+	@echo "exercise: wrote $(or $(DIR),$(BUILD)/exercises/$(EX)) (see its README.md)"
+
+exercise-check: | deps
+	@[[ -n "$(EX)" && -n "$(DIR)" ]] || { echo "usage: make exercise-check EX=id DIR=path" >&2; exit 2; }
+	@$(EXERCISE_TOOL) check "$(EX)" "$(DIR)"
+
+exercises-verify: | deps
+	@$(EXERCISE_TOOL) verify
+
+book-student: $(BUILD)/book-student.pdf
+$(BUILD)/student/book-student.tex: $(NW) tools/exercise.sh | deps
+	@rm -rf $(BUILD)/student && mkdir -p $(BUILD)/student
+	NW="$(NW_STUDENT)" bash tools/exercise.sh student-web $(BUILD)/student/web > $(BUILD)/student/files
+	noweave -delay -index $$(cat $(BUILD)/student/files) > $@
+	@for id in $$($(EXERCISE_TOOL) list | awk '$$3 == "coding" { print $$1 }'); do \
+	  grep -qF "(your code here: exercise $$id)" $$(cat $(BUILD)/student/files) || \
+	    { echo "book-student: exercise $$id is not hidden"; exit 1; }; \
+	done
+$(BUILD)/book-student.pdf: $(BUILD)/student/book-student.tex $(BUILD)/mha-tables
+	@mkdir -p $(BUILD)/tables
+	$(BUILD)/mha-tables $(BUILD)/tables
+	cd $(BUILD)/student && for pass in 1 2; do \
+	  TEXINPUTS=.:$(CURDIR)/$(BUILD)/tables:$(CURDIR)/figures: pdflatex -interaction=nonstopmode -halt-on-error book-student.tex > book-student.log || \
+	    { grep -A5 '^!' book-student.log; exit 1; }; \
+	done
+	@! grep -E '^LaTeX Warning: (Reference|Citation).*undefined' $(BUILD)/student/book-student.log
+	cp $(BUILD)/student/book-student.pdf $@
+# ---------------------------------------------------------------- end of exercises
 
 clean:
 	rm -rf $(BUILD)

@@ -12,15 +12,15 @@ int mha_mask_bias(const mha_mask *mask, const mha_shape *shape, size_t b, float 
                          !mask->attn_mask_float && !mask->key_padding_mask))
         return 0;
     const size_t L = shape->query_len, S = shape->key_len;
-    const unsigned char *pad = mask->key_padding_mask ? mask->key_padding_mask + b * S : NULL;
     for (size_t i = 0; i < L; i++)
         for (size_t j = 0; j < S; j++) {
             float x = mask->attn_mask_float ? mask->attn_mask_float[i * S + j] : 0.0f;
-            if ((mask->causal && j > i) ||
-                (mask->attn_mask_bool && mask->attn_mask_bool[i * S + j]) ||
-                (pad && pad[j]))
-                x = -INFINITY;
-            bias[i * S + j] = x;
+            int blocked = mask->attn_mask_bool && mask->attn_mask_bool[i * S + j];
+            if (mask->causal && j > i)
+                blocked = 1;
+            if (mask->key_padding_mask && mask->key_padding_mask[b * S + j])
+                blocked = 1;
+            bias[i * S + j] = blocked ? -INFINITY : x;
         }
     return 1;
 }

@@ -138,10 +138,18 @@ const mha_decode_impl *mha_decode_impl_find(const char *name);
 double mha_decode_flops(size_t embed_dim, size_t heads, size_t kv_heads, size_t position);
 void mha_print_decode_flop_table(FILE *out);
 void mha_print_cache_memory_table(FILE *out);
+void mha_print_designed_table(FILE *out);
 size_t mha_first_nonfinite(const float *x, size_t n, int allow_minus_infinity);
 mha_status mha_backward_naive(const mha_shape *shape, const mha_params *params,
                               const float *query, const float *key, const float *value,
                               const mha_mask *mask, const float *grad_out,
                               const mha_grads *grads);
+void mha_print_training_figure(FILE *out);
+void mha_print_training_summary(FILE *out);
+typedef struct training_curve {
+    size_t points;
+    double step[256], accuracy[256], best_previous[256], best_induction[256];
+} training_curve;
+int mha_read_training_history(const char *path, training_curve *curve);
 
 #endif

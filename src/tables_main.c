@@ -13,6 +13,9 @@ static const struct table tables[] = {
     {"erratum.tex", mha_print_erratum},
     {"decode-flops.tex", mha_print_decode_flop_table},
     {"cache-memory.tex", mha_print_cache_memory_table},
+    {"designed.tex", mha_print_designed_table},
+    {"training.tex", mha_print_training_figure},
+    {"training-summary.tex", mha_print_training_summary},
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,23 @@
+/* generated from chapters/10-designed-heads.nw; edit the book, not this file */
+#ifndef DESIGNED_H
+#define DESIGNED_H
+/* Chapter 10: a layer of five heads whose weights are written down by hand.
+   E = 320, H = 5, D = 64; sentences of at most 32 tokens. */
+#include <stdio.h>
+#include "mha.h"
+
+enum {
+    MHA_DESIGNED_HEADS = 5,
+    MHA_DESIGNED_HEAD_DIM = 64,                               /* D */
+    MHA_DESIGNED_EMBED = MHA_DESIGNED_HEADS * MHA_DESIGNED_HEAD_DIM,   /* E */
+    MHA_DESIGNED_POSITIONS = 32,                              /* P: the longest sentence */
+    MHA_DESIGNED_POSITION_FEATURES = 0,                       /* x[0..31]: position one-hot */
+    MHA_DESIGNED_TOKEN_FEATURES = 32,                         /* x[32..63]: token one-hot */
+    MHA_DESIGNED_CONSTANT_FEATURE = 64                        /* x[64] = 1 */
+};
+extern const char *const mha_designed_head_names[MHA_DESIGNED_HEADS];
+/* in_proj_weight (3E, E) and out_proj_weight (E, E), both written in full. */
+void mha_designed_params(float *in_proj_weight, float *out_proj_weight);
+/* tokens (L) words; x (L, E) out. */
+mha_status mha_designed_embed(const char *const *tokens, size_t L, float *x);
+#endif

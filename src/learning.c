@@ -1,0 +1,290 @@
+/* generated from chapters/15-learning.nw; edit the book, not this file */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "learning.h"
+
+uint64_t learning_random(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
+static size_t uniform_below(uint64_t *state, size_t n)
+{
+    return (size_t)(learning_random(state) % n);
+}
+mha_status induction_batch_init(induction_batch *b, size_t size, size_t length)
+{
+    memset(b, 0, sizeof *b);
+    if (size == 0 || length < 6 || size > 65536 || length > 4096)
+        return MHA_ERR_SHAPE;
+    b->batch = size, b->length = length;
+    b->tokens = malloc(size * length * sizeof *b->tokens);
+    b->predictable = malloc(size * length);
+    b->copy_from = malloc(size * sizeof(size_t));
+    b->copy_to = malloc(size * sizeof(size_t));
+    b->copy_length = malloc(size * sizeof(size_t));
+    if (!b->tokens || !b->predictable || !b->copy_from || !b->copy_to || !b->copy_length) {
+        induction_batch_free(b);
+        return MHA_ERR_NOMEM;
+    }
+    return MHA_OK;
+}
+
+void induction_batch_free(induction_batch *b)
+{
+    free(b->tokens); free(b->predictable); free(b->copy_from); free(b->copy_to);
+    free(b->copy_length);
+    memset(b, 0, sizeof *b);
+}
+void induction_batch_fill(induction_batch *batch, size_t vocab, uint64_t *state)
+{
+    const size_t T = batch->length;
+    for (size_t b = 0; b < batch->batch; b++) {
+        int *x = batch->tokens + b * T;
+        for (size_t t = 0; t < T; t++)
+            x[t] = (int)uniform_below(state, vocab);
+        const size_t r = T / 4 + uniform_below(state, T / 2 - T / 4 + 1);  /* T/4 .. T/2 */
+        const size_t a = uniform_below(state, T - 2 * r + 1);             /* a + 2r <= T */
+        const size_t c = a + r + uniform_below(state, T - r - (a + r) + 1);  /* c + r <= T */
+        memcpy(x + c, x + a, r * sizeof *x);
+        unsigned char *p = batch->predictable + b * T;
+        memset(p, 0, T);
+        memset(p + c, 1, r - 1);
+        batch->copy_from[b] = a, batch->copy_to[b] = c, batch->copy_length[b] = r;
+    }
+}
+static model_tensors tensors_at(const induction_model *model, float *base)
+{
+    const size_t V = model->vocab, T = model->length, E = model->embed_dim;
+    model_tensors t;
+    memset(&t, 0, sizeof t);
+    t.tok_emb = base;  base += V * E;
+    t.pos_emb = base;  base += T * E;
+    for (size_t l = 0; l < model->layers; l++) {
+        t.in_w[l] = base;   base += 3 * E * E;
+        t.in_b[l] = base;   base += 3 * E;
+        t.out_w[l] = base;  base += E * E;
+        t.out_b[l] = base;  base += E;
+    }
+    t.unembed = base;
+    return t;
+}
+mha_status induction_model_init(induction_model *model, size_t vocab, size_t length,
+                                size_t embed_dim, size_t heads, size_t layers, uint64_t seed)
+{
+    memset(model, 0, sizeof *model);
+    if (vocab < 2 || length < 6 || embed_dim == 0 || layers == 0 || layers > LEARNING_MAX_LAYERS)
+        return MHA_ERR_SHAPE;
+    if (heads == 0 || embed_dim % heads != 0)
+        return MHA_ERR_HEADS;
+    if (vocab > 65536 || length > 4096 || embed_dim > 4096)
+        return MHA_ERR_OVERFLOW;             /* far beyond a toy, and safe to multiply */
+    const size_t E = embed_dim;
+    *model = (induction_model){vocab, length, embed_dim, heads, layers, 0, NULL, NULL, NULL, NULL, 0};
+    model->count = 2 * vocab * E + length * E + layers * (4 * E * E + 4 * E);
+    model->params = calloc(model->count, sizeof(float));
+    model->grads = calloc(model->count, sizeof(float));
+    model->m = calloc(model->count, sizeof(float));
+    model->v = calloc(model->count, sizeof(float));
+    if (!model->params || !model->grads || !model->m || !model->v) {
+        induction_model_free(model);
+        return MHA_ERR_NOMEM;
+    }
+    uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+    const model_tensors t = tensors_at(model, model->params);
+    const float a = 1.0f / sqrtf((float)E);
+    #define FILL(p, n, scale) for (size_t i_ = 0; i_ < (n); i_++) \
+        (p)[i_] = (scale) * (float)((double)(learning_random(&state) >> 11) / 0x1p53 * 2 - 1)
+    FILL(t.tok_emb, vocab * E, 1.0f);
+    FILL(t.pos_emb, length * E, 1.0f);
+    FILL(t.unembed, vocab * E, a);
+    for (size_t l = 0; l < layers; l++) {
+        FILL(t.in_w[l], 3 * E * E, a);
+        FILL(t.out_w[l], E * E, a);
+    }
+    #undef FILL
+    return MHA_OK;
+}
+
+void induction_model_free(induction_model *model)
+{
+    free(model->params); free(model->grads); free(model->m); free(model->v);
+    memset(model, 0, sizeof *model);
+}
+
+model_tensors induction_model_tensors(const induction_model *model)
+{
+    return tensors_at(model, model->params);
+}
+mha_status learning_workspace_init(learning_workspace *ws, const induction_model *model,
+                                   size_t batch)
+{
+    const size_t T = model->length, E = model->embed_dim, H = model->heads;
+    const size_t n = batch * T * E;
+    memset(ws, 0, sizeof *ws);
+    if (batch == 0 || batch > 65536)
+        return MHA_ERR_SHAPE;
+    ws->batch = batch;
+    ws->stream = malloc((model->layers + 1) * n * sizeof(float));
+    ws->logits = malloc(batch * T * model->vocab * sizeof(float));
+    ws->grad_stream = malloc(n * sizeof(float));
+    ws->grad_input = malloc(n * sizeof(float));
+    ws->weights = malloc(model->layers * batch * H * T * T * sizeof(float));
+    if (!ws->stream || !ws->logits || !ws->grad_stream || !ws->grad_input || !ws->weights) {
+        learning_workspace_free(ws);
+        return MHA_ERR_NOMEM;
+    }
+    return MHA_OK;
+}
+
+void learning_workspace_free(learning_workspace *ws)
+{
+    free(ws->stream); free(ws->logits); free(ws->grad_stream); free(ws->grad_input);
+    free(ws->weights);
+    memset(ws, 0, sizeof *ws);
+}
+static mha_params layer_params(const model_tensors *t, size_t l)
+{
+    return (mha_params){t->in_w[l], t->in_b[l], t->out_w[l], t->out_b[l]};
+}
+
+void induction_forward(const induction_model *model, learning_workspace *ws,
+                       const int *tokens)
+{
+    const size_t B = ws->batch, T = model->length, E = model->embed_dim, H = model->heads,
+                 V = model->vocab, n = B * T * E;
+    const model_tensors t = tensors_at(model, model->params);
+    const mha_shape shape = {B, T, T, E, H};
+    const mha_mask causal = {.causal = 1};
+    for (size_t b = 0; b < B; b++)                        /* stream[0] = embeddings */
+        for (size_t i = 0; i < T; i++)
+            for (size_t e = 0; e < E; e++)
+                ws->stream[(b * T + i) * E + e] =
+                    t.tok_emb[(size_t)tokens[b * T + i] * E + e] + t.pos_emb[i * E + e];
+    for (size_t l = 0; l < model->layers; l++) {
+        const mha_params p = layer_params(&t, l);
+        float *in = ws->stream + l * n, *out = ws->stream + (l + 1) * n;
+        mha_forward_batched(&shape, &p, in, NULL, NULL, &causal, out,
+                            ws->weights + l * B * H * T * T);
+        for (size_t i = 0; i < n; i++)
+            out[i] += in[i];                              /* the residual connection */
+    }
+    mha_matmul_nt(B * T, V, E, ws->stream + model->layers * n, E, t.unembed, E, NULL,
+                  ws->logits, V);                         /* (B, T, V) */
+}
+static train_stats loss_and_gradient(const induction_model *model, learning_workspace *ws,
+                                     const induction_batch *batch)
+{
+    const size_t B = ws->batch, T = model->length, V = model->vocab;
+    const double count = (double)(B * (T - 1));
+    double loss = 0;
+    size_t right = 0, predictable = 0;
+    for (size_t b = 0; b < B; b++)
+        for (size_t i = 0; i < T; i++) {
+            float *z = ws->logits + (b * T + i) * V;
+            if (i == T - 1) { memset(z, 0, V * sizeof *z); continue; }
+            const int target = batch->tokens[b * T + i + 1];
+            if (batch->predictable[b * T + i]) {
+                size_t best = 0;
+                for (size_t v = 1; v < V; v++)
+                    if (z[v] > z[best])
+                        best = v;
+                right += best == (size_t)target;
+                predictable++;
+            }
+            mha_softmax_row(z, V);
+            loss -= log(fmax((double)z[target], 1e-30));
+            for (size_t v = 0; v < V; v++)
+                z[v] = (z[v] - (v == (size_t)target)) / (float)count;
+        }
+    return (train_stats){loss / count, predictable ? (double)right / predictable : 0.0};
+}
+static void induction_backward(induction_model *model, learning_workspace *ws,
+                               const int *tokens)
+{
+    const size_t B = ws->batch, T = model->length, E = model->embed_dim, H = model->heads,
+                 V = model->vocab, n = B * T * E;
+    const model_tensors t = tensors_at(model, model->params);
+    const model_tensors g = tensors_at(model, model->grads);
+    const mha_shape shape = {B, T, T, E, H};
+    const mha_mask causal = {.causal = 1};
+    memset(model->grads, 0, model->count * sizeof(float));
+    const float *top = ws->stream + model->layers * n;               /* (B T, E) */
+    for (size_t r = 0; r < B * T; r++)
+        for (size_t v = 0; v < V; v++) {
+            const float d = ws->logits[r * V + v];
+            for (size_t e = 0; e < E; e++)
+                g.unembed[v * E + e] += d * top[r * E + e];
+        }
+    mha_matmul_nn(B * T, E, V, ws->logits, V, t.unembed, E, NULL, ws->grad_stream, E);
+    for (size_t l = model->layers; l-- > 0;) {
+        const mha_params p = layer_params(&t, l);
+        const mha_grads grads = {ws->grad_input, NULL, NULL, g.in_w[l], g.in_b[l],
+                                 g.out_w[l], g.out_b[l]};
+        mha_backward_naive(&shape, &p, ws->stream + l * n, NULL, NULL, &causal,
+                           ws->grad_stream, &grads);
+        for (size_t i = 0; i < n; i++)
+            ws->grad_stream[i] += ws->grad_input[i];      /* through the residual */
+    }
+    for (size_t b = 0; b < B; b++)
+        for (size_t i = 0; i < T; i++)
+            for (size_t e = 0; e < E; e++) {
+                const float d = ws->grad_stream[(b * T + i) * E + e];
+                g.tok_emb[(size_t)tokens[b * T + i] * E + e] += d;
+                g.pos_emb[i * E + e] += d;
+            }
+}
+static void adamw_step(induction_model *model, const train_options *o)
+{
+    const double t = (double)(++model->steps_taken);
+    const double rate = o->learning_rate * fmin(1.0, t / (double)(o->warmup + 1));
+    const double fix1 = 1 - pow(o->beta1, t), fix2 = 1 - pow(o->beta2, t);
+    for (size_t i = 0; i < model->count; i++) {
+        const double grad = model->grads[i];
+        model->m[i] = (float)(o->beta1 * model->m[i] + (1 - o->beta1) * grad);
+        model->v[i] = (float)(o->beta2 * model->v[i] + (1 - o->beta2) * grad * grad);
+        const double step = (model->m[i] / fix1) / (sqrt(model->v[i] / fix2) + o->epsilon);
+        model->params[i] -= (float)(rate * (step + o->weight_decay * model->params[i]));
+    }
+}
+train_stats induction_gradients(induction_model *model, learning_workspace *ws,
+                                const induction_batch *batch)
+{
+    induction_forward(model, ws, batch->tokens);
+    const train_stats stats = loss_and_gradient(model, ws, batch);
+    induction_backward(model, ws, batch->tokens);
+    return stats;
+}
+
+train_stats induction_train_step(induction_model *model, learning_workspace *ws,
+                                 const induction_batch *batch, const train_options *o)
+{
+    const train_stats stats = induction_gradients(model, ws, batch);
+    adamw_step(model, o);
+    return stats;
+}
+/* weights: (B, H, T, T) of one layer. */
+void head_scores_from_weights(const float *weights, const induction_batch *batch,
+                              size_t heads, size_t layer, head_scores *scores)
+{
+    const size_t B = batch->batch, T = batch->length;
+    for (size_t h = 0; h < heads && h < 16; h++) {
+        double previous = 0, induction = 0;
+        size_t n_previous = 0, n_induction = 0;
+        for (size_t b = 0; b < B; b++) {
+            const float *w = weights + (b * heads + h) * T * T;          /* (T, T) */
+            for (size_t t = 1; t < T; t++, n_previous++)
+                previous += w[t * T + t - 1];
+            const size_t a = batch->copy_from[b], c = batch->copy_to[b];
+            for (size_t i = 0; i + 1 < batch->copy_length[b]; i++, n_induction++)
+                induction += w[(c + i) * T + a + i + 1];
+        }
+        scores->previous[layer][h] = n_previous ? previous / n_previous : 0;
+        scores->induction[layer][h] = n_induction ? induction / n_induction : 0;
+    }
+}

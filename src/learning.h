@@ -1,0 +1,71 @@
+/* generated from chapters/15-learning.nw; edit the book, not this file */
+#ifndef MHA_LEARNING_H
+#define MHA_LEARNING_H
+/* Chapter 15: a two-layer attention-only model that learns induction. */
+#include <stddef.h>
+#include <stdint.h>
+#include "mha.h"
+
+typedef struct induction_batch {
+    size_t batch, length;          /* B, T */
+    int *tokens;                   /* (B, T) */
+    unsigned char *predictable;    /* (B, T): 1 where token t+1 is a copy's */
+    size_t *copy_from, *copy_to, *copy_length;   /* (B): a, c, r */
+} induction_batch;
+enum { LEARNING_MAX_LAYERS = 2 };
+
+typedef struct model_tensors {
+    float *tok_emb;                        /* (V, E) */
+    float *pos_emb;                        /* (T, E) */
+    float *in_w[LEARNING_MAX_LAYERS];      /* (3E, E) */
+    float *in_b[LEARNING_MAX_LAYERS];      /* (3E) */
+    float *out_w[LEARNING_MAX_LAYERS];     /* (E, E) */
+    float *out_b[LEARNING_MAX_LAYERS];     /* (E) */
+    float *unembed;                        /* (V, E) */
+} model_tensors;
+
+typedef struct induction_model {
+    size_t vocab, length, embed_dim, heads, layers;   /* V, T, E, H, layers */
+    size_t count;                          /* number of parameters */
+    float *params, *grads, *m, *v;         /* (count) each: weights, gradient, Adam moments */
+    size_t steps_taken;
+} induction_model;
+typedef struct learning_workspace {
+    size_t batch;                  /* B */
+    float *stream;                 /* (layers + 1, B, T, E): the residual stream */
+    float *logits;                 /* (B, T, V), then their gradient */
+    float *grad_stream, *grad_input;   /* (B, T, E) each */
+    float *weights;                /* (layers, B, H, T, T): every head's attention */
+} learning_workspace;
+typedef struct train_stats {
+    double loss;                   /* mean cross-entropy over all predictions */
+    double accuracy;               /* on the predictable positions */
+} train_stats;
+typedef struct train_options {
+    double learning_rate, weight_decay, beta1, beta2, epsilon;
+    size_t warmup;
+} train_options;
+typedef struct head_scores {
+    double previous[LEARNING_MAX_LAYERS][16];    /* [layer][head] */
+    double induction[LEARNING_MAX_LAYERS][16];
+} head_scores;
+uint64_t learning_random(uint64_t *state);
+mha_status induction_batch_init(induction_batch *batch, size_t size, size_t length);
+void induction_batch_free(induction_batch *batch);
+void induction_batch_fill(induction_batch *batch, size_t vocab, uint64_t *state);
+mha_status induction_model_init(induction_model *model, size_t vocab, size_t length,
+                                size_t embed_dim, size_t heads, size_t layers, uint64_t seed);
+void induction_model_free(induction_model *model);
+model_tensors induction_model_tensors(const induction_model *model);
+mha_status learning_workspace_init(learning_workspace *ws, const induction_model *model,
+                                   size_t batch);
+void learning_workspace_free(learning_workspace *ws);
+void induction_forward(const induction_model *model, learning_workspace *ws,
+                       const int *tokens);
+train_stats induction_gradients(induction_model *model, learning_workspace *ws,
+                                const induction_batch *batch);
+train_stats induction_train_step(induction_model *model, learning_workspace *ws,
+                                 const induction_batch *batch, const train_options *o);
+void head_scores_from_weights(const float *weights, const induction_batch *batch,
+                              size_t heads, size_t layer, head_scores *scores);
+#endif

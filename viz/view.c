@@ -1,0 +1,239 @@
+/* generated from chapters/11-viewer.nw; edit the book, not this file */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "viz.h"
+
+static const Uint8 viridis[11][3] = {
+    {68, 1, 84},    {72, 36, 117},  {65, 68, 135},  {53, 95, 141},
+    {42, 120, 142}, {33, 145, 140}, {34, 168, 132}, {68, 191, 112},
+    {122, 209, 81}, {189, 223, 38}, {253, 231, 37},
+};
+static const Uint8 cividis[10][3] = {
+    {0, 32, 77},     {0, 51, 111},    {57, 72, 107},   {87, 92, 109},   {112, 113, 115},
+    {138, 135, 121}, {166, 157, 117}, {196, 181, 108}, {228, 207, 91},  {255, 234, 70},
+};
+const char *const viz_colour_map_names[VIZ_COLOUR_MAPS] = {"viridis", "cividis", "grey"};
+static const SDL_Color background = {24, 24, 28, 255}, undecoded = {52, 52, 60, 255},
+                       ink = {230, 230, 230, 255}, dim = {150, 150, 160, 255},
+                       white = {255, 255, 255, 255}, alarm = {255, 90, 90, 255};
+static SDL_Color sample(const Uint8 (*table)[3], int n, double t)
+{
+    const double x = t * (n - 1);
+    const int i = x >= n - 1 ? n - 2 : (int)x;
+    const double f = x - i;
+    SDL_Color c = {0, 0, 0, 255};
+    c.r = (Uint8)lround((1 - f) * table[i][0] + f * table[i + 1][0]);
+    c.g = (Uint8)lround((1 - f) * table[i][1] + f * table[i + 1][1]);
+    c.b = (Uint8)lround((1 - f) * table[i][2] + f * table[i + 1][2]);
+    return c;
+}
+
+SDL_Color viz_colour(viz_colour_map map, double t)
+{
+    if (isnan(t))
+        return (SDL_Color){255, 0, 255, 255};
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    if (map == VIZ_CIVIDIS)
+        return sample(cividis, 10, t);
+    if (map == VIZ_GREY) {
+        const Uint8 v = (Uint8)lround(255 * t);
+        return (SDL_Color){v, v, v, 255};
+    }
+    return sample(viridis, 11, t);
+}
+int viz_view_open(viz_view *view, SDL_Renderer *renderer)
+{
+    view->renderer = renderer;
+    view->font = TTF_OpenFont(VIZ_FONT, 15);
+    view->small = TTF_OpenFont(VIZ_FONT, 11);
+    if (view->font == NULL || view->small == NULL) {
+        viz_view_close(view);
+        return -1;
+    }
+    return 0;
+}
+
+void viz_view_close(viz_view *view)
+{
+    if (view->font) TTF_CloseFont(view->font);
+    if (view->small) TTF_CloseFont(view->small);
+    view->font = view->small = NULL;
+}
+static void draw_text(viz_view *v, TTF_Font *font, const char *s, int x, int y, int align,
+                 SDL_Color colour, int upwards)
+{
+    if (s[0] == '\0')
+        return;
+    SDL_Surface *surface = TTF_RenderUTF8_Blended(font, s, colour);
+    SDL_Texture *texture = surface ? SDL_CreateTextureFromSurface(v->renderer, surface) : NULL;
+    if (texture != NULL) {
+        const int w = surface->w, h = surface->h;
+        const int along = align == 0 ? 0 : align == 1 ? -w : -w / 2;   /* along the text */
+        SDL_Rect r = upwards ? (SDL_Rect){x - w / 2, y - along - w / 2 - h / 2, w, h}
+                             : (SDL_Rect){x + along, y - h / 2, w, h};
+        SDL_RenderCopyEx(v->renderer, texture, NULL, &r, upwards ? -90.0 : 0.0, NULL,
+                         SDL_FLIP_NONE);
+        SDL_DestroyTexture(texture);
+    }
+    SDL_FreeSurface(surface);
+}
+static void fill(viz_view *v, SDL_Rect r, SDL_Color c)
+{
+    SDL_SetRenderDrawColor(v->renderer, c.r, c.g, c.b, c.a);
+    SDL_RenderFillRect(v->renderer, &r);
+}
+
+static void outline(viz_view *v, SDL_Rect r, SDL_Color c, int thickness)
+{
+    SDL_SetRenderDrawColor(v->renderer, c.r, c.g, c.b, c.a);
+    for (int k = 0; k < thickness; k++) {
+        SDL_Rect o = {r.x - k, r.y - k, r.w + 2 * k, r.h + 2 * k};
+        SDL_RenderDrawRect(v->renderer, &o);
+    }
+}
+static void draw_map(viz_view *v, const viz_state *s, size_t h, SDL_Rect map)
+{
+    const size_t L = s->length;
+    for (size_t i = 0; i < L; i++)
+        for (size_t j = 0; j < L; j++)
+            fill(v, viz_cell(&map, L, i, j),
+                 i < s->step ? viz_colour(s->colour_map, s->weights[(h * L + i) * L + j])
+                             : undecoded);
+    SDL_Rect newest = viz_cell(&map, L, s->step - 1, 0);
+    newest.w = map.w;
+    outline(v, newest, white, map.w > 200 ? 2 : 1);
+    if (s->ablated >> h & 1) {
+        SDL_SetRenderDrawBlendMode(v->renderer, SDL_BLENDMODE_BLEND);
+        fill(v, map, (SDL_Color){0, 0, 0, 150});
+        SDL_SetRenderDrawColor(v->renderer, alarm.r, alarm.g, alarm.b, 255);
+        SDL_RenderDrawLine(v->renderer, map.x, map.y, map.x + map.w - 1, map.y + map.h - 1);
+        SDL_RenderDrawLine(v->renderer, map.x, map.y + map.h - 1, map.x + map.w - 1, map.y);
+    }
+}
+static void draw_labels(viz_view *v, const viz_state *s, SDL_Rect map)
+{
+    const size_t L = s->length;
+    TTF_Font *font = map.h / (int)L >= 22 ? v->font : v->small;
+    for (size_t i = 0; i < L; i++) {
+        char label[48];
+        snprintf(label, sizeof label, "%.10s", s->tokens[i]);
+        const SDL_Rect c = viz_cell(&map, L, i, i);
+        const SDL_Color colour = i < s->step ? ink : dim;
+        draw_text(v, font, label, map.x - 6, c.y + c.h / 2, 1, colour, 0);
+        draw_text(v, font, label, c.x + c.w / 2, map.y - 6, 0, colour, 1);
+    }
+    if (s->hover_head == (int)s->focus && s->hover_row >= 0)
+        outline(v, viz_cell(&map, L, (size_t)s->hover_row, (size_t)s->hover_col), white, 2);
+}
+static void draw_legend(viz_view *v, const viz_state *s, SDL_Rect r)
+{
+    for (int y = 0; y < r.h; y++) {
+        const SDL_Color c = viz_colour(s->colour_map, 1.0 - (double)y / (r.h - 1));
+        SDL_SetRenderDrawColor(v->renderer, c.r, c.g, c.b, 255);
+        SDL_RenderDrawLine(v->renderer, r.x, r.y + y, r.x + r.w - 1, r.y + y);
+    }
+    draw_text(v, v->small, "weight 1", r.x, r.y - 10, 0, ink, 0);
+    draw_text(v, v->small, "0", r.x + r.w + 4, r.y + r.h - 6, 0, ink, 0);
+    draw_text(v, v->small, "0.5", r.x + r.w + 4, r.y + r.h / 2, 0, ink, 0);
+    draw_text(v, v->small, viz_colour_map_names[s->colour_map], r.x, r.y + r.h + 12, 0, dim, 0);
+}
+static void draw_top_line(viz_view *v, const viz_state *s, const viz_layout *l)
+{
+    char line[256];
+    snprintf(line, sizeof line, "token %zu of %zu   %s at %.2g tokens/s   "
+             "head %zu enlarged: %s", s->step, s->length, s->playing ? "playing" : "paused",
+             s->speed, s->focus + 1, mha_designed_head_names[s->focus]);
+    draw_text(v, v->font, line, 14, 20, 0, ink, 0);
+    draw_text(v, v->font, "press ? for help", l->width - 14, 20, 1, dim, 0);
+}
+static void describe_hover(const viz_state *s, char *line, size_t size)
+{
+    const int h = s->hover_head, i = s->hover_row, j = s->hover_col;
+    if (h < 0 || i < 0 || j < 0 || (size_t)i >= s->length || (size_t)j >= s->length) {
+        snprintf(line, size, "point at a cell to see its query, key, score and weight");
+    } else if ((size_t)i >= s->step) {
+        snprintf(line, size, "head %d: query '%s' has not arrived yet", h + 1, s->tokens[i]);
+    } else {
+        const size_t L = s->length;
+        const double w = s->weights[((size_t)h * L + (size_t)i) * L + (size_t)j];
+        snprintf(line, size, "head %d %s: query '%s' (%d) -> key '%s' (%d): score %.2f%s, "
+                 "weight %.3f", h + 1, mha_designed_head_names[h], s->tokens[i], i,
+                 s->tokens[j], j, viz_score(s, (size_t)h, (size_t)i, (size_t)j),
+                 viz_blocked(s, (size_t)i, (size_t)j) ? " (masked)" : "", w);
+    }
+}
+static void draw_status(viz_view *v, const viz_state *s, const viz_layout *l)
+{
+    char line[512];
+    const int y = l->status_y;
+    if (s->message[0] != '\0')
+        draw_text(v, v->font, s->message, 14, y + 8, 0, alarm, 0);
+    else {
+        describe_hover(s, line, sizeof line);
+        draw_text(v, v->font, line, 14, y + 8, 0, ink, 0);
+    }
+    snprintf(line, sizeof line, "%s %s: %.3f ms %s; differs from naive forward by %.2g",
+             s->decoding ? "KV-cache decoding," : "whole prefix,", mha_impls[s->impl].name,
+             s->ms_per_step, s->decoding ? "for the last token" : "for the prefix",
+             s->impl_difference);
+    draw_text(v, v->font, line, 14, y + 32, 0, ink, 0);
+    int n = snprintf(line, sizeof line, "causal mask %s    padding demo %s",
+                     s->causal ? "on" : "off", s->padding ? "on" : "off");
+    if (s->ablated != 0) {
+        n += snprintf(line + n, sizeof line - (size_t)n, "    heads off:");
+        for (int h = 0; h < VIZ_HEADS; h++)
+            if (s->ablated >> h & 1)
+                n += snprintf(line + n, sizeof line - (size_t)n, " %d", h + 1);
+        snprintf(line + n, sizeof line - (size_t)n, ", output changes by up to %.3f",
+                 s->output_change);
+    }
+    draw_text(v, v->font, line, 14, y + 56, 0, ink, 0);
+    const SDL_Rect r = l->slider;
+    fill(v, r, undecoded);
+    const int knob = r.x + (int)lround(r.w * log(s->temperature / 0.05) / log(1000.0));
+    fill(v, (SDL_Rect){knob - 3, r.y - 4, 7, r.h + 8}, white);
+    snprintf(line, sizeof line, "temperature %.2f", s->temperature);
+    draw_text(v, v->font, line, 14, r.y + r.h / 2, 0, ink, 0);
+    draw_text(v, v->small, "[ sharper    click or press [ ]    flatter ]", r.x + r.w + 12, r.y + r.h / 2, 0,
+         dim, 0);
+}
+static void draw_overlays(viz_view *v, const viz_state *s, const viz_layout *l)
+{
+    SDL_SetRenderDrawBlendMode(v->renderer, SDL_BLENDMODE_BLEND);
+    if (s->help) {
+        const int n = (int)viz_help_count, x = l->width / 2 - 320;
+        fill(v, (SDL_Rect){x, 60, 640, 40 + 22 * n}, (SDL_Color){0, 0, 0, 235});
+        for (int k = 0; k < n; k++) {
+            draw_text(v, v->font, viz_help[k][0], x + 20, 84 + 22 * k, 0, white, 0);
+            draw_text(v, v->font, viz_help[k][1], x + 130, 84 + 22 * k, 0, ink, 0);
+        }
+    }
+    if (s->typing) {
+        char line[VIZ_TEXT_MAX + 64];
+        snprintf(line, sizeof line, "new sentence: %s_", s->typed);
+        fill(v, (SDL_Rect){40, l->height / 2 - 30, l->width - 80, 60}, (SDL_Color){0, 0, 0, 230});
+        draw_text(v, v->font, line, 60, l->height / 2, 0, white, 0);
+    }
+}
+void viz_draw(viz_view *v, const viz_state *s, const viz_layout *l)
+{
+    SDL_SetRenderDrawBlendMode(v->renderer, SDL_BLENDMODE_NONE);
+    fill(v, (SDL_Rect){0, 0, l->width, l->height}, background);
+    draw_top_line(v, s, l);
+    for (size_t h = 0; h < VIZ_HEADS; h++) {
+        const SDL_Rect r = l->grid[h];
+        char title[64];
+        snprintf(title, sizeof title, "%zu  %s", h + 1, mha_designed_head_names[h]);
+        draw_text(v, v->small, title, r.x, r.y - 9, 0, h == s->focus ? white : dim, 0);
+        draw_map(v, s, h, r);
+        if (h == s->focus)
+            outline(v, (SDL_Rect){r.x - 2, r.y - 2, r.w + 4, r.h + 4}, white, 1);
+    }
+    SDL_SetRenderDrawBlendMode(v->renderer, SDL_BLENDMODE_NONE);
+    draw_map(v, s, s->focus, l->big);
+    draw_labels(v, s, l->big);
+    draw_legend(v, s, l->legend);
+    draw_status(v, s, l);
+    draw_overlays(v, s, l);
+}
