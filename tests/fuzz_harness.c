@@ -149,9 +149,15 @@ static int argument_is_harmless(const char *arg)
         value = value * 10 + (unsigned)(*p - '0');
     return value <= 16 || value >= (1ull << 32);
 }
-enum { ARGS_MAX = 32 };
+enum { ARGS_MAX = 32, DEFAULTS_MAX = 12 };
 
-static int split_arguments(char *text, size_t size, char *argv[ARGS_MAX + 8])
+static char *const small_defaults[][DEFAULTS_MAX + 2] = {
+    {"bench", "--seq", "3", "--dim", "4", "--heads", "2", "--reps", "1", NULL},
+    {"train", "--steps", "2", "--batch", "2", "--length", "8", "--dim", "8", "--vocab", "8",
+     "--every", "1", NULL},
+};
+
+static int split_arguments(char *text, size_t size, char *argv[ARGS_MAX + DEFAULTS_MAX + 2])
 {
     int argc = 0;
     argv[argc++] = "mha";
@@ -160,12 +166,10 @@ static int split_arguments(char *text, size_t size, char *argv[ARGS_MAX + 8])
         if (!argument_is_harmless(arg))
             return -1;
         argv[argc++] = arg;
-        if (argc == 2 && strcmp(arg, "bench") == 0) {
-            static char *const small[] = {"--seq", "3", "--dim", "4", "--heads", "2",
-                                          "--reps", "1"};
-            for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
-                argv[argc++] = small[i];
-        }
+        for (size_t c = 0; argc == 2 && c < sizeof small_defaults / sizeof small_defaults[0]; c++)
+            if (strcmp(arg, small_defaults[c][0]) == 0)
+                for (size_t i = 1; small_defaults[c][i] != NULL; i++)
+                    argv[argc++] = small_defaults[c][i];
         start += strlen(arg) + 1;
     }
     argv[argc] = NULL;
@@ -186,7 +190,8 @@ static void check_cli_result(int status, const char *out, const char *err)
 }
 void fuzz_cli_one(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1), *argv[ARGS_MAX + 8], *out_text = NULL, *err_text = NULL;
+    char *text = malloc(size + 1), *argv[ARGS_MAX + DEFAULTS_MAX + 2];
+    char *out_text = NULL, *err_text = NULL;
     size_t out_size, err_size;
     if (text == NULL)
         fail("cli: out of memory");
