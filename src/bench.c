@@ -101,7 +101,7 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
     float *in_w = bench_random(3 * E * E, &state, a), *in_b = bench_random(3 * E, &state, a);
     float *out_w = bench_random(E * E, &state, a), *out_b = bench_random(E, &state, a);
     float *ref = malloc(n_q * sizeof *ref), *got = malloc(n_q * sizeof *got);
-    double *times = malloc(o.reps * sizeof *times);
+    double *times = calloc(o.reps, sizeof *times);
     int result = MHA_EXIT_FAILURE;
     if (query && key && in_w && in_b && out_w && out_b && ref && got && times) {
         const mha_params params = {in_w, in_b, out_w, out_b};

@@ -78,11 +78,14 @@ static int cmd_help(int argc, char **argv, FILE *out, FILE *err)
 void mha_cli_error(FILE *err, const char *format, ...)
 {
     va_list args;
-    fputs("mha: ", err);
+    char line[1024];
     va_start(args, format);
-    vfprintf(err, format, args);
+    vsnprintf(line, sizeof line, format, args);
     va_end(args);
-    fputc('\n', err);
+    for (char *c = line; *c != '\0'; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    fprintf(err, "mha: %s\n", line);
 }
 int mha_parse_size(const char *option, const char *text, size_t *value, FILE *err)
 {
@@ -503,6 +506,24 @@ int mha_cmd_forward(int argc, char **argv, FILE *out, FILE *err)
     mha_shape shape;
     float *output = NULL, *weights = NULL;
     status = load_forward_inputs(&options, &in, &shape, err);
+    if (status == MHA_EXIT_OK) {
+        const mha_npy *const arrays[] = {&in.query, &in.key, &in.value, &in.in_proj_weight,
+                                         &in.in_proj_bias, &in.out_proj_weight,
+                                         &in.out_proj_bias, &in.attn_mask};
+        static const char *const names[] = {"query.npy", "key.npy", "value.npy",
+            "in_proj_weight.npy", "in_proj_bias.npy", "out_proj_weight.npy",
+            "out_proj_bias.npy", "attn_mask.npy"};
+        for (size_t i = 0; status == MHA_EXIT_OK && i < sizeof names / sizeof names[0]; i++) {
+            const int is_mask = arrays[i] == &in.attn_mask;
+            const size_t bad = arrays[i]->values == NULL ? 0
+                             : mha_first_nonfinite(arrays[i]->values, arrays[i]->count, is_mask);
+            if (arrays[i]->values != NULL && bad < arrays[i]->count) {
+                mha_cli_error(err, "%s/%s: not finite at index %zu%s", options.dir, names[i], bad,
+                              is_mask ? " (a float mask may hold -inf, but not NaN or +inf)" : "");
+                status = MHA_EXIT_FAILURE;
+            }
+        }
+    }
     if (status == MHA_EXIT_OK)
         status = compute_forward(&options, &in, &shape, &output, &weights, err);
     if (status == MHA_EXIT_OK) {
@@ -716,10 +737,11 @@ int mha_cmd_backward(int argc, char **argv, FILE *out, FILE *err)
 {
     struct forward_options options;
     int status = parse_backward_options(argc, argv, &options, err);
-    if (status != MHA_EXIT_OK || options.help) {
-        if (options.help)
-            backward_usage(out);
-        return status;
+    if (status != MHA_EXIT_OK)
+        return status;                  /* options may be unset: do not read them */
+    if (options.help) {
+        backward_usage(out);
+        return MHA_EXIT_OK;
     }
     if ((status = check_directory(options.dir, err)) != MHA_EXIT_OK)
         return status;

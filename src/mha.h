@@ -143,6 +143,7 @@ void mha_set_threads(size_t threads);
 size_t mha_threads(void);
 mha_decode_fn mha_decode_step_blocked;
 void mha_print_designed_table(FILE *out);
+size_t mha_first_nonfinite(const float *x, size_t n, int allow_minus_infinity);
 mha_status mha_backward_naive(const mha_shape *shape, const mha_params *params,
                               const float *query, const float *key, const float *value,
                               const mha_mask *mask, const float *grad_out,

@@ -116,6 +116,9 @@ static mha_status parse_string(struct npy_reader *r, char *text, size_t size)
     while (r->at < header_end(r) && *r->at != quote) {
         if (*r->at == '\\')
             return header_error(r, "escapes in strings are not supported");
+        if ((unsigned char)*r->at < 0x20 || (unsigned char)*r->at > 0x7e)
+            return header_error(r, "byte 0x%02x in a string is not printable ASCII",
+                                (unsigned)(unsigned char)*r->at);
         if (n + 1 < size)
             text[n] = *r->at;
         n++;
