@@ -83,8 +83,16 @@ static void online_update(const fast_kernels *k, float *p, size_t cols, float *m
 {
     const float tile_max = k->row_max(p, cols);
     const float mu = fmaxf(*m, tile_max);
-    if (mu == -INFINITY) {
-        memset(p, 0, cols * sizeof *p);
+    if (isnan(*m) || mu == -INFINITY) {
+        int poisoned = isnan(*m);
+        for (size_t c = 0; !poisoned && c < cols; c++)
+            poisoned = isnan(p[c]);
+        if (poisoned) {
+            *m = *l = NAN;
+            for (size_t c = 0; c < cols; c++)
+                p[c] = NAN;
+        } else
+            memset(p, 0, cols * sizeof *p);
         return;
     }
     const float alpha = *m == mu ? 1.0f : *m == -INFINITY ? 0.0f : expf(*m - mu);
@@ -182,7 +190,7 @@ static void weights_tile(const attend_state *st, size_t b, size_t h, size_t t, a
         for (size_t r = 0; r < nq; r++) {
             float *p = w->s + r * st->bk, *out = a->weights + (bh * a->L + i0 + r) * S + j0;
             const float m = st->row_max[bh * a->L + i0 + r], l = st->row_sum[bh * a->L + i0 + r];
-            if (l == 0.0f || m == -INFINITY) {
+            if (!isnan(l) && (l == 0.0f || m == -INFINITY)) {
                 memset(out, 0, nk * sizeof *out);
                 continue;
             }

@@ -1,6 +1,7 @@
 /* generated from chapters/09-fast.nw; edit the book, not this file */
 #include <math.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
 #include <omp.h>
@@ -214,7 +215,8 @@ static int bench_forward(const fast_bench_options *o, const fast_kernels *k, FIL
     float *out_w = random_array(E * E, &state, a), *out_b = random_array(E, &state, a);
     float *ref = malloc(n_q * sizeof *ref), *got = malloc(n_q * sizeof *got);
     float *proj = malloc(3 * n_q * sizeof *proj);
-    double *times = malloc((o->reps + 1) * sizeof *times);
+    double *times = o->reps < SIZE_MAX / sizeof *times - 1      /* --reps may be absurd */
+                        ? calloc(o->reps + 1, sizeof *times) : NULL;
     int result = MHA_EXIT_FAILURE;
     if (query && key && in_w && in_b && out_w && out_b && ref && got && proj && times) {
         const mha_params params = {in_w, in_b, out_w, out_b};
@@ -291,7 +293,9 @@ static int bench_decode(const fast_bench_options *o, const fast_kernels *k, FILE
     float *x = random_array(B * E, &state, 1), *in_w = random_array(F * E, &state, a);
     float *in_b = random_array(F, &state, a), *out_w = random_array(E * E, &state, a);
     float *out_b = random_array(E, &state, a), *ref = malloc(B * E * sizeof *ref);
-    float *got = malloc(B * E * sizeof *got), *times = malloc((o->reps + 1) * sizeof(double));
+    float *got = malloc(B * E * sizeof *got);
+    double *times = o->reps < SIZE_MAX / sizeof *times - 1 ? calloc(o->reps + 1, sizeof *times)
+                                                          : NULL;
     mha_kv_cache cache;
     int result = MHA_EXIT_FAILURE;
     if (x && in_w && in_b && out_w && out_b && ref && got && times &&

@@ -162,6 +162,9 @@ static void decode_chunk(const decode_task *t, size_t b, size_t g, size_t c, flo
             const float m = padded ? t->k->row_max(s, padded) : -INFINITY;
             memset(part, 0, (D + 2) * sizeof *part);
             part[0] = m;
+            for (size_t j = 0; m == -INFINITY && j < len; j++)   /* all NaN is not all blocked */
+                if (isnan(s[j]))
+                    part[0] = part[1] = NAN;
             if (m != -INFINITY) {
                 part[1] = t->k->exp_sum(s, padded, m);
                 for (size_t j = 0; j < len; j++)
@@ -177,7 +180,13 @@ static void merge_chunks(const decode_task *t, size_t b, size_t h, size_t i, flo
     float m = -INFINITY, l = 0.0f;
     for (size_t c = 0; c < t->chunks; c++) {
         const float mc = part_at(t, b, g, c, hh, i)[0];
-        m = mc > m ? mc : m;
+        m = mc > m || isnan(mc) ? mc : m;             /* a NaN chunk poisons the row */
+    }
+    if (isnan(m)) {
+        for (size_t d = 0; d < D; d++)
+            context[d] = NAN;
+        *max_out = *sum_out = NAN;
+        return;
     }
     memset(context, 0, D * sizeof *context);
     for (size_t c = 0; m != -INFINITY && c < t->chunks; c++) {

@@ -23,23 +23,15 @@ static const mha_shape absurd_shapes[] = {
     {1, (size_t)1 << 32, (size_t)1 << 32, 2, 1},     /* B H L S = 2^64 */
     {1, SIZE_MAX, 1, 1, 1},
 };
-struct run { int status; char *out, *err; };
-
-static struct run run_mha(char **argv)
+/* Chapter 6's run_argv, for a NULL-terminated argument list. */
+static struct cli_result run_command(char **argv)
 {
-    struct run r;
-    size_t out_size, err_size;
     int argc = 0;
     while (argv[argc] != NULL)
         argc++;
-    FILE *out = open_memstream(&r.out, &out_size), *err = open_memstream(&r.err, &err_size);
-    cr_assert(out != NULL && err != NULL);
-    r.status = mha_cli_main(argc, argv, out, err);
-    fclose(out);
-    fclose(err);
-    return r;
+    return run_argv(argc, argv);
 }
-static void expect_one_line(const struct run *r, int status, const char *needle)
+static void expect_one_line(const struct cli_result *r, int status, const char *needle)
 {
     const char *newline = strchr(r->err, '\n');
     cr_expect_eq(r->status, status, "status %d, want %d; stderr: %s", r->status, status, r->err);
@@ -48,11 +40,6 @@ static void expect_one_line(const struct run *r, int status, const char *needle)
     cr_expect(strstr(r->err, needle) != NULL, "'%s' not in: %s", needle, r->err);
 }
 
-static void free_run(struct run *r)
-{
-    free(r->out);
-    free(r->err);
-}
 static char *make_dir(void)
 {
     char template[] = "/tmp/mha-hardening-XXXXXX";
@@ -135,9 +122,9 @@ static void write_clean_case(const char *dir, float *values)
 static void expect_refused(char *dir, const char *needle)
 {
     char path[4200];
-    struct run r = run_mha((char *[]){"mha", "forward", dir, "--heads", "2", NULL});
+    struct cli_result r = run_command((char *[]){"mha", "forward", dir, "--heads", "2", NULL});
     expect_one_line(&r, MHA_EXIT_FAILURE, needle);
-    free_run(&r);
+    free_result(&r);
     snprintf(path, sizeof path, "%s/out.npy", dir);
     cr_expect(access(path, F_OK) != 0, "%s exists after a refusal", path);
 }
@@ -195,27 +182,27 @@ Test(hardening, absurd_shapes_are_refused_by_the_library) {
     }
 }
 Test(hardening, absurd_shapes_are_refused_by_bench) {
-    struct run r = run_mha((char *[]){"mha", "bench", "--batch", "1048576", "--seq", "65536",
+    struct cli_result r = run_command((char *[]){"mha", "bench", "--batch", "1048576", "--seq", "65536",
                                       "--dim", "1024", "--heads", "1024", NULL});
     expect_one_line(&r, MHA_EXIT_USAGE, "overflows size_t");
-    free_run(&r);
-    r = run_mha((char *[]){"mha", "bench", "--seq", "18446744073709551615", NULL});
+    free_result(&r);
+    r = run_command((char *[]){"mha", "bench", "--seq", "18446744073709551615", NULL});
     expect_one_line(&r, MHA_EXIT_USAGE, "overflows size_t");
-    free_run(&r);
+    free_result(&r);
 }
 Test(hardening, bench_refuses_repetitions_it_cannot_count, .timeout = 60) {
-    struct run r = run_mha((char *[]){"mha", "bench", "--seq", "2", "--dim", "2", "--heads", "1",
+    struct cli_result r = run_command((char *[]){"mha", "bench", "--seq", "2", "--dim", "2", "--heads", "1",
                                       "--reps", "2305843009213693953", NULL});
     expect_one_line(&r, MHA_EXIT_FAILURE, "out of memory");
-    free_run(&r);
+    free_result(&r);
 }
 Test(hardening, absurd_shapes_are_refused_by_forward) {
     char *dir = make_dir();
     write_raw(dir, "query.npy", "{'descr': '<f4', 'fortran_order': False, "
                                 "'shape': (4294967296, 4294967296, 4294967296), }\n", "", 0);
-    struct run r = run_mha((char *[]){"mha", "forward", dir, "--heads", "1", NULL});
+    struct cli_result r = run_command((char *[]){"mha", "forward", dir, "--heads", "1", NULL});
     expect_one_line(&r, MHA_EXIT_FAILURE, "overflows size_t");
-    free_run(&r);
+    free_result(&r);
     remove_dir(dir);
 }
 Test(nan_policy, first_nonfinite_finds_the_first_bad_value) {
@@ -292,18 +279,18 @@ Test(nan_policy, a_float_mask_may_block_with_minus_infinity) {
     for (size_t i = 0; i < 9; i++)
         mask[i] = blocked_bytes[i] ? -INFINITY : 0.0f;
     write_floats(dir, "attn_mask.npy", mask, 2, (size_t[]){3, 3});
-    struct run r = run_mha((char *[]){"mha", "forward", dir, "--heads", "2", NULL});
+    struct cli_result r = run_command((char *[]){"mha", "forward", dir, "--heads", "2", NULL});
     cr_expect_eq(r.status, MHA_EXIT_OK, "%s", r.err);
-    free_run(&r);
+    free_result(&r);
     mha_npy with_float, with_bool;
     snprintf(path, sizeof path, "%s/out.npy", dir);
     cr_assert_eq(mha_npy_read(path, &with_float, message, sizeof message), MHA_OK, "%s", message);
     char header[] = "{'descr': '|b1', 'fortran_order': False, 'shape': (3, 3), }\n";
     write_raw(dir, "attn_mask.npy", header, blocked_bytes, 9);
     remove(path);
-    r = run_mha((char *[]){"mha", "forward", dir, "--heads", "2", NULL});
+    r = run_command((char *[]){"mha", "forward", dir, "--heads", "2", NULL});
     cr_expect_eq(r.status, MHA_EXIT_OK, "%s", r.err);
-    free_run(&r);
+    free_result(&r);
     cr_assert_eq(mha_npy_read(path, &with_bool, message, sizeof message), MHA_OK, "%s", message);
     cr_expect(memcmp(with_float.values, with_bool.values, 12 * sizeof(float)) == 0);
     mha_npy_free(&with_float);
