@@ -80,7 +80,8 @@ TEST_OBJ  = $(TEST_SRC:%.c=$(BUILD)/obj/tests/%.o)
 
 # A #line copy is current once the tangle has run; cpif keeps the timestamps of
 # unchanged files, so only what a chapter edit really touched is recompiled.
-$(BUILD)/L/%: $(BUILD)/.tangled ;
+$(BUILD)/L/%: $(BUILD)/.tangled
+	@:
 
 $(BUILD)/obj/%.o: $(BUILD)/L/src/%.c
 	@mkdir -p $(@D)
