@@ -243,7 +243,11 @@ test-training-race: | deps
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan CFLAGS='-O1 -g -fsanitize=thread' \
 	  $(BUILD)/tsan/race-16-training
 	$(VIZ_HEADLESS) TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/race-16-training
-$(BUILD)/race-16-training: $(BUILD)/obj/tests/viz/race_16_training.o $(VIZ_OBJ) $(BUILD)/libmha.a
+# (It lives in tests/race/, apart from the test programs' sources, for it has a main.)
+$(BUILD)/obj/tests/race/%.o: $(BUILD)/L/tests/race/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -I$(BUILD)/L/viz $(VIZ_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+$(BUILD)/race-16-training: $(BUILD)/obj/tests/race/race_16_training.o $(VIZ_OBJ) $(BUILD)/libmha.a
 	$(CC) $(CFLAGS) -o $@ $^ $(VIZ_LIBS) $(LDLIBS)
 # ---------------------------------------------------------------- end of chapter 16
 
