@@ -29,6 +29,10 @@ LDLIBS  := -lm
 DEPS_PKGS := noweb libcriterion-dev gcc clang make pkg-config \
              texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern \
              valgrind texlive-pictures
+# Chapter 9 (fast): OpenMP threads (Clang's runtime is libomp), OpenBLAS and
+# PyTorch for the benchmark's comparisons.
+DEPS_PKGS += libomp-dev libopenblas-dev python3-torch python3-numpy
+override CFLAGS += -fopenmp
 
 .PHONY: all deps tangle test check lint book demo bench clean golden check-tangle clang-build train-figure
 all: $(BUILD)/mha $(BUILD)/libmha.a $(BUILD)/mha-tables
@@ -334,3 +338,51 @@ $(BUILD)/book-student.pdf: $(BUILD)/student/book-student.tex $(BUILD)/mha-tables
 
 clean:
 	rm -rf $(BUILD)
+
+# ---------------------------------------------------------------- chapter 9 (fast)
+# `make bench` also runs the chapter 9 comparison: the blocked version against
+# PyTorch (python3-torch, run by Debian's /usr/bin/python3) and an OpenBLAS
+# layer (bench/sgemm_openblas.c, built only here), in one run.  It writes
+# figures/bench-fast.txt (the raw lines), bench-fast.tex, bench-steps.tex,
+# bench-decode.tex, bench-numbers.tex and roofline.pdf.
+FAST_BIG     := --batch 1 --seq 2048 --dim 768 --heads 12
+FAST_BATCH   := --batch 8 --seq 512 --dim 512 --heads 8
+FAST_SMALL   := --batch 1 --seq 256 --dim 256 --heads 4
+FAST_THREADS ?= 2
+TORCH_PY     := /usr/bin/python3
+
+$(BUILD)/sgemm-openblas: bench/sgemm_openblas.c $(BUILD)/libmha.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $< -o $@ $(BUILD)/libmha.a -lopenblas $(LDLIBS)
+
+.PHONY: bench-fast
+bench: bench-fast
+bench-fast: $(BUILD)/mha $(BUILD)/sgemm-openblas | deps
+	@m="$(BUILD)/mha bench-fast"; t=$(FAST_THREADS); o=$(BUILD)/sgemm-openblas; \
+	py="$(TORCH_PY) tests/bench_torch.py --reps 7"; \
+	{ for n in 1 $$t; do $$m --peak --threads $$n; $$m --bandwidth --threads $$n; done; \
+	  $$m --denormals; \
+	  for i in naive batched; do $$m --impl $$i $(FAST_SMALL) --threads 1 --reps 7; done; \
+	  for n in 1 $$t; do $$m --impl blocked $(FAST_SMALL) --threads $$n --reps 7; done; \
+	  for n in 1 $$t; do $$py --threads $$n "1 256 256 4 0"; done; $$o 1 256 256 4 0 7 $$t; \
+	  for n in 1 $$t; do $$m --impl blocked $(FAST_BIG) --threads $$n --reps 7; done; \
+	  for p in proj attention; do $$m --impl blocked $(FAST_BIG) --threads $$t --reps 7 --part $$p; done; \
+	  $$m --impl blocked $(FAST_BIG) --threads $$t --reps 7 --part proj --half-kc; \
+	  for n in 1 $$t; do $$py --threads $$n "1 2048 768 12 0"; done; $$o 1 2048 768 12 0 7 $$t; \
+	  $$m --impl blocked $(FAST_BIG) --causal --threads $$t --reps 7; \
+	  for n in 1 $$t; do $$py --threads $$n "1 2048 768 12 1"; done; $$o 1 2048 768 12 1 7 $$t; \
+	  $$m --impl batched $(FAST_BATCH) --threads 1 --reps 3; \
+	  for n in 1 $$t; do $$m --impl blocked $(FAST_BATCH) --threads $$n --reps 7; done; \
+	  for i in scalar avx2; do MHA_ISA=$$i $$m --impl blocked $(FAST_BATCH) --threads 1 --reps 7; done; \
+	  for n in 1 $$t; do $$py --threads $$n "8 512 512 8 0"; done; $$o 8 512 512 8 0 7 $$t; \
+	  for i in naive batched; do $$m --decode --cache 4096 --dim 768 --heads 12 --impl $$i --threads 1 --reps 15; done; \
+	  for n in 1 $$t; do $$m --decode --cache 4096 --dim 768 --heads 12 --impl blocked --threads $$n --reps 15; done; \
+	  for n in 1 $$t; do $$py --threads $$n --reps 15 --decode "1 768 12 4096"; done; \
+	} | tee $(BUILD)/bench-fast.txt
+	@cp $(BUILD)/bench-fast.txt figures/bench-fast.txt
+	@cpu=$$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1); \
+	$(TORCH_PY) figures/bench_report.py $(BUILD)/bench-fast.txt figures \
+	  "$$cpu, $$(nproc) cores, measured $$(date +%Y-%m-%d) with $(CC) $(CFLAGS)"
+	@mkdir -p $(BUILD)/roofline && cp figures/roofline.tex $(BUILD)/roofline/ && \
+	  (cd $(BUILD)/roofline && pdflatex -interaction=nonstopmode -halt-on-error roofline.tex > roofline.log) && \
+	  cp $(BUILD)/roofline/roofline.pdf figures/roofline.pdf
+	@echo "bench: wrote figures/bench-fast.tex bench-steps.tex bench-decode.tex bench-numbers.tex roofline.pdf"

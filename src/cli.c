@@ -22,6 +22,8 @@ static const struct mha_command commands[] = {
     {"demo", "show each head's attention weights as heatmaps in the terminal", mha_cmd_demo},
     {"decode", "run the layer causally, one position at a time, through a KV cache",
      mha_cmd_decode},
+    {"bench-fast", "time a forward pass or a decoding step, threads, peak and bandwidth",
+     mha_cmd_bench_fast},
     {"backward", "gradients of one attention layer, as PyTorch's autograd computes them",
      mha_cmd_backward},
     {"train", "train a two-layer attention-only model until an induction head forms",
@@ -202,18 +204,19 @@ static int parse_forward_options(int argc, char **argv, struct forward_options *
                 return MHA_EXIT_USAGE;
             }
         } else if (argv[i][0] == '-') {
-            mha_cli_error(err, "forward: unknown option '%s' (try 'mha forward --help')", argv[i]);
+            mha_cli_error(err, "%s: unknown option '%s' (try 'mha %s --help')", argv[0], argv[i],
+                          argv[0]);
             return MHA_EXIT_USAGE;
         } else if (o->dir != NULL) {
-            mha_cli_error(err, "forward: '%s': only one directory, please (already have '%s')",
-                          argv[i], o->dir);
+            mha_cli_error(err, "%s: '%s': only one directory, please (already have '%s')",
+                          argv[0], argv[i], o->dir);
             return MHA_EXIT_USAGE;
         } else {
             o->dir = argv[i];
         }
     }
     if (o->dir == NULL) {
-        mha_cli_error(err, "forward: no directory given (try 'mha forward --help')");
+        mha_cli_error(err, "%s: no directory given (try 'mha %s --help')", argv[0], argv[0]);
         return MHA_EXIT_USAGE;
     }
     if (o->heads == 0) {
@@ -514,56 +517,48 @@ int mha_cmd_forward(int argc, char **argv, FILE *out, FILE *err)
     return status;
 }
 struct decode_options {
-    const char *dir;
-    size_t heads, kv_heads;                   /* H, H_kv; 0 until given */
+    struct forward_options common;            /* dir, heads, want_weights, help */
+    size_t kv_heads;                          /* H_kv; defaults to H */
     const mha_decode_impl *impl;
-    int want_weights, help;
 };
 
 static int parse_decode_options(int argc, char **argv, struct decode_options *o, FILE *err)
 {
-    memset(o, 0, sizeof *o);
+    char **rest = malloc(((size_t)argc + 1) * sizeof *rest);
+    int n = 0, status = MHA_EXIT_OK;
+    if (rest == NULL) {
+        mha_cli_error(err, "decode: out of memory");
+        return MHA_EXIT_FAILURE;
+    }
+    o->kv_heads = 0;
     o->impl = &mha_decode_impls[0];
-    o->want_weights = 1;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 0; i < argc && status == MHA_EXIT_OK; i++) {
         const char *value = NULL;
         int matched;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            o->help = 1;
-            return MHA_EXIT_OK;
-        } else if (strcmp(argv[i], "--no-weights") == 0) {
-            o->want_weights = 0;
-        } else if ((matched = mha_option_value(argc, argv, &i, "--heads", &value, err)) != 0) {
-            if (matched < 0 || mha_parse_size("--heads", value, &o->heads, err) != 0)
-                return MHA_EXIT_USAGE;
-        } else if ((matched = mha_option_value(argc, argv, &i, "--kv-heads", &value, err)) != 0) {
+        if (i > 0 && (matched = mha_option_value(argc, argv, &i, "--kv-heads", &value, err)) != 0) {
             if (matched < 0 || mha_parse_size("--kv-heads", value, &o->kv_heads, err) != 0)
-                return MHA_EXIT_USAGE;
-        } else if ((matched = mha_option_value(argc, argv, &i, "--impl", &value, err)) != 0) {
+                status = MHA_EXIT_USAGE;
+        } else if (i > 0 && (matched = mha_option_value(argc, argv, &i, "--impl", &value, err)) != 0) {
             if (matched < 0)
-                return MHA_EXIT_USAGE;
-            if ((o->impl = mha_decode_impl_find(value)) == NULL) {
+                status = MHA_EXIT_USAGE;
+            else if ((o->impl = mha_decode_impl_find(value)) == NULL) {
                 mha_cli_error(err, "--impl: unknown decode implementation '%s'", value);
-                return MHA_EXIT_USAGE;
+                status = MHA_EXIT_USAGE;
             }
-        } else if (argv[i][0] == '-') {
-            mha_cli_error(err, "decode: unknown option '%s' (try 'mha decode --help')", argv[i]);
-            return MHA_EXIT_USAGE;
-        } else if (o->dir != NULL) {
-            mha_cli_error(err, "decode: '%s': only one directory, please", argv[i]);
-            return MHA_EXIT_USAGE;
-        } else {
-            o->dir = argv[i];
-        }
+        } else
+            rest[n++] = argv[i];
     }
-    if (o->dir == NULL || o->heads == 0) {
-        mha_cli_error(err, o->dir == NULL ? "decode: no directory given (try 'mha decode --help')"
-                                          : "--heads: required (the number of heads, a divisor of E)");
-        return MHA_EXIT_USAGE;
+    rest[n] = NULL;
+    if (status == MHA_EXIT_OK)
+        status = parse_forward_options(n, rest, &o->common, err);
+    free(rest);
+    if (status == MHA_EXIT_OK && o->common.causal) {
+        mha_cli_error(err, "decode: --causal: decoding is always causal; leave it out");
+        status = MHA_EXIT_USAGE;
     }
     if (o->kv_heads == 0)
-        o->kv_heads = o->heads;
-    return MHA_EXIT_OK;
+        o->kv_heads = o->common.heads;
+    return status;
 }
 static void decode_usage(FILE *out)
 {
@@ -582,7 +577,7 @@ static void decode_usage(FILE *out)
 static int load_decode_inputs(const struct decode_options *o, struct forward_inputs *in,
                               mha_shape *shape, FILE *err)
 {
-    const char *dir = o->dir;
+    const char *dir = o->common.dir;
     int status;
     const struct axis query_axes[] = {{"B", 0}, {"L", 0}, {"E", 0}};
     if ((status = load_checked(dir, "query.npy", 1, WANT_FLOAT, &in->query,
@@ -598,16 +593,16 @@ static int load_decode_inputs(const struct decode_options *o, struct forward_inp
             return MHA_EXIT_FAILURE;
         }
     }
-    *shape = (mha_shape){B, L, L, E, o->heads};
+    *shape = (mha_shape){B, L, L, E, o->common.heads};
     mha_status checked = mha_shape_check(shape);
-    if (checked == MHA_OK && (o->kv_heads > o->heads || o->heads % o->kv_heads != 0))
+    if (checked == MHA_OK && (o->kv_heads > o->common.heads || o->common.heads % o->kv_heads != 0))
         checked = MHA_ERR_HEADS;
     if (checked != MHA_OK) {
         mha_cli_error(err, "%s: B=%zu L=%zu E=%zu --heads %zu --kv-heads %zu: %s", dir, B, L, E,
-                      o->heads, o->kv_heads, mha_status_message(checked));
+                      o->common.heads, o->kv_heads, mha_status_message(checked));
         return checked == MHA_ERR_HEADS ? MHA_EXIT_USAGE : MHA_EXIT_FAILURE;
     }
-    const size_t F = E + 2 * o->kv_heads * (E / o->heads);
+    const size_t F = E + 2 * o->kv_heads * (E / o->common.heads);
     const struct axis in_weight_axes[] = {{"E+2KD", F}, {"E", E}}, in_bias_axes[] = {{"E+2KD", F}};
     const struct axis out_weight_axes[] = {{"E", E}, {"E", E}}, out_bias_axes[] = {{"E", E}};
     const struct axis padding_axes[] = {{"B", B}, {"L", L}};
@@ -662,12 +657,12 @@ int mha_cmd_decode(int argc, char **argv, FILE *out, FILE *err)
 {
     struct decode_options options;
     int status = parse_decode_options(argc, argv, &options, err);
-    if (status != MHA_EXIT_OK || options.help) {
-        if (options.help)
+    if (status != MHA_EXIT_OK || options.common.help) {
+        if (options.common.help)
             decode_usage(out);
         return status;
     }
-    if ((status = check_directory(options.dir, err)) != MHA_EXIT_OK)
+    if ((status = check_directory(options.common.dir, err)) != MHA_EXIT_OK)
         return status;
     struct forward_inputs in;
     memset(&in, 0, sizeof in);
@@ -677,15 +672,16 @@ int mha_cmd_decode(int argc, char **argv, FILE *out, FILE *err)
     if (status == MHA_EXIT_OK) {
         const size_t B = shape.batch, L = shape.query_len;
         output = malloc(B * L * shape.embed_dim * sizeof *output);
-        if (options.want_weights)
+        const int want_weights = options.common.want_weights;
+        if (want_weights)
             weights = malloc(B * shape.heads * L * L * sizeof *weights);
-        if (output == NULL || (options.want_weights && weights == NULL)) {
+        if (output == NULL || (want_weights && weights == NULL)) {
             mha_cli_error(err, "decode: out of memory for the results");
             status = MHA_EXIT_FAILURE;
         } else if ((status = run_decode(&options, &in, &shape, output, weights, err)) == MHA_EXIT_OK) {
             char label[64];
             snprintf(label, sizeof label, "decode (%s)", options.impl->name);
-            status = write_outputs(options.dir, label, options.want_weights, &shape, output,
+            status = write_outputs(options.common.dir, label, want_weights, &shape, output,
                                    weights, out, err);
         }
     }

@@ -31,6 +31,7 @@ mha_command_fn mha_cmd_forward;
 mha_command_fn mha_cmd_demo;
 int mha_demo_wants_colour(FILE *out);
 mha_command_fn mha_cmd_decode;
+mha_command_fn mha_cmd_bench_fast;
 mha_command_fn mha_cmd_backward;
 mha_command_fn mha_cmd_train;
 #endif

@@ -5,6 +5,7 @@
 const mha_impl mha_impls[] = {
     {"naive", mha_forward_naive},
     {"batched", mha_forward_batched},
+    {"blocked", mha_forward_blocked},
 };
 const size_t mha_impl_count = sizeof mha_impls / sizeof mha_impls[0];
 

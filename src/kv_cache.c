@@ -195,6 +195,7 @@ mha_status mha_decode_step_batched(const mha_decoder *dec, mha_kv_cache *cache, 
 const mha_decode_impl mha_decode_impls[] = {
     {"naive", mha_decode_step_naive},
     {"batched", mha_decode_step_batched},
+    {"blocked", mha_decode_step_blocked},
 };
 const size_t mha_decode_impl_count = sizeof mha_decode_impls / sizeof mha_decode_impls[0];
 

@@ -138,6 +138,10 @@ const mha_decode_impl *mha_decode_impl_find(const char *name);
 double mha_decode_flops(size_t embed_dim, size_t heads, size_t kv_heads, size_t position);
 void mha_print_decode_flop_table(FILE *out);
 void mha_print_cache_memory_table(FILE *out);
+mha_forward_fn mha_forward_blocked;
+void mha_set_threads(size_t threads);
+size_t mha_threads(void);
+mha_decode_fn mha_decode_step_blocked;
 void mha_print_designed_table(FILE *out);
 mha_status mha_backward_naive(const mha_shape *shape, const mha_params *params,
                               const float *query, const float *key, const float *value,

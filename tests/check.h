@@ -14,4 +14,9 @@ double max_abs_value(const double *x, size_t n);
 double tolerance_rule(double naive_error, const double *want, size_t n);
 void expect_close(const char *what, const float *got, const double *want,
                   size_t n, double tolerance);
+struct cli_result { int status; char *out, *err; };
+struct cli_result run_argv(int argc, char **argv);
+struct cli_result run_mha(const char *first, ...);       /* arguments, then NULL */
+void free_result(struct cli_result *r);
+float *read_npy_floats(const char *path, size_t *count);
 #endif

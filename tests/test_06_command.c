@@ -104,38 +104,6 @@ static void write_random(const char *dir, const char *name, uint64_t seed,
     write_floats(dir, name, values, rank, shape);
     free(values);
 }
-struct cli_result { int status; char *out, *err; };
-
-static struct cli_result run_argv(int argc, char **argv)
-{
-    struct cli_result r;
-    size_t out_size, err_size;
-    FILE *out = open_memstream(&r.out, &out_size), *err = open_memstream(&r.err, &err_size);
-    cr_assert(out != NULL && err != NULL);
-    r.status = mha_cli_main(argc, argv, out, err);
-    fclose(out);
-    fclose(err);
-    return r;
-}
-
-static struct cli_result run_mha(const char *first, ...)   /* arguments, then NULL */
-{
-    char *argv[32] = {"mha"};
-    int argc = 1;
-    va_list args;
-    va_start(args, first);
-    for (const char *a = first; a != NULL && argc < 31; a = va_arg(args, const char *))
-        argv[argc++] = (char *)a;
-    va_end(args);
-    argv[argc] = NULL;
-    return run_argv(argc, argv);
-}
-
-static void free_result(struct cli_result *r)
-{
-    free(r->out);
-    free(r->err);
-}
 static void expect_one_error_line(const struct cli_result *r, const char *culprit)
 {
     const char *nl = strchr(r->err, '\n');

@@ -12,22 +12,8 @@
 #include "check.h"
 #include "cli.h"
 
-struct demo_result { int status; char *out, *err; };
-
-static struct demo_result run_demo(int argc, char **argv)
-{
-    struct demo_result r;
-    size_t out_size, err_size;
-    FILE *out = open_memstream(&r.out, &out_size), *err = open_memstream(&r.err, &err_size);
-    cr_assert(out != NULL && err != NULL);
-    r.status = mha_cli_main(argc, argv, out, err);
-    fclose(out);
-    fclose(err);
-    return r;
-}
-
 #define RUN_DEMO(...) \
-    run_demo((int)(sizeof (char *[]){"mha", "demo", __VA_ARGS__} / sizeof(char *)), \
+    run_argv((int)(sizeof (char *[]){"mha", "demo", __VA_ARGS__} / sizeof(char *)), \
              (char *[]){"mha", "demo", __VA_ARGS__, NULL})
 
 static size_t occurrences(const char *text, const char *word)
@@ -81,7 +67,7 @@ static char *demo_on_terminal(const char *no_color)
     return text;
 }
 Test(demo, draws_a_map_per_head) {
-    struct demo_result r = run_demo(2, (char *[]){"mha", "demo", NULL});
+    struct cli_result r = run_argv(2, (char *[]){"mha", "demo", NULL});
     cr_expect_eq(r.status, 0, "%s", r.err);
     cr_expect_str_eq(r.err, "");
     cr_expect_eq(occurrences(r.out, "head "), 6, "%s", r.out);
@@ -126,7 +112,7 @@ Test(demo, worked_example_matches_independent_weights) {
     cr_expect(fabs(w[0][0][0] - 1 / (1 + 2 * e)) < 1e-12);
     cr_expect(fabs(w[0][0][1] - e / (1 + 2 * e)) < 1e-12);
     cr_expect(fabs(w[0][0][0] - 0.198) < 5e-4 && fabs(w[0][0][2] - 0.401) < 5e-4);
-    struct demo_result r = run_demo(2, (char *[]){"mha", "demo", NULL});
+    struct cli_result r = run_argv(2, (char *[]){"mha", "demo", NULL});
     for (int h = 0; h < 2; h++) {
         char title[32], row[64];
         snprintf(title, sizeof title, "head %d of 2", h + 1);
@@ -144,7 +130,7 @@ Test(demo, worked_example_matches_independent_weights) {
     free(r.err);
 }
 Test(demo, heads_and_text) {
-    struct demo_result r = RUN_DEMO("--heads", "3", "--text", "a rose is a rose");
+    struct cli_result r = RUN_DEMO("--heads", "3", "--text", "a rose is a rose");
     cr_expect_eq(r.status, 0, "%s", r.err);
     cr_expect_eq(occurrences(r.out, "head "), 2 + 3);
     cr_expect(strstr(r.out, "head 3 of 3") != NULL);
@@ -153,7 +139,7 @@ Test(demo, heads_and_text) {
     free(r.out);
     free(r.err);
 }
-static void expect_demo_refused(struct demo_result r, const char *culprit)
+static void expect_demo_refused(struct cli_result r, const char *culprit)
 {
     cr_expect_neq(r.status, 0);
     const char *newline = strchr(r.err, '\n');
@@ -178,7 +164,7 @@ Test(demo, bad_options) {
     expect_demo_refused(RUN_DEMO("--shiny"), "'--shiny'");
 }
 Test(demo, colour_when_asked) {
-    struct demo_result r = RUN_DEMO("--color");
+    struct cli_result r = RUN_DEMO("--color");
     cr_expect_eq(r.status, 0);
     cr_expect(strstr(r.out, "\x1b[48;2;68;1;84m  ") != NULL, "no viridis 0 cell");
     cr_expect(strstr(r.out, "\x1b[48;2;253;231;37m  ") != NULL, "no viridis 1 cell");

@@ -328,55 +328,33 @@ Test(kv_cache, printed_tables) {
     cr_expect(fabs(mha_decode_flops(768, 12, 12, 127) - (8.0 * 768 * 768 + 4.0 * 128 * 768)) < 1e-3);
     free(mem); free(fl);
 }
-static int run_cli(char **argv, int argc, char **errors)
-{
-    char *text = NULL;
-    size_t n1 = 0, n2 = 0;
-    FILE *out = open_memstream(&text, &n1), *err = open_memstream(errors, &n2);
-    int status = mha_cli_main(argc, argv, out, err);
-    fclose(out); fclose(err);
-    free(text);
-    return status;
-}
-
-static float *load_floats(const char *path, size_t *count)
-{
-    mha_npy a;
-    char message[256];
-    cr_assert_eq(mha_npy_read(path, &a, message, sizeof message), MHA_OK, "%s", message);
-    float *v = a.values;
-    *count = a.count;
-    a.values = NULL;
-    mha_npy_free(&a);
-    return v;
-}
 Test(kv_cache, decode_command_equals_forward_causal) {
     const char *cases[] = {"golden/self_attention", "golden/key_padding_mask"};
     const char *heads[] = {"2", "2"};
     for (int t = 0; t < 2; t++) {
-        char dir[] = "/tmp/mha-decode-XXXXXX", cmd[512], *errors = NULL;
+        char dir[] = "/tmp/mha-decode-XXXXXX", cmd[512];
         cr_assert_not_null(mkdtemp(dir));
         snprintf(cmd, sizeof cmd, "cp %s/*.npy %s && rm -f %s/expected_* %s/attn_mask.npy",
                  cases[t], dir, dir, dir);
         cr_assert_eq(system(cmd), 0);
-        char *fwd[] = {"mha", "forward", dir, "--heads", (char *)heads[t], "--causal"};
-        cr_assert_eq(run_cli(fwd, 6, &errors), 0, "%s", errors);
-        free(errors);
+        struct cli_result r = run_mha("forward", dir, "--heads", heads[t], "--causal", NULL);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        free_result(&r);
         char path[600];
         size_t n_out, n_w, m_out, m_w;
         snprintf(path, sizeof path, "%s/out.npy", dir);
-        float *f_out = load_floats(path, &n_out);
+        float *f_out = read_npy_floats(path, &n_out);
         snprintf(path, sizeof path, "%s/attn_weights.npy", dir);
-        float *f_w = load_floats(path, &n_w);
+        float *f_w = read_npy_floats(path, &n_w);
         for (size_t i = 0; i < mha_decode_impl_count; i++) {
-            char *dec[] = {"mha", "decode", dir, "--heads", (char *)heads[t], "--impl",
-                           (char *)mha_decode_impls[i].name};
-            cr_assert_eq(run_cli(dec, 7, &errors), 0, "%s", errors);
-            free(errors);
+            struct cli_result d = run_mha("decode", dir, "--heads", heads[t], "--impl",
+                                          mha_decode_impls[i].name, NULL);
+            cr_assert_eq(d.status, 0, "%s", d.err);
+            free_result(&d);
             snprintf(path, sizeof path, "%s/out.npy", dir);
-            float *d_out = load_floats(path, &m_out);
+            float *d_out = read_npy_floats(path, &m_out);
             snprintf(path, sizeof path, "%s/attn_weights.npy", dir);
-            float *d_w = load_floats(path, &m_w);
+            float *d_w = read_npy_floats(path, &m_w);
             cr_assert(m_out == n_out && m_w == n_w);
             for (size_t k = 0; k < n_out; k++)
                 cr_expect(fabsf(d_out[k] - f_out[k]) <= 1e-6f * fmaxf(1.0f, fabsf(f_out[k])),
@@ -391,25 +369,27 @@ Test(kv_cache, decode_command_equals_forward_causal) {
     }
 }
 Test(kv_cache, decode_command_refuses_bad_input) {
-    char dir[] = "/tmp/mha-decode-XXXXXX", cmd[512], *errors = NULL;
+    char dir[] = "/tmp/mha-decode-XXXXXX", cmd[512];
     cr_assert_not_null(mkdtemp(dir));
     snprintf(cmd, sizeof cmd, "cp golden/cross_attention/*.npy %s && rm -f %s/expected_*",
              dir, dir);
     cr_assert_eq(system(cmd), 0);
-    char *argv[] = {"mha", "decode", dir, "--heads", "2"};
-    cr_expect_neq(run_cli(argv, 5, &errors), 0);
-    cr_expect(strncmp(errors, "mha: ", 5) == 0 && strstr(errors, "key.npy"), "%s", errors);
-    free(errors);
+    struct cli_result r = run_mha("decode", dir, "--heads", "2", NULL);
+    cr_expect(r.status != 0 && strncmp(r.err, "mha: ", 5) == 0 && strstr(r.err, "key.npy"),
+              "%s", r.err);
+    free_result(&r);
     snprintf(cmd, sizeof cmd, "rm -f %s/key.npy %s/value.npy", dir, dir);
     cr_assert_eq(system(cmd), 0);
-    char *gqa[] = {"mha", "decode", dir, "--heads", "2", "--kv-heads", "1"};
-    cr_expect_neq(run_cli(gqa, 7, &errors), 0);
-    cr_expect(strstr(errors, "in_proj_weight.npy") && strstr(errors, "E+2KD"), "%s", errors);
-    free(errors);
-    char *bad[] = {"mha", "decode", dir, "--heads", "2", "--kv-heads", "3"};
-    cr_expect_neq(run_cli(bad, 7, &errors), 0);
-    cr_expect(strstr(errors, "--kv-heads"), "%s", errors);
-    free(errors);
+    r = run_mha("decode", dir, "--heads", "2", "--kv-heads", "1", NULL);
+    cr_expect(r.status != 0 && strstr(r.err, "in_proj_weight.npy") && strstr(r.err, "E+2KD"),
+              "%s", r.err);
+    free_result(&r);
+    r = run_mha("decode", dir, "--heads", "2", "--kv-heads", "3", NULL);
+    cr_expect(r.status != 0 && strstr(r.err, "--kv-heads"), "%s", r.err);
+    free_result(&r);
+    r = run_mha("decode", dir, "--heads", "2", "--causal", NULL);
+    cr_expect(r.status == 2 && strstr(r.err, "decode: --causal"), "%s", r.err);
+    free_result(&r);
     snprintf(cmd, sizeof cmd, "test ! -e %s/out.npy; s=$?; rm -rf %s; exit $s", dir, dir);
     cr_expect_eq(system(cmd), 0, "a refused decode left out.npy behind");
 }

@@ -87,28 +87,6 @@ Test(backward, gradients_with_masks) {
         check_all_gradients(&c, &masks[m], 1430 + m);
     case_free(&c);
 }
-static float *read_floats(const char *path, size_t *count)
-{
-    mha_npy a;
-    char message[256];
-    cr_assert_eq(mha_npy_read(path, &a, message, sizeof message), MHA_OK, "%s", message);
-    float *v = a.values;
-    *count = a.count;
-    a.values = NULL;
-    mha_npy_free(&a);
-    return v;
-}
-
-static int run_cli(int argc, char **argv, char **errors)
-{
-    char *text = NULL;
-    size_t n1 = 0, n2 = 0;
-    FILE *out = open_memstream(&text, &n1), *err = open_memstream(errors, &n2);
-    int status = mha_cli_main(argc, argv, out, err);
-    fclose(out); fclose(err);
-    free(text);
-    return status;
-}
 Test(backward, command_matches_pytorch_autograd) {
     static const struct { const char *name, *heads; int causal; } cases[] = {
         {"self_attention", "2", 0}, {"cross_attention", "4", 0}, {"no_bias", "3", 0},
@@ -117,7 +95,7 @@ Test(backward, command_matches_pytorch_autograd) {
     const char *files[] = {"grad_query", "grad_key", "grad_value", "grad_in_proj_weight",
                            "grad_in_proj_bias", "grad_out_proj_weight", "grad_out_proj_bias"};
     for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
-        char dir[] = "/tmp/mha-backward-XXXXXX", cmd[600], path[600], *errors = NULL;
+        char dir[] = "/tmp/mha-backward-XXXXXX", cmd[600], path[600];
         cr_assert_not_null(mkdtemp(dir));
         snprintf(cmd, sizeof cmd, "cp golden/%s/*.npy %s && rm -f %s/expected_*",
                  cases[t].name, dir, dir);
@@ -125,9 +103,10 @@ Test(backward, command_matches_pytorch_autograd) {
         snprintf(path, sizeof path, "%s/attn_mask.npy", dir);
         if (cases[t].causal)                      /* --causal instead of the mask file */
             cr_assert_eq(remove(path), 0);
-        char *argv[] = {"mha", "backward", dir, "--heads", (char *)cases[t].heads, "--causal"};
-        cr_assert_eq(run_cli(cases[t].causal ? 6 : 5, argv, &errors), 0, "%s", errors);
-        free(errors);
+        struct cli_result r = run_mha("backward", dir, "--heads", cases[t].heads,
+                                      cases[t].causal ? "--causal" : NULL, NULL);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        free_result(&r);
         for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
             snprintf(path, sizeof path, "golden/%s/expected_%s.npy", cases[t].name, files[f]);
             const int expected = access(path, F_OK) == 0;
@@ -138,7 +117,7 @@ Test(backward, command_matches_pytorch_autograd) {
                          cases[t].name, files[f], access(got_path, F_OK) == 0, expected);
             if (!expected)
                 continue;
-            float *want = read_floats(path, &n_want), *got = read_floats(got_path, &n_got);
+            float *want = read_npy_floats(path, &n_want), *got = read_npy_floats(got_path, &n_got);
             cr_assert_eq(n_want, n_got, "%s %s", cases[t].name, files[f]);
             double scale = 1.0;
             for (size_t i = 0; i < n_want; i++)
@@ -153,25 +132,24 @@ Test(backward, command_matches_pytorch_autograd) {
     }
 }
 Test(backward, command_refuses_bad_input) {
-    char dir[] = "/tmp/mha-backward-XXXXXX", cmd[600], *errors = NULL;
+    char dir[] = "/tmp/mha-backward-XXXXXX", cmd[600];
     cr_assert_not_null(mkdtemp(dir));
     snprintf(cmd, sizeof cmd, "cp golden/self_attention/*.npy %s && rm -f %s/expected_* "
              "%s/grad_out.npy", dir, dir, dir);
     cr_assert_eq(system(cmd), 0);
-    char *argv[] = {"mha", "backward", dir, "--heads", "2"};
-    cr_expect_neq(run_cli(5, argv, &errors), 0);
-    cr_expect(strncmp(errors, "mha: ", 5) == 0 && strstr(errors, "grad_out.npy"), "%s", errors);
-    free(errors);
-    snprintf(cmd, sizeof cmd, "cp %s/query.npy %s/grad_out.npy && cp %s/in_proj_bias.npy "
-             "%s/grad_out.npy", dir, dir, dir, dir);
+    struct cli_result r = run_mha("backward", dir, "--heads", "2", NULL);
+    cr_expect(r.status != 0 && strncmp(r.err, "mha: ", 5) == 0 && strstr(r.err, "grad_out.npy"),
+              "%s", r.err);
+    free_result(&r);
+    snprintf(cmd, sizeof cmd, "cp %s/in_proj_bias.npy %s/grad_out.npy", dir, dir);
     cr_assert_eq(system(cmd), 0);
-    cr_expect_neq(run_cli(5, argv, &errors), 0);
-    cr_expect(strstr(errors, "grad_out.npy") && strstr(errors, "(B, L, E)"), "%s", errors);
-    free(errors);
-    char *impl[] = {"mha", "backward", dir, "--heads", "2", "--impl", "naive"};
-    cr_expect_eq(run_cli(7, impl, &errors), 2);
-    cr_expect(strstr(errors, "--impl"), "%s", errors);
-    free(errors);
+    r = run_mha("backward", dir, "--heads", "2", NULL);
+    cr_expect(r.status != 0 && strstr(r.err, "grad_out.npy") && strstr(r.err, "(B, L, E)"),
+              "%s", r.err);
+    free_result(&r);
+    r = run_mha("backward", dir, "--heads", "2", "--impl", "naive", NULL);
+    cr_expect(r.status == 2 && strstr(r.err, "--impl"), "%s", r.err);
+    free_result(&r);
     snprintf(cmd, sizeof cmd, "test ! -e %s/grad_query.npy; s=$?; rm -rf %s; exit $s", dir, dir);
     cr_expect_eq(system(cmd), 0, "a refused backward left files behind");
 }

@@ -104,17 +104,13 @@ Test(learning, a_short_run_lowers_the_loss) {
     induction_batch_free(&batch); learning_workspace_free(&ws); induction_model_free(&model);
 }
 Test(learning, checkpoints_round_trip) {
-    char dir[] = "/tmp/mha-train-XXXXXX", *text = NULL, *errors = NULL, path[256];
+    char dir[] = "/tmp/mha-train-XXXXXX", path[256];
     cr_assert_not_null(mkdtemp(dir));
-    size_t n1 = 0, n2 = 0;
-    FILE *out = open_memstream(&text, &n1), *err = open_memstream(&errors, &n2);
-    char *argv[] = {"mha", "train", "--steps", "3", "--every", "3", "--batch", "4", "--vocab",
-                    "7", "--length", "8", "--dim", "4", "--heads", "2", "--seed", "9",
-                    "--out", dir};
-    int status = mha_cli_main(20, argv, out, err);
-    fclose(out); fclose(err);
-    cr_assert_eq(status, 0, "%s", errors);
-    cr_expect(strstr(text, "step=3 loss=") != NULL, "%s", text);
+    struct cli_result r = run_mha("train", "--steps", "3", "--every", "3", "--batch", "4",
+                                  "--vocab", "7", "--length", "8", "--dim", "4", "--heads", "2",
+                                  "--seed", "9", "--out", dir, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "step=3 loss=") != NULL, "%s", r.out);
     induction_model model;
     learning_workspace ws;
     induction_batch batch;
@@ -133,17 +129,16 @@ Test(learning, checkpoints_round_trip) {
         {"layers.0.in_proj_weight", t.in_w[0], 48}, {"layers.1.out_proj_bias", t.out_b[1], 4},
     };
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
-        mha_npy a;
-        char message[256];
+        size_t count;
         snprintf(path, sizeof path, "%s/%s.npy", dir, files[f].name);
-        cr_assert_eq(mha_npy_read(path, &a, message, sizeof message), MHA_OK, "%s", message);
-        cr_expect_eq(a.count, files[f].count, "%s", files[f].name);
-        cr_expect(memcmp(a.values, files[f].data, files[f].count * sizeof(float)) == 0,
+        float *saved = read_npy_floats(path, &count);
+        cr_expect_eq(count, files[f].count, "%s", files[f].name);
+        cr_expect(memcmp(saved, files[f].data, files[f].count * sizeof(float)) == 0,
                   "%s differs", files[f].name);
-        mha_npy_free(&a);
+        free(saved);
     }
     induction_batch_free(&batch); learning_workspace_free(&ws); induction_model_free(&model);
-    free(text); free(errors);
+    free_result(&r);
     snprintf(path, sizeof path, "rm -rf %s", dir);
     cr_expect_eq(system(path), 0);
 }

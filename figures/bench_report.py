@@ -1,0 +1,185 @@
+# generated from chapters/09-fast.nw; edit the book, not this file
+"""Turn `make bench`'s key=value lines into the chapter 9 tables, roofline and numbers.
+usage: bench_report.py BENCH_TXT OUT_DIR MACHINE_DESCRIPTION"""
+import statistics, sys
+
+def read(path):
+    rows = []
+    for line in open(path):
+        fields = dict(f.split("=", 1) for f in line.split() if "=" in f)
+        if fields:
+            rows.append(fields)
+    return rows
+
+
+def best(rows, **want):
+    """The fastest row whose fields match want (None if there is none)."""
+    hits = [r for r in rows if all(r.get(k) == str(v) for k, v in want.items()) and "ms" in r]
+    return min(hits, key=lambda r: float(r["ms"])) if hits else None
+def forward_table(rows, peaks):
+    out = ["\\begin{tabular}{llrrrrr}\\toprule",
+           "shape & version & threads & ms & GFLOP/s & of peak & vs PyTorch \\\\ \\midrule"]
+    shapes = []
+    for r in rows:
+        key = (r.get("B"), r.get("L"), r.get("E"), r.get("H"), r.get("causal"))
+        if "decode" not in r and "L" in r and key not in shapes:
+            shapes.append(key)
+    for B, L, E, H, causal in shapes:
+        same = dict(B=B, L=L, E=E, H=H, causal=causal)
+        torch = best(rows, impl="torch", **same)
+        label = f"$B{{=}}{B}$ $L{{=}}{L}$ $E{{=}}{E}$ $H{{=}}{H}$" + (" causal" if causal == "1" else "")
+        for r in rows:
+            if "decode" in r or any(r.get(k) != v for k, v in same.items()):
+                continue
+            version = r["impl"] + (f" {r['isa']}" if r["impl"] == "blocked" else "") \
+                + ("" if r.get("part", "all") == "all" else f" ({r['part']} only)")
+            peak = peaks.get(r.get("threads"))
+            share = f"{100 * float(r['gflops']) / peak:.0f}\\%" if peak else "--"
+            speedup = (f"{float(torch['ms']) / float(r['ms']):.1f}$\\times$"
+                       if torch and r.get("part", "all") == "all" else "--")
+            out.append(f"{label} & {version} & {r['threads']} & {float(r['ms']):.1f} & "
+                       f"{float(r['gflops']):.1f} & {share} & {speedup} \\\\")
+            label = ""
+        out.append("\\midrule")
+    out[-1] = "\\bottomrule\\end{tabular}"
+    return "\n".join(out) + "\n"
+def steps_table(rows):
+    shape = dict(B=8, L=512, E=512, H=8, causal=0)
+    steps = [("batched (Chapter~\\ref{ch:batched})", dict(impl="batched", threads=1)),
+             ("packed, blocked, fused; plain C", dict(impl="blocked", isa="scalar", threads=1)),
+             ("\\dots{} with AVX2 kernels", dict(impl="blocked", isa="avx2", threads=1)),
+             ("\\dots{} with AVX-512 kernels", dict(impl="blocked", isa="avx512", threads=1)),
+             ("\\dots{} on two threads", dict(impl="blocked", isa="avx512", threads=2))]
+    out = ["\\begin{tabular}{lrrr}\\toprule",
+           "step & ms & GFLOP/s & gain \\\\ \\midrule"]
+    before = None
+    for label, want in steps:
+        r = best(rows, part="all", **shape, **want)
+        if r is None:
+            continue
+        gain = f"{float(before['ms']) / float(r['ms']):.1f}$\\times$" if before else "--"
+        out.append(f"{label} & {float(r['ms']):.1f} & {float(r['gflops']):.1f} & {gain} \\\\")
+        before = r
+    out.append("\\bottomrule\\end{tabular}")
+    return "\n".join(out) + "\n"
+def decode_table(rows, bandwidth):
+    out = ["\\begin{tabular}{lrrrrr}\\toprule",
+           "version & threads & ms & GB/s & of bandwidth & vs PyTorch \\\\ \\midrule"]
+    dec = [r for r in rows if r.get("decode") == "1"]
+    torch = best(dec, impl="torch")
+    bytes_ = next((float(r["bytes"]) for r in dec if "bytes" in r), None)
+    for r in dec:
+        gbs = bytes_ / float(r["ms"]) / 1e6 if bytes_ else 0
+        bw = bandwidth.get(r["threads"])
+        out.append(f"{r['impl']} & {r['threads']} & {float(r['ms']):.2f} & {gbs:.1f} & "
+                   + (f"{100 * gbs / bw:.0f}\\%" if bw else "--") + " & "
+                   + (f"{float(torch['ms']) / float(r['ms']):.1f}$\\times$" if torch else "--")
+                   + " \\\\")
+    out.append("\\bottomrule\\end{tabular}")
+    return "\n".join(out) + "\n"
+def roofline(rows, peak, bandwidth):
+    marks = {"naive": "x", "batched": "+", "blocked": "*", "torch": "o", "openblas": "square"}
+    lines = ["\\documentclass{standalone}", "\\usepackage{pgfplots}",
+             "\\pgfplotsset{compat=1.18}", "\\begin{document}", "\\begin{tikzpicture}",
+             "\\begin{loglogaxis}[width=12cm, height=7.5cm, xlabel={operations per byte},",
+             "  ylabel={GFLOP/s}, xmin=0.1, xmax=4000, ymin=0.3, ymax=600,",
+             "  legend pos=north west, legend cell align=left, grid=major]",
+             f"\\addplot[thick, domain=0.1:4000, samples=200] {{min({peak}, {bandwidth}*x)}};",
+             f"\\addlegendentry{{roof: {peak:.0f} GFLOP/s, {bandwidth:.0f} GB/s}}"]
+    for impl, mark in marks.items():
+        pts = [r for r in rows if r.get("impl") == impl
+               and (r.get("threads") == "2" or impl in ("naive", "batched"))
+               and r.get("part", "all") == "all" and "bytes" in r and "gflops" in r]
+        if pts:
+            coords = " ".join(f"({intensity(r):.4g},{float(r['gflops']):.4g})" for r in pts)
+            lines += [f"\\addplot[only marks, mark={mark}, mark size=2.5pt] coordinates {{{coords}}};",
+                      f"\\addlegendentry{{{impl}}}"]
+    lines += ["\\end{loglogaxis}", "\\end{tikzpicture}", "\\end{document}"]
+    return "\n".join(lines) + "\n"
+
+
+def intensity(r):
+    return float(r["gflops"]) * float(r["ms"]) * 1e6 / float(r["bytes"])
+def share_bytes(rows):
+    for r in rows:
+        if "bytes" in r:
+            continue
+        for o in rows:
+            if "bytes" in o and all(o.get(k) == r.get(k) for k in ("B", "L", "E", "H", "T", "decode")):
+                r["bytes"] = o["bytes"]
+                break
+        if "gflops" not in r and "bytes" in r:
+            twin = next(o for o in rows if o.get("bytes") == r["bytes"] and "gflops" in o)
+            r["gflops"] = str(float(twin["gflops"]) * float(twin["ms"]) / float(r["ms"]))
+def numbers(rows, peaks, bandwidth, machine):
+    def ratio(a, b):
+        return f"{float(a['ms']) / float(b['ms']):.1f}" if a and b else "--"
+    big, batch = dict(B=1, L=2048, E=768, H=12), dict(B=8, L=512, causal=0)
+    full = [r for r in rows if "half_kc" not in r]
+    blocked = {c: best(full, impl="blocked", part="all", causal=c, isa="avx512", **big)
+               for c in (0, 1)}
+    two = best(full, impl="blocked", part="all", causal=0, threads=2, **big)
+    torch = {c: best(rows, impl="torch", causal=c, **big) for c in (0, 1)}
+    proj = best(full, impl="blocked", part="proj", causal=0, **big)
+    half = best(rows, impl="blocked", part="proj", half_kc=1, **big)
+    blas = best(rows, impl="openblas", part="proj", causal=0, **big)
+    attn = best(rows, impl="blocked", part="attention", causal=0, **big)
+    mine = best(rows, impl="blocked", decode=1)
+    names = ("kc", "mc", "bq", "bk", "l1", "l2")
+    sizes = next((dict((k, r[k]) for k in names) for r in rows if "kc" in r),
+                 dict.fromkeys(names, "--"))
+    m = {"FastMachine": machine,
+         "FastPeak": f"{peaks.get('2', 0):.0f}", "FastPeakOne": f"{peaks.get('1', 0):.0f}",
+         "FastBandwidth": f"{bandwidth.get('2', 0):.1f}",
+         "FastDenseSpeedup": ratio(torch[0], blocked[0]),
+         "FastCausalSpeedup": ratio(torch[1], blocked[1]),
+         "FastBatchSpeedup": ratio(best(rows, impl="torch", **batch),
+                                   best(full, impl="blocked", part="all", isa="avx512", **batch)),
+         "FastCausalSkip": ratio(two, blocked[1]),
+         "FastProjVsBlas": (f"{100 * float(blas['ms']) / float(proj['ms']):.0f}"
+                            if blas and proj else "--"),
+         "FastProjGflops": proj["gflops"] if proj else "--",
+         "FastProjHalfKc": half["gflops"] if half else "--",
+         "FastHalfKc": str(int(sizes["kc"]) // 32 * 16) if sizes["kc"] != "--" else "--",
+         "FastDenormalSlowdown": next((f"{float(r['slowdown']):.0f}" for r in rows
+                                       if "slowdown" in r), "--"),
+         "FastNestedSlowdown": ratio(best(rows, impl="openblas-nested", causal=0, **big),
+                                     best(rows, impl="openblas", part="all", causal=0, **big)),
+         "FastNestedSlowdownBatch": ratio(best(rows, impl="openblas-nested", **batch),
+                                          best(rows, impl="openblas", part="all", **batch))}
+    if attn and attn["threads"] in peaks:
+        m["FastAttentionPeak"] = f"{100 * float(attn['gflops']) / peaks[attn['threads']]:.0f}"
+    if mine and mine["threads"] in bandwidth:
+        rate = float(mine["bytes"]) / float(mine["ms"]) / 1e6
+        m["FastDecodeBandwidth"] = f"{100 * rate / bandwidth[mine['threads']]:.0f}"
+    m["FastDecodeSpeedup"] = ratio(best(rows, impl="torch", decode=1), mine)
+    if blocked[0] and torch[0]:
+        m["FastTotalMs"], m["FastTotalThreads"] = f"{float(blocked[0]['ms']):.0f}", blocked[0]["threads"]
+        m["FastTorchDenseMs"] = f"{float(torch[0]['ms']):.0f}"
+        if "2" in peaks:
+            work = float(blocked[0]["gflops"]) * float(blocked[0]["ms"])    # GFLOP * ms
+            m["FastFloorMs"] = f"{work / peaks['2']:.0f}"
+    m["FastProjMs"] = f"{float(proj['ms']):.0f}" if proj else "--"
+    m["FastAttentionMs"] = f"{float(attn['ms']):.0f}" if attn else "--"
+    m.update(("Fast" + {"l1": "LOne", "l2": "LTwo"}.get(k, k.capitalize()), v)
+             for k, v in sizes.items())
+    for name in ("FastAttentionPeak", "FastDecodeBandwidth", "FastTotalMs", "FastTotalThreads",
+                 "FastTorchDenseMs", "FastFloorMs"):
+        m.setdefault(name, "--")
+    return "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in m.items())
+def main(path, outdir, machine):
+    rows = read(path)
+    peaks = {r["threads"]: float(r["peak_gflops"]) for r in rows if "peak_gflops" in r}
+    bandwidth = {r["threads"]: float(r["bandwidth_gbs"]) for r in rows if "bandwidth_gbs" in r}
+    share_bytes(rows)
+    files = {"bench-fast.tex": forward_table(rows, peaks),
+             "bench-decode.tex": decode_table(rows, bandwidth),
+             "bench-steps.tex": steps_table(rows),
+             "roofline.tex": roofline(rows, peaks.get("2", 100), bandwidth.get("2", 10)),
+             "bench-numbers.tex": numbers(rows, peaks, bandwidth, machine)}
+    for name, text in files.items():
+        with open(f"{outdir}/{name}", "w") as f:
+            f.write(text)
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])

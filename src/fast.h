@@ -1,0 +1,65 @@
+/* generated from chapters/09-fast.nw; edit the book, not this file */
+#ifndef MHA_FAST_H
+#define MHA_FAST_H
+/* Internal interface of chapter 9: the kernels of one instruction set, the
+   packed matrix product and the fused attention.  Not part of mha.h. */
+#include <stddef.h>
+#include "mha.h"
+
+typedef struct fast_kernels {
+    const char *name;                      /* "avx512", "avx2" or "scalar" */
+    size_t mr, nr, width;
+    /* C (mr, nr) += Ap (K, mr)^T Bp (K, nr): both packed, k-major */
+    void (*gemm)(size_t K, const float *Ap, const float *Bp, float *C, size_t ldc);
+    /* s (rows, cols) = scale * q (rows, D) kt (D, cols); rows % 4 == 0, cols % width == 0 */
+    void (*scores)(size_t rows, size_t cols, size_t D, const float *q, size_t ldq,
+                   const float *kt, size_t ldk, float scale, float *s, size_t lds);
+    /* acc (rows, Dp) += p (rows, n) v (n, Dp); rows % 4 == 0, Dp % width == 0 */
+    void (*pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
+               const float *v, size_t ldv, float *acc, size_t lda);
+    float (*row_max)(const float *x, size_t n);           /* n % width == 0 */
+    float (*exp_sum)(float *x, size_t n, float shift);    /* x = exp(x - shift); sum */
+    void (*scale)(float *x, size_t n, float a);           /* x *= a */
+    float (*dot)(const float *x, const float *y, size_t n);         /* any n */
+    void (*axpy)(float a, const float *x, float *y, size_t n);      /* y += a x, any n */
+    double (*fma_loop)(size_t n);          /* n rounds of 16 vector FMAs; returns the FLOPs */
+    float (*stream_sum)(const float *x, size_t n);                  /* n % (4 width) == 0 */
+} fast_kernels;
+typedef struct fast_blocking {
+    size_t l1, l2;            /* bytes of L1 data cache and of L2, per core */
+    size_t kc, mc;            /* product: depth of a block, rows of A per block */
+    size_t bq, bk;            /* attention: queries and keys per tile */
+} fast_blocking;
+typedef struct fast_packed {
+    size_t N, K, kc, nr, panels;   /* W is (N, K); panels = ceil(N / nr) */
+    float *data;                   /* [K block][panel][k in block][nr] */
+} fast_packed;
+typedef struct fast_attention {
+    size_t B, H, L, S, D;                  /* the shape; E = H D */
+    const float *q, *k, *v;                /* head h of sequence b at column h D */
+    size_t ldq, ldk, ldv;                  /* row strides */
+    const mha_mask *mask;                  /* or NULL */
+    float *context;                        /* (B, L, E) out */
+    float *weights;                        /* (B, H, L, S) out, or NULL */
+} fast_attention;
+extern const fast_kernels fast_kernels_scalar;
+#if defined(__x86_64__)
+extern const fast_kernels fast_kernels_avx2, fast_kernels_avx512;
+#endif
+const fast_kernels *fast_kernels_select(void);
+int fast_kernels_supported(const fast_kernels *k);
+fast_blocking fast_blocking_for(const fast_kernels *k, size_t head_dim);
+mha_status fast_pack(const fast_kernels *k, const fast_blocking *b,
+                     size_t N, size_t K, const float *W, size_t ldw, fast_packed *p);
+void fast_packed_free(fast_packed *p);
+mha_status fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
+                     const float *A, size_t lda, const fast_packed *Wp,
+                     const float *bias, float *C, size_t ldc);
+mha_status fast_attend(const fast_kernels *k, const fast_blocking *b,
+                       const fast_attention *a);
+void fast_gemv(const fast_kernels *k, size_t M, const float *X, size_t ldx,
+               const float *W, size_t N, size_t K, const float *bias, float *Y, size_t ldy);
+double fast_peak_gflops(const fast_kernels *k, size_t rounds);
+double fast_bandwidth_gbs(const fast_kernels *k, size_t bytes);
+double fast_seconds(void);
+#endif

@@ -1,0 +1,225 @@
+/* generated from chapters/09-fast.nw; edit the book, not this file */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <omp.h>
+#include "fast.h"
+
+enum { DECODE_CHUNK = 256 };
+typedef struct decode_task decode_task;
+static mha_status decode_task_alloc(decode_task *t, const fast_kernels *k,
+                                    const mha_decoder *dec, const mha_kv_cache *cache,
+                                    size_t n, const float *qkv);
+static void decode_task_free(decode_task *t);
+static void split_k_attend(const decode_task *t, float *concat, float *weights);
+static void take_back(mha_kv_cache *cache, size_t n)
+{
+    const size_t D = cache->head_dim, T = cache->capacity;
+    for (size_t b = 0; b < cache->batch; b++) {
+        const size_t start = cache->length[b] - n;
+        for (size_t g = 0; g < cache->kv_heads; g++) {
+            const size_t slot = ((b * cache->kv_heads + g) * T + start) * D;
+            memset(cache->keys + slot, 0, n * D * sizeof(float));
+            memset(cache->values + slot, 0, n * D * sizeof(float));
+        }
+        memset(cache->padding + b * T + start, 0, n);
+        cache->length[b] = start;
+    }
+}
+struct decode_task {
+    const fast_kernels *k;
+    const mha_kv_cache *cache;
+    size_t n, H, G, D, F, chunks;
+    const float *qkv;                     /* (B, n, F): the rotated queries come first */
+    float *part;                          /* (B, G, chunks, H / G, n, D + 2) */
+    float *scores;                        /* per thread: (DECODE_CHUNK) */
+    float *stats;                         /* (B, H, n, 2): each query's maximum and sum */
+};
+static mha_status project_rows(const fast_kernels *k, const fast_blocking *blk, size_t M,
+                               const float *X, const float *W, const fast_packed *packed,
+                               size_t N, size_t K, const float *bias, float *Y)
+{
+    if (packed->data != NULL)
+        return fast_gemm(k, blk, M, X, K, packed, bias, Y, N);
+    fast_gemv(k, M, X, K, W, N, K, bias, Y, N);
+    return MHA_OK;
+}
+mha_status mha_decode_step_blocked(const mha_decoder *dec, mha_kv_cache *cache, size_t n,
+                                   const float *x, const unsigned char *padding,
+                                   float *out, float *weights)
+{
+    if (dec == NULL || cache == NULL || x == NULL || out == NULL ||
+        dec->params.in_proj_weight == NULL || dec->params.out_proj_weight == NULL)
+        return MHA_ERR_NULL;
+    if (dec->embed_dim == 0 || n == 0)
+        return MHA_ERR_SHAPE;
+    if (dec->heads == 0 || dec->embed_dim % dec->heads != 0 ||
+        dec->kv_heads == 0 || dec->heads % dec->kv_heads != 0)
+        return MHA_ERR_HEADS;
+    if (cache->kv_heads != dec->kv_heads || cache->head_dim != dec->embed_dim / dec->heads)
+        return MHA_ERR_SHAPE;
+    if (dec->rope && cache->head_dim % 2 != 0)
+        return MHA_ERR_ARG;                               /* RoPE rotates pairs */
+    for (size_t b = 0; b < cache->batch; b++)
+        if (n > cache->capacity - cache->length[b])
+            return MHA_ERR_CACHE_FULL;
+    size_t rows_n, qkv_n, score_n;
+    if (mha_mul_overflows(cache->batch, n, &rows_n) ||
+        mha_mul_overflows(rows_n, 3 * dec->embed_dim, &qkv_n) ||
+        mha_mul_overflows(n, cache->capacity, &score_n) ||
+        mha_mul_overflows(qkv_n, sizeof(float), &qkv_n) ||
+        mha_mul_overflows(score_n, sizeof(float), &score_n))
+        return MHA_ERR_OVERFLOW;
+    const size_t B = cache->batch, E = dec->embed_dim, H = dec->heads, G = dec->kv_heads,
+                 D = E / H, F = E + 2 * G * D;
+    const fast_kernels *k = fast_kernels_select();
+    const fast_blocking blk = fast_blocking_for(k, D);
+    fast_packed in_packed = {0}, out_packed = {0};
+    decode_task t;
+    float *qkv = malloc(B * n * F * sizeof *qkv), *concat = malloc(B * n * E * sizeof *concat);
+    mha_status status = qkv && concat ? decode_task_alloc(&t, k, dec, cache, n, qkv) : MHA_ERR_NOMEM;
+    if (status == MHA_OK && B * n > 8)
+        status = fast_pack(k, &blk, F, E, dec->params.in_proj_weight, E, &in_packed);
+    if (status == MHA_OK && B * n > 8)
+        status = fast_pack(k, &blk, E, E, dec->params.out_proj_weight, E, &out_packed);
+    if (status == MHA_OK)
+        {
+            status = project_rows(k, &blk, B * n, x, dec->params.in_proj_weight, &in_packed, F, E,
+                                  dec->params.in_proj_bias, qkv);              /* (B, n, F) */
+            if (status == MHA_OK) {
+                if (dec->rope) {
+                    const double base = dec->rope_base > 0 ? dec->rope_base : 10000.0;
+                    for (size_t b = 0; b < B; b++)
+                        for (size_t i = 0; i < n; i++) {
+                            float *row = qkv + (b * n + i) * F;
+                            for (size_t h = 0; h < H + G; h++)                /* queries, then keys */
+                                mha_rope(row + h * D, D, cache->length[b] + i, base);
+                        }
+                }
+                for (size_t b = 0; b < B; b++)
+                    mha_kv_cache_append(cache, b, n, qkv + b * n * F + E, qkv + b * n * F + E + G * D,
+                                        F, padding ? padding + b * n : NULL);
+                split_k_attend(&t, concat, weights);
+                status = project_rows(k, &blk, B * n, concat, dec->params.out_proj_weight, &out_packed,
+                                      E, E, dec->params.out_proj_bias, out);
+                if (status != MHA_OK)
+                    take_back(cache, n);
+            }
+        }
+    if (qkv && concat && t.part)
+        decode_task_free(&t);
+    free(qkv); free(concat); fast_packed_free(&in_packed); fast_packed_free(&out_packed);
+    return status;
+}
+static mha_status decode_task_alloc(decode_task *t, const fast_kernels *k,
+                                    const mha_decoder *dec, const mha_kv_cache *cache,
+                                    size_t n, const float *qkv)
+{
+    const size_t B = cache->batch, H = dec->heads, G = dec->kv_heads, D = dec->embed_dim / H;
+    const size_t chunks = (cache->capacity + DECODE_CHUNK - 1) / DECODE_CHUNK;
+    const size_t threads = (size_t)omp_get_max_threads();
+    *t = (decode_task){k, cache, n, H, G, D, dec->embed_dim + 2 * G * D, chunks, qkv,
+                       malloc(B * G * chunks * (H / G) * n * (D + 2) * sizeof(float)),
+                       malloc(threads * DECODE_CHUNK * sizeof(float)),
+                       malloc(2 * B * H * n * sizeof(float))};
+    if (t->part && t->scores && t->stats)
+        return MHA_OK;
+    decode_task_free(t);
+    t->part = NULL;
+    return MHA_ERR_NOMEM;
+}
+
+static void decode_task_free(decode_task *t)
+{
+    free(t->part); free(t->scores); free(t->stats);
+}
+static float *part_at(const decode_task *t, size_t b, size_t g, size_t c, size_t hh, size_t i)
+{
+    const size_t per = t->H / t->G;
+    return t->part + ((((b * t->G + g) * t->chunks + c) * per + hh) * t->n + i) * (t->D + 2);
+}
+static int visible(const mha_kv_cache *cache, size_t b, size_t n, size_t i, size_t j)
+{
+    const size_t T = cache->length[b];
+    return j <= T - n + i && !cache->padding[b * cache->capacity + j];
+}
+static void decode_chunk(const decode_task *t, size_t b, size_t g, size_t c, float *s)
+{
+    const mha_kv_cache *cache = t->cache;
+    const size_t D = t->D, per = t->H / t->G, T = cache->length[b], j0 = c * DECODE_CHUNK;
+    const size_t len = T > j0 ? (T - j0 < DECODE_CHUNK ? T - j0 : DECODE_CHUNK) : 0;
+    const float *keys = cache->keys + ((b * t->G + g) * cache->capacity + j0) * D;
+    const float *values = cache->values + ((b * t->G + g) * cache->capacity + j0) * D;
+    const float scale = 1.0f / sqrtf((float)D);
+    for (size_t hh = 0; hh < per; hh++)
+        for (size_t i = 0; i < t->n; i++) {
+            const float *q = t->qkv + (b * t->n + i) * t->F + (g * per + hh) * D;
+            float *part = part_at(t, b, g, c, hh, i);
+            const size_t padded = (len + t->k->width - 1) / t->k->width * t->k->width;
+            for (size_t j = 0; j < padded; j++)
+                s[j] = j < len && visible(cache, b, t->n, i, j0 + j)
+                     ? t->k->dot(q, keys + j * D, D) * scale : -INFINITY;
+            const float m = padded ? t->k->row_max(s, padded) : -INFINITY;
+            memset(part, 0, (D + 2) * sizeof *part);
+            part[0] = m;
+            if (m != -INFINITY) {
+                part[1] = t->k->exp_sum(s, padded, m);
+                for (size_t j = 0; j < len; j++)
+                    if (s[j] != 0.0f)
+                        t->k->axpy(s[j], values + j * D, part + 2, D);
+            }
+        }
+}
+static void merge_chunks(const decode_task *t, size_t b, size_t h, size_t i, float *context,
+                         float *max_out, float *sum_out)
+{
+    const size_t D = t->D, per = t->H / t->G, g = h / per, hh = h % per;
+    float m = -INFINITY, l = 0.0f;
+    for (size_t c = 0; c < t->chunks; c++) {
+        const float mc = part_at(t, b, g, c, hh, i)[0];
+        m = mc > m ? mc : m;
+    }
+    memset(context, 0, D * sizeof *context);
+    for (size_t c = 0; m != -INFINITY && c < t->chunks; c++) {
+        const float *part = part_at(t, b, g, c, hh, i);
+        if (part[0] == -INFINITY)
+            continue;
+        const float factor = expf(part[0] - m);
+        l += factor * part[1];
+        t->k->axpy(factor, part + 2, context, D);
+    }
+    for (size_t d = 0; d < D; d++)
+        context[d] = l != 0.0f ? context[d] / l : 0.0f;
+    *max_out = m;
+    *sum_out = l;
+}
+static void split_k_attend(const decode_task *tp, float *concat, float *weights)
+{
+    const decode_task t = *tp;
+    const mha_kv_cache *cache = t.cache;
+    const size_t B = cache->batch, H = t.H, G = t.G, D = t.D, n = t.n, E = H * D;
+    const size_t tasks = B * G * t.chunks;
+    const fast_kernels *k = t.k;
+    float *stats = t.stats;
+    #pragma omp parallel for schedule(dynamic)
+    for (size_t task = 0; task < tasks; task++)
+        decode_chunk(&t, task / (G * t.chunks), task / t.chunks % G, task % t.chunks,
+                     t.scores + (size_t)omp_get_thread_num() * DECODE_CHUNK);
+    for (size_t r = 0; r < B * H * n; r++) {               /* small: not worth a fork */
+        const size_t b = r / (H * n), h = r / n % H, i = r % n;
+        merge_chunks(&t, b, h, i, concat + (b * n + i) * E + h * D,
+                     &stats[2 * r], &stats[2 * r + 1]);
+    }
+    if (weights)
+        #pragma omp parallel for schedule(static)
+        for (size_t r = 0; r < B * H * n; r++) {
+            const size_t b = r / (H * n), h = r / n % H, i = r % n, g = h / (H / G);
+            const float *q = t.qkv + (b * n + i) * t.F + h * D, m = stats[2 * r], l = stats[2 * r + 1];
+            float *row = weights + r * cache->capacity;
+            for (size_t j = 0; j < cache->capacity; j++) {
+                const float *key = cache->keys + ((b * G + g) * cache->capacity + j) * D;
+                const int seen = j < cache->length[b] && visible(cache, b, n, i, j) && l != 0.0f;
+                row[j] = seen ? expf(k->dot(q, key, D) * (1.0f / sqrtf((float)D)) - m) / l : 0.0f;
+            }
+        }
+}

@@ -1,0 +1,137 @@
+/* generated from chapters/09-fast.nw; edit the book, not this file */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <omp.h>
+#include "fast.h"
+
+static size_t cache_bytes(int name, size_t fallback)
+{
+    long v = sysconf(name);
+    return v > 4096 ? (size_t)v : fallback;
+}
+
+fast_blocking fast_blocking_for(const fast_kernels *k, size_t head_dim)
+{
+    fast_blocking b;
+    b.l1 = cache_bytes(_SC_LEVEL1_DCACHE_SIZE, 48 * 1024);
+    b.l2 = cache_bytes(_SC_LEVEL2_CACHE_SIZE, 2 * 1024 * 1024);
+    b.kc = b.l1 / (k->nr * sizeof(float)) / 16 * 16;
+    b.kc = b.kc < 64 ? 64 : b.kc > 1024 ? 1024 : b.kc;
+    b.mc = b.l2 / 2 / (b.kc * sizeof(float)) / k->mr * k->mr;
+    b.mc = b.mc < k->mr ? k->mr : b.mc;
+    {
+        const size_t width = k->width, dp = (head_dim + width - 1) / width * width;
+        b.bk = 64 > width ? 64 : width;
+        size_t bq = b.l1 / 2 / sizeof(float) / (head_dim + dp + b.bk) / 4 * 4;
+        b.bq = bq < 4 ? 4 : bq > 128 ? 128 : bq;
+    }
+    return b;
+}
+mha_status fast_pack(const fast_kernels *k, const fast_blocking *b,
+                     size_t N, size_t K, const float *W, size_t ldw, fast_packed *p)
+{
+    const size_t nr = k->nr, panels = (N + nr - 1) / nr, kc = b->kc;
+    size_t n;
+    if (mha_mul_overflows(panels * nr, K, &n))
+        return MHA_ERR_OVERFLOW;
+    *p = (fast_packed){N, K, kc, nr, panels, calloc(n ? n : 1, sizeof(float))};
+    if (p->data == NULL)
+        return MHA_ERR_NOMEM;
+    #pragma omp parallel for schedule(static)
+    for (size_t j = 0; j < N; j++)
+        for (size_t k0 = 0; k0 < K; k0 += kc) {
+            const size_t depth = K - k0 < kc ? K - k0 : kc;
+            float *dst = p->data + k0 * panels * nr + (j / nr) * depth * nr + j % nr;
+            for (size_t kk = 0; kk < depth; kk++)
+                dst[kk * nr] = W[j * ldw + k0 + kk];
+        }
+    return MHA_OK;
+}
+
+void fast_packed_free(fast_packed *p)
+{
+    free(p->data);
+    p->data = NULL;
+}
+static void pack_a(size_t mr, size_t rows, size_t depth, const float *A, size_t lda,
+                   float *Ap)
+{
+    for (size_t i0 = 0; i0 < rows; i0 += mr) {
+        float *panel = Ap + i0 * depth;
+        for (size_t r = 0; r < mr; r++) {
+            const float *a = A + (i0 + r) * lda;
+            if (i0 + r < rows)
+                for (size_t kk = 0; kk < depth; kk++)
+                    panel[kk * mr + r] = a[kk];
+            else
+                for (size_t kk = 0; kk < depth; kk++)
+                    panel[kk * mr + r] = 0.0f;
+        }
+    }
+}
+static void kernel_at(const fast_kernels *k, size_t rows, size_t cols, size_t depth,
+                      const float *Ap, const float *Bp, float *C, size_t ldc, float *tile)
+{
+    if (rows == k->mr && cols == k->nr) {
+        k->gemm(depth, Ap, Bp, C, ldc);
+        return;
+    }
+    for (size_t r = 0; r < k->mr; r++)
+        for (size_t c = 0; c < k->nr; c++)
+            tile[r * k->nr + c] = (r < rows && c < cols) ? C[r * ldc + c] : 0.0f;
+    k->gemm(depth, Ap, Bp, tile, k->nr);
+    for (size_t r = 0; r < rows; r++)
+        memcpy(C + r * ldc, tile + r * k->nr, cols * sizeof *C);
+}
+mha_status fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
+                     const float *A, size_t lda, const fast_packed *Wp,
+                     const float *bias, float *C, size_t ldc)
+{
+    const size_t N = Wp->N, K = Wp->K, kc = Wp->kc, mr = k->mr, nr = k->nr;
+    const size_t mc = b->mc, row_blocks = (M + mc - 1) / mc;
+    const size_t threads = (size_t)omp_get_max_threads();
+    size_t panel_runs = (2 * threads + row_blocks - 1) / row_blocks;
+    panel_runs = panel_runs > Wp->panels ? Wp->panels : panel_runs;
+    const size_t run = (Wp->panels + panel_runs - 1) / panel_runs;
+    int failed = 0;
+    #pragma omp parallel reduction(|:failed)
+    {
+        float *Ap = malloc(((mc + mr) * kc + mr * nr) * sizeof *Ap);
+        failed = Ap == NULL;
+        #pragma omp for schedule(dynamic) collapse(2)
+        for (size_t ib = 0; ib < row_blocks; ib++)
+            for (size_t pr = 0; pr < panel_runs; pr++)
+                {
+                    const size_t i0 = ib * mc, rows = M - i0 < mc ? M - i0 : mc;
+                    const size_t p0 = pr * run, p1 = p0 + run < Wp->panels ? p0 + run : Wp->panels;
+                    float *tile = Ap + (mc + mr) * kc;
+                    const size_t j0 = p0 * nr, j1 = p1 * nr < N ? p1 * nr : N;
+                    for (size_t i = i0; i < i0 + rows; i++)          /* C starts at the bias */
+                        for (size_t j = j0; j < j1; j++)
+                            C[i * ldc + j] = bias ? bias[j] : 0.0f;
+                    for (size_t k0 = 0; Ap != NULL && k0 < K; k0 += kc) {
+                        const size_t depth = K - k0 < kc ? K - k0 : kc;
+                        pack_a(mr, rows, depth, A + i0 * lda + k0, lda, Ap);
+                        for (size_t p = p0; p < p1; p++) {
+                            const float *Bp = Wp->data + k0 * Wp->panels * nr + p * depth * nr;
+                            const size_t j = p * nr, cols = N - j < nr ? N - j : nr;
+                            for (size_t i = 0; i < rows; i += mr)
+                                kernel_at(k, rows - i < mr ? rows - i : mr, cols, depth, Ap + i * depth,
+                                          Bp, C + (i0 + i) * ldc + j, ldc, tile);
+                        }
+                    }
+                }
+        free(Ap);
+    }
+    return failed ? MHA_ERR_NOMEM : MHA_OK;
+}
+/* Y (M, N) = X (M, K) W (N, K)^T + bias, one dot product per element. */
+void fast_gemv(const fast_kernels *k, size_t M, const float *X, size_t ldx,
+               const float *W, size_t N, size_t K, const float *bias, float *Y, size_t ldy)
+{
+    #pragma omp parallel for schedule(static)
+    for (size_t j = 0; j < N; j++)
+        for (size_t i = 0; i < M; i++)
+            Y[i * ldy + j] = (bias ? bias[j] : 0.0f) + k->dot(X + i * ldx, W + j * K, K);
+}
