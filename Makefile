@@ -224,6 +224,37 @@ figures/viewer-switches.png: | $(BUILD)/mha-viz
 $(BUILD)/book.pdf: | $(VIZ_FIGURES)
 # ---------------------------------------------------------------- end of chapters 10-11
 
+# ---------------------------------------------------------------- chapter 16: training in the viewer
+# The viewer's trained model is the committed checkpoint models/induction/
+# (written by `mha train --out models/induction`); MHA_MODEL_DIR overrides
+# the compiled-in path at run time.  Chapter 16's tests join the viewer's
+# test program; its screenshot trains 700 steps on the worker (about 30 s).
+VIZ_CFLAGS += -DMHA_MODEL_DIR='"$(CURDIR)/models/induction"'
+VIZ_FIGURES += figures/viewer-training.png
+$(BUILD)/viz-tests: $(BUILD)/obj/tests/viz/test_16_training_viewer.o
+figures/viewer-training.png: | $(BUILD)/mha-viz
+	$(VIZ_HEADLESS) $(BUILD)/mha-viz --train --train-steps 700 --size 1280x760 --screenshot $@
+$(BUILD)/book.pdf: | figures/viewer-training.png figures/viewer-trained.png
+VIZ_FIGURES += figures/viewer-trained.png
+figures/viewer-trained.png: | $(BUILD)/mha-viz
+	MHA_MODEL_DIR=models/induction $(VIZ_HEADLESS) $(BUILD)/mha-viz --trained --step 24 \
+	  --size 1280x760 --screenshot $@
+# The worker and the window under ThreadSanitizer: the whole viewer is built
+# again with -fsanitize=thread under $(BUILD)/tsan, and the race program runs.
+.PHONY: test-training-race
+check: test-training-race
+test-training-race: | deps
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan CFLAGS='-O1 -g -fsanitize=thread' \
+	  $(BUILD)/tsan/race-16-training
+	$(VIZ_HEADLESS) TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/race-16-training
+# (It lives in tests/race/, apart from the test programs' sources, for it has a main.)
+$(BUILD)/obj/tests/race/%.o: $(BUILD)/L/tests/race/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -I$(BUILD)/L/viz $(VIZ_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+$(BUILD)/race-16-training: $(BUILD)/obj/tests/race/race_16_training.o $(VIZ_OBJ) $(BUILD)/libmha.a
+	$(CC) $(CFLAGS) -o $@ $^ $(VIZ_LIBS) $(LDLIBS)
+# ---------------------------------------------------------------- end of chapter 16
+
 # ---------------------------------------------------------------- the book
 $(BUILD)/book.tex: $(NW) | deps
 	@mkdir -p $(BUILD)

@@ -11,6 +11,8 @@ struct options {
     size_t step, frames, quit_after;
     int width, height;
     int hover_row, hover_col;            /* --hover I,J, positions from 0; -1 if not given */
+    int learning_mode;                   /* --train, --trained: VIZ_MODE_*; 0 if neither */
+    size_t train_steps;                  /* --train-steps N, or 0 */
 };
 static int usage(FILE *out)
 {
@@ -24,7 +26,9 @@ static int usage(FILE *out)
           "  --frames N             how many frames --record writes\n"
           "  --press KEYS           apply these keys first, e.g. --press c2 (see ? for keys)\n"
           "  --hover I,J            point at query position I, key position J (from 0)\n"
-          "  --quit-after N         close the window after N frames (for tests)\n", out);
+          "  --quit-after N         close the window after N frames (for tests)\n"
+          "  --train                train a model live (chapter 16); --trained: the trained model\n"
+          "  --train-steps N        stop training after N steps; a screenshot waits for them\n", out);
     return out == stdout ? VIZ_EXIT_OK : VIZ_EXIT_USAGE;
 }
 static int parse_count(const char *option, const char *value, size_t *n)
@@ -47,6 +51,17 @@ static int parse_options(int argc, char **argv, struct options *o)
         const char *a = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
             return usage(stdout), 1;
+        else if (strcmp(a, "--train") == 0 || strcmp(a, "--trained") == 0) {
+            o->learning_mode = strcmp(a, "--train") == 0 ? VIZ_MODE_TRAINING : VIZ_MODE_TRAINED;
+            i--;                                           /* no value */
+        }
+        else if (strcmp(a, "--train-steps") == 0) {
+            if (parse_count(a, value, &o->train_steps) || o->train_steps > VIZ_TRAIN_MAX_STEPS) {
+                if (o->train_steps > VIZ_TRAIN_MAX_STEPS)
+                    fprintf(stderr, "mha-viz: --train-steps: at most %d\n", VIZ_TRAIN_MAX_STEPS);
+                return -1;
+            }
+        }
         else if (value == NULL && strncmp(a, "--", 2) == 0) {
             fprintf(stderr, "mha-viz: %s: missing value\n", a);
             return -1;
@@ -222,6 +237,24 @@ int viz_main(int argc, char **argv)
     if (TTF_Init() != 0)
         fprintf(stderr, "mha-viz: SDL_ttf: %s\n", TTF_GetError());
     else {
+        if (o.learning_mode != 0 || o.train_steps != 0) {
+            if (viz_learning_switch(&s, o.learning_mode ? o.learning_mode : VIZ_MODE_TRAINING) != MHA_OK) {
+                fprintf(stderr, "mha-viz: %s\n", s.message);
+                TTF_Quit();
+                viz_free(&s);
+                return VIZ_EXIT_FAILURE;
+            }
+            if (s.mode == VIZ_MODE_TRAINING && o.train_steps != 0) {
+                viz_trainer_request(&s.learning->trainer, -1, 0, o.train_steps);
+                if (o.screenshot != NULL || o.record != NULL) {
+                    viz_trainer_wait(&s.learning->trainer, o.train_steps);
+                    viz_trainer_take(&s.learning->trainer, &s.learning->view, 1);
+                }
+            }
+            if (s.mode == VIZ_MODE_TRAINED && o.step != 0)
+                viz_trained_go_to(&s.learning->trained, o.step);
+            o.step = 0;
+        }
         if (o.step != 0)
             go_to_token(&s, o.step);
         if (o.press != NULL)

@@ -20,6 +20,10 @@ const char *const viz_help[][2] = {
     {"tab",         "enlarge the next head (or click a small map)"},
     {"enter",       "type a new sentence; enter again to run it, escape to cancel"},
     {"s",           "save the window as a PNG"},
+    {"t",           "train a model live and watch its heads form (chapter 16)"},
+    {"l",           "the trained model on a repeated random sequence (chapter 16)"},
+    {"d",           "back to the designed heads"},
+    {"space, r",    "training: pause / resume, reset;  n: trained model, new sequence"},
     {"?",           "this help;  q or escape: quit"},
 };
 const size_t viz_help_count = sizeof viz_help / sizeof viz_help[0];
@@ -105,6 +109,7 @@ void viz_free(viz_state *s)
     free(s->out);
     free(s->reference_out);
     mha_kv_cache_free(&s->cache);
+    viz_learning_free(s);
     memset(s, 0, sizeof *s);
 }
 static void make_effective_weight(viz_state *s, int ablate)
@@ -237,6 +242,10 @@ static void go_to_step(viz_state *s, size_t step)
 
 void viz_tick(viz_state *s, double seconds)
 {
+    if (s->mode != VIZ_MODE_DESIGNED) {
+        viz_learning_tick(s, seconds);
+        return;
+    }
     if (!s->playing)
         return;
     s->since_step += seconds;
@@ -247,6 +256,8 @@ void viz_tick(viz_state *s, double seconds)
 }
 void viz_handle_event(viz_state *s, const SDL_Event *event, const struct viz_layout *layout)
 {
+    if (s->mode != VIZ_MODE_DESIGNED && viz_learning_event(s, event))
+        return;
     switch (event->type) {
     case SDL_QUIT:
         s->quit = 1;
@@ -302,6 +313,8 @@ static void handle_key(viz_state *s, SDL_Keycode key)
     case SDLK_F1: s->help = !s->help; break;
     case SDLK_ESCAPE: if (s->help) s->help = 0; else s->quit = 1; break;
     case SDLK_q: s->quit = 1; break;
+    case SDLK_t: viz_learning_switch(s, VIZ_MODE_TRAINING); break;
+    case SDLK_l: viz_learning_switch(s, VIZ_MODE_TRAINED); break;
     }
 }
 static void handle_text(viz_state *s, const char *text)
