@@ -246,7 +246,7 @@ check: test-training-race
 test-training-race: | deps
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan CFLAGS='-O1 -g -fsanitize=thread' \
 	  $(BUILD)/tsan/race-16-training
-	$(VIZ_HEADLESS) TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/race-16-training
+	$(VIZ_HEADLESS) OMP_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/race-16-training
 # (It lives in tests/race/, apart from the test programs' sources, for it has a main.)
 $(BUILD)/obj/tests/race/%.o: $(BUILD)/L/tests/race/%.c | deps
 	@mkdir -p $(@D)
@@ -355,10 +355,19 @@ $(BUILD)/tsan-reentrancy: $(BUILD)/obj/tests/tsan/tsan_reentrancy.o $(BUILD)/obj
 tsan:
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan CFLAGS="-O1 -g -fsanitize=thread" \
 	  $(BUILD)/tsan/tsan-reentrancy
-	TSAN_OPTIONS=halt_on_error=1:exitcode=66 $(BUILD)/tsan/tsan-reentrancy
+	@# libgomp is not built with ThreadSanitizer, so TSan cannot see OpenMP's own
+	@# barriers and reports races inside chapter 9's parallel regions that are not
+	@# there.  The question here is reentrancy between two callers' threads, so the
+	@# library runs each call on one OpenMP thread.
+	OMP_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1:exitcode=66 $(BUILD)/tsan/tsan-reentrancy
 
 FUZZ_SECONDS      ?= 60
 FUZZ_MSAN_SECONDS ?= 20
+# MemorySanitizer needs every line it runs instrumented, and the OpenMP runtime
+# (libomp) that chapter 9's code calls is not: under MSan the command-line and
+# forward targets stop in libomp at once, on values it initialised itself.
+# So the MSan pass covers the reader alone, which never enters OpenMP.
+FUZZ_MSAN_TARGETS := npy
 FUZZ_TARGETS := npy cli forward
 FUZZ_CFLAGS  := $(SAN_CFLAGS) -fsanitize=fuzzer-no-link
 MSAN_CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=memory -fsanitize-memory-track-origins \
@@ -375,11 +384,12 @@ fuzz:
 	$(MAKE) --no-print-directory CC=clang BUILD=$(BUILD)/fuzz CFLAGS="$(FUZZ_CFLAGS)" \
 	  $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz-%)
 	$(MAKE) --no-print-directory CC=clang BUILD=$(BUILD)/fuzz-msan CFLAGS="$(MSAN_CFLAGS)" \
-	  $(FUZZ_TARGETS:%=$(BUILD)/fuzz-msan/fuzz-%)
+	  $(FUZZ_MSAN_TARGETS:%=$(BUILD)/fuzz-msan/fuzz-%)
 	@mkdir -p $(BUILD)/fuzz/artifacts; : > $(BUILD)/fuzz/summary.txt; \
 	for run in fuzz:$(FUZZ_SECONDS) fuzz-msan:$(FUZZ_MSAN_SECONDS); do \
 	  dir=$(abspath $(BUILD))/$${run%:*}; seconds=$${run#*:}; \
 	  for t in $(FUZZ_TARGETS); do \
+	    [[ $${run%:*} == fuzz-msan && " $(FUZZ_MSAN_TARGETS) " != *" $$t "* ]] && continue; \
 	    mkdir -p $(BUILD)/fuzz/corpus/$$t; \
 	    $(FUZZ_ENV) $$dir/fuzz-$$t -max_total_time=$$seconds -timeout=10 \
 	      -print_final_stats=1 -artifact_prefix=$(abspath $(BUILD))/fuzz/artifacts/$$t- \
