@@ -29,21 +29,26 @@ LDLIBS  := -lm
 DEPS_PKGS := noweb libcriterion-dev gcc clang make pkg-config \
              texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern \
              valgrind texlive-pictures
-# Chapter 9 (fast): OpenMP threads (Clang's runtime is libomp), OpenBLAS and
-# PyTorch for the benchmark's comparisons.
-DEPS_PKGS += libomp-dev libopenblas-dev python3-torch python3-numpy
+# Chapter 9 (fast): OpenMP threads (Clang's runtime is libomp).  OpenBLAS and
+# PyTorch are needed only for the benchmark's comparisons and the golden
+# fixtures, so `make bench` and `make golden` install them (deps-bench), not
+# every build.
+DEPS_PKGS += libomp-dev
+BENCH_PKGS := libopenblas-dev python3-torch python3-numpy
 override CFLAGS += -fopenmp
 
-.PHONY: all deps tangle test check lint book demo bench clean golden check-tangle clang-build train-figure
+.PHONY: all deps deps-bench tangle test check lint book demo bench clean golden check-tangle clang-build train-figure
 all: $(BUILD)/mha $(BUILD)/libmha.a $(BUILD)/mha-tables
 
-deps:
+deps: PKGS = $(DEPS_PKGS)
+deps-bench: PKGS = $(BENCH_PKGS)
+deps deps-bench:
 	@missing=""; \
-	for p in $(DEPS_PKGS); do \
+	for p in $(PKGS); do \
 	  dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [[ -n "$$missing" ]]; then \
-	  echo "make deps: installing missing Debian packages:$$missing"; \
+	  echo "make $@: installing missing Debian packages:$$missing"; \
 	  sudo=""; [[ $$(id -u) -eq 0 ]] || sudo=sudo; \
 	  $$sudo apt-get update -qq; \
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
@@ -157,11 +162,7 @@ train-figure: $(BUILD)/mha
 	$(BUILD)/mha train --layers 1 --history figures/training-1layer.tsv
 
 # PyTorch golden cases for the tests (needs python3-torch; the results are committed).
-golden: | deps
-	@dpkg-query -W -f='$${Status}' python3-torch 2>/dev/null | grep -q 'install ok installed' || \
-	  { echo "make golden: installing python3-torch python3-numpy"; \
-	    sudo=""; [[ $$(id -u) -eq 0 ]] || sudo=sudo; \
-	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq python3-torch python3-numpy; }
+golden: | deps deps-bench
 	/usr/bin/python3 tests/make_golden.py tests/golden
 
 # ---------------------------------------------------------------- chapters 10-11: the viewer
@@ -277,12 +278,14 @@ lint: | deps
 	if [[ -n "$$stray" ]]; then echo "lint: chunks that are neither used nor file roots:"; echo "$$stray"; exit 1; fi
 	@echo "lint: every root of the web is an output path"
 
+# Everything the web tangles to, which re-tangling must leave as committed.
+TANGLED_DIRS := src tests viz tools bench figures/bench_report.py
 check-tangle: tangle
-	@changed=$$(git diff --name-only -- src tests viz tools; git ls-files --others --exclude-standard -- src tests viz tools); \
+	@changed=$$(git diff --name-only -- $(TANGLED_DIRS); git ls-files --others --exclude-standard -- $(TANGLED_DIRS)); \
 	if [[ -n "$$changed" ]]; then \
 	  echo "check: re-tangling changed files that git has not seen (edit the book, tangle, git add):"; \
 	  echo "$$changed"; exit 1; fi
-	@echo "check: re-tangling leaves src/ tests/ viz/ tools/ unchanged"
+	@echo "check: re-tangling leaves $(TANGLED_DIRS) unchanged"
 
 clang-build:
 	$(MAKE) --no-print-directory CC=clang BUILD=$(BUILD)/clang all $(BUILD)/clang/tests
@@ -472,12 +475,12 @@ FAST_SMALL   := --batch 1 --seq 256 --dim 256 --heads 4
 FAST_THREADS ?= 2
 TORCH_PY     := /usr/bin/python3
 
-$(BUILD)/sgemm-openblas: bench/sgemm_openblas.c $(BUILD)/libmha.a
+$(BUILD)/sgemm-openblas: bench/sgemm_openblas.c $(BUILD)/libmha.a | deps-bench
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $< -o $@ $(BUILD)/libmha.a -lopenblas $(LDLIBS)
 
 .PHONY: bench-fast
 bench: bench-fast
-bench-fast: $(BUILD)/mha $(BUILD)/sgemm-openblas | deps
+bench-fast: $(BUILD)/mha $(BUILD)/sgemm-openblas | deps deps-bench
 	@m="$(BUILD)/mha bench"; t=$(FAST_THREADS); o=$(BUILD)/sgemm-openblas; \
 	py="$(TORCH_PY) tests/bench_torch.py --reps 7"; \
 	{ for n in 1 $$t; do $$m --peak --threads $$n; $$m --bandwidth --threads $$n; done; \

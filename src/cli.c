@@ -320,6 +320,26 @@ static int load_checked(const char *dir, const char *name, int required, int kin
         status = check_shape(dir, name, array, rank, axes, err);
     return status;
 }
+/* in_proj_weight (rows, E) and in_proj_bias (rows), out_proj (E, E) and (E);
+   rows is 3E here, E + 2 H_kv D for a grouped decoder (chapter 8). */
+static int load_projections(const char *dir, const char *rows_letters, size_t rows, size_t E,
+                            struct forward_inputs *in, FILE *err)
+{
+    const struct axis in_weight_axes[] = {{rows_letters, rows}, {"E", E}};
+    const struct axis in_bias_axes[] = {{rows_letters, rows}};
+    const struct axis out_weight_axes[] = {{"E", E}, {"E", E}}, out_bias_axes[] = {{"E", E}};
+    int status;
+    if ((status = load_checked(dir, "in_proj_weight.npy", 1, WANT_FLOAT, &in->in_proj_weight,
+                               2, in_weight_axes, err)) != MHA_EXIT_OK ||
+        (status = load_checked(dir, "in_proj_bias.npy", 0, WANT_FLOAT, &in->in_proj_bias,
+                               1, in_bias_axes, err)) != MHA_EXIT_OK ||
+        (status = load_checked(dir, "out_proj_weight.npy", 1, WANT_FLOAT, &in->out_proj_weight,
+                               2, out_weight_axes, err)) != MHA_EXIT_OK ||
+        (status = load_checked(dir, "out_proj_bias.npy", 0, WANT_FLOAT, &in->out_proj_bias,
+                               1, out_bias_axes, err)) != MHA_EXIT_OK)
+        return status;
+    return MHA_EXIT_OK;
+}
 static int load_forward_inputs(const struct forward_options *o, struct forward_inputs *in,
                                mha_shape *shape, FILE *err)
 {
@@ -359,17 +379,7 @@ static int load_forward_inputs(const struct forward_options *o, struct forward_i
                       o->heads, mha_status_message(checked));
         return MHA_EXIT_FAILURE;
     }
-    const struct axis in_weight_axes[] = {{"3E", 3 * E}, {"E", E}};
-    const struct axis in_bias_axes[] = {{"3E", 3 * E}};
-    const struct axis out_weight_axes[] = {{"E", E}, {"E", E}}, out_bias_axes[] = {{"E", E}};
-    if ((status = load_checked(dir, "in_proj_weight.npy", 1, WANT_FLOAT, &in->in_proj_weight,
-                               2, in_weight_axes, err)) != MHA_EXIT_OK ||
-        (status = load_checked(dir, "in_proj_bias.npy", 0, WANT_FLOAT, &in->in_proj_bias,
-                               1, in_bias_axes, err)) != MHA_EXIT_OK ||
-        (status = load_checked(dir, "out_proj_weight.npy", 1, WANT_FLOAT, &in->out_proj_weight,
-                               2, out_weight_axes, err)) != MHA_EXIT_OK ||
-        (status = load_checked(dir, "out_proj_bias.npy", 0, WANT_FLOAT, &in->out_proj_bias,
-                               1, out_bias_axes, err)) != MHA_EXIT_OK)
+    if ((status = load_projections(dir, "3E", 3 * E, E, in, err)) != MHA_EXIT_OK)
         return status;
     const struct axis mask_axes[] = {{"L", L}, {"S", S}}, padding_axes[] = {{"B", B}, {"S", S}};
     if ((status = load_checked(dir, "attn_mask.npy", 0, WANT_FLOAT | WANT_BOOL, &in->attn_mask,
@@ -624,17 +634,8 @@ static int load_decode_inputs(const struct decode_options *o, struct forward_inp
         return checked == MHA_ERR_HEADS ? MHA_EXIT_USAGE : MHA_EXIT_FAILURE;
     }
     const size_t F = E + 2 * o->kv_heads * (E / o->common.heads);
-    const struct axis in_weight_axes[] = {{"E+2KD", F}, {"E", E}}, in_bias_axes[] = {{"E+2KD", F}};
-    const struct axis out_weight_axes[] = {{"E", E}, {"E", E}}, out_bias_axes[] = {{"E", E}};
     const struct axis padding_axes[] = {{"B", B}, {"L", L}};
-    if ((status = load_checked(dir, "in_proj_weight.npy", 1, WANT_FLOAT, &in->in_proj_weight,
-                               2, in_weight_axes, err)) != MHA_EXIT_OK ||
-        (status = load_checked(dir, "in_proj_bias.npy", 0, WANT_FLOAT, &in->in_proj_bias,
-                               1, in_bias_axes, err)) != MHA_EXIT_OK ||
-        (status = load_checked(dir, "out_proj_weight.npy", 1, WANT_FLOAT, &in->out_proj_weight,
-                               2, out_weight_axes, err)) != MHA_EXIT_OK ||
-        (status = load_checked(dir, "out_proj_bias.npy", 0, WANT_FLOAT, &in->out_proj_bias,
-                               1, out_bias_axes, err)) != MHA_EXIT_OK ||
+    if ((status = load_projections(dir, "E+2KD", F, E, in, err)) != MHA_EXIT_OK ||
         (status = load_checked(dir, "key_padding_mask.npy", 0, WANT_BOOL, &in->key_padding_mask,
                                2, padding_axes, err)) != MHA_EXIT_OK)
         return status;
