@@ -21,7 +21,7 @@ endif
 BUILD   ?= build
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wvla
-CPPFLAGS:= -D_POSIX_C_SOURCE=200809L -I$(BUILD)/L/src
+CPPFLAGS:= -D_POSIX_C_SOURCE=200809L -I$(BUILD)/L/src -I$(BUILD)/L/cmd -I$(BUILD)/L/book
 LDLIBS  := -lm
 
 # Debian packages the project needs, by the command or file that proves each
@@ -38,7 +38,7 @@ BENCH_PKGS := libopenblas-dev python3-torch python3-numpy
 override CFLAGS += -fopenmp
 
 .PHONY: all deps deps-bench tangle test check lint book demo bench clean golden check-tangle clang-build train-figure
-all: $(BUILD)/mha $(BUILD)/libmha.a $(BUILD)/mha-tables
+all: $(BUILD)/mha $(BUILD)/libmha.a $(BUILD)/mha-tables $(BUILD)/tests
 
 deps: PKGS = $(DEPS_PKGS)
 deps-bench: PKGS = $(BENCH_PKGS)
@@ -81,37 +81,49 @@ $(BUILD)/.tangled: $(NW) | deps
 	@$(MAKE) --no-print-directory tangle
 	@mkdir -p $(BUILD) && touch $@
 
-# The library is every tangled source but the two programs' mains.
-LIB_SRC   = $(filter-out main.c tables_main.c,$(notdir $(wildcard src/*.c)))
+# Three libraries, by what a file is: src/ the attention library (no main,
+# no printing), cmd/ the mha command, book/ the printers of the book's tables.
+LIB_SRC   = $(sort $(wildcard src/*.c))
+CMD_SRC   = $(filter-out cmd/main.c,$(sort $(wildcard cmd/*.c)))
+BOOK_SRC  = $(filter-out book/tables_main.c,$(sort $(wildcard book/*.c)))
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
-TEST_SRC  = $(sort $(notdir $(wildcard tests/*.c)))
-TEST_OBJ  = $(TEST_SRC:%.c=$(BUILD)/obj/tests/%.o)
+CMD_OBJ   = $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
+BOOK_OBJ  = $(BOOK_SRC:%.c=$(BUILD)/obj/%.o)
+TEST_SRC  = $(sort $(wildcard tests/*.c))
+TEST_OBJ  = $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 
 # A #line copy is current once the tangle has run; cpif keeps the timestamps of
 # unchanged files, so only what a chapter edit really touched is recompiled.
 $(BUILD)/L/%: $(BUILD)/.tangled
 	@:
 
-$(BUILD)/obj/%.o: $(BUILD)/L/src/%.c
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+define compile_rule
+$(BUILD)/obj/$(1)/%.o: $(BUILD)/L/$(1)/%.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CPPFLAGS) $$(CFLAGS) $$(WARN) -MMD -MP -c $$< -o $$@
+endef
+$(foreach dir,src cmd book,$(eval $(call compile_rule,$(dir))))
 
 $(BUILD)/obj/tests/%.o: $(BUILD)/L/tests/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -I$(BUILD)/L/tests $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 
--include $(wildcard $(BUILD)/obj/*.d $(BUILD)/obj/tests/*.d)
+-include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/obj/tests/*/*.d)
 
 $(BUILD)/libmha.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
+$(BUILD)/libmha-cmd.a: $(CMD_OBJ)
+	rm -f $@ && ar rcs $@ $^
+$(BUILD)/libmha-book.a: $(BOOK_OBJ)
+	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/mha: $(BUILD)/obj/main.o $(BUILD)/libmha.a
+$(BUILD)/mha: $(BUILD)/obj/cmd/main.o $(BUILD)/libmha-cmd.a $(BUILD)/libmha.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/mha-tables: $(BUILD)/obj/tables_main.o $(BUILD)/libmha.a
+$(BUILD)/mha-tables: $(BUILD)/obj/book/tables_main.o $(BUILD)/libmha-book.a $(BUILD)/libmha.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests: $(TEST_OBJ) $(BUILD)/libmha.a
+$(BUILD)/tests: $(TEST_OBJ) $(BUILD)/libmha-cmd.a $(BUILD)/libmha-book.a $(BUILD)/libmha.a
 	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
 
 # ---------------------------------------------------------------- using it
@@ -194,7 +206,8 @@ $(BUILD)/obj/tests/viz/%.o: $(BUILD)/L/tests/viz/%.c | deps
 $(BUILD)/mha-viz: $(BUILD)/obj/viz/main.o $(VIZ_OBJ) $(BUILD)/libmha.a
 	$(CC) $(CFLAGS) -o $@ $^ $(VIZ_LIBS) $(LDLIBS)
 
-$(BUILD)/viz-tests: $(BUILD)/obj/tests/viz/test_11_viewer.o $(VIZ_OBJ) $(BUILD)/libmha.a
+VIZ_TEST_OBJ = $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard tests/viz/*.c)))
+$(BUILD)/viz-tests: $(VIZ_TEST_OBJ) $(VIZ_OBJ) $(BUILD)/libmha.a
 	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(VIZ_LIBS) $(LDLIBS)
 
 test: test-viz
@@ -232,7 +245,6 @@ $(BUILD)/book.pdf: | $(VIZ_FIGURES)
 # test program; its screenshot trains 700 steps on the worker (about 30 s).
 VIZ_CFLAGS += -DMHA_MODEL_DIR='"$(CURDIR)/models/induction"'
 VIZ_FIGURES += figures/viewer-training.png
-$(BUILD)/viz-tests: $(BUILD)/obj/tests/viz/test_16_training_viewer.o
 figures/viewer-training.png: | $(BUILD)/mha-viz
 	$(VIZ_HEADLESS) $(BUILD)/mha-viz --train --train-steps 700 --size 1280x760 --screenshot $@
 $(BUILD)/book.pdf: | figures/viewer-training.png figures/viewer-trained.png
@@ -246,13 +258,13 @@ figures/viewer-trained.png: | $(BUILD)/mha-viz
 check: test-training-race
 test-training-race: | deps
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan CFLAGS='-O1 -g -fsanitize=thread' \
-	  $(BUILD)/tsan/race-16-training
-	$(VIZ_HEADLESS) OMP_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/race-16-training
+	  $(BUILD)/tsan/race-training
+	$(VIZ_HEADLESS) OMP_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/race-training
 # (It lives in tests/race/, apart from the test programs' sources, for it has a main.)
 $(BUILD)/obj/tests/race/%.o: $(BUILD)/L/tests/race/%.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -I$(BUILD)/L/viz $(VIZ_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
-$(BUILD)/race-16-training: $(BUILD)/obj/tests/race/race_16_training.o $(VIZ_OBJ) $(BUILD)/libmha.a
+$(BUILD)/race-training: $(BUILD)/obj/tests/race/race_training.o $(VIZ_OBJ) $(BUILD)/libmha.a
 	$(CC) $(CFLAGS) -o $@ $^ $(VIZ_LIBS) $(LDLIBS)
 # ---------------------------------------------------------------- end of chapter 16
 
@@ -279,7 +291,7 @@ lint: | deps
 	@echo "lint: every root of the web is an output path"
 
 # Everything the web tangles to, which re-tangling must leave as committed.
-TANGLED_DIRS := src tests viz tools bench figures/bench_report.py
+TANGLED_DIRS := src cmd book tests viz tools bench figures/bench_report.py
 check-tangle: tangle
 	@changed=$$(git diff --name-only -- $(TANGLED_DIRS); git ls-files --others --exclude-standard -- $(TANGLED_DIRS)); \
 	if [[ -n "$$changed" ]]; then \
@@ -378,7 +390,7 @@ MSAN_CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=memory -fsanitize-memo
 FUZZ_ENV     := ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:max_allocation_size_mb=512 \
                 MSAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=512 \
                 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-$(BUILD)/fuzz-%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz_harness.o $(BUILD)/libmha.a
+$(BUILD)/fuzz-%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz_harness.o $(BUILD)/libmha-cmd.a $(BUILD)/libmha.a
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
 # Each target runs FUZZ_SECONDS under ASan + UBSan, then FUZZ_MSAN_SECONDS

@@ -1,4 +1,4 @@
-/* generated from chapters/10-designed-heads.nw; edit the book, not this file */
+/* generated from chapters/11-designed-heads.nw; edit the book, not this file */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* generated from chapters/10-designed-heads.nw; edit the book, not this file */
+/* generated from chapters/11-designed-heads.nw; edit the book, not this file */
 #ifndef DESIGNED_H
 #define DESIGNED_H
 /* Chapter 10: a layer of five heads whose weights are written down by hand.

@@ -1,4 +1,4 @@
-/* generated from chapters/08-kv-cache.nw; edit the book, not this file */
+/* generated from chapters/06-kv-cache.nw; edit the book, not this file */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

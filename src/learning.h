@@ -1,4 +1,4 @@
-/* generated from chapters/15-learning.nw; edit the book, not this file */
+/* generated from chapters/13-learning.nw; edit the book, not this file */
 #ifndef MHA_LEARNING_H
 #define MHA_LEARNING_H
 /* Chapter 15: a two-layer attention-only model that learns induction. */

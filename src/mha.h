@@ -38,7 +38,6 @@ typedef struct mha_flops {
     double total;                                       /* sum of the five */
     double softmax;                                     /* not in total */
 } mha_flops;
-#include <stdio.h>
 typedef struct mha_mask {
     int causal;                            /* block key j > query i */
     const unsigned char *attn_mask_bool;   /* (L, S), nonzero = blocked, or NULL */
@@ -76,9 +75,6 @@ void mha_matmul_nt(size_t M, size_t N, size_t K,
                    const float *W, size_t ldw,
                    const float *bias,
                    float *C, size_t ldc);
-void mha_print_param_table(FILE *out);
-void mha_print_flop_table(FILE *out);
-void mha_print_numbers(FILE *out);
 void mha_softmax_row(float *x, size_t n);
 void mha_attend(size_t L, size_t S, size_t D,
                 const float *q, size_t ldq,
@@ -89,8 +85,6 @@ void mha_attend(size_t L, size_t S, size_t D,
                 float *context, size_t ldc);
 extern const float mha_example_x[3 * 4];
 void mha_example_params(float in_proj_weight[3 * 4 * 4], float out_proj_weight[4 * 4]);
-void mha_print_example_table(FILE *out);
-void mha_print_erratum(FILE *out);
 typedef mha_status mha_forward_fn(const mha_shape *shape, const mha_params *params,
                                   const float *query, const float *key,
                                   const float *value, const mha_mask *mask,
@@ -136,24 +130,14 @@ extern const mha_decode_impl mha_decode_impls[];
 extern const size_t mha_decode_impl_count;
 const mha_decode_impl *mha_decode_impl_find(const char *name);
 double mha_decode_flops(size_t embed_dim, size_t heads, size_t kv_heads, size_t position);
-void mha_print_decode_flop_table(FILE *out);
-void mha_print_cache_memory_table(FILE *out);
 mha_forward_fn mha_forward_blocked;
 void mha_set_threads(size_t threads);
 size_t mha_threads(void);
 mha_decode_fn mha_decode_step_blocked;
-void mha_print_designed_table(FILE *out);
-size_t mha_first_nonfinite(const float *x, size_t n, int allow_minus_infinity);
 mha_status mha_backward_naive(const mha_shape *shape, const mha_params *params,
                               const float *query, const float *key, const float *value,
                               const mha_mask *mask, const float *grad_out,
                               const mha_grads *grads);
-void mha_print_training_figure(FILE *out);
-void mha_print_training_summary(FILE *out);
-typedef struct training_curve {
-    size_t points;
-    double step[256], accuracy[256], best_previous[256], best_induction[256];
-} training_curve;
-int mha_read_training_history(const char *path, training_curve *curve);
+size_t mha_first_nonfinite(const float *x, size_t n, int allow_minus_infinity);
 
 #endif

@@ -1,4 +1,4 @@
-/* generated from chapters/06-command.nw; edit the book, not this file */
+/* generated from chapters/20-command.nw; edit the book, not this file */
 #ifndef MHA_NPY_H
 #define MHA_NPY_H
 /* Reading and writing NumPy .npy files (chapter 6).

@@ -1,4 +1,4 @@
-/* generated from chapters/12-hardening.nw; edit the book, not this file */
+/* generated from chapters/25-hardening.nw; edit the book, not this file */
 #ifndef FUZZ_HARNESS_H
 #define FUZZ_HARNESS_H
 /* The fuzz targets of chapter 12 as plain functions, shared by the libFuzzer

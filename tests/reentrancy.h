@@ -1,4 +1,4 @@
-/* generated from chapters/12-hardening.nw; edit the book, not this file */
+/* generated from chapters/25-hardening.nw; edit the book, not this file */
 #ifndef REENTRANCY_H
 #define REENTRANCY_H
 /* Chapter 12: run every implementation in two threads at once and compare

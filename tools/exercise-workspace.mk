@@ -1,4 +1,4 @@
-# generated from chapters/13-exercises.nw; edit the book, not this file
+# generated from chapters/26-exercises.nw; edit the book, not this file
 # The workspace of one exercise of "Multi-Head Attention, from the Ground Up".
 #   make test        build, then run the exercise's tests
 #   make all-tests   build, then run every test of the book

@@ -1,4 +1,4 @@
-# generated from chapters/13-exercises.nw; edit the book, not this file
+# generated from chapters/26-exercises.nw; edit the book, not this file
 # tools/exercise.sh COMMAND ARGS: the book's exercises (chapter 13).
 #   list | create ID DIR | solve ID DIR | check ID DIR [WORK] | verify [ID...]
 #   | student-web DIR

@@ -1,4 +1,4 @@
-/* generated from chapters/11-viewer.nw; edit the book, not this file */
+/* generated from chapters/12-viewer.nw; edit the book, not this file */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* generated from chapters/11-viewer.nw; edit the book, not this file */
+/* generated from chapters/12-viewer.nw; edit the book, not this file */
 #ifndef VIZ_H
 #define VIZ_H
 /* Chapter 11: the viewer.  The state (viz.c) is pure C and drawable by the

@@ -1,4 +1,4 @@
-/* generated from chapters/12-hardening.nw; edit the book, not this file */
+/* generated from chapters/25-hardening.nw; edit the book, not this file */
 #include "reentrancy.h"
 
 int main(void)

@@ -1,0 +1,24 @@
+/* generated from chapters/01-shape.nw; edit the book, not this file */
+#ifndef MHA_TABLES_H
+#define MHA_TABLES_H
+/* The book's table printers: each writes one table, or the numbers the
+   prose quotes, as LaTeX to out.  The attention library (src/) never
+   prints; these functions do, and they live in book/. */
+#include <stdio.h>
+#include "mha.h"
+void mha_print_param_table(FILE *out);
+void mha_print_flop_table(FILE *out);
+void mha_print_numbers(FILE *out);
+void mha_print_example_table(FILE *out);
+void mha_print_erratum(FILE *out);
+void mha_print_decode_flop_table(FILE *out);
+void mha_print_cache_memory_table(FILE *out);
+void mha_print_designed_table(FILE *out);
+void mha_print_training_figure(FILE *out);
+void mha_print_training_summary(FILE *out);
+typedef struct training_curve {
+    size_t points;
+    double step[256], accuracy[256], best_previous[256], best_induction[256];
+} training_curve;
+int mha_read_training_history(const char *path, training_curve *curve);
+#endif

@@ -1,0 +1,36 @@
+/* generated from chapters/01-shape.nw; edit the book, not this file */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tables.h"
+
+struct table { const char *file; void (*print)(FILE *); };
+static const struct table tables[] = {
+    {"numbers.tex", mha_print_numbers},
+    {"params.tex", mha_print_param_table},
+    {"flops.tex", mha_print_flop_table},
+    {"example.tex", mha_print_example_table},
+    {"erratum.tex", mha_print_erratum},
+    {"decode-flops.tex", mha_print_decode_flop_table},
+    {"cache-memory.tex", mha_print_cache_memory_table},
+    {"designed.tex", mha_print_designed_table},
+    {"training.tex", mha_print_training_figure},
+    {"training-summary.tex", mha_print_training_summary},
+};
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: mha-tables DIR\n");
+        return 2;
+    }
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", argv[1], tables[i].file);
+        FILE *f = fopen(path, "w");
+        if (f == NULL) { perror(path); return 1; }
+        tables[i].print(f);
+        if (fclose(f) != 0) { perror(path); return 1; }
+    }
+    return 0;
+}

@@ -1,0 +1,107 @@
+/* generated from chapters/09-backward.nw; edit the book, not this file */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "layer_dir.h"
+
+static void backward_usage(FILE *out)
+{
+    fprintf(out,
+        "usage: mha backward DIR --heads H [--causal]\n"
+        "Reads the files of 'mha forward' (see 'mha forward --help') and grad_out.npy\n"
+        "(B,L,E), the gradient of the loss with respect to the layer's output.  Writes\n"
+        "grad_query.npy (B,L,E); grad_key.npy and grad_value.npy (B,S,E) when key.npy\n"
+        "and value.npy were given; grad_in_proj_weight.npy (3E,E); grad_in_proj_bias.npy\n"
+        "(3E) when in_proj_bias.npy was given; grad_out_proj_weight.npy (E,E);\n"
+        "grad_out_proj_bias.npy (E) when out_proj_bias.npy was given.  In\n"
+        "self-attention grad_query.npy is the gradient of the one input through all\n"
+        "three of its uses.  All files are written, or none.\n");
+}
+static int parse_backward_options(int argc, char **argv, struct forward_options *o, FILE *err)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--no-weights") == 0 || strncmp(argv[i], "--impl", 6) == 0) {
+            mha_cli_error(err, "backward: unknown option '%s' (try 'mha backward --help')",
+                          argv[i]);
+            return MHA_EXIT_USAGE;
+        }
+    return parse_forward_options(argc, argv, o, err);
+}
+int mha_cmd_backward(int argc, char **argv, FILE *out, FILE *err)
+{
+    struct forward_options options;
+    int status = parse_backward_options(argc, argv, &options, err);
+    if (status != MHA_EXIT_OK)
+        return status;                  /* options may be unset: do not read them */
+    if (options.help) {
+        backward_usage(out);
+        return MHA_EXIT_OK;
+    }
+    if ((status = check_directory(options.dir, err)) != MHA_EXIT_OK)
+        return status;
+    struct forward_inputs in;
+    memset(&in, 0, sizeof in);
+    mha_npy grad_out;
+    memset(&grad_out, 0, sizeof grad_out);
+    mha_shape shape;
+    float *memory = NULL;
+    status = load_forward_inputs(&options, &in, &shape, err);
+    if (status == MHA_EXIT_OK) {
+        const size_t B = shape.batch, L = shape.query_len, S = shape.key_len, E = shape.embed_dim;
+        const struct axis grad_axes[] = {{"B", B}, {"L", L}, {"E", E}};
+        status = load_checked(options.dir, "grad_out.npy", 1, WANT_FLOAT, &grad_out, 3,
+                              grad_axes, err);
+        const size_t counts[7] = {B * L * E, B * S * E, B * S * E, 3 * E * E, 3 * E, E * E, E};
+        size_t total = 0;
+        for (int i = 0; i < 7; i++)
+            total += counts[i];
+        if (status == MHA_EXIT_OK && (memory = calloc(total, sizeof *memory)) == NULL) {
+            mha_cli_error(err, "backward: out of memory for the gradients (%zu floats)", total);
+            status = MHA_EXIT_FAILURE;
+        }
+        if (status == MHA_EXIT_OK) {
+            const int cross = is_loaded(&in.key);
+            const int in_bias = is_loaded(&in.in_proj_bias), out_bias = is_loaded(&in.out_proj_bias);
+            float *part[7] = {memory};
+            for (int i = 1; i < 7; i++)
+                part[i] = part[i - 1] + counts[i - 1];
+            const mha_grads grads = {part[0], part[1], part[2], part[3], in_bias ? part[4] : NULL,
+                                     part[5], out_bias ? part[6] : NULL};
+            const mha_params params = {in.in_proj_weight.values, in.in_proj_bias.values,
+                                       in.out_proj_weight.values, in.out_proj_bias.values};
+            const mha_mask mask = {options.causal, in.attn_mask.flags, in.attn_mask.values,
+                                   in.key_padding_mask.flags};
+            mha_status computed = mha_backward_naive(&shape, &params, in.query.values, in.key.values,
+                                                     in.value.values, &mask, grad_out.values, &grads);
+            if (computed != MHA_OK) {
+                mha_cli_error(err, "backward: %s", mha_status_message(computed));
+                status = MHA_EXIT_FAILURE;
+            } else {
+                const size_t qs[3] = {B, L, E}, ks[3] = {B, S, E}, ws[2] = {3 * E, E}, bs[1] = {3 * E};
+                const size_t os[2] = {E, E}, obs[1] = {E};
+                struct output_file files[7];
+                int n = 0;
+                files[n++] = (struct output_file){"grad_query.npy", grads.grad_query, 3, qs};
+                if (cross) {
+                    files[n++] = (struct output_file){"grad_key.npy", grads.grad_key, 3, ks};
+                    files[n++] = (struct output_file){"grad_value.npy", grads.grad_value, 3, ks};
+                }
+                files[n++] = (struct output_file){"grad_in_proj_weight.npy", grads.grad_in_proj_weight, 2, ws};
+                if (in_bias)
+                    files[n++] = (struct output_file){"grad_in_proj_bias.npy", grads.grad_in_proj_bias, 1, bs};
+                files[n++] = (struct output_file){"grad_out_proj_weight.npy", grads.grad_out_proj_weight, 2, os};
+                if (out_bias)
+                    files[n++] = (struct output_file){"grad_out_proj_bias.npy", grads.grad_out_proj_bias, 1, obs};
+                status = write_files(options.dir, n, files, err);
+                if (status == MHA_EXIT_OK)
+                    fprintf(out, "mha backward: wrote %d gradient files to %s\n", n, options.dir);
+            }
+        }
+    }
+    free(memory);
+    mha_npy_free(&grad_out);
+    free_forward_inputs(&in);
+    return status;
+}

@@ -1,0 +1,32 @@
+/* generated from chapters/20-command.nw; edit the book, not this file */
+#ifndef MHA_CLI_H
+#define MHA_CLI_H
+/* The mha command (chapter 6).  Each subcommand is an mha_command_fn, called
+   with argv[0] = its own name; it writes normal output to out and errors to
+   err, one line per error, starting "mha: ", and returns the exit status:
+   MHA_EXIT_OK, MHA_EXIT_FAILURE (a file or the computation failed) or
+   MHA_EXIT_USAGE (the command line is wrong). */
+#include <stddef.h>
+#include <stdio.h>
+
+enum { MHA_EXIT_OK = 0, MHA_EXIT_FAILURE = 1, MHA_EXIT_USAGE = 2 };
+
+typedef int mha_command_fn(int argc, char **argv, FILE *out, FILE *err);
+
+struct mha_command {
+    const char *name;            /* as typed: "forward" */
+    const char *summary;         /* one line, for 'mha help' */
+    mha_command_fn *run;
+};
+int mha_cli_main(int argc, char **argv, FILE *out, FILE *err);
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+void mha_cli_error(FILE *err, const char *format, ...);
+int mha_parse_size(const char *option, const char *text, size_t *value, FILE *err);
+int mha_option_value(int argc, char **argv, int *i, const char *name,
+                     const char **value, FILE *err);
+mha_command_fn mha_cmd_forward, mha_cmd_decode, mha_cmd_backward, mha_cmd_train;
+mha_command_fn mha_cmd_demo, mha_cmd_bench_fast, mha_cmd_bench;
+int mha_demo_wants_colour(FILE *out);
+#endif

@@ -1,0 +1,172 @@
+/* generated from chapters/06-kv-cache.nw; edit the book, not this file */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "layer_dir.h"
+
+struct decode_options {
+    struct forward_options common;            /* dir, heads, want_weights, help */
+    size_t kv_heads;                          /* H_kv; defaults to H */
+    const mha_decode_impl *impl;
+};
+
+static int parse_decode_options(int argc, char **argv, struct decode_options *o, FILE *err)
+{
+    char **rest = malloc(((size_t)argc + 1) * sizeof *rest);
+    int n = 0, status = MHA_EXIT_OK;
+    if (rest == NULL) {
+        mha_cli_error(err, "decode: out of memory");
+        return MHA_EXIT_FAILURE;
+    }
+    o->kv_heads = 0;
+    o->impl = &mha_decode_impls[0];
+    for (int i = 0; i < argc && status == MHA_EXIT_OK; i++) {
+        const char *value = NULL;
+        int matched;
+        if (i > 0 && (matched = mha_option_value(argc, argv, &i, "--kv-heads", &value, err)) != 0) {
+            if (matched < 0 || mha_parse_size("--kv-heads", value, &o->kv_heads, err) != 0)
+                status = MHA_EXIT_USAGE;
+        } else if (i > 0 && (matched = mha_option_value(argc, argv, &i, "--impl", &value, err)) != 0) {
+            if (matched < 0)
+                status = MHA_EXIT_USAGE;
+            else if ((o->impl = mha_decode_impl_find(value)) == NULL) {
+                mha_cli_error(err, "--impl: unknown decode implementation '%s'", value);
+                status = MHA_EXIT_USAGE;
+            }
+        } else
+            rest[n++] = argv[i];
+    }
+    rest[n] = NULL;
+    if (status == MHA_EXIT_OK)
+        status = parse_forward_options(n, rest, &o->common, err);
+    free(rest);
+    if (status == MHA_EXIT_OK && o->common.causal) {
+        mha_cli_error(err, "decode: --causal: decoding is always causal; leave it out");
+        status = MHA_EXIT_USAGE;
+    }
+    if (o->kv_heads == 0)
+        o->kv_heads = o->common.heads;
+    return status;
+}
+static void decode_usage(FILE *out)
+{
+    fprintf(out,
+        "usage: mha decode DIR --heads H [--kv-heads K] [--impl naive|batched] [--no-weights]\n"
+        "Runs self-attention causally, one position at a time, through a KV cache.\n"
+        "Reads from DIR: query.npy (B,L,E); in_proj_weight.npy (E+2KD, E), which is\n"
+        "(3E, E) when K = H; optional in_proj_bias.npy (E+2KD); out_proj_weight.npy (E,E);\n"
+        "optional out_proj_bias.npy (E); optional key_padding_mask.npy (B,L) bool.\n"
+        "key.npy and value.npy are refused (decoding is self-attention); attn_mask.npy\n"
+        "is not read (the mask is causal).  D = E/H; K (default H) must divide H.\n"
+        "Writes DIR/out.npy (B,L,E) and, unless --no-weights, DIR/attn_weights.npy\n"
+        "(B,H,L,L): row t holds step t's weights, zero after position t.  The result\n"
+        "equals 'mha forward DIR --heads H --causal'.\n");
+}
+static int load_decode_inputs(const struct decode_options *o, struct forward_inputs *in,
+                              mha_shape *shape, FILE *err)
+{
+    const char *dir = o->common.dir;
+    int status;
+    const struct axis query_axes[] = {{"B", 0}, {"L", 0}, {"E", 0}};
+    if ((status = load_checked(dir, "query.npy", 1, WANT_FLOAT, &in->query,
+                               3, query_axes, err)) != MHA_EXIT_OK)
+        return status;
+    const size_t B = in->query.shape[0], L = in->query.shape[1], E = in->query.shape[2];
+    char path[PATH_SIZE];
+    for (int i = 0; i < 2; i++) {
+        join_path(path, dir, i ? "value.npy" : "key.npy");
+        if (access(path, F_OK) == 0) {
+            mha_cli_error(err, "%s: decoding is self-attention; remove it or use 'mha forward'",
+                          path);
+            return MHA_EXIT_FAILURE;
+        }
+    }
+    *shape = (mha_shape){B, L, L, E, o->common.heads};
+    mha_status checked = mha_shape_check(shape);
+    if (checked == MHA_OK && (o->kv_heads > o->common.heads || o->common.heads % o->kv_heads != 0))
+        checked = MHA_ERR_HEADS;
+    if (checked != MHA_OK) {
+        mha_cli_error(err, "%s: B=%zu L=%zu E=%zu --heads %zu --kv-heads %zu: %s", dir, B, L, E,
+                      o->common.heads, o->kv_heads, mha_status_message(checked));
+        return checked == MHA_ERR_HEADS ? MHA_EXIT_USAGE : MHA_EXIT_FAILURE;
+    }
+    const size_t F = E + 2 * o->kv_heads * (E / o->common.heads);
+    const struct axis padding_axes[] = {{"B", B}, {"L", L}};
+    if ((status = load_projections(dir, "E+2KD", F, E, in, err)) != MHA_EXIT_OK ||
+        (status = load_checked(dir, "key_padding_mask.npy", 0, WANT_BOOL, &in->key_padding_mask,
+                               2, padding_axes, err)) != MHA_EXIT_OK)
+        return status;
+    return MHA_EXIT_OK;
+}
+static int run_decode(const struct decode_options *o, const struct forward_inputs *in,
+                      const mha_shape *s, float *output, float *weights, FILE *err)
+{
+    const size_t B = s->batch, L = s->query_len, E = s->embed_dim, H = s->heads;
+    const mha_decoder dec = {E, H, o->kv_heads,
+                             {in->in_proj_weight.values, in->in_proj_bias.values,
+                              in->out_proj_weight.values, in->out_proj_bias.values}, 0, 0};
+    mha_kv_cache cache;
+    mha_status status = mha_kv_cache_init(&cache, B, o->kv_heads, L, E / H);
+    float *x = malloc(B * E * sizeof *x), *y = malloc(B * E * sizeof *y);
+    float *w = malloc(B * H * L * sizeof *w);
+    unsigned char *pad = malloc(B);
+    if (status == MHA_OK && (!x || !y || !w || !pad))
+        status = MHA_ERR_NOMEM;
+    for (size_t t = 0; status == MHA_OK && t < L; t++) {
+        for (size_t b = 0; b < B; b++) {
+            memcpy(x + b * E, in->query.values + (b * L + t) * E, E * sizeof *x);
+            pad[b] = in->key_padding_mask.flags ? in->key_padding_mask.flags[b * L + t] : 0;
+        }
+        status = o->impl->step(&dec, &cache, 1, x, pad, y, weights ? w : NULL);
+        for (size_t b = 0; status == MHA_OK && b < B; b++) {
+            memcpy(output + (b * L + t) * E, y + b * E, E * sizeof *y);
+            for (size_t h = 0; weights && h < H; h++)                 /* (B, H, 1, L) to row t */
+                memcpy(weights + ((b * H + h) * L + t) * L, w + (b * H + h) * L, L * sizeof *w);
+        }
+    }
+    free(x); free(y); free(w); free(pad);
+    mha_kv_cache_free(&cache);
+    if (status != MHA_OK) {
+        mha_cli_error(err, "decode: %s: %s", o->impl->name, mha_status_message(status));
+        return MHA_EXIT_FAILURE;
+    }
+    return MHA_EXIT_OK;
+}
+int mha_cmd_decode(int argc, char **argv, FILE *out, FILE *err)
+{
+    struct decode_options options;
+    int status = parse_decode_options(argc, argv, &options, err);
+    if (status != MHA_EXIT_OK || options.common.help) {
+        if (options.common.help)
+            decode_usage(out);
+        return status;
+    }
+    if ((status = check_directory(options.common.dir, err)) != MHA_EXIT_OK)
+        return status;
+    struct forward_inputs in;
+    memset(&in, 0, sizeof in);
+    mha_shape shape;
+    float *output = NULL, *weights = NULL;
+    status = load_decode_inputs(&options, &in, &shape, err);
+    if (status == MHA_EXIT_OK) {
+        const size_t B = shape.batch, L = shape.query_len;
+        output = malloc(B * L * shape.embed_dim * sizeof *output);
+        const int want_weights = options.common.want_weights;
+        if (want_weights)
+            weights = malloc(B * shape.heads * L * L * sizeof *weights);
+        if (output == NULL || (want_weights && weights == NULL)) {
+            mha_cli_error(err, "decode: out of memory for the results");
+            status = MHA_EXIT_FAILURE;
+        } else if ((status = run_decode(&options, &in, &shape, output, weights, err)) == MHA_EXIT_OK) {
+            char label[64];
+            snprintf(label, sizeof label, "decode (%s)", options.impl->name);
+            status = write_outputs(options.common.dir, label, want_weights, &shape, output,
+                                   weights, out, err);
+        }
+    }
+    free(output); free(weights);
+    free_forward_inputs(&in);
+    return status;
+}

@@ -1,0 +1,118 @@
+/* generated from chapters/20-command.nw; edit the book, not this file */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "layer_dir.h"
+
+static void forward_usage(FILE *out)
+{
+    fputs(
+"usage: mha forward DIR --heads H [--impl NAME] [--causal] [--no-weights]\n"
+"\n"
+"Runs torch.nn.MultiheadAttention(E, H, batch_first=True) in eval mode on the\n"
+"NumPy files in DIR.  Shapes: B batch, L query length, S key length, E width.\n"
+"\n"
+"  query.npy            (B, L, E)  required\n"
+"  key.npy              (B, S, E)  optional; without it key = query, S = L\n"
+"  value.npy            (B, S, E)  required with key.npy, refused without it\n"
+"  in_proj_weight.npy   (3E, E)    required: rows W^Q, then W^K, then W^V\n"
+"  in_proj_bias.npy     (3E)       optional; absent means no bias\n"
+"  out_proj_weight.npy  (E, E)     required\n"
+"  out_proj_bias.npy    (E)        optional; absent means no bias\n"
+"  attn_mask.npy        (L, S)     optional: bool, True = blocked, or float,\n"
+"                                  added to the scores\n"
+"  key_padding_mask.npy (B, S)     optional: bool, True = padding\n"
+"\n"
+"Inputs may be float32 or float64; masks bool or uint8.  Writes, as float32,\n"
+"  out.npy              (B, L, E)\n"
+"  attn_weights.npy     (B, H, L, S)  per head, unless --no-weights\n"
+"replacing them only if the whole computation succeeds.\n"
+"\n"
+"Options:\n"
+"  --heads H      number of heads, a divisor of E (required)\n", out);
+    fputs("  --impl NAME    implementation:", out);
+    for (size_t i = 0; i < mha_impl_count; i++)
+        fprintf(out, " %s", mha_impls[i].name);
+    fprintf(out, " (default %s)\n", mha_impls[0].name);
+    fputs(
+"  --causal       block key j > query i, as is_causal=True\n"
+"  --no-weights   do not write attn_weights.npy\n"
+"  --help         this text\n", out);
+}
+static int compute_forward(const struct forward_options *o, const struct forward_inputs *in,
+                           const mha_shape *shape, float **output, float **weights,
+                           FILE *err)
+{
+    const size_t output_count = in->query.count;                           /* B L E */
+    const size_t weight_count = shape->batch * shape->heads *
+                                shape->query_len * shape->key_len;         /* B H L S */
+    *output = malloc(output_count * sizeof **output);
+    if (o->want_weights)
+        *weights = malloc(weight_count * sizeof **weights);
+    if (*output == NULL || (o->want_weights && *weights == NULL)) {
+        mha_cli_error(err, "forward: out of memory for the results (%zu floats)",
+                      output_count + (o->want_weights ? weight_count : 0));
+        return MHA_EXIT_FAILURE;
+    }
+    const mha_params params = {in->in_proj_weight.values, in->in_proj_bias.values,
+                               in->out_proj_weight.values, in->out_proj_bias.values};
+    const mha_mask mask = {o->causal, in->attn_mask.flags, in->attn_mask.values,
+                           in->key_padding_mask.flags};
+    const int masked = o->causal || is_loaded(&in->attn_mask) || is_loaded(&in->key_padding_mask);
+    const mha_status status = o->impl->forward(shape, &params, in->query.values,
+                                               in->key.values, in->value.values,
+                                               masked ? &mask : NULL, *output, *weights);
+    if (status != MHA_OK) {
+        mha_cli_error(err, "forward: %s: %s", o->impl->name, mha_status_message(status));
+        return MHA_EXIT_FAILURE;
+    }
+    return MHA_EXIT_OK;
+}
+int mha_cmd_forward(int argc, char **argv, FILE *out, FILE *err)
+{
+    struct forward_options options;
+    int status = parse_forward_options(argc, argv, &options, err);
+    if (status != MHA_EXIT_OK)
+        return status;
+    if (options.help) {
+        forward_usage(out);
+        return MHA_EXIT_OK;
+    }
+    if ((status = check_directory(options.dir, err)) != MHA_EXIT_OK)
+        return status;
+    struct forward_inputs in;
+    memset(&in, 0, sizeof in);
+    mha_shape shape;
+    float *output = NULL, *weights = NULL;
+    status = load_forward_inputs(&options, &in, &shape, err);
+    if (status == MHA_EXIT_OK) {
+        const mha_npy *const arrays[] = {&in.query, &in.key, &in.value, &in.in_proj_weight,
+                                         &in.in_proj_bias, &in.out_proj_weight,
+                                         &in.out_proj_bias, &in.attn_mask};
+        static const char *const names[] = {"query.npy", "key.npy", "value.npy",
+            "in_proj_weight.npy", "in_proj_bias.npy", "out_proj_weight.npy",
+            "out_proj_bias.npy", "attn_mask.npy"};
+        for (size_t i = 0; status == MHA_EXIT_OK && i < sizeof names / sizeof names[0]; i++) {
+            const int is_mask = arrays[i] == &in.attn_mask;
+            const size_t bad = arrays[i]->values == NULL ? 0
+                             : mha_first_nonfinite(arrays[i]->values, arrays[i]->count, is_mask);
+            if (arrays[i]->values != NULL && bad < arrays[i]->count) {
+                mha_cli_error(err, "%s/%s: not finite at index %zu%s", options.dir, names[i], bad,
+                              is_mask ? " (a float mask may hold -inf, but not NaN or +inf)" : "");
+                status = MHA_EXIT_FAILURE;
+            }
+        }
+    }
+    if (status == MHA_EXIT_OK)
+        status = compute_forward(&options, &in, &shape, &output, &weights, err);
+    if (status == MHA_EXIT_OK) {
+        char label[64];
+        snprintf(label, sizeof label, "forward (%s)", options.impl->name);
+        status = write_outputs(options.dir, label, options.want_weights, &shape,
+                               output, weights, out, err);
+    }
+    free(output);
+    free(weights);
+    free_forward_inputs(&in);
+    return status;
+}

@@ -1,0 +1,155 @@
+/* generated from chapters/09-backward.nw; edit the book, not this file */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include "check.h"
+#include "cli.h"
+#include "npy.h"
+#include "oracle.h"
+
+static double loss(const mha_case *c, const mha_mask *mask, const float *grad_out)
+{
+    const size_t n = c->shape.batch * c->shape.query_len * c->shape.embed_dim;
+    double *y = malloc(n * sizeof *y), sum = 0.0;
+    cr_assert_eq(mha_forward_reference(&c->shape, &c->params, c->query, c->key, c->value,
+                                       mask, y, NULL), MHA_OK);
+    for (size_t i = 0; i < n; i++)
+        sum += y[i] * grad_out[i];
+    free(y);
+    return sum;
+}
+
+/* Compare analytic gradient g (n) of the values x (n) with central differences. */
+static void check_gradient(const char *what, mha_case *c, const mha_mask *mask,
+                           const float *grad_out, float *x, const float *g, size_t n)
+{
+    double worst = 0.0, scale = 1.0;
+    for (size_t i = 0; i < n; i++) {
+        const float keep = x[i];
+        x[i] = keep + 0x1p-9f;
+        const double up = loss(c, mask, grad_out), step_up = (double)x[i] - keep;
+        x[i] = keep - 0x1p-9f;
+        const double down = loss(c, mask, grad_out), step_down = keep - (double)x[i];
+        x[i] = keep;
+        const double fd = (up - down) / (step_up + step_down);
+        scale = fmax(scale, fabs(fd));
+        const double e = fabs(fd - g[i]);
+        worst = (e > worst || isnan(e)) ? e : worst;
+    }
+    cr_expect(worst <= 2e-4 * scale, "%s: worst difference %.3g from finite differences",
+              what, worst);
+}
+static void check_all_gradients(mha_case *c, const mha_mask *mask, uint64_t seed)
+{
+    const mha_shape *s = &c->shape;
+    const size_t B = s->batch, L = s->query_len, S = s->key_len, E = s->embed_dim;
+    rng r = rng_seeded(seed);
+    float *gy = random_floats(&r, B * L * E, -1, 1);
+    float *gq = calloc(B * L * E, sizeof *gq), *gk = calloc(B * S * E, sizeof *gk),
+          *gv = calloc(B * S * E, sizeof *gv), *gw = calloc(3 * E * E, sizeof *gw),
+          *gb = calloc(3 * E, sizeof *gb), *gow = calloc(E * E, sizeof *gow),
+          *gob = calloc(E, sizeof *gob);
+    const mha_grads grads = {gq, gk, gv, gw, c->in_b ? gb : NULL, gow, c->out_b ? gob : NULL};
+    cr_assert_eq(mha_backward_naive(s, &c->params, c->query, c->key, c->value, mask, gy,
+                                    &grads), MHA_OK);
+    check_gradient("query", c, mask, gy, c->query, gq, B * L * E);
+    if (c->key) check_gradient("key", c, mask, gy, c->key, gk, B * S * E);
+    if (c->value) check_gradient("value", c, mask, gy, c->value, gv, B * S * E);
+    check_gradient("in_proj_weight", c, mask, gy, c->in_w, gw, 3 * E * E);
+    check_gradient("out_proj_weight", c, mask, gy, c->out_w, gow, E * E);
+    if (c->in_b) check_gradient("in_proj_bias", c, mask, gy, c->in_b, gb, 3 * E);
+    if (c->out_b) check_gradient("out_proj_bias", c, mask, gy, c->out_b, gob, E);
+    free(gy); free(gq); free(gk); free(gv); free(gw); free(gb); free(gow); free(gob);
+}
+Test(backward, gradients_match_finite_differences) {
+    const struct { mha_shape s; int flags; } cases[] = {
+        {{2, 3, 3, 4, 2}, CASE_SELF},
+        {{1, 3, 4, 6, 3}, CASE_CROSS},
+        {{2, 2, 3, 4, 1}, CASE_SHARED_KV | CASE_NO_BIAS},
+        {{1, 1, 5, 5, 5}, CASE_CROSS},
+    };
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        mha_case c = case_random(cases[t].s, 1400 + t, cases[t].flags);
+        check_all_gradients(&c, NULL, 1410 + t);
+        case_free(&c);
+    }
+}
+Test(backward, gradients_with_masks) {
+    mha_case c = case_random((mha_shape){2, 3, 3, 4, 2}, 1420, CASE_SELF);
+    const unsigned char pad[2 * 3] = {0, 0, 1, 1, 0, 0};
+    const unsigned char blocked[3 * 3] = {1, 1, 1, 0, 0, 1, 0, 0, 0};   /* row 0: all */
+    const float fm[3 * 3] = {0.5f, -1, 0, 2, 0, -0.5f, 0, 1, -2};
+    const mha_mask masks[4] = {{.causal = 1}, {.key_padding_mask = pad},
+                               {.attn_mask_float = fm}, {1, blocked, fm, pad}};
+    for (int m = 0; m < 4; m++)
+        check_all_gradients(&c, &masks[m], 1430 + m);
+    case_free(&c);
+}
+Test(backward, command_matches_pytorch_autograd) {
+    static const struct { const char *name, *heads; int causal; } cases[] = {
+        {"self_attention", "2", 0}, {"cross_attention", "4", 0}, {"no_bias", "3", 0},
+        {"combined_masks", "4", 0}, {"float_mask", "2", 0}, {"causal_mask", "2", 1},
+    };
+    const char *files[] = {"grad_query", "grad_key", "grad_value", "grad_in_proj_weight",
+                           "grad_in_proj_bias", "grad_out_proj_weight", "grad_out_proj_bias"};
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        char dir[] = "/tmp/mha-backward-XXXXXX", cmd[600], path[600];
+        cr_assert_not_null(mkdtemp(dir));
+        snprintf(cmd, sizeof cmd, "cp golden/%s/*.npy %s && rm -f %s/expected_*",
+                 cases[t].name, dir, dir);
+        cr_assert_eq(system(cmd), 0, "%s", cmd);
+        snprintf(path, sizeof path, "%s/attn_mask.npy", dir);
+        if (cases[t].causal)                      /* --causal instead of the mask file */
+            cr_assert_eq(remove(path), 0);
+        struct cli_result r = run_mha("backward", dir, "--heads", cases[t].heads,
+                                      cases[t].causal ? "--causal" : NULL, NULL);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        free_result(&r);
+        for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+            snprintf(path, sizeof path, "golden/%s/expected_%s.npy", cases[t].name, files[f]);
+            const int expected = access(path, F_OK) == 0;
+            size_t n_want, n_got;
+            char got_path[600];
+            snprintf(got_path, sizeof got_path, "%s/%s.npy", dir, files[f]);
+            cr_expect_eq(access(got_path, F_OK) == 0, expected, "%s: %s written: %d, expected: %d",
+                         cases[t].name, files[f], access(got_path, F_OK) == 0, expected);
+            if (!expected)
+                continue;
+            float *want = read_npy_floats(path, &n_want), *got = read_npy_floats(got_path, &n_got);
+            cr_assert_eq(n_want, n_got, "%s %s", cases[t].name, files[f]);
+            double scale = 1.0;
+            for (size_t i = 0; i < n_want; i++)
+                scale = fmax(scale, fabs((double)want[i]));
+            for (size_t i = 0; i < n_want; i++)
+                cr_expect(fabs((double)got[i] - want[i]) <= 1e-5 * scale, "%s %s[%zu]: %g vs %g",
+                          cases[t].name, files[f], i, (double)got[i], (double)want[i]);
+            free(want); free(got);
+        }
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        cr_expect_eq(system(cmd), 0);
+    }
+}
+Test(backward, command_refuses_bad_input) {
+    char dir[] = "/tmp/mha-backward-XXXXXX", cmd[600];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "cp golden/self_attention/*.npy %s && rm -f %s/expected_* "
+             "%s/grad_out.npy", dir, dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    struct cli_result r = run_mha("backward", dir, "--heads", "2", NULL);
+    cr_expect(r.status != 0 && strncmp(r.err, "mha: ", 5) == 0 && strstr(r.err, "grad_out.npy"),
+              "%s", r.err);
+    free_result(&r);
+    snprintf(cmd, sizeof cmd, "cp %s/in_proj_bias.npy %s/grad_out.npy", dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    r = run_mha("backward", dir, "--heads", "2", NULL);
+    cr_expect(r.status != 0 && strstr(r.err, "grad_out.npy") && strstr(r.err, "(B, L, E)"),
+              "%s", r.err);
+    free_result(&r);
+    r = run_mha("backward", dir, "--heads", "2", "--impl", "naive", NULL);
+    cr_expect(r.status == 2 && strstr(r.err, "--impl"), "%s", r.err);
+    free_result(&r);
+    snprintf(cmd, sizeof cmd, "test ! -e %s/grad_query.npy; s=$?; rm -rf %s; exit $s", dir, dir);
+    cr_expect_eq(system(cmd), 0, "a refused backward left files behind");
+}

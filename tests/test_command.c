@@ -1,0 +1,702 @@
+/* generated from chapters/20-command.nw; edit the book, not this file */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include "check.h"
+#include "cli.h"
+#include "npy.h"
+
+static char *make_temp_dir(void)
+{
+    char template[] = "/tmp/mha-test-XXXXXX";
+    cr_assert_not_null(mkdtemp(template), "mkdtemp: %s", strerror(errno));
+    char *dir = strdup(template);
+    cr_assert_not_null(dir);
+    return dir;
+}
+
+static void remove_dir(char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *entry;
+    char path[4096];
+    while (d != NULL && (entry = readdir(d)) != NULL)
+        if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) {
+            snprintf(path, sizeof path, "%s/%s", dir, entry->d_name);
+            remove(path);
+        }
+    if (d != NULL)
+        closedir(d);
+    rmdir(dir);
+    free(dir);
+}
+static char *path_in(const char *dir, const char *name)
+{
+    static char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return path;
+}
+
+static char *slurp(const char *path, size_t *size)   /* files of under 1 MiB */
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+    char *bytes = malloc(1 << 20);
+    cr_assert_not_null(bytes);
+    *size = fread(bytes, 1, (1 << 20) - 1, f);
+    bytes[*size] = '\0';
+    fclose(f);
+    return bytes;
+}
+
+static void write_bytes(const char *dir, const char *name, const void *bytes, size_t n)
+{
+    FILE *f = fopen(path_in(dir, name), "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(bytes, 1, n, f), n);
+    cr_assert_eq(fclose(f), 0);
+}
+
+static void write_npy_raw(const char *dir, const char *name, int major, const char *header,
+                          const void *data, size_t data_bytes)
+{
+    unsigned char file[4096];
+    const size_t h = strlen(header), width = major == 1 ? 2 : 4;
+    cr_assert(12 + h + data_bytes <= sizeof file);
+    memcpy(file, "\x93NUMPY", 6);
+    file[6] = (unsigned char)major;
+    file[7] = 0;
+    for (size_t i = 0; i < width; i++)
+        file[8 + i] = (unsigned char)(h >> (8 * i));
+    memcpy(file + 8 + width, header, h);
+    if (data_bytes > 0)
+        memcpy(file + 8 + width + h, data, data_bytes);
+    write_bytes(dir, name, file, 8 + width + h + data_bytes);
+}
+
+#define HEADER(descr, order, shape) \
+    "{'descr': '" descr "', 'fortran_order': " order ", 'shape': " shape ", }"
+static void write_floats(const char *dir, const char *name, const float *values,
+                         size_t rank, const size_t *shape)
+{
+    char message[256];
+    cr_assert_eq(mha_npy_write(path_in(dir, name), values, rank, shape,
+                               message, sizeof message), MHA_OK, "%s", message);
+}
+
+static void write_random(const char *dir, const char *name, uint64_t seed,
+                         size_t rank, const size_t *shape)
+{
+    size_t count = 1;
+    for (size_t i = 0; i < rank; i++)
+        count *= shape[i];
+    rng r = rng_seeded(seed);
+    float *values = random_floats(&r, count, -1, 1);
+    write_floats(dir, name, values, rank, shape);
+    free(values);
+}
+static void expect_one_error_line(const struct cli_result *r, const char *culprit)
+{
+    const char *nl = strchr(r->err, '\n');
+    cr_expect_neq(r->status, 0, "exit status 0 for a bad input; stderr: %s", r->err);
+    cr_expect(strncmp(r->err, "mha: ", 5) == 0, "stderr does not start with 'mha: ': '%s'",
+              r->err);
+    cr_expect(nl != NULL && nl[1] == '\0', "stderr is not exactly one line: '%s'", r->err);
+    cr_expect(strstr(r->err, culprit) != NULL, "stderr does not name '%s': '%s'",
+              culprit, r->err);
+}
+static int no_dots(const struct dirent *e)
+{
+    return strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+}
+
+static char *dir_state(const char *dir)
+{
+    struct dirent **entries;
+    int n = scandir(dir, &entries, no_dots, alphasort);
+    cr_assert(n >= 0);
+    char *state = calloc((size_t)n + 1, 128);
+    cr_assert_not_null(state);
+    for (int i = 0; i < n; i++) {
+        size_t size;
+        char *bytes = slurp(path_in(dir, entries[i]->d_name), &size);
+        uint64_t hash = 14695981039346656037ull;            /* FNV-1a */
+        for (size_t k = 0; k < size; k++)
+            hash = (hash ^ (unsigned char)bytes[k]) * 1099511628211ull;
+        snprintf(state + strlen(state), 128, "%.60s %zu %016llx\n", entries[i]->d_name, size,
+                 (unsigned long long)hash);
+        free(bytes);
+        free(entries[i]);
+    }
+    free(entries);
+    return state;
+}
+static void expect_refused(const char *dir, const char *culprit, int argc, char **argv)
+{
+    char *before = dir_state(dir);
+    struct cli_result r = run_argv(argc, argv);
+    expect_one_error_line(&r, culprit);
+    char *after = dir_state(dir);
+    cr_expect_str_eq(after, before, "the directory changed");
+    free(before);
+    free(after);
+    free_result(&r);
+}
+
+#define REFUSED(dir, culprit, ...)                                              \
+    do {                                                                         \
+        char *argv_[] = {"mha", __VA_ARGS__, NULL};                              \
+        expect_refused(dir, culprit, (int)(sizeof argv_ / sizeof argv_[0]) - 1, argv_); \
+    } while (0)
+static char *make_good_case(void)
+{
+    char *dir = make_temp_dir();
+    write_random(dir, "query.npy", 1, 3, (const size_t[]){1, 3, 4});
+    write_random(dir, "in_proj_weight.npy", 2, 2, (const size_t[]){12, 4});
+    write_random(dir, "out_proj_weight.npy", 3, 2, (const size_t[]){4, 4});
+    return dir;
+}
+static double *load_expected(const char *path, mha_npy *array)
+{
+    char message[256];
+    cr_assert_eq(mha_npy_read(path, array, message, sizeof message), MHA_OK, "%s: %s",
+                 path, message);
+    double *want = malloc(array->count * sizeof *want);
+    cr_assert_not_null(want);
+    for (size_t i = 0; i < array->count; i++)
+        want[i] = array->values[i];
+    return want;
+}
+
+static void copy_file(const char *from, const char *to_dir, const char *name)
+{
+    size_t size;
+    char *bytes = slurp(from, &size);
+    write_bytes(to_dir, name, bytes, size);
+    free(bytes);
+}
+static void compare_result(const char *what, const char *got_path, const char *want_path)
+{
+    mha_npy got, want_array;
+    char message[256];
+    double *want = load_expected(want_path, &want_array);
+    cr_assert_eq(mha_npy_read(got_path, &got, message, sizeof message), MHA_OK,
+                 "%s: %s: %s", what, got_path, message);
+    cr_expect_eq(got.rank, want_array.rank, "%s: rank", what);
+    cr_expect_arr_eq(got.shape, want_array.shape, want_array.rank * sizeof got.shape[0],
+                     "%s: shape", what);
+    if (got.count == want_array.count) {
+        const double scale = fmax(1.0, max_abs_value(want, want_array.count));
+        expect_close(what, got.values, want, got.count, 1e-5 * scale);
+    }
+    free(want);
+    mha_npy_free(&got);
+    mha_npy_free(&want_array);
+}
+static void run_golden(const char *name, const char *skip_input, const char *extra_option)
+{
+    char golden[256], expected[300], what[300];
+    snprintf(golden, sizeof golden, "golden/%s", name);
+    snprintf(expected, sizeof expected, "%s/expected_attn_weights.npy", golden);
+    mha_npy weights;
+    free(load_expected(expected, &weights));
+    char heads[32];
+    snprintf(heads, sizeof heads, "%zu", weights.shape[1]);
+    mha_npy_free(&weights);
+    for (size_t impl = 0; impl < mha_impl_count; impl++)
+        for (int with_weights = 1; with_weights >= 0; with_weights--) {
+            char *dir = make_temp_dir();
+            DIR *d = opendir(golden);
+            cr_assert_not_null(d, "%s: %s", golden, strerror(errno));
+            struct dirent *entry;
+            while ((entry = readdir(d)) != NULL) {
+                char from[600];
+                if (entry->d_name[0] == '.' || strncmp(entry->d_name, "expected_", 9) == 0 ||
+                    (skip_input != NULL && strcmp(entry->d_name, skip_input) == 0))
+                    continue;
+                snprintf(from, sizeof from, "%s/%s", golden, entry->d_name);
+                copy_file(from, dir, entry->d_name);
+            }
+            closedir(d);
+            char *argv[10] = {"mha", "forward", dir, "--heads", heads, "--impl",
+                              (char *)mha_impls[impl].name};
+            int argc = 7;
+            if (!with_weights)
+                argv[argc++] = "--no-weights";
+            if (extra_option != NULL)
+                argv[argc++] = (char *)extra_option;
+            struct cli_result r = run_argv(argc, argv);
+            cr_expect_eq(r.status, 0, "%s, %s: %s", name, mha_impls[impl].name, r.err);
+            snprintf(what, sizeof what, "%s/%s out", name, mha_impls[impl].name);
+            snprintf(expected, sizeof expected, "%s/expected_out.npy", golden);
+            compare_result(what, path_in(dir, "out.npy"), expected);
+            if (with_weights) {
+                snprintf(what, sizeof what, "%s/%s attn_weights", name, mha_impls[impl].name);
+                snprintf(expected, sizeof expected, "%s/expected_attn_weights.npy", golden);
+                compare_result(what, path_in(dir, "attn_weights.npy"), expected);
+            } else
+                cr_expect_eq(access(path_in(dir, "attn_weights.npy"), F_OK), -1);
+            free_result(&r);
+            remove_dir(dir);
+        }
+}
+Test(npy, round_trip_every_rank) {
+    char *dir = make_temp_dir(), message[256];
+    const size_t shape[MHA_NPY_MAX_RANK] = {2, 1, 3, 1, 2, 1, 1, 2};
+    float values[48];
+    for (size_t i = 0; i < 48; i++)
+        values[i] = (float)i * 0.37f - 5.0f;
+    values[1] = -INFINITY;
+    values[2] = NAN;
+    for (size_t rank = 0; rank <= MHA_NPY_MAX_RANK; rank++) {
+        mha_npy a;
+        size_t count = 1;
+        for (size_t i = 0; i < rank; i++)
+            count *= shape[i];
+        write_floats(dir, "x.npy", values, rank, shape);
+        cr_assert_eq(mha_npy_read(path_in(dir, "x.npy"), &a, message, sizeof message),
+                     MHA_OK, "rank %zu: %s", rank, message);
+        cr_expect_eq(a.kind, MHA_NPY_FLOAT);
+        cr_expect_str_eq(a.dtype, "<f4");
+        cr_expect_eq(a.rank, rank);
+        cr_expect_eq(a.count, count);
+        cr_expect_arr_eq(a.shape, shape, rank * sizeof shape[0]);
+        for (size_t i = 0; i < count; i++)
+            cr_expect(isnan(values[i]) ? isnan(a.values[i]) : a.values[i] == values[i],
+                      "rank %zu, element %zu", rank, i);
+        mha_npy_free(&a);
+    }
+    remove_dir(dir);
+}
+Test(npy, writer_matches_numpy_byte_for_byte) {
+    char *dir = make_temp_dir(), message[256];
+    const char *numpy_file = "golden/self_attention/in_proj_weight.npy";
+    mha_npy a;
+    cr_assert_eq(mha_npy_read(numpy_file, &a, message, sizeof message), MHA_OK, "%s", message);
+    write_floats(dir, "copy.npy", a.values, a.rank, a.shape);
+    size_t n1, n2;
+    char *original = slurp(numpy_file, &n1), *copy = slurp(path_in(dir, "copy.npy"), &n2);
+    cr_expect_eq(n1, n2);
+    cr_expect_eq(memcmp(original, copy, n1 < n2 ? n1 : n2), 0, "bytes differ");
+    cr_expect_eq(n1 % 64, (n1 - 4 * a.count) % 64, "data starts at a multiple of 64");
+    free(original);
+    free(copy);
+    mha_npy_free(&a);
+    remove_dir(dir);
+}
+Test(npy, header_variants) {
+    static const struct { int major; const char *header; size_t rank, d0, d1; } cases[] = {
+        {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", 2, 2, 3},
+        {1, "{'shape': (2, 3), 'fortran_order': False, 'descr': '<f4'}", 2, 2, 3},
+        {1, "{\"descr\":\"<f4\",\"fortran_order\":False,\"shape\":(6,)}\n", 1, 6, 0},
+        {1, "  {  'descr' : '<f4' ,\n 'fortran_order' : False , 'shape' : ( 2 , 3 , ) , }   \n",
+         2, 2, 3},
+        {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (6)}", 1, 6, 0},
+        {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2L, 3L), }", 2, 2, 3},
+        {2, "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }", 2, 3, 2},
+        {3, "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 6), }", 2, 1, 6},
+    };
+    const float data[6] = {1, 2, 3, 4, 5, 6};
+    char *dir = make_temp_dir(), message[256];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mha_npy a;
+        write_npy_raw(dir, "x.npy", cases[i].major, cases[i].header, data, sizeof data);
+        cr_expect_eq(mha_npy_read(path_in(dir, "x.npy"), &a, message, sizeof message),
+                     MHA_OK, "case %zu: %s", i, message);
+        cr_expect_eq(a.rank, cases[i].rank, "case %zu", i);
+        cr_expect_eq(a.shape[0], cases[i].d0, "case %zu", i);
+        if (cases[i].rank == 2)
+            cr_expect_eq(a.shape[1], cases[i].d1, "case %zu", i);
+        cr_expect(a.values != NULL && a.values[5] == 6.0f, "case %zu", i);
+        mha_npy_free(&a);
+    }
+    remove_dir(dir);
+}
+Test(npy, float64_scalars_and_booleans) {
+    char *dir = make_temp_dir(), message[256];
+    const double wide[4] = {1.5, -2.25, 1e300, -1e300};
+    const float half = 0.5f;
+    const unsigned char bytes[4] = {0, 1, 255, 0};
+    mha_npy a;
+    write_npy_raw(dir, "d.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }",
+                  wide, sizeof wide);
+    cr_assert_eq(mha_npy_read(path_in(dir, "d.npy"), &a, message, sizeof message), MHA_OK,
+                 "%s", message);
+    cr_expect_str_eq(a.dtype, "<f8");
+    cr_expect(a.values[0] == 1.5f && a.values[1] == -2.25f);
+    cr_expect(isinf(a.values[2]) && a.values[2] > 0 && isinf(a.values[3]) && a.values[3] < 0);
+    mha_npy_free(&a);
+    write_npy_raw(dir, "s.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (), }",
+                  &half, sizeof half);
+    cr_assert_eq(mha_npy_read(path_in(dir, "s.npy"), &a, message, sizeof message), MHA_OK);
+    cr_expect(a.rank == 0 && a.count == 1 && a.values[0] == 0.5f);
+    mha_npy_free(&a);
+    for (int u = 0; u < 2; u++) {
+        write_npy_raw(dir, "b.npy", 1, u ? HEADER("|u1", "False", "(2, 2)")
+                                         : HEADER("|b1", "False", "(2, 2)"),
+                      bytes, sizeof bytes);
+        cr_assert_eq(mha_npy_read(path_in(dir, "b.npy"), &a, message, sizeof message), MHA_OK);
+        cr_expect(a.kind == MHA_NPY_BOOL && a.values == NULL);
+        cr_expect(a.flags[0] == 0 && a.flags[1] == 1 && a.flags[2] == 1 && a.flags[3] == 0);
+        mha_npy_free(&a);
+    }
+    remove_dir(dir);
+}
+struct broken_npy {
+    const char *raw;            /* if not NULL: the whole file, raw_size bytes */
+    size_t raw_size;
+    int major;                  /* else: a file built by write_npy_raw */
+    const char *header;
+    size_t data_bytes;
+    mha_status status;
+    const char *message;
+};
+static const struct broken_npy broken_files[] = {
+    {NULL, 0, 1, HEADER("<f4", "False", "(4, 6)"), 22, MHA_ERR_FORMAT,
+     "truncated: header says 24 values (96 bytes), file holds 5 (22 bytes)"},
+    {NULL, 0, 1, HEADER("<f4", "False", "(2, 3)"), 26, MHA_ERR_FORMAT,
+     "2 bytes of unexpected data after the 6 values"},
+    {"", 0, 0, NULL, 0, MHA_ERR_FORMAT, "empty file"},
+    {"hello, world\n", 13, 0, NULL, 0, MHA_ERR_FORMAT, "not a .npy file"},
+    {"\x93NUM", 4, 0, NULL, 0, MHA_ERR_FORMAT, "not a .npy file"},
+    {"\x93NUMPY\x01", 7, 0, NULL, 0, MHA_ERR_FORMAT, "inside the format version"},
+    {"\x93NUMPY\x01\x00\x10", 9, 0, NULL, 0, MHA_ERR_FORMAT, "inside the header length"},
+    {"\x93NUMPY\x01\x00\x00\x10{}", 12, 0, NULL, 0, MHA_ERR_FORMAT,
+     "header length says 4096 bytes, the file holds 2"},
+    {"\x93NUMPY\x04\x00\x02\x00{}", 12, 0, NULL, 0, MHA_ERR_FORMAT, "version 4.0"},
+    {"\x93NUMPY\x01\x01\x02\x00{}", 12, 0, NULL, 0, MHA_ERR_FORMAT, "version 1.1"},
+    {NULL, 0, 1, "[1, 2, 3]", 0, MHA_ERR_FORMAT, "expected '{'"},
+    {NULL, 0, 1, "{'descr': '<f4', 'fortran_order': False}", 0, MHA_ERR_FORMAT,
+     "lacks 'shape'"},
+    {NULL, 0, 1, "{}", 0, MHA_ERR_FORMAT, "lacks 'descr'"},
+    {NULL, 0, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'extra': 1}", 4,
+     MHA_ERR_FORMAT, "unknown key 'extra'"},
+    {NULL, 0, 1, "{'shape': (1,), 'descr': '<f4', 'fortran_order': False, 'shape': (1,)}", 4,
+     MHA_ERR_FORMAT, "'shape' appears twice"},
+    {NULL, 0, 1, HEADER("<f4", "True", "(2, 3)"), 24, MHA_ERR_FORMAT, "fortran_order is True"},
+    {NULL, 0, 1, HEADER("<f4", "Nope", "(2, 3)"), 24, MHA_ERR_FORMAT, "True or False"},
+    {NULL, 0, 1, HEADER(">f4", "False", "(2, 3)"), 24, MHA_ERR_FORMAT, "element type '>f4'"},
+    {NULL, 0, 1, HEADER("<i4", "False", "(2, 3)"), 24, MHA_ERR_FORMAT, "element type '<i4'"},
+    {NULL, 0, 1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,)}", 4,
+     MHA_ERR_FORMAT, "expected a quoted string"},
+    {NULL, 0, 1, "{'descr' '<f4', 'fortran_order': False, 'shape': (1,)}", 4,
+     MHA_ERR_FORMAT, "expected ':' after the key 'descr'"},
+    {NULL, 0, 1, "{'descr': '<f4", 0, MHA_ERR_FORMAT, "unterminated string"},
+    {NULL, 0, 1, "{'descr': '<\\f4'}", 0, MHA_ERR_FORMAT, "escapes"},
+    {NULL, 0, 1, "{'descr': '<f4'", 0, MHA_ERR_FORMAT, "expected ',' or '}'"},
+    {NULL, 0, 1, HEADER("<f4", "False", "(2, 3)") " x", 24, MHA_ERR_FORMAT,
+     "after the closing"},
+    {NULL, 0, 1, HEADER("<f4", "False", "(2, -3)"), 24, MHA_ERR_FORMAT, "expected a dimension"},
+    {NULL, 0, 1, HEADER("<f4", "False", "(2 3)"), 24, MHA_ERR_FORMAT, "expected ',' or ')'"},
+    {NULL, 0, 1, HEADER("<f4", "False", "[2, 3]"), 24, MHA_ERR_FORMAT, "expected '('"},
+    {NULL, 0, 1, HEADER("<f4", "False", "(1, 1, 1, 1, 1, 1, 1, 1, 1)"), 4, MHA_ERR_FORMAT,
+     "more than 8 dimensions"},
+    {NULL, 0, 1, HEADER("<f4", "False", "(99999999999999999999999,)"), 4, MHA_ERR_OVERFLOW,
+     "dimension 1 of the shape does not fit"},
+    {NULL, 0, 1, HEADER("<f4", "False", "(4294967296, 4294967296, 4294967296)"), 4,
+     MHA_ERR_OVERFLOW, "element count overflows"},
+    {NULL, 0, 1, HEADER("<f8", "False", "(4611686018427387904,)"), 8, MHA_ERR_OVERFLOW,
+     "byte count overflows"},
+};
+Test(npy, every_broken_file_is_refused_with_its_reason) {
+    char *dir = make_temp_dir(), message[256];
+    unsigned char data[64] = {0};
+    for (size_t i = 0; i < sizeof broken_files / sizeof broken_files[0]; i++) {
+        const struct broken_npy *b = &broken_files[i];
+        if (b->raw != NULL)
+            write_bytes(dir, "bad.npy", b->raw, b->raw_size);
+        else
+            write_npy_raw(dir, "bad.npy", b->major, b->header, data, b->data_bytes);
+        mha_npy a;
+        mha_status status = mha_npy_read(path_in(dir, "bad.npy"), &a, message, sizeof message);
+        cr_expect_eq(status, b->status, "case %zu: status %d, message '%s'",
+                     i, status, message);
+        cr_expect(strstr(message, b->message) != NULL,
+                  "case %zu: message '%s' lacks '%s'", i, message, b->message);
+        cr_expect(a.values == NULL && a.flags == NULL, "case %zu: array not empty", i);
+        cr_expect(strchr(message, '\n') == NULL, "case %zu: message has a newline", i);
+    }
+    remove_dir(dir);
+}
+Test(npy, io_errors_and_writer_refusals) {
+    char *dir = make_temp_dir(), message[256];
+    mha_npy a;
+    cr_expect_eq(mha_npy_read(path_in(dir, "absent.npy"), &a, message, sizeof message),
+                 MHA_ERR_IO);
+    cr_expect(strstr(message, "cannot open") != NULL, "%s", message);
+    cr_expect_eq(mha_npy_read(dir, &a, message, sizeof message), MHA_ERR_IO);
+    cr_expect(strstr(message, "not a regular file") != NULL, "%s", message);
+    cr_expect_eq(mha_npy_read(path_in(dir, "absent.npy"), &a, NULL, 0), MHA_ERR_IO);
+    const float x[1] = {1};
+    const size_t nine[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1}, huge[2] = {SIZE_MAX / 2, 4};
+    cr_expect_eq(mha_npy_write(path_in(dir, "x.npy"), x, 9, nine, message, sizeof message),
+                 MHA_ERR_ARG);
+    cr_expect_eq(mha_npy_write(path_in(dir, "x.npy"), x, 2, huge, message, sizeof message),
+                 MHA_ERR_OVERFLOW);
+    cr_expect_eq(mha_npy_write("/nonexistent/dir/x.npy", x, 1, nine, message, sizeof message),
+                 MHA_ERR_IO);
+    cr_expect(strstr(message, "cannot create") != NULL, "%s", message);
+    cr_expect_eq(access(path_in(dir, "x.npy"), F_OK), -1, "nothing written");
+    remove_dir(dir);
+}
+
+Test(npy, shape_text) {
+    char text[32];
+    const size_t shape[3] = {2, 3, 40};
+    cr_expect_str_eq(mha_npy_shape_text(text, sizeof text, 0, shape), "()");
+    cr_expect_str_eq(mha_npy_shape_text(text, sizeof text, 1, shape), "(2,)");
+    cr_expect_str_eq(mha_npy_shape_text(text, sizeof text, 3, shape), "(2, 3, 40)");
+    cr_expect_str_eq(mha_npy_shape_text(text, 6, 3, shape), "(2, 3");
+}
+Test(command, forward_writes_out_and_weights) {
+    char *dir = make_good_case(), message[256];
+    struct cli_result r = run_mha("forward", dir, "--heads", "2", NULL);
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_expect_str_eq(r.err, "");
+    cr_expect(strstr(r.out, "out.npy (1, 3, 4)") != NULL, "%s", r.out);
+    mha_npy out, weights;
+    cr_assert_eq(mha_npy_read(path_in(dir, "out.npy"), &out, message, sizeof message), MHA_OK);
+    cr_assert_eq(mha_npy_read(path_in(dir, "attn_weights.npy"), &weights, message,
+                              sizeof message), MHA_OK);
+    cr_expect(out.rank == 3 && out.shape[0] == 1 && out.shape[1] == 3 && out.shape[2] == 4);
+    cr_expect(weights.rank == 4 && weights.shape[1] == 2 && weights.shape[3] == 3);
+    for (size_t row = 0; row < 2 * 3; row++) {
+        double sum = 0;
+        for (size_t j = 0; j < 3; j++)
+            sum += weights.values[row * 3 + j];
+        cr_expect(fabs(sum - 1) < 1e-6, "row %zu sums to %g", row, sum);
+    }
+    char *state = dir_state(dir);
+    cr_expect(strstr(state, ".tmp") == NULL, "a temporary file survived:\n%s", state);
+    free(state);
+    mha_npy_free(&out);
+    mha_npy_free(&weights);
+    free_result(&r);
+    remove_dir(dir);
+}
+Test(command, no_weights_and_option_forms) {
+    char *dir = make_good_case();
+    struct cli_result r = run_mha("forward", "--heads=4", "--impl=batched", "--no-weights",
+                                  dir, NULL);
+    cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+    cr_expect_eq(access(path_in(dir, "out.npy"), F_OK), 0);
+    cr_expect_eq(access(path_in(dir, "attn_weights.npy"), F_OK), -1);
+    free_result(&r);
+    remove_dir(dir);
+}
+Test(command, help_describes_everything) {
+    static const char *const words[] = {
+        "forward", "help", "query.npy", "key.npy", "value.npy", "in_proj_weight.npy",
+        "in_proj_bias.npy", "out_proj_weight.npy", "out_proj_bias.npy", "attn_mask.npy",
+        "key_padding_mask.npy", "out.npy", "attn_weights.npy", "--heads", "--impl",
+        "--causal", "--no-weights", "naive", "batched", "(B, H, L, S)", "(3E, E)"};
+    struct cli_result general = run_mha("--help", NULL), help = run_mha("help", NULL);
+    struct cli_result forward = run_mha("forward", "--help", NULL);
+    struct cli_result help_forward = run_mha("help", "forward", NULL);
+    cr_expect(general.status == 0 && help.status == 0 && forward.status == 0 &&
+              help_forward.status == 0);
+    cr_expect_str_eq(general.out, help.out);
+    cr_expect_str_eq(forward.out, help_forward.out);
+    cr_expect_str_eq(general.err, "");
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        cr_expect(strstr(general.out, words[i]) || strstr(forward.out, words[i]),
+                  "no help mentions '%s'", words[i]);
+    free_result(&general);
+    free_result(&help);
+    free_result(&forward);
+    free_result(&help_forward);
+}
+Test(command, bad_command_lines) {
+    char *dir = make_good_case();
+    expect_refused(dir, "no command", 1, (char *[]){"mha", NULL});
+    REFUSED(dir, "'frobnicate'", "frobnicate");
+    REFUSED(dir, "'nosuch'", "help", "nosuch");
+    REFUSED(dir, "'--frobnicate'", "forward", dir, "--heads", "2", "--frobnicate");
+    REFUSED(dir, "no directory", "forward", "--heads", "2");
+    REFUSED(dir, "only one directory", "forward", dir, dir, "--heads", "2");
+    REFUSED(dir, "--heads: required", "forward", dir);
+    REFUSED(dir, "--heads: missing value", "forward", dir, "--heads");
+    REFUSED(dir, "--heads: 'two'", "forward", dir, "--heads", "two");
+    REFUSED(dir, "--heads: '2x'", "forward", dir, "--heads", "2x");
+    REFUSED(dir, "--heads: '-2'", "forward", dir, "--heads", "-2");
+    REFUSED(dir, "--heads: must be positive", "forward", dir, "--heads", "0");
+    REFUSED(dir, "--heads: expected a positive integer", "forward", dir, "--heads", "");
+    REFUSED(dir, "--heads: '99999999999999999999999' is too large", "forward", dir,
+            "--heads", "99999999999999999999999");
+    REFUSED(dir, "--heads: 3 does not divide", "forward", dir, "--heads", "3");
+    REFUSED(dir, "--heads: 8 does not divide", "forward", dir, "--heads", "8");
+    REFUSED(dir, "--impl: unknown implementation 'fast' (known: naive", "forward", dir,
+            "--heads", "2", "--impl", "fast");
+    remove_dir(dir);
+}
+
+Test(command, parse_size) {
+    FILE *devnull = fopen("/dev/null", "w");
+    size_t v = 0;
+    cr_expect(mha_parse_size("--n", "1", &v, devnull) == 0 && v == 1);
+    cr_expect(mha_parse_size("--n", "007", &v, devnull) == 0 && v == 7);
+    cr_expect(mha_parse_size("--n", "18446744073709551615", &v, devnull) == 0 &&
+              v == SIZE_MAX);
+    const char *bad[] = {"", "0", "-1", "+1", " 1", "1 ", "1e3", "0x10",
+                         "18446744073709551616"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        cr_expect_eq(mha_parse_size("--n", bad[i], &v, devnull), -1, "'%s'", bad[i]);
+    fclose(devnull);
+}
+Test(command, missing_and_broken_files) {
+    char *dir = make_good_case(), absent[4200];
+    snprintf(absent, sizeof absent, "%s/nowhere", dir);
+    REFUSED(dir, absent, "forward", absent, "--heads", "2");
+    REFUSED(dir, "not a directory", "forward", path_in(dir, "query.npy"), "--heads", "2");
+    remove(path_in(dir, "in_proj_weight.npy"));
+    REFUSED(dir, "in_proj_weight.npy: cannot open", "forward", dir, "--heads", "2");
+    write_random(dir, "in_proj_weight.npy", 2, 2, (const size_t[]){12, 4});
+    remove(path_in(dir, "out_proj_weight.npy"));
+    REFUSED(dir, "out_proj_weight.npy: cannot open", "forward", dir, "--heads", "2");
+    write_random(dir, "out_proj_weight.npy", 3, 2, (const size_t[]){4, 4});
+    unsigned char data[48] = {0};
+    write_bytes(dir, "query.npy", "", 0);
+    REFUSED(dir, "query.npy: empty file", "forward", dir, "--heads", "2");
+    write_bytes(dir, "query.npy", "query = [[1, 2]]\n", 17);
+    REFUSED(dir, "query.npy: not a .npy file", "forward", dir, "--heads", "2");
+    write_npy_raw(dir, "query.npy", 1, HEADER("<f4", "False", "(1, 3, 4)"), data, 20);
+    REFUSED(dir, "query.npy: truncated: header says 12 values", "forward", dir, "--heads", "2");
+    write_npy_raw(dir, "query.npy", 1, HEADER("<f4", "False", "(1, 3, 5)"), data, 48);
+    REFUSED(dir, "query.npy: truncated", "forward", dir, "--heads", "2");
+    write_npy_raw(dir, "query.npy", 1, HEADER("<f4", "False", "(1, 2, 4)"), data, 48);
+    REFUSED(dir, "query.npy: 16 bytes of unexpected data", "forward", dir, "--heads", "2");
+    write_npy_raw(dir, "query.npy", 1, HEADER("<f4", "False", "(4294967296, 4294967296, 16)"),
+                  data, 48);
+    REFUSED(dir, "query.npy: shape (4294967296, 4294967296, 16) is too large", "forward", dir,
+            "--heads", "2");
+    write_npy_raw(dir, "query.npy", 1, HEADER("|b1", "False", "(1, 3, 4)"), data, 12);
+    REFUSED(dir, "query.npy: holds booleans", "forward", dir, "--heads", "2");
+    write_random(dir, "query.npy", 1, 2, (const size_t[]){3, 4});
+    REFUSED(dir, "query.npy: shape (3, 4) has rank 2; it should be (B, L, E)", "forward", dir,
+            "--heads", "2");
+    write_random(dir, "query.npy", 1, 3, (const size_t[]){1, 0, 4});
+    REFUSED(dir, "query.npy: shape (1, 0, 4) should be (B, L, E), with no empty axis", "forward",
+            dir, "--heads", "2");
+    remove_dir(dir);
+}
+Test(command, files_that_do_not_fit_together) {
+    char *dir = make_good_case();
+    write_random(dir, "in_proj_weight.npy", 2, 2, (const size_t[]){12, 5});
+    REFUSED(dir, "in_proj_weight.npy: shape (12, 5) should be (3E, E) = (12, 4)",
+            "forward", dir, "--heads", "2");
+    write_random(dir, "in_proj_weight.npy", 2, 2, (const size_t[]){12, 4});
+    write_random(dir, "out_proj_weight.npy", 3, 1, (const size_t[]){16});
+    REFUSED(dir, "out_proj_weight.npy: shape (16,) has rank 1", "forward", dir, "--heads", "2");
+    write_random(dir, "out_proj_weight.npy", 3, 2, (const size_t[]){4, 4});
+    write_random(dir, "in_proj_bias.npy", 4, 1, (const size_t[]){4});
+    REFUSED(dir, "in_proj_bias.npy: shape (4,) should be (3E,) = (12,)", "forward", dir,
+            "--heads", "2");
+    remove(path_in(dir, "in_proj_bias.npy"));
+    write_random(dir, "out_proj_bias.npy", 4, 1, (const size_t[]){5});
+    REFUSED(dir, "out_proj_bias.npy", "forward", dir, "--heads", "2");
+    remove(path_in(dir, "out_proj_bias.npy"));
+    write_random(dir, "key.npy", 5, 3, (const size_t[]){1, 5, 4});
+    REFUSED(dir, "value.npy: missing", "forward", dir, "--heads", "2");
+    write_random(dir, "value.npy", 6, 3, (const size_t[]){1, 6, 4});
+    REFUSED(dir, "value.npy: shape (1, 6, 4) should be (B, S, E) = (1, 5, 4)", "forward", dir,
+            "--heads", "2");
+    remove(path_in(dir, "key.npy"));
+    REFUSED(dir, "key.npy: missing", "forward", dir, "--heads", "2");
+    write_random(dir, "key.npy", 5, 3, (const size_t[]){2, 6, 4});
+    REFUSED(dir, "key.npy: shape (2, 6, 4) should be (B, S, E) = (1, S, 4)", "forward", dir,
+            "--heads", "2");
+    remove(path_in(dir, "key.npy"));
+    remove(path_in(dir, "value.npy"));
+    unsigned char flags[16] = {0};
+    write_npy_raw(dir, "attn_mask.npy", 1, HEADER("|b1", "False", "(3, 4)"), flags, 12);
+    REFUSED(dir, "attn_mask.npy: shape (3, 4) should be (L, S) = (3, 3)", "forward", dir,
+            "--heads", "2");
+    write_random(dir, "attn_mask.npy", 7, 3, (const size_t[]){1, 3, 3});
+    REFUSED(dir, "attn_mask.npy: shape (1, 3, 3) has rank 3", "forward", dir, "--heads", "2");
+    remove(path_in(dir, "attn_mask.npy"));
+    write_npy_raw(dir, "key_padding_mask.npy", 1, HEADER("|b1", "False", "(2, 3)"), flags, 6);
+    REFUSED(dir, "key_padding_mask.npy: shape (2, 3) should be (B, S) = (1, 3)", "forward", dir,
+            "--heads", "2");
+    write_random(dir, "key_padding_mask.npy", 8, 2, (const size_t[]){1, 3});
+    REFUSED(dir, "key_padding_mask.npy: holds floats", "forward", dir, "--heads", "2");
+    remove(path_in(dir, "key_padding_mask.npy"));
+    remove_dir(dir);
+}
+Test(command, failure_keeps_previous_results) {
+    char *dir = make_good_case();
+    struct cli_result r = run_mha("forward", dir, "--heads", "2", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    write_random(dir, "out_proj_weight.npy", 3, 2, (const size_t[]){4, 5});
+    REFUSED(dir, "out_proj_weight.npy", "forward", dir, "--heads", "2");
+    REFUSED(dir, "--heads", "forward", dir, "--heads", "3");
+    remove_dir(dir);
+}
+Test(program, exits_normally_on_bad_input) {
+    char *dir = make_good_case(), err_path[4200];
+    unsigned char data[8] = {0};
+    write_npy_raw(dir, "query.npy", 1, HEADER("<f4", "False", "(1, 3, 4)"), data, 5);
+    snprintf(err_path, sizeof err_path, "%s/stderr.txt", dir);
+    const char *program = getenv("MHA_BINARY") ? getenv("MHA_BINARY") : "../build/mha";
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        FILE *e = freopen(err_path, "w", stderr);
+        if (e != NULL && freopen("/dev/null", "w", stdout) != NULL)
+            execl(program, "mha", "forward", dir, "--heads", "2", (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_expect(WIFEXITED(status), "the program was killed by signal %d",
+              WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    cr_expect_eq(WEXITSTATUS(status), 1, "exit status %d (127: could not run %s)",
+                 WEXITSTATUS(status), program);
+    size_t size;
+    char *text = slurp(err_path, &size);
+    struct cli_result r = {WEXITSTATUS(status), NULL, text};
+    expect_one_error_line(&r, "query.npy: truncated");
+    free(text);
+    remove_dir(dir);
+}
+static const char *const golden_cases[] = {
+    "self_attention", "cross_attention", "no_bias", "odd_sizes", "causal_mask",
+    "float_mask", "key_padding_mask", "combined_masks", "float64",
+};
+
+Test(golden, every_case_is_tested) {
+    struct dirent **entries;
+    int n = scandir("golden", &entries, no_dots, alphasort);
+    cr_assert(n >= 0, "golden/: %s", strerror(errno));
+    cr_expect_eq((size_t)n, sizeof golden_cases / sizeof golden_cases[0]);
+    for (int i = 0; i < n; i++) {
+        int listed = 0;
+        for (size_t k = 0; k < sizeof golden_cases / sizeof golden_cases[0]; k++)
+            listed |= strcmp(entries[i]->d_name, golden_cases[k]) == 0;
+        cr_expect(listed, "golden/%s is not in golden_cases", entries[i]->d_name);
+        free(entries[i]);
+    }
+    free(entries);
+}
+
+Test(golden, self_attention)   { run_golden("self_attention", NULL, NULL); }
+Test(golden, cross_attention)  { run_golden("cross_attention", NULL, NULL); }
+Test(golden, no_bias)          { run_golden("no_bias", NULL, NULL); }
+Test(golden, odd_sizes)        { run_golden("odd_sizes", NULL, NULL); }
+Test(golden, causal_mask)      { run_golden("causal_mask", NULL, NULL); }
+Test(golden, float_mask)       { run_golden("float_mask", NULL, NULL); }
+Test(golden, key_padding_mask) { run_golden("key_padding_mask", NULL, NULL); }
+Test(golden, combined_masks)   { run_golden("combined_masks", NULL, NULL); }
+Test(golden, float64)          { run_golden("float64", NULL, NULL); }
+Test(golden, causal_flag_equals_causal_mask) {
+    run_golden("causal_mask", "attn_mask.npy", "--causal");
+}

@@ -1,0 +1,278 @@
+/* generated from chapters/07-fast.nw; edit the book, not this file */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <criterion/criterion.h>
+#include "check.h"
+#include "cli.h"
+#include "fast.h"
+#include "oracle.h"
+
+static const fast_kernels *const every_isa[] = {
+    &fast_kernels_scalar,
+#if defined(__x86_64__)
+    &fast_kernels_avx2, &fast_kernels_avx512,
+#endif
+};
+enum { ISA_COUNT = sizeof every_isa / sizeof every_isa[0] };
+
+static int use_isa(size_t i)
+{
+    if (!fast_kernels_supported(every_isa[i]))
+        return 0;
+    setenv("MHA_ISA", every_isa[i]->name, 1);
+    cr_assert_eq(fast_kernels_select(), every_isa[i], "MHA_ISA=%s", every_isa[i]->name);
+    return 1;
+}
+static int run_cli(char **argv, int argc, char **text, char **errors)
+{
+    size_t n1 = 0, n2 = 0;
+    FILE *out = open_memstream(text, &n1), *err = open_memstream(errors, &n2);
+    const int status = mha_cli_main(argc, argv, out, err);
+    fclose(out); fclose(err);
+    return status;
+}
+Test(fast, the_environment_forces_the_scalar_kernels) {
+    setenv("MHA_FORCE_SCALAR", "1", 1);
+    cr_expect_eq(fast_kernels_select(), &fast_kernels_scalar);
+    unsetenv("MHA_FORCE_SCALAR");
+    setenv("MHA_ISA", "scalar", 1);
+    cr_expect_eq(fast_kernels_select(), &fast_kernels_scalar);
+    unsetenv("MHA_ISA");
+    cr_expect(fast_kernels_supported(fast_kernels_select()));
+}
+Test(fast, gemm_edges_in_every_instruction_set) {
+    rng r = rng_seeded(90);
+    for (size_t isa = 0; isa < ISA_COUNT; isa++) {
+        if (!use_isa(isa)) continue;
+        const fast_kernels *k = every_isa[isa];
+        const fast_blocking b = fast_blocking_for(k, 64);
+        const size_t Ms[] = {1, k->mr - 1, k->mr, k->mr + 1, 2 * k->mr + 3};
+        const size_t Ns[] = {1, k->nr - 1, k->nr, k->nr + 1};
+        const size_t Ks[] = {1, 15, b.kc, b.kc + 1};
+        for (size_t a = 0; a < 5; a++)
+            for (size_t c = 0; c < 4; c++)
+                for (size_t d = 0; d < 4; d++)
+                    {
+                        const size_t M = Ms[a], N = Ns[c], K = Ks[d], lda = K + 1, ldw = K + 2, ldc = N + 1;
+                        float *A = random_floats(&r, M * lda, -1, 1), *Wm = random_floats(&r, N * ldw, -1, 1);
+                        float *bias = random_floats(&r, N, -1, 1), *C = random_floats(&r, M * ldc, 7, 7);
+                        float *got = malloc(M * N * sizeof *got);
+                        double *want = malloc(M * N * sizeof *want);
+                        fast_packed p;
+                        cr_assert_eq(fast_pack(k, &b, N, K, Wm, ldw, &p), MHA_OK);
+                        fast_gemm(k, &b, M, A, lda, &p, d % 2 ? bias : NULL, C, ldc);
+                        for (size_t i = 0; i < M; i++)
+                            for (size_t j = 0; j < N; j++) {
+                                double s = d % 2 ? bias[j] : 0.0;
+                                for (size_t kk = 0; kk < K; kk++)
+                                    s += (double)A[i * lda + kk] * Wm[j * ldw + kk];
+                                want[i * N + j] = s;
+                                got[i * N + j] = C[i * ldc + j];
+                            }
+                        expect_close(k->name, got, want, M * N, 8.0 * sqrt((double)K) * FLT_EPSILON * 2.0);
+                        for (size_t i = 0; i < M; i++)
+                            cr_expect(C[i * ldc + N] == 7.0f, "%s M=%zu N=%zu: wrote past column N", k->name, M, N);
+                        fast_packed_free(&p);
+                        free(A); free(Wm); free(bias); free(C); free(got); free(want);
+                    }
+    }
+}
+Test(fast, exp_error_bound_in_every_instruction_set) {
+    const size_t n = 175 * 1024;                  /* a multiple of 16: -87 to 88 */
+    float *x = malloc(n * sizeof *x);
+    cr_assert_not_null(x);
+    for (size_t isa = 0; isa < ISA_COUNT; isa++) {
+        if (!use_isa(isa)) continue;
+        double worst = 0;
+        for (size_t i = 0; i < n; i++)
+            x[i] = -87.0f + (float)i / 1024.0f;
+        every_isa[isa]->exp_sum(x, n, 0.0f);
+        for (size_t i = 0; i < n; i++) {
+            const double want = exp(-87.0 + (double)i / 1024.0);
+            const double ulps = fabs(x[i] - want) / (want * FLT_EPSILON);   /* in epsilons */
+            worst = ulps > worst || isnan(ulps) ? ulps : worst;
+        }
+        cr_log_info("%s: worst exp error %.2f epsilon", every_isa[isa]->name, worst);
+        cr_expect(worst <= 2.0, "%s: exp error %.2f epsilon", every_isa[isa]->name, worst);
+        {
+            float s[16] = {0.0f, -INFINITY, -87.5f, -100.0f, -1e30f, NAN, -88.0f, -0.0f};
+            every_isa[isa]->exp_sum(s, 16, 0.0f);
+            cr_expect(s[0] == 1.0f && s[7] == 1.0f, "%s: exp(0) = %g", every_isa[isa]->name, s[0]);
+            for (int i = 1; i < 5; i++)
+                cr_expect(s[i] == 0.0f, "%s: exp of entry %d = %g", every_isa[isa]->name, i, s[i]);
+            cr_expect(isnan(s[5]), "%s: exp(NaN) = %g", every_isa[isa]->name, s[5]);
+            for (size_t i = 0; i < n; i++)
+                cr_expect(x[i] == 0.0f || x[i] >= FLT_MIN, "denormal at %zu", i);
+        }
+    }
+    free(x);
+}
+Test(fast, blocked_matches_the_reference_at_tile_edges) {
+    const mha_impl *blocked = mha_impl_find("blocked");
+    cr_assert_not_null(blocked);
+    for (size_t isa = 0; isa < ISA_COUNT; isa++) {
+        if (!use_isa(isa)) continue;
+        const fast_blocking b = fast_blocking_for(every_isa[isa], 4);
+        const size_t lens[][2] = {{1, 1}, {b.bq - 1, b.bk + 1}, {b.bq, b.bk}, {b.bq + 1, b.bk - 1},
+                                  {b.bq + 1, 3}, {2, 2 * b.bk + 1}};
+        for (size_t t = 0; t < sizeof lens / sizeof lens[0]; t++) {
+            const mha_shape s = {2, lens[t][0], lens[t][1], t % 2 ? 15 : 8, t % 2 ? 5 : 2};
+            mha_case c = case_random(s, 900 + t, s.query_len == s.key_len ? CASE_SELF : CASE_CROSS);
+            rng r = rng_seeded(910 + t);
+            const size_t LS = s.query_len * s.key_len;
+            unsigned char *am = malloc(LS), *kpm = malloc(s.batch * s.key_len);
+            float *fm = random_floats(&r, LS, -2, 2);
+            cr_assert(am && kpm);
+            for (size_t n = 0; n < LS; n++) am[n] = rng_uniform(&r, 0, 1) < 0.3f;
+            for (size_t n = 0; n < s.batch * s.key_len; n++) kpm[n] = rng_uniform(&r, 0, 1) < 0.3f;
+            const mha_mask masks[] = {{0}, {.causal = 1}, {.attn_mask_bool = am},
+                                      {.key_padding_mask = kpm}, {1, am, fm, kpm}};
+            for (size_t m = 0; m < sizeof masks / sizeof masks[0]; m++)
+                check_against_reference(blocked, &c, &masks[m]);
+            free(am); free(kpm); free(fm);
+            case_free(&c);
+        }
+    }
+}
+Test(fast, results_do_not_depend_on_the_thread_count) {
+    const mha_shape s = {2, 150, 150, 32, 4};
+    mha_case c = case_random(s, 920, CASE_SELF);
+    const mha_mask causal = {.causal = 1};
+    const size_t n_out = 2 * 150 * 32, n_w = 2 * 4 * 150 * 150;
+    float *out[3], *w[3];
+    for (int t = 0; t < 3; t++) {
+        out[t] = malloc(n_out * sizeof **out);
+        w[t] = malloc(n_w * sizeof **w);
+        cr_assert(out[t] && w[t]);
+        mha_set_threads((size_t)t + 1);
+        cr_assert_eq(mha_threads(), (size_t)t + 1);
+        cr_assert_eq(mha_forward_blocked(&s, &c.params, c.query, NULL, NULL, &causal,
+                                         out[t], w[t]), MHA_OK);
+    }
+    mha_set_threads(0);
+    for (int t = 1; t < 3; t++) {
+        cr_expect(memcmp(out[0], out[t], n_out * sizeof **out) == 0, "%d threads: out", t + 1);
+        cr_expect(memcmp(w[0], w[t], n_w * sizeof **w) == 0, "%d threads: weights", t + 1);
+    }
+    for (int t = 0; t < 3; t++) { free(out[t]); free(w[t]); }
+    case_free(&c);
+}
+Test(fast, a_fully_padded_sequence_gives_the_output_bias) {
+    const mha_shape s = {2, 40, 70, 16, 2};
+    mha_case c = case_random(s, 930, CASE_CROSS);
+    unsigned char pad[2 * 70] = {0};
+    memset(pad + 70, 1, 70);                            /* sequence 1: all padding */
+    c.value[(70 + 3) * 16] = INFINITY;
+    const mha_mask mask = {.key_padding_mask = pad};
+    float *out = malloc(2 * 40 * 16 * sizeof *out), *w = malloc(2 * 2 * 40 * 70 * sizeof *w);
+    for (size_t isa = 0; isa < ISA_COUNT; isa++) {
+        if (!use_isa(isa)) continue;
+        cr_assert_eq(mha_forward_blocked(&s, &c.params, c.query, c.key, c.value, &mask, out, w),
+                     MHA_OK);
+        for (size_t n = 0; n < 40 * 16; n++)
+            cr_expect(out[40 * 16 + n] == c.out_b[n % 16], "%s: out[1, %zu]", every_isa[isa]->name, n);
+        for (size_t n = 2 * 40 * 70; n < 4 * 40 * 70; n++)
+            cr_expect(w[n] == 0.0f, "%s: weight %zu", every_isa[isa]->name, n);
+        for (size_t n = 0; n < 40 * 16; n++)
+            cr_expect(!isnan(out[n]), "%s: sequence 0 is NaN at %zu", every_isa[isa]->name, n);
+    }
+    free(out); free(w); case_free(&c);
+}
+static void decode_long(mha_decode_fn *step, const mha_case *c, float *out)
+{
+    const mha_shape *s = &c->shape;
+    const size_t E = s->embed_dim, L = s->query_len;
+    const mha_decoder dec = {E, s->heads, s->heads, c->params, 0, 0.0f};
+    mha_kv_cache cache;
+    cr_assert_eq(mha_kv_cache_init(&cache, s->batch, s->heads, L, E / s->heads), MHA_OK);
+    float *x = malloc(s->batch * L * E * sizeof *x), *y = malloc(s->batch * L * E * sizeof *y);
+    cr_assert(x && y);
+    for (size_t part = 0; part < 2; part++) {          /* positions 0..L-2, then L-1 */
+        const size_t first = part ? L - 1 : 0, n = part ? 1 : L - 1;
+        for (size_t b = 0; b < s->batch; b++)
+            memcpy(x + b * n * E, c->query + (b * L + first) * E, n * E * sizeof *x);
+        cr_assert_eq(step(&dec, &cache, n, x, NULL, y, NULL), MHA_OK);
+        for (size_t b = 0; b < s->batch; b++)
+            memcpy(out + (b * L + first) * E, y + b * n * E, n * E * sizeof *y);
+    }
+    free(x); free(y); mha_kv_cache_free(&cache);
+}
+Test(fast, split_k_decoding_over_a_long_cache_matches_the_reference) {
+    const mha_shape s = {2, 521, 521, 16, 2};
+    const size_t n = 2 * 521 * 16;
+    mha_case c = case_random(s, 940, CASE_SELF);
+    const mha_mask causal = {.causal = 1};
+    double *want = malloc(n * sizeof *want);
+    float *naive = malloc(n * sizeof *naive), *blocked = malloc(n * sizeof *blocked);
+    cr_assert(want && naive && blocked);
+    cr_assert_eq(mha_forward_reference(&s, &c.params, c.query, NULL, NULL, &causal, want, NULL),
+                 MHA_OK);
+    decode_long(mha_decode_step_naive, &c, naive);
+    decode_long(mha_decode_step_blocked, &c, blocked);
+    expect_close("blocked decoding", blocked, want, n,
+                 tolerance_rule(max_abs_error(naive, want, n), want, n));
+    free(want); free(naive); free(blocked); case_free(&c);
+}
+Test(fast, decoding_does_not_depend_on_the_thread_count) {
+    const mha_shape s = {1, 300, 300, 24, 3};
+    mha_case c = case_random(s, 950, CASE_SELF);
+    float *out[3];
+    for (int t = 0; t < 3; t++) {
+        out[t] = malloc(300 * 24 * sizeof **out);
+        cr_assert_not_null(out[t]);
+        mha_set_threads((size_t)t + 1);
+        decode_long(mha_decode_step_blocked, &c, out[t]);
+    }
+    mha_set_threads(0);
+    for (int t = 1; t < 3; t++)
+        cr_expect(memcmp(out[0], out[t], 300 * 24 * sizeof **out) == 0, "%d threads", t + 1);
+    for (int t = 0; t < 3; t++) free(out[t]);
+    case_free(&c);
+}
+Test(fast, bench_fast_prints_the_keys_make_bench_reads) {
+    char *cases[][16] = {
+        {"mha", "bench", "--impl", "blocked", "--seq", "9", "--dim", "12", "--heads", "3",
+         "--reps", "2", "--threads", "2", "--causal", NULL},
+        {"mha", "bench", "--impl", "blocked", "--seq", "9", "--dim", "12", "--heads", "3",
+         "--reps", "2", "--part", "attention", NULL},
+        {"mha", "bench", "--decode", "--cache", "40", "--dim", "12", "--heads", "3",
+         "--kv-heads", "1", "--impl", "blocked", "--reps", "2", NULL},
+        {"mha", "bench", "--peak", "--threads", "1", NULL},
+        {"mha", "bench", "--bandwidth", "--mib", "4", NULL},
+    };
+    const char *keys[][3] = {{"impl=blocked B=1 L=9 S=9 E=12 H=3 causal=1 reps=2 ms=", " peak=", " threads=2"},
+                             {" part=attention", " gflops=", " maxdiff="},
+                             {"impl=blocked decode=1 B=1 E=12 H=3 kv_heads=1 T=40", " gbs=", " bytes="},
+                             {"peak_gflops=", " threads=1", " isa="},
+                             {"bandwidth_gbs=", " mib=4", " threads="}};
+    for (size_t t = 0; t < 5; t++) {
+        char *text = NULL, *errors = NULL;
+        int argc = 0;
+        while (cases[t][argc]) argc++;
+        cr_expect_eq(run_cli(cases[t], argc, &text, &errors), 0, "case %zu: %s", t, errors);
+        for (int k = 0; k < 3; k++)
+            cr_expect(strstr(text, keys[t][k]) != NULL, "case %zu: no '%s' in '%s'", t, keys[t][k], text);
+        free(text); free(errors);
+    }
+}
+Test(fast, bench_fast_refuses_bad_options) {
+    char *bad[][6] = {{"bench", "--impl", "batched", "--part", "proj", NULL},
+                      {"bench", "--part", "everything", NULL},
+                      {"bench", "--impl", "fastest", NULL},
+                      {"bench", "--decode", "--kv-heads", "3", NULL},
+                      {"bench", "--threads", "0", NULL},
+                      {"bench", "--warp", NULL}};
+    const char *named[] = {"--part", "--part", "--impl", "--kv-heads", "--threads", "--warp"};
+    for (size_t t = 0; t < 6; t++) {
+        char *argv[7] = {"mha"}, *text = NULL, *errors = NULL;
+        int argc = 1;
+        while (bad[t][argc - 1]) { argv[argc] = bad[t][argc - 1]; argc++; }
+        cr_expect_eq(run_cli(argv, argc, &text, &errors), MHA_EXIT_USAGE, "case %zu", t);
+        cr_expect(strncmp(errors, "mha: ", 5) == 0 && strstr(errors, named[t]), "%zu: '%s'", t, errors);
+        cr_expect(strchr(errors, '\n') == errors + strlen(errors) - 1, "one line: '%s'", errors);
+        cr_expect(text[0] == '\0', "nothing on stdout: '%s'", text);
+        free(text); free(errors);
+    }
+}

@@ -1,0 +1,312 @@
+/* generated from chapters/25-hardening.nw; edit the book, not this file */
+#define _XOPEN_SOURCE 700
+#include <dirent.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include "check.h"
+#include "cli.h"
+#include "fuzz_harness.h"
+#include "npy.h"
+#include "oracle.h"
+#include "reentrancy.h"
+
+static const mha_shape absurd_shapes[] = {
+    {1u << 20, 1u << 16, 1u << 16, 1024, 1024},      /* B H L S = 2^62 weights */
+    {(size_t)1 << 62, 1, 1, 4, 2},                   /* B L 3E */
+    {1, 1, 1, (size_t)1 << 31, 1},                   /* 3E E */
+    {1, (size_t)1 << 32, (size_t)1 << 32, 2, 1},     /* B H L S = 2^64 */
+    {1, SIZE_MAX, 1, 1, 1},
+};
+/* Chapter 6's run_argv, for a NULL-terminated argument list. */
+static struct cli_result run_command(char **argv)
+{
+    int argc = 0;
+    while (argv[argc] != NULL)
+        argc++;
+    return run_argv(argc, argv);
+}
+static void expect_one_line(const struct cli_result *r, int status, const char *needle)
+{
+    const char *newline = strchr(r->err, '\n');
+    cr_expect_eq(r->status, status, "status %d, want %d; stderr: %s", r->status, status, r->err);
+    cr_expect(strncmp(r->err, "mha: ", 5) == 0 && newline != NULL && newline[1] == '\0',
+              "want one 'mha: ' line, got: %s", r->err);
+    cr_expect(strstr(r->err, needle) != NULL, "'%s' not in: %s", needle, r->err);
+}
+
+static char *make_dir(void)
+{
+    char template[] = "/tmp/mha-hardening-XXXXXX";
+    cr_assert_not_null(mkdtemp(template));
+    char *dir = strdup(template);
+    cr_assert_not_null(dir);
+    return dir;
+}
+
+static void remove_dir(char *dir)
+{
+    DIR *d = opendir(dir);
+    char path[4200];
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            remove(path);
+        }
+    if (d != NULL)
+        closedir(d);
+    rmdir(dir);
+    free(dir);
+}
+static void write_raw(const char *dir, const char *name, const char *header,
+                      const void *data, size_t size)
+{
+    char path[4200];
+    unsigned char preamble[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 0, 0};
+    preamble[8] = (unsigned char)strlen(header);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(preamble, 1, 10, f), 10);
+    cr_assert_eq(fwrite(header, 1, strlen(header), f), strlen(header));
+    cr_assert_eq(fwrite(data, 1, size, f), size);
+    cr_assert_eq(fclose(f), 0);
+}
+typedef int poisoned_fn(size_t index, const mha_shape *s, int is_weight);
+
+static void expect_poisoned(const char *what, const float *got, const float *clean, size_t n,
+                            const mha_shape *s, int is_weight, poisoned_fn *poisoned)
+{
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; i++) {
+        const int ok = poisoned(i, s, is_weight) ? isnan(got[i])
+                                                 : memcmp(&got[i], &clean[i], sizeof(float)) == 0;
+        if (!ok && wrong++ < 3)
+            cr_log_error("%s[%zu] = %g, clean %g", what, i, (double)got[i], (double)clean[i]);
+    }
+    cr_expect_eq(wrong, 0, "%s: %zu elements break the NaN rule", what, wrong);
+}
+static int poisoned_by_query(size_t k, const mha_shape *s, int is_weight)
+{
+    const size_t H = s->heads, L = s->query_len, S = s->key_len, E = s->embed_dim;
+    return is_weight ? k / (H * L * S) == 1 && k / S % L == 2 : k / E == 1 * L + 2;
+}
+
+static int poisoned_by_key(size_t k, const mha_shape *s, int is_weight)
+{
+    const size_t H = s->heads, L = s->query_len, S = s->key_len, E = s->embed_dim;
+    return is_weight ? k / (H * L * S) == 1 : k / (L * E) == 1;
+}
+static void write_floats(const char *dir, const char *name, const float *x,
+                         size_t rank, const size_t *shape)
+{
+    char path[4200], message[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    cr_assert_eq(mha_npy_write(path, x, rank, shape, message, sizeof message), MHA_OK,
+                 "%s", message);
+}
+
+static void write_clean_case(const char *dir, float *values)
+{
+    for (size_t i = 0; i < 48; i++)
+        values[i] = (float)((i * 5) % 13) / 13.0f - 0.5f;
+    write_floats(dir, "query.npy", values, 3, (size_t[]){1, 3, 4});
+    write_floats(dir, "in_proj_weight.npy", values, 2, (size_t[]){12, 4});
+    write_floats(dir, "out_proj_weight.npy", values, 2, (size_t[]){4, 4});
+}
+static void expect_refused(char *dir, const char *needle)
+{
+    char path[4200];
+    struct cli_result r = run_command((char *[]){"mha", "forward", dir, "--heads", "2", NULL});
+    expect_one_line(&r, MHA_EXIT_FAILURE, needle);
+    free_result(&r);
+    snprintf(path, sizeof path, "%s/out.npy", dir);
+    cr_expect(access(path, F_OK) != 0, "%s exists after a refusal", path);
+}
+typedef void fuzz_target(const uint8_t *data, size_t size);
+
+static size_t replay_dir(const char *dir, fuzz_target *target)
+{
+    size_t count = 0;
+    DIR *d = opendir(dir);
+    char path[4200];
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = e->d_name[0] == '.' ? NULL : fopen(path, "rb");
+        if (f == NULL)
+            continue;
+        uint8_t *data = NULL;
+        size_t size = 0, got;
+        uint8_t chunk[4096];
+        while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+            data = realloc(data, size + got);
+            cr_assert_not_null(data);
+            memcpy(data + size, chunk, got);
+            size += got;
+        }
+        fclose(f);
+        target(data != NULL ? data : chunk, size);
+        free(data);
+        count++;
+    }
+    if (d != NULL)
+        closedir(d);
+    return count;
+}
+static void replay(const char *name, fuzz_target *target, size_t at_least)
+{
+    char here[4096], corpus[4200], regressions[4200];
+    cr_assert_not_null(getcwd(here, sizeof here));
+    snprintf(corpus, sizeof corpus, "%s/fuzz/corpus/%s", here, name);
+    snprintf(regressions, sizeof regressions, "%s/fuzz/regressions/%s", here, name);
+    cr_assert_eq(fuzz_setup(), 0, "cannot make the fuzz directory");
+    const size_t seeds = replay_dir(corpus, target);
+    replay_dir(regressions, target);
+    fuzz_teardown();
+    cr_expect_geq(seeds, at_least, "%s: found %zu seeds in %s", name, seeds, corpus);
+}
+Test(hardening, absurd_shapes_are_refused_by_the_library) {
+    float one[1] = {0}, out[1], weights[1];
+    const mha_params params = {one, one, one, one};
+    for (size_t i = 0; i < sizeof absurd_shapes / sizeof absurd_shapes[0]; i++) {
+        cr_expect_eq(mha_shape_check(&absurd_shapes[i]), MHA_ERR_OVERFLOW, "shape %zu", i);
+        for (size_t k = 0; k < mha_impl_count; k++)
+            cr_expect_eq(mha_impls[k].forward(&absurd_shapes[i], &params, one, NULL, NULL,
+                                               NULL, out, weights),
+                         MHA_ERR_OVERFLOW, "shape %zu, %s", i, mha_impls[k].name);
+    }
+}
+Test(hardening, absurd_shapes_are_refused_by_bench) {
+    struct cli_result r = run_command((char *[]){"mha", "bench", "--batch", "1048576", "--seq", "65536",
+                                      "--dim", "1024", "--heads", "1024", NULL});
+    expect_one_line(&r, MHA_EXIT_USAGE, "overflows size_t");
+    free_result(&r);
+    r = run_command((char *[]){"mha", "bench", "--seq", "18446744073709551615", NULL});
+    expect_one_line(&r, MHA_EXIT_USAGE, "overflows size_t");
+    free_result(&r);
+}
+Test(hardening, bench_refuses_repetitions_it_cannot_count, .timeout = 60) {
+    struct cli_result r = run_command((char *[]){"mha", "bench", "--seq", "2", "--dim", "2", "--heads", "1",
+                                      "--reps", "2305843009213693953", NULL});
+    expect_one_line(&r, MHA_EXIT_FAILURE, "out of memory");
+    free_result(&r);
+}
+Test(hardening, absurd_shapes_are_refused_by_forward) {
+    char *dir = make_dir();
+    write_raw(dir, "query.npy", "{'descr': '<f4', 'fortran_order': False, "
+                                "'shape': (4294967296, 4294967296, 4294967296), }\n", "", 0);
+    struct cli_result r = run_command((char *[]){"mha", "forward", dir, "--heads", "1", NULL});
+    expect_one_line(&r, MHA_EXIT_FAILURE, "overflows size_t");
+    free_result(&r);
+    remove_dir(dir);
+}
+Test(nan_policy, first_nonfinite_finds_the_first_bad_value) {
+    const float x[] = {0.0f, -FLT_MAX, FLT_MAX, 1e-45f, -INFINITY, NAN, INFINITY};
+    cr_expect_eq(mha_first_nonfinite(x, 4, 0), 4);
+    cr_expect_eq(mha_first_nonfinite(x, 7, 0), 4);
+    cr_expect_eq(mha_first_nonfinite(x, 7, 1), 5);
+    cr_expect_eq(mha_first_nonfinite(x + 6, 1, 1), 0);
+    cr_expect_eq(mha_first_nonfinite(x, 0, 0), 0);
+}
+Test(nan_policy, the_library_propagates_nan_to_the_rows_it_reaches) {
+    const mha_shape shape = {2, 5, 6, 8, 2};
+    const size_t n_out = 2 * 5 * 8, n_w = 2 * 2 * 5 * 6;
+    mha_case c = case_random(shape, 12, CASE_CROSS);
+    float *out = malloc(n_out * sizeof *out), *w = malloc(n_w * sizeof *w);
+    float *clean = malloc(n_out * sizeof *clean), *clean_w = malloc(n_w * sizeof *clean_w);
+    cr_assert(out && w && clean && clean_w);
+    for (size_t k = 0; k < mha_impl_count; k++) {
+        const mha_impl *impl = &mha_impls[k];
+        char what[64];
+        cr_assert_eq(impl->forward(&shape, &c.params, c.query, c.key, c.value, NULL, clean, clean_w),
+                     MHA_OK);
+        const size_t query_at = (1 * 5 + 2) * 8 + 3, key_at = (1 * 6 + 3) * 8 + 5;
+        const float saved_query = c.query[query_at], saved_key = c.key[key_at];
+        c.query[query_at] = NAN;
+        cr_assert_eq(impl->forward(&shape, &c.params, c.query, c.key, c.value, NULL, out, w), MHA_OK);
+        c.query[query_at] = saved_query;
+        snprintf(what, sizeof what, "%s: query NaN: out", impl->name);
+        expect_poisoned(what, out, clean, n_out, &shape, 0, poisoned_by_query);
+        snprintf(what, sizeof what, "%s: query NaN: weights", impl->name);
+        expect_poisoned(what, w, clean_w, n_w, &shape, 1, poisoned_by_query);
+        c.key[key_at] = NAN;
+        cr_assert_eq(impl->forward(&shape, &c.params, c.query, c.key, c.value, NULL, out, w), MHA_OK);
+        c.key[key_at] = saved_key;
+        snprintf(what, sizeof what, "%s: key NaN: out", impl->name);
+        expect_poisoned(what, out, clean, n_out, &shape, 0, poisoned_by_key);
+        snprintf(what, sizeof what, "%s: key NaN: weights", impl->name);
+        expect_poisoned(what, w, clean_w, n_w, &shape, 1, poisoned_by_key);
+    }
+    free(out); free(w); free(clean); free(clean_w);
+    case_free(&c);
+}
+Test(nan_policy, the_command_refuses_non_finite_inputs) {
+    char *dir = make_dir(), path[4200];
+    float values[48], bad[48];
+    write_clean_case(dir, values);
+    memcpy(bad, values, sizeof bad);
+    bad[5] = NAN;
+    write_floats(dir, "query.npy", bad, 3, (size_t[]){1, 3, 4});
+    expect_refused(dir, "/query.npy: not finite at index 5");
+    write_floats(dir, "query.npy", values, 3, (size_t[]){1, 3, 4});
+    bad[5] = values[5];
+    bad[7] = INFINITY;
+    write_floats(dir, "in_proj_bias.npy", bad, 1, (size_t[]){12});
+    expect_refused(dir, "/in_proj_bias.npy: not finite at index 7");
+    bad[7] = -INFINITY;
+    write_floats(dir, "in_proj_bias.npy", bad, 1, (size_t[]){12});
+    expect_refused(dir, "/in_proj_bias.npy: not finite at index 7");
+    snprintf(path, sizeof path, "%s/in_proj_bias.npy", dir);
+    remove(path);
+    double wide[12];
+    for (size_t i = 0; i < 12; i++)
+        wide[i] = i == 9 ? 1e300 : 0.5;
+    write_raw(dir, "query.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 3, 4), }\n",
+              wide, sizeof wide);
+    expect_refused(dir, "/query.npy: not finite at index 9");
+    remove_dir(dir);
+}
+Test(nan_policy, a_float_mask_may_block_with_minus_infinity) {
+    char *dir = make_dir(), path[4200], message[256];
+    float values[48], mask[9] = {0};
+    const unsigned char blocked_bytes[9] = {0, 1, 1, 0, 0, 1, 0, 0, 0};
+    write_clean_case(dir, values);
+    for (size_t i = 0; i < 9; i++)
+        mask[i] = blocked_bytes[i] ? -INFINITY : 0.0f;
+    write_floats(dir, "attn_mask.npy", mask, 2, (size_t[]){3, 3});
+    struct cli_result r = run_command((char *[]){"mha", "forward", dir, "--heads", "2", NULL});
+    cr_expect_eq(r.status, MHA_EXIT_OK, "%s", r.err);
+    free_result(&r);
+    mha_npy with_float, with_bool;
+    snprintf(path, sizeof path, "%s/out.npy", dir);
+    cr_assert_eq(mha_npy_read(path, &with_float, message, sizeof message), MHA_OK, "%s", message);
+    char header[] = "{'descr': '|b1', 'fortran_order': False, 'shape': (3, 3), }\n";
+    write_raw(dir, "attn_mask.npy", header, blocked_bytes, 9);
+    remove(path);
+    r = run_command((char *[]){"mha", "forward", dir, "--heads", "2", NULL});
+    cr_expect_eq(r.status, MHA_EXIT_OK, "%s", r.err);
+    free_result(&r);
+    cr_assert_eq(mha_npy_read(path, &with_bool, message, sizeof message), MHA_OK, "%s", message);
+    cr_expect(memcmp(with_float.values, with_bool.values, 12 * sizeof(float)) == 0);
+    mha_npy_free(&with_float);
+    mha_npy_free(&with_bool);
+    remove(path);
+    mask[4] = NAN;
+    write_floats(dir, "attn_mask.npy", mask, 2, (size_t[]){3, 3});
+    expect_refused(dir, "/attn_mask.npy: not finite at index 4 (a float mask may hold -inf");
+    mask[4] = INFINITY;
+    write_floats(dir, "attn_mask.npy", mask, 2, (size_t[]){3, 3});
+    expect_refused(dir, "/attn_mask.npy: not finite at index 4");
+    remove_dir(dir);
+}
+Test(reentrancy, two_threads_match_one_after_the_other) {
+    cr_expect_eq(reentrancy_check(stderr), 0);
+}
+Test(fuzz_replay, npy)     { replay("npy", fuzz_npy_one, 5); }
+Test(fuzz_replay, cli, .timeout = 60) { replay("cli", fuzz_cli_one, 5); }
+Test(fuzz_replay, forward) { replay("forward", fuzz_forward_one, 5); }

@@ -1,0 +1,248 @@
+/* generated from chapters/14-training-viewer.nw; edit the book, not this file */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include <SDL_image.h>
+#include "npy.h"
+#include "viz.h"
+
+static void press(viz_state *s, SDL_Keycode sym)
+{
+    SDL_Event e = {.type = SDL_KEYDOWN};
+    e.key.keysym.sym = sym;
+    viz_handle_event(s, &e, NULL);
+}
+Test(training_viewer, the_worker_trains_as_the_library_does) {
+    viz_trainer t;
+    viz_snapshot view;
+    cr_assert_eq(viz_trainer_init(&t, 1), MHA_OK);
+    cr_assert_eq(viz_snapshot_init(&view, t.model.count, 2 * 2 * 32 * 32), MHA_OK);
+    viz_trainer_request(&t, -1, 0, 3);
+    cr_assert_eq(viz_trainer_start(&t), 0);
+    while (view.step < 3)
+        viz_trainer_take(&t, &view, 0);                  /* as the window does */
+    viz_trainer_wait(&t, 3);
+    viz_trainer_take(&t, &view, 1);
+    cr_expect_eq(view.step, 3);
+    induction_model model;
+    learning_workspace ws, probe_ws;
+    induction_batch batch, probe;
+    cr_assert_eq(induction_model_init(&model, 64, 32, 32, 2, 2, 1), MHA_OK);
+    cr_assert_eq(learning_workspace_init(&ws, &model, 32), MHA_OK);
+    cr_assert_eq(learning_workspace_init(&probe_ws, &model, 16), MHA_OK);
+    cr_assert_eq(induction_batch_init(&batch, 32, 32), MHA_OK);
+    cr_assert_eq(induction_batch_init(&probe, 16, 32), MHA_OK);
+    const train_options o = {1e-2, 0.01, 0.9, 0.98, 1e-8, 100};
+    uint64_t state = 2654435761u + 7, probe_state = 2654435761u + 99;
+    for (int step = 0; step < 3; step++) {
+        induction_batch_fill(&batch, 64, &state);
+        const double loss = induction_train_step(&model, &ws, &batch, &o).loss;
+        cr_expect_float_eq(view.loss[step], loss, 1e-6, "step %d", step + 1);
+    }
+    cr_expect(memcmp(view.params, model.params, model.count * sizeof(float)) == 0,
+              "the worker's parameters differ from the library's");
+    induction_batch_fill(&probe, 64, &probe_state);
+    induction_forward(&model, &probe_ws, probe.tokens);
+    cr_expect(memcmp(view.weights + 2 * 32 * 32, probe_ws.weights + 16 * 2 * 32 * 32,
+                     2 * 32 * 32 * sizeof(float)) == 0, "layer 2's probe maps differ");
+    induction_batch_free(&batch); induction_batch_free(&probe);
+    learning_workspace_free(&ws); learning_workspace_free(&probe_ws); induction_model_free(&model);
+    viz_snapshot_free(&view);
+    viz_trainer_free(&t);
+}
+Test(training_viewer, the_induction_marker_is_where_the_history_says) {
+    const float history[6] = {0.1f, 0.3f, 0.5f, 0.51f, 0.2f, 0.9f};
+    cr_expect_eq(viz_induction_step(history, 6), 4);
+    cr_expect_eq(viz_induction_step(history, 3), 0);
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_assert_eq(viz_learning_switch(&s, VIZ_MODE_TRAINING), MHA_OK);
+    press(&s, SDLK_SPACE);                              /* pause the worker */
+    viz_snapshot *v = &s.learning->view;
+    v->step = 60;
+    for (size_t k = 0; k < 60; k++)
+        v->induction[k] = k + 1 < 37 ? 0.1f : 0.8f;
+    v->induction_step = viz_induction_step(v->induction, 60);
+    cr_assert_eq(v->induction_step, 37);
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 1280, 760, 32, SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    viz_draw_learning(&view, &s, 1280, 760);
+    SDL_RenderPresent(renderer);
+    viz_learning_layout l;
+    viz_learning_layout_compute(1280, 760, &l);
+    const int x = viz_curve_x(&l, 37, viz_curve_horizon(60)), y = l.panel.y + l.panel.h - 5;
+    for (int dx = -6; dx <= 6; dx++) {
+        const Uint8 *p = (const Uint8 *)surface->pixels + y * surface->pitch + 4 * (x + dx);
+        const int yellow = p[0] == 250 && p[1] == 210 && p[2] == 80;
+        cr_expect_eq(yellow, dx >= -1 && dx <= 1, "column %d: %d %d %d", x + dx, p[0], p[1], p[2]);
+    }
+    const Uint8 *b = (const Uint8 *)surface->pixels + (l.banner_y - 8) * surface->pitch + 4 * 16;
+    cr_expect(b[0] == 250 && b[1] == 210 && b[2] == 80, "the banner");
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    SDL_FreeSurface(surface);
+    TTF_Quit();
+    viz_free(&s);
+}
+Test(training_viewer, keys_switch_modes_pause_and_reset) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    press(&s, SDLK_RIGHT);
+    press(&s, SDLK_t);
+    cr_assert_eq(s.mode, VIZ_MODE_TRAINING);
+    viz_learning *g = s.learning;
+    viz_trainer_request(&g->trainer, -1, 0, 2);
+    viz_trainer_wait(&g->trainer, 2);
+    viz_trainer_take(&g->trainer, &g->view, 1);
+    cr_expect_eq(g->view.step, 2);
+    float *first = malloc(g->view.count * sizeof *first);
+    memcpy(first, g->view.params, g->view.count * sizeof *first);
+    press(&s, SDLK_SPACE);
+    cr_expect(g->paused && g->trainer.paused);
+    press(&s, SDLK_r);
+    viz_trainer_wait(&g->trainer, 0);                       /* until the reset is done */
+    viz_trainer_take(&g->trainer, &g->view, 1);
+    cr_expect_eq(g->view.step, 0, "reset, and paused: no step");
+    press(&s, SDLK_SPACE);
+    viz_trainer_wait(&g->trainer, 2);
+    viz_trainer_take(&g->trainer, &g->view, 1);
+    cr_expect_eq(g->view.step, 2);
+    cr_expect(memcmp(first, g->view.params, g->view.count * sizeof *first) == 0,
+              "the run after a reset is the same run");
+    free(first);
+    press(&s, SDLK_l);
+    cr_expect_eq(s.mode, VIZ_MODE_TRAINED, "%s", s.message);
+    press(&s, SDLK_d);
+    cr_expect(s.mode == VIZ_MODE_DESIGNED && s.step == 2, "the designed heads as they were");
+    viz_free(&s);
+}
+Test(training_viewer, the_loader_refuses_wrong_shapes) {
+    char dir[] = "/tmp/mha-viz-model-XXXXXX", command[512], message[512];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(command, sizeof command, "cp %s/*.npy %s", viz_model_dir(), dir);
+    cr_assert_eq(system(command), 0);
+    induction_model m;
+    cr_assert_eq(viz_load_checkpoint(dir, &m, message, sizeof message), MHA_OK, "%s", message);
+    cr_expect(m.vocab == 64 && m.length == 32 && m.embed_dim == 32 && m.layers == 2);
+    induction_model_free(&m);
+    char path[256];
+    float zeros[96 * 31] = {0};
+    const size_t wrong[2] = {96, 31};
+    snprintf(path, sizeof path, "%s/layers.1.in_proj_weight.npy", dir);
+    cr_assert_eq(mha_npy_write(path, zeros, 2, wrong, message, sizeof message), MHA_OK);
+    cr_expect_eq(viz_load_checkpoint(dir, &m, message, sizeof message), MHA_ERR_SHAPE);
+    cr_expect(strstr(message, "layers.1.in_proj_weight.npy: shape (96, 31), expected (96, 32)"),
+              "%s", message);
+    cr_expect_null(m.params, "nothing is left allocated");
+    snprintf(path, sizeof path, "%s/unembed.npy", dir);
+    cr_assert_eq(unlink(path), 0);
+    cr_expect_neq(viz_load_checkpoint(dir, &m, message, sizeof message), MHA_OK);
+    cr_expect(strstr(message, "unembed.npy") != NULL, "%s", message);
+    snprintf(command, sizeof command, "rm -f %s/layers.*", dir);
+    cr_assert_eq(system(command), 0);
+    cr_expect_eq(viz_load_checkpoint(dir, &m, message, sizeof message), MHA_ERR_IO);
+    cr_expect(strstr(message, "no layers.0") != NULL, "%s", message);
+    snprintf(command, sizeof command, "rm -rf %s", dir);
+    cr_expect_eq(system(command), 0);
+}
+Test(training_viewer, the_trained_model_has_an_induction_head) {
+    induction_model m;
+    char message[512];
+    cr_assert_eq(viz_load_checkpoint(viz_model_dir(), &m, message, sizeof message), MHA_OK,
+                 "%s", message);
+    learning_workspace ws;
+    induction_batch batch;
+    cr_assert_eq(learning_workspace_init(&ws, &m, 64), MHA_OK);
+    cr_assert_eq(induction_batch_init(&batch, 64, m.length), MHA_OK);
+    uint64_t state = 31337;
+    induction_batch_fill(&batch, m.vocab, &state);
+    induction_forward(&m, &ws, batch.tokens);
+    head_scores scores;
+    const size_t HTT = 64 * m.heads * m.length * m.length;
+    for (size_t l = 0; l < m.layers; l++)
+        head_scores_from_weights(ws.weights + l * HTT, &batch, m.heads, l, &scores);
+    const double induction = fmax(scores.induction[1][0], scores.induction[1][1]);
+    const double previous = fmax(scores.previous[0][0], scores.previous[0][1]);
+    cr_expect_gt(induction, 0.5, "best induction score of layer 2: %.3f", induction);
+    cr_expect_gt(previous, 0.5, "best previous-token score of layer 1: %.3f", previous);
+    induction_batch_free(&batch); learning_workspace_free(&ws); induction_model_free(&m);
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    setenv("MHA_MODEL_DIR", "/nonexistent/model", 1);
+    press(&s, SDLK_l);
+    cr_expect_eq(s.mode, VIZ_MODE_DESIGNED);
+    cr_expect(strstr(s.message, "/nonexistent/model/tok_emb.npy") != NULL, "%s", s.message);
+    unsetenv("MHA_MODEL_DIR");
+    viz_free(&s);
+}
+Test(training_viewer, decoding_the_trained_model_matches_its_forward_pass) {
+    viz_trained m;
+    char message[512];
+    cr_assert_eq(viz_trained_load(&m, viz_model_dir(), message, sizeof message), MHA_OK,
+                 "%s", message);
+    const size_t T = m.model.length, LH = m.model.layers * m.model.heads;
+    induction_forward(&m.model, &m.ws, m.sequence.tokens);
+    float *full = malloc(LH * T * T * sizeof *full);
+    memcpy(full, m.ws.weights, LH * T * T * sizeof *full);
+    size_t right = 0;
+    for (size_t step = 1; step <= T; step++) {
+        viz_trained_go_to(&m, step);
+        double worst = 0;
+        for (size_t k = 0; k < LH; k++)
+            for (size_t i = 0; i < step; i++)
+                for (size_t j = 0; j < T; j++)
+                    worst = fmax(worst, fabs(m.weights[(k * T + i) * T + j] -
+                                             full[(k * T + i) * T + j]));
+        cr_expect_eq(worst, 0.0, "step %zu", step);
+    }
+    for (size_t t = T / 2; t + 1 < T; t++)
+        right += m.predicted[t] == m.sequence.tokens[t + 1];
+    cr_expect_geq(right, (T / 2 - 1) * 3 / 4, "%zu of %zu guessed", right, T / 2 - 1);
+    free(full);
+    viz_trained_free(&m);
+}
+Test(training_viewer, training_screenshots_are_deterministic) {
+    char dir[] = "/tmp/mha-viz-train-XXXXXX", a[64], b[64];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(a, sizeof a, "%s/a.png", dir);
+    snprintf(b, sizeof b, "%s/b.png", dir);
+    char *one[] = {"mha-viz", "--train", "--train-steps", "2", "--size", "800x600",
+                   "--screenshot", a, NULL};
+    char *two[] = {"mha-viz", "--train-steps", "2", "--size", "800x600", "--screenshot", b, NULL};
+    cr_assert_eq(viz_main(8, one), VIZ_EXIT_OK);
+    cr_assert_eq(viz_main(7, two), VIZ_EXIT_OK);
+    SDL_Surface *x = IMG_Load(a), *y = IMG_Load(b);
+    cr_assert(x && y && x->w == 800 && x->h == 600 && y->w == 800);
+    SDL_Surface *cx = SDL_ConvertSurfaceFormat(x, SDL_PIXELFORMAT_RGBA32, 0),
+                *cy = SDL_ConvertSurfaceFormat(y, SDL_PIXELFORMAT_RGBA32, 0);
+    size_t differ = 0;
+    for (int r = 0; r < cx->h; r++)
+        differ += memcmp((Uint8 *)cx->pixels + r * cx->pitch, (Uint8 *)cy->pixels + r * cy->pitch,
+                         4 * (size_t)cx->w) != 0;
+    cr_expect_eq(differ, 0, "%zu rows differ", differ);
+    SDL_FreeSurface(cx); SDL_FreeSurface(cy); SDL_FreeSurface(x); SDL_FreeSurface(y);
+    unlink(a); unlink(b); rmdir(dir);
+    char *bad[] = {"mha-viz", "--train-steps", "999999", NULL};
+    cr_expect_eq(viz_main(3, bad), VIZ_EXIT_USAGE);
+}
+Test(training_viewer, the_layout_fits_every_window) {
+    static const int sizes[][2] = {{640, 480}, {1024, 700}, {1280, 760}, {2560, 1440}};
+    for (size_t k = 0; k < 4; k++) {
+        viz_learning_layout l;
+        const int w = sizes[k][0], h = sizes[k][1];
+        viz_learning_layout_compute(w, h, &l);
+        SDL_Rect all[7] = {l.maps[0], l.maps[1], l.maps[2], l.maps[3], l.big, l.scores, l.panel};
+        for (int r = 0; r < 7; r++)
+            cr_expect(all[r].x >= 0 && all[r].y >= 0 && all[r].w > 0 && all[r].h > 0 &&
+                      all[r].x + all[r].w <= w && all[r].y + all[r].h <= l.status_y,
+                      "%dx%d: rectangle %d", w, h, r);
+        for (int r = 0; r < 6; r++)
+            cr_expect(!SDL_HasIntersection(&all[r], &l.panel), "%dx%d: %d overlaps", w, h, r);
+        cr_expect(!SDL_HasIntersection(&l.maps[1], &l.big) && !SDL_HasIntersection(&l.big, &l.scores));
+    }
+}

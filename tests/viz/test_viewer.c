@@ -1,0 +1,297 @@
+/* generated from chapters/12-viewer.nw; edit the book, not this file */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include <SDL_image.h>
+#include "viz.h"
+
+static void key(viz_state *s, SDL_Keycode sym)
+{
+    SDL_Event e = {.type = SDL_KEYDOWN};
+    e.key.keysym.sym = sym;
+    viz_handle_event(s, &e, NULL);
+}
+
+static void typed(viz_state *s, const char *text)
+{
+    SDL_Event e = {.type = SDL_TEXTINPUT};
+    snprintf(e.text.text, sizeof e.text.text, "%s", text);
+    viz_handle_event(s, &e, NULL);
+}
+static int inside(SDL_Rect r, int width, int bottom)
+{
+    return r.x >= 0 && r.y >= 0 && r.w > 0 && r.h > 0 && r.x + r.w <= width &&
+           r.y + r.h <= bottom;
+}
+static SDL_Color pixel(SDL_Surface *surface, int x, int y)
+{
+    const Uint8 *p = (const Uint8 *)surface->pixels + y * surface->pitch + 4 * x;
+    return (SDL_Color){p[0], p[1], p[2], p[3]};        /* SDL_PIXELFORMAT_RGBA32 */
+}
+
+static SDL_Surface *draw(viz_state *s, viz_layout *l)
+{
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 1280, 800, 32,
+                                                          SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    viz_layout_compute(s, 1280, 800, l);
+    viz_draw(&view, s, l);
+    SDL_RenderPresent(renderer);
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    TTF_Quit();
+    return surface;
+}
+Test(viewer, starts_at_the_first_token) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_expect_eq(s.length, 11);
+    cr_expect_eq(s.step, 1);
+    cr_expect(s.playing && s.causal && s.temperature == 1.0f && s.ablated == 0);
+    for (size_t h = 0; h < VIZ_HEADS; h++)
+        cr_expect_float_eq(s.weights[h * s.length * s.length], 1.0f, 1e-6);
+    viz_free(&s);
+}
+Test(viewer, keys_step_the_decoding) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, "a b c"), MHA_OK);
+    key(&s, SDLK_RIGHT);
+    cr_expect(s.step == 2 && !s.playing);
+    cr_expect(s.decoding && s.cache.length[0] == 2, "two tokens in the cache");
+    const float *prev = s.weights;                       /* head 1: previous token */
+    cr_expect_gt(prev[1 * 3 + 0], 0.99f, "row 2 of the previous-token head");
+    cr_expect_eq(prev[2 * 3 + 1], 0.0f, "row 3 is not decoded yet");
+    key(&s, SDLK_RIGHT); key(&s, SDLK_RIGHT);
+    cr_expect_eq(s.step, 3);
+    cr_expect_gt(prev[2 * 3 + 1], 0.99f, "row 3 has arrived");
+    key(&s, SDLK_LEFT);
+    cr_expect_eq(s.step, 2);
+    cr_expect_eq(s.cache.length[0], 2, "a step back decodes the prefix again");
+    viz_tick(&s, 10.0);
+    cr_expect_eq(s.step, 2, "paused");
+    key(&s, SDLK_SPACE);
+    viz_tick(&s, 0.9 / s.speed);
+    cr_expect_eq(s.step, 2, "not yet");
+    viz_tick(&s, 0.2 / s.speed);
+    cr_expect_eq(s.step, 3, "one token after 1/speed seconds");
+    viz_tick(&s, 1.1 / s.speed);
+    cr_expect_eq(s.step, 1, "wraps around after the last token");
+    viz_free(&s);
+}
+Test(viewer, decoding_matches_the_forward_pass_at_every_step) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, "to be or not to be that is the question"), MHA_OK);
+    for (size_t step = 2; step <= s.length; step++) {
+        if (step == 5)
+            key(&s, SDLK_RIGHTBRACKET);                    /* flatter from here on */
+        key(&s, SDLK_RIGHT);
+        cr_expect(s.decoding && s.cache.length[0] == step, "step %zu", step);
+        cr_expect_lt(s.impl_difference, 1e-5, "step %zu: %g", step, s.impl_difference);
+    }
+    viz_free(&s);
+}
+Test(viewer, switches_rerun_attention) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    for (int k = 0; k < 20; k++)
+        key(&s, SDLK_RIGHT);
+    const size_t L = s.length;
+    cr_expect_eq(s.step, L);
+    cr_expect_lt(s.weights[(1 * L + 0) * L + 7], 0.01f, "causal: 'the' cannot see ahead");
+    key(&s, SDLK_c);
+    cr_expect(!s.causal);
+    cr_expect_gt(s.weights[(1 * L + 0) * L + 7], 0.9f, "the last 'the', at 7");
+    cr_expect(!s.decoding, "no causal mask: the whole prefix at once");
+    key(&s, SDLK_c);
+    cr_expect(s.decoding && s.cache.length[0] == L, "decoded through the cache");
+    key(&s, SDLK_RIGHTBRACKET); key(&s, SDLK_RIGHTBRACKET); key(&s, SDLK_RIGHTBRACKET);
+    const double T = 1.25 * 1.25 * 1.25, e = exp(10 / T);
+    cr_expect_float_eq(s.temperature, T, 1e-5);
+    const size_t i = L - 1;                    /* the last query sees L keys */
+    cr_expect_float_eq(s.weights[(2 * L + i) * L + 0], e / (e + (double)i), 1e-5);
+    cr_expect_float_eq(viz_score(&s, 2, i, 0), 10 / T, 1e-4);
+    cr_expect_float_eq(viz_score(&s, 2, i, 1), 0.0, 1e-9);
+    cr_expect_eq(s.output_change, 0.0);
+    key(&s, SDLK_LEFTBRACKET); key(&s, SDLK_LEFTBRACKET); key(&s, SDLK_LEFTBRACKET);
+    key(&s, SDLK_3);
+    cr_expect_eq(s.ablated, 1u << 2);
+    cr_expect_float_eq(s.output_change, 1.0, 1e-3);
+    key(&s, SDLK_3);
+    cr_expect_eq(s.ablated, 0u);
+    cr_expect_eq(s.output_change, 0.0);
+    viz_free(&s);
+}
+Test(viewer, padding_implementations_and_small_switches) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, "the cat saw the dog"), MHA_OK);
+    key(&s, SDLK_RIGHT); key(&s, SDLK_RIGHT);
+    key(&s, SDLK_p);
+    cr_expect(s.padding && s.length == 8 && s.step == 6, "length %zu, step %zu", s.length,
+              s.step);
+    cr_expect_str_eq(s.tokens[0], "<pad>");
+    cr_expect_str_eq(s.tokens[3], "the");
+    for (size_t h = 0; h < VIZ_HEADS; h++)
+        for (size_t j = 0; j < VIZ_PADDING; j++)
+            cr_expect_eq(s.weights[(h * 8 + 5) * 8 + j], 0.0f, "pad key %zu, head %zu", j, h);
+    key(&s, SDLK_p);
+    cr_expect(!s.padding && s.length == 5 && s.step == 3);
+    for (size_t k = 1; k <= mha_impl_count; k++) {
+        key(&s, SDLK_i);
+        cr_expect_eq(s.impl, k % mha_impl_count);
+        cr_expect_lt(s.impl_difference, 1e-5, "%s", mha_impls[s.impl].name);
+    }
+    key(&s, SDLK_m); cr_expect_eq(s.colour_map, VIZ_CIVIDIS);
+    key(&s, SDLK_TAB); cr_expect_eq(s.focus, 2);
+    typed(&s, "?"); cr_expect(s.help);
+    key(&s, SDLK_ESCAPE); cr_expect(!s.help && !s.quit);
+    key(&s, SDLK_s); cr_expect(s.save_requested);
+    key(&s, SDLK_q); cr_expect(s.quit);
+    viz_free(&s);
+}
+Test(viewer, typing_a_sentence) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    key(&s, SDLK_RETURN);
+    cr_expect(s.typing);
+    typed(&s, "to be or not to bee");
+    key(&s, SDLK_BACKSPACE);
+    key(&s, SDLK_q);                                    /* a key, not a command, now */
+    cr_expect(!s.quit);
+    key(&s, SDLK_RETURN);
+    cr_expect(!s.typing);
+    cr_expect_eq(s.length, 6);
+    cr_expect_str_eq(s.tokens[5], "be");
+    key(&s, SDLK_RETURN);
+    key(&s, SDLK_RETURN);
+    cr_expect(s.typing && s.message[0] != '\0', "empty sentence refused");
+    cr_expect_eq(s.length, 6);
+    key(&s, SDLK_ESCAPE);
+    cr_expect(!s.typing);
+    viz_free(&s);
+}
+Test(viewer, events_through_the_sdl_queue) {
+    setenv("SDL_VIDEODRIVER", "dummy", 1);
+    cr_assert_eq(SDL_Init(SDL_INIT_VIDEO), 0, "%s", SDL_GetError());
+    viz_state s;
+    cr_assert_eq(viz_init(&s, "one two three"), MHA_OK);
+    SDL_Event e = {.type = SDL_KEYDOWN};
+    e.key.keysym.sym = SDLK_c;
+    cr_assert_eq(SDL_PushEvent(&e), 1);
+    e.key.keysym.sym = SDLK_RIGHT;
+    cr_assert_eq(SDL_PushEvent(&e), 1);
+    while (SDL_PollEvent(&e))
+        viz_handle_event(&s, &e, NULL);
+    cr_expect(!s.causal && s.step == 2);
+    viz_free(&s);
+    SDL_Quit();
+}
+Test(viewer, hover_and_click) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    viz_layout l;
+    viz_layout_compute(&s, 1280, 800, &l);
+    const SDL_Rect c = viz_cell(&l.big, s.length, 3, 2);
+    SDL_Event e = {.type = SDL_MOUSEMOTION};
+    e.motion.x = c.x + c.w / 2;
+    e.motion.y = c.y + c.h / 2;
+    viz_handle_event(&s, &e, &l);
+    cr_expect(s.hover_head == (int)s.focus && s.hover_row == 3 && s.hover_col == 2);
+    e = (SDL_Event){.type = SDL_MOUSEBUTTONDOWN};
+    e.button.x = l.grid[4].x + 3;
+    e.button.y = l.grid[4].y + 3;
+    viz_handle_event(&s, &e, &l);
+    cr_expect_eq(s.focus, 4);
+    e.button.x = l.slider.x + l.slider.w / 2;            /* half-way on a log scale */
+    e.button.y = l.slider.y + l.slider.h / 2;
+    viz_handle_event(&s, &e, &l);
+    cr_expect_float_eq(s.temperature, 0.05 * sqrt(1000.0), 1e-3);
+    viz_free(&s);
+}
+Test(viewer, layout_fits_every_window) {
+    static const int sizes[][2] = {{640, 480}, {700, 900}, {1024, 700}, {1280, 800},
+                                   {800, 1200}, {2560, 1440}};
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        viz_layout l;
+        viz_layout_compute(&s, sizes[k][0], sizes[k][1], &l);
+        cr_expect(inside(l.big, l.width, l.status_y), "%dx%d: enlarged map", l.width, l.height);
+        for (int h = 0; h < VIZ_HEADS; h++) {
+            cr_expect(inside(l.grid[h], l.width, l.status_y), "%dx%d: map %d", l.width,
+                      l.height, h + 1);
+            cr_expect(!SDL_HasIntersection(&l.grid[h], &l.big), "%dx%d: map %d overlaps",
+                      l.width, l.height, h + 1);
+        }
+    }
+    viz_free(&s);
+}
+Test(viewer, cells_have_the_colour_of_their_weight) {
+    const SDL_Color v0 = viz_colour(VIZ_VIRIDIS, 0), v1 = viz_colour(VIZ_VIRIDIS, 1);
+    cr_expect(v0.r == 68 && v0.g == 1 && v0.b == 84 && v1.r == 253 && v1.g == 231);
+    const SDL_Color c0 = viz_colour(VIZ_CIVIDIS, 0), g = viz_colour(VIZ_GREY, 0.5);
+    cr_expect(c0.r == 0 && c0.g == 32 && c0.b == 77 && g.r == 128 && g.g == 128);
+    viz_state s;
+    cr_assert_eq(viz_init(&s, "w x y z"), MHA_OK);
+    s.step = 4;
+    static const float known[4] = {0.0f, 0.25f, 0.6f, 1.0f};
+    for (size_t i = 0; i < VIZ_HEADS * 16; i++)
+        s.weights[i] = known[i % 4];
+    for (int map = 0; map < VIZ_COLOUR_MAPS; map++) {
+        s.colour_map = (viz_colour_map)map;
+        viz_layout l;
+        SDL_Surface *surface = draw(&s, &l);
+        for (int which = 0; which < 2; which++)
+            for (size_t i = 0; i + 1 < 4; i++)          /* the last row has its white outline */
+                for (size_t j = 0; j < 4; j++) {
+                    const SDL_Rect c = viz_cell(which ? &l.grid[4] : &l.big, 4, i, j);
+                    const SDL_Color got = pixel(surface, c.x + c.w / 2, c.y + c.h / 2);
+                    const SDL_Color want = viz_colour(s.colour_map, known[j]);
+                    cr_expect(got.r == want.r && got.g == want.g && got.b == want.b,
+                              "map %d, %s cell (%zu, %zu): got %d %d %d, want %d %d %d", map,
+                              which ? "small" : "big", i, j, got.r, got.g, got.b, want.r, want.g,
+                              want.b);
+                }
+        SDL_FreeSurface(surface);
+    }
+    viz_free(&s);
+}
+Test(viewer, record_writes_differing_frames) {
+    char dir[] = "/tmp/mha-viz-test-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char *argv[] = {"mha-viz", "--record", dir, "--frames", "3", "--size", "640x480", NULL};
+    cr_assert_eq(viz_main(7, argv), VIZ_EXIT_OK);
+    SDL_Surface *frames[3];
+    for (int f = 0; f < 3; f++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/frame-%04d.png", dir, f + 1);
+        frames[f] = IMG_Load(path);
+        cr_assert_not_null(frames[f], "%s: %s", path, IMG_GetError());
+        cr_expect(frames[f]->w == 640 && frames[f]->h == 480);
+        unlink(path);
+    }
+    for (int f = 0; f + 1 < 3; f++) {
+        SDL_Surface *a = SDL_ConvertSurfaceFormat(frames[f], SDL_PIXELFORMAT_RGBA32, 0);
+        SDL_Surface *b = SDL_ConvertSurfaceFormat(frames[f + 1], SDL_PIXELFORMAT_RGBA32, 0);
+        cr_assert(a && b);
+        size_t differ = 0;
+        for (int y = 0; y < a->h; y++)
+            differ += memcmp((Uint8 *)a->pixels + y * a->pitch, (Uint8 *)b->pixels + y * b->pitch,
+                             4 * (size_t)a->w) != 0;
+        cr_expect_gt(differ, 10, "frames %d and %d differ in %zu rows", f + 1, f + 2, differ);
+        SDL_FreeSurface(a);
+        SDL_FreeSurface(b);
+    }
+    for (int f = 0; f < 3; f++)
+        SDL_FreeSurface(frames[f]);
+    rmdir(dir);
+    char *bad[] = {"mha-viz", "--frames", "zero", NULL};
+    cr_expect_eq(viz_main(3, bad), VIZ_EXIT_USAGE);
+    char *no_frames[] = {"mha-viz", "--record", dir, NULL};
+    cr_expect_eq(viz_main(3, no_frames), VIZ_EXIT_USAGE);
+}
