@@ -6,6 +6,10 @@
    prints; these functions do, and they live in book/. */
 #include <stdio.h>
 #include "mha.h"
+/* n with thin spaces between groups of three digits, in buf; returns buf. */
+const char *format_count(char buf[64], unsigned long long n);
+/* flops in millions: three significant digits below 100, else grouped. */
+const char *format_millions(char buf[64], double flops);
 void mha_print_param_table(FILE *out);
 void mha_print_flop_table(FILE *out);
 void mha_print_numbers(FILE *out);

@@ -20,6 +20,7 @@ typedef enum mha_status {
     MHA_ERR_CACHE_FULL, /* an append would pass the cache's capacity */
     MHA_STATUS_COUNT
 } mha_status;
+const char *mha_status_message(mha_status status);
 typedef struct mha_shape {
     size_t batch;       /* B */
     size_t query_len;   /* L */
@@ -27,48 +28,20 @@ typedef struct mha_shape {
     size_t embed_dim;   /* E */
     size_t heads;       /* H; the head width is D = E / H */
 } mha_shape;
+int mha_mul_overflows(size_t a, size_t b, size_t *product);
+mha_status mha_shape_check(const mha_shape *shape);
 typedef struct mha_params {
     const float *in_proj_weight;   /* (3E, E): rows W^Q, then W^K, then W^V */
     const float *in_proj_bias;     /* (3E) or NULL for no bias */
     const float *out_proj_weight;  /* (E, E) */
     const float *out_proj_bias;    /* (E) or NULL for no bias */
 } mha_params;
+size_t mha_param_count(size_t embed_dim, int with_bias);
 typedef struct mha_flops {
     double q_proj, kv_proj, scores, context, out_proj;  /* matrix products */
     double total;                                       /* sum of the five */
     double softmax;                                     /* not in total */
 } mha_flops;
-typedef struct mha_mask {
-    int causal;                            /* block key j > query i */
-    const unsigned char *attn_mask_bool;   /* (L, S), nonzero = blocked, or NULL */
-    const float *attn_mask_float;          /* (L, S), added to the scores, or NULL */
-    const unsigned char *key_padding_mask; /* (B, S), nonzero = padding, or NULL */
-} mha_mask;
-typedef struct mha_kv_cache {
-    size_t batch, kv_heads, capacity, head_dim;  /* B, H_kv, T_max, D */
-    size_t *length;                              /* (B): positions filled */
-    float *keys, *values;                        /* (B, H_kv, T_max, D) each */
-    unsigned char *padding;                      /* (B, T_max): 1 = padding */
-} mha_kv_cache;
-typedef struct mha_decoder {
-    size_t embed_dim, heads, kv_heads;  /* E, H, H_kv: H_kv divides H */
-    mha_params params;                  /* in_proj_weight (E + 2 H_kv D, E) */
-    int rope;                           /* rotate q and k by position */
-    float rope_base;                    /* 0 means 10000 */
-} mha_decoder;
-typedef struct mha_grads {
-    float *grad_query;             /* (B, L, E), or NULL */
-    float *grad_key;               /* (B, S, E), or NULL (ignored in self-attention) */
-    float *grad_value;             /* (B, S, E), or NULL (ignored when value = key) */
-    float *grad_in_proj_weight;    /* (3E, E) */
-    float *grad_in_proj_bias;      /* (3E), or NULL */
-    float *grad_out_proj_weight;   /* (E, E) */
-    float *grad_out_proj_bias;     /* (E), or NULL */
-} mha_grads;
-const char *mha_status_message(mha_status status);
-int mha_mul_overflows(size_t a, size_t b, size_t *product);
-mha_status mha_shape_check(const mha_shape *shape);
-size_t mha_param_count(size_t embed_dim, int with_bias);
 mha_flops mha_flop_count(const mha_shape *shape);
 void mha_matmul_nt(size_t M, size_t N, size_t K,
                    const float *A, size_t lda,
@@ -85,6 +58,13 @@ void mha_attend(size_t L, size_t S, size_t D,
                 float *context, size_t ldc);
 extern const float mha_example_x[3 * 4];
 void mha_example_params(float in_proj_weight[3 * 4 * 4], float out_proj_weight[4 * 4]);
+typedef struct mha_mask {
+    int causal;                            /* block key j > query i */
+    const unsigned char *attn_mask_bool;   /* (L, S), nonzero = blocked, or NULL */
+    const float *attn_mask_float;          /* (L, S), added to the scores, or NULL */
+    const unsigned char *key_padding_mask; /* (B, S), nonzero = padding, or NULL */
+} mha_mask;
+int mha_mask_bias(const mha_mask *mask, const mha_shape *shape, size_t b, float *bias);
 typedef mha_status mha_forward_fn(const mha_shape *shape, const mha_params *params,
                                   const float *query, const float *key,
                                   const float *value, const mha_mask *mask,
@@ -108,7 +88,12 @@ void mha_matmul_nn(size_t M, size_t N, size_t K,
                    const float *bias,
                    float *C, size_t ldc);
 mha_forward_fn mha_forward_batched;
-int mha_mask_bias(const mha_mask *mask, const mha_shape *shape, size_t b, float *bias);
+typedef struct mha_kv_cache {
+    size_t batch, kv_heads, capacity, head_dim;  /* B, H_kv, T_max, D */
+    size_t *length;                              /* (B): positions filled */
+    float *keys, *values;                        /* (B, H_kv, T_max, D) each */
+    unsigned char *padding;                      /* (B, T_max): 1 = padding */
+} mha_kv_cache;
 mha_status mha_kv_cache_init(mha_kv_cache *cache, size_t batch, size_t kv_heads,
                              size_t capacity, size_t head_dim);
 void mha_kv_cache_reset(mha_kv_cache *cache);
@@ -117,6 +102,12 @@ mha_status mha_kv_cache_append(mha_kv_cache *cache, size_t b, size_t n,
                                const float *keys, const float *values, size_t ld,
                                const unsigned char *padding);
 void mha_rope(float *x, size_t D, size_t position, double base);
+typedef struct mha_decoder {
+    size_t embed_dim, heads, kv_heads;  /* E, H, H_kv: H_kv divides H */
+    mha_params params;                  /* in_proj_weight (E + 2 H_kv D, E) */
+    int rope;                           /* rotate q and k by position */
+    float rope_base;                    /* 0 means 10000 */
+} mha_decoder;
 typedef mha_status mha_decode_fn(const mha_decoder *dec, mha_kv_cache *cache,
                                  size_t n, const float *x,
                                  const unsigned char *padding,
@@ -134,6 +125,15 @@ mha_forward_fn mha_forward_blocked;
 void mha_set_threads(size_t threads);
 size_t mha_threads(void);
 mha_decode_fn mha_decode_step_blocked;
+typedef struct mha_grads {
+    float *grad_query;             /* (B, L, E), or NULL */
+    float *grad_key;               /* (B, S, E), or NULL (ignored in self-attention) */
+    float *grad_value;             /* (B, S, E), or NULL (ignored when value = key) */
+    float *grad_in_proj_weight;    /* (3E, E) */
+    float *grad_in_proj_bias;      /* (3E), or NULL */
+    float *grad_out_proj_weight;   /* (E, E) */
+    float *grad_out_proj_bias;     /* (E), or NULL */
+} mha_grads;
 mha_status mha_backward_naive(const mha_shape *shape, const mha_params *params,
                               const float *query, const float *key, const float *value,
                               const mha_mask *mask, const float *grad_out,
