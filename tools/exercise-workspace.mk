@@ -12,8 +12,10 @@ SHELL       := /bin/bash
 CFLAGS   ?= -O1 -g
 override CFLAGS += $(BOOK_CFLAGS)
 WARN     := -std=c11 -Wall -Wextra -Wshadow -Wvla $(WERROR)
-CPPFLAGS := -D_POSIX_C_SOURCE=200809L -Isrc -Itests
-LIB_OBJ  := $(patsubst src/%.c,build/obj/%.o,$(filter-out src/main.c src/tables_main.c,$(wildcard src/*.c)))
+CPPFLAGS := -D_POSIX_C_SOURCE=200809L -Isrc -Icmd -Ibook -Itests
+LIB_OBJ  := $(patsubst %.c,build/obj/%.o,$(wildcard src/*.c))
+CMD_OBJ  := $(patsubst %.c,build/obj/%.o,$(filter-out cmd/main.c,$(wildcard cmd/*.c)))
+BOOK_OBJ := $(patsubst %.c,build/obj/%.o,$(filter-out book/tables_main.c,$(wildcard book/*.c)))
 TEST_OBJ := $(patsubst tests/%.c,build/obj/tests/%.o,$(wildcard tests/*.c))
 
 VIZ_SRC  := $(filter-out viz/main.c,$(wildcard viz/*.c))
@@ -43,7 +45,13 @@ test: build/tests build/mha $(VIZ_TESTS)
 all-tests: build/tests build/mha $(VIZ_TESTS)
 > cd tests && status=0; ../build/tests $(RUN) || status=1; \
 >   $(if $(VIZ_TESTS),$(VIZ_HEADLESS) ../build/viz-tests $(RUN) || status=1;) exit $$status
-build/obj/%.o: src/%.c
+build/obj/src/%.o: src/%.c
+> @mkdir -p $(@D)
+> $(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+build/obj/cmd/%.o: cmd/%.c
+> @mkdir -p $(@D)
+> $(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+build/obj/book/%.o: book/%.c
 > @mkdir -p $(@D)
 > $(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 build/obj/tests/%.o: tests/%.c
@@ -51,9 +59,13 @@ build/obj/tests/%.o: tests/%.c
 > $(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 build/libmha.a: $(LIB_OBJ)
 > rm -f $@ && ar rcs $@ $^
-build/mha: build/obj/main.o build/libmha.a
+build/libmha-cmd.a: $(CMD_OBJ)
+> rm -f $@ && ar rcs $@ $^
+build/libmha-book.a: $(BOOK_OBJ)
+> rm -f $@ && ar rcs $@ $^
+build/mha: build/obj/cmd/main.o build/libmha-cmd.a build/libmha.a
 > $(CC) $(CFLAGS) -o $@ $^ -lm
-build/tests: $(TEST_OBJ) build/libmha.a
+build/tests: $(TEST_OBJ) build/libmha-cmd.a build/libmha-book.a build/libmha.a
 > $(CC) $(CFLAGS) -o $@ $^ -lcriterion -lm
 clean:
 > rm -rf build

@@ -93,7 +93,7 @@ copy_web() {
 tangle_into() {
     local dir=$1 root
     for root in $(noroots "${copied[@]}" | sed -n 's/^<<\[\[\(.*\)\]\]>>$/\1/p'); do
-        case "$root" in src/*.[ch]|tests/*.[ch]|viz/*.[ch]) ;; *) continue ;; esac
+        case "$root" in src/*.[ch]|cmd/*.[ch]|book/*.[ch]|tests/*.[ch]|viz/*.[ch]) ;; *) continue ;; esac
         mkdir -p "$dir/$(dirname "$root")"
         notangle -R"[[$root]]" "${copied[@]}" > "$scratch/tangled"
         { echo "/* exercise $ex_id: tangled from the book; write only between the EXERCISE lines */"
