@@ -1,4 +1,4 @@
-/* generated from chapters/20-command.nw; edit the book, not this file */
+/* generated from chapters/45-tests-command.nw; edit the book, not this file */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
