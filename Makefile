@@ -322,44 +322,9 @@ sanitize:
 	  $(BUILD)/asan/tests $(BUILD)/asan/mha
 	cd tests && $(SAN_ENV) MHA_BINARY=../$(BUILD)/asan/mha ../$(BUILD)/asan/tests --jobs=2
 
-# Valgrind's exit status does not reach us through Criterion's workers, so
-# every process writes its report to a file, and any non-empty report fails.
-VALGRIND = valgrind -q --error-exitcode=1 --leak-check=full --trace-children=yes \
-           --trace-children-skip='/bin/*,/usr/bin/*' \
-           --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
-           --log-file="$$tmp/logs/vg.%p"
+# The passes' recipes are scripts tangled from the hardening appendix.
 valgrind: $(BUILD)/mha $(BUILD)/tests
-	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; mkdir "$$tmp/logs"; \
-	(cd tests && $(VALGRIND) ../$(BUILD)/tests --jobs=1 \
-	  --filter='@(command|program|npy|nan_policy|fuzz_replay|kv_cache|backward)/*') > "$$tmp/criterion.txt" 2>&1 || \
-	  { cat "$$tmp/criterion.txt"; exit 1; }; \
-	impls=$$($(BUILD)/mha forward --help | sed -n 's/.*implementation: \(.*\) (default.*/\1/p'); \
-	for case in tests/golden/*/; do \
-	  name=$$(basename "$$case"); cp -r "$$case" "$$tmp/$$name"; \
-	  heads=$$(head -c 128 "$$case/expected_attn_weights.npy" | LC_ALL=C tr -cd '[:print:]' | \
-	           sed -n "s/.*'shape': ([0-9]*, \([0-9]*\),.*/\1/p"); \
-	  cp "$$case/expected_out.npy" "$$tmp/$$name/grad_out.npy"; \
-	  for impl in $$impls; do \
-	    $(VALGRIND) $(BUILD)/mha forward "$$tmp/$$name" --heads "$$heads" --impl "$$impl" > /dev/null; \
-	    [[ -e "$$case/key.npy" ]] || \
-	      $(VALGRIND) $(BUILD)/mha decode "$$tmp/$$name" --heads "$$heads" --impl "$$impl" > /dev/null; \
-	  done; \
-	  $(VALGRIND) $(BUILD)/mha backward "$$tmp/$$name" --heads "$$heads" > /dev/null; \
-	done; \
-	for impl in $$impls; do \
-	  $(VALGRIND) $(BUILD)/mha bench --impl "$$impl" --batch 2 --seq 5 --kv-len 3 --dim 8 \
-	    --heads 2 --reps 2 > /dev/null; \
-	done; \
-	$(VALGRIND) $(BUILD)/mha demo --heads 2 > /dev/null; \
-	for bad in "frobnicate" "forward $$tmp/nowhere --heads 2" "forward $$tmp/self_attention --heads 3" \
-	           "bench --seq 18446744073709551615" "bench --reps 2305843009213693953 --seq 2 --dim 2"; do \
-	  status=0; $(VALGRIND) $(BUILD)/mha $$bad > /dev/null 2> "$$tmp/err" || status=$$?; \
-	  if [[ $$status -ne 1 && $$status -ne 2 ]] || [[ $$(wc -l < "$$tmp/err") -ne 1 ]]; then \
-	    echo "valgrind: 'mha $$bad' exited $$status with:"; cat "$$tmp/err"; exit 1; fi; \
-	done; \
-	reports=$$(find "$$tmp/logs" -type f -size +0); \
-	if [[ -n "$$reports" ]]; then cat $$reports; echo "valgrind: memcheck found errors"; exit 1; fi; \
-	echo "valgrind: $$(ls "$$tmp/logs" | wc -l) processes checked: no invalid access, no uninitialised value, no leak"
+	bash tools/valgrind.sh $(BUILD)
 
 # Criterion's runner cannot start under ThreadSanitizer, so the reentrancy
 # check (tests/reentrancy.c) also has a program of its own.
@@ -387,9 +352,6 @@ FUZZ_TARGETS := npy cli forward
 FUZZ_CFLAGS  := $(SAN_CFLAGS) -fsanitize=fuzzer-no-link
 MSAN_CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=memory -fsanitize-memory-track-origins \
                 -fsanitize=fuzzer-no-link
-FUZZ_ENV     := ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:max_allocation_size_mb=512 \
-                MSAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=512 \
-                UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 $(BUILD)/fuzz-%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz_harness.o $(BUILD)/libmha-cmd.a $(BUILD)/libmha.a
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
@@ -400,24 +362,7 @@ fuzz:
 	  $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz-%)
 	$(MAKE) --no-print-directory CC=clang BUILD=$(BUILD)/fuzz-msan CFLAGS="$(MSAN_CFLAGS)" \
 	  $(FUZZ_MSAN_TARGETS:%=$(BUILD)/fuzz-msan/fuzz-%)
-	@mkdir -p $(BUILD)/fuzz/artifacts; : > $(BUILD)/fuzz/summary.txt; \
-	for run in fuzz:$(FUZZ_SECONDS) fuzz-msan:$(FUZZ_MSAN_SECONDS); do \
-	  dir=$(abspath $(BUILD))/$${run%:*}; seconds=$${run#*:}; \
-	  for t in $(FUZZ_TARGETS); do \
-	    [[ $${run%:*} == fuzz-msan && " $(FUZZ_MSAN_TARGETS) " != *" $$t "* ]] && continue; \
-	    mkdir -p $(BUILD)/fuzz/corpus/$$t; \
-	    $(FUZZ_ENV) $$dir/fuzz-$$t -max_total_time=$$seconds -timeout=10 \
-	      -print_final_stats=1 -artifact_prefix=$(abspath $(BUILD))/fuzz/artifacts/$$t- \
-	      $(abspath $(BUILD))/fuzz/corpus/$$t $(CURDIR)/tests/fuzz/corpus/$$t \
-	      > $$dir/$$t.log 2>&1 || \
-	    { tail -n 40 $$dir/$$t.log; \
-	      echo "fuzz: $$t found a problem; the input is in $(BUILD)/fuzz/artifacts/"; exit 1; }; \
-	    runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $$dir/$$t.log); \
-	    echo "fuzz: $${run%:*}/$$t: $$runs executions in $$seconds s, corpus of" \
-	         "$$(ls $(BUILD)/fuzz/corpus/$$t | wc -l) inputs, no finding" \
-	      | tee -a $(BUILD)/fuzz/summary.txt; \
-	  done; \
-	done
+	bash tools/fuzz.sh $(BUILD) $(FUZZ_SECONDS) $(FUZZ_MSAN_SECONDS) "$(FUZZ_TARGETS)" "$(FUZZ_MSAN_TARGETS)"
 
 check: lint check-tangle
 	$(MAKE) --no-print-directory test

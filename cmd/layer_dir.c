@@ -142,7 +142,7 @@ int load_checked(const char *dir, const char *name, int required, int kinds,
     return status;
 }
 /* in_proj_weight (rows, E) and in_proj_bias (rows), out_proj (E, E) and (E);
-   rows is 3E here, E + 2 H_kv D for a grouped decoder (chapter 8). */
+   rows is 3E here, E + 2 H_kv D for a grouped decoder (the KV cache). */
 int load_projections(const char *dir, const char *rows_letters, size_t rows, size_t E,
                      struct forward_inputs *in, FILE *err)
 {

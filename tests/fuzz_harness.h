@@ -1,7 +1,7 @@
 /* generated from chapters/25-hardening.nw; edit the book, not this file */
 #ifndef FUZZ_HARNESS_H
 #define FUZZ_HARNESS_H
-/* The fuzz targets of chapter 12 as plain functions, shared by the libFuzzer
+/* The fuzz targets of the hardening appendix as plain functions, shared by the libFuzzer
    programs in tests/fuzz/ and by the Criterion suite.  Each fuzz_*_one runs
    one input; when a property fails it prints the reason on stderr and calls
    abort(), which libFuzzer and Criterion both report. */

@@ -1,7 +1,7 @@
 /* generated from chapters/25-hardening.nw; edit the book, not this file */
 #ifndef REENTRANCY_H
 #define REENTRANCY_H
-/* Chapter 12: run every implementation in two threads at once and compare
+/* Reentrancy: run every implementation in two threads at once and compare
    with the same calls made one after the other.  Returns the number of
    mismatches, each described on report; 0 means reentrant. */
 #include <stddef.h>

@@ -23,7 +23,7 @@ static const mha_shape absurd_shapes[] = {
     {1, (size_t)1 << 32, (size_t)1 << 32, 2, 1},     /* B H L S = 2^64 */
     {1, SIZE_MAX, 1, 1, 1},
 };
-/* Chapter 6's run_argv, for a NULL-terminated argument list. */
+/* run_argv (tests/check.h), for a NULL-terminated argument list. */
 static struct cli_result run_command(char **argv)
 {
     int argc = 0;

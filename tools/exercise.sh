@@ -1,5 +1,5 @@
 # generated from chapters/26-exercises.nw; edit the book, not this file
-# tools/exercise.sh COMMAND ARGS: the book's exercises (chapter 13).
+# tools/exercise.sh COMMAND ARGS: the book's exercises (the exercises appendix).
 #   list | create ID DIR | solve ID DIR | check ID DIR [WORK] | verify [ID...]
 #   | student-web DIR
 # NW must hold the web's files in reading order.

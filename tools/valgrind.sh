@@ -1,0 +1,45 @@
+# generated from chapters/25-hardening.nw; edit the book, not this file
+#!/usr/bin/env bash
+# make valgrind: the command-line suites and real mha runs under memcheck.
+# usage: tools/valgrind.sh BUILD_DIR
+set -euo pipefail
+build=$(realpath "${1:?usage: tools/valgrind.sh BUILD_DIR}")
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT; mkdir "$tmp/logs"
+vg() {
+    valgrind -q --error-exitcode=1 --leak-check=full --trace-children=yes \
+        --trace-children-skip='/bin/*,/usr/bin/*' \
+        --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
+        --log-file="$tmp/logs/vg.%p" "$@"
+}
+(cd tests && vg "$build/tests" --jobs=1 \
+    --filter='@(command|program|npy|nan_policy|fuzz_replay|kv_cache|backward)/*') \
+    > "$tmp/criterion.txt" 2>&1 || { cat "$tmp/criterion.txt"; exit 1; }
+impls=$("$build/mha" forward --help | sed -n 's/.*implementation: \(.*\) (default.*/\1/p')
+for case in tests/golden/*/; do
+    name=$(basename "$case"); cp -r "$case" "$tmp/$name"
+    heads=$(head -c 128 "$case/expected_attn_weights.npy" | LC_ALL=C tr -cd '[:print:]' |
+            sed -n "s/.*'shape': ([0-9]*, \([0-9]*\),.*/\1/p")
+    cp "$case/expected_out.npy" "$tmp/$name/grad_out.npy"
+    for impl in $impls; do
+        vg "$build/mha" forward "$tmp/$name" --heads "$heads" --impl "$impl" > /dev/null
+        [[ -e "$case/key.npy" ]] ||
+            vg "$build/mha" decode "$tmp/$name" --heads "$heads" --impl "$impl" > /dev/null
+    done
+    vg "$build/mha" backward "$tmp/$name" --heads "$heads" > /dev/null
+done
+for impl in $impls; do
+    vg "$build/mha" bench --impl "$impl" --batch 2 --seq 5 --kv-len 3 --dim 8 \
+        --heads 2 --reps 2 > /dev/null
+done
+vg "$build/mha" demo --heads 2 > /dev/null
+for bad in "frobnicate" "forward $tmp/nowhere --heads 2" "forward $tmp/self_attention --heads 3" \
+           "bench --seq 18446744073709551615" "bench --reps 2305843009213693953 --seq 2 --dim 2"; do
+    status=0; vg "$build/mha" $bad > /dev/null 2> "$tmp/err" || status=$?
+    if [[ $status -ne 1 && $status -ne 2 ]] || [[ $(wc -l < "$tmp/err") -ne 1 ]]; then
+        echo "valgrind: 'mha $bad' exited $status with:"; cat "$tmp/err"; exit 1
+    fi
+done
+reports=$(find "$tmp/logs" -type f -size +0)
+if [[ -n "$reports" ]]; then cat $reports; echo "valgrind: memcheck found errors"; exit 1; fi
+echo "valgrind: $(ls "$tmp/logs" | wc -l) processes checked:" \
+     "no invalid access, no uninitialised value, no leak"
