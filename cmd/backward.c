@@ -41,7 +41,7 @@ int mha_cmd_backward(int argc, char **argv, FILE *out, FILE *err)
     }
     if ((status = check_directory(options.dir, err)) != MHA_EXIT_OK)
         return status;
-    struct forward_inputs in;
+    mha_layer_files in;
     memset(&in, 0, sizeof in);
     mha_npy grad_out;
     memset(&grad_out, 0, sizeof grad_out);
@@ -50,8 +50,8 @@ int mha_cmd_backward(int argc, char **argv, FILE *out, FILE *err)
     status = load_forward_inputs(&options, &in, &shape, err);
     if (status == MHA_EXIT_OK) {
         const size_t B = shape.batch, L = shape.query_len, S = shape.key_len, E = shape.embed_dim;
-        const struct axis grad_axes[] = {{"B", B}, {"L", L}, {"E", E}};
-        status = load_checked(options.dir, "grad_out.npy", 1, WANT_FLOAT, &grad_out, 3,
+        const mha_axis grad_axes[] = {{"B", B}, {"L", L}, {"E", E}};
+        status = load_checked(options.dir, "grad_out.npy", 1, MHA_WANT_FLOAT, &grad_out, 3,
                               grad_axes, err);
         const size_t counts[7] = {B * L * E, B * S * E, B * S * E, 3 * E * E, 3 * E, E * E, E};
         size_t total = 0;
@@ -62,8 +62,8 @@ int mha_cmd_backward(int argc, char **argv, FILE *out, FILE *err)
             status = MHA_EXIT_FAILURE;
         }
         if (status == MHA_EXIT_OK) {
-            const int cross = is_loaded(&in.key);
-            const int in_bias = is_loaded(&in.in_proj_bias), out_bias = is_loaded(&in.out_proj_bias);
+            const int cross = mha_npy_loaded(&in.key);
+            const int in_bias = mha_npy_loaded(&in.in_proj_bias), out_bias = mha_npy_loaded(&in.out_proj_bias);
             float *part[7] = {memory};
             for (int i = 1; i < 7; i++)
                 part[i] = part[i - 1] + counts[i - 1];
@@ -102,6 +102,6 @@ int mha_cmd_backward(int argc, char **argv, FILE *out, FILE *err)
     }
     free(memory);
     mha_npy_free(&grad_out);
-    free_forward_inputs(&in);
+    mha_layer_files_free(&in);
     return status;
 }

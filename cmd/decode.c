@@ -64,17 +64,15 @@ static void decode_usage(FILE *out)
         "(B,H,L,L): row t holds step t's weights, zero after position t.  The result\n"
         "equals 'mha forward DIR --heads H --causal'.\n");
 }
-static int load_decode_inputs(const struct decode_options *o, struct forward_inputs *in,
+static int load_decode_inputs(const struct decode_options *o, mha_layer_files *in,
                               mha_shape *shape, FILE *err)
 {
     const char *dir = o->common.dir;
-    int status;
-    const struct axis query_axes[] = {{"B", 0}, {"L", 0}, {"E", 0}};
-    if ((status = load_checked(dir, "query.npy", 1, WANT_FLOAT, &in->query,
-                               3, query_axes, err)) != MHA_EXIT_OK)
+    int status = load_query(dir, in, err);
+    if (status != MHA_EXIT_OK)
         return status;
     const size_t B = in->query.shape[0], L = in->query.shape[1], E = in->query.shape[2];
-    char path[PATH_SIZE];
+    char path[MHA_PATH_SIZE];
     for (int i = 0; i < 2; i++) {
         join_path(path, dir, i ? "value.npy" : "key.npy");
         if (access(path, F_OK) == 0) {
@@ -93,14 +91,14 @@ static int load_decode_inputs(const struct decode_options *o, struct forward_inp
         return checked == MHA_ERR_HEADS ? MHA_EXIT_USAGE : MHA_EXIT_FAILURE;
     }
     const size_t F = E + 2 * o->kv_heads * (E / o->common.heads);
-    const struct axis padding_axes[] = {{"B", B}, {"L", L}};
+    const mha_axis padding_axes[] = {{"B", B}, {"L", L}};
     if ((status = load_projections(dir, "E+2KD", F, E, in, err)) != MHA_EXIT_OK ||
-        (status = load_checked(dir, "key_padding_mask.npy", 0, WANT_BOOL, &in->key_padding_mask,
+        (status = load_checked(dir, "key_padding_mask.npy", 0, MHA_WANT_BOOL, &in->key_padding_mask,
                                2, padding_axes, err)) != MHA_EXIT_OK)
         return status;
     return MHA_EXIT_OK;
 }
-static int run_decode(const struct decode_options *o, const struct forward_inputs *in,
+static int run_decode(const struct decode_options *o, const mha_layer_files *in,
                       const mha_shape *s, float *output, float *weights, FILE *err)
 {
     const size_t B = s->batch, L = s->query_len, E = s->embed_dim, H = s->heads;
@@ -145,7 +143,7 @@ int mha_cmd_decode(int argc, char **argv, FILE *out, FILE *err)
     }
     if ((status = check_directory(options.common.dir, err)) != MHA_EXIT_OK)
         return status;
-    struct forward_inputs in;
+    mha_layer_files in;
     memset(&in, 0, sizeof in);
     mha_shape shape;
     float *output = NULL, *weights = NULL;
@@ -167,6 +165,6 @@ int mha_cmd_decode(int argc, char **argv, FILE *out, FILE *err)
         }
     }
     free(output); free(weights);
-    free_forward_inputs(&in);
+    mha_layer_files_free(&in);
     return status;
 }

@@ -39,7 +39,7 @@ static void forward_usage(FILE *out)
 "  --no-weights   do not write attn_weights.npy\n"
 "  --help         this text\n", out);
 }
-static int compute_forward(const struct forward_options *o, const struct forward_inputs *in,
+static int compute_forward(const struct forward_options *o, const mha_layer_files *in,
                            const mha_shape *shape, float **output, float **weights,
                            FILE *err)
 {
@@ -58,7 +58,7 @@ static int compute_forward(const struct forward_options *o, const struct forward
                                in->out_proj_weight.values, in->out_proj_bias.values};
     const mha_mask mask = {o->causal, in->attn_mask.flags, in->attn_mask.values,
                            in->key_padding_mask.flags};
-    const int masked = o->causal || is_loaded(&in->attn_mask) || is_loaded(&in->key_padding_mask);
+    const int masked = o->causal || mha_npy_loaded(&in->attn_mask) || mha_npy_loaded(&in->key_padding_mask);
     const mha_status status = o->impl->forward(shape, &params, in->query.values,
                                                in->key.values, in->value.values,
                                                masked ? &mask : NULL, *output, *weights);
@@ -80,7 +80,7 @@ int mha_cmd_forward(int argc, char **argv, FILE *out, FILE *err)
     }
     if ((status = check_directory(options.dir, err)) != MHA_EXIT_OK)
         return status;
-    struct forward_inputs in;
+    mha_layer_files in;
     memset(&in, 0, sizeof in);
     mha_shape shape;
     float *output = NULL, *weights = NULL;
@@ -113,6 +113,6 @@ int mha_cmd_forward(int argc, char **argv, FILE *out, FILE *err)
     }
     free(output);
     free(weights);
-    free_forward_inputs(&in);
+    mha_layer_files_free(&in);
     return status;
 }

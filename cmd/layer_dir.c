@@ -62,158 +62,71 @@ int parse_forward_options(int argc, char **argv, struct forward_options *o, FILE
     }
     return MHA_EXIT_OK;
 }
-void free_forward_inputs(struct forward_inputs *in)
+/* The exit status for a loader's status: a head count that does not divide
+   E is the command line's fault, anything else the directory's. */
+static int report(mha_status status, const char *message, FILE *err)
 {
-    mha_npy *all[] = {&in->query, &in->key, &in->value, &in->in_proj_weight,
-                      &in->in_proj_bias, &in->out_proj_weight, &in->out_proj_bias,
-                      &in->attn_mask, &in->key_padding_mask};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        mha_npy_free(all[i]);
+    if (status == MHA_OK)
+        return MHA_EXIT_OK;
+    mha_cli_error(err, "%s", message);
+    return status == MHA_ERR_HEADS ? MHA_EXIT_USAGE : MHA_EXIT_FAILURE;
 }
 
-int is_loaded(const mha_npy *array)
+int join_path(char path[MHA_PATH_SIZE], const char *dir, const char *name)
 {
-    return array->values != NULL || array->flags != NULL;
+    int n = snprintf(path, MHA_PATH_SIZE, "%s/%s", dir, name);
+    return n >= 0 && n < MHA_PATH_SIZE;
 }
-int join_path(char path[PATH_SIZE], const char *dir, const char *name)
-{
-    int n = snprintf(path, PATH_SIZE, "%s/%s", dir, name);
-    return n >= 0 && n < PATH_SIZE;
-}
+
 int load_input(const char *dir, const char *name, int required, int kinds,
                mha_npy *array, FILE *err)
 {
-    char path[PATH_SIZE], message[256];
-    join_path(path, dir, name);
-    if (!required && access(path, F_OK) != 0 && errno == ENOENT)
-        return MHA_EXIT_OK;
-    if (mha_npy_read(path, array, message, sizeof message) != MHA_OK) {
-        mha_cli_error(err, "%s: %s", path, message);
-        return MHA_EXIT_FAILURE;
-    }
-    if (array->kind == MHA_NPY_FLOAT && !(kinds & WANT_FLOAT)) {
-        mha_cli_error(err, "%s: holds floats ('%s'); expected a boolean mask ('|b1' or '|u1')",
-                      path, array->dtype);
-        return MHA_EXIT_FAILURE;
-    }
-    if (array->kind == MHA_NPY_BOOL && !(kinds & WANT_BOOL)) {
-        mha_cli_error(err, "%s: holds booleans ('%s'); expected float32 or float64 values",
-                      path, array->dtype);
-        return MHA_EXIT_FAILURE;
-    }
-    return MHA_EXIT_OK;
+    char message[MHA_PATH_SIZE + 512];
+    return report(mha_layer_read(dir, name, required, kinds, array, message, sizeof message),
+                  message, err);
 }
+
 int check_shape(const char *dir, const char *name, const mha_npy *array,
-                size_t rank, const struct axis *axes, FILE *err)
+                size_t rank, const mha_axis *axes, FILE *err)
 {
-    int ok = array->rank == rank;
-    for (size_t i = 0; ok && i < rank; i++)
-        ok = axes[i].size == 0 ? array->shape[i] > 0 : array->shape[i] == axes[i].size;
-    if (ok)
-        return MHA_EXIT_OK;
-    char got[256], rule[128] = "(", sizes[256] = "(";
-    mha_npy_shape_text(got, sizeof got, array->rank, array->shape);
-    for (size_t i = 0; i < rank; i++) {
-        char size[32];
-        snprintf(size, sizeof size, "%zu", axes[i].size);
-        strncat(rule, axes[i].letter, sizeof rule - strlen(rule) - 1);
-        strncat(sizes, axes[i].size ? size : axes[i].letter, sizeof sizes - strlen(sizes) - 1);
-        const char *sep = i + 1 < rank ? ", " : rank == 1 ? ",)" : ")";
-        strncat(rule, sep, sizeof rule - strlen(rule) - 1);
-        strncat(sizes, sep, sizeof sizes - strlen(sizes) - 1);
-    }
-    const char *equals = strcmp(rule, sizes) != 0 ? " = " : "";
-    if (strcmp(rule, sizes) == 0)
-        sizes[0] = '\0';
-    if (array->rank != rank)
-        mha_cli_error(err, "%s/%s: shape %s has rank %zu; it should be %s%s%s",
-                      dir, name, got, array->rank, rule, equals, sizes);
-    else
-        mha_cli_error(err, "%s/%s: shape %s should be %s%s%s%s", dir, name, got, rule, equals,
-                      sizes, array->count == 0 ? ", with no empty axis" : "");
-    return MHA_EXIT_FAILURE;
+    char message[MHA_PATH_SIZE + 512];
+    return report(mha_layer_check_shape(dir, name, array, rank, axes, message, sizeof message),
+                  message, err);
 }
+
 int load_checked(const char *dir, const char *name, int required, int kinds,
-                 mha_npy *array, size_t rank, const struct axis *axes, FILE *err)
+                 mha_npy *array, size_t rank, const mha_axis *axes, FILE *err)
 {
-    int status = load_input(dir, name, required, kinds, array, err);
-    if (status == MHA_EXIT_OK && is_loaded(array))
-        status = check_shape(dir, name, array, rank, axes, err);
-    return status;
+    char message[MHA_PATH_SIZE + 512];
+    return report(mha_layer_read_checked(dir, name, required, kinds, array, rank, axes,
+                                         message, sizeof message), message, err);
 }
-/* in_proj_weight (rows, E) and in_proj_bias (rows), out_proj (E, E) and (E);
-   rows is 3E here, E + 2 H_kv D for a grouped decoder (the KV cache). */
+
 int load_projections(const char *dir, const char *rows_letters, size_t rows, size_t E,
-                     struct forward_inputs *in, FILE *err)
+                     mha_layer_files *in, FILE *err)
 {
-    const struct axis in_weight_axes[] = {{rows_letters, rows}, {"E", E}};
-    const struct axis in_bias_axes[] = {{rows_letters, rows}};
-    const struct axis out_weight_axes[] = {{"E", E}, {"E", E}}, out_bias_axes[] = {{"E", E}};
-    int status;
-    if ((status = load_checked(dir, "in_proj_weight.npy", 1, WANT_FLOAT, &in->in_proj_weight,
-                               2, in_weight_axes, err)) != MHA_EXIT_OK ||
-        (status = load_checked(dir, "in_proj_bias.npy", 0, WANT_FLOAT, &in->in_proj_bias,
-                               1, in_bias_axes, err)) != MHA_EXIT_OK ||
-        (status = load_checked(dir, "out_proj_weight.npy", 1, WANT_FLOAT, &in->out_proj_weight,
-                               2, out_weight_axes, err)) != MHA_EXIT_OK ||
-        (status = load_checked(dir, "out_proj_bias.npy", 0, WANT_FLOAT, &in->out_proj_bias,
-                               1, out_bias_axes, err)) != MHA_EXIT_OK)
-        return status;
-    return MHA_EXIT_OK;
+    char message[MHA_PATH_SIZE + 512];
+    return report(mha_layer_read_projections(dir, rows_letters, rows, E, in,
+                                             message, sizeof message), message, err);
 }
-int load_forward_inputs(const struct forward_options *o, struct forward_inputs *in,
+
+int load_query(const char *dir, mha_layer_files *in, FILE *err)
+{
+    char message[MHA_PATH_SIZE + 512];
+    return report(mha_layer_read_query(dir, in, message, sizeof message), message, err);
+}
+
+int load_forward_inputs(const struct forward_options *o, mha_layer_files *in,
                         mha_shape *shape, FILE *err)
 {
-    const char *dir = o->dir;
-    int status;
-    const struct axis query_axes[] = {{"B", 0}, {"L", 0}, {"E", 0}};
-    if ((status = load_checked(dir, "query.npy", 1, WANT_FLOAT, &in->query,
-                               3, query_axes, err)) != MHA_EXIT_OK)
-        return status;
-    const size_t B = in->query.shape[0], L = in->query.shape[1], E = in->query.shape[2];
-    const struct axis key_axes[] = {{"B", B}, {"S", 0}, {"E", E}};
-    if ((status = load_checked(dir, "key.npy", 0, WANT_FLOAT, &in->key,
-                               3, key_axes, err)) != MHA_EXIT_OK)
-        return status;
-    if ((status = load_input(dir, "value.npy", 0, WANT_FLOAT, &in->value, err)) != MHA_EXIT_OK)
-        return status;
-    if (is_loaded(&in->key) != is_loaded(&in->value)) {
-        mha_cli_error(err, "%s/%s: missing: key.npy and value.npy come together"
-                      " (both for cross-attention, neither for self-attention)",
-                      dir, is_loaded(&in->key) ? "value.npy" : "key.npy");
-        return MHA_EXIT_FAILURE;
-    }
-    const size_t S = is_loaded(&in->key) ? in->key.shape[1] : L;
-    const struct axis value_axes[] = {{"B", B}, {"S", S}, {"E", E}};
-    if (is_loaded(&in->value) &&
-        (status = check_shape(dir, "value.npy", &in->value, 3, value_axes, err)) != MHA_EXIT_OK)
-        return status;
-    *shape = (mha_shape){B, L, S, E, o->heads};
-    const mha_status checked = mha_shape_check(shape);
-    if (checked == MHA_ERR_HEADS) {
-        mha_cli_error(err, "--heads: %zu does not divide the model width E = %zu of %s/query.npy",
-                      o->heads, E, dir);
-        return MHA_EXIT_USAGE;
-    }
-    if (checked != MHA_OK) {
-        mha_cli_error(err, "%s: B=%zu L=%zu S=%zu E=%zu H=%zu: %s", dir, B, L, S, E,
-                      o->heads, mha_status_message(checked));
-        return MHA_EXIT_FAILURE;
-    }
-    if ((status = load_projections(dir, "3E", 3 * E, E, in, err)) != MHA_EXIT_OK)
-        return status;
-    const struct axis mask_axes[] = {{"L", L}, {"S", S}}, padding_axes[] = {{"B", B}, {"S", S}};
-    if ((status = load_checked(dir, "attn_mask.npy", 0, WANT_FLOAT | WANT_BOOL, &in->attn_mask,
-                               2, mask_axes, err)) != MHA_EXIT_OK ||
-        (status = load_checked(dir, "key_padding_mask.npy", 0, WANT_BOOL, &in->key_padding_mask,
-                               2, padding_axes, err)) != MHA_EXIT_OK)
-        return status;
-    return MHA_EXIT_OK;
+    char message[MHA_PATH_SIZE + 512];
+    return report(mha_layer_read_forward(o->dir, o->heads, in, shape, message, sizeof message),
+                  message, err);
 }
 /* Write files[0..n-1] into dir, all or nothing; files[0] is renamed last. */
 int write_files(const char *dir, int n, const struct output_file *files, FILE *err)
 {
-    char final[MAX_OUTPUT_FILES][PATH_SIZE], temporary[MAX_OUTPUT_FILES][PATH_SIZE];
+    char final[MAX_OUTPUT_FILES][MHA_PATH_SIZE], temporary[MAX_OUTPUT_FILES][MHA_PATH_SIZE];
     if (n < 0 || n > MAX_OUTPUT_FILES) {
         mha_cli_error(err, "%s: cannot write %d files at once (at most %d)", dir, n,
                       MAX_OUTPUT_FILES);
@@ -277,7 +190,7 @@ int check_directory(const char *dir, FILE *err)
         mha_cli_error(err, "%s: not a directory", dir);
         return MHA_EXIT_FAILURE;
     }
-    if (strlen(dir) + 64 >= PATH_SIZE) {
+    if (strlen(dir) + 64 >= MHA_PATH_SIZE) {
         mha_cli_error(err, "%s: directory name too long", dir);
         return MHA_EXIT_FAILURE;
     }

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "mha.h"
 #include "npy.h"
+#include "layer_files.h"
 
 struct forward_options {
     const char *dir;
@@ -18,15 +19,6 @@ struct forward_options {
     const mha_impl *impl;
     int causal, want_weights, help;
 };
-struct forward_inputs {
-    mha_npy query, key, value;                 /* (B, L, E), (B, S, E), (B, S, E) */
-    mha_npy in_proj_weight, in_proj_bias;      /* (3E, E), (3E) */
-    mha_npy out_proj_weight, out_proj_bias;    /* (E, E), (E) */
-    mha_npy attn_mask, key_padding_mask;       /* (L, S), (B, S) */
-};
-enum { PATH_SIZE = 4096 };
-enum { WANT_FLOAT = 1, WANT_BOOL = 2 };
-struct axis { const char *letter; size_t size; };   /* size 0: any size */
 enum { MAX_OUTPUT_FILES = 16 };
 struct output_file {
     const char *name;            /* in the directory: "out.npy" */
@@ -35,18 +27,17 @@ struct output_file {
     const size_t *shape;
 };
 int parse_forward_options(int argc, char **argv, struct forward_options *o, FILE *err);
-void free_forward_inputs(struct forward_inputs *in);
-int is_loaded(const mha_npy *array);
-int join_path(char path[PATH_SIZE], const char *dir, const char *name);
+int join_path(char path[MHA_PATH_SIZE], const char *dir, const char *name);
 int load_input(const char *dir, const char *name, int required, int kinds,
                mha_npy *array, FILE *err);
 int check_shape(const char *dir, const char *name, const mha_npy *array,
-                size_t rank, const struct axis *axes, FILE *err);
+                size_t rank, const mha_axis *axes, FILE *err);
 int load_checked(const char *dir, const char *name, int required, int kinds,
-                 mha_npy *array, size_t rank, const struct axis *axes, FILE *err);
+                 mha_npy *array, size_t rank, const mha_axis *axes, FILE *err);
 int load_projections(const char *dir, const char *rows_letters, size_t rows, size_t E,
-                     struct forward_inputs *in, FILE *err);
-int load_forward_inputs(const struct forward_options *o, struct forward_inputs *in,
+                     mha_layer_files *in, FILE *err);
+int load_query(const char *dir, mha_layer_files *in, FILE *err);
+int load_forward_inputs(const struct forward_options *o, mha_layer_files *in,
                         mha_shape *shape, FILE *err);
 int write_files(const char *dir, int n, const struct output_file *files, FILE *err);
 int write_outputs(const char *dir, const char *label, int want_weights,
