@@ -1,4 +1,4 @@
-/* generated from chapters/01-shape.nw; edit the book, not this file */
+/* generated from chapters/27-book-tables.nw; edit the book, not this file */
 #ifndef MHA_TABLES_H
 #define MHA_TABLES_H
 /* The book's table printers: each writes one table, or the numbers the
@@ -6,15 +6,6 @@
    prints; these functions do, and they live in book/. */
 #include <stdio.h>
 #include "mha.h"
-/* n with thin spaces between groups of three digits, in buf; returns buf. */
-const char *format_count(char buf[64], unsigned long long n);
-/* flops in millions: three significant digits below 100, else grouped. */
-const char *format_millions(char buf[64], double flops);
-void mha_print_param_table(FILE *out);
-void mha_print_flop_table(FILE *out);
-void mha_print_numbers(FILE *out);
-void mha_print_example_table(FILE *out);
-void mha_print_erratum(FILE *out);
 void mha_print_decode_flop_table(FILE *out);
 void mha_print_cache_memory_table(FILE *out);
 void mha_print_designed_table(FILE *out);
@@ -25,4 +16,13 @@ typedef struct training_curve {
     double step[256], accuracy[256], best_previous[256], best_induction[256];
 } training_curve;
 int mha_read_training_history(const char *path, training_curve *curve);
+/* n with thin spaces between groups of three digits, in buf; returns buf. */
+const char *format_count(char buf[64], unsigned long long n);
+/* flops in millions: three significant digits below 100, else grouped. */
+const char *format_millions(char buf[64], double flops);
+void mha_print_param_table(FILE *out);
+void mha_print_flop_table(FILE *out);
+void mha_print_numbers(FILE *out);
+void mha_print_example_table(FILE *out);
+void mha_print_erratum(FILE *out);
 #endif

@@ -1,4 +1,4 @@
-/* generated from chapters/01-shape.nw; edit the book, not this file */
+/* generated from chapters/27-book-tables.nw; edit the book, not this file */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,16 +6,16 @@
 
 struct table { const char *file; void (*print)(FILE *); };
 static const struct table tables[] = {
-    {"numbers.tex", mha_print_numbers},
-    {"params.tex", mha_print_param_table},
-    {"flops.tex", mha_print_flop_table},
-    {"example.tex", mha_print_example_table},
-    {"erratum.tex", mha_print_erratum},
     {"decode-flops.tex", mha_print_decode_flop_table},
     {"cache-memory.tex", mha_print_cache_memory_table},
     {"designed.tex", mha_print_designed_table},
     {"training.tex", mha_print_training_figure},
     {"training-summary.tex", mha_print_training_summary},
+    {"params.tex", mha_print_param_table},
+    {"flops.tex", mha_print_flop_table},
+    {"numbers.tex", mha_print_numbers},
+    {"example.tex", mha_print_example_table},
+    {"erratum.tex", mha_print_erratum},
 };
 
 int main(int argc, char **argv)

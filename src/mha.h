@@ -2,7 +2,7 @@
 #ifndef MHA_H
 #define MHA_H
 /* Multi-head attention, the library's one public header.
-   Conventions (chapter 1): row-major float32, batch first, shapes written in
+   Conventions (the chapter on shapes): row-major float32, batch first, shapes written in
    the letters B L S E H D.  Every function that can fail returns an
    mha_status; none prints, exits or aborts on bad input. */
 #include <stddef.h>

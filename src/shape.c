@@ -1,9 +1,5 @@
 /* generated from chapters/01-shape.nw; edit the book, not this file */
-#include <float.h>
-#include <math.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <string.h>
 #include "mha.h"
 
 static const char *const status_messages[MHA_STATUS_COUNT] = {
@@ -83,19 +79,4 @@ mha_flops mha_flop_count(const mha_shape *shape)
     f.total    = f.q_proj + f.kv_proj + f.scores + f.context + f.out_proj;
     f.softmax  = 5 * B * H * L * S;
     return f;
-}
-/* C (M, N) = A (M, K) times W (N, K) transposed, plus bias (N) if not NULL. */
-void mha_matmul_nt(size_t M, size_t N, size_t K,
-                   const float *A, size_t lda,
-                   const float *W, size_t ldw,
-                   const float *bias,
-                   float *C, size_t ldc)
-{
-    for (size_t i = 0; i < M; i++)
-        for (size_t j = 0; j < N; j++) {
-            float sum = bias ? bias[j] : 0.0f;
-            for (size_t k = 0; k < K; k++)
-                sum += A[i * lda + k] * W[j * ldw + k];
-            C[i * ldc + j] = sum;
-        }
 }

@@ -2,8 +2,9 @@
 #ifndef ORACLE_H
 #define ORACLE_H
 #include "mha.h"
-/* The float64 reference of chapter 3: same contract as mha_forward_fn, but
-   out (B, L, E) and weights (B, H, L, S) are double.  Used only by tests. */
+/* The float64 reference (the chapter on naive loops): same contract as
+   mha_forward_fn, but out (B, L, E) and weights (B, H, L, S) are double.
+   Used only by tests. */
 mha_status mha_forward_reference(const mha_shape *shape, const mha_params *params,
                                  const float *query, const float *key,
                                  const float *value, const mha_mask *mask,

@@ -32,16 +32,6 @@ Test(batched, matmul_nn_edges) {
             free(A); free(Wt); free(bias); free(C); free(want); free(got);
         }
 }
-
-Test(batched, transpose_round_trip) {
-    rng r = rng_seeded(41);
-    float *a = random_floats(&r, 5 * 3, -1, 1), t[3 * 5], back[5 * 3];
-    mha_transpose(5, 3, a, 3, t, 5);
-    mha_transpose(3, 5, t, 5, back, 3);
-    cr_expect(memcmp(a, back, sizeof back) == 0);
-    cr_expect(t[2 * 5 + 4] == a[4 * 3 + 2]);
-    free(a);
-}
 Test(batched, all_projection_cases_match_the_reference) {
     const mha_impl *batched = mha_impl_find("batched");
     cr_assert_not_null(batched);
@@ -56,6 +46,15 @@ Test(batched, all_projection_cases_match_the_reference) {
         check_against_reference(batched, &c, NULL);
         case_free(&c);
     }
+}
+Test(batched, transpose_round_trip) {
+    rng r = rng_seeded(41);
+    float *a = random_floats(&r, 5 * 3, -1, 1), t[3 * 5], back[5 * 3];
+    mha_transpose(5, 3, a, 3, t, 5);
+    mha_transpose(3, 5, t, 5, back, 3);
+    cr_expect(memcmp(a, back, sizeof back) == 0);
+    cr_expect(t[2 * 5 + 4] == a[4 * 3 + 2]);
+    free(a);
 }
 Test(batched, bench_checks_then_prints_one_line) {
     char *text = NULL, *errors = NULL;
@@ -95,7 +94,6 @@ Test(batched, bench_refuses_bad_options) {
         free(text); free(errors);
     }
 }
-
 Test(batched, output_does_not_depend_on_asking_for_weights) {
     mha_case c = case_random((mha_shape){2, 6, 6, 16, 4}, 42, CASE_SELF);
     float with[2 * 6 * 16], without[2 * 6 * 16], w[2 * 4 * 6 * 6];

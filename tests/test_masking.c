@@ -54,6 +54,45 @@ Test(masking, causal_outputs_ignore_later_tokens) {
     }
     free(before); free(after); case_free(&c);
 }
+Test(masking, fully_blocked_row_gives_output_bias_not_nan) {
+    const size_t L = 3, S = 4, E = 8;
+    mha_case c = case_random((mha_shape){1, L, S, E, 2}, 73, CASE_CROSS);
+    c.value[0] = INFINITY;                        /* in a blocked key */
+    const unsigned char am[3 * 4] = {1, 1, 1, 1,    /* query 0: every key blocked */
+                                     1, 1, 0, 1,
+                                     1, 0, 1, 0};
+    const mha_mask mask = {.attn_mask_bool = am};
+    float out[3 * 8], w[2 * 3 * 4];
+    for (size_t i = 0; i < mha_impl_count; i++) {
+        cr_assert_eq(mha_impls[i].forward(&c.shape, &c.params, c.query, c.key, c.value,
+                                          &mask, out, w), MHA_OK);
+        for (size_t h = 0; h < 2; h++)
+            for (size_t j = 0; j < S; j++)
+                cr_expect(w[(h * L + 0) * S + j] == 0.0f, "%s", mha_impls[i].name);
+        for (size_t e = 0; e < E; e++)
+            cr_expect(out[e] == c.out_b[e], "%s: out[0, %zu] = %g, bias %g",
+                      mha_impls[i].name, e, (double)out[e], (double)c.out_b[e]);
+        for (size_t n = 0; n < L * E; n++)
+            cr_expect(!isnan(out[n]), "%s: NaN at %zu", mha_impls[i].name, n);
+    }
+    case_free(&c);
+}
+Test(masking, true_means_blocked) {
+    mha_case c = case_random((mha_shape){1, 3, 4, 8, 2}, 72, CASE_CROSS);
+    unsigned char am[3 * 4];
+    for (int n = 0; n < 12; n++)
+        am[n] = (n % 4) != 2;
+    const mha_mask mask = {.attn_mask_bool = am};
+    float out[3 * 8], w[2 * 3 * 4];
+    for (size_t i = 0; i < mha_impl_count; i++) {
+        cr_assert_eq(mha_impls[i].forward(&c.shape, &c.params, c.query, c.key, c.value,
+                                          &mask, out, w), MHA_OK);
+        for (int n = 0; n < 24; n++)
+            cr_expect(w[n] == ((n % 4) == 2 ? 1.0f : 0.0f), "%s: w[%d] = %g",
+                      mha_impls[i].name, n, (double)w[n]);
+    }
+    case_free(&c);
+}
 Test(masking, padded_keys_are_as_good_as_absent) {
     const size_t L = 4, E = 6;
     mha_case full = case_random((mha_shape){1, L, 5, E, 2}, 71, CASE_CROSS);
@@ -78,46 +117,6 @@ Test(masking, padded_keys_are_as_good_as_absent) {
     cut.params = (mha_params){cut.in_w, cut.in_b, cut.out_w, cut.out_b};
     case_free(&full); case_free(&cut);
 }
-Test(masking, true_means_blocked) {
-    mha_case c = case_random((mha_shape){1, 3, 4, 8, 2}, 72, CASE_CROSS);
-    unsigned char am[3 * 4];
-    for (int n = 0; n < 12; n++)
-        am[n] = (n % 4) != 2;
-    const mha_mask mask = {.attn_mask_bool = am};
-    float out[3 * 8], w[2 * 3 * 4];
-    for (size_t i = 0; i < mha_impl_count; i++) {
-        cr_assert_eq(mha_impls[i].forward(&c.shape, &c.params, c.query, c.key, c.value,
-                                          &mask, out, w), MHA_OK);
-        for (int n = 0; n < 24; n++)
-            cr_expect(w[n] == ((n % 4) == 2 ? 1.0f : 0.0f), "%s: w[%d] = %g",
-                      mha_impls[i].name, n, (double)w[n]);
-    }
-    case_free(&c);
-}
-Test(masking, fully_blocked_row_gives_output_bias_not_nan) {
-    const size_t L = 3, S = 4, E = 8;
-    mha_case c = case_random((mha_shape){1, L, S, E, 2}, 73, CASE_CROSS);
-    c.value[0] = INFINITY;                        /* in a blocked key */
-    const unsigned char am[3 * 4] = {1, 1, 1, 1,    /* query 0: every key blocked */
-                                     1, 1, 0, 1,
-                                     1, 0, 1, 0};
-    const mha_mask mask = {.attn_mask_bool = am};
-    float out[3 * 8], w[2 * 3 * 4];
-    for (size_t i = 0; i < mha_impl_count; i++) {
-        cr_assert_eq(mha_impls[i].forward(&c.shape, &c.params, c.query, c.key, c.value,
-                                          &mask, out, w), MHA_OK);
-        for (size_t h = 0; h < 2; h++)
-            for (size_t j = 0; j < S; j++)
-                cr_expect(w[(h * L + 0) * S + j] == 0.0f, "%s", mha_impls[i].name);
-        for (size_t e = 0; e < E; e++)
-            cr_expect(out[e] == c.out_b[e], "%s: out[0, %zu] = %g, bias %g",
-                      mha_impls[i].name, e, (double)out[e], (double)c.out_b[e]);
-        for (size_t n = 0; n < L * E; n++)
-            cr_expect(!isnan(out[n]), "%s: NaN at %zu", mha_impls[i].name, n);
-    }
-    case_free(&c);
-}
-
 Test(masking, the_alternatives_fail_as_the_text_says) {
     float scores[4] = {0.3f, -1.2f, 2.5f, 0.7f}, inf_fill[4], big_fill[4];
     for (int j = 0; j < 4; j++) {

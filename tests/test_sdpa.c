@@ -34,50 +34,6 @@ Test(sdpa, naive_softmax_overflows_at_89_stable_does_not) {
     mha_softmax_row(row, 3);
     expect_close("softmax(89, 88, 80)", row, want, 3, 1e-6);
 }
-Test(sdpa, softmax_of_plus_and_minus_100) {
-    float row[4] = {100.0f, -100.0f, 99.0f, -100.0f};
-    double want[4] = {1 / (1 + exp(-1.0)), 0, exp(-1.0) / (1 + exp(-1.0)), 0};
-    mha_softmax_row(row, 4);
-    expect_close("softmax(+-100)", row, want, 4, 1e-6);
-
-    float low[3] = {-100.0f, -100.0f, -100.0f};
-    double third[3] = {1.0 / 3, 1.0 / 3, 1.0 / 3};
-    mha_softmax_row(low, 3);
-    expect_close("softmax(-100, -100, -100)", low, third, 3, 1e-6);
-}
-
-Test(sdpa, softmax_rows_sum_to_one) {
-    rng r = rng_seeded(2);
-    for (size_t n = 1; n < 40; n += 3) {
-        float *x = random_floats(&r, n, -30, 30);
-        mha_softmax_row(x, n);
-        double sum = 0;
-        for (size_t j = 0; j < n; j++) {
-            cr_expect(x[j] >= 0.0f && x[j] <= 1.0f);
-            sum += x[j];
-        }
-        cr_expect(fabs(sum - 1.0) < 1e-5, "n=%zu: sum %.9g", n, sum);
-        free(x);
-    }
-}
-Test(sdpa, softmax_blocked_row_is_zero_and_nan_propagates) {
-    float blocked[3] = {-INFINITY, -INFINITY, -INFINITY};
-    mha_softmax_row(blocked, 3);
-    for (int j = 0; j < 3; j++)
-        cr_expect(blocked[j] == 0.0f, "blocked[%d] = %g", j, (double)blocked[j]);
-
-    float partly[3] = {-INFINITY, 2.0f, -INFINITY};
-    mha_softmax_row(partly, 3);
-    cr_expect(partly[0] == 0.0f && partly[1] == 1.0f && partly[2] == 0.0f);
-
-    float poisoned[3] = {1.0f, NAN, 2.0f}, poisoned_blocked[2] = {-INFINITY, NAN};
-    mha_softmax_row(poisoned, 3);
-    mha_softmax_row(poisoned_blocked, 2);
-    for (int j = 0; j < 3; j++)
-        cr_expect(isnan(poisoned[j]), "poisoned[%d] = %g", j, (double)poisoned[j]);
-    for (int j = 0; j < 2; j++)
-        cr_expect(isnan(poisoned_blocked[j]));
-}
 Test(sdpa, scaling_by_root_d_keeps_score_variance_near_one) {
     rng r = rng_seeded(3);
     const size_t dims[2] = {4, 256}, samples = 4000;
@@ -127,6 +83,50 @@ Test(sdpa, attend_matches_double_formula) {
     expect_close("context", got, want_c, L * D, 1e-5);
     free(q); free(k); free(v); free(bias);
 }
+Test(sdpa, softmax_of_plus_and_minus_100) {
+    float row[4] = {100.0f, -100.0f, 99.0f, -100.0f};
+    double want[4] = {1 / (1 + exp(-1.0)), 0, exp(-1.0) / (1 + exp(-1.0)), 0};
+    mha_softmax_row(row, 4);
+    expect_close("softmax(+-100)", row, want, 4, 1e-6);
+
+    float low[3] = {-100.0f, -100.0f, -100.0f};
+    double third[3] = {1.0 / 3, 1.0 / 3, 1.0 / 3};
+    mha_softmax_row(low, 3);
+    expect_close("softmax(-100, -100, -100)", low, third, 3, 1e-6);
+}
+
+Test(sdpa, softmax_rows_sum_to_one) {
+    rng r = rng_seeded(2);
+    for (size_t n = 1; n < 40; n += 3) {
+        float *x = random_floats(&r, n, -30, 30);
+        mha_softmax_row(x, n);
+        double sum = 0;
+        for (size_t j = 0; j < n; j++) {
+            cr_expect(x[j] >= 0.0f && x[j] <= 1.0f);
+            sum += x[j];
+        }
+        cr_expect(fabs(sum - 1.0) < 1e-5, "n=%zu: sum %.9g", n, sum);
+        free(x);
+    }
+}
+Test(sdpa, softmax_blocked_row_is_zero_and_nan_propagates) {
+    float blocked[3] = {-INFINITY, -INFINITY, -INFINITY};
+    mha_softmax_row(blocked, 3);
+    for (int j = 0; j < 3; j++)
+        cr_expect(blocked[j] == 0.0f, "blocked[%d] = %g", j, (double)blocked[j]);
+
+    float partly[3] = {-INFINITY, 2.0f, -INFINITY};
+    mha_softmax_row(partly, 3);
+    cr_expect(partly[0] == 0.0f && partly[1] == 1.0f && partly[2] == 0.0f);
+
+    float poisoned[3] = {1.0f, NAN, 2.0f}, poisoned_blocked[2] = {-INFINITY, NAN};
+    mha_softmax_row(poisoned, 3);
+    mha_softmax_row(poisoned_blocked, 2);
+    for (int j = 0; j < 3; j++)
+        cr_expect(isnan(poisoned[j]), "poisoned[%d] = %g", j, (double)poisoned[j]);
+    for (int j = 0; j < 2; j++)
+        cr_expect(isnan(poisoned_blocked[j]));
+}
 static void example_weights(double w[2][9])
 {
     const double s = 1 / sqrt(2.0), e = exp(s);
@@ -146,7 +146,7 @@ Test(sdpa, worked_example_matches_closed_form) {
     double want[2][9];
     example_weights(want);
     cr_expect(fabs(want[0][0] - 0.198) < 1e-3 && fabs(want[0][1] - 0.401) < 1e-3 &&
-              fabs(want[0][8] - 0.504) < 1e-3, "closed form disagrees with the issue's values");
+              fabs(want[0][8] - 0.504) < 1e-3, "closed form disagrees with the printed values");
     float in_w[48], out_w[16];
     mha_example_params(in_w, out_w);
     for (size_t h = 0; h < 2; h++) {

@@ -6,12 +6,6 @@
 #include <criterion/criterion.h>
 #include "check.h"
 
-Test(shape, every_status_has_a_message) {
-    for (int s = 0; s < MHA_STATUS_COUNT; s++)
-        cr_expect_str_neq(mha_status_message((mha_status)s), "unknown status",
-                          "status %d has no message", s);
-    cr_expect_str_eq(mha_status_message((mha_status)-1), "unknown status");
-}
 Test(shape, check_refuses_bad_shapes) {
     mha_shape ok = {2, 3, 5, 15, 5};
     cr_expect_eq(mha_shape_check(&ok), MHA_OK);
@@ -32,6 +26,31 @@ Test(shape, mul_overflows_at_the_edge) {
     cr_expect_eq(mha_mul_overflows(SIZE_MAX / 2 + 1, 2, &p), 1);
     cr_expect_eq(mha_mul_overflows(0, SIZE_MAX, &p), 0);
     cr_expect_eq(p, 0);
+}
+Test(shape, matmul_nt_strided) {
+    rng r = rng_seeded(1);
+    const size_t M = 7, N = 5, K = 9, lda = 11, ldw = 12, ldc = 6;
+    float *A = random_floats(&r, M * lda, -1, 1), *W = random_floats(&r, N * ldw, -1, 1);
+    float *bias = random_floats(&r, N, -1, 1), C[7 * 6];
+    double want[7 * 5];
+    mha_matmul_nt(M, N, K, A, lda, W, ldw, bias, C, ldc);
+    float got[7 * 5];
+    for (size_t i = 0; i < M; i++)
+        for (size_t j = 0; j < N; j++) {
+            double s = bias[j];
+            for (size_t k = 0; k < K; k++)
+                s += (double)A[i * lda + k] * W[j * ldw + k];
+            want[i * N + j] = s;
+            got[i * N + j] = C[i * ldc + j];
+        }
+    expect_close("C", got, want, M * N, 1e-5);
+    free(A); free(W); free(bias);
+}
+Test(shape, every_status_has_a_message) {
+    for (int s = 0; s < MHA_STATUS_COUNT; s++)
+        cr_expect_str_neq(mha_status_message((mha_status)s), "unknown status",
+                          "status %d has no message", s);
+    cr_expect_str_eq(mha_status_message((mha_status)-1), "unknown status");
 }
 static char *print_to_string(void (*print)(FILE *))
 {
@@ -85,24 +104,4 @@ Test(shape, matmul_nt_small) {
     mha_matmul_nt(2, 2, 3, A, 3, W, 3, bias, C, 2);
     cr_expect_eq(C[0], 11); cr_expect_eq(C[1], 25);
     cr_expect_eq(C[2], 14); cr_expect_eq(C[3], 31);
-}
-
-Test(shape, matmul_nt_strided) {
-    rng r = rng_seeded(1);
-    const size_t M = 7, N = 5, K = 9, lda = 11, ldw = 12, ldc = 6;
-    float *A = random_floats(&r, M * lda, -1, 1), *W = random_floats(&r, N * ldw, -1, 1);
-    float *bias = random_floats(&r, N, -1, 1), C[7 * 6];
-    double want[7 * 5];
-    mha_matmul_nt(M, N, K, A, lda, W, ldw, bias, C, ldc);
-    float got[7 * 5];
-    for (size_t i = 0; i < M; i++)
-        for (size_t j = 0; j < N; j++) {
-            double s = bias[j];
-            for (size_t k = 0; k < K; k++)
-                s += (double)A[i * lda + k] * W[j * ldw + k];
-            want[i * N + j] = s;
-            got[i * N + j] = C[i * ldc + j];
-        }
-    expect_close("C", got, want, M * N, 1e-5);
-    free(A); free(W); free(bias);
 }
