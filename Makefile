@@ -277,9 +277,11 @@ book: $(BUILD)/book.pdf
 $(BUILD)/book.pdf: $(BUILD)/book.tex $(BUILD)/mha-tables
 	@mkdir -p $(BUILD)/tables
 	$(BUILD)/mha-tables $(BUILD)/tables
-	cd $(BUILD) && for pass in 1 2; do \
+	cd $(BUILD) && for pass in 1 2 3 4; do \
 	  TEXINPUTS=.:tables:../figures: pdflatex -interaction=nonstopmode -halt-on-error book.tex > book.log || \
 	    { grep -A5 '^!' book.log; exit 1; }; \
+	  [[ ! -e book.idx ]] || makeindex -q book.idx; \
+	  [[ $$pass -lt 2 ]] || ! grep -q 'Rerun to get' book.log || continue; [[ $$pass -lt 2 ]] || break; \
 	done
 	@! grep -E '^LaTeX Warning: (Reference|Citation).*undefined' $(BUILD)/book.log
 	@echo "book: $(BUILD)/book.pdf ($$(grep -c '' $(BUILD)/book.log) log lines, no errors)"
@@ -409,9 +411,11 @@ $(BUILD)/student/book-student.tex: $(NW) tools/exercise.sh | deps
 $(BUILD)/book-student.pdf: $(BUILD)/student/book-student.tex $(BUILD)/mha-tables
 	@mkdir -p $(BUILD)/tables
 	$(BUILD)/mha-tables $(BUILD)/tables
-	cd $(BUILD)/student && for pass in 1 2; do \
+	cd $(BUILD)/student && for pass in 1 2 3 4; do \
 	  TEXINPUTS=.:$(CURDIR)/$(BUILD)/tables:$(CURDIR)/figures: pdflatex -interaction=nonstopmode -halt-on-error book-student.tex > book-student.log || \
 	    { grep -A5 '^!' book-student.log; exit 1; }; \
+	  [[ ! -e book-student.idx ]] || makeindex -q book-student.idx; \
+	  [[ $$pass -lt 2 ]] || ! grep -q 'Rerun to get' book-student.log || continue; [[ $$pass -lt 2 ]] || break; \
 	done
 	@! grep -E '^LaTeX Warning: (Reference|Citation).*undefined' $(BUILD)/student/book-student.log
 	cp $(BUILD)/student/book-student.pdf $@
