@@ -1,4 +1,4 @@
-/* generated from chapters/06-kv-cache.nw; edit the book, not this file */
+/* generated from chapters/21-decode-command.nw; edit the book, not this file */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
