@@ -25,4 +25,5 @@ typedef struct training_curve {
     double step[256], accuracy[256], best_previous[256], best_induction[256];
 } training_curve;
 int mha_read_training_history(const char *path, training_curve *curve);
+void mha_print_demo_sample(FILE *out);
 #endif

@@ -16,6 +16,7 @@ static const struct table tables[] = {
     {"designed.tex", mha_print_designed_table},
     {"training.tex", mha_print_training_figure},
     {"training-summary.tex", mha_print_training_summary},
+    {"demo-sample.tex", mha_print_demo_sample},
 };
 
 int main(int argc, char **argv)
