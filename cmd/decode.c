@@ -11,7 +11,6 @@ struct decode_options {
     size_t kv_heads;                          /* H_kv; defaults to H */
     const mha_decode_impl *impl;
 };
-
 static int parse_decode_options(int argc, char **argv, struct decode_options *o, FILE *err)
 {
     char **rest = malloc(((size_t)argc + 1) * sizeof *rest);

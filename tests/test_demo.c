@@ -57,7 +57,6 @@ static void example_weights(double weights[2][3][3])
                 weights[h][i][j] = scores[j] / total;
         }
 }
-
 Test(demo, worked_example_matches_independent_weights) {
     double w[2][3][3];
     example_weights(w);

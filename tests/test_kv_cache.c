@@ -62,7 +62,6 @@ static void expect_decode_matches_causal_forward(const mha_case *c, const size_t
     }
     free(want); free(want_w); free(got); free(got_w);
 }
-
 Test(kv_cache, decode_one_at_a_time_equals_causal_forward) {
     const mha_shape shapes[] = {{1, 1, 1, 4, 2}, {2, 6, 6, 8, 2}, {3, 7, 7, 15, 5},
                                 {1, 16, 16, 32, 4}};
