@@ -120,7 +120,7 @@ $(BUILD)/libmha-book.a: $(BOOK_OBJ)
 $(BUILD)/mha: $(BUILD)/obj/cmd/main.o $(BUILD)/libmha-cmd.a $(BUILD)/libmha.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/mha-tables: $(BUILD)/obj/book/tables_main.o $(BUILD)/libmha-book.a $(BUILD)/libmha.a
+$(BUILD)/mha-tables: $(BUILD)/obj/book/tables_main.o $(BUILD)/libmha-book.a $(BUILD)/libmha-cmd.a $(BUILD)/libmha.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests: $(TEST_OBJ) $(BUILD)/libmha-cmd.a $(BUILD)/libmha-book.a $(BUILD)/libmha.a

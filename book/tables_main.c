@@ -11,6 +11,7 @@ static const struct table tables[] = {
     {"designed.tex", mha_print_designed_table},
     {"training.tex", mha_print_training_figure},
     {"training-summary.tex", mha_print_training_summary},
+    {"demo-sample.tex", mha_print_demo_sample},
     {"params.tex", mha_print_param_table},
     {"flops.tex", mha_print_flop_table},
     {"numbers.tex", mha_print_numbers},

@@ -1,4 +1,4 @@
-/* generated from chapters/09-backward.nw; edit the book, not this file */
+/* generated from chapters/22-backward-command.nw; edit the book, not this file */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* generated from chapters/06-kv-cache.nw; edit the book, not this file */
+/* generated from chapters/21-decode-command.nw; edit the book, not this file */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,6 @@ struct decode_options {
     size_t kv_heads;                          /* H_kv; defaults to H */
     const mha_decode_impl *impl;
 };
-
 static int parse_decode_options(int argc, char **argv, struct decode_options *o, FILE *err)
 {
     char **rest = malloc(((size_t)argc + 1) * sizeof *rest);

@@ -22,16 +22,7 @@ struct heatmap {
     size_t rows, columns;               /* L, S */
     const float *weights;               /* (L, S) */
 };
-enum { TOKENS_MAX = 32, WORDS_SIZE = 1024, HEADS_MAX = 16, DEMO_HEAD_WIDTH = 4 };
-static const char default_sentence[] = "the cat sat on the mat because it was tired";
-int mha_demo_wants_colour(FILE *out)
-{
-    const char *no_color = getenv("NO_COLOR");
-    if (no_color != NULL && no_color[0] != '\0')
-        return 0;
-    const int fd = fileno(out);
-    return fd >= 0 && isatty(fd);
-}
+enum { DEMO_HEAD_WIDTH = 4 };
 static void viridis(double t, int rgb[3])
 {
     t = t < 0 ? 0 : t > 1 ? 1 : t;
@@ -136,7 +127,7 @@ static int show_worked_example(FILE *out, FILE *err, int colour)
     mha_example_params(in_proj_weight, out_proj_weight);
     const mha_shape shape = {1, 3, 3, 4, 2};
     const mha_params params = {in_proj_weight, NULL, out_proj_weight, NULL};
-    return show_heads(out, err, colour, "Worked example (chapter 2, E = 4, no mask)",
+    return show_heads(out, err, colour, "Worked example (E = 4, no mask)",
                       &shape, &params, mha_example_x, NULL, tokens);
 }
 static uint64_t demo_next(uint64_t *state)
@@ -152,7 +143,7 @@ static float demo_uniform(uint64_t *state)      /* in [-1, 1) */
     return (float)((double)(demo_next(state) >> 11) / (double)(1ull << 52) - 1.0);
 }
 
-static uint64_t word_seed(const char *word)
+static uint64_t word_state(const char *word)
 {
     uint64_t hash = 14695981039346656037ull;
     for (; *word != '\0'; word++)
@@ -162,7 +153,7 @@ static uint64_t word_seed(const char *word)
 static void embed_tokens(const char *const *tokens, size_t L, size_t E, float *x)
 {
     for (size_t p = 0; p < L; p++) {
-        uint64_t state = word_seed(tokens[p]);
+        uint64_t state = word_state(tokens[p]);
         for (size_t e = 0; e < E; e++) {
             const double angle = (double)p / pow(10000.0, (double)(e - e % 2) / (double)E);
             x[p * E + e] = demo_uniform(&state) + (float)(e % 2 ? cos(angle) : sin(angle));
@@ -177,6 +168,41 @@ static void make_sentence_params(size_t E, float *in_proj_weight, float *out_pro
         in_proj_weight[i] = scale * demo_uniform(&state) * (i < E * E ? 2.0f : 1.0f);
     for (size_t i = 0; i < E * E; i++)
         out_proj_weight[i] = i / E == i % E;
+}
+static int show_sentence(FILE *out, FILE *err, int colour, const char *text,
+                         char *const *tokens, size_t L, size_t H)
+{
+    const size_t E = DEMO_HEAD_WIDTH * H;
+    const mha_shape shape = {1, L, L, E, H};
+    float *x = malloc(L * E * sizeof *x);
+    float *in_proj_weight = malloc(3 * E * E * sizeof *in_proj_weight);
+    float *out_proj_weight = malloc(E * E * sizeof *out_proj_weight);
+    int status = MHA_EXIT_FAILURE;
+    if (x && in_proj_weight && out_proj_weight) {
+        char what[1200];
+        const mha_mask causal = {1, NULL, NULL, NULL};
+        const mha_params params = {in_proj_weight, NULL, out_proj_weight, NULL};
+        embed_tokens((const char *const *)tokens, L, E, x);
+        make_sentence_params(E, in_proj_weight, out_proj_weight);
+        snprintf(what, sizeof what, "\"%s\" (E = %zu, causal, random weights)", text, E);
+        status = show_heads(out, err, colour, what, &shape, &params, x, &causal,
+                            (const char *const *)tokens);
+    } else
+        mha_cli_error(err, "demo: out of memory");
+    free(x);
+    free(in_proj_weight);
+    free(out_proj_weight);
+    return status;
+}
+enum { TOKENS_MAX = 32, WORDS_SIZE = 1024, HEADS_MAX = 16 };
+static const char default_sentence[] = "the cat sat on the mat because it was tired";
+int mha_demo_wants_colour(FILE *out)
+{
+    const char *no_color = getenv("NO_COLOR");
+    if (no_color != NULL && no_color[0] != '\0')
+        return 0;
+    const int fd = fileno(out);
+    return fd >= 0 && isatty(fd);
 }
 static int split_words(const char *text, char words[WORDS_SIZE], char *tokens[TOKENS_MAX],
                        size_t *count, FILE *err)
@@ -207,39 +233,14 @@ static int split_words(const char *text, char words[WORDS_SIZE], char *tokens[TO
     *count = L;
     return MHA_EXIT_OK;
 }
-static int show_sentence(FILE *out, FILE *err, int colour, const char *text,
-                         char *const *tokens, size_t L, size_t H)
-{
-    const size_t E = DEMO_HEAD_WIDTH * H;
-    const mha_shape shape = {1, L, L, E, H};
-    float *x = malloc(L * E * sizeof *x);
-    float *in_proj_weight = malloc(3 * E * E * sizeof *in_proj_weight);
-    float *out_proj_weight = malloc(E * E * sizeof *out_proj_weight);
-    int status = MHA_EXIT_FAILURE;
-    if (x && in_proj_weight && out_proj_weight) {
-        char what[1200];
-        const mha_mask causal = {1, NULL, NULL, NULL};
-        const mha_params params = {in_proj_weight, NULL, out_proj_weight, NULL};
-        embed_tokens((const char *const *)tokens, L, E, x);
-        make_sentence_params(E, in_proj_weight, out_proj_weight);
-        snprintf(what, sizeof what, "\"%s\" (E = %zu, causal, random weights)", text, E);
-        status = show_heads(out, err, colour, what, &shape, &params, x, &causal,
-                            (const char *const *)tokens);
-    } else
-        mha_cli_error(err, "demo: out of memory");
-    free(x);
-    free(in_proj_weight);
-    free(out_proj_weight);
-    return status;
-}
 static void demo_usage(FILE *out)
 {
     fprintf(out,
 "usage: mha demo [--heads H] [--text \"WORDS\"] [--color]\n"
 "\n"
-"Draws every head's attention weights as a heatmap: first chapter 2's worked\n"
+"Draws every head's attention weights as a heatmap: first the book's worked\n"
 "example (3 tokens, 2 heads), then a sentence (default \"%s\")\n"
-"with random weights from a fixed seed, head width 4, and a causal mask.\n"
+"with fixed pseudo-random weights, head width 4, and a causal mask.\n"
 "\n"
 "  --heads H      heads for the sentence, 1 to %d (default 4)\n"
 "  --text WORDS   the sentence, at most %d words\n"

@@ -1,6 +1,5 @@
 /* generated from chapters/11-designed-heads.nw; edit the book, not this file */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "designed.h"
@@ -11,15 +10,6 @@ enum { E = MHA_DESIGNED_EMBED, D = MHA_DESIGNED_HEAD_DIM, P = MHA_DESIGNED_POSIT
 enum projection { QUERY = 0, KEY = 1, VALUE = 2 };
 static const float margin = 10.0f;    /* score of a wanted key over the others */
 enum { WINDOW = 3 };
-static const char *const table_sentences[] = {
-    "the cat sat on the mat because the cat was tired",
-    "a rose is a rose is a rose",
-    "to be or not to be that is the question",
-};
-static const char *const wanted_descriptions[MHA_DESIGNED_HEADS] = {
-    "the previous key", "the latest earlier occurrence, or itself", "the first key",
-    "the last three keys", "every visible key, evenly",
-};
 /* Row d of head h's slice of W^Q, W^K or W^V, column `feature`. */
 static void set_weight(float *in_proj_weight, enum projection which, size_t h, size_t d,
                        size_t feature, float score)
@@ -143,16 +133,32 @@ static double missed_share(size_t h, const float *row, size_t L, size_t lo, size
     }
     return h == MHA_DESIGNED_HEADS - 1 ? uneven : elsewhere;
 }
-static mha_status worst_rows(const char *sentence, double worst[MHA_DESIGNED_HEADS])
+mha_status mha_designed_worst_miss(const char *sentence, double worst[MHA_DESIGNED_HEADS])
 {
-    char words[256];
+    if (sentence == NULL || worst == NULL)
+        return MHA_ERR_NULL;
     const char *tokens[P];
     size_t L = 0;
-    snprintf(words, sizeof words, "%s", sentence);
-    for (char *w = strtok(words, " "); w != NULL && L < P; w = strtok(NULL, " "))
-        tokens[L++] = w;
+    char *words = malloc(strlen(sentence) + 1);
+    if (words == NULL)
+        return MHA_ERR_NOMEM;
+    strcpy(words, sentence);
+    char *rest = NULL;
+    int too_long = 0;
+    for (char *w = strtok_r(words, " ", &rest); w != NULL && !too_long;
+         w = strtok_r(NULL, " ", &rest)) {
+        if (L == P)
+            too_long = 1;
+        else
+            tokens[L++] = w;
+    }
+    if (L == 0 || too_long) {
+        free(words);
+        return MHA_ERR_SHAPE;
+    }
     float *in_w = malloc(3 * (size_t)E * E * sizeof *in_w),
-          *out_w = malloc((size_t)E * E * sizeof *out_w), *x = malloc(L * E * sizeof *x), *out = malloc(L * E * sizeof *out),
+          *out_w = malloc((size_t)E * E * sizeof *out_w), *x = malloc(L * E * sizeof *x),
+          *out = malloc(L * E * sizeof *out),
           *weights = malloc(MHA_DESIGNED_HEADS * L * L * sizeof *weights);
     mha_status status = in_w && out_w && x && out && weights ? MHA_OK : MHA_ERR_NOMEM;
     if (status == MHA_OK) {
@@ -163,30 +169,15 @@ static mha_status worst_rows(const char *sentence, double worst[MHA_DESIGNED_HEA
         status = mha_designed_embed(tokens, L, x);
         if (status == MHA_OK)
             status = mha_forward_naive(&shape, &params, x, NULL, NULL, &causal, out, weights);
-        for (size_t h = 0; status == MHA_OK && h < MHA_DESIGNED_HEADS; h++)
+        for (size_t h = 0; status == MHA_OK && h < MHA_DESIGNED_HEADS; h++) {
+            worst[h] = 0;
             for (size_t p = 0; p < L; p++) {
                 size_t lo, hi;
                 wanted_keys(h, tokens, p, &lo, &hi);
                 worst[h] = fmax(worst[h], missed_share(h, weights + (h * L + p) * L, L, lo, hi));
             }
+        }
     }
-    free(in_w); free(out_w); free(x); free(out); free(weights);
+    free(words); free(in_w); free(out_w); free(x); free(out); free(weights);
     return status;
-}
-void mha_print_designed_table(FILE *out)
-{
-    double worst[MHA_DESIGNED_HEADS] = {0};
-    mha_status status = MHA_OK;
-    for (size_t s = 0; status == MHA_OK && s < sizeof table_sentences / sizeof *table_sentences;
-         s++)
-        status = worst_rows(table_sentences[s], worst);
-    fprintf(out, "\\begin{tabular}{llr}\n\\toprule\nhead & wants & worst row: weight elsewhere \\\\\n"
-                 "\\midrule\n");
-    for (size_t h = 0; h < MHA_DESIGNED_HEADS; h++)
-        if (status == MHA_OK)
-            fprintf(out, "%s & %s & %.1e \\\\\n", mha_designed_head_names[h],
-                    wanted_descriptions[h], worst[h]);
-    if (status != MHA_OK)
-        fprintf(out, "\\multicolumn{3}{c}{%s} \\\\\n", mha_status_message(status));
-    fprintf(out, "\\bottomrule\n\\end{tabular}\n");
 }

@@ -1,9 +1,8 @@
 /* generated from chapters/11-designed-heads.nw; edit the book, not this file */
 #ifndef DESIGNED_H
 #define DESIGNED_H
-/* Chapter 10: a layer of five heads whose weights are written down by hand.
+/* Heads designed by hand: a layer of five heads whose weights are written down.
    E = 320, H = 5, D = 64; sentences of at most 32 tokens. */
-#include <stdio.h>
 #include "mha.h"
 
 enum {
@@ -20,4 +19,9 @@ extern const char *const mha_designed_head_names[MHA_DESIGNED_HEADS];
 void mha_designed_params(float *in_proj_weight, float *out_proj_weight);
 /* tokens (L) words; x (L, E) out. */
 mha_status mha_designed_embed(const char *const *tokens, size_t L, float *x);
+/* Each head's worst row on `sentence` (words separated by spaces) under the
+   causal mask: the largest share of a query's weight outside the keys the
+   head was designed for; for the averaging head, the largest distance of a
+   weight from an even split.  worst (H) out. */
+mha_status mha_designed_worst_miss(const char *sentence, double worst[MHA_DESIGNED_HEADS]);
 #endif

@@ -20,7 +20,6 @@ static double loss(const mha_case *c, const mha_mask *mask, const float *grad_ou
     free(y);
     return sum;
 }
-
 /* Compare analytic gradient g (n) of the values x (n) with central differences. */
 static void check_gradient(const char *what, mha_case *c, const mha_mask *mask,
                            const float *grad_out, float *x, const float *g, size_t n)

@@ -12,59 +12,12 @@
 #include "check.h"
 #include "cli.h"
 
-#define RUN_DEMO(...) \
-    run_argv((int)(sizeof (char *[]){"mha", "demo", __VA_ARGS__} / sizeof(char *)), \
-             (char *[]){"mha", "demo", __VA_ARGS__, NULL})
-
 static size_t occurrences(const char *text, const char *word)
 {
     size_t n = 0;
     for (const char *p = strstr(text, word); p != NULL; p = strstr(p + 1, word))
         n++;
     return n;
-}
-static int open_terminal(int *master)
-{
-    *master = posix_openpt(O_RDWR | O_NOCTTY);
-    if (*master < 0 || grantpt(*master) != 0 || unlockpt(*master) != 0)
-        return -1;
-    const char *name = ptsname(*master);
-    return name ? open(name, O_RDWR | O_NOCTTY) : -1;
-}
-static char *demo_on_terminal(const char *no_color)
-{
-    int master, slave = open_terminal(&master);
-    if (slave < 0)
-        return NULL;
-    pid_t pid = fork();
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        close(master);
-        if (no_color != NULL)
-            setenv("NO_COLOR", no_color, 1);
-        else
-            unsetenv("NO_COLOR");
-        FILE *tty = fdopen(slave, "w");
-        int status = tty ? mha_cli_main(2, (char *[]){"mha", "demo", NULL}, tty, stderr) : 1;
-        if (tty != NULL)
-            fclose(tty);
-        _exit(status);
-    }
-    close(slave);
-    size_t size = 0, capacity = 1 << 16;
-    char *text = malloc(capacity + 1);
-    cr_assert_not_null(text);
-    for (;;) {
-        ssize_t n = read(master, text + size, capacity - size);
-        if (n <= 0 || (size += (size_t)n) == capacity)
-            break;
-    }
-    text[size] = '\0';
-    int status;
-    waitpid(pid, &status, 0);
-    close(master);
-    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    return text;
 }
 Test(demo, draws_a_map_per_head) {
     struct cli_result r = run_argv(2, (char *[]){"mha", "demo", NULL});
@@ -104,7 +57,6 @@ static void example_weights(double weights[2][3][3])
                 weights[h][i][j] = scores[j] / total;
         }
 }
-
 Test(demo, worked_example_matches_independent_weights) {
     double w[2][3][3];
     example_weights(w);
@@ -129,6 +81,9 @@ Test(demo, worked_example_matches_independent_weights) {
     free(r.out);
     free(r.err);
 }
+#define RUN_DEMO(...) \
+    run_argv((int)(sizeof (char *[]){"mha", "demo", __VA_ARGS__} / sizeof(char *)), \
+             (char *[]){"mha", "demo", __VA_ARGS__, NULL})
 Test(demo, heads_and_text) {
     struct cli_result r = RUN_DEMO("--heads", "3", "--text", "a rose is a rose");
     cr_expect_eq(r.status, 0, "%s", r.err);
@@ -176,6 +131,14 @@ Test(demo, colour_when_asked) {
     free(r.out);
     free(r.err);
 }
+static int open_terminal(int *master)
+{
+    *master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (*master < 0 || grantpt(*master) != 0 || unlockpt(*master) != 0)
+        return -1;
+    const char *name = ptsname(*master);
+    return name ? open(name, O_RDWR | O_NOCTTY) : -1;
+}
 Test(demo, no_color_decides_on_a_terminal) {
     int master, slave = open_terminal(&master);
     if (slave < 0)
@@ -197,6 +160,41 @@ Test(demo, no_color_decides_on_a_terminal) {
     free(text);
     fclose(tty);
     close(master);
+}
+static char *demo_on_terminal(const char *no_color)
+{
+    int master, slave = open_terminal(&master);
+    if (slave < 0)
+        return NULL;
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        close(master);
+        if (no_color != NULL)
+            setenv("NO_COLOR", no_color, 1);
+        else
+            unsetenv("NO_COLOR");
+        FILE *tty = fdopen(slave, "w");
+        int status = tty ? mha_cli_main(2, (char *[]){"mha", "demo", NULL}, tty, stderr) : 1;
+        if (tty != NULL)
+            fclose(tty);
+        _exit(status);
+    }
+    close(slave);
+    size_t size = 0, capacity = 1 << 16;
+    char *text = malloc(capacity + 1);
+    cr_assert_not_null(text);
+    for (;;) {
+        ssize_t n = read(master, text + size, capacity - size);
+        if (n <= 0 || (size += (size_t)n) == capacity)
+            break;
+    }
+    text[size] = '\0';
+    int status;
+    waitpid(pid, &status, 0);
+    close(master);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    return text;
 }
 Test(demo, no_color_respected_on_a_terminal) {
     char *coloured = demo_on_terminal(NULL);

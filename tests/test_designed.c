@@ -49,28 +49,6 @@ static void expect_focus(const struct run *r, size_t h, size_t p, size_t lo, siz
     cr_expect(sum >= 0.9, "%s head, query %zu ('%s'): %.3f on keys %zu..%zu in \"%s\"",
               mha_designed_head_names[h], p, r->tokens[p], sum, lo, hi, sentence);
 }
-static double worst_miss(const char *sentence, size_t h)
-{
-    struct run r;
-    run_sentence(&r, sentence, 1);
-    double worst = 0;
-    for (size_t p = 0; p < r.L; p++) {
-        const float *row = r.weights + (h * r.L + p) * r.L;
-        size_t want = h == 0 ? (p ? p - 1 : 0) : h == 1 ? p : 0;
-        for (size_t j = 0; h == 1 && j < p; j++)
-            if (strcmp(r.tokens[j], r.tokens[p]) == 0)
-                want = j;
-        double wanted = 0, uneven = 0;
-        for (size_t j = 0; j <= p; j++) {
-            const int in = h == 3 ? j + 2 >= p : h == 4 ? 1 : j == want;
-            wanted += in ? row[j] : 0;
-            uneven = fmax(uneven, fabs(row[j] - 1.0 / (double)(p + 1)));
-        }
-        worst = fmax(worst, h == 4 ? uneven : 1 - wanted);
-    }
-    free(r.weights);
-    return worst;
-}
 Test(designed, previous_first_and_window_heads) {
     for (size_t s = 0; s < SENTENCES; s++) {
         struct run r;
@@ -100,6 +78,21 @@ Test(designed, same_token_head) {
     }
     cr_expect(repeats >= 10 && fresh >= 10, "%zu repeats, %zu new words", repeats, fresh);
 }
+Test(designed, every_implementation_agrees_with_the_reference) {
+    struct run r;
+    run_sentence(&r, sentences[3], 1);
+    static float in_w[3 * E * E], out_w[E * E];
+    mha_designed_params(in_w, out_w);
+    float *x = malloc(r.L * E * sizeof *x);
+    cr_assert(x && mha_designed_embed(r.tokens, r.L, x) == MHA_OK);
+    mha_case c = {.shape = {1, r.L, r.L, E, H}, .query = x,
+                  .params = {in_w, NULL, out_w, NULL}};
+    const mha_mask causal = {1, NULL, NULL, NULL};
+    for (size_t i = 0; i < mha_impl_count; i++)
+        check_against_reference(&mha_impls[i], &c, &causal);
+    free(x);
+    free(r.weights);
+}
 Test(designed, average_head) {
     struct run r;
     run_sentence(&r, sentences[0], 1);
@@ -122,20 +115,27 @@ Test(designed, without_the_causal_mask) {
     expect_focus(&r, 1, 1, 7, 7, sentences[1]);             /* the first rose: the last */
     free(r.weights);
 }
-Test(designed, every_implementation_agrees_with_the_reference) {
+static double worst_miss(const char *sentence, size_t h)
+{
     struct run r;
-    run_sentence(&r, sentences[3], 1);
-    static float in_w[3 * E * E], out_w[E * E];
-    mha_designed_params(in_w, out_w);
-    float *x = malloc(r.L * E * sizeof *x);
-    cr_assert(x && mha_designed_embed(r.tokens, r.L, x) == MHA_OK);
-    mha_case c = {.shape = {1, r.L, r.L, E, H}, .query = x,
-                  .params = {in_w, NULL, out_w, NULL}};
-    const mha_mask causal = {1, NULL, NULL, NULL};
-    for (size_t i = 0; i < mha_impl_count; i++)
-        check_against_reference(&mha_impls[i], &c, &causal);
-    free(x);
+    run_sentence(&r, sentence, 1);
+    double worst = 0;
+    for (size_t p = 0; p < r.L; p++) {
+        const float *row = r.weights + (h * r.L + p) * r.L;
+        size_t want = h == 0 ? (p ? p - 1 : 0) : h == 1 ? p : 0;
+        for (size_t j = 0; h == 1 && j < p; j++)
+            if (strcmp(r.tokens[j], r.tokens[p]) == 0)
+                want = j;
+        double wanted = 0, uneven = 0;
+        for (size_t j = 0; j <= p; j++) {
+            const int in = h == 3 ? j + 2 >= p : h == 4 ? 1 : j == want;
+            wanted += in ? row[j] : 0;
+            uneven = fmax(uneven, fabs(row[j] - 1.0 / (double)(p + 1)));
+        }
+        worst = fmax(worst, h == 4 ? uneven : 1 - wanted);
+    }
     free(r.weights);
+    return worst;
 }
 Test(designed, the_table_prints_what_the_heads_do) {
     static const char *const table[] = {
@@ -176,4 +176,18 @@ Test(designed, embed_refuses_bad_input) {
     tokens[1] = NULL;
     cr_expect_eq(mha_designed_embed(tokens, 3, x), MHA_ERR_NULL);
     cr_expect_eq(mha_designed_embed(tokens, MHA_DESIGNED_POSITIONS, x), MHA_ERR_NULL);
+}
+Test(designed, worst_miss_refuses_bad_sentences) {
+    double worst[H];
+    char many[33 * 2 + 1] = "";
+    for (int i = 0; i < 33; i++)
+        strcat(many, "w ");
+    cr_expect_eq(mha_designed_worst_miss(NULL, worst), MHA_ERR_NULL);
+    cr_expect_eq(mha_designed_worst_miss("a b", NULL), MHA_ERR_NULL);
+    cr_expect_eq(mha_designed_worst_miss("   ", worst), MHA_ERR_SHAPE);
+    cr_expect_eq(mha_designed_worst_miss(many, worst), MHA_ERR_SHAPE, "33 words");
+    many[32 * 2] = '\0';                                  /* 32 words fit */
+    cr_expect_eq(mha_designed_worst_miss(many, worst), MHA_OK);
+    for (size_t h = 0; h < H; h++)
+        cr_expect(worst[h] >= 0 && worst[h] <= 1, "%s: %g", mha_designed_head_names[h], worst[h]);
 }

@@ -9,44 +9,6 @@
 #include "npy.h"
 #include "oracle.h"
 
-Test(kv_cache, init_refuses_bad_sizes) {
-    mha_kv_cache c;
-    cr_expect_eq(mha_kv_cache_init(&c, 0, 1, 4, 2), MHA_ERR_SHAPE);
-    cr_expect_eq(mha_kv_cache_init(&c, 1, 1, 0, 2), MHA_ERR_SHAPE);
-    cr_expect_eq(mha_kv_cache_init(&c, (size_t)1 << 32, 1 << 16, 1 << 16, 2), MHA_ERR_OVERFLOW);
-    cr_expect_null(c.keys);
-    mha_kv_cache_free(&c);                      /* safe on a failed init */
-    cr_expect_eq(mha_kv_cache_init(NULL, 1, 1, 1, 1), MHA_ERR_NULL);
-}
-Test(kv_cache, append_to_capacity_then_refuse_without_change) {
-    const size_t B = 2, G = 2, T = 5, D = 3, n = B * G * T * D;
-    mha_kv_cache c;
-    cr_assert_eq(mha_kv_cache_init(&c, B, G, T, D), MHA_OK);
-    for (size_t i = 0; i < n; i++)
-        cr_assert(c.keys[i] == 0.0f && c.values[i] == 0.0f);
-    rng r = rng_seeded(80);
-    float *k = random_floats(&r, T * G * D, -1, 1), *v = random_floats(&r, T * G * D, -1, 1);
-    cr_expect_eq(mha_kv_cache_append(&c, 0, 3, k, v, G * D, NULL), MHA_OK);
-    cr_expect_eq(mha_kv_cache_append(&c, 0, 2, k, v, G * D, NULL), MHA_OK);
-    cr_expect_eq(c.length[0], T);
-    cr_expect(c.keys[(0 * G + 1) * T * D + 4 * D + 2] == k[1 * G * D + 1 * D + 2],
-              "group 1, position 4 holds the second appended block's row 1");
-    float *before = malloc(2 * n * sizeof *before);
-    memcpy(before, c.keys, n * sizeof *before);
-    memcpy(before + n, c.values, n * sizeof *before);
-    cr_expect_eq(mha_kv_cache_append(&c, 0, 1, k, v, G * D, NULL), MHA_ERR_CACHE_FULL);
-    cr_expect_eq(mha_kv_cache_append(&c, 1, T + 1, k, v, G * D, NULL), MHA_ERR_CACHE_FULL);
-    cr_expect_eq(mha_kv_cache_append(&c, 2, 1, k, v, G * D, NULL), MHA_ERR_ARG);
-    cr_expect(memcmp(before, c.keys, n * sizeof *before) == 0 &&
-              memcmp(before + n, c.values, n * sizeof *before) == 0);
-    cr_expect(c.length[0] == T && c.length[1] == 0);
-    mha_kv_cache_reset(&c);
-    for (size_t i = 0; i < n; i++)
-        cr_assert(c.keys[i] == 0.0f && c.values[i] == 0.0f);
-    cr_expect(c.length[0] == 0);
-    free(before); free(k); free(v);
-    mha_kv_cache_free(&c);
-}
 static void decode_all(const mha_decode_impl *impl, const mha_case *c, size_t kv_heads,
                        const size_t *steps, const unsigned char *padding,
                        float *out, float *weights)
@@ -100,7 +62,6 @@ static void expect_decode_matches_causal_forward(const mha_case *c, const size_t
     }
     free(want); free(want_w); free(got); free(got_w);
 }
-
 Test(kv_cache, decode_one_at_a_time_equals_causal_forward) {
     const mha_shape shapes[] = {{1, 1, 1, 4, 2}, {2, 6, 6, 8, 2}, {3, 7, 7, 15, 5},
                                 {1, 16, 16, 32, 4}};
@@ -110,46 +71,6 @@ Test(kv_cache, decode_one_at_a_time_equals_causal_forward) {
         expect_decode_matches_causal_forward(&c, ones, NULL);
         case_free(&c);
     }
-}
-
-Test(kv_cache, prefill_and_decode_mixes_equal_causal_forward) {
-    const size_t whole[1] = {9}, mix[5] = {3, 1, 1, 2, 2}, odd[3] = {1, 7, 1};
-    mha_case c = case_random((mha_shape){2, 9, 9, 12, 3}, 810, CASE_SELF);
-    expect_decode_matches_causal_forward(&c, whole, NULL);
-    expect_decode_matches_causal_forward(&c, mix, NULL);
-    expect_decode_matches_causal_forward(&c, odd, NULL);
-    case_free(&c);
-}
-Test(kv_cache, different_lengths_in_one_batch) {
-    const size_t B = 3, L = 6;
-    mha_case c = case_random((mha_shape){B, L, L, 8, 2}, 820, CASE_SELF);
-    const unsigned char padding[3 * 6] = {1, 1, 0, 0, 0, 0,     /* 4 tokens, left-padded */
-                                          0, 0, 0, 0, 0, 0,     /* 6 tokens */
-                                          1, 0, 0, 0, 0, 0};    /* 5 tokens */
-    const size_t ones[6] = {1, 1, 1, 1, 1, 1}, chunks[2] = {4, 2};
-    expect_decode_matches_causal_forward(&c, ones, padding);
-    expect_decode_matches_causal_forward(&c, chunks, padding);
-    case_free(&c);
-}
-Test(kv_cache, a_full_cache_refuses_the_next_step) {
-    mha_case c = case_random((mha_shape){1, 3, 3, 4, 2}, 830, CASE_SELF);
-    const mha_decoder dec = {4, 2, 2, c.params, 0, 0};
-    mha_kv_cache cache;
-    cr_assert_eq(mha_kv_cache_init(&cache, 1, 2, 3, 2), MHA_OK);
-    float y[3 * 4];
-    for (size_t i = 0; i < mha_decode_impl_count; i++) {
-        mha_kv_cache_reset(&cache);
-        cr_expect_eq(mha_decode_impls[i].step(&dec, &cache, 3, c.query, NULL, y, NULL), MHA_OK);
-        float keys[2 * 3 * 2];
-        memcpy(keys, cache.keys, sizeof keys);
-        for (size_t e = 0; e < 4; e++) y[e] = 42.0f;
-        cr_expect_eq(mha_decode_impls[i].step(&dec, &cache, 1, c.query, NULL, y, NULL),
-                     MHA_ERR_CACHE_FULL, "%s", mha_decode_impls[i].name);
-        cr_expect(memcmp(keys, cache.keys, sizeof keys) == 0 && cache.length[0] == 3);
-        cr_expect(y[0] == 42.0f, "a refused step writes no output");
-    }
-    mha_kv_cache_free(&cache);
-    case_free(&c);
 }
 static void expect_gqa_equals_repeated_mha(size_t G)
 {
@@ -190,23 +111,6 @@ Test(kv_cache, gqa_and_mqa_equal_mha_with_repeated_keys_and_values) {
     expect_gqa_equals_repeated_mha(2);
     expect_gqa_equals_repeated_mha(1);
 }
-Test(kv_cache, rope_matches_the_rotation_formula) {
-    const size_t D = 8, positions[4] = {0, 1, 17, 5000};
-    rng r = rng_seeded(850);
-    for (size_t t = 0; t < 4; t++) {
-        float *x = random_floats(&r, D, -1, 1);
-        double want[8];
-        for (size_t j = 0; j < D / 2; j++) {
-            double theta = positions[t] * pow(10000.0, -2.0 * j / D);
-            want[2 * j] = cos(theta) * x[2 * j] - sin(theta) * x[2 * j + 1];
-            want[2 * j + 1] = sin(theta) * x[2 * j] + cos(theta) * x[2 * j + 1];
-        }
-        mha_rope(x, D, positions[t], 10000.0);
-        expect_close("rope", x, want, D, 4 * FLT_EPSILON);
-        free(x);
-    }
-}
-
 Test(kv_cache, rope_scores_depend_only_on_the_offset) {
     const size_t D = 16;
     rng r = rng_seeded(851);
@@ -229,6 +133,99 @@ Test(kv_cache, rope_scores_depend_only_on_the_offset) {
     for (size_t d = 0; d < D; d++) other += (double)qr[d] * kr[d];
     cr_expect(fabs(other - first) > 1e-3);
     free(q); free(k);
+}
+Test(kv_cache, init_refuses_bad_sizes) {
+    mha_kv_cache c;
+    cr_expect_eq(mha_kv_cache_init(&c, 0, 1, 4, 2), MHA_ERR_SHAPE);
+    cr_expect_eq(mha_kv_cache_init(&c, 1, 1, 0, 2), MHA_ERR_SHAPE);
+    cr_expect_eq(mha_kv_cache_init(&c, (size_t)1 << 32, 1 << 16, 1 << 16, 2), MHA_ERR_OVERFLOW);
+    cr_expect_null(c.keys);
+    mha_kv_cache_free(&c);                      /* safe on a failed init */
+    cr_expect_eq(mha_kv_cache_init(NULL, 1, 1, 1, 1), MHA_ERR_NULL);
+}
+Test(kv_cache, append_to_capacity_then_refuse_without_change) {
+    const size_t B = 2, G = 2, T = 5, D = 3, n = B * G * T * D;
+    mha_kv_cache c;
+    cr_assert_eq(mha_kv_cache_init(&c, B, G, T, D), MHA_OK);
+    for (size_t i = 0; i < n; i++)
+        cr_assert(c.keys[i] == 0.0f && c.values[i] == 0.0f);
+    rng r = rng_seeded(80);
+    float *k = random_floats(&r, T * G * D, -1, 1), *v = random_floats(&r, T * G * D, -1, 1);
+    cr_expect_eq(mha_kv_cache_append(&c, 0, 3, k, v, G * D, NULL), MHA_OK);
+    cr_expect_eq(mha_kv_cache_append(&c, 0, 2, k, v, G * D, NULL), MHA_OK);
+    cr_expect_eq(c.length[0], T);
+    cr_expect(c.keys[(0 * G + 1) * T * D + 4 * D + 2] == k[1 * G * D + 1 * D + 2],
+              "group 1, position 4 holds the second appended block's row 1");
+    float *before = malloc(2 * n * sizeof *before);
+    memcpy(before, c.keys, n * sizeof *before);
+    memcpy(before + n, c.values, n * sizeof *before);
+    cr_expect_eq(mha_kv_cache_append(&c, 0, 1, k, v, G * D, NULL), MHA_ERR_CACHE_FULL);
+    cr_expect_eq(mha_kv_cache_append(&c, 1, T + 1, k, v, G * D, NULL), MHA_ERR_CACHE_FULL);
+    cr_expect_eq(mha_kv_cache_append(&c, 2, 1, k, v, G * D, NULL), MHA_ERR_ARG);
+    cr_expect(memcmp(before, c.keys, n * sizeof *before) == 0 &&
+              memcmp(before + n, c.values, n * sizeof *before) == 0);
+    cr_expect(c.length[0] == T && c.length[1] == 0);
+    mha_kv_cache_reset(&c);
+    for (size_t i = 0; i < n; i++)
+        cr_assert(c.keys[i] == 0.0f && c.values[i] == 0.0f);
+    cr_expect(c.length[0] == 0);
+    free(before); free(k); free(v);
+    mha_kv_cache_free(&c);
+}
+Test(kv_cache, prefill_and_decode_mixes_equal_causal_forward) {
+    const size_t whole[1] = {9}, mix[5] = {3, 1, 1, 2, 2}, odd[3] = {1, 7, 1};
+    mha_case c = case_random((mha_shape){2, 9, 9, 12, 3}, 810, CASE_SELF);
+    expect_decode_matches_causal_forward(&c, whole, NULL);
+    expect_decode_matches_causal_forward(&c, mix, NULL);
+    expect_decode_matches_causal_forward(&c, odd, NULL);
+    case_free(&c);
+}
+Test(kv_cache, different_lengths_in_one_batch) {
+    const size_t B = 3, L = 6;
+    mha_case c = case_random((mha_shape){B, L, L, 8, 2}, 820, CASE_SELF);
+    const unsigned char padding[3 * 6] = {1, 1, 0, 0, 0, 0,     /* 4 tokens, left-padded */
+                                          0, 0, 0, 0, 0, 0,     /* 6 tokens */
+                                          1, 0, 0, 0, 0, 0};    /* 5 tokens */
+    const size_t ones[6] = {1, 1, 1, 1, 1, 1}, chunks[2] = {4, 2};
+    expect_decode_matches_causal_forward(&c, ones, padding);
+    expect_decode_matches_causal_forward(&c, chunks, padding);
+    case_free(&c);
+}
+Test(kv_cache, a_full_cache_refuses_the_next_step) {
+    mha_case c = case_random((mha_shape){1, 3, 3, 4, 2}, 830, CASE_SELF);
+    const mha_decoder dec = {4, 2, 2, c.params, 0, 0};
+    mha_kv_cache cache;
+    cr_assert_eq(mha_kv_cache_init(&cache, 1, 2, 3, 2), MHA_OK);
+    float y[3 * 4];
+    for (size_t i = 0; i < mha_decode_impl_count; i++) {
+        mha_kv_cache_reset(&cache);
+        cr_expect_eq(mha_decode_impls[i].step(&dec, &cache, 3, c.query, NULL, y, NULL), MHA_OK);
+        float keys[2 * 3 * 2];
+        memcpy(keys, cache.keys, sizeof keys);
+        for (size_t e = 0; e < 4; e++) y[e] = 42.0f;
+        cr_expect_eq(mha_decode_impls[i].step(&dec, &cache, 1, c.query, NULL, y, NULL),
+                     MHA_ERR_CACHE_FULL, "%s", mha_decode_impls[i].name);
+        cr_expect(memcmp(keys, cache.keys, sizeof keys) == 0 && cache.length[0] == 3);
+        cr_expect(y[0] == 42.0f, "a refused step writes no output");
+    }
+    mha_kv_cache_free(&cache);
+    case_free(&c);
+}
+Test(kv_cache, rope_matches_the_rotation_formula) {
+    const size_t D = 8, positions[4] = {0, 1, 17, 5000};
+    rng r = rng_seeded(850);
+    for (size_t t = 0; t < 4; t++) {
+        float *x = random_floats(&r, D, -1, 1);
+        double want[8];
+        for (size_t j = 0; j < D / 2; j++) {
+            double theta = positions[t] * pow(10000.0, -2.0 * j / D);
+            want[2 * j] = cos(theta) * x[2 * j] - sin(theta) * x[2 * j + 1];
+            want[2 * j + 1] = sin(theta) * x[2 * j] + cos(theta) * x[2 * j + 1];
+        }
+        mha_rope(x, D, positions[t], 10000.0);
+        expect_close("rope", x, want, D, 4 * FLT_EPSILON);
+        free(x);
+    }
 }
 Test(kv_cache, rope_decoding_matches_a_double_transcription) {
     const size_t L = 7, E = 8, H = 2, D = 4;
