@@ -15,6 +15,7 @@
 #include "npy.h"
 #include "oracle.h"
 #include "reentrancy.h"
+#include "scratch.h"
 
 static const mha_shape absurd_shapes[] = {
     {1u << 20, 1u << 16, 1u << 16, 1024, 1024},      /* B H L S = 2^62 weights */
@@ -40,43 +41,6 @@ static void expect_one_line(const struct cli_result *r, int status, const char *
     cr_expect(strstr(r->err, needle) != NULL, "'%s' not in: %s", needle, r->err);
 }
 
-static char *make_dir(void)
-{
-    char template[] = "/tmp/mha-hardening-XXXXXX";
-    cr_assert_not_null(mkdtemp(template));
-    char *dir = strdup(template);
-    cr_assert_not_null(dir);
-    return dir;
-}
-
-static void remove_dir(char *dir)
-{
-    DIR *d = opendir(dir);
-    char path[4200];
-    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            remove(path);
-        }
-    if (d != NULL)
-        closedir(d);
-    rmdir(dir);
-    free(dir);
-}
-static void write_raw(const char *dir, const char *name, const char *header,
-                      const void *data, size_t size)
-{
-    char path[4200];
-    unsigned char preamble[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 0, 0};
-    preamble[8] = (unsigned char)strlen(header);
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f);
-    cr_assert_eq(fwrite(preamble, 1, 10, f), 10);
-    cr_assert_eq(fwrite(header, 1, strlen(header), f), strlen(header));
-    cr_assert_eq(fwrite(data, 1, size, f), size);
-    cr_assert_eq(fclose(f), 0);
-}
 typedef int poisoned_fn(size_t index, const mha_shape *s, int is_weight);
 
 static void expect_poisoned(const char *what, const float *got, const float *clean, size_t n,
@@ -102,15 +66,6 @@ static int poisoned_by_key(size_t k, const mha_shape *s, int is_weight)
     const size_t H = s->heads, L = s->query_len, S = s->key_len, E = s->embed_dim;
     return is_weight ? k / (H * L * S) == 1 : k / (L * E) == 1;
 }
-static void write_floats(const char *dir, const char *name, const float *x,
-                         size_t rank, const size_t *shape)
-{
-    char path[4200], message[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    cr_assert_eq(mha_npy_write(path, x, rank, shape, message, sizeof message), MHA_OK,
-                 "%s", message);
-}
-
 static void write_clean_case(const char *dir, float *values)
 {
     for (size_t i = 0; i < 48; i++)
@@ -197,8 +152,8 @@ Test(hardening, bench_refuses_repetitions_it_cannot_count, .timeout = 60) {
     free_result(&r);
 }
 Test(hardening, absurd_shapes_are_refused_by_forward) {
-    char *dir = make_dir();
-    write_raw(dir, "query.npy", "{'descr': '<f4', 'fortran_order': False, "
+    char *dir = make_temp_dir();
+    write_npy_raw(dir, "query.npy", 1, "{'descr': '<f4', 'fortran_order': False, "
                                 "'shape': (4294967296, 4294967296, 4294967296), }\n", "", 0);
     struct cli_result r = run_command((char *[]){"mha", "forward", dir, "--heads", "1", NULL});
     expect_one_line(&r, MHA_EXIT_FAILURE, "overflows size_t");
@@ -246,7 +201,7 @@ Test(nan_policy, the_library_propagates_nan_to_the_rows_it_reaches) {
     case_free(&c);
 }
 Test(nan_policy, the_command_refuses_non_finite_inputs) {
-    char *dir = make_dir(), path[4200];
+    char *dir = make_temp_dir(), path[4200];
     float values[48], bad[48];
     write_clean_case(dir, values);
     memcpy(bad, values, sizeof bad);
@@ -266,13 +221,13 @@ Test(nan_policy, the_command_refuses_non_finite_inputs) {
     double wide[12];
     for (size_t i = 0; i < 12; i++)
         wide[i] = i == 9 ? 1e300 : 0.5;
-    write_raw(dir, "query.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 3, 4), }\n",
+    write_npy_raw(dir, "query.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 3, 4), }\n",
               wide, sizeof wide);
     expect_refused(dir, "/query.npy: not finite at index 9");
     remove_dir(dir);
 }
 Test(nan_policy, a_float_mask_may_block_with_minus_infinity) {
-    char *dir = make_dir(), path[4200], message[256];
+    char *dir = make_temp_dir(), path[4200], message[256];
     float values[48], mask[9] = {0};
     const unsigned char blocked_bytes[9] = {0, 1, 1, 0, 0, 1, 0, 0, 0};
     write_clean_case(dir, values);
@@ -286,7 +241,7 @@ Test(nan_policy, a_float_mask_may_block_with_minus_infinity) {
     snprintf(path, sizeof path, "%s/out.npy", dir);
     cr_assert_eq(mha_npy_read(path, &with_float, message, sizeof message), MHA_OK, "%s", message);
     char header[] = "{'descr': '|b1', 'fortran_order': False, 'shape': (3, 3), }\n";
-    write_raw(dir, "attn_mask.npy", header, blocked_bytes, 9);
+    write_npy_raw(dir, "attn_mask.npy", 1, header, blocked_bytes, 9);
     remove(path);
     r = run_command((char *[]){"mha", "forward", dir, "--heads", "2", NULL});
     cr_expect_eq(r.status, MHA_EXIT_OK, "%s", r.err);
