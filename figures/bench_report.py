@@ -1,4 +1,4 @@
-# generated from chapters/07-fast.nw; edit the book, not this file
+# generated from chapters/07-simd.nw; edit the book, not this file
 """Turn `make bench`'s key=value lines into the chapter 9 tables, roofline and numbers.
 usage: bench_report.py BENCH_TXT OUT_DIR MACHINE_DESCRIPTION"""
 import statistics, sys

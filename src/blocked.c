@@ -1,4 +1,4 @@
-/* generated from chapters/07-fast.nw; edit the book, not this file */
+/* generated from chapters/07-simd.nw; edit the book, not this file */
 /* The blocked forward pass of chapter 9, the third version of the layer:
      naive    (chapter 3)  per-head loops, the reference for every test
      batched  (chapter 4)  one fused QKV product, heads read in place

@@ -1,4 +1,4 @@
-/* generated from chapters/07-fast.nw; edit the book, not this file */
+/* generated from chapters/07-simd.nw; edit the book, not this file */
 #ifndef MHA_FAST_H
 #define MHA_FAST_H
 /* Internal interface of chapter 9: the kernels of one instruction set, the

@@ -1,4 +1,4 @@
-# generated from chapters/07-fast.nw; edit the book, not this file
+# generated from chapters/07-simd.nw; edit the book, not this file
 """Time torch.nn.MultiheadAttention like `mha bench-fast` (chapter 9).
 usage: bench_torch.py --threads N --reps R SHAPE...   SHAPE is "B L E H causal"
        bench_torch.py --threads N --reps R --decode "B E H T"
