@@ -1,5 +1,5 @@
-# generated from chapters/07-simd.nw; edit the book, not this file
-"""Turn `make bench`'s key=value lines into the chapter 9 tables, roofline and numbers.
+# generated from chapters/24-measuring.nw; edit the book, not this file
+"""Turn `make bench`'s key=value lines into the fast chapters' tables, roofline and numbers.
 usage: bench_report.py BENCH_TXT OUT_DIR MACHINE_DESCRIPTION"""
 import statistics, sys
 
