@@ -144,14 +144,16 @@ demo: $(BUILD)/mha $(BUILD)/mha-viz
 	  else exit $$status; fi; \
 	fi
 
-# Every version at a few shapes; the table goes into the book (figures/ is
-# committed, so the book shows what was measured, on the machine it names).
+# The batched chapter's table: the naive and batched versions at two shapes,
+# one thread, by `mha bench` (the harness is the Measuring appendix).  The
+# table goes into the book (figures/ is committed, so the book shows what was
+# measured, on the machine it names).
 BENCH_SHAPES := "--batch 1 --seq 256 --dim 256 --heads 4" "--batch 2 --seq 512 --dim 512 --heads 8"
 BENCH_IMPLS  := naive batched
 bench: $(BUILD)/mha
 	@mkdir -p figures
 	@for shape in $(BENCH_SHAPES); do for impl in $(BENCH_IMPLS); do \
-	  $(BUILD)/mha bench-basic --impl $$impl $$shape --reps 7; done; done | tee $(BUILD)/bench.txt
+	  $(BUILD)/mha bench --impl $$impl $$shape --threads 1 --reps 7; done; done | tee $(BUILD)/bench.txt
 	@cpu=$$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1); \
 	awk -v cpu="$$cpu" -v cores="$$(nproc)" -v day="$$(date +%Y-%m-%d)" -v cc="$(CC) $(CFLAGS)" ' \
 	  { for (i = 1; i <= NF; i++) { split($$i, kv, "="); v[kv[1]] = kv[2] } \
@@ -424,26 +426,28 @@ $(BUILD)/book-student.pdf: $(BUILD)/student/book-student.tex $(BUILD)/mha-tables
 clean:
 	rm -rf $(BUILD)
 
-# ---------------------------------------------------------------- chapter 9 (fast)
-# `make bench` also runs the chapter 9 comparison: the blocked version against
-# PyTorch (python3-torch, run by Debian's /usr/bin/python3) and an OpenBLAS
-# layer (bench/sgemm_openblas.c, built only here), in one run.  It writes
-# figures/bench-fast.txt (the raw lines), bench-fast.tex, bench-steps.tex,
-# bench-decode.tex, bench-numbers.tex and roofline.pdf.
+# ---------------------------------------------------------------- the fast chapters
+# `make bench` also runs the fast chapters' comparison: the blocked version
+# against PyTorch (bench/bench_torch.py, run by Debian's /usr/bin/python3) and
+# an OpenBLAS layer (bench/sgemm_openblas.c, built only here, with mha bench's
+# helpers from libmha-cmd.a), in one run.  The harness is the Measuring
+# appendix.  It writes figures/bench-fast.txt (the raw lines), bench-fast.tex,
+# bench-steps.tex, bench-decode.tex, bench-numbers.tex and roofline.pdf.
 FAST_BIG     := --batch 1 --seq 2048 --dim 768 --heads 12
 FAST_BATCH   := --batch 8 --seq 512 --dim 512 --heads 8
 FAST_SMALL   := --batch 1 --seq 256 --dim 256 --heads 4
 FAST_THREADS ?= 2
 TORCH_PY     := /usr/bin/python3
 
-$(BUILD)/sgemm-openblas: bench/sgemm_openblas.c $(BUILD)/libmha.a | deps-bench
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $< -o $@ $(BUILD)/libmha.a -lopenblas $(LDLIBS)
+$(BUILD)/sgemm-openblas: bench/sgemm_openblas.c $(BUILD)/libmha-cmd.a $(BUILD)/libmha.a | deps-bench
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $< -o $@ $(BUILD)/libmha-cmd.a $(BUILD)/libmha.a \
+	  -lopenblas $(LDLIBS)
 
 .PHONY: bench-fast
 bench: bench-fast
 bench-fast: $(BUILD)/mha $(BUILD)/sgemm-openblas | deps deps-bench
 	@m="$(BUILD)/mha bench"; t=$(FAST_THREADS); o=$(BUILD)/sgemm-openblas; \
-	py="$(TORCH_PY) tests/bench_torch.py --reps 7"; \
+	py="$(TORCH_PY) bench/bench_torch.py --reps 7"; \
 	{ for n in 1 $$t; do $$m --peak --threads $$n; $$m --bandwidth --threads $$n; done; \
 	  $$m --denormals; \
 	  for i in naive batched; do $$m --impl $$i $(FAST_SMALL) --threads 1 --reps 7; done; \

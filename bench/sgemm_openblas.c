@@ -1,11 +1,11 @@
-/* generated from chapters/07-fast.nw; edit the book, not this file */
+/* generated from chapters/24-measuring.nw; edit the book, not this file */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <omp.h>
 #include <cblas.h>
+#include "bench.h"
 #include "mha.h"
 
 /* C (M, N) = A (M, K) W (N, K)^T + bias, by OpenBLAS. */
@@ -56,28 +56,6 @@ static void layer(size_t B, size_t L, size_t E, size_t H, int causal, int blas_t
     openblas_set_num_threads(threads);
     linear(B * L, E, E, concat, out_w, out_b, out);
 }
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static float *filled(size_t n, float scale, unsigned long long *state)
-{
-    float *x = malloc(n * sizeof *x);
-    for (size_t i = 0; x && i < n; i++) {
-        *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-        x[i] = scale * (float)((double)(*state >> 40) / (double)(1ull << 24) * 2.0 - 1.0);
-    }
-    return x;
-}
 int main(int argc, char **argv)
 {
     if (argc != 8) {
@@ -90,9 +68,9 @@ int main(int argc, char **argv)
     const int causal = atoi(argv[5]), threads = atoi(argv[7]);
     unsigned long long state = 42;
     const float a = 1.0f / sqrtf((float)E);
-    float *x = filled(B * L * E, 1, &state), *in_w = filled(3 * E * E, a, &state);
-    float *in_b = filled(3 * E, a, &state), *out_w = filled(E * E, a, &state);
-    float *out_b = filled(E, a, &state), *proj = malloc(B * L * 3 * E * sizeof *proj);
+    float *x = bench_random(B * L * E, &state, 1), *in_w = bench_random(3 * E * E, &state, a);
+    float *in_b = bench_random(3 * E, &state, a), *out_w = bench_random(E * E, &state, a);
+    float *out_b = bench_random(E, &state, a), *proj = malloc(B * L * 3 * E * sizeof *proj);
     float *concat = malloc(B * L * E * sizeof *concat), *out = malloc(B * L * E * sizeof *out);
     float *ref = malloc(B * L * E * sizeof *ref);
     float *scores = malloc((size_t)threads * L * L * sizeof *scores);
@@ -109,7 +87,7 @@ int main(int argc, char **argv)
     const mha_flops f = mha_flop_count(&s);
     for (int variant = 0; variant < 3; variant++) {
         for (size_t r = 0; r <= reps; r++) {
-            const double t0 = now();
+            const double t0 = bench_seconds();
             if (variant == 0) {
                 openblas_set_num_threads(threads);
                 linear(B * L, 3 * E, E, x, in_w, in_b, proj);
@@ -117,10 +95,9 @@ int main(int argc, char **argv)
             } else
                 layer(B, L, E, H, causal, variant == 1 ? 1 : threads, threads, x, in_w, in_b, out_w,
                       out_b, proj, concat, scores, out);
-            times[r] = now() - t0;
+            times[r] = bench_seconds() - t0;
         }
-        qsort(times + 1, reps, sizeof *times, by_value);
-        const double ms = 1e3 * times[1 + reps / 2];
+        const double ms = 1e3 * bench_median(times, reps);
         double worst = 0;
         for (size_t i = 0; variant > 0 && i < B * L * E; i++)
             worst = fmax(worst, fabs((double)out[i] - ref[i]));

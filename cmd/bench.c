@@ -1,36 +1,59 @@
-/* generated from chapters/04-batched.nw; edit the book, not this file */
+/* generated from chapters/24-measuring.nw; edit the book, not this file */
 #include <math.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
+#include <omp.h>
+#include "bench.h"
 #include "cli.h"
-#include "mha.h"
+#include "fast.h"
 
 typedef struct bench_options {
-    const mha_impl *impl;
+    const char *impl;
     mha_shape shape;
-    int cross, causal;
-    size_t reps;
+    int cross, causal, decode, peak, bandwidth, denormals, half_kc;
+    size_t reps, threads, cache, kv_heads, mib;
+    const char *part;                       /* "all", "proj" or "attention" */
 } bench_options;
+static int bench_forward(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err);
+static int bench_decode(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err);
+static int bench_denormals(const fast_kernels *k, FILE *out, FILE *err);
+static double peak_gflops(const fast_kernels *k, size_t rounds);
+static double bandwidth_gbs(const fast_kernels *k, size_t bytes);
 static int parse_bench_options(int argc, char **argv, bench_options *o, FILE *err)
 {
-    *o = (bench_options){mha_impl_find("batched"), {1, 128, 128, 128, 4}, 0, 0, 7};
+    *o = (bench_options){"batched", {1, 128, 128, 128, 4}, 0, 0, 0, 0, 0, 0, 0, 7,
+                         mha_threads(), 1024, 0, 512, "all"};
     for (int i = 1; i < argc; i++) {
         const char *value = NULL;
         int r;
-        if (strcmp(argv[i], "--causal") == 0) { o->causal = 1; continue; }
-        static const char *const names[] = {"--batch", "--seq", "--kv-len", "--dim", "--heads", "--reps"};
-        size_t *const fields[] = {&o->shape.batch, &o->shape.query_len, &o->shape.key_len,
-                                  &o->shape.embed_dim, &o->shape.heads, &o->reps};
-        int matched = 0;
+        static const char *const flags[] = {"--causal", "--decode", "--peak", "--bandwidth",
+                                            "--denormals", "--half-kc"};
+        int *const flag_fields[] = {&o->causal, &o->decode, &o->peak, &o->bandwidth, &o->denormals,
+                                    &o->half_kc};
+        int flagged = 0;
+        for (size_t f = 0; f < 6; f++)
+            if (strcmp(argv[i], flags[f]) == 0)
+                *flag_fields[f] = flagged = 1;
+        if (flagged)
+            continue;
         if ((r = mha_option_value(argc, argv, &i, "--impl", &value, err)) != 0) {
             if (r < 0) return -1;
-            if ((o->impl = mha_impl_find(value)) == NULL) {
-                mha_cli_error(err, "bench-basic: --impl: unknown implementation '%s'", value);
-                return -1;
-            }
+            o->impl = value;
             continue;
         }
+        if ((r = mha_option_value(argc, argv, &i, "--part", &value, err)) != 0) {
+            if (r < 0) return -1;
+            o->part = value;
+            continue;
+        }
+        static const char *const names[] = {"--batch", "--seq", "--kv-len", "--dim", "--heads", "--reps",
+                                            "--threads", "--cache", "--kv-heads", "--mib"};
+        size_t *const fields[] = {&o->shape.batch, &o->shape.query_len, &o->shape.key_len,
+                                  &o->shape.embed_dim, &o->shape.heads, &o->reps, &o->threads,
+                                  &o->cache, &o->kv_heads, &o->mib};
+        int matched = 0;
         for (size_t n = 0; n < sizeof names / sizeof names[0] && !matched; n++)
             if ((r = mha_option_value(argc, argv, &i, names[n], &value, err)) != 0) {
                 if (r < 0 || mha_parse_size(names[n], value, fields[n], err) != 0) return -1;
@@ -38,16 +61,74 @@ static int parse_bench_options(int argc, char **argv, bench_options *o, FILE *er
                 matched = 1;
             }
         if (!matched) {
-            mha_cli_error(err, "bench-basic: unknown option '%s' (see 'mha bench-basic --help')",
-                          argv[i]);
+            mha_cli_error(err, "bench: unknown option '%s' (see 'mha %s --help')", argv[i], argv[0]);
             return -1;
         }
     }
     if (!o->cross)
         o->shape.key_len = o->shape.query_len;
+    if (o->kv_heads == 0)
+        o->kv_heads = o->shape.heads;
     return 0;
 }
-static float *bench_random(size_t n, unsigned long long *state, float scale)
+int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
+{
+    bench_options o;
+    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        fprintf(out,
+            "usage: mha %s [--impl NAME] [--batch B] [--seq L] [--kv-len S] [--dim E]\n"
+            "       [--heads H] [--causal] [--reps R] [--threads N] [--part all|proj|attention]\n"
+            "       [--half-kc]\n"
+            "   or: mha %s --decode [--cache T] [--kv-heads K] [--batch B] [--dim E]\n"
+            "       [--heads H] [--impl NAME] [--reps R] [--threads N]\n"
+            "   or: mha %s --peak [--threads N] | --bandwidth [--mib M] [--threads N] | --denormals\n",
+            argv[0], argv[0], argv[0]);
+        fputs("Checks the implementation against the naive one on random inputs, then times\n"
+              "R runs (default 7) and prints the median in key=value form: ms, gflops,\n"
+              "peak (gflops as a fraction of this machine's FMA peak on N threads), maxdiff.\n"
+              "Defaults: --impl batched --batch 1 --seq 128 --dim 128 --heads 4, one thread\n"
+              "per core; without --kv-len the benchmark is self-attention.\n"
+              "--part times only the projections or only the attention core of 'blocked';\n"
+              "--half-kc makes the product's depth blocks fill half of L1 instead of all.\n"
+              "--decode times one decoding step over a cache of T positions (default 1024).\n"
+              "--peak and --bandwidth measure the machine: FMA throughput (with the cache\n"
+              "sizes in KiB and the block sizes derived from them for D = 64), read bandwidth;\n"
+              "--denormals times the weighted sum of values with tiny and with normal weights.\n"
+              "Kernels: MHA_ISA=scalar|avx2|avx512 or MHA_FORCE_SCALAR=1 choose them.\n", out);
+        return MHA_EXIT_OK;
+    }
+    if (parse_bench_options(argc, argv, &o, err) != 0)
+        return MHA_EXIT_USAGE;
+    mha_set_threads(o.threads);
+    const fast_kernels *k = fast_kernels_select();
+    int result;
+    if (o.peak)
+        {
+            const fast_blocking b = fast_blocking_for(k, 64);
+            result = fprintf(out, "peak_gflops=%.1f threads=%zu isa=%s l1=%zu l2=%zu kc=%zu mc=%zu "
+                                  "bq=%zu bk=%zu\n", peak_gflops(k, 1u << 22), o.threads,
+                             k->name, b.l1 >> 10, b.l2 >> 10, b.kc, b.mc, b.bq, b.bk) > 0 ? 0 : 1;
+        }
+    else if (o.bandwidth)
+        result = fprintf(out, "bandwidth_gbs=%.1f threads=%zu mib=%zu\n",
+                         bandwidth_gbs(k, o.mib << 20), o.threads, o.mib) > 0 ? 0 : 1;
+    else if (o.denormals)
+        result = bench_denormals(k, out, err);
+    else if (o.decode)
+        result = bench_decode(&o, k, out, err);
+    else
+        result = bench_forward(&o, k, out, err);
+    mha_set_threads(0);
+    return result;
+}
+double bench_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+float *bench_random(size_t n, unsigned long long *state, float scale)
 {
     float *x = malloc((n ? n : 1) * sizeof *x);
     for (size_t i = 0; x != NULL && i < n; i++) {
@@ -56,88 +137,251 @@ static float *bench_random(size_t n, unsigned long long *state, float scale)
     }
     return x;
 }
-
-static double seconds_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int compare_doubles(const void *a, const void *b)
+static int by_value(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
-int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
+
+double bench_median(double *times, size_t reps)
 {
-    bench_options o;
-    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        fprintf(out,
-            "usage: mha bench-basic [--impl naive|batched] [--batch B] [--seq L] [--kv-len S]\n"
-            "                 [--dim E] [--heads H] [--causal] [--reps R]\n"
-            "Checks the implementation against the naive one on random inputs, then\n"
-            "times R runs (default 7) and prints the median in key=value form:\n"
-            "ms (median milliseconds), gflops (the forward pass's matrix-product\n"
-            "operations per second) and maxdiff (largest difference from naive).\n"
-            "Defaults: --impl batched --batch 1 --seq 128 --dim 128 --heads 4;\n"
-            "without --kv-len the benchmark is self-attention.\n");
-        return MHA_EXIT_OK;
+    qsort(times + 1, reps, sizeof *times, by_value);
+    return times[1 + reps / 2];
+}
+
+double bench_largest_difference(const float *got, const float *want, size_t n, double *scale)
+{
+    double worst = 0;
+    *scale = 1;
+    for (size_t i = 0; i < n; i++) {
+        const double e = fabs((double)got[i] - want[i]);
+        worst = (e > worst || isnan(e)) ? e : worst;
+        *scale = fmax(*scale, fabs((double)want[i]));
     }
-    if (parse_bench_options(argc, argv, &o, err) != 0)
+    return worst;
+}
+static int bench_forward(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err)
+{
+    const mha_impl *impl = mha_impl_find(o->impl);
+    const int part = strcmp(o->part, "all") == 0 ? 0 : strcmp(o->part, "proj") == 0 ? 1
+                   : strcmp(o->part, "attention") == 0 ? 2 : -1;
+    if (impl == NULL) {
+        mha_cli_error(err, "bench: --impl: unknown implementation '%s'", o->impl);
         return MHA_EXIT_USAGE;
-    mha_status status = mha_shape_check(&o.shape);
-    if (status != MHA_OK || o.reps == 0) {
-        mha_cli_error(err, "bench-basic: bad shape: %s",
+    }
+    if (part < 0 || (part > 0 && (impl->forward != mha_forward_blocked || o->cross))) {
+        mha_cli_error(err, "bench: --part: '%s' needs 'all', or 'proj' or 'attention' with "
+                      "--impl blocked and self-attention", o->part);
+        return MHA_EXIT_USAGE;
+    }
+    mha_status status = mha_shape_check(&o->shape);
+    if (status != MHA_OK || o->reps == 0) {
+        mha_cli_error(err, "bench: bad shape: %s",
                       status != MHA_OK ? mha_status_message(status) : "--reps must be positive");
         return MHA_EXIT_USAGE;
     }
-    const mha_shape *s = &o.shape;
+    const mha_shape *s = &o->shape;
     const size_t E = s->embed_dim, n_q = s->batch * s->query_len * E,
                  n_kv = s->batch * s->key_len * E;
     unsigned long long state = 42;
     const float a = 1.0f / sqrtf((float)E);
-    float *query = bench_random(n_q, &state, 1), *key = bench_random(o.cross ? n_kv : 0, &state, 1);
+    float *query = bench_random(n_q, &state, 1), *key = bench_random(o->cross ? n_kv : 0, &state, 1);
     float *in_w = bench_random(3 * E * E, &state, a), *in_b = bench_random(3 * E, &state, a);
     float *out_w = bench_random(E * E, &state, a), *out_b = bench_random(E, &state, a);
     float *ref = malloc(n_q * sizeof *ref), *got = malloc(n_q * sizeof *got);
-    double *times = calloc(o.reps, sizeof *times);
+    float *proj = malloc(3 * n_q * sizeof *proj);
+    double *times = o->reps < SIZE_MAX / sizeof *times - 1      /* --reps may be absurd */
+                        ? calloc(o->reps + 1, sizeof *times) : NULL;
     int result = MHA_EXIT_FAILURE;
-    if (query && key && in_w && in_b && out_w && out_b && ref && got && times) {
+    if (query && key && in_w && in_b && out_w && out_b && ref && got && proj && times) {
         const mha_params params = {in_w, in_b, out_w, out_b};
-        const mha_mask mask = {.causal = o.causal};
-        const float *k = o.cross ? key : NULL;
-        double worst = 0, scale = 1;
-        status = mha_forward_naive(s, &params, query, k, k, &mask, ref, NULL);
+        const mha_mask mask = {.causal = o->causal};
+        const float *kin = o->cross ? key : NULL;
+        double scale, worst;
+        status = mha_forward_naive(s, &params, query, kin, kin, &mask, ref, NULL);
         if (status == MHA_OK)
-            status = o.impl->forward(s, &params, query, k, k, &mask, got, NULL);
-        for (size_t i = 0; status == MHA_OK && i < n_q; i++) {
-            double e = fabs((double)got[i] - ref[i]);
-            worst = (e > worst || isnan(e)) ? e : worst;
-            scale = fmax(scale, fabs((double)ref[i]));
-        }
+            status = impl->forward(s, &params, query, kin, kin, &mask, got, NULL);
+        worst = status == MHA_OK ? bench_largest_difference(got, ref, n_q, &scale) : 0;
         if (status != MHA_OK)
-            mha_cli_error(err, "bench-basic: %s: %s", o.impl->name, mha_status_message(status));
+            mha_cli_error(err, "bench: %s: %s", impl->name, mha_status_message(status));
         else if (!(worst <= 1e-4 * scale))
-            mha_cli_error(err, "bench-basic: %s disagrees with naive: max difference %.3g", o.impl->name, worst);
+            mha_cli_error(err, "bench: %s disagrees with naive: max difference %.3g", impl->name, worst);
         else {
-            for (size_t r = 0; r < o.reps; r++) {
-                double t0 = seconds_now();
-                o.impl->forward(s, &params, query, k, k, &mask, got, NULL);
-                times[r] = seconds_now() - t0;
+            for (size_t r = 0; r <= o->reps; r++) {                /* run 0 warms up */
+                const double t0 = bench_seconds();
+                fast_blocking blk = fast_blocking_for(k, E / s->heads);
+                const size_t M = s->batch * s->query_len;
+                blk.kc = o->half_kc ? blk.kc / 32 * 16 : blk.kc;       /* the textbook half of L1 */
+                fast_packed w;
+                if (part == 0)
+                    impl->forward(s, &params, query, kin, kin, &mask, got, NULL);
+                else if (part == 1 && fast_pack(k, &blk, 3 * E, E, in_w, E, &w) == MHA_OK) {
+                    fast_gemm(k, &blk, M, query, E, &w, in_b, proj, 3 * E);
+                    fast_packed_free(&w);
+                    if (fast_pack(k, &blk, E, E, out_w, E, &w) == MHA_OK)
+                        fast_gemm(k, &blk, M, ref, E, &w, out_b, got, E);
+                    fast_packed_free(&w);
+                } else if (part == 2) {
+                    const fast_attention at = {s->batch, s->heads, s->query_len, s->query_len, E / s->heads,
+                                               proj, proj + E, proj + 2 * E, 3 * E, 3 * E, 3 * E, &mask, got, NULL};
+                    fast_attend(k, &blk, &at);
+                }
+                times[r] = bench_seconds() - t0;
             }
-            qsort(times, o.reps, sizeof *times, compare_doubles);
-            const double median = times[o.reps / 2];
+            const double median = bench_median(times, o->reps);
             const mha_flops f = mha_flop_count(s);
+            const double flops = part == 1 ? f.q_proj + f.kv_proj + f.out_proj
+                               : part == 2 ? f.scores + f.context : f.total;
+            const double bytes = sizeof(float) * ((double)(n_q + (o->cross ? n_kv : 0)) + 4.0 * E * E + n_q);
+            const double gflops = flops / median / 1e9, peak = peak_gflops(k, 1u << 20);
             fprintf(out, "impl=%s B=%zu L=%zu S=%zu E=%zu H=%zu causal=%d reps=%zu ms=%.3f "
-                         "gflops=%.2f maxdiff=%.2g\n",
-                    o.impl->name, s->batch, s->query_len, s->key_len, s->embed_dim, s->heads,
-                    o.causal, o.reps, median * 1e3, f.total / median / 1e9, worst);
+                         "gflops=%.2f maxdiff=%.2g threads=%zu part=%s%s peak=%.3f isa=%s bytes=%.0f\n",
+                    impl->name, s->batch, s->query_len, s->key_len, E, s->heads, o->causal, o->reps,
+                    median * 1e3, gflops, worst, o->threads, o->part, o->half_kc ? " half_kc=1" : "",
+                    gflops / peak, k->name, bytes);
             result = MHA_EXIT_OK;
         }
     } else
-        mha_cli_error(err, "bench-basic: out of memory");
+        mha_cli_error(err, "bench: out of memory");
     free(query); free(key); free(in_w); free(in_b); free(out_w); free(out_b);
-    free(ref); free(got); free(times);
+    free(ref); free(got); free(proj); free(times);
     return result;
+}
+static int bench_decode(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err)
+{
+    const mha_decode_impl *impl = mha_decode_impl_find(o->impl);
+    const size_t B = o->shape.batch, E = o->shape.embed_dim, H = o->shape.heads,
+                 G = o->kv_heads, T = o->cache;
+    if (impl == NULL) {
+        mha_cli_error(err, "bench: --impl: unknown decoding implementation '%s'", o->impl);
+        return MHA_EXIT_USAGE;
+    }
+    if (E == 0 || H == 0 || E % H != 0 || G == 0 || H % G != 0 || o->reps == 0) {
+        mha_cli_error(err, "bench: --decode: --heads must divide --dim, --kv-heads --heads, "
+                      "and --reps must be positive");
+        return MHA_EXIT_USAGE;
+    }
+    const size_t D = E / H, F = E + 2 * G * D;
+    unsigned long long state = 7;
+    const float a = 1.0f / sqrtf((float)E);
+    float *x = bench_random(B * E, &state, 1), *in_w = bench_random(F * E, &state, a);
+    float *in_b = bench_random(F, &state, a), *out_w = bench_random(E * E, &state, a);
+    float *out_b = bench_random(E, &state, a), *ref = malloc(B * E * sizeof *ref);
+    float *got = malloc(B * E * sizeof *got);
+    double *times = o->reps < SIZE_MAX / sizeof *times - 1 ? calloc(o->reps + 1, sizeof *times)
+                                                          : NULL;
+    mha_kv_cache cache;
+    int result = MHA_EXIT_FAILURE;
+    if (x && in_w && in_b && out_w && out_b && ref && got && times &&
+        mha_kv_cache_init(&cache, B, G, T + 1, D) == MHA_OK) {
+        const mha_decoder dec = {E, H, G, {in_w, in_b, out_w, out_b}, 0, 0.0f};
+        for (size_t b = 0; b < B; b++)
+            for (size_t g = 0; g < G; g++) {
+                float *keys = bench_random(T * D, &state, 1), *values = bench_random(T * D, &state, 1);
+                if (keys && values) {
+                    memcpy(cache.keys + (b * G + g) * (T + 1) * D, keys, T * D * sizeof *keys);
+                    memcpy(cache.values + (b * G + g) * (T + 1) * D, values, T * D * sizeof *values);
+                }
+                free(keys); free(values);
+            }
+        double scale, worst = 0;
+        for (size_t b = 0; b < B; b++) cache.length[b] = T;
+        mha_status status = mha_decode_step_naive(&dec, &cache, 1, x, NULL, ref, NULL);
+        for (size_t b = 0; b < B; b++) cache.length[b] = T;
+        if (status == MHA_OK)
+            status = impl->step(&dec, &cache, 1, x, NULL, got, NULL);
+        worst = status == MHA_OK ? bench_largest_difference(got, ref, B * E, &scale) : 0;
+        if (status != MHA_OK)
+            mha_cli_error(err, "bench: %s: %s", impl->name, mha_status_message(status));
+        else if (!(worst <= 1e-4 * scale))
+            mha_cli_error(err, "bench: %s disagrees with naive: max difference %.3g", impl->name, worst);
+        else {
+            for (size_t r = 0; r <= o->reps; r++) {
+                for (size_t b = 0; b < B; b++) cache.length[b] = T;
+                const double t0 = bench_seconds();
+                impl->step(&dec, &cache, 1, x, NULL, got, NULL);
+                times[r] = bench_seconds() - t0;
+            }
+            const double median = bench_median(times, o->reps);
+            const double bytes = sizeof(float) * ((double)F * E + (double)E * E +
+                                                  2.0 * B * G * (double)(T + 1) * D);
+            const double flops = (double)B * mha_decode_flops(E, H, G, T);
+            fprintf(out, "impl=%s decode=1 B=%zu E=%zu H=%zu kv_heads=%zu T=%zu reps=%zu ms=%.3f "
+                         "gbs=%.2f gflops=%.2f maxdiff=%.2g threads=%zu isa=%s bytes=%.0f\n",
+                    impl->name, B, E, H, G, T, o->reps, median * 1e3, bytes / median / 1e9,
+                    flops / median / 1e9, worst, o->threads, k->name, bytes);
+            result = MHA_EXIT_OK;
+        }
+        mha_kv_cache_free(&cache);
+    } else
+        mha_cli_error(err, "bench: out of memory");
+    free(x); free(in_w); free(in_b); free(out_w); free(out_b); free(ref); free(got); free(times);
+    return result;
+}
+static double peak_gflops(const fast_kernels *k, size_t rounds)
+{
+    double best = 0;
+    for (int run = 0; run < 3; run++) {
+        double flops = 0, t0 = bench_seconds();
+        #pragma omp parallel reduction(+:flops)
+        flops += k->fma_loop(rounds);
+        const double rate = flops / (bench_seconds() - t0) / 1e9;
+        best = rate > best ? rate : best;
+    }
+    return best;
+}
+static double bandwidth_gbs(const fast_kernels *k, size_t bytes)
+{
+    const size_t step = 64, n = bytes / sizeof(float) / step * step;
+    float *x = malloc(n * sizeof *x);
+    if (x == NULL)
+        return 0.0;
+    for (size_t i = 0; i < n; i++)          /* not memset: malloc + memset can become calloc, */
+        x[i] = 1.0f;                        /* whose untouched pages all map to one zero page */
+    double best = 0;
+    for (int run = 0; run < 5; run++) {
+        float total = 0;
+        const double t0 = bench_seconds();
+        #pragma omp parallel reduction(+:total)
+        {
+            const size_t threads = (size_t)omp_get_num_threads(), me = (size_t)omp_get_thread_num();
+            const size_t share = n / step / threads * step, first = me * share;
+            total += k->stream_sum(x + first, me + 1 == threads ? n - first : share);
+        }
+        const double rate = (double)(n * sizeof *x) / (bench_seconds() - t0) / 1e9;
+        best = rate > best && total > 0.0f ? rate : best;
+    }
+    free(x);
+    return best;
+}
+static double time_pv(const fast_kernels *k, float weight, float *p, float *v, float *acc)
+{
+    for (size_t i = 0; i < 4 * 256; i++) p[i] = weight;
+    double best = 1e30;
+    for (int run = 0; run < 5; run++) {
+        const double t0 = bench_seconds();
+        for (int r = 0; r < 200; r++) {
+            memset(acc, 0, 4 * 64 * sizeof *acc);     /* sums of tiny products stay tiny */
+            k->pv(4, 256, 64, p, 256, v, 64, acc, 64);
+        }
+        const double t = bench_seconds() - t0;
+        best = t < best ? t : best;
+    }
+    return best;
+}
+static int bench_denormals(const fast_kernels *k, FILE *out, FILE *err)
+{
+    float *p = malloc(4 * 256 * sizeof *p), *v = malloc(256 * 64 * sizeof *v);
+    float *acc = malloc(4 * 64 * sizeof *acc);
+    if (!p || !v || !acc) {
+        free(p); free(v); free(acc);
+        mha_cli_error(err, "bench: out of memory");
+        return MHA_EXIT_FAILURE;
+    }
+    for (size_t i = 0; i < 256 * 64; i++) v[i] = 0.5f;
+    const double normal = time_pv(k, 1e-30f, p, v, acc), tiny = time_pv(k, 1e-39f, p, v, acc);
+    fprintf(out, "denormals normal_ms=%.3f denormal_ms=%.3f slowdown=%.1f isa=%s\n",
+            normal * 1e3, tiny * 1e3, tiny / normal, k->name);
+    free(p); free(v); free(acc);
+    return MHA_EXIT_OK;
 }

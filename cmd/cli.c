@@ -23,8 +23,7 @@ static const struct mha_command commands[] = {
      mha_cmd_train},
     {"demo", "show each head's attention weights as heatmaps in the terminal", mha_cmd_demo},
     {"bench", "time a forward pass or a decoding step, threads, peak and bandwidth",
-     mha_cmd_bench_fast},
-    {"bench-basic", "the simple benchmark: one version, checked, then timed", mha_cmd_bench},
+     mha_cmd_bench},
     {"help", "describe the commands, or one command: mha help COMMAND", cmd_help},
 };
 static const size_t command_count = sizeof commands / sizeof commands[0];

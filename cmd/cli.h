@@ -27,6 +27,6 @@ int mha_parse_size(const char *option, const char *text, size_t *value, FILE *er
 int mha_option_value(int argc, char **argv, int *i, const char *name,
                      const char **value, FILE *err);
 mha_command_fn mha_cmd_forward, mha_cmd_decode, mha_cmd_backward, mha_cmd_train;
-mha_command_fn mha_cmd_demo, mha_cmd_bench_fast, mha_cmd_bench;
+mha_command_fn mha_cmd_demo, mha_cmd_bench;
 int mha_demo_wants_colour(FILE *out);
 #endif

@@ -1,5 +1,5 @@
-# generated from chapters/07-fast.nw; edit the book, not this file
-"""Turn `make bench`'s key=value lines into the chapter 9 tables, roofline and numbers.
+# generated from chapters/24-measuring.nw; edit the book, not this file
+"""Turn `make bench`'s key=value lines into the fast chapters' tables, roofline and numbers.
 usage: bench_report.py BENCH_TXT OUT_DIR MACHINE_DESCRIPTION"""
 import statistics, sys
 
@@ -27,7 +27,8 @@ def forward_table(rows, peaks):
     for B, L, E, H, causal in shapes:
         same = dict(B=B, L=L, E=E, H=H, causal=causal)
         torch = best(rows, impl="torch", **same)
-        label = f"$B{{=}}{B}$ $L{{=}}{L}$ $E{{=}}{E}$ $H{{=}}{H}$" + (" causal" if causal == "1" else "")
+        label = (f"$B{{=}}{B}$ $L{{=}}{L}$ $E{{=}}{E}$ $H{{=}}{H}$"
+                 + (" causal" if causal == "1" else ""))
         for r in rows:
             if "decode" in r or any(r.get(k) != v for k, v in same.items()):
                 continue
@@ -92,7 +93,8 @@ def roofline(rows, peak, bandwidth):
                and r.get("part", "all") == "all" and "bytes" in r and "gflops" in r]
         if pts:
             coords = " ".join(f"({intensity(r):.4g},{float(r['gflops']):.4g})" for r in pts)
-            lines += [f"\\addplot[only marks, mark={mark}, mark size=2.5pt] coordinates {{{coords}}};",
+            lines += [f"\\addplot[only marks, mark={mark}, mark size=2.5pt] "
+                      f"coordinates {{{coords}}};",
                       f"\\addlegendentry{{{impl}}}"]
     lines += ["\\end{loglogaxis}", "\\end{tikzpicture}", "\\end{document}"]
     return "\n".join(lines) + "\n"
@@ -105,7 +107,8 @@ def share_bytes(rows):
         if "bytes" in r:
             continue
         for o in rows:
-            if "bytes" in o and all(o.get(k) == r.get(k) for k in ("B", "L", "E", "H", "T", "decode")):
+            if "bytes" in o and all(o.get(k) == r.get(k)
+                                    for k in ("B", "L", "E", "H", "T", "decode")):
                 r["bytes"] = o["bytes"]
                 break
         if "gflops" not in r and "bytes" in r:

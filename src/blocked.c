@@ -1,13 +1,14 @@
-/* generated from chapters/07-fast.nw; edit the book, not this file */
-/* The blocked forward pass of chapter 9, the third version of the layer:
-     naive    (chapter 3)  per-head loops, the reference for every test
-     batched  (chapter 4)  one fused QKV product, heads read in place
-     blocked  (chapter 9)  packed cache-blocked product with AVX-512, AVX2 or C kernels,
-                           fused attention with an online softmax, OpenMP threads
+/* generated from chapters/08-fast-attention.nw; edit the book, not this file */
+/* The blocked forward pass, the third version of the layer:
+     naive    per-head loops, the reference for every test
+     batched  one fused QKV product, heads read in place
+     blocked  packed cache-blocked product with AVX-512, AVX2 or C kernels,
+              fused attention with an online softmax, OpenMP threads
    Run:      build/mha bench --impl blocked --batch 1 --seq 2048 --dim 768 --heads 12
    Measured: make bench writes figures/bench-fast.tex (times against PyTorch and
              OpenBLAS) and figures/bench-steps.tex (the gain of each step).
-   Force the kernels with MHA_ISA=scalar|avx2|avx512 (or MHA_FORCE_SCALAR=1). */
+   Force the kernels with MHA_ISA=scalar|avx2|avx512 (or MHA_FORCE_SCALAR=1),
+   read once, when the program starts. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,16 +305,4 @@ static mha_status project(const fast_kernels *k, const fast_blocking *blk, size_
     status = fast_gemm(k, blk, M, X, ldx, &packed, bias, C, ldc);
     fast_packed_free(&packed);
     return status;
-}
-void mha_set_threads(size_t threads)
-{
-    static int default_threads = 0;
-    if (default_threads == 0)
-        default_threads = omp_get_max_threads();
-    omp_set_num_threads(threads == 0 ? default_threads : (int)threads);
-}
-
-size_t mha_threads(void)
-{
-    return (size_t)omp_get_max_threads();
 }

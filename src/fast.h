@@ -1,8 +1,9 @@
-/* generated from chapters/07-fast.nw; edit the book, not this file */
+/* generated from chapters/07-simd.nw; edit the book, not this file */
 #ifndef MHA_FAST_H
 #define MHA_FAST_H
-/* Internal interface of chapter 9: the kernels of one instruction set, the
-   packed matrix product and the fused attention.  Not part of mha.h. */
+/* Internal interface of the fast versions: the kernels of one instruction
+   set and their choice, the packed matrix product and the fused attention.
+   Not part of mha.h. */
 #include <stddef.h>
 #include "mha.h"
 
@@ -25,15 +26,34 @@ typedef struct fast_kernels {
     double (*fma_loop)(size_t n);          /* n rounds of 16 vector FMAs; returns the FLOPs */
     float (*stream_sum)(const float *x, size_t n);                  /* n % (4 width) == 0 */
 } fast_kernels;
+
+extern const fast_kernels fast_kernels_scalar;
+#if defined(__x86_64__)
+extern const fast_kernels fast_kernels_avx2, fast_kernels_avx512;
+#endif
+const fast_kernels *fast_kernels_select(void);    /* chosen at start-up */
+const fast_kernels *fast_kernels_reselect(void);  /* read the environment again (tests) */
+int fast_kernels_supported(const fast_kernels *k);
 typedef struct fast_blocking {
     size_t l1, l2;            /* bytes of L1 data cache and of L2, per core */
     size_t kc, mc;            /* product: depth of a block, rows of A per block */
     size_t bq, bk;            /* attention: queries and keys per tile */
 } fast_blocking;
+
+fast_blocking fast_blocking_for(const fast_kernels *k, size_t head_dim);
 typedef struct fast_packed {
     size_t N, K, kc, nr, panels;   /* W is (N, K); panels = ceil(N / nr) */
     float *data;                   /* [K block][panel][k in block][nr] */
 } fast_packed;
+
+mha_status fast_pack(const fast_kernels *k, const fast_blocking *b,
+                     size_t N, size_t K, const float *W, size_t ldw, fast_packed *p);
+void fast_packed_free(fast_packed *p);
+mha_status fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
+                     const float *A, size_t lda, const fast_packed *Wp,
+                     const float *bias, float *C, size_t ldc);
+void fast_gemv(const fast_kernels *k, size_t M, const float *X, size_t ldx,
+               const float *W, size_t N, size_t K, const float *bias, float *Y, size_t ldy);
 typedef struct fast_attention {
     size_t B, H, L, S, D;                  /* the shape; E = H D */
     const float *q, *k, *v;                /* head h of sequence b at column h D */
@@ -42,24 +62,7 @@ typedef struct fast_attention {
     float *context;                        /* (B, L, E) out */
     float *weights;                        /* (B, H, L, S) out, or NULL */
 } fast_attention;
-extern const fast_kernels fast_kernels_scalar;
-#if defined(__x86_64__)
-extern const fast_kernels fast_kernels_avx2, fast_kernels_avx512;
-#endif
-const fast_kernels *fast_kernels_select(void);
-int fast_kernels_supported(const fast_kernels *k);
-fast_blocking fast_blocking_for(const fast_kernels *k, size_t head_dim);
-mha_status fast_pack(const fast_kernels *k, const fast_blocking *b,
-                     size_t N, size_t K, const float *W, size_t ldw, fast_packed *p);
-void fast_packed_free(fast_packed *p);
-mha_status fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
-                     const float *A, size_t lda, const fast_packed *Wp,
-                     const float *bias, float *C, size_t ldc);
+
 mha_status fast_attend(const fast_kernels *k, const fast_blocking *b,
                        const fast_attention *a);
-void fast_gemv(const fast_kernels *k, size_t M, const float *X, size_t ldx,
-               const float *W, size_t N, size_t K, const float *bias, float *Y, size_t ldy);
-double fast_peak_gflops(const fast_kernels *k, size_t rounds);
-double fast_bandwidth_gbs(const fast_kernels *k, size_t bytes);
-double fast_seconds(void);
 #endif

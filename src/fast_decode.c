@@ -1,4 +1,4 @@
-/* generated from chapters/07-fast.nw; edit the book, not this file */
+/* generated from chapters/08-fast-attention.nw; edit the book, not this file */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -121,9 +121,12 @@ extern const mha_decode_impl mha_decode_impls[];
 extern const size_t mha_decode_impl_count;
 const mha_decode_impl *mha_decode_impl_find(const char *name);
 double mha_decode_flops(size_t embed_dim, size_t heads, size_t kv_heads, size_t position);
-mha_forward_fn mha_forward_blocked;
+/* The fast versions run on mha_threads() threads, OpenMP's (one per core by
+   default).  mha_set_threads(n) sets the number for the calls this thread
+   makes from now on; n = 0 restores the default.  Results do not depend on it. */
 void mha_set_threads(size_t threads);
 size_t mha_threads(void);
+mha_forward_fn mha_forward_blocked;
 mha_decode_fn mha_decode_step_blocked;
 typedef struct mha_grads {
     float *grad_query;             /* (B, L, E), or NULL */

@@ -60,7 +60,7 @@ Test(batched, bench_checks_then_prints_one_line) {
     char *text = NULL, *errors = NULL;
     size_t n1 = 0, n2 = 0;
     FILE *out = open_memstream(&text, &n1), *err = open_memstream(&errors, &n2);
-    char *argv[] = {"mha", "bench-basic", "--impl", "batched", "--batch", "2", "--seq", "5",
+    char *argv[] = {"mha", "bench", "--impl", "batched", "--batch", "2", "--seq", "5",
                     "--kv-len", "7", "--dim", "12", "--heads", "3", "--reps", "3", "--causal"};
     int status = mha_cli_main(17, argv, out, err);
     fclose(out); fclose(err);
@@ -72,11 +72,11 @@ Test(batched, bench_checks_then_prints_one_line) {
 }
 
 Test(batched, bench_refuses_bad_options) {
-    char *bad[][4] = {{"bench-basic", "--impl", "fastest", NULL},
-                      {"bench-basic", "--heads", "0", NULL},
-                      {"bench-basic", "--dim", "10", NULL} /* 4 heads do not divide 10 */,
-                      {"bench-basic", "--frobnicate", NULL, NULL},
-                      {"bench-basic", "--reps", "x", NULL}};
+    char *bad[][4] = {{"bench", "--impl", "fastest", NULL},
+                      {"bench", "--heads", "0", NULL},
+                      {"bench", "--dim", "10", NULL} /* 4 heads do not divide 10 */,
+                      {"bench", "--frobnicate", NULL, NULL},
+                      {"bench", "--reps", "x", NULL}};
     const char *named[] = {"--impl", "--heads", "heads", "--frobnicate", "--reps"};
     for (size_t t = 0; t < 5; t++) {
         char *text = NULL, *errors = NULL;

@@ -1,4 +1,4 @@
-/* generated from chapters/07-fast.nw; edit the book, not this file */
+/* generated from chapters/07-simd.nw; edit the book, not this file */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -22,24 +22,20 @@ static int use_isa(size_t i)
     if (!fast_kernels_supported(every_isa[i]))
         return 0;
     setenv("MHA_ISA", every_isa[i]->name, 1);
+    cr_assert_eq(fast_kernels_reselect(), every_isa[i], "MHA_ISA=%s", every_isa[i]->name);
     cr_assert_eq(fast_kernels_select(), every_isa[i], "MHA_ISA=%s", every_isa[i]->name);
     return 1;
 }
-static int run_cli(char **argv, int argc, char **text, char **errors)
-{
-    size_t n1 = 0, n2 = 0;
-    FILE *out = open_memstream(text, &n1), *err = open_memstream(errors, &n2);
-    const int status = mha_cli_main(argc, argv, out, err);
-    fclose(out); fclose(err);
-    return status;
-}
 Test(fast, the_environment_forces_the_scalar_kernels) {
+    const fast_kernels *at_start_up = fast_kernels_select();
     setenv("MHA_FORCE_SCALAR", "1", 1);
-    cr_expect_eq(fast_kernels_select(), &fast_kernels_scalar);
+    cr_expect_eq(fast_kernels_select(), at_start_up, "the environment was read again");
+    cr_expect_eq(fast_kernels_reselect(), &fast_kernels_scalar);
     unsetenv("MHA_FORCE_SCALAR");
     setenv("MHA_ISA", "scalar", 1);
-    cr_expect_eq(fast_kernels_select(), &fast_kernels_scalar);
+    cr_expect_eq(fast_kernels_reselect(), &fast_kernels_scalar);
     unsetenv("MHA_ISA");
+    cr_expect_eq(fast_kernels_reselect(), at_start_up);
     cr_expect(fast_kernels_supported(fast_kernels_select()));
 }
 Test(fast, gemm_edges_in_every_instruction_set) {
@@ -136,6 +132,41 @@ Test(fast, blocked_matches_the_reference_at_tile_edges) {
         }
     }
 }
+static void decode_long(mha_decode_fn *step, const mha_case *c, float *out)
+{
+    const mha_shape *s = &c->shape;
+    const size_t E = s->embed_dim, L = s->query_len;
+    const mha_decoder dec = {E, s->heads, s->heads, c->params, 0, 0.0f};
+    mha_kv_cache cache;
+    cr_assert_eq(mha_kv_cache_init(&cache, s->batch, s->heads, L, E / s->heads), MHA_OK);
+    float *x = malloc(s->batch * L * E * sizeof *x), *y = malloc(s->batch * L * E * sizeof *y);
+    cr_assert(x && y);
+    for (size_t part = 0; part < 2; part++) {          /* positions 0..L-2, then L-1 */
+        const size_t first = part ? L - 1 : 0, n = part ? 1 : L - 1;
+        for (size_t b = 0; b < s->batch; b++)
+            memcpy(x + b * n * E, c->query + (b * L + first) * E, n * E * sizeof *x);
+        cr_assert_eq(step(&dec, &cache, n, x, NULL, y, NULL), MHA_OK);
+        for (size_t b = 0; b < s->batch; b++)
+            memcpy(out + (b * L + first) * E, y + b * n * E, n * E * sizeof *y);
+    }
+    free(x); free(y); mha_kv_cache_free(&cache);
+}
+Test(fast, split_k_decoding_over_a_long_cache_matches_the_reference) {
+    const mha_shape s = {2, 521, 521, 16, 2};
+    const size_t n = 2 * 521 * 16;
+    mha_case c = case_random(s, 940, CASE_SELF);
+    const mha_mask causal = {.causal = 1};
+    double *want = malloc(n * sizeof *want);
+    float *naive = malloc(n * sizeof *naive), *blocked = malloc(n * sizeof *blocked);
+    cr_assert(want && naive && blocked);
+    cr_assert_eq(mha_forward_reference(&s, &c.params, c.query, NULL, NULL, &causal, want, NULL),
+                 MHA_OK);
+    decode_long(mha_decode_step_naive, &c, naive);
+    decode_long(mha_decode_step_blocked, &c, blocked);
+    expect_close("blocked decoding", blocked, want, n,
+                 tolerance_rule(max_abs_error(naive, want, n), want, n));
+    free(want); free(naive); free(blocked); case_free(&c);
+}
 Test(fast, results_do_not_depend_on_the_thread_count) {
     const mha_shape s = {2, 150, 150, 32, 4};
     mha_case c = case_random(s, 920, CASE_SELF);
@@ -180,41 +211,6 @@ Test(fast, a_fully_padded_sequence_gives_the_output_bias) {
     }
     free(out); free(w); case_free(&c);
 }
-static void decode_long(mha_decode_fn *step, const mha_case *c, float *out)
-{
-    const mha_shape *s = &c->shape;
-    const size_t E = s->embed_dim, L = s->query_len;
-    const mha_decoder dec = {E, s->heads, s->heads, c->params, 0, 0.0f};
-    mha_kv_cache cache;
-    cr_assert_eq(mha_kv_cache_init(&cache, s->batch, s->heads, L, E / s->heads), MHA_OK);
-    float *x = malloc(s->batch * L * E * sizeof *x), *y = malloc(s->batch * L * E * sizeof *y);
-    cr_assert(x && y);
-    for (size_t part = 0; part < 2; part++) {          /* positions 0..L-2, then L-1 */
-        const size_t first = part ? L - 1 : 0, n = part ? 1 : L - 1;
-        for (size_t b = 0; b < s->batch; b++)
-            memcpy(x + b * n * E, c->query + (b * L + first) * E, n * E * sizeof *x);
-        cr_assert_eq(step(&dec, &cache, n, x, NULL, y, NULL), MHA_OK);
-        for (size_t b = 0; b < s->batch; b++)
-            memcpy(out + (b * L + first) * E, y + b * n * E, n * E * sizeof *y);
-    }
-    free(x); free(y); mha_kv_cache_free(&cache);
-}
-Test(fast, split_k_decoding_over_a_long_cache_matches_the_reference) {
-    const mha_shape s = {2, 521, 521, 16, 2};
-    const size_t n = 2 * 521 * 16;
-    mha_case c = case_random(s, 940, CASE_SELF);
-    const mha_mask causal = {.causal = 1};
-    double *want = malloc(n * sizeof *want);
-    float *naive = malloc(n * sizeof *naive), *blocked = malloc(n * sizeof *blocked);
-    cr_assert(want && naive && blocked);
-    cr_assert_eq(mha_forward_reference(&s, &c.params, c.query, NULL, NULL, &causal, want, NULL),
-                 MHA_OK);
-    decode_long(mha_decode_step_naive, &c, naive);
-    decode_long(mha_decode_step_blocked, &c, blocked);
-    expect_close("blocked decoding", blocked, want, n,
-                 tolerance_rule(max_abs_error(naive, want, n), want, n));
-    free(want); free(naive); free(blocked); case_free(&c);
-}
 Test(fast, decoding_does_not_depend_on_the_thread_count) {
     const mha_shape s = {1, 300, 300, 24, 3};
     mha_case c = case_random(s, 950, CASE_SELF);
@@ -230,6 +226,14 @@ Test(fast, decoding_does_not_depend_on_the_thread_count) {
         cr_expect(memcmp(out[0], out[t], 300 * 24 * sizeof **out) == 0, "%d threads", t + 1);
     for (int t = 0; t < 3; t++) free(out[t]);
     case_free(&c);
+}
+static int run_cli(char **argv, int argc, char **text, char **errors)
+{
+    size_t n1 = 0, n2 = 0;
+    FILE *out = open_memstream(text, &n1), *err = open_memstream(errors, &n2);
+    const int status = mha_cli_main(argc, argv, out, err);
+    fclose(out); fclose(err);
+    return status;
 }
 Test(fast, bench_fast_prints_the_keys_make_bench_reads) {
     char *cases[][16] = {

@@ -1,4 +1,4 @@
-/* generated from chapters/07-fast.nw; edit the book, not this file */
+/* generated from chapters/08-fast-attention.nw; edit the book, not this file */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -31,7 +31,7 @@
 #define VROUND(x) nearbyintf(x)
 #define VPOW2I(n) pow2i_scalar(n)
 #define VKEEP_NOT_BELOW(x, lo, y) ((x) < (lo) ? 0.0f : (y))
-static float pow2i_scalar(float n)
+static __attribute__((unused)) float pow2i_scalar(float n)
 {
     if (n != n)
         return n;
@@ -40,6 +40,13 @@ static float pow2i_scalar(float n)
     memcpy(&f, &bits, sizeof f);
     return f;
 }
+TARGET float ISA(fast_row_max)(const float *x, size_t n);
+TARGET float ISA(fast_exp_sum)(float *x, size_t n, float shift);
+TARGET void ISA(fast_scale)(float *x, size_t n, float a);
+TARGET void ISA(fast_scores)(size_t rows, size_t cols, size_t D, const float *q, size_t ldq,
+                             const float *kt, size_t ldk, float scale, float *s, size_t lds);
+TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
+                         const float *v, size_t ldv, float *acc, size_t lda);
 static inline TARGET VEC ISA(vexp)(VEC x)
 {
     const VEC lo = VSET1(-87.0f), hi = VSET1(88.0f);
@@ -56,7 +63,7 @@ static inline TARGET VEC ISA(vexp)(VEC x)
     const VEC y = VADD(VFMA(VMUL(p, r), r, r), VSET1(1.0f));   /* 1 + r + r^2 p(r) */
     return VKEEP_NOT_BELOW(x, lo, VMUL(y, VPOW2I(n)));
 }
-static TARGET float ISA(row_max)(const float *x, size_t n)
+TARGET float ISA(fast_row_max)(const float *x, size_t n)
 {
     VEC m = VSET1(-INFINITY);
     for (size_t i = 0; i < n; i += W)
@@ -64,7 +71,7 @@ static TARGET float ISA(row_max)(const float *x, size_t n)
     return VHMAX(m);
 }
 
-static TARGET float ISA(exp_sum)(float *x, size_t n, float shift)
+TARGET float ISA(fast_exp_sum)(float *x, size_t n, float shift)
 {
     const VEC s = VSET1(shift);
     VEC sum = VZERO();
@@ -76,37 +83,13 @@ static TARGET float ISA(exp_sum)(float *x, size_t n, float shift)
     return VHSUM(sum);
 }
 
-static TARGET void ISA(scale)(float *x, size_t n, float a)
+TARGET void ISA(fast_scale)(float *x, size_t n, float a)
 {
     for (size_t i = 0; i < n; i += W)
         VSTORE(x + i, VMUL(VLOAD(x + i), VSET1(a)));
 }
-static TARGET void ISA(gemm)(size_t K, const float *Ap, const float *Bp, float *C, size_t ldc)
-{
-    VEC acc[GMR][GNV];
-    UNROLL for (int r = 0; r < GMR; r++) {
-        __builtin_prefetch(C + r * ldc, 1);
-        __builtin_prefetch(C + r * ldc + GNV * W - 1, 1);
-        UNROLL for (int v = 0; v < GNV; v++)
-            acc[r][v] = VZERO();
-    }
-    for (size_t k = 0; k < K; k++) {
-        VEC b[GNV];
-        UNROLL for (int v = 0; v < GNV; v++)
-            b[v] = VLOAD(Bp + k * GNV * W + v * W);
-        UNROLL for (int r = 0; r < GMR; r++) {
-            const VEC a = VSET1(Ap[k * GMR + r]);
-            UNROLL for (int v = 0; v < GNV; v++)
-                acc[r][v] = VFMA(a, b[v], acc[r][v]);
-        }
-    }
-    UNROLL for (int r = 0; r < GMR; r++)
-        UNROLL for (int v = 0; v < GNV; v++)
-            VSTORE(C + r * ldc + v * W, VADD(VLOAD(C + r * ldc + v * W), acc[r][v]));
-}
-static TARGET void ISA(scores)(size_t rows, size_t cols, size_t D, const float *q,
-                               size_t ldq, const float *kt, size_t ldk, float scale,
-                               float *s, size_t lds)
+TARGET void ISA(fast_scores)(size_t rows, size_t cols, size_t D, const float *q, size_t ldq,
+                             const float *kt, size_t ldk, float scale, float *s, size_t lds)
 {
     for (size_t r = 0; r < rows; r += 4)
         for (size_t c = 0; c < cols; c += ANV * W) {
@@ -126,8 +109,8 @@ static TARGET void ISA(scores)(size_t rows, size_t cols, size_t D, const float *
                     VSTORE(s + (r + i) * lds + c + v * W, VMUL(acc[i][v], VSET1(scale)));
         }
 }
-static TARGET void ISA(pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
-                           const float *v, size_t ldv, float *acc_out, size_t lda)
+TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
+                         const float *v, size_t ldv, float *acc_out, size_t lda)
 {
     for (size_t r = 0; r < rows; r += 4)
         for (size_t d = 0; d < Dp; d += ANV * W) {
@@ -148,54 +131,6 @@ static TARGET void ISA(pv)(size_t rows, size_t n, size_t Dp, const float *p, siz
                     VSTORE(acc_out + (r + i) * lda + d + u * W, acc[i][u]);
         }
 }
-static TARGET float ISA(dot)(const float *x, const float *y, size_t n)
-{
-    VEC acc[4] = {VZERO(), VZERO(), VZERO(), VZERO()};
-    size_t i = 0;
-    for (; i + 4 * W <= n; i += 4 * W)
-        UNROLL for (int u = 0; u < 4; u++)
-            acc[u] = VFMA(VLOAD(x + i + u * W), VLOAD(y + i + u * W), acc[u]);
-    for (; i + W <= n; i += W)
-        acc[0] = VFMA(VLOAD(x + i), VLOAD(y + i), acc[0]);
-    float s = VHSUM(VADD(VADD(acc[0], acc[1]), VADD(acc[2], acc[3])));
-    for (; i < n; i++)
-        s += x[i] * y[i];
-    return s;
-}
-
-static TARGET void ISA(axpy)(float a, const float *x, float *y, size_t n)
-{
-    size_t i = 0;
-    for (; i + W <= n; i += W)
-        VSTORE(y + i, VFMA(VSET1(a), VLOAD(x + i), VLOAD(y + i)));
-    for (; i < n; i++)
-        y[i] += a * x[i];
-}
-static TARGET double ISA(fma_loop)(size_t n)
-{
-    VEC acc[16];
-    UNROLL for (int u = 0; u < 16; u++) acc[u] = VSET1((float)u * 1e-3f);
-    const VEC a = VSET1(0.999999f), b = VSET1(1e-6f);
-    for (size_t i = 0; i < n; i++)
-        UNROLL for (int u = 0; u < 16; u++) acc[u] = VFMA(acc[u], a, b);
-    VEC sum = VZERO();
-    UNROLL for (int u = 0; u < 16; u++) sum = VADD(sum, acc[u]);
-    volatile float sink = VHSUM(sum);
-    (void)sink;
-    return 2.0 * 16.0 * W * (double)n;
-}
-static TARGET float ISA(stream_sum)(const float *x, size_t n)
-{
-    VEC acc[4] = {VZERO(), VZERO(), VZERO(), VZERO()};
-    for (size_t i = 0; i < n; i += 4 * W)
-        UNROLL for (int u = 0; u < 4; u++) acc[u] = VADD(acc[u], VLOAD(x + i + u * W));
-    return VHSUM(VADD(VADD(acc[0], acc[1]), VADD(acc[2], acc[3])));
-}
-const fast_kernels ISA(fast_kernels) = {
-    ISA_NAME, GMR, GNV * W, ANV * W, ISA(gemm), ISA(scores), ISA(pv),
-    ISA(row_max), ISA(exp_sum), ISA(scale), ISA(dot), ISA(axpy), ISA(fma_loop),
-    ISA(stream_sum),
-};
 #undef ISA
 #undef ISA_NAME
 #undef TARGET
@@ -242,19 +177,26 @@ const fast_kernels ISA(fast_kernels) = {
 #define VPOW2I(n) _mm256_castsi256_ps(_mm256_slli_epi32( \
         _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23))
 #define VKEEP_NOT_BELOW(x, lo, y) _mm256_and_ps(_mm256_cmp_ps(x, lo, _CMP_NLT_UQ), y)
-static TARGET float hsum_avx2(__m256 x)
+static __attribute__((unused)) TARGET float hsum_avx2(__m256 x)
 {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
     return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
 }
 
-static TARGET float hmax_avx2(__m256 x)
+static __attribute__((unused)) TARGET float hmax_avx2(__m256 x)
 {
     __m128 s = _mm_max_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
     s = _mm_max_ps(s, _mm_movehl_ps(s, s));
     return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
 }
+TARGET float ISA(fast_row_max)(const float *x, size_t n);
+TARGET float ISA(fast_exp_sum)(float *x, size_t n, float shift);
+TARGET void ISA(fast_scale)(float *x, size_t n, float a);
+TARGET void ISA(fast_scores)(size_t rows, size_t cols, size_t D, const float *q, size_t ldq,
+                             const float *kt, size_t ldk, float scale, float *s, size_t lds);
+TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
+                         const float *v, size_t ldv, float *acc, size_t lda);
 static inline TARGET VEC ISA(vexp)(VEC x)
 {
     const VEC lo = VSET1(-87.0f), hi = VSET1(88.0f);
@@ -271,7 +213,7 @@ static inline TARGET VEC ISA(vexp)(VEC x)
     const VEC y = VADD(VFMA(VMUL(p, r), r, r), VSET1(1.0f));   /* 1 + r + r^2 p(r) */
     return VKEEP_NOT_BELOW(x, lo, VMUL(y, VPOW2I(n)));
 }
-static TARGET float ISA(row_max)(const float *x, size_t n)
+TARGET float ISA(fast_row_max)(const float *x, size_t n)
 {
     VEC m = VSET1(-INFINITY);
     for (size_t i = 0; i < n; i += W)
@@ -279,7 +221,7 @@ static TARGET float ISA(row_max)(const float *x, size_t n)
     return VHMAX(m);
 }
 
-static TARGET float ISA(exp_sum)(float *x, size_t n, float shift)
+TARGET float ISA(fast_exp_sum)(float *x, size_t n, float shift)
 {
     const VEC s = VSET1(shift);
     VEC sum = VZERO();
@@ -291,37 +233,13 @@ static TARGET float ISA(exp_sum)(float *x, size_t n, float shift)
     return VHSUM(sum);
 }
 
-static TARGET void ISA(scale)(float *x, size_t n, float a)
+TARGET void ISA(fast_scale)(float *x, size_t n, float a)
 {
     for (size_t i = 0; i < n; i += W)
         VSTORE(x + i, VMUL(VLOAD(x + i), VSET1(a)));
 }
-static TARGET void ISA(gemm)(size_t K, const float *Ap, const float *Bp, float *C, size_t ldc)
-{
-    VEC acc[GMR][GNV];
-    UNROLL for (int r = 0; r < GMR; r++) {
-        __builtin_prefetch(C + r * ldc, 1);
-        __builtin_prefetch(C + r * ldc + GNV * W - 1, 1);
-        UNROLL for (int v = 0; v < GNV; v++)
-            acc[r][v] = VZERO();
-    }
-    for (size_t k = 0; k < K; k++) {
-        VEC b[GNV];
-        UNROLL for (int v = 0; v < GNV; v++)
-            b[v] = VLOAD(Bp + k * GNV * W + v * W);
-        UNROLL for (int r = 0; r < GMR; r++) {
-            const VEC a = VSET1(Ap[k * GMR + r]);
-            UNROLL for (int v = 0; v < GNV; v++)
-                acc[r][v] = VFMA(a, b[v], acc[r][v]);
-        }
-    }
-    UNROLL for (int r = 0; r < GMR; r++)
-        UNROLL for (int v = 0; v < GNV; v++)
-            VSTORE(C + r * ldc + v * W, VADD(VLOAD(C + r * ldc + v * W), acc[r][v]));
-}
-static TARGET void ISA(scores)(size_t rows, size_t cols, size_t D, const float *q,
-                               size_t ldq, const float *kt, size_t ldk, float scale,
-                               float *s, size_t lds)
+TARGET void ISA(fast_scores)(size_t rows, size_t cols, size_t D, const float *q, size_t ldq,
+                             const float *kt, size_t ldk, float scale, float *s, size_t lds)
 {
     for (size_t r = 0; r < rows; r += 4)
         for (size_t c = 0; c < cols; c += ANV * W) {
@@ -341,8 +259,8 @@ static TARGET void ISA(scores)(size_t rows, size_t cols, size_t D, const float *
                     VSTORE(s + (r + i) * lds + c + v * W, VMUL(acc[i][v], VSET1(scale)));
         }
 }
-static TARGET void ISA(pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
-                           const float *v, size_t ldv, float *acc_out, size_t lda)
+TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
+                         const float *v, size_t ldv, float *acc_out, size_t lda)
 {
     for (size_t r = 0; r < rows; r += 4)
         for (size_t d = 0; d < Dp; d += ANV * W) {
@@ -363,54 +281,6 @@ static TARGET void ISA(pv)(size_t rows, size_t n, size_t Dp, const float *p, siz
                     VSTORE(acc_out + (r + i) * lda + d + u * W, acc[i][u]);
         }
 }
-static TARGET float ISA(dot)(const float *x, const float *y, size_t n)
-{
-    VEC acc[4] = {VZERO(), VZERO(), VZERO(), VZERO()};
-    size_t i = 0;
-    for (; i + 4 * W <= n; i += 4 * W)
-        UNROLL for (int u = 0; u < 4; u++)
-            acc[u] = VFMA(VLOAD(x + i + u * W), VLOAD(y + i + u * W), acc[u]);
-    for (; i + W <= n; i += W)
-        acc[0] = VFMA(VLOAD(x + i), VLOAD(y + i), acc[0]);
-    float s = VHSUM(VADD(VADD(acc[0], acc[1]), VADD(acc[2], acc[3])));
-    for (; i < n; i++)
-        s += x[i] * y[i];
-    return s;
-}
-
-static TARGET void ISA(axpy)(float a, const float *x, float *y, size_t n)
-{
-    size_t i = 0;
-    for (; i + W <= n; i += W)
-        VSTORE(y + i, VFMA(VSET1(a), VLOAD(x + i), VLOAD(y + i)));
-    for (; i < n; i++)
-        y[i] += a * x[i];
-}
-static TARGET double ISA(fma_loop)(size_t n)
-{
-    VEC acc[16];
-    UNROLL for (int u = 0; u < 16; u++) acc[u] = VSET1((float)u * 1e-3f);
-    const VEC a = VSET1(0.999999f), b = VSET1(1e-6f);
-    for (size_t i = 0; i < n; i++)
-        UNROLL for (int u = 0; u < 16; u++) acc[u] = VFMA(acc[u], a, b);
-    VEC sum = VZERO();
-    UNROLL for (int u = 0; u < 16; u++) sum = VADD(sum, acc[u]);
-    volatile float sink = VHSUM(sum);
-    (void)sink;
-    return 2.0 * 16.0 * W * (double)n;
-}
-static TARGET float ISA(stream_sum)(const float *x, size_t n)
-{
-    VEC acc[4] = {VZERO(), VZERO(), VZERO(), VZERO()};
-    for (size_t i = 0; i < n; i += 4 * W)
-        UNROLL for (int u = 0; u < 4; u++) acc[u] = VADD(acc[u], VLOAD(x + i + u * W));
-    return VHSUM(VADD(VADD(acc[0], acc[1]), VADD(acc[2], acc[3])));
-}
-const fast_kernels ISA(fast_kernels) = {
-    ISA_NAME, GMR, GNV * W, ANV * W, ISA(gemm), ISA(scores), ISA(pv),
-    ISA(row_max), ISA(exp_sum), ISA(scale), ISA(dot), ISA(axpy), ISA(fma_loop),
-    ISA(stream_sum),
-};
 #undef ISA
 #undef ISA_NAME
 #undef TARGET
@@ -456,6 +326,13 @@ const fast_kernels ISA(fast_kernels) = {
 #define VPOW2I(n) _mm512_castsi512_ps(_mm512_slli_epi32( \
         _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23))
 #define VKEEP_NOT_BELOW(x, lo, y) _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, lo, _CMP_NLT_UQ), y)
+TARGET float ISA(fast_row_max)(const float *x, size_t n);
+TARGET float ISA(fast_exp_sum)(float *x, size_t n, float shift);
+TARGET void ISA(fast_scale)(float *x, size_t n, float a);
+TARGET void ISA(fast_scores)(size_t rows, size_t cols, size_t D, const float *q, size_t ldq,
+                             const float *kt, size_t ldk, float scale, float *s, size_t lds);
+TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
+                         const float *v, size_t ldv, float *acc, size_t lda);
 static inline TARGET VEC ISA(vexp)(VEC x)
 {
     const VEC lo = VSET1(-87.0f), hi = VSET1(88.0f);
@@ -472,7 +349,7 @@ static inline TARGET VEC ISA(vexp)(VEC x)
     const VEC y = VADD(VFMA(VMUL(p, r), r, r), VSET1(1.0f));   /* 1 + r + r^2 p(r) */
     return VKEEP_NOT_BELOW(x, lo, VMUL(y, VPOW2I(n)));
 }
-static TARGET float ISA(row_max)(const float *x, size_t n)
+TARGET float ISA(fast_row_max)(const float *x, size_t n)
 {
     VEC m = VSET1(-INFINITY);
     for (size_t i = 0; i < n; i += W)
@@ -480,7 +357,7 @@ static TARGET float ISA(row_max)(const float *x, size_t n)
     return VHMAX(m);
 }
 
-static TARGET float ISA(exp_sum)(float *x, size_t n, float shift)
+TARGET float ISA(fast_exp_sum)(float *x, size_t n, float shift)
 {
     const VEC s = VSET1(shift);
     VEC sum = VZERO();
@@ -492,37 +369,13 @@ static TARGET float ISA(exp_sum)(float *x, size_t n, float shift)
     return VHSUM(sum);
 }
 
-static TARGET void ISA(scale)(float *x, size_t n, float a)
+TARGET void ISA(fast_scale)(float *x, size_t n, float a)
 {
     for (size_t i = 0; i < n; i += W)
         VSTORE(x + i, VMUL(VLOAD(x + i), VSET1(a)));
 }
-static TARGET void ISA(gemm)(size_t K, const float *Ap, const float *Bp, float *C, size_t ldc)
-{
-    VEC acc[GMR][GNV];
-    UNROLL for (int r = 0; r < GMR; r++) {
-        __builtin_prefetch(C + r * ldc, 1);
-        __builtin_prefetch(C + r * ldc + GNV * W - 1, 1);
-        UNROLL for (int v = 0; v < GNV; v++)
-            acc[r][v] = VZERO();
-    }
-    for (size_t k = 0; k < K; k++) {
-        VEC b[GNV];
-        UNROLL for (int v = 0; v < GNV; v++)
-            b[v] = VLOAD(Bp + k * GNV * W + v * W);
-        UNROLL for (int r = 0; r < GMR; r++) {
-            const VEC a = VSET1(Ap[k * GMR + r]);
-            UNROLL for (int v = 0; v < GNV; v++)
-                acc[r][v] = VFMA(a, b[v], acc[r][v]);
-        }
-    }
-    UNROLL for (int r = 0; r < GMR; r++)
-        UNROLL for (int v = 0; v < GNV; v++)
-            VSTORE(C + r * ldc + v * W, VADD(VLOAD(C + r * ldc + v * W), acc[r][v]));
-}
-static TARGET void ISA(scores)(size_t rows, size_t cols, size_t D, const float *q,
-                               size_t ldq, const float *kt, size_t ldk, float scale,
-                               float *s, size_t lds)
+TARGET void ISA(fast_scores)(size_t rows, size_t cols, size_t D, const float *q, size_t ldq,
+                             const float *kt, size_t ldk, float scale, float *s, size_t lds)
 {
     for (size_t r = 0; r < rows; r += 4)
         for (size_t c = 0; c < cols; c += ANV * W) {
@@ -542,8 +395,8 @@ static TARGET void ISA(scores)(size_t rows, size_t cols, size_t D, const float *
                     VSTORE(s + (r + i) * lds + c + v * W, VMUL(acc[i][v], VSET1(scale)));
         }
 }
-static TARGET void ISA(pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
-                           const float *v, size_t ldv, float *acc_out, size_t lda)
+TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
+                         const float *v, size_t ldv, float *acc_out, size_t lda)
 {
     for (size_t r = 0; r < rows; r += 4)
         for (size_t d = 0; d < Dp; d += ANV * W) {
@@ -564,54 +417,6 @@ static TARGET void ISA(pv)(size_t rows, size_t n, size_t Dp, const float *p, siz
                     VSTORE(acc_out + (r + i) * lda + d + u * W, acc[i][u]);
         }
 }
-static TARGET float ISA(dot)(const float *x, const float *y, size_t n)
-{
-    VEC acc[4] = {VZERO(), VZERO(), VZERO(), VZERO()};
-    size_t i = 0;
-    for (; i + 4 * W <= n; i += 4 * W)
-        UNROLL for (int u = 0; u < 4; u++)
-            acc[u] = VFMA(VLOAD(x + i + u * W), VLOAD(y + i + u * W), acc[u]);
-    for (; i + W <= n; i += W)
-        acc[0] = VFMA(VLOAD(x + i), VLOAD(y + i), acc[0]);
-    float s = VHSUM(VADD(VADD(acc[0], acc[1]), VADD(acc[2], acc[3])));
-    for (; i < n; i++)
-        s += x[i] * y[i];
-    return s;
-}
-
-static TARGET void ISA(axpy)(float a, const float *x, float *y, size_t n)
-{
-    size_t i = 0;
-    for (; i + W <= n; i += W)
-        VSTORE(y + i, VFMA(VSET1(a), VLOAD(x + i), VLOAD(y + i)));
-    for (; i < n; i++)
-        y[i] += a * x[i];
-}
-static TARGET double ISA(fma_loop)(size_t n)
-{
-    VEC acc[16];
-    UNROLL for (int u = 0; u < 16; u++) acc[u] = VSET1((float)u * 1e-3f);
-    const VEC a = VSET1(0.999999f), b = VSET1(1e-6f);
-    for (size_t i = 0; i < n; i++)
-        UNROLL for (int u = 0; u < 16; u++) acc[u] = VFMA(acc[u], a, b);
-    VEC sum = VZERO();
-    UNROLL for (int u = 0; u < 16; u++) sum = VADD(sum, acc[u]);
-    volatile float sink = VHSUM(sum);
-    (void)sink;
-    return 2.0 * 16.0 * W * (double)n;
-}
-static TARGET float ISA(stream_sum)(const float *x, size_t n)
-{
-    VEC acc[4] = {VZERO(), VZERO(), VZERO(), VZERO()};
-    for (size_t i = 0; i < n; i += 4 * W)
-        UNROLL for (int u = 0; u < 4; u++) acc[u] = VADD(acc[u], VLOAD(x + i + u * W));
-    return VHSUM(VADD(VADD(acc[0], acc[1]), VADD(acc[2], acc[3])));
-}
-const fast_kernels ISA(fast_kernels) = {
-    ISA_NAME, GMR, GNV * W, ANV * W, ISA(gemm), ISA(scores), ISA(pv),
-    ISA(row_max), ISA(exp_sum), ISA(scale), ISA(dot), ISA(axpy), ISA(fma_loop),
-    ISA(stream_sum),
-};
 #undef ISA
 #undef ISA_NAME
 #undef TARGET

@@ -1,5 +1,5 @@
-# generated from chapters/07-fast.nw; edit the book, not this file
-"""Time torch.nn.MultiheadAttention like `mha bench-fast` (chapter 9).
+# generated from chapters/24-measuring.nw; edit the book, not this file
+"""Time torch.nn.MultiheadAttention like `mha bench`.
 usage: bench_torch.py --threads N --reps R SHAPE...   SHAPE is "B L E H causal"
        bench_torch.py --threads N --reps R --decode "B E H T"
 """

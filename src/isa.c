@@ -1,4 +1,4 @@
-/* generated from chapters/07-fast.nw; edit the book, not this file */
+/* generated from chapters/07-simd.nw; edit the book, not this file */
 #include <stdlib.h>
 #include <string.h>
 #include "fast.h"
@@ -13,7 +13,7 @@ int fast_kernels_supported(const fast_kernels *k)
 #endif
     return k == &fast_kernels_scalar;
 }
-const fast_kernels *fast_kernels_select(void)
+static const fast_kernels *choose_from_the_environment(void)
 {
     const char *isa = getenv("MHA_ISA"), *scalar = getenv("MHA_FORCE_SCALAR");
     if ((scalar && strcmp(scalar, "0") != 0 && *scalar) || (isa && strcmp(isa, "scalar") == 0))
@@ -25,4 +25,23 @@ const fast_kernels *fast_kernels_select(void)
         return &fast_kernels_avx2;
 #endif
     return &fast_kernels_scalar;
+}
+static const fast_kernels *chosen = &fast_kernels_scalar;
+
+__attribute__((constructor)) static void choose_at_start_up(void)
+{
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+#endif
+    chosen = choose_from_the_environment();
+}
+
+const fast_kernels *fast_kernels_select(void)
+{
+    return chosen;
+}
+
+const fast_kernels *fast_kernels_reselect(void)
+{
+    return chosen = choose_from_the_environment();
 }
