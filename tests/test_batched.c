@@ -48,29 +48,6 @@ Test(batched, all_projection_cases_match_the_reference) {
     }
 }
 
-\section{Exercises}
-
-%exercise id=head-split chunk="attend with head [[h]] of sequence [[b]] through strided views" title="The head split, by strides" difficulty=2 tests=batched/all_projection_cases_match_the_reference,naive/every_implementation_matches_the_reference
-%stub /* Not written yet: the head's context is NaN.  These are the views to use: */
-%stub (void)q; (void)k; (void)v; (void)ldq; (void)ldk; (void)ldv; (void)masked; (void)w;
-%stub for (size_t i = 0; i < L; i++)
-%stub     for (size_t d = 0; d < D; d++)
-%stub         concat[(b * L + i) * E + h * D + d] = 0.0f / 0.0f;
-\paragraph{Exercise \texttt{head-split} (coding, difficulty 2).}\label{ex:head-split}
-Inside [[mha_forward_batched]], run [[mha_attend]] for head [[h]] of
-sequence [[b]] on views into the projections, without copying: find where
-the head's queries, keys and values start in [[q]], [[k]] and [[v]], pass
-their row strides, and write the context into the head's columns of
-[[concat]].  The same code must serve self-attention, where the three views
-share one array of row stride $3E$, and cross-attention.
-
-\paragraph{Exercise \texttt{complexity} (written).}\label{ex:complexity}
-%exercise id=complexity title="Where the time goes" difficulty=2
-Using the FLOP counts of Chapter~\ref{ch:shape}, find the sequence length
-at which the attention core (scores and context) costs as much as the four
-projections in self-attention, for $E=768$.  How much memory do the
-attention weights of one layer take for $B=1$, $H=12$ and $L=S=2048$, in
-[[float]]?  Which of the two grows faster with $L$?
 Test(batched, transpose_round_trip) {
     rng r = rng_seeded(41);
     float *a = random_floats(&r, 5 * 3, -1, 1), t[3 * 5], back[5 * 3];
