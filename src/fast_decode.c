@@ -48,28 +48,9 @@ mha_status mha_decode_step_blocked(const mha_decoder *dec, mha_kv_cache *cache, 
                                    const float *x, const unsigned char *padding,
                                    float *out, float *weights)
 {
-    if (dec == NULL || cache == NULL || x == NULL || out == NULL ||
-        dec->params.in_proj_weight == NULL || dec->params.out_proj_weight == NULL)
-        return MHA_ERR_NULL;
-    if (dec->embed_dim == 0 || n == 0)
-        return MHA_ERR_SHAPE;
-    if (dec->heads == 0 || dec->embed_dim % dec->heads != 0 ||
-        dec->kv_heads == 0 || dec->heads % dec->kv_heads != 0)
-        return MHA_ERR_HEADS;
-    if (cache->kv_heads != dec->kv_heads || cache->head_dim != dec->embed_dim / dec->heads)
-        return MHA_ERR_SHAPE;
-    if (dec->rope && cache->head_dim % 2 != 0)
-        return MHA_ERR_ARG;                               /* RoPE rotates pairs */
-    for (size_t b = 0; b < cache->batch; b++)
-        if (n > cache->capacity - cache->length[b])
-            return MHA_ERR_CACHE_FULL;
-    size_t rows_n, qkv_n, score_n;
-    if (mha_mul_overflows(cache->batch, n, &rows_n) ||
-        mha_mul_overflows(rows_n, 3 * dec->embed_dim, &qkv_n) ||
-        mha_mul_overflows(n, cache->capacity, &score_n) ||
-        mha_mul_overflows(qkv_n, sizeof(float), &qkv_n) ||
-        mha_mul_overflows(score_n, sizeof(float), &score_n))
-        return MHA_ERR_OVERFLOW;
+    mha_status status = mha_decode_check(dec, cache, n, x, out);
+    if (status != MHA_OK)
+        return status;
     const size_t B = cache->batch, E = dec->embed_dim, H = dec->heads, G = dec->kv_heads,
                  D = E / H, F = E + 2 * G * D;
     const fast_kernels *k = fast_kernels_select();
@@ -77,7 +58,7 @@ mha_status mha_decode_step_blocked(const mha_decoder *dec, mha_kv_cache *cache, 
     fast_packed in_packed = {0}, out_packed = {0};
     decode_task t;
     float *qkv = malloc(B * n * F * sizeof *qkv), *concat = malloc(B * n * E * sizeof *concat);
-    mha_status status = qkv && concat ? decode_task_alloc(&t, k, dec, cache, n, qkv) : MHA_ERR_NOMEM;
+    status = qkv && concat ? decode_task_alloc(&t, k, dec, cache, n, qkv) : MHA_ERR_NOMEM;
     if (status == MHA_OK && B * n > 8)
         status = fast_pack(k, &blk, F, E, dec->params.in_proj_weight, E, &in_packed);
     if (status == MHA_OK && B * n > 8)

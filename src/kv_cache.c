@@ -113,28 +113,9 @@ static mha_status decode_step(const mha_decoder *dec, mha_kv_cache *cache, size_
                               const float *x, const unsigned char *padding,
                               float *out, float *weights, project_fn *project)
 {
-    if (dec == NULL || cache == NULL || x == NULL || out == NULL ||
-        dec->params.in_proj_weight == NULL || dec->params.out_proj_weight == NULL)
-        return MHA_ERR_NULL;
-    if (dec->embed_dim == 0 || n == 0)
-        return MHA_ERR_SHAPE;
-    if (dec->heads == 0 || dec->embed_dim % dec->heads != 0 ||
-        dec->kv_heads == 0 || dec->heads % dec->kv_heads != 0)
-        return MHA_ERR_HEADS;
-    if (cache->kv_heads != dec->kv_heads || cache->head_dim != dec->embed_dim / dec->heads)
-        return MHA_ERR_SHAPE;
-    if (dec->rope && cache->head_dim % 2 != 0)
-        return MHA_ERR_ARG;                               /* RoPE rotates pairs */
-    for (size_t b = 0; b < cache->batch; b++)
-        if (n > cache->capacity - cache->length[b])
-            return MHA_ERR_CACHE_FULL;
-    size_t rows_n, qkv_n, score_n;
-    if (mha_mul_overflows(cache->batch, n, &rows_n) ||
-        mha_mul_overflows(rows_n, 3 * dec->embed_dim, &qkv_n) ||
-        mha_mul_overflows(n, cache->capacity, &score_n) ||
-        mha_mul_overflows(qkv_n, sizeof(float), &qkv_n) ||
-        mha_mul_overflows(score_n, sizeof(float), &score_n))
-        return MHA_ERR_OVERFLOW;
+    mha_status status = mha_decode_check(dec, cache, n, x, out);
+    if (status != MHA_OK)
+        return status;
     const size_t B = cache->batch, T_max = cache->capacity, E = dec->embed_dim,
                  H = dec->heads, G = dec->kv_heads, D = E / H, F = E + 2 * G * D;
     float *qkv = malloc(B * n * F * sizeof *qkv), *concat = malloc(B * n * E * sizeof *concat);
@@ -176,6 +157,33 @@ static mha_status decode_step(const mha_decoder *dec, mha_kv_cache *cache, size_
     mha_matmul_nt(B * n, E, E, concat, E, dec->params.out_proj_weight, E,
                   dec->params.out_proj_bias, out, E);
     free(qkv); free(concat); free(bias); free(scratch);
+    return MHA_OK;
+}
+mha_status mha_decode_check(const mha_decoder *dec, const mha_kv_cache *cache, size_t n,
+                            const float *x, const float *out)
+{
+    if (dec == NULL || cache == NULL || x == NULL || out == NULL ||
+        dec->params.in_proj_weight == NULL || dec->params.out_proj_weight == NULL)
+        return MHA_ERR_NULL;
+    if (dec->embed_dim == 0 || n == 0)
+        return MHA_ERR_SHAPE;
+    if (dec->heads == 0 || dec->embed_dim % dec->heads != 0 ||
+        dec->kv_heads == 0 || dec->heads % dec->kv_heads != 0)
+        return MHA_ERR_HEADS;
+    if (cache->kv_heads != dec->kv_heads || cache->head_dim != dec->embed_dim / dec->heads)
+        return MHA_ERR_SHAPE;
+    if (dec->rope && cache->head_dim % 2 != 0)
+        return MHA_ERR_ARG;                               /* RoPE rotates pairs */
+    for (size_t b = 0; b < cache->batch; b++)
+        if (n > cache->capacity - cache->length[b])
+            return MHA_ERR_CACHE_FULL;
+    size_t rows_n, qkv_n, score_n;
+    if (mha_mul_overflows(cache->batch, n, &rows_n) ||
+        mha_mul_overflows(rows_n, 3 * dec->embed_dim, &qkv_n) ||
+        mha_mul_overflows(n, cache->capacity, &score_n) ||
+        mha_mul_overflows(qkv_n, sizeof(float), &qkv_n) ||
+        mha_mul_overflows(score_n, sizeof(float), &score_n))
+        return MHA_ERR_OVERFLOW;
     return MHA_OK;
 }
 mha_status mha_decode_step_naive(const mha_decoder *dec, mha_kv_cache *cache, size_t n,

@@ -120,6 +120,8 @@ typedef struct mha_decode_impl {
 extern const mha_decode_impl mha_decode_impls[];
 extern const size_t mha_decode_impl_count;
 const mha_decode_impl *mha_decode_impl_find(const char *name);
+mha_status mha_decode_check(const mha_decoder *dec, const mha_kv_cache *cache, size_t n,
+                            const float *x, const float *out);
 double mha_decode_flops(size_t embed_dim, size_t heads, size_t kv_heads, size_t position);
 /* The fast versions run on mha_threads() threads, OpenMP's (one per core by
    default).  mha_set_threads(n) sets the number for the calls this thread
