@@ -1,4 +1,4 @@
-/* generated from chapters/14-training-viewer.nw; edit the book, not this file */
+/* generated from chapters/28-viewer-plumbing.nw; edit the book, not this file */
 #include <math.h>
 #include <stdio.h>
 #include "training.h"
@@ -193,9 +193,9 @@ static void draw_training(viz_view *v, const viz_state *s, const viz_training *g
     draw_score_table(v, l, &snap->scores);
     draw_curves(v, l, snap);
     viz_text(v, v->font, "the model trains on its own thread; the window draws its latest "
-              "snapshot and never waits for a step", 14, l->status_y + 12, 0, viz_dim, 0);
+             "snapshot and never waits for a step", 14, l->status_y + 12, 0, viz_dim, 0);
     viz_text(v, v->font, "space pause/resume   r reset   tab next head   l trained model   "
-              "d designed heads   ? help", 14, l->status_y + 36, 0, viz_dim, 0);
+             "d designed heads   ? help", 14, l->status_y + 36, 0, viz_dim, 0);
 }
 static void draw_predictions(viz_view *v, const viz_trained *m, const viz_learning_layout *l)
 {
@@ -210,13 +210,15 @@ static void draw_predictions(viz_view *v, const viz_trained *m, const viz_learni
         char label[8];
         viz_token_label(m->sequence.tokens[t], label);
         viz_text(v, v->small, label, c.x + c.w / 2, c.y + 12, 2,
-                  token_colour(&m->sequence, t, t < m->step), 0);
+                 token_colour(&m->sequence, t, t < m->step), 0);
         if (t >= m->step) continue;
         const int ok = t + 1 < m->step && m->predicted[t] == m->sequence.tokens[t + 1];
         viz_token_label(m->predicted[t], label);
-        viz_fill(v, (SDL_Rect){c.x, c.y + 30, c.w, 24}, ok ? (SDL_Color){40, 130, 70, 255} : viz_undecoded);
+        viz_fill(v, (SDL_Rect){c.x, c.y + 30, c.w, 24},
+                 ok ? (SDL_Color){40, 130, 70, 255} : viz_undecoded);
         viz_text(v, v->small, label, c.x + c.w / 2, c.y + 42, 2, viz_ink, 0);
-        right += ok && m->sequence.predictable[t], counted += t + 1 < m->step && m->sequence.predictable[t];
+        right += ok && m->sequence.predictable[t];
+        counted += t + 1 < m->step && m->sequence.predictable[t];
     }
     char line[256];
     snprintf(line, sizeof line, "in the copy the model has guessed %zu of %zu next tokens "
@@ -236,7 +238,7 @@ static void draw_trained(viz_view *v, const viz_state *s, const viz_trained *m,
     snprintf(line, sizeof line, "from %s; the scores are measured on the whole sequence", m->dir);
     viz_text(v, v->font, line, 14, l->status_y + 12, 0, viz_dim, 0);
     viz_text(v, v->font, "space play/pause   right, left step   n new sequence   tab next head"
-              "   t training   d designed heads", 14, l->status_y + 36, 0, viz_dim, 0);
+             "   t training   d designed heads", 14, l->status_y + 36, 0, viz_dim, 0);
 }
 static void draw_message(viz_view *v, const viz_state *s, int width)
 {

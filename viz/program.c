@@ -1,4 +1,4 @@
-/* generated from chapters/12-viewer.nw; edit the book, not this file */
+/* generated from chapters/28-viewer-plumbing.nw; edit the book, not this file */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

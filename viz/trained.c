@@ -121,7 +121,8 @@ static void act_trained(viz_state *s, void *data, const viz_action *a)
     case VIZ_STEP_BACK: s->playing = 0; viz_trained_go_to(m, m->step - 1); break;
     case VIZ_FIRST_TOKEN: viz_trained_go_to(m, 1); break;
     case VIZ_NEW_SEQUENCE: viz_trained_new_sequence(m); break;
-    case VIZ_NEXT_FOCUS: m->focus = (m->focus + 1) % (VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS); break;
+    case VIZ_NEXT_FOCUS: m->focus = (m->focus + 1) % (VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS);
+        break;
     default: break;
     }
 }
@@ -149,7 +150,8 @@ static void free_trained(void *data)
 }
 
 const viz_mode viz_trained_mode = {
-    .name = "trained", .key = 'l', .help = "the trained model on a repeated sequence; n: another",
+    .name = "trained", .key = 'l',
+    .help = "the trained model on a repeated sequence; n: another",
     .enter = enter_trained, .start = start_trained, .act = act_trained, .tick = tick_trained,
     .draw = viz_draw_trained, .free = free_trained,
 };

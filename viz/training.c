@@ -62,7 +62,8 @@ static mha_status start_training(viz_state *s, void *data, const viz_start *how)
 {
     viz_training *g = data;
     if (how->train_steps > VIZ_TRAIN_MAX_STEPS) {
-        snprintf(s->message, sizeof s->message, "--train-steps: at most %d", VIZ_TRAIN_MAX_STEPS);
+        snprintf(s->message, sizeof s->message, "--train-steps: at most %d",
+                 VIZ_TRAIN_MAX_STEPS);
         return MHA_ERR_ARG;
     }
     if (how->train_steps != 0) {

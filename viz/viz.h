@@ -29,7 +29,8 @@ SDL_Color viz_colour(viz_colour_map map, double t);
 extern const char *const viz_colour_map_names[VIZ_COLOUR_MAPS];
 extern const SDL_Color viz_background, viz_undecoded, viz_ink, viz_dim, viz_white, viz_alarm;
 void viz_draw_legend(viz_view *v, const viz_state *s, SDL_Rect r);
-void viz_draw_sentence(viz_view *v, const viz_state *s, const void *data, int width, int height);
+void viz_draw_sentence(viz_view *v, const viz_state *s, const void *data,
+                       int width, int height);
 void viz_draw(viz_view *v, const viz_state *s, const viz_layout *layout);
 enum { VIZ_EXIT_OK = 0, VIZ_EXIT_FAILURE = 1, VIZ_EXIT_USAGE = 2, VIZ_EXIT_NO_DISPLAY = 3 };
 int viz_main(int argc, char **argv);
