@@ -35,7 +35,8 @@ static size_t checkpoint_files(const induction_model *model,
     }
     return n;
 }
-static void join(char path[PATH_MAX_BYTES], const char *dir, const char *name, int temporary)
+static void checkpoint_path(char path[PATH_MAX_BYTES], const char *dir, const char *name,
+                            int temporary)
 {
     if (temporary)
         snprintf(path, PATH_MAX_BYTES, "%s/.%s.%ld.tmp", dir, name, (long)getpid());
@@ -54,7 +55,7 @@ static void remove_temporaries(const char *dir, const tensor_file *files, size_t
 {
     char path[PATH_MAX_BYTES];
     for (size_t i = 0; i < n; i++) {
-        join(path, dir, files[i].name, 1);
+        checkpoint_path(path, dir, files[i].name, 1);
         remove(path);                        /* a file never written: nothing happens */
     }
 }
@@ -78,7 +79,7 @@ mha_status induction_checkpoint_write(const induction_model *model, const char *
     }
     for (size_t i = 0; status == MHA_OK && i < n; i++) {
         char why[256];
-        join(path, dir, files[i].name, 1);
+        checkpoint_path(path, dir, files[i].name, 1);
         status = mha_npy_write(path, files[i].data, files[i].rank, files[i].shape, why, sizeof why);
         if (status != MHA_OK)
             snprintf(message, size, "%s/%s: %s", dir, files[i].name, why);
@@ -86,8 +87,8 @@ mha_status induction_checkpoint_write(const induction_model *model, const char *
     if (status != MHA_OK)
         remove_temporaries(dir, files, n);
     for (size_t i = n; status == MHA_OK && i-- > 0;) {
-        join(path, dir, files[i].name, 1);
-        join(final, dir, files[i].name, 0);
+        checkpoint_path(path, dir, files[i].name, 1);
+        checkpoint_path(final, dir, files[i].name, 0);
         if (rename(path, final) != 0) {
             snprintf(message, size, "%s: cannot replace: %s", final, strerror(errno));
             status = MHA_ERR_IO;
@@ -102,7 +103,7 @@ static mha_status read_tensor(const char *dir, const char *name, size_t rank,
                               const size_t *shape, mha_npy *a, char *message, size_t size)
 {
     char path[PATH_MAX_BYTES], why[256], got[64], want[64];
-    join(path, dir, name, 0);
+    checkpoint_path(path, dir, name, 0);
     mha_status status = mha_npy_read(path, a, why, sizeof why);
     if (status != MHA_OK) {
         snprintf(message, size, "%s: %s", path, why);
@@ -141,7 +142,7 @@ mha_status induction_checkpoint_read(const char *dir, size_t heads, induction_mo
     for (; layers < LEARNING_MAX_LAYERS; layers++) {
         char path[PATH_MAX_BYTES], name[48];
         snprintf(name, sizeof name, "layers.%zu.in_proj_weight.npy", layers);
-        join(path, dir, name, 0);
+        checkpoint_path(path, dir, name, 0);
         if (access(path, F_OK) != 0)
             break;
     }

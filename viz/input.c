@@ -20,7 +20,7 @@ const char *const viz_help[][2] = {
     {"?",           "this help;  q or escape: quit"},
 };
 const size_t viz_help_count = sizeof viz_help / sizeof viz_help[0];
-static const struct { SDL_Keycode key; viz_action_kind kind; int head; } keys[] = {
+static const struct { SDL_Keycode key; viz_action_kind kind; int head; } key_table[] = {
     {SDLK_SPACE, VIZ_PLAY_PAUSE, 0},      {SDLK_RIGHT, VIZ_STEP_FORWARD, 0},
     {SDLK_LEFT, VIZ_STEP_BACK, 0},        {SDLK_HOME, VIZ_FIRST_TOKEN, 0},
     {SDLK_UP, VIZ_FASTER, 0},             {SDLK_DOWN, VIZ_SLOWER, 0},
@@ -38,10 +38,10 @@ static const struct { SDL_Keycode key; viz_action_kind kind; int head; } keys[] 
 static viz_action key_action(SDL_Keycode key)
 {
     viz_action a = {.kind = VIZ_NOTHING, .key = 1};
-    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
-        if (keys[k].key == key) {
-            a.kind = keys[k].kind;
-            a.head = keys[k].head;
+    for (size_t k = 0; k < sizeof key_table / sizeof key_table[0]; k++)
+        if (key_table[k].key == key) {
+            a.kind = key_table[k].kind;
+            a.head = key_table[k].head;
         }
     for (size_t m = 0; m < viz_mode_count; m++)
         if ((SDL_Keycode)viz_modes[m]->key == key) {

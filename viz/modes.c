@@ -24,7 +24,7 @@ const viz_mode *viz_mode_find(const char *name)
     return NULL;
 }
 
-static size_t place(const viz_mode *mode)
+static size_t mode_place(const viz_mode *mode)
 {
     size_t m = 0;
     while (m + 1 < viz_mode_count && viz_modes[m] != mode)
@@ -34,13 +34,14 @@ static size_t place(const viz_mode *mode)
 
 void *viz_mode_data(const viz_state *s, const viz_mode *mode)
 {
-    return s->mode_data[place(mode)];
+    return s->mode_data[mode_place(mode)];
 }
 mha_status viz_switch_mode(viz_state *s, const viz_mode *mode)
 {
     if (mode == NULL)
         return MHA_ERR_ARG;
-    const mha_status status = mode->enter ? mode->enter(s, &s->mode_data[place(mode)]) : MHA_OK;
+    void **data = &s->mode_data[mode_place(mode)];
+    const mha_status status = mode->enter ? mode->enter(s, data) : MHA_OK;
     if (status == MHA_OK)
         s->mode = mode;
     return status;
