@@ -179,7 +179,7 @@ train-figure: $(BUILD)/mha
 golden: | deps deps-bench
 	/usr/bin/python3 tests/make_golden.py tests/golden
 
-# ---------------------------------------------------------------- chapters 10-11: the viewer
+# ---------------------------------------------------------------- the viewer (chapters 12-viewer, 28-viewer-plumbing)
 # build/mha-viz, the SDL2 viewer tangled into viz/; its tests (tests/viz/) need
 # SDL, so they are a second test program, run headless by `make test`, plus a
 # smoke test with a real window under Xvfb.  `make figures` draws the book's
@@ -238,12 +238,12 @@ figures/viewer-rose.png: | $(BUILD)/mha-viz
 figures/viewer-switches.png: | $(BUILD)/mha-viz
 	$(VIZ_HEADLESS) $(BUILD)/mha-viz --step 11 --press 'cp]]]3' --size 1280x760 --screenshot $@
 $(BUILD)/book.pdf: | $(VIZ_FIGURES)
-# ---------------------------------------------------------------- end of chapters 10-11
+# ---------------------------------------------------------------- end of the viewer
 
-# ---------------------------------------------------------------- chapter 16: training in the viewer
+# ---------------------------------------------------------------- training in the viewer (chapter 14-training-viewer)
 # The viewer's trained model is the committed checkpoint models/induction/
 # (written by `mha train --out models/induction`); MHA_MODEL_DIR overrides
-# the compiled-in path at run time.  Chapter 16's tests join the viewer's
+# the compiled-in path at run time.  Its tests join the viewer's
 # test program; its screenshot trains 700 steps on the worker (about 30 s).
 VIZ_CFLAGS += -DMHA_MODEL_DIR='"$(CURDIR)/models/induction"'
 VIZ_FIGURES += figures/viewer-training.png
@@ -268,7 +268,7 @@ $(BUILD)/obj/tests/race/%.o: $(BUILD)/L/tests/race/%.c | deps
 	$(CC) $(CPPFLAGS) -I$(BUILD)/L/viz $(VIZ_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 $(BUILD)/race-training: $(BUILD)/obj/tests/race/race_training.o $(VIZ_OBJ) $(BUILD)/libmha.a
 	$(CC) $(CFLAGS) -o $@ $^ $(VIZ_LIBS) $(LDLIBS)
-# ---------------------------------------------------------------- end of chapter 16
+# ---------------------------------------------------------------- end of training in the viewer
 
 # ---------------------------------------------------------------- the book
 $(BUILD)/book.tex: $(NW) | deps

@@ -1,17 +1,17 @@
-/* generated from chapters/13-learning.nw; edit the book, not this file */
+/* generated from chapters/23-train-command.nw; edit the book, not this file */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include "layer_dir.h"
 #include <time.h>
+#include "checkpoint.h"
+#include "cli.h"
 #include "learning.h"
 
 struct train_command {
-    size_t steps, every, batch, vocab, length, dim, heads, layers, seed;
+    size_t steps, every, seed;
     const char *out_dir, *history;
-    train_options optimiser;
+    trainer_config run;
 };
 
 static void train_usage(FILE *out, const struct train_command *d)
@@ -26,16 +26,16 @@ static void train_usage(FILE *out, const struct train_command *d)
         "commas, layers by '|').  Defaults: --steps %zu --seed %zu --layers %zu --every %zu\n"
         "--batch %zu --vocab %zu --length %zu --dim %zu --heads %zu --lr %g.  --out DIR\n"
         "saves the model as .npy files; --history FILE writes the progress as a table.\n",
-        d->steps, d->seed, d->layers, d->every, d->batch, d->vocab, d->length, d->dim,
-        d->heads, d->optimiser.learning_rate);
+        d->steps, d->seed, d->run.layers, d->every, d->run.batch, d->run.vocab,
+        d->run.length, d->run.embed_dim, d->run.heads, d->run.optimiser.learning_rate);
 }
 static int parse_train_options(int argc, char **argv, struct train_command *o, int *help,
                                FILE *err)
 {
     const char *names[] = {"--steps", "--every", "--batch", "--vocab", "--length",
                            "--dim", "--heads", "--layers", "--seed"};
-    size_t *fields[] = {&o->steps, &o->every, &o->batch, &o->vocab, &o->length,
-                        &o->dim, &o->heads, &o->layers, &o->seed};
+    size_t *fields[] = {&o->steps, &o->every, &o->run.batch, &o->run.vocab, &o->run.length,
+                        &o->run.embed_dim, &o->run.heads, &o->run.layers, &o->seed};
     for (int i = 1; i < argc; i++) {
         const char *value = NULL;
         int matched = 0, r;
@@ -51,9 +51,9 @@ static int parse_train_options(int argc, char **argv, struct train_command *o, i
         if ((r = mha_option_value(argc, argv, &i, "--lr", &value, err)) != 0) {
             char *end = NULL;
             if (r < 0) return MHA_EXIT_USAGE;
-            o->optimiser.learning_rate = strtod(value, &end);
-            if (end == value || *end != '\0' || !(o->optimiser.learning_rate > 0) ||
-                o->optimiser.learning_rate > 1) {
+            o->run.optimiser.learning_rate = strtod(value, &end);
+            if (end == value || *end != '\0' || !(o->run.optimiser.learning_rate > 0) ||
+                o->run.optimiser.learning_rate > 1) {
                 mha_cli_error(err, "--lr: '%s' is not a learning rate in (0, 1]", value);
                 return MHA_EXIT_USAGE;
             }
@@ -80,37 +80,27 @@ static double seconds_since_start(double start)
 }
 int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
 {
-    struct train_command o = {1000, 100, 32, 64, 32, 32, 2, 2, 1, NULL, NULL,
-                              {1e-2, 0.01, 0.9, 0.98, 1e-8, 100}};
+    struct train_command o = {1000, 100, (size_t)trainer_defaults.seed, NULL, NULL,
+                              trainer_defaults};
     int help = 0, status = parse_train_options(argc, argv, &o, &help, err);
     if (status != MHA_EXIT_OK || help) {
         if (help)
             train_usage(out, &o);
         return status;
     }
-    if (o.length < 6 || o.length > 4096) {
-        mha_cli_error(err, "--length: %zu is out of range (6 to 4096)", o.length);
+    if (o.run.length < 6 || o.run.length > 4096) {
+        mha_cli_error(err, "--length: %zu is out of range (6 to 4096)", o.run.length);
         return MHA_EXIT_USAGE;
     }
-    if (o.heads > 16 || o.layers > LEARNING_MAX_LAYERS) {
-        mha_cli_error(err, o.heads > 16 ? "--heads: at most 16" : "--layers: 1 or 2");
+    if (o.run.heads > LEARNING_MAX_HEADS || o.run.layers > LEARNING_MAX_LAYERS) {
+        mha_cli_error(err, o.run.heads > LEARNING_MAX_HEADS ? "--heads: at most 16"
+                                                            : "--layers: 1 or 2");
         return MHA_EXIT_USAGE;
     }
-    induction_model model;
-    learning_workspace ws, probe_ws;
-    induction_batch batch, probe;
-    memset(&ws, 0, sizeof ws); memset(&probe_ws, 0, sizeof probe_ws);
-    memset(&batch, 0, sizeof batch); memset(&probe, 0, sizeof probe);
+    o.run.seed = o.seed;
+    induction_trainer trainer;
     FILE *history = NULL;
-    mha_status made = induction_model_init(&model, o.vocab, o.length, o.dim, o.heads,
-                                           o.layers, o.seed);
-    if (made == MHA_OK)
-        made = learning_workspace_init(&ws, &model, o.batch);
-    if (made == MHA_OK)
-        made = learning_workspace_init(&probe_ws, &model, 64);
-    if (made == MHA_OK && (induction_batch_init(&batch, o.batch, o.length) != MHA_OK ||
-                           induction_batch_init(&probe, 64, o.length) != MHA_OK))
-        made = MHA_ERR_NOMEM;
+    const mha_status made = induction_trainer_init(&trainer, &o.run);
     if (made != MHA_OK) {
         mha_cli_error(err, "train: %s", mha_status_message(made));
         status = made == MHA_ERR_NOMEM ? MHA_EXIT_FAILURE : MHA_EXIT_USAGE;
@@ -118,67 +108,46 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
         mha_cli_error(err, "%s: %s", o.history, strerror(errno));
         status = MHA_EXIT_FAILURE;
     } else {
-        uint64_t data_state = o.seed * 2654435761u + 7, probe_state = o.seed * 2654435761u + 99;
-        induction_batch_fill(&probe, o.vocab, &probe_state);
         if (history)
             fprintf(history, "step\tloss\taccuracy\tlayer\thead\tprevious\tinduction\n");
         const double started = seconds_since_start(0);
         for (size_t step = 1; step <= o.steps; step++) {
-            induction_batch_fill(&batch, o.vocab, &data_state);
-            const train_stats stats = induction_train_step(&model, &ws, &batch, &o.optimiser);
+            const train_stats stats = induction_trainer_step(&trainer);
             if (step % o.every == 0 || step == o.steps) {
                 head_scores scores;
-                induction_forward(&model, &probe_ws, probe.tokens);
-                const size_t TT = o.length * o.length;
-                for (size_t l = 0; l < o.layers; l++)
-                    head_scores_from_weights(probe_ws.weights + l * 64 * o.heads * TT, &probe, o.heads, l,
-                                             &scores);
+                induction_trainer_measure(&trainer, &scores);
+                const size_t layers = o.run.layers, heads = o.run.heads;
                 fprintf(out, "step=%zu loss=%.3f acc=%.3f", step, stats.loss, stats.accuracy);
                 for (int which = 0; which < 2; which++) {
                     fprintf(out, which ? " ind=" : " prev=");
-                    for (size_t l = 0; l < o.layers; l++)
-                        for (size_t h = 0; h < o.heads; h++)
+                    for (size_t l = 0; l < layers; l++)
+                        for (size_t h = 0; h < heads; h++)
                             fprintf(out, "%.2f%s", which ? scores.induction[l][h] : scores.previous[l][h],
-                                    h + 1 < o.heads ? "," : l + 1 < o.layers ? "|" : "");
+                                    h + 1 < heads ? "," : l + 1 < layers ? "|" : "");
                 }
                 fprintf(out, " time=%.1fs\n", seconds_since_start(started));
                 fflush(out);
-                for (size_t l = 0; history && l < o.layers; l++)
-                    for (size_t h = 0; h < o.heads; h++)
+                for (size_t l = 0; history && l < layers; l++)
+                    for (size_t h = 0; h < heads; h++)
                         fprintf(history, "%zu\t%.4f\t%.4f\t%zu\t%zu\t%.4f\t%.4f\n", step, stats.loss,
                                 stats.accuracy, l, h, scores.previous[l][h], scores.induction[l][h]);
             }
         }
-        if (o.out_dir && status == MHA_EXIT_OK && (status = check_directory(o.out_dir, err)) == 0) {
-            const model_tensors t = induction_model_tensors(&model);
-            const size_t E = o.dim, ve[2] = {o.vocab, E}, te[2] = {o.length, E},
-                         w3[2] = {3 * E, E}, b3[1] = {3 * E}, ww[2] = {E, E}, bb[1] = {E};
-            char names[LEARNING_MAX_LAYERS][4][48];
-            struct output_file files[3 + 4 * LEARNING_MAX_LAYERS];
-            int n = 0;
-            files[n++] = (struct output_file){"tok_emb.npy", t.tok_emb, 2, ve};
-            files[n++] = (struct output_file){"pos_emb.npy", t.pos_emb, 2, te};
-            files[n++] = (struct output_file){"unembed.npy", t.unembed, 2, ve};
-            for (size_t l = 0; l < o.layers; l++) {
-                const char *what[4] = {"in_proj_weight", "in_proj_bias", "out_proj_weight", "out_proj_bias"};
-                float *data[4] = {t.in_w[l], t.in_b[l], t.out_w[l], t.out_b[l]};
-                const size_t *shapes[4] = {w3, b3, ww, bb};
-                for (int k = 0; k < 4; k++) {
-                    snprintf(names[l][k], sizeof names[l][k], "layers.%zu.%s.npy", l, what[k]);
-                    files[n++] = (struct output_file){names[l][k], data[k], k % 2 ? 1 : 2, shapes[k]};
-                }
-            }
-            status = write_files(o.out_dir, n, files, err);
-            if (status == MHA_EXIT_OK)
-                fprintf(out, "mha train: wrote %d files to %s\n", n, o.out_dir);
+        if (o.out_dir && status == MHA_EXIT_OK) {
+            char message[512];
+            size_t files = 0;
+            if (induction_checkpoint_write(&trainer.model, o.out_dir, &files, message,
+                                           sizeof message) != MHA_OK) {
+                mha_cli_error(err, "%s", message);
+                status = MHA_EXIT_FAILURE;
+            } else
+                fprintf(out, "mha train: wrote %zu files to %s\n", files, o.out_dir);
         }
     }
     if (history && fclose(history) != 0 && status == MHA_EXIT_OK) {
         mha_cli_error(err, "%s: %s", o.history, strerror(errno));
         status = MHA_EXIT_FAILURE;
     }
-    induction_batch_free(&batch); induction_batch_free(&probe);
-    learning_workspace_free(&ws); learning_workspace_free(&probe_ws);
-    induction_model_free(&model);
+    induction_trainer_free(&trainer);
     return status;
 }

@@ -17,6 +17,11 @@ static size_t uniform_below(uint64_t *state, size_t n)
 {
     return (size_t)(learning_random(state) % n);
 }
+learning_streams learning_streams_from_seed(uint64_t seed)
+{
+    return (learning_streams){seed * 0x9E3779B97F4A7C15ull + 1, seed * 2654435761u + 7,
+                              seed * 2654435761u + 99};
+}
 mha_status induction_batch_init(induction_batch *b, size_t size, size_t length)
 {
     memset(b, 0, sizeof *b);
@@ -95,7 +100,7 @@ mha_status induction_model_init(induction_model *model, size_t vocab, size_t len
         induction_model_free(model);
         return MHA_ERR_NOMEM;
     }
-    uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+    uint64_t state = learning_streams_from_seed(seed).model;
     const model_tensors t = tensors_at(model, model->params);
     const float a = 1.0f / sqrtf((float)E);
     #define FILL(p, n, scale) for (size_t i_ = 0; i_ < (n); i_++) \
@@ -273,7 +278,7 @@ void head_scores_from_weights(const float *weights, const induction_batch *batch
                               size_t heads, size_t layer, head_scores *scores)
 {
     const size_t B = batch->batch, T = batch->length;
-    for (size_t h = 0; h < heads && h < 16; h++) {
+    for (size_t h = 0; h < heads && h < LEARNING_MAX_HEADS; h++) {
         double previous = 0, induction = 0;
         size_t n_previous = 0, n_induction = 0;
         for (size_t b = 0; b < B; b++) {

@@ -1,7 +1,8 @@
 /* generated from chapters/13-learning.nw; edit the book, not this file */
 #ifndef MHA_LEARNING_H
 #define MHA_LEARNING_H
-/* Chapter 15: a two-layer attention-only model that learns induction. */
+/* A two-layer attention-only model that learns induction, and the trainer
+   that the mha train command and the viewer share. */
 #include <stddef.h>
 #include <stdint.h>
 #include "mha.h"
@@ -12,6 +13,11 @@ typedef struct induction_batch {
     unsigned char *predictable;    /* (B, T): 1 where token t+1 is a copy's */
     size_t *copy_from, *copy_to, *copy_length;   /* (B): a, c, r */
 } induction_batch;
+typedef struct learning_streams {
+    uint64_t model;                /* the initial weights */
+    uint64_t data;                 /* the training batches, one after another */
+    uint64_t probe;                /* the probe batch, drawn once */
+} learning_streams;
 enum { LEARNING_MAX_LAYERS = 2 };
 
 typedef struct model_tensors {
@@ -45,14 +51,16 @@ typedef struct train_options {
     double learning_rate, weight_decay, beta1, beta2, epsilon;
     size_t warmup;
 } train_options;
+enum { LEARNING_MAX_HEADS = 16 };
 typedef struct head_scores {
-    double previous[LEARNING_MAX_LAYERS][16];    /* [layer][head] */
-    double induction[LEARNING_MAX_LAYERS][16];
+    double previous[LEARNING_MAX_LAYERS][LEARNING_MAX_HEADS];    /* [layer][head] */
+    double induction[LEARNING_MAX_LAYERS][LEARNING_MAX_HEADS];
 } head_scores;
 uint64_t learning_random(uint64_t *state);
 mha_status induction_batch_init(induction_batch *batch, size_t size, size_t length);
 void induction_batch_free(induction_batch *batch);
 void induction_batch_fill(induction_batch *batch, size_t vocab, uint64_t *state);
+learning_streams learning_streams_from_seed(uint64_t seed);
 mha_status induction_model_init(induction_model *model, size_t vocab, size_t length,
                                 size_t embed_dim, size_t heads, size_t layers, uint64_t seed);
 void induction_model_free(induction_model *model);
@@ -68,4 +76,24 @@ train_stats induction_train_step(induction_model *model, learning_workspace *ws,
                                  const induction_batch *batch, const train_options *o);
 void head_scores_from_weights(const float *weights, const induction_batch *batch,
                               size_t heads, size_t layer, head_scores *scores);
+typedef struct trainer_config {
+    size_t vocab, length, embed_dim, heads, layers;  /* the model: V, T, E, H, layers */
+    size_t batch, probe_batch;                       /* sequences per step, in the probe */
+    uint64_t seed;                                   /* see learning_streams_from_seed */
+    train_options optimiser;
+} trainer_config;
+extern const trainer_config trainer_defaults;        /* the run of the book's figure */
+
+typedef struct induction_trainer {
+    trainer_config config;
+    induction_model model;
+    learning_workspace ws, probe_ws;                 /* for a training batch, for the probe */
+    induction_batch batch, probe;
+    uint64_t data_state;                             /* the training batches' stream */
+} induction_trainer;
+mha_status induction_trainer_init(induction_trainer *t, const trainer_config *config);
+mha_status induction_trainer_restart(induction_trainer *t);
+train_stats induction_trainer_step(induction_trainer *t);
+void induction_trainer_measure(induction_trainer *t, head_scores *scores);
+void induction_trainer_free(induction_trainer *t);
 #endif

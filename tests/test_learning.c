@@ -4,56 +4,8 @@
 #include <string.h>
 #include <criterion/criterion.h>
 #include "check.h"
-#include "cli.h"
 #include "learning.h"
-#include "npy.h"
 
-Test(learning, batches_hold_their_copies) {
-    induction_batch batch;
-    cr_assert_eq(induction_batch_init(&batch, 200, 32), MHA_OK);
-    uint64_t state = 5;
-    induction_batch_fill(&batch, 10, &state);
-    for (size_t b = 0; b < 200; b++) {
-        const size_t a = batch.copy_from[b], c = batch.copy_to[b], r = batch.copy_length[b];
-        const int *x = batch.tokens + b * 32;
-        cr_expect(r >= 8 && r <= 16 && a + r <= c && c + r <= 32, "a=%zu c=%zu r=%zu", a, c, r);
-        cr_expect(memcmp(x + a, x + c, r * sizeof *x) == 0);
-        size_t marked = 0;
-        for (size_t t = 0; t < 32; t++) {
-            marked += batch.predictable[b * 32 + t];
-            cr_expect(x[t] >= 0 && x[t] < 10);
-        }
-        cr_expect_eq(marked, r - 1);
-        cr_expect(batch.predictable[b * 32 + c] && !batch.predictable[b * 32 + c + r - 1]);
-    }
-    induction_batch_free(&batch);
-    cr_expect_eq(induction_batch_init(&batch, 1, 5), MHA_ERR_SHAPE);
-}
-Test(learning, head_scores_of_hand_built_maps) {
-    const size_t T = 8, H = 3;
-    induction_batch batch = {1, T, (int[8]){0}, (unsigned char[8]){0},
-                             (size_t[1]){1}, (size_t[1]){4}, (size_t[1]){3}};
-    float w[3 * 8 * 8] = {0};
-    for (size_t t = 0; t < T; t++) {
-        w[(0 * T + t) * T + (t ? t - 1 : 0)] = 1;                     /* previous token */
-        for (size_t j = 0; j <= t; j++)
-            w[(2 * T + t) * T + j] = 1.0f / (float)(t + 1);            /* uniform */
-    }
-    for (size_t t = 0; t < T; t++)
-        w[(1 * T + t) * T + 0] = 1;                                    /* default: first */
-    for (size_t i = 0; i + 1 < 3; i++)
-        w[(1 * T + 4 + i) * T + 0] = 0, w[(1 * T + 4 + i) * T + 1 + i + 1] = 1;
-    head_scores s;
-    head_scores_from_weights(w, &batch, H, 0, &s);
-    double uniform_previous = 0, uniform_induction = (1.0 / 5 + 1.0 / 6) / 2;
-    for (size_t t = 1; t < T; t++)
-        uniform_previous += 1.0 / (double)(t + 1) / (double)(T - 1);
-    cr_expect(s.previous[0][0] == 1.0 && s.induction[0][1] == 1.0);
-    cr_expect(fabs(s.previous[0][2] - uniform_previous) < 1e-6, "%g", s.previous[0][2]);
-    cr_expect(fabs(s.induction[0][2] - uniform_induction) < 1e-6, "%g", s.induction[0][2]);
-    cr_expect(s.induction[0][0] == 0.0, "the previous-token head misses every target");
-    cr_expect(fabs(s.previous[0][1] - 1.0 / 7) < 1e-9, "only t = 1 looks back one position");
-}
 Test(learning, model_gradient_matches_finite_differences) {
     induction_model model;
     learning_workspace ws;
@@ -103,6 +55,63 @@ Test(learning, a_short_run_lowers_the_loss) {
     cr_expect(last < first - 0.05, "loss %.3f -> %.3f", first, last);
     induction_batch_free(&batch); learning_workspace_free(&ws); induction_model_free(&model);
 }
+Test(learning, the_measured_runs_support_the_text) {
+    training_curve two, one;
+    cr_assert(mha_read_training_history("../figures/training-2layer.tsv", &two));
+    cr_assert(mha_read_training_history("../figures/training-1layer.tsv", &one));
+    cr_expect(two.accuracy[two.points - 1] >= 0.9, "two layers: %.3f",
+              two.accuracy[two.points - 1]);
+    cr_expect(one.accuracy[one.points - 1] < two.accuracy[two.points - 1] - 0.5,
+              "one layer: %.3f", one.accuracy[one.points - 1]);
+    cr_expect(two.best_induction[two.points - 1] > 0.5 && two.best_previous[two.points - 1] > 0.5);
+    cr_expect(two.best_induction[0] < 0.2, "no induction head at the start");
+}
+Test(learning, batches_hold_their_copies) {
+    induction_batch batch;
+    cr_assert_eq(induction_batch_init(&batch, 200, 32), MHA_OK);
+    uint64_t state = 5;
+    induction_batch_fill(&batch, 10, &state);
+    for (size_t b = 0; b < 200; b++) {
+        const size_t a = batch.copy_from[b], c = batch.copy_to[b], r = batch.copy_length[b];
+        const int *x = batch.tokens + b * 32;
+        cr_expect(r >= 8 && r <= 16 && a + r <= c && c + r <= 32, "a=%zu c=%zu r=%zu", a, c, r);
+        cr_expect(memcmp(x + a, x + c, r * sizeof *x) == 0);
+        size_t marked = 0;
+        for (size_t t = 0; t < 32; t++) {
+            marked += batch.predictable[b * 32 + t];
+            cr_expect(x[t] >= 0 && x[t] < 10);
+        }
+        cr_expect_eq(marked, r - 1);
+        cr_expect(batch.predictable[b * 32 + c] && !batch.predictable[b * 32 + c + r - 1]);
+    }
+    induction_batch_free(&batch);
+    cr_expect_eq(induction_batch_init(&batch, 1, 5), MHA_ERR_SHAPE);
+}
+Test(learning, head_scores_of_hand_built_maps) {
+    const size_t T = 8, H = 3;
+    induction_batch batch = {1, T, (int[8]){0}, (unsigned char[8]){0},
+                             (size_t[1]){1}, (size_t[1]){4}, (size_t[1]){3}};
+    float w[3 * 8 * 8] = {0};
+    for (size_t t = 0; t < T; t++) {
+        w[(0 * T + t) * T + (t ? t - 1 : 0)] = 1;                     /* previous token */
+        for (size_t j = 0; j <= t; j++)
+            w[(2 * T + t) * T + j] = 1.0f / (float)(t + 1);            /* uniform */
+    }
+    for (size_t t = 0; t < T; t++)
+        w[(1 * T + t) * T + 0] = 1;                                    /* default: first */
+    for (size_t i = 0; i + 1 < 3; i++)
+        w[(1 * T + 4 + i) * T + 0] = 0, w[(1 * T + 4 + i) * T + 1 + i + 1] = 1;
+    head_scores s;
+    head_scores_from_weights(w, &batch, H, 0, &s);
+    double uniform_previous = 0, uniform_induction = (1.0 / 5 + 1.0 / 6) / 2;
+    for (size_t t = 1; t < T; t++)
+        uniform_previous += 1.0 / (double)(t + 1) / (double)(T - 1);
+    cr_expect(s.previous[0][0] == 1.0 && s.induction[0][1] == 1.0);
+    cr_expect(fabs(s.previous[0][2] - uniform_previous) < 1e-6, "%g", s.previous[0][2]);
+    cr_expect(fabs(s.induction[0][2] - uniform_induction) < 1e-6, "%g", s.induction[0][2]);
+    cr_expect(s.induction[0][0] == 0.0, "the previous-token head misses every target");
+    cr_expect(fabs(s.previous[0][1] - 1.0 / 7) < 1e-9, "only t = 1 looks back one position");
+}
 Test(learning, checkpoints_round_trip) {
     char dir[] = "/tmp/mha-train-XXXXXX", path[256];
     cr_assert_not_null(mkdtemp(dir));
@@ -118,7 +127,7 @@ Test(learning, checkpoints_round_trip) {
     cr_assert_eq(learning_workspace_init(&ws, &model, 4), MHA_OK);
     cr_assert_eq(induction_batch_init(&batch, 4, 8), MHA_OK);
     const train_options o = {1e-2, 0.01, 0.9, 0.98, 1e-8, 100};
-    uint64_t state = (uint64_t)9 * 2654435761u + 7;          /* as the command seeds its data */
+    uint64_t state = learning_streams_from_seed(9).data;      /* the command's data stream */
     for (int step = 0; step < 3; step++) {
         induction_batch_fill(&batch, 7, &state);
         induction_train_step(&model, &ws, &batch, &o);
@@ -141,15 +150,4 @@ Test(learning, checkpoints_round_trip) {
     free_result(&r);
     snprintf(path, sizeof path, "rm -rf %s", dir);
     cr_expect_eq(system(path), 0);
-}
-Test(learning, the_measured_runs_support_the_text) {
-    training_curve two, one;
-    cr_assert(mha_read_training_history("../figures/training-2layer.tsv", &two));
-    cr_assert(mha_read_training_history("../figures/training-1layer.tsv", &one));
-    cr_expect(two.accuracy[two.points - 1] >= 0.9, "two layers: %.3f",
-              two.accuracy[two.points - 1]);
-    cr_expect(one.accuracy[one.points - 1] < two.accuracy[two.points - 1] - 0.5,
-              "one layer: %.3f", one.accuracy[one.points - 1]);
-    cr_expect(two.best_induction[two.points - 1] > 0.5 && two.best_previous[two.points - 1] > 0.5);
-    cr_expect(two.best_induction[0] < 0.2, "no induction head at the start");
 }

@@ -1,4 +1,4 @@
-/* generated from chapters/12-viewer.nw; edit the book, not this file */
+/* generated from chapters/28-viewer-plumbing.nw; edit the book, not this file */
 #include "viz.h"
 
 enum { MARGIN = 14, TOP = 44, BOTTOM = 112, TITLE = 20, LABELS_LEFT = 110, LABELS_TOP = 96,

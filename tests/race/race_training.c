@@ -1,6 +1,6 @@
 /* generated from chapters/14-training-viewer.nw; edit the book, not this file */
 #include <stdio.h>
-#include "viz.h"
+#include "training.h"
 
 static void press(viz_state *s, SDL_Keycode sym)
 {
@@ -12,11 +12,11 @@ static void press(viz_state *s, SDL_Keycode sym)
 int main(void)
 {
     viz_state s;
-    if (viz_init(&s, NULL) != MHA_OK || viz_learning_switch(&s, VIZ_MODE_TRAINING) != MHA_OK) {
+    if (viz_init(&s, NULL) != MHA_OK || viz_switch_mode(&s, &viz_training_mode) != MHA_OK) {
         fprintf(stderr, "race: cannot start training: %s\n", s.message);
         return 1;
     }
-    viz_learning *g = s.learning;
+    viz_training *g = viz_training_of(&s);
     viz_trainer_request(&g->trainer, -1, 0, 2);
     size_t frames = 0;
     int reset = 0;

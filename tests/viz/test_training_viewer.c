@@ -6,8 +6,9 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include <SDL_image.h>
+#include "checkpoint.h"
 #include "npy.h"
-#include "viz.h"
+#include "training.h"
 
 static void press(viz_state *s, SDL_Keycode sym)
 {
@@ -19,7 +20,7 @@ Test(training_viewer, the_worker_trains_as_the_library_does) {
     viz_trainer t;
     viz_snapshot view;
     cr_assert_eq(viz_trainer_init(&t, 1), MHA_OK);
-    cr_assert_eq(viz_snapshot_init(&view, t.model.count, 2 * 2 * 32 * 32), MHA_OK);
+    cr_assert_eq(viz_snapshot_init(&view, t.run.model.count, 2 * 2 * 32 * 32), MHA_OK);
     viz_trainer_request(&t, -1, 0, 3);
     cr_assert_eq(viz_trainer_start(&t), 0);
     while (view.step < 3)
@@ -36,7 +37,8 @@ Test(training_viewer, the_worker_trains_as_the_library_does) {
     cr_assert_eq(induction_batch_init(&batch, 32, 32), MHA_OK);
     cr_assert_eq(induction_batch_init(&probe, 16, 32), MHA_OK);
     const train_options o = {1e-2, 0.01, 0.9, 0.98, 1e-8, 100};
-    uint64_t state = 2654435761u + 7, probe_state = 2654435761u + 99;
+    const learning_streams streams = learning_streams_from_seed(1);          /* the worker's seed */
+    uint64_t state = streams.data, probe_state = streams.probe;
     for (int step = 0; step < 3; step++) {
         induction_batch_fill(&batch, 64, &state);
         const double loss = induction_train_step(&model, &ws, &batch, &o).loss;
@@ -53,49 +55,13 @@ Test(training_viewer, the_worker_trains_as_the_library_does) {
     viz_snapshot_free(&view);
     viz_trainer_free(&t);
 }
-Test(training_viewer, the_induction_marker_is_where_the_history_says) {
-    const float history[6] = {0.1f, 0.3f, 0.5f, 0.51f, 0.2f, 0.9f};
-    cr_expect_eq(viz_induction_step(history, 6), 4);
-    cr_expect_eq(viz_induction_step(history, 3), 0);
-    viz_state s;
-    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
-    cr_assert_eq(viz_learning_switch(&s, VIZ_MODE_TRAINING), MHA_OK);
-    press(&s, SDLK_SPACE);                              /* pause the worker */
-    viz_snapshot *v = &s.learning->view;
-    v->step = 60;
-    for (size_t k = 0; k < 60; k++)
-        v->induction[k] = k + 1 < 37 ? 0.1f : 0.8f;
-    v->induction_step = viz_induction_step(v->induction, 60);
-    cr_assert_eq(v->induction_step, 37);
-    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 1280, 760, 32, SDL_PIXELFORMAT_RGBA32);
-    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
-    viz_view view = {0};
-    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
-    viz_draw_learning(&view, &s, 1280, 760);
-    SDL_RenderPresent(renderer);
-    viz_learning_layout l;
-    viz_learning_layout_compute(1280, 760, &l);
-    const int x = viz_curve_x(&l, 37, viz_curve_horizon(60)), y = l.panel.y + l.panel.h - 5;
-    for (int dx = -6; dx <= 6; dx++) {
-        const Uint8 *p = (const Uint8 *)surface->pixels + y * surface->pitch + 4 * (x + dx);
-        const int yellow = p[0] == 250 && p[1] == 210 && p[2] == 80;
-        cr_expect_eq(yellow, dx >= -1 && dx <= 1, "column %d: %d %d %d", x + dx, p[0], p[1], p[2]);
-    }
-    const Uint8 *b = (const Uint8 *)surface->pixels + (l.banner_y - 8) * surface->pitch + 4 * 16;
-    cr_expect(b[0] == 250 && b[1] == 210 && b[2] == 80, "the banner");
-    viz_view_close(&view);
-    SDL_DestroyRenderer(renderer);
-    SDL_FreeSurface(surface);
-    TTF_Quit();
-    viz_free(&s);
-}
 Test(training_viewer, keys_switch_modes_pause_and_reset) {
     viz_state s;
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
     press(&s, SDLK_RIGHT);
     press(&s, SDLK_t);
-    cr_assert_eq(s.mode, VIZ_MODE_TRAINING);
-    viz_learning *g = s.learning;
+    cr_assert_eq(s.mode, &viz_training_mode);
+    viz_training *g = viz_training_of(&s);
     viz_trainer_request(&g->trainer, -1, 0, 2);
     viz_trainer_wait(&g->trainer, 2);
     viz_trainer_take(&g->trainer, &g->view, 1);
@@ -116,9 +82,47 @@ Test(training_viewer, keys_switch_modes_pause_and_reset) {
               "the run after a reset is the same run");
     free(first);
     press(&s, SDLK_l);
-    cr_expect_eq(s.mode, VIZ_MODE_TRAINED, "%s", s.message);
+    cr_expect_eq(s.mode, &viz_trained_mode, "%s", s.message);
     press(&s, SDLK_d);
-    cr_expect(s.mode == VIZ_MODE_DESIGNED && s.step == 2, "the designed heads as they were");
+    cr_expect(s.mode == &viz_sentence_mode && s.step == 2, "the designed heads as they were");
+    viz_free(&s);
+}
+Test(training_viewer, the_induction_marker_is_where_the_history_says) {
+    const float history[6] = {0.1f, 0.3f, 0.5f, 0.51f, 0.2f, 0.9f};
+    cr_expect_eq(viz_induction_step(history, 6), 4);
+    cr_expect_eq(viz_induction_step(history, 3), 0);
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_assert_eq(viz_switch_mode(&s, &viz_training_mode), MHA_OK);
+    press(&s, SDLK_SPACE);                              /* pause the worker */
+    viz_snapshot *v = &viz_training_of(&s)->view;
+    v->step = 60;
+    for (size_t k = 0; k < 60; k++)
+        v->induction[k] = k + 1 < 37 ? 0.1f : 0.8f;
+    v->induction_step = viz_induction_step(v->induction, 60);
+    cr_assert_eq(v->induction_step, 37);
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 1280, 760, 32, SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    viz_layout frame;
+    viz_layout_compute(&s, 1280, 760, &frame);
+    viz_draw(&view, &s, &frame);
+    SDL_RenderPresent(renderer);
+    viz_learning_layout l;
+    viz_learning_layout_compute(1280, 760, &l);
+    const int x = viz_curve_x(&l, 37, viz_curve_horizon(60)), y = l.panel.y + l.panel.h - 5;
+    for (int dx = -6; dx <= 6; dx++) {
+        const Uint8 *p = (const Uint8 *)surface->pixels + y * surface->pitch + 4 * (x + dx);
+        const int yellow = p[0] == 250 && p[1] == 210 && p[2] == 80;
+        cr_expect_eq(yellow, dx >= -1 && dx <= 1, "column %d: %d %d %d", x + dx, p[0], p[1], p[2]);
+    }
+    const Uint8 *b = (const Uint8 *)surface->pixels + (l.banner_y - 8) * surface->pitch + 4 * 16;
+    cr_expect(b[0] == 250 && b[1] == 210 && b[2] == 80, "the banner");
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    SDL_FreeSurface(surface);
+    TTF_Quit();
     viz_free(&s);
 }
 Test(training_viewer, the_loader_refuses_wrong_shapes) {
@@ -127,7 +131,8 @@ Test(training_viewer, the_loader_refuses_wrong_shapes) {
     snprintf(command, sizeof command, "cp %s/*.npy %s", viz_model_dir(), dir);
     cr_assert_eq(system(command), 0);
     induction_model m;
-    cr_assert_eq(viz_load_checkpoint(dir, &m, message, sizeof message), MHA_OK, "%s", message);
+    cr_assert_eq(induction_checkpoint_read(dir, 2, &m, message, sizeof message), MHA_OK,
+                 "%s", message);
     cr_expect(m.vocab == 64 && m.length == 32 && m.embed_dim == 32 && m.layers == 2);
     induction_model_free(&m);
     char path[256];
@@ -135,17 +140,17 @@ Test(training_viewer, the_loader_refuses_wrong_shapes) {
     const size_t wrong[2] = {96, 31};
     snprintf(path, sizeof path, "%s/layers.1.in_proj_weight.npy", dir);
     cr_assert_eq(mha_npy_write(path, zeros, 2, wrong, message, sizeof message), MHA_OK);
-    cr_expect_eq(viz_load_checkpoint(dir, &m, message, sizeof message), MHA_ERR_SHAPE);
+    cr_expect_eq(induction_checkpoint_read(dir, 2, &m, message, sizeof message), MHA_ERR_SHAPE);
     cr_expect(strstr(message, "layers.1.in_proj_weight.npy: shape (96, 31), expected (96, 32)"),
               "%s", message);
     cr_expect_null(m.params, "nothing is left allocated");
     snprintf(path, sizeof path, "%s/unembed.npy", dir);
     cr_assert_eq(unlink(path), 0);
-    cr_expect_neq(viz_load_checkpoint(dir, &m, message, sizeof message), MHA_OK);
+    cr_expect_neq(induction_checkpoint_read(dir, 2, &m, message, sizeof message), MHA_OK);
     cr_expect(strstr(message, "unembed.npy") != NULL, "%s", message);
     snprintf(command, sizeof command, "rm -f %s/layers.*", dir);
     cr_assert_eq(system(command), 0);
-    cr_expect_eq(viz_load_checkpoint(dir, &m, message, sizeof message), MHA_ERR_IO);
+    cr_expect_eq(induction_checkpoint_read(dir, 2, &m, message, sizeof message), MHA_ERR_IO);
     cr_expect(strstr(message, "no layers.0") != NULL, "%s", message);
     snprintf(command, sizeof command, "rm -rf %s", dir);
     cr_expect_eq(system(command), 0);
@@ -153,7 +158,7 @@ Test(training_viewer, the_loader_refuses_wrong_shapes) {
 Test(training_viewer, the_trained_model_has_an_induction_head) {
     induction_model m;
     char message[512];
-    cr_assert_eq(viz_load_checkpoint(viz_model_dir(), &m, message, sizeof message), MHA_OK,
+    cr_assert_eq(induction_checkpoint_read(viz_model_dir(), 2, &m, message, sizeof message), MHA_OK,
                  "%s", message);
     learning_workspace ws;
     induction_batch batch;
@@ -175,7 +180,7 @@ Test(training_viewer, the_trained_model_has_an_induction_head) {
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
     setenv("MHA_MODEL_DIR", "/nonexistent/model", 1);
     press(&s, SDLK_l);
-    cr_expect_eq(s.mode, VIZ_MODE_DESIGNED);
+    cr_expect_eq(s.mode, &viz_sentence_mode);
     cr_expect(strstr(s.message, "/nonexistent/model/tok_emb.npy") != NULL, "%s", s.message);
     unsetenv("MHA_MODEL_DIR");
     viz_free(&s);

@@ -15,18 +15,6 @@ static void key(viz_state *s, SDL_Keycode sym)
     e.key.keysym.sym = sym;
     viz_handle_event(s, &e, NULL);
 }
-
-static void typed(viz_state *s, const char *text)
-{
-    SDL_Event e = {.type = SDL_TEXTINPUT};
-    snprintf(e.text.text, sizeof e.text.text, "%s", text);
-    viz_handle_event(s, &e, NULL);
-}
-static int inside(SDL_Rect r, int width, int bottom)
-{
-    return r.x >= 0 && r.y >= 0 && r.w > 0 && r.h > 0 && r.x + r.w <= width &&
-           r.y + r.h <= bottom;
-}
 static SDL_Color pixel(SDL_Surface *surface, int x, int y)
 {
     const Uint8 *p = (const Uint8 *)surface->pixels + y * surface->pitch + 4 * x;
@@ -47,42 +35,6 @@ static SDL_Surface *draw(viz_state *s, viz_layout *l)
     SDL_DestroyRenderer(renderer);
     TTF_Quit();
     return surface;
-}
-Test(viewer, starts_at_the_first_token) {
-    viz_state s;
-    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
-    cr_expect_eq(s.length, 11);
-    cr_expect_eq(s.step, 1);
-    cr_expect(s.playing && s.causal && s.temperature == 1.0f && s.ablated == 0);
-    for (size_t h = 0; h < VIZ_HEADS; h++)
-        cr_expect_float_eq(s.weights[h * s.length * s.length], 1.0f, 1e-6);
-    viz_free(&s);
-}
-Test(viewer, keys_step_the_decoding) {
-    viz_state s;
-    cr_assert_eq(viz_init(&s, "a b c"), MHA_OK);
-    key(&s, SDLK_RIGHT);
-    cr_expect(s.step == 2 && !s.playing);
-    cr_expect(s.decoding && s.cache.length[0] == 2, "two tokens in the cache");
-    const float *prev = s.weights;                       /* head 1: previous token */
-    cr_expect_gt(prev[1 * 3 + 0], 0.99f, "row 2 of the previous-token head");
-    cr_expect_eq(prev[2 * 3 + 1], 0.0f, "row 3 is not decoded yet");
-    key(&s, SDLK_RIGHT); key(&s, SDLK_RIGHT);
-    cr_expect_eq(s.step, 3);
-    cr_expect_gt(prev[2 * 3 + 1], 0.99f, "row 3 has arrived");
-    key(&s, SDLK_LEFT);
-    cr_expect_eq(s.step, 2);
-    cr_expect_eq(s.cache.length[0], 2, "a step back decodes the prefix again");
-    viz_tick(&s, 10.0);
-    cr_expect_eq(s.step, 2, "paused");
-    key(&s, SDLK_SPACE);
-    viz_tick(&s, 0.9 / s.speed);
-    cr_expect_eq(s.step, 2, "not yet");
-    viz_tick(&s, 0.2 / s.speed);
-    cr_expect_eq(s.step, 3, "one token after 1/speed seconds");
-    viz_tick(&s, 1.1 / s.speed);
-    cr_expect_eq(s.step, 1, "wraps around after the last token");
-    viz_free(&s);
 }
 Test(viewer, decoding_matches_the_forward_pass_at_every_step) {
     viz_state s;
@@ -125,6 +77,78 @@ Test(viewer, switches_rerun_attention) {
     key(&s, SDLK_3);
     cr_expect_eq(s.ablated, 0u);
     cr_expect_eq(s.output_change, 0.0);
+    viz_free(&s);
+}
+Test(viewer, cells_have_the_colour_of_their_weight) {
+    const SDL_Color v0 = viz_colour(VIZ_VIRIDIS, 0), v1 = viz_colour(VIZ_VIRIDIS, 1);
+    cr_expect(v0.r == 68 && v0.g == 1 && v0.b == 84 && v1.r == 253 && v1.g == 231);
+    const SDL_Color c0 = viz_colour(VIZ_CIVIDIS, 0), g = viz_colour(VIZ_GREY, 0.5);
+    cr_expect(c0.r == 0 && c0.g == 32 && c0.b == 77 && g.r == 128 && g.g == 128);
+    viz_state s;
+    cr_assert_eq(viz_init(&s, "w x y z"), MHA_OK);
+    s.step = 4;
+    static const float known[4] = {0.0f, 0.25f, 0.6f, 1.0f};
+    for (size_t i = 0; i < VIZ_HEADS * 16; i++)
+        s.weights[i] = known[i % 4];
+    for (int map = 0; map < VIZ_COLOUR_MAPS; map++) {
+        s.colour_map = (viz_colour_map)map;
+        viz_layout l;
+        SDL_Surface *surface = draw(&s, &l);
+        for (int which = 0; which < 2; which++)
+            for (size_t i = 0; i + 1 < 4; i++)          /* the last row has its white outline */
+                for (size_t j = 0; j < 4; j++) {
+                    const SDL_Rect c = viz_cell(which ? &l.grid[4] : &l.big, 4, i, j);
+                    const SDL_Color got = pixel(surface, c.x + c.w / 2, c.y + c.h / 2);
+                    const SDL_Color want = viz_colour(s.colour_map, known[j]);
+                    cr_expect(got.r == want.r && got.g == want.g && got.b == want.b,
+                              "map %d, %s cell (%zu, %zu): got %d %d %d, want %d %d %d", map,
+                              which ? "small" : "big", i, j, got.r, got.g, got.b, want.r, want.g,
+                              want.b);
+                }
+        SDL_FreeSurface(surface);
+    }
+    viz_free(&s);
+}
+static void typed(viz_state *s, const char *text)
+{
+    SDL_Event e = {.type = SDL_TEXTINPUT};
+    snprintf(e.text.text, sizeof e.text.text, "%s", text);
+    viz_handle_event(s, &e, NULL);
+}
+Test(viewer, starts_at_the_first_token) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_expect_eq(s.length, 11);
+    cr_expect_eq(s.step, 1);
+    cr_expect(s.playing && s.causal && s.temperature == 1.0f && s.ablated == 0);
+    for (size_t h = 0; h < VIZ_HEADS; h++)
+        cr_expect_float_eq(s.weights[h * s.length * s.length], 1.0f, 1e-6);
+    viz_free(&s);
+}
+Test(viewer, keys_step_the_decoding) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, "a b c"), MHA_OK);
+    key(&s, SDLK_RIGHT);
+    cr_expect(s.step == 2 && !s.playing);
+    cr_expect(s.decoding && s.cache.length[0] == 2, "two tokens in the cache");
+    const float *prev = s.weights;                       /* head 1: previous token */
+    cr_expect_gt(prev[1 * 3 + 0], 0.99f, "row 2 of the previous-token head");
+    cr_expect_eq(prev[2 * 3 + 1], 0.0f, "row 3 is not decoded yet");
+    key(&s, SDLK_RIGHT); key(&s, SDLK_RIGHT);
+    cr_expect_eq(s.step, 3);
+    cr_expect_gt(prev[2 * 3 + 1], 0.99f, "row 3 has arrived");
+    key(&s, SDLK_LEFT);
+    cr_expect_eq(s.step, 2);
+    cr_expect_eq(s.cache.length[0], 2, "a step back decodes the prefix again");
+    viz_tick(&s, 10.0);
+    cr_expect_eq(s.step, 2, "paused");
+    key(&s, SDLK_SPACE);
+    viz_tick(&s, 0.9 / s.speed);
+    cr_expect_eq(s.step, 2, "not yet");
+    viz_tick(&s, 0.2 / s.speed);
+    cr_expect_eq(s.step, 3, "one token after 1/speed seconds");
+    viz_tick(&s, 1.1 / s.speed);
+    cr_expect_eq(s.step, 1, "wraps around after the last token");
     viz_free(&s);
 }
 Test(viewer, padding_implementations_and_small_switches) {
@@ -213,6 +237,11 @@ Test(viewer, hover_and_click) {
     cr_expect_float_eq(s.temperature, 0.05 * sqrt(1000.0), 1e-3);
     viz_free(&s);
 }
+static int inside(SDL_Rect r, int width, int bottom)
+{
+    return r.x >= 0 && r.y >= 0 && r.w > 0 && r.h > 0 && r.x + r.w <= width &&
+           r.y + r.h <= bottom;
+}
 Test(viewer, layout_fits_every_window) {
     static const int sizes[][2] = {{640, 480}, {700, 900}, {1024, 700}, {1280, 800},
                                    {800, 1200}, {2560, 1440}};
@@ -228,36 +257,6 @@ Test(viewer, layout_fits_every_window) {
             cr_expect(!SDL_HasIntersection(&l.grid[h], &l.big), "%dx%d: map %d overlaps",
                       l.width, l.height, h + 1);
         }
-    }
-    viz_free(&s);
-}
-Test(viewer, cells_have_the_colour_of_their_weight) {
-    const SDL_Color v0 = viz_colour(VIZ_VIRIDIS, 0), v1 = viz_colour(VIZ_VIRIDIS, 1);
-    cr_expect(v0.r == 68 && v0.g == 1 && v0.b == 84 && v1.r == 253 && v1.g == 231);
-    const SDL_Color c0 = viz_colour(VIZ_CIVIDIS, 0), g = viz_colour(VIZ_GREY, 0.5);
-    cr_expect(c0.r == 0 && c0.g == 32 && c0.b == 77 && g.r == 128 && g.g == 128);
-    viz_state s;
-    cr_assert_eq(viz_init(&s, "w x y z"), MHA_OK);
-    s.step = 4;
-    static const float known[4] = {0.0f, 0.25f, 0.6f, 1.0f};
-    for (size_t i = 0; i < VIZ_HEADS * 16; i++)
-        s.weights[i] = known[i % 4];
-    for (int map = 0; map < VIZ_COLOUR_MAPS; map++) {
-        s.colour_map = (viz_colour_map)map;
-        viz_layout l;
-        SDL_Surface *surface = draw(&s, &l);
-        for (int which = 0; which < 2; which++)
-            for (size_t i = 0; i + 1 < 4; i++)          /* the last row has its white outline */
-                for (size_t j = 0; j < 4; j++) {
-                    const SDL_Rect c = viz_cell(which ? &l.grid[4] : &l.big, 4, i, j);
-                    const SDL_Color got = pixel(surface, c.x + c.w / 2, c.y + c.h / 2);
-                    const SDL_Color want = viz_colour(s.colour_map, known[j]);
-                    cr_expect(got.r == want.r && got.g == want.g && got.b == want.b,
-                              "map %d, %s cell (%zu, %zu): got %d %d %d, want %d %d %d", map,
-                              which ? "small" : "big", i, j, got.r, got.g, got.b, want.r, want.g,
-                              want.b);
-                }
-        SDL_FreeSurface(surface);
     }
     viz_free(&s);
 }

@@ -1,36 +1,12 @@
 /* generated from chapters/12-viewer.nw; edit the book, not this file */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "viz.h"
+#include "state.h"
 
 const char viz_default_text[] = "the cat sat on the mat because the cat was tired";
-const char *const viz_help[][2] = {
-    {"space",       "play / pause the decoding"},
-    {"right, left", "one token forward / back (pauses)"},
-    {"up, down",    "faster / slower"},
-    {"home",        "back to the first token"},
-    {"c",           "causal mask on / off"},
-    {"p",           "padding demo: three <pad> tokens before the sentence"},
-    {"[  ]",        "temperature down (sharper) / up (flatter)"},
-    {"1 .. 5",      "switch a head off / on (ablation)"},
-    {"i",           "next implementation (naive, batched, ...)"},
-    {"m",           "next colour map (viridis, cividis, grey)"},
-    {"tab",         "enlarge the next head (or click a small map)"},
-    {"enter",       "type a new sentence; enter again to run it, escape to cancel"},
-    {"s",           "save the window as a PNG"},
-    {"t",           "train a model live and watch its heads form (chapter 16)"},
-    {"l",           "the trained model on a repeated random sequence (chapter 16)"},
-    {"d",           "back to the designed heads"},
-    {"space, r",    "training: pause / resume, reset;  n: trained model, new sequence"},
-    {"?",           "this help;  q or escape: quit"},
-};
-const size_t viz_help_count = sizeof viz_help / sizeof viz_help[0];
-static void handle_key(viz_state *s, SDL_Keycode key);
-static void handle_text(viz_state *s, const char *text);
-static void handle_typing_key(viz_state *s, SDL_Keycode key);
-static void handle_mouse(viz_state *s, const struct viz_layout *layout, const SDL_Event *e);
 static size_t split_sentence(char *words, int padding, const char **tokens)
 {
     static const char pad[] = "<pad>";
@@ -91,6 +67,7 @@ mha_status viz_init(viz_state *s, const char *text)
         viz_free(s);
         return MHA_ERR_NOMEM;
     }
+    s->mode = viz_modes[0];
     s->speed = 1.5;
     s->causal = 1;
     s->temperature = 1.0f;
@@ -101,6 +78,7 @@ mha_status viz_init(viz_state *s, const char *text)
 }
 void viz_free(viz_state *s)
 {
+    viz_modes_free(s);
     free(s->in_proj_weight);
     free(s->effective_weight);
     free(s->out_proj_weight);
@@ -109,7 +87,6 @@ void viz_free(viz_state *s)
     free(s->out);
     free(s->reference_out);
     mha_kv_cache_free(&s->cache);
-    viz_learning_free(s);
     memset(s, 0, sizeof *s);
 }
 static void make_effective_weight(viz_state *s, int ablate)
@@ -240,12 +217,9 @@ static void go_to_step(viz_state *s, size_t step)
         snprintf(s->message, sizeof s->message, "out of memory");
 }
 
-void viz_tick(viz_state *s, double seconds)
+void viz_sentence_tick(viz_state *s, void *data, double seconds)
 {
-    if (s->mode != VIZ_MODE_DESIGNED) {
-        viz_learning_tick(s, seconds);
-        return;
-    }
+    (void)data;                         /* the sentence's data is the state itself */
     if (!s->playing)
         return;
     s->since_step += seconds;
@@ -254,110 +228,62 @@ void viz_tick(viz_state *s, double seconds)
         go_to_step(s, s->step == s->length ? 1 : s->step + 1);
     }
 }
-void viz_handle_event(viz_state *s, const SDL_Event *event, const struct viz_layout *layout)
+void viz_sentence_act(viz_state *s, void *data, const viz_action *a)
 {
-    if (s->mode != VIZ_MODE_DESIGNED && viz_learning_event(s, event))
-        return;
-    switch (event->type) {
-    case SDL_QUIT:
-        s->quit = 1;
-        break;
-    case SDL_KEYDOWN:
-        if (s->typing)
-            handle_typing_key(s, event->key.keysym.sym);
-        else
-            handle_key(s, event->key.keysym.sym);
-        break;
-    case SDL_TEXTINPUT:
-        handle_text(s, event->text.text);
-        break;
-    case SDL_MOUSEMOTION:
-    case SDL_MOUSEBUTTONDOWN:
-        if (layout != NULL)
-            handle_mouse(s, layout, event);
-        break;
-    }
-}
-static void handle_key(viz_state *s, SDL_Keycode key)
-{
-    s->message[0] = '\0';                   /* news lasts until the next key */
-    switch (key) {
-    case SDLK_SPACE: s->playing = !s->playing; s->since_step = 0; break;
-    case SDLK_RIGHT: s->playing = 0; go_to_step(s, s->step + 1); break;
-    case SDLK_LEFT: s->playing = 0; go_to_step(s, s->step - 1); break;
-    case SDLK_HOME: go_to_step(s, 1); break;
-    case SDLK_UP: s->speed = fmin(s->speed * 1.5, 20.0); break;
-    case SDLK_DOWN: s->speed = fmax(s->speed / 1.5, 0.25); break;
-    case SDLK_c: s->causal = !s->causal; go_to_step(s, s->step); break;
-    case SDLK_p:
+    (void)data;
+    switch (a->kind) {
+    case VIZ_PLAY_PAUSE: s->playing = !s->playing; s->since_step = 0; break;
+    case VIZ_STEP_FORWARD: s->playing = 0; go_to_step(s, s->step + 1); break;
+    case VIZ_STEP_BACK: s->playing = 0; go_to_step(s, s->step - 1); break;
+    case VIZ_FIRST_TOKEN: go_to_step(s, 1); break;
+    case VIZ_FASTER: s->speed = fmin(s->speed * 1.5, 20.0); break;
+    case VIZ_SLOWER: s->speed = fmax(s->speed / 1.5, 0.25); break;
+    case VIZ_SWITCH_CAUSAL: s->causal = !s->causal; go_to_step(s, s->step); break;
+    case VIZ_SWITCH_PADDING:
         if (use_text(s, s->text, !s->padding) == MHA_OK)
             go_to_step(s, s->padding ? s->step + VIZ_PADDING : s->step - VIZ_PADDING);
         else
             snprintf(s->message, sizeof s->message, "no room for padding: %d words at most",
                      VIZ_TOKENS_MAX - VIZ_PADDING);
         break;
-    case SDLK_LEFTBRACKET: s->temperature = fmaxf(s->temperature / 1.25f, 0.05f);
+    case VIZ_SHARPER: s->temperature = fmaxf(s->temperature / 1.25f, 0.05f);
         go_to_step(s, s->step); break;
-    case SDLK_RIGHTBRACKET: s->temperature = fminf(s->temperature * 1.25f, 50.0f);
+    case VIZ_FLATTER: s->temperature = fminf(s->temperature * 1.25f, 50.0f);
         go_to_step(s, s->step); break;
-    case SDLK_1: case SDLK_2: case SDLK_3: case SDLK_4: case SDLK_5:
-        s->ablated ^= 1u << (key - SDLK_1); go_to_step(s, s->step); break;
-    case SDLK_i: s->impl = (s->impl + 1) % mha_impl_count; go_to_step(s, s->step); break;
-    case SDLK_m: s->colour_map = (s->colour_map + 1) % VIZ_COLOUR_MAPS; break;
-    case SDLK_TAB: s->focus = (s->focus + 1) % VIZ_HEADS; break;
-    case SDLK_RETURN: case SDLK_KP_ENTER:
-        s->typing = 1;
-        s->typed[0] = '\0';
+    case VIZ_SWITCH_HEAD: s->ablated ^= 1u << a->head; go_to_step(s, s->step); break;
+    case VIZ_NEXT_IMPL: s->impl = (s->impl + 1) % mha_impl_count; go_to_step(s, s->step); break;
+    case VIZ_NEXT_FOCUS: s->focus = (s->focus + 1) % VIZ_HEADS; break;
+    case VIZ_START_TYPING: s->typing = 1; s->typed[0] = '\0'; break;
+    case VIZ_TYPE:
+        if (strlen(s->typed) + strlen(a->text) < VIZ_TEXT_MAX)
+            strcat(s->typed, a->text);
         break;
-    case SDLK_s: s->save_requested = 1; break;
-    case SDLK_F1: s->help = !s->help; break;
-    case SDLK_ESCAPE: if (s->help) s->help = 0; else s->quit = 1; break;
-    case SDLK_q: s->quit = 1; break;
-    case SDLK_t: viz_learning_switch(s, VIZ_MODE_TRAINING); break;
-    case SDLK_l: viz_learning_switch(s, VIZ_MODE_TRAINED); break;
-    }
-}
-static void handle_text(viz_state *s, const char *text)
-{
-    if (!s->typing) {
-        if (strcmp(text, "?") == 0)
-            s->help = !s->help;
-    } else if (strlen(s->typed) + strlen(text) < VIZ_TEXT_MAX)
-        strcat(s->typed, text);
-}
-static void handle_typing_key(viz_state *s, SDL_Keycode key)
-{
-    size_t n = strlen(s->typed);
-    if (key == SDLK_ESCAPE) {
-        s->typing = 0;
-    } else if (key == SDLK_BACKSPACE && n > 0) {
+    case VIZ_ERASE: {
+        size_t n = strlen(s->typed);
         while (n > 0 && ((unsigned char)s->typed[--n] & 0xC0) == 0x80)
             ;
         s->typed[n] = '\0';
-    } else if (key == SDLK_RETURN || key == SDLK_KP_ENTER) {
+        break;
+    }
+    case VIZ_ACCEPT:
         if (viz_set_text(s, s->typed) == MHA_OK)
             s->typing = 0;
         else
             snprintf(s->message, sizeof s->message, "a sentence is 1 to %d words",
                      VIZ_TOKENS_MAX - (s->padding ? VIZ_PADDING : 0));
+        break;
+    case VIZ_CANCEL: s->typing = 0; break;
+    case VIZ_POINT: s->hover_head = a->head; s->hover_row = a->row; s->hover_col = a->col; break;
+    case VIZ_FOCUS_HEAD: s->focus = (size_t)a->head; break;
+    case VIZ_SET_TEMPERATURE: s->temperature = (float)a->temperature; go_to_step(s, s->step); break;
+    default:
+        break;
     }
 }
-static void handle_mouse(viz_state *s, const struct viz_layout *layout, const SDL_Event *e)
+mha_status viz_sentence_start(viz_state *s, void *data, const viz_start *how)
 {
-    const int x = e->type == SDL_MOUSEMOTION ? e->motion.x : e->button.x;
-    const int y = e->type == SDL_MOUSEMOTION ? e->motion.y : e->button.y;
-    int head, row, col;
-    const int map = viz_hit(layout, s, x, y, &head, &row, &col);
-    s->hover_head = map ? head : -1;
-    s->hover_row = map ? row : -1;
-    s->hover_col = map ? col : -1;
-    if (e->type != SDL_MOUSEBUTTONDOWN)
-        return;
-    if (map == 1)
-        s->focus = (size_t)head;
-    const SDL_Rect *r = &layout->slider;
-    if (x >= r->x && x < r->x + r->w && y >= r->y - 4 && y < r->y + r->h + 4) {
-        s->temperature = (float)(0.05 * pow(1000.0, (double)(x - r->x) / r->w));
-        go_to_step(s, s->step);
-    }
+    const viz_action forward = {.kind = VIZ_STEP_FORWARD};
+    while (s->step < how->step && s->step < s->length)
+        viz_sentence_act(s, data, &forward);
+    return MHA_OK;
 }

@@ -1,0 +1,108 @@
+/* generated from chapters/12-viewer.nw; edit the book, not this file */
+#include <math.h>
+#include <string.h>
+#include "viz.h"
+
+const char *const viz_help[][2] = {
+    {"space",       "play / pause the decoding"},
+    {"right, left", "one token forward / back (pauses)"},
+    {"up, down",    "faster / slower"},
+    {"home",        "back to the first token"},
+    {"c",           "causal mask on / off"},
+    {"p",           "padding demo: three <pad> tokens before the sentence"},
+    {"[  ]",        "temperature down (sharper) / up (flatter)"},
+    {"1 .. 5",      "switch a head off / on (ablation)"},
+    {"i",           "next implementation (naive, batched, ...)"},
+    {"m",           "next colour map (viridis, cividis, grey)"},
+    {"tab",         "enlarge the next head (or click a small map)"},
+    {"enter",       "type a new sentence; enter again to run it, escape to cancel"},
+    {"s",           "save the window as a PNG"},
+    {"?",           "this help;  q or escape: quit"},
+};
+const size_t viz_help_count = sizeof viz_help / sizeof viz_help[0];
+static const struct { SDL_Keycode key; viz_action_kind kind; int head; } key_table[] = {
+    {SDLK_SPACE, VIZ_PLAY_PAUSE, 0},      {SDLK_RIGHT, VIZ_STEP_FORWARD, 0},
+    {SDLK_LEFT, VIZ_STEP_BACK, 0},        {SDLK_HOME, VIZ_FIRST_TOKEN, 0},
+    {SDLK_UP, VIZ_FASTER, 0},             {SDLK_DOWN, VIZ_SLOWER, 0},
+    {SDLK_c, VIZ_SWITCH_CAUSAL, 0},       {SDLK_p, VIZ_SWITCH_PADDING, 0},
+    {SDLK_LEFTBRACKET, VIZ_SHARPER, 0},   {SDLK_RIGHTBRACKET, VIZ_FLATTER, 0},
+    {SDLK_1, VIZ_SWITCH_HEAD, 0}, {SDLK_2, VIZ_SWITCH_HEAD, 1}, {SDLK_3, VIZ_SWITCH_HEAD, 2},
+    {SDLK_4, VIZ_SWITCH_HEAD, 3}, {SDLK_5, VIZ_SWITCH_HEAD, 4},
+    {SDLK_i, VIZ_NEXT_IMPL, 0},           {SDLK_m, VIZ_NEXT_COLOUR_MAP, 0},
+    {SDLK_TAB, VIZ_NEXT_FOCUS, 0},        {SDLK_RETURN, VIZ_START_TYPING, 0},
+    {SDLK_KP_ENTER, VIZ_START_TYPING, 0}, {SDLK_s, VIZ_SAVE, 0},
+    {SDLK_F1, VIZ_HELP, 0},               {SDLK_ESCAPE, VIZ_ESCAPE, 0},
+    {SDLK_q, VIZ_QUIT, 0},                {SDLK_r, VIZ_RESTART, 0},
+    {SDLK_n, VIZ_NEW_SEQUENCE, 0},
+};
+static viz_action key_action(SDL_Keycode key)
+{
+    viz_action a = {.kind = VIZ_NOTHING, .key = 1};
+    for (size_t k = 0; k < sizeof key_table / sizeof key_table[0]; k++)
+        if (key_table[k].key == key) {
+            a.kind = key_table[k].kind;
+            a.head = key_table[k].head;
+        }
+    for (size_t m = 0; m < viz_mode_count; m++)
+        if ((SDL_Keycode)viz_modes[m]->key == key) {
+            a.kind = VIZ_SWITCH_MODE;
+            a.mode = viz_modes[m];
+        }
+    return a;
+}
+static viz_action typing_action(SDL_Keycode key)
+{
+    const viz_action_kind kind = key == SDLK_ESCAPE ? VIZ_CANCEL
+                               : key == SDLK_BACKSPACE ? VIZ_ERASE
+                               : key == SDLK_RETURN || key == SDLK_KP_ENTER ? VIZ_ACCEPT
+                               : VIZ_NOTHING;
+    return (viz_action){.kind = kind};
+}
+static size_t pointer_actions(const viz_state *s, const viz_layout *layout,
+                              const SDL_Event *e, viz_action *a)
+{
+    const int x = e->type == SDL_MOUSEMOTION ? e->motion.x : e->button.x;
+    const int y = e->type == SDL_MOUSEMOTION ? e->motion.y : e->button.y;
+    int head, row, col;
+    const int map = viz_hit(layout, s, x, y, &head, &row, &col);
+    size_t n = 0;
+    a[n++] = (viz_action){.kind = VIZ_POINT, .head = map ? head : -1, .row = map ? row : -1,
+                          .col = map ? col : -1};
+    if (e->type != SDL_MOUSEBUTTONDOWN)
+        return n;
+    if (map == 1)
+        a[n++] = (viz_action){.kind = VIZ_FOCUS_HEAD, .head = head};
+    const SDL_Rect *r = &layout->slider;
+    if (x >= r->x && x < r->x + r->w && y >= r->y - 4 && y < r->y + r->h + 4)
+        a[n++] = (viz_action){.kind = VIZ_SET_TEMPERATURE,
+                              .temperature = 0.05 * pow(1000.0, (double)(x - r->x) / r->w)};
+    return n;
+}
+size_t viz_actions_from_event(const viz_state *s, const SDL_Event *e, const viz_layout *layout,
+                              viz_action a[])
+{
+    switch (e->type) {
+    case SDL_QUIT:
+        a[0] = (viz_action){.kind = VIZ_QUIT};
+        return 1;
+    case SDL_KEYDOWN:
+        a[0] = s->typing ? typing_action(e->key.keysym.sym) : key_action(e->key.keysym.sym);
+        return 1;
+    case SDL_TEXTINPUT:
+        a[0] = s->typing ? (viz_action){.kind = VIZ_TYPE, .text = e->text.text}
+             : (viz_action){.kind = strcmp(e->text.text, "?") == 0 ? VIZ_HELP : VIZ_NOTHING};
+        return 1;
+    case SDL_MOUSEMOTION:
+    case SDL_MOUSEBUTTONDOWN:
+        return layout != NULL ? pointer_actions(s, layout, e, a) : 0;
+    }
+    return 0;
+}
+
+void viz_handle_event(viz_state *s, const SDL_Event *e, const viz_layout *layout)
+{
+    viz_action actions[VIZ_ACTIONS_PER_EVENT];
+    const size_t n = viz_actions_from_event(s, e, layout, actions);
+    for (size_t k = 0; k < n; k++)
+        viz_act(s, &actions[k]);
+}

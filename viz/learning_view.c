@@ -1,0 +1,265 @@
+/* generated from chapters/28-viewer-plumbing.nw; edit the book, not this file */
+#include <math.h>
+#include <stdio.h>
+#include "training.h"
+
+static const SDL_Color source_colour = {110, 170, 255, 255}, copy_colour = {250, 210, 80, 255},
+                       loss_colour = {255, 160, 60, 255}, score_colour = {240, 90, 110, 255};
+void viz_learning_layout_compute(int width, int height, viz_learning_layout *l)
+{
+    enum { M = 14, TOP = 78, TITLE = 32, LABELS = 34 };
+    l->width = width, l->height = height;
+    l->banner_y = 46;
+    l->status_y = height - 52;
+    const int panel_h = (l->status_y - TOP) * 30 / 100 > 110 ? (l->status_y - TOP) * 30 / 100 : 110;
+    l->panel = (SDL_Rect){M + 44, l->status_y - panel_h, width - 2 * M - 44 - 44, panel_h - 26};
+    const int avail = l->panel.y - 44 - TOP, left = width * 30 / 100;   /* room for a legend */
+    int side = (left - 3 * M) / 2 < (avail - 2 * (TITLE + M)) / 2
+             ? (left - 3 * M) / 2 : (avail - 2 * (TITLE + M)) / 2;
+    side = side < 8 ? 8 : side;
+    for (int k = 0; k < VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS; k++)
+        l->maps[k] = (SDL_Rect){M + (k % 2) * (side + M),
+                                TOP + (k / 2) * (side + TITLE + M) + TITLE, side, side};
+    const int bx = left + M + LABELS, by = TOP + LABELS;
+    int big = width - bx - M - 60 - 260 < avail - LABELS ? width - bx - M - 60 - 260
+                                                          : avail - LABELS;
+    big = big < 8 ? 8 : big;
+    l->big = (SDL_Rect){bx, by, big, big};
+    l->legend = (SDL_Rect){bx + big + 14, by, 14, big};
+    l->scores = (SDL_Rect){l->legend.x + 56, by, width - M - (l->legend.x + 56), big};
+}
+static void draw_block(viz_view *v, const float *w, size_t T, size_t rows, SDL_Rect map,
+                       viz_colour_map colours)
+{
+    for (size_t i = 0; i < T; i++)
+        for (size_t j = 0; j < T; j++)
+            viz_fill(v, viz_cell(&map, T, i, j),
+                 i < rows ? viz_colour(colours, j <= i ? w[i * T + j] : 0) : viz_undecoded);
+}
+
+static SDL_Color token_colour(const induction_batch *b, size_t t, int decoded)
+{
+    const size_t a = b->copy_from[0], c = b->copy_to[0], r = b->copy_length[0];
+    if (!decoded) return viz_dim;
+    return t >= c && t < c + r ? copy_colour : t >= a && t < a + r ? source_colour : viz_ink;
+}
+static void draw_token_labels(viz_view *v, const induction_batch *b, size_t rows, SDL_Rect map)
+{
+    const size_t T = b->length;
+    for (size_t i = 0; i < T; i++) {
+        char label[8];
+        viz_token_label(b->tokens[i], label);
+        const SDL_Rect c = viz_cell(&map, T, i, i);
+        const SDL_Color colour = token_colour(b, i, i < rows);
+        viz_text(v, v->small, label, map.x - 4, c.y + c.h / 2, 1, colour, 0);
+        viz_text(v, v->small, label, c.x + c.w / 2, map.y - 4, 0, colour, 1);
+    }
+}
+static void draw_heads(viz_view *v, const viz_state *s, const viz_learning_layout *l,
+                       const float *weights, const induction_batch *b, size_t rows,
+                       const head_scores *scores, size_t focus)
+{
+    const size_t T = b->length, H = VIZ_LEARN_HEADS;
+    for (size_t k = 0; k < VIZ_LEARN_LAYERS * H; k++) {
+        const SDL_Rect r = l->maps[k];
+        char title[96];
+        snprintf(title, sizeof title, "layer %zu head %zu", k / H + 1, k % H + 1);
+        viz_text(v, v->small, title, r.x, r.y - 22, 0, k == focus ? viz_white : viz_dim, 0);
+        snprintf(title, sizeof title, "prev %.2f  ind %.2f", scores->previous[k / H][k % H],
+                 scores->induction[k / H][k % H]);
+        viz_text(v, v->small, title, r.x, r.y - 9, 0, k == focus ? viz_white : viz_dim, 0);
+        draw_block(v, weights + k * T * T, T, rows, r, s->colour_map);
+        if (k == focus)
+            viz_outline(v, (SDL_Rect){r.x - 2, r.y - 2, r.w + 4, r.h + 4}, viz_white, 1);
+    }
+    draw_block(v, weights + focus * T * T, T, rows, l->big, s->colour_map);
+    draw_token_labels(v, b, rows, l->big);
+    viz_draw_legend(v, s, l->legend);
+}
+static void draw_score_table(viz_view *v, const viz_learning_layout *l, const head_scores *sc)
+{
+    const SDL_Rect r = l->scores;
+    const int bar = r.w - 150 > 20 ? r.w - 150 : 20;
+    viz_text(v, v->font, "previous-token / induction", r.x, r.y, 0, viz_ink, 0);
+    for (size_t k = 0; k < VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS; k++) {
+        const int y = r.y + 30 + (int)k * 44;
+        const double p = sc->previous[k / VIZ_LEARN_HEADS][k % VIZ_LEARN_HEADS],
+                     q = sc->induction[k / VIZ_LEARN_HEADS][k % VIZ_LEARN_HEADS];
+        char text[64];
+        snprintf(text, sizeof text, "L%zu H%zu", k / VIZ_LEARN_HEADS + 1, k % VIZ_LEARN_HEADS + 1);
+        viz_text(v, v->small, text, r.x, y + 9, 0, viz_ink, 0);
+        for (int which = 0; which < 2; which++) {
+            const double x = which ? q : p;
+            const SDL_Rect box = {r.x + 50, y + which * 18, bar, 14};
+            viz_fill(v, box, viz_undecoded);
+            viz_fill(v, (SDL_Rect){box.x, box.y, (int)lround(bar * fmin(fmax(x, 0), 1)), 14},
+                 which ? score_colour : source_colour);
+            viz_fill(v, (SDL_Rect){box.x + bar / 2, box.y - 2, 1, 18}, viz_white);
+            snprintf(text, sizeof text, "%.2f", x);
+            viz_text(v, v->small, text, box.x + bar + 6, box.y + 7, 0, viz_ink, 0);
+        }
+    }
+}
+size_t viz_curve_horizon(size_t step)
+{
+    const size_t h = (step + 499) / 500 * 500;
+    return h < 1000 ? 1000 : h;
+}
+
+int viz_curve_x(const viz_learning_layout *l, size_t step, size_t horizon)
+{
+    return l->panel.x + (int)((double)step / (double)horizon * (l->panel.w - 1) + 0.5);
+}
+static void plot_history(viz_view *v, const viz_learning_layout *l, const float *y, size_t n,
+                         size_t horizon, double top, int smooth, SDL_Color colour)
+{
+    const SDL_Rect p = l->panel;
+    SDL_SetRenderDrawColor(v->renderer, colour.r, colour.g, colour.b, 255);
+    int px = 0, py = 0;
+    double sum = 0;
+    for (size_t k = 0; k < n; k++) {
+        sum += y[k] - (smooth && k >= 10 ? y[k - 10] : 0);
+        const double value = smooth ? sum / (double)(k < 10 ? k + 1 : 10) : y[k];
+        const int x = viz_curve_x(l, k + 1, horizon);
+        const int yy = p.y + p.h - 1 - (int)lround(fmin(fmax(value / top, 0), 1) * (p.h - 1));
+        if (k > 0)
+            SDL_RenderDrawLine(v->renderer, px, py, x, yy);
+        px = x, py = yy;
+    }
+}
+static void draw_curve_axes(viz_view *v, const viz_learning_layout *l, size_t horizon)
+{
+    const SDL_Rect p = l->panel;
+    char text[32];
+    viz_outline(v, p, viz_dim, 1);
+    for (int k = 0; k <= 4; k++) {
+        const int y = p.y + p.h - 1 - k * (p.h - 1) / 4, x = p.x + k * (p.w - 1) / 4;
+        snprintf(text, sizeof text, "%.2g", 0.25 * k);
+        viz_text(v, v->small, text, p.x - 6, y, 1, viz_ink, 0);
+        snprintf(text, sizeof text, "%.1f", 0.25 * k * log(VIZ_LEARN_VOCAB));
+        viz_text(v, v->small, text, p.x + p.w + 6, y, 0, loss_colour, 0);
+        snprintf(text, sizeof text, "%zu", horizon * (size_t)k / 4);
+        viz_text(v, v->small, text, x, p.y + p.h + 10, k == 0 ? 0 : k == 4 ? 1 : 2, viz_ink, 0);
+    }
+    viz_text(v, v->small, "step", p.x + p.w / 2 + 40, p.y + p.h + 10, 0, viz_dim, 0);
+    static const char *const names[4] = {"loss (right axis)", "accuracy on repeated tokens",
+                                         "best previous-token score, layer 1",
+                                         "best induction score, layer 2"};
+    const SDL_Color colours[4] = {loss_colour, viz_ink, source_colour, score_colour};
+    for (int k = 0; k < 4; k++)
+        viz_text(v, v->small, names[k], p.x + k * p.w / 4, p.y - 12, 0, colours[k], 0);
+}
+static void draw_curves(viz_view *v, const viz_learning_layout *l, const viz_snapshot *s)
+{
+    const size_t horizon = viz_curve_horizon(s->step), n = s->step;
+    draw_curve_axes(v, l, horizon);
+    plot_history(v, l, s->loss, n, horizon, log(VIZ_LEARN_VOCAB), 1, loss_colour);
+    plot_history(v, l, s->accuracy, n, horizon, 1, 1, viz_ink);
+    plot_history(v, l, s->previous, n, horizon, 1, 0, source_colour);
+    plot_history(v, l, s->induction, n, horizon, 1, 0, score_colour);
+    if (s->induction_step != 0) {
+        const int x = viz_curve_x(l, s->induction_step, horizon);
+        viz_fill(v, (SDL_Rect){x - 1, l->panel.y + 1, 3, l->panel.h - 2}, copy_colour);
+        char text[64];
+        snprintf(text, sizeof text, "induction head: step %zu", s->induction_step);
+        viz_text(v, v->small, text, x + 6, l->panel.y + l->panel.h - 12, 0, copy_colour, 0);
+    }
+}
+static void draw_training(viz_view *v, const viz_state *s, const viz_training *g,
+                          const viz_learning_layout *l)
+{
+    const viz_snapshot *snap = &g->view;
+    char line[256];
+    const size_t n = snap->step;
+    int k = snprintf(line, sizeof line, "training live: step %zu   loss %.3f   accuracy %.2f   %s",
+                     n, n ? snap->loss[n - 1] : log(VIZ_LEARN_VOCAB),
+                     n ? snap->accuracy[n - 1] : 0.0,
+                     g->paused ? "paused" : n >= VIZ_TRAIN_MAX_STEPS ? "finished" : "training");
+    if (g->rate > 0)
+        snprintf(line + k, sizeof line - (size_t)k, " at %.0f steps/s", g->rate);
+    viz_text(v, v->font, line, 14, 20, 0, viz_ink, 0);
+    if (snap->induction_step != 0) {
+        size_t best = 0;
+        for (size_t h = 1; h < VIZ_LEARN_HEADS; h++)
+            if (snap->scores.induction[1][h] > snap->scores.induction[1][best]) best = h;
+        snprintf(line, sizeof line, "step %zu: an induction head has formed  --  layer 2, head %zu "
+                 "now puts %.2f of its attention on the token after the earlier copy",
+                 snap->induction_step, best + 1, snap->scores.induction[1][best]);
+        viz_fill(v, (SDL_Rect){14, l->banner_y - 12, l->width - 28, 26}, copy_colour);
+        viz_text(v, v->font, line, 24, l->banner_y + 1, 0, viz_background, 0);
+    }
+    draw_heads(v, s, l, snap->weights, &g->trainer.run.probe, VIZ_LEARN_LENGTH, &snap->scores,
+               g->focus);
+    draw_score_table(v, l, &snap->scores);
+    draw_curves(v, l, snap);
+    viz_text(v, v->font, "the model trains on its own thread; the window draws its latest "
+             "snapshot and never waits for a step", 14, l->status_y + 12, 0, viz_dim, 0);
+    viz_text(v, v->font, "space pause/resume   r reset   tab next head   l trained model   "
+             "d designed heads   ? help", 14, l->status_y + 36, 0, viz_dim, 0);
+}
+static void draw_predictions(viz_view *v, const viz_trained *m, const viz_learning_layout *l)
+{
+    const size_t T = m->model.length;
+    const SDL_Rect p = l->panel;
+    size_t right = 0, counted = 0;
+    viz_text(v, v->small, "token", p.x - 6, p.y + 18, 1, viz_ink, 0);
+    viz_text(v, v->small, "guess", p.x - 6, p.y + 48, 1, viz_ink, 0);
+    for (size_t t = 0; t < T; t++) {
+        const SDL_Rect c = {p.x + (int)(t * (size_t)p.w / T), p.y + 6,
+                            (int)((size_t)p.w / T) - 2, 24};
+        char label[8];
+        viz_token_label(m->sequence.tokens[t], label);
+        viz_text(v, v->small, label, c.x + c.w / 2, c.y + 12, 2,
+                 token_colour(&m->sequence, t, t < m->step), 0);
+        if (t >= m->step) continue;
+        const int ok = t + 1 < m->step && m->predicted[t] == m->sequence.tokens[t + 1];
+        viz_token_label(m->predicted[t], label);
+        viz_fill(v, (SDL_Rect){c.x, c.y + 30, c.w, 24},
+                 ok ? (SDL_Color){40, 130, 70, 255} : viz_undecoded);
+        viz_text(v, v->small, label, c.x + c.w / 2, c.y + 42, 2, viz_ink, 0);
+        right += ok && m->sequence.predictable[t];
+        counted += t + 1 < m->step && m->sequence.predictable[t];
+    }
+    char line[256];
+    snprintf(line, sizeof line, "in the copy the model has guessed %zu of %zu next tokens "
+             "(chance: 1 in %zu)", right, counted, m->model.vocab);
+    viz_text(v, v->font, line, p.x, p.y + 82, 0, viz_ink, 0);
+}
+static void draw_trained(viz_view *v, const viz_state *s, const viz_trained *m,
+                         const viz_learning_layout *l)
+{
+    char line[512];
+    snprintf(line, sizeof line, "trained model (%zu layers, mha train --out): token %zu of %zu   %s",
+             m->model.layers, m->step, m->model.length, s->playing ? "playing" : "paused");
+    viz_text(v, v->font, line, 14, 20, 0, viz_ink, 0);
+    draw_heads(v, s, l, m->weights, &m->sequence, m->step, &m->scores, m->focus);
+    draw_score_table(v, l, &m->scores);
+    draw_predictions(v, m, l);
+    snprintf(line, sizeof line, "from %s; the scores are measured on the whole sequence", m->dir);
+    viz_text(v, v->font, line, 14, l->status_y + 12, 0, viz_dim, 0);
+    viz_text(v, v->font, "space play/pause   right, left step   n new sequence   tab next head"
+             "   t training   d designed heads", 14, l->status_y + 36, 0, viz_dim, 0);
+}
+static void draw_message(viz_view *v, const viz_state *s, int width)
+{
+    if (s->message[0] != '\0')
+        viz_text(v, v->font, s->message, width - 14, 20, 1, viz_alarm, 0);
+}
+
+void viz_draw_training(viz_view *v, const viz_state *s, const void *training,
+                       int width, int height)
+{
+    viz_learning_layout l;
+    viz_learning_layout_compute(width, height, &l);
+    draw_training(v, s, training, &l);
+    draw_message(v, s, width);
+}
+
+void viz_draw_trained(viz_view *v, const viz_state *s, const void *trained,
+                      int width, int height)
+{
+    viz_learning_layout l;
+    viz_learning_layout_compute(width, height, &l);
+    draw_trained(v, s, trained, &l);
+    draw_message(v, s, width);
+}

@@ -1,0 +1,82 @@
+/* generated from chapters/12-viewer.nw; edit the book, not this file */
+#include <string.h>
+#include "viz.h"
+#include "training.h"
+
+const viz_mode viz_sentence_mode = {
+    .name = "sentence", .key = 'd', .help = "the designed heads on a sentence",
+    .start = viz_sentence_start, .act = viz_sentence_act, .tick = viz_sentence_tick,
+    .draw = viz_draw_sentence,
+};
+
+const viz_mode *const viz_modes[] = {
+    &viz_sentence_mode,
+    &viz_trained_mode, &viz_training_mode,
+};
+const size_t viz_mode_count = sizeof viz_modes / sizeof viz_modes[0];
+_Static_assert(sizeof viz_modes / sizeof viz_modes[0] <= VIZ_MODES_MAX, "too many modes");
+
+const viz_mode *viz_mode_find(const char *name)
+{
+    for (size_t m = 0; name != NULL && m < viz_mode_count; m++)
+        if (strcmp(viz_modes[m]->name, name) == 0)
+            return viz_modes[m];
+    return NULL;
+}
+
+static size_t mode_place(const viz_mode *mode)
+{
+    size_t m = 0;
+    while (m + 1 < viz_mode_count && viz_modes[m] != mode)
+        m++;
+    return m;
+}
+
+void *viz_mode_data(const viz_state *s, const viz_mode *mode)
+{
+    return s->mode_data[mode_place(mode)];
+}
+mha_status viz_switch_mode(viz_state *s, const viz_mode *mode)
+{
+    if (mode == NULL)
+        return MHA_ERR_ARG;
+    void **data = &s->mode_data[mode_place(mode)];
+    const mha_status status = mode->enter ? mode->enter(s, data) : MHA_OK;
+    if (status == MHA_OK)
+        s->mode = mode;
+    return status;
+}
+
+mha_status viz_mode_start(viz_state *s, const viz_start *how)
+{
+    return s->mode->start ? s->mode->start(s, viz_mode_data(s, s->mode), how) : MHA_OK;
+}
+
+void viz_modes_free(viz_state *s)
+{
+    for (size_t m = 0; m < viz_mode_count; m++)
+        if (s->mode_data[m] != NULL && viz_modes[m]->free != NULL)
+            viz_modes[m]->free(s->mode_data[m]);
+}
+void viz_act(viz_state *s, const viz_action *a)
+{
+    if (a->key)
+        s->message[0] = '\0';                   /* news lasts until the next key */
+    switch (a->kind) {
+    case VIZ_SWITCH_MODE: viz_switch_mode(s, a->mode); break;
+    case VIZ_NEXT_COLOUR_MAP: s->colour_map = (s->colour_map + 1) % VIZ_COLOUR_MAPS; break;
+    case VIZ_SAVE: s->save_requested = 1; break;
+    case VIZ_HELP: s->help = !s->help; break;
+    case VIZ_ESCAPE: if (s->help) s->help = 0; else s->quit = 1; break;
+    case VIZ_QUIT: s->quit = 1; break;
+    default:
+        if (s->mode->act != NULL)
+            s->mode->act(s, viz_mode_data(s, s->mode), a);
+    }
+}
+
+void viz_tick(viz_state *s, double seconds)
+{
+    if (s->mode->tick != NULL)
+        s->mode->tick(s, viz_mode_data(s, s->mode), seconds);
+}

@@ -1,0 +1,29 @@
+/* generated from chapters/28-viewer-plumbing.nw; edit the book, not this file */
+#ifndef VIZ_PLUMBING_H
+#define VIZ_PLUMBING_H
+/* The viewer's plumbing: fonts and text (draw.c), filled and outlined
+   rectangles, PNG files (png.c) and the command line (options.c). */
+#include <SDL.h>
+#include <SDL_ttf.h>
+#include "state.h"
+
+#define VIZ_FONT "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+typedef struct viz_view { SDL_Renderer *renderer; TTF_Font *font, *small; } viz_view;
+int viz_view_open(viz_view *view, SDL_Renderer *renderer);
+void viz_view_close(viz_view *view);
+void viz_text(viz_view *view, TTF_Font *font, const char *text, int x, int y, int align,
+              SDL_Color colour, int upwards);
+void viz_fill(viz_view *view, SDL_Rect r, SDL_Color colour);
+void viz_outline(viz_view *view, SDL_Rect r, SDL_Color colour, int thickness);
+int viz_save_png(viz_state *s, int width, int height, const char *path);
+void viz_save_window(viz_state *s, SDL_Renderer *renderer, int width, int height);
+struct viz_options {
+    const char *text, *screenshot, *record, *press;
+    const char *mode;                    /* a mode's name; NULL: the sentence */
+    size_t step, frames, quit_after, train_steps;
+    int width, height;
+    int hover_row, hover_col;            /* --hover I,J, positions from 0; -1 if not given */
+};
+int viz_parse_options(int argc, char **argv, struct viz_options *options);
+void viz_press_keys(viz_state *s, const char *keys);
+#endif

@@ -1,0 +1,107 @@
+/* generated from chapters/12-viewer.nw; edit the book, not this file */
+#ifndef VIZ_STATE_H
+#define VIZ_STATE_H
+/* The viewer's state: the designed layer, the sentence, the decoding and the
+   switches.  It changes only through actions (viz_act) and the passing of
+   time (viz_tick).  Pure C: no SDL and no drawing here.  input.c turns SDL's
+   events into actions; the view (view.c) draws a state; modes.c holds the
+   table of modes, the things the window can show. */
+#include "designed.h"
+
+enum {
+    VIZ_HEADS = MHA_DESIGNED_HEADS, VIZ_EMBED = MHA_DESIGNED_EMBED,
+    VIZ_TOKENS_MAX = MHA_DESIGNED_POSITIONS, VIZ_PADDING = 3, VIZ_TEXT_MAX = 512,
+    VIZ_MODES_MAX = 8
+};
+typedef enum viz_colour_map { VIZ_VIRIDIS, VIZ_CIVIDIS, VIZ_GREY, VIZ_COLOUR_MAPS } viz_colour_map;
+typedef enum viz_action_kind {
+    VIZ_NOTHING,
+    VIZ_PLAY_PAUSE, VIZ_STEP_FORWARD, VIZ_STEP_BACK, VIZ_FIRST_TOKEN, VIZ_FASTER, VIZ_SLOWER,
+    VIZ_SWITCH_CAUSAL, VIZ_SWITCH_PADDING, VIZ_SHARPER, VIZ_FLATTER, VIZ_SWITCH_HEAD,
+    VIZ_NEXT_IMPL, VIZ_NEXT_COLOUR_MAP, VIZ_NEXT_FOCUS,
+    VIZ_START_TYPING, VIZ_TYPE, VIZ_ERASE, VIZ_ACCEPT, VIZ_CANCEL,
+    VIZ_POINT, VIZ_FOCUS_HEAD, VIZ_SET_TEMPERATURE,
+    VIZ_SAVE, VIZ_HELP, VIZ_ESCAPE, VIZ_QUIT, VIZ_SWITCH_MODE,
+    VIZ_RESTART, VIZ_NEW_SEQUENCE
+} viz_action_kind;
+
+typedef struct viz_action {
+    viz_action_kind kind;
+    int key;                          /* a key press asked for it */
+    int head, row, col;               /* SWITCH_HEAD, FOCUS_HEAD: the head; POINT: cell, or -1 */
+    double temperature;               /* SET_TEMPERATURE */
+    const char *text;                 /* TYPE: the text typed, UTF-8 */
+    const struct viz_mode *mode;      /* SWITCH_MODE */
+} viz_action;
+typedef struct viz_state {
+    char text[VIZ_TEXT_MAX];                  /* the sentence as typed */
+    char words[VIZ_TEXT_MAX];                 /* its words, split; tokens point here */
+    const char *tokens[VIZ_TOKENS_MAX];       /* (L), padding tokens first when shown */
+    size_t length;                            /* L */
+    size_t step;                              /* tokens decoded, 1 to L: rows shown */
+    int playing;                              /* decoding advances by itself */
+    double speed, since_step;                 /* tokens per second; seconds since the last */
+    int causal, padding;                      /* switches: causal mask, padding demo */
+    float temperature;                        /* scores are divided by it */
+    unsigned ablated;                         /* bit h set: head h is switched off */
+    size_t impl;                              /* index into mha_impls */
+    viz_colour_map colour_map;
+    int help, typing;                         /* help shown; typing a sentence */
+    char typed[VIZ_TEXT_MAX];                 /* the sentence being typed */
+    size_t focus;                             /* the enlarged head */
+    int hover_head, hover_row, hover_col;     /* the cell under the mouse, or -1 */
+    int save_requested, quit;                 /* for the program to act on */
+    char message[160];                        /* one line of news for the status bar */
+    float *in_proj_weight, *out_proj_weight;     /* (3E, E), (E, E): the designed layer */
+    float *effective_weight;                     /* (3E, E): after temperature and ablation */
+    float *x;                                    /* (L, E) the embedded tokens */
+    float *weights;                              /* (H, L, L); rows step..L-1 are zero */
+    float *out, *reference_out;                  /* (L, E): this run; naive, no ablation */
+    double output_change;                        /* max |out - out without ablation| */
+    double impl_difference;                      /* max |weights, out - naive's| */
+    double ms_per_step;                          /* time of the last token, or of the prefix */
+    mha_kv_cache cache;                          /* (1, H, 32, D): the decoded tokens' keys, values */
+    int decoding;                                /* the last run went through the cache */
+    const struct viz_mode *mode;              /* what the window shows */
+    void *mode_data[VIZ_MODES_MAX];           /* each mode's own, by its place in viz_modes */
+} viz_state;
+typedef struct viz_start {            /* what the command line asks of a mode */
+    size_t step;                      /* --step K: tokens decoded; 0 if not given */
+    size_t train_steps;               /* --train-steps N; 0 if not given */
+    int picture;                      /* pictures will be drawn: wait for what is asked */
+} viz_start;
+
+struct viz_view;                      /* the view's (plumbing.h): named, never included */
+typedef struct viz_mode {
+    const char *name;                 /* "sentence", "trained", "training" */
+    char key;                         /* the key that switches to it */
+    const char *help;                 /* what it shows, for the help */
+    mha_status (*enter)(viz_state *s, void **data);
+    mha_status (*start)(viz_state *s, void *data, const viz_start *how);
+    void (*act)(viz_state *s, void *data, const viz_action *action);
+    void (*tick)(viz_state *s, void *data, double seconds);
+    void (*draw)(struct viz_view *view, const viz_state *s, const void *data,
+                 int width, int height);
+    void (*free)(void *data);
+} viz_mode;
+extern const viz_mode *const viz_modes[];
+extern const size_t viz_mode_count;
+extern const viz_mode viz_sentence_mode;
+const viz_mode *viz_mode_find(const char *name);
+mha_status viz_switch_mode(viz_state *s, const viz_mode *mode);
+mha_status viz_mode_start(viz_state *s, const viz_start *how);
+void *viz_mode_data(const viz_state *s, const viz_mode *mode);
+void viz_modes_free(viz_state *s);
+mha_status viz_sentence_start(viz_state *s, void *data, const viz_start *how);
+void viz_sentence_act(viz_state *s, void *data, const viz_action *action);
+void viz_sentence_tick(viz_state *s, void *data, double seconds);
+mha_status viz_init(viz_state *s, const char *text);
+void viz_free(viz_state *s);
+mha_status viz_set_text(viz_state *s, const char *text);
+mha_status viz_run(viz_state *s);
+void viz_act(viz_state *s, const viz_action *action);
+void viz_tick(viz_state *s, double seconds);
+double viz_score(const viz_state *s, size_t h, size_t i, size_t j);
+int viz_blocked(const viz_state *s, size_t i, size_t j);
+extern const char viz_default_text[];
+#endif

@@ -1,0 +1,157 @@
+/* generated from chapters/14-training-viewer.nw; edit the book, not this file */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "checkpoint.h"
+#include "training.h"
+
+#ifndef MHA_MODEL_DIR
+#define MHA_MODEL_DIR "models/induction"
+#endif
+const char *viz_model_dir(void)
+{
+    const char *dir = getenv("MHA_MODEL_DIR");
+    return dir != NULL && dir[0] != '\0' ? dir : MHA_MODEL_DIR;
+}
+void viz_token_label(int token, char label[8])
+{
+    static const char consonants[] = "bdfghklmnprstvwz", vowels[] = "aeio";
+    if (token >= 0 && token < 64)
+        snprintf(label, 8, "%c%c", consonants[token / 4], vowels[token % 4]);
+    else
+        snprintf(label, 8, "%d", token);
+}
+mha_status viz_trained_load(viz_trained *m, const char *dir, char *message, size_t size)
+{
+    memset(m, 0, sizeof *m);
+    mha_status status = induction_checkpoint_read(dir, VIZ_LEARN_HEADS, &m->model, message,
+                                                  size);
+    if (status != MHA_OK)
+        return status;
+    const size_t T = m->model.length, H = m->model.heads;
+    if (T > VIZ_TOKENS_MAX * 2) {
+        snprintf(message, size, "%s: %zu positions; the viewer shows at most %d", dir, T,
+                 VIZ_TOKENS_MAX * 2);
+        viz_trained_free(m);
+        return MHA_ERR_SHAPE;
+    }
+    m->prefix = calloc(T, sizeof *m->prefix);
+    m->predicted = calloc(T, sizeof *m->predicted);
+    m->weights = calloc(m->model.layers * H * T * T, sizeof *m->weights);
+    status = m->prefix && m->predicted && m->weights ? MHA_OK : MHA_ERR_NOMEM;
+    if (status == MHA_OK)
+        status = learning_workspace_init(&m->ws, &m->model, 1);
+    if (status == MHA_OK)
+        status = induction_batch_init(&m->sequence, 1, T);
+    if (status != MHA_OK) {
+        snprintf(message, size, "%s", mha_status_message(status));
+        viz_trained_free(m);
+        return status;
+    }
+    snprintf(m->dir, sizeof m->dir, "%s", dir);
+    m->state = 2026;
+    viz_trained_new_sequence(m);
+    return MHA_OK;
+}
+void viz_trained_free(viz_trained *m)
+{
+    induction_model_free(&m->model);
+    learning_workspace_free(&m->ws);
+    induction_batch_free(&m->sequence);
+    free(m->prefix); free(m->predicted); free(m->weights);
+    memset(m, 0, sizeof *m);
+}
+void viz_trained_new_sequence(viz_trained *m)
+{
+    const size_t T = m->model.length, r = T / 2, H = m->model.heads;
+    induction_batch *b = &m->sequence;
+    for (size_t t = 0; t < r; t++)
+        b->tokens[t] = (int)(learning_random(&m->state) % m->model.vocab);
+    memcpy(b->tokens + r, b->tokens, r * sizeof *b->tokens);
+    if (T % 2) b->tokens[T - 1] = b->tokens[0];
+    memset(b->predictable, 0, T);
+    memset(b->predictable + r, 1, r - 1);
+    b->copy_from[0] = 0, b->copy_to[0] = r, b->copy_length[0] = r;
+    induction_forward(&m->model, &m->ws, b->tokens);
+    for (size_t l = 0; l < m->model.layers; l++)
+        head_scores_from_weights(m->ws.weights + l * H * T * T, b, H, l, &m->scores);
+    m->step = 0;
+    viz_trained_go_to(m, 1);
+}
+void viz_trained_go_to(viz_trained *m, size_t step)
+{
+    const size_t T = m->model.length, V = m->model.vocab, HTT = m->model.heads * T * T;
+    m->step = step < 1 ? 1 : step > T ? T : step;
+    memset(m->prefix, 0, T * sizeof *m->prefix);
+    memcpy(m->prefix, m->sequence.tokens, m->step * sizeof *m->prefix);
+    induction_forward(&m->model, &m->ws, m->prefix);
+    memcpy(m->weights, m->ws.weights, m->model.layers * HTT * sizeof(float));
+    for (size_t lh = 0; lh < m->model.layers * m->model.heads; lh++)   /* rows to come */
+        memset(m->weights + lh * T * T + m->step * T, 0, (T - m->step) * T * sizeof(float));
+    for (size_t i = 0; i < T; i++) {
+        const float *z = m->ws.logits + i * V;
+        size_t best = 0;
+        for (size_t v = 1; v < V; v++)
+            if (z[v] > z[best]) best = v;
+        m->predicted[i] = i < m->step ? (int)best : -1;
+    }
+}
+static mha_status enter_trained(viz_state *s, void **data)
+{
+    viz_trained *m = *data;
+    if (m == NULL) {
+        mha_status status = (m = malloc(sizeof *m)) != NULL
+            ? viz_trained_load(m, viz_model_dir(), s->message, sizeof s->message)
+            : MHA_ERR_NOMEM;
+        if (status != MHA_OK) {
+            free(m);
+            return status;
+        }
+        *data = m;
+    }
+    m->focus = VIZ_LEARN_HEADS;
+    return MHA_OK;
+}
+static void act_trained(viz_state *s, void *data, const viz_action *a)
+{
+    viz_trained *m = data;
+    switch (a->kind) {
+    case VIZ_PLAY_PAUSE: s->playing = !s->playing; s->since_step = 0; break;
+    case VIZ_STEP_FORWARD: s->playing = 0; viz_trained_go_to(m, m->step + 1); break;
+    case VIZ_STEP_BACK: s->playing = 0; viz_trained_go_to(m, m->step - 1); break;
+    case VIZ_FIRST_TOKEN: viz_trained_go_to(m, 1); break;
+    case VIZ_NEW_SEQUENCE: viz_trained_new_sequence(m); break;
+    case VIZ_NEXT_FOCUS: m->focus = (m->focus + 1) % (VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS);
+        break;
+    default: break;
+    }
+}
+
+static mha_status start_trained(viz_state *s, void *data, const viz_start *how)
+{
+    (void)s;
+    if (how->step != 0)
+        viz_trained_go_to(data, how->step);
+    return MHA_OK;
+}
+static void tick_trained(viz_state *s, void *data, double seconds)
+{
+    viz_trained *m = data;
+    if (s->playing && (s->since_step += seconds) >= 1.0 / s->speed) {
+        s->since_step = 0;
+        viz_trained_go_to(m, m->step == m->model.length ? 1 : m->step + 1);
+    }
+}
+
+static void free_trained(void *data)
+{
+    viz_trained_free(data);
+    free(data);
+}
+
+const viz_mode viz_trained_mode = {
+    .name = "trained", .key = 'l',
+    .help = "the trained model on a repeated sequence; n: another",
+    .enter = enter_trained, .start = start_trained, .act = act_trained, .tick = tick_trained,
+    .draw = viz_draw_trained, .free = free_trained,
+};

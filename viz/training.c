@@ -1,0 +1,90 @@
+/* generated from chapters/14-training-viewer.nw; edit the book, not this file */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "training.h"
+
+viz_training *viz_training_of(const viz_state *s)
+{
+    return viz_mode_data(s, &viz_training_mode);
+}
+
+static mha_status enter_training(viz_state *s, void **data)
+{
+    viz_training *g = *data;
+    if (g == NULL) {
+        if ((g = calloc(1, sizeof *g)) == NULL)
+            return MHA_ERR_NOMEM;
+        mha_status status = viz_trainer_init(&g->trainer, trainer_defaults.seed);
+        if (status == MHA_OK &&
+            (status = viz_snapshot_init(&g->view, g->trainer.run.model.count,
+                                        VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS * VIZ_LEARN_LENGTH *
+                                        VIZ_LEARN_LENGTH)) != MHA_OK)
+            viz_trainer_free(&g->trainer);
+        if (status != MHA_OK) {
+            snprintf(s->message, sizeof s->message, "training: %s", mha_status_message(status));
+            free(g);
+            return status;
+        }
+        viz_trainer_take(&g->trainer, &g->view, 1);
+        if (viz_trainer_start(&g->trainer) != 0)
+            snprintf(s->message, sizeof s->message, "no training thread: %s", SDL_GetError());
+        *data = g;
+    }
+    g->focus = VIZ_LEARN_HEADS;              /* the first head of layer 2 */
+    return MHA_OK;
+}
+static void act_training(viz_state *s, void *data, const viz_action *a)
+{
+    viz_training *g = data;
+    (void)s;
+    if (a->kind == VIZ_PLAY_PAUSE) {
+        g->paused = !g->paused;
+        viz_trainer_request(&g->trainer, g->paused, 0, 0);
+    } else if (a->kind == VIZ_RESTART) {
+        viz_trainer_request(&g->trainer, -1, 1, 0);
+    } else if (a->kind == VIZ_NEXT_FOCUS) {
+        g->focus = (g->focus + 1) % (VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS);
+    }
+}
+static void tick_training(viz_state *s, void *data, double seconds)
+{
+    viz_training *g = data;
+    (void)s;
+    viz_trainer_take(&g->trainer, &g->view, 0);
+    if ((g->clock += seconds) >= 1.0) {
+        g->rate = g->view.step >= g->rate_step ? (g->view.step - g->rate_step) / g->clock : 0;
+        g->rate_step = g->view.step;
+        g->clock = 0;
+    }
+}
+static mha_status start_training(viz_state *s, void *data, const viz_start *how)
+{
+    viz_training *g = data;
+    if (how->train_steps > VIZ_TRAIN_MAX_STEPS) {
+        snprintf(s->message, sizeof s->message, "--train-steps: at most %d",
+                 VIZ_TRAIN_MAX_STEPS);
+        return MHA_ERR_ARG;
+    }
+    if (how->train_steps != 0) {
+        viz_trainer_request(&g->trainer, -1, 0, how->train_steps);
+        if (how->picture) {
+            viz_trainer_wait(&g->trainer, how->train_steps);
+            viz_trainer_take(&g->trainer, &g->view, 1);
+        }
+    }
+    return MHA_OK;
+}
+static void free_training(void *data)
+{
+    viz_training *g = data;
+    viz_trainer_free(&g->trainer);
+    viz_snapshot_free(&g->view);
+    free(g);
+}
+
+const viz_mode viz_training_mode = {
+    .name = "training", .key = 't', .help = "train a model live; space pauses, r starts again",
+    .enter = enter_training, .start = start_training, .act = act_training,
+    .tick = tick_training, .draw = viz_draw_training, .free = free_training,
+};

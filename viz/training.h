@@ -1,0 +1,83 @@
+/* generated from chapters/14-training-viewer.nw; edit the book, not this file */
+#ifndef VIZ_TRAINING_H
+#define VIZ_TRAINING_H
+/* Training in the viewer: a worker thread around the library's trainer
+   (worker.c), the trained model (trained.c), the two modes that show them
+   (training.c, trained.c) and their pictures (learning_view.c). */
+#include "learning.h"
+#include "viz.h"
+
+enum { VIZ_LEARN_VOCAB = 64, VIZ_LEARN_LENGTH = 32, VIZ_LEARN_EMBED = 32, VIZ_LEARN_HEADS = 2,
+       VIZ_LEARN_LAYERS = 2, VIZ_LEARN_BATCH = 32, VIZ_PROBE_BATCH = 16,
+       VIZ_TRAIN_MAX_STEPS = 5000 };
+#define VIZ_INDUCTION_THRESHOLD 0.5
+typedef struct viz_snapshot {
+    size_t step;                   /* training steps taken */
+    size_t induction_step;         /* first step with an induction head; 0: none yet */
+    size_t count;                  /* number of parameters */
+    float *params;                 /* (count) */
+    float *weights;                /* (layers, H, T, T): attention on the probe sequence */
+    head_scores scores;            /* on the whole probe batch */
+    float *loss, *accuracy, *previous, *induction;   /* (VIZ_TRAIN_MAX_STEPS) each */
+} viz_snapshot;
+typedef struct viz_trainer {
+    induction_trainer run;                 /* the worker's: nobody else touches it */
+    SDL_mutex *lock;                       /* guards everything below */
+    SDL_cond *changed;                     /* signalled on every new snapshot and request */
+    viz_snapshot shared;
+    int paused, reset, quit;               /* requests from the window */
+    size_t stop_at;                        /* the worker pauses after this many steps */
+    SDL_Thread *thread;
+} viz_trainer;
+mha_status viz_snapshot_init(viz_snapshot *s, size_t count, size_t weights);
+void viz_snapshot_free(viz_snapshot *s);
+mha_status viz_trainer_init(viz_trainer *t, uint64_t seed);
+int viz_trainer_start(viz_trainer *t);
+void viz_trainer_free(viz_trainer *t);
+void viz_trainer_request(viz_trainer *t, int pause, int reset, size_t stop_at);
+int viz_trainer_take(viz_trainer *t, viz_snapshot *into, int wait);
+void viz_trainer_wait(viz_trainer *t, size_t step);
+size_t viz_induction_step(const float *induction, size_t steps);
+typedef struct viz_trained {
+    induction_model model;                 /* loaded from the checkpoint */
+    learning_workspace ws;                 /* for one sequence */
+    induction_batch sequence;              /* (1, T): the repeated random sequence */
+    int *prefix;                           /* (T): decoded tokens, then zeros */
+    float *weights;                        /* (layers, H, T, T): rows step.. are zero */
+    int *predicted;                        /* (T): the model's next token, by position */
+    head_scores scores;                    /* on the whole sequence */
+    size_t step;                           /* tokens decoded, 1 to T */
+    size_t focus;                          /* the enlarged head: layer * H + head */
+    uint64_t state;                        /* for new sequences */
+    char dir[256];
+} viz_trained;
+const char *viz_model_dir(void);
+mha_status viz_trained_load(viz_trained *m, const char *dir, char *message, size_t size);
+void viz_trained_free(viz_trained *m);
+void viz_trained_new_sequence(viz_trained *m);
+void viz_trained_go_to(viz_trained *m, size_t step);
+void viz_token_label(int token, char label[8]);
+extern const viz_mode viz_trained_mode, viz_training_mode;
+typedef struct viz_training {
+    viz_trainer trainer;                   /* the worker; its thread starts on entering */
+    viz_snapshot view;                     /* the window's copy of the latest snapshot */
+    size_t focus;                          /* the enlarged head: layer * H + head */
+    int paused;                            /* the reader paused training */
+    double rate, clock;                    /* steps per second, and seconds since measured */
+    size_t rate_step;                      /* the step when the rate was measured */
+} viz_training;
+viz_training *viz_training_of(const viz_state *s);
+typedef struct viz_learning_layout {
+    int width, height;
+    SDL_Rect maps[VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS];   /* layer by layer */
+    SDL_Rect big, legend, scores, panel;
+    int banner_y, status_y;
+} viz_learning_layout;
+void viz_learning_layout_compute(int width, int height, viz_learning_layout *l);
+void viz_draw_training(viz_view *v, const viz_state *s, const void *training,
+                       int width, int height);
+void viz_draw_trained(viz_view *v, const viz_state *s, const void *trained,
+                      int width, int height);
+int viz_curve_x(const viz_learning_layout *l, size_t step, size_t horizon);
+size_t viz_curve_horizon(size_t step);
+#endif
