@@ -68,18 +68,7 @@ mha_status mha_decode_step_blocked(const mha_decoder *dec, mha_kv_cache *cache, 
             status = project_rows(k, &blk, B * n, x, dec->params.in_proj_weight, &in_packed, F, E,
                                   dec->params.in_proj_bias, qkv);              /* (B, n, F) */
             if (status == MHA_OK) {
-                if (dec->rope) {
-                    const double base = dec->rope_base > 0 ? dec->rope_base : 10000.0;
-                    for (size_t b = 0; b < B; b++)
-                        for (size_t i = 0; i < n; i++) {
-                            float *row = qkv + (b * n + i) * F;
-                            for (size_t h = 0; h < H + G; h++)                /* queries, then keys */
-                                mha_rope(row + h * D, D, cache->length[b] + i, base);
-                        }
-                }
-                for (size_t b = 0; b < B; b++)
-                    mha_kv_cache_append(cache, b, n, qkv + b * n * F + E, qkv + b * n * F + E + G * D,
-                                        F, padding ? padding + b * n : NULL);
+                mha_decode_store(dec, cache, n, qkv, padding);
                 split_k_attend(&t, concat, weights);
                 status = project_rows(k, &blk, B * n, concat, dec->params.out_proj_weight, &out_packed,
                                       E, E, dec->params.out_proj_bias, out);

@@ -125,18 +125,7 @@ static mha_status decode_step(const mha_decoder *dec, mha_kv_cache *cache, size_
         return MHA_ERR_NOMEM;
     }
     project(dec, B * n, x, qkv);                              /* (B, n, F) */
-    if (dec->rope) {
-        const double base = dec->rope_base > 0 ? dec->rope_base : 10000.0;
-        for (size_t b = 0; b < B; b++)
-            for (size_t i = 0; i < n; i++) {
-                float *row = qkv + (b * n + i) * F;
-                for (size_t h = 0; h < H + G; h++)                /* queries, then keys */
-                    mha_rope(row + h * D, D, cache->length[b] + i, base);
-            }
-    }
-    for (size_t b = 0; b < B; b++)
-        mha_kv_cache_append(cache, b, n, qkv + b * n * F + E, qkv + b * n * F + E + G * D,
-                            F, padding ? padding + b * n : NULL);
+    mha_decode_store(dec, cache, n, qkv, padding);
     for (size_t b = 0; b < B; b++) {
         const size_t T = cache->length[b];
         decode_bias(cache, b, n, bias);                       /* (n, T) */
@@ -185,6 +174,24 @@ mha_status mha_decode_check(const mha_decoder *dec, const mha_kv_cache *cache, s
         mha_mul_overflows(score_n, sizeof(float), &score_n))
         return MHA_ERR_OVERFLOW;
     return MHA_OK;
+}
+void mha_decode_store(const mha_decoder *dec, mha_kv_cache *cache, size_t n, float *qkv,
+                      const unsigned char *padding)
+{
+    const size_t B = cache->batch, E = dec->embed_dim, H = dec->heads, G = dec->kv_heads,
+                 D = E / H, F = E + 2 * G * D;
+    if (dec->rope) {
+        const double base = dec->rope_base > 0 ? dec->rope_base : 10000.0;
+        for (size_t b = 0; b < B; b++)
+            for (size_t i = 0; i < n; i++) {
+                float *row = qkv + (b * n + i) * F;
+                for (size_t h = 0; h < H + G; h++)                /* queries, then keys */
+                    mha_rope(row + h * D, D, cache->length[b] + i, base);
+            }
+    }
+    for (size_t b = 0; b < B; b++)
+        mha_kv_cache_append(cache, b, n, qkv + b * n * F + E, qkv + b * n * F + E + G * D,
+                            F, padding ? padding + b * n : NULL);
 }
 mha_status mha_decode_step_naive(const mha_decoder *dec, mha_kv_cache *cache, size_t n,
                                  const float *x, const unsigned char *padding,

@@ -122,6 +122,10 @@ extern const size_t mha_decode_impl_count;
 const mha_decode_impl *mha_decode_impl_find(const char *name);
 mha_status mha_decode_check(const mha_decoder *dec, const mha_kv_cache *cache, size_t n,
                             const float *x, const float *out);
+/* Rotate the step's new queries and keys (if dec->rope) and append the new
+   keys and values to the cache.  qkv: (B, n, F), F = E + 2 H_kv D. */
+void mha_decode_store(const mha_decoder *dec, mha_kv_cache *cache, size_t n, float *qkv,
+                      const unsigned char *padding);
 double mha_decode_flops(size_t embed_dim, size_t heads, size_t kv_heads, size_t position);
 /* The fast versions run on mha_threads() threads, OpenMP's (one per core by
    default).  mha_set_threads(n) sets the number for the calls this thread
