@@ -259,6 +259,54 @@ Test(nan_policy, a_float_mask_may_block_with_minus_infinity) {
     expect_refused(dir, "/attn_mask.npy: not finite at index 4");
     remove_dir(dir);
 }
+Test(nan_policy, decode_and_backward_refuse_non_finite_inputs) {
+    char *dir = make_temp_dir(), path[4200];
+    float values[48], bad[48], mask[9] = {0};
+    write_clean_case(dir, values);
+    write_floats(dir, "grad_out.npy", values, 3, (size_t[]){1, 3, 4});
+    const char *commands[] = {"decode", "backward"};
+    for (int c = 0; c < 2; c++) {
+        char *argv[] = {"mha", (char *)commands[c], dir, "--heads", "2", NULL};
+        struct cli_result r = run_command(argv);
+        cr_expect_eq(r.status, MHA_EXIT_OK, "%s on the clean case: %s", commands[c], r.err);
+        free_result(&r);
+        memcpy(bad, values, sizeof bad);
+        bad[5] = NAN;
+        write_floats(dir, "query.npy", bad, 3, (size_t[]){1, 3, 4});
+        r = run_command(argv);
+        expect_one_line(&r, MHA_EXIT_FAILURE, "/query.npy: not finite at index 5");
+        free_result(&r);
+        write_floats(dir, "query.npy", values, 3, (size_t[]){1, 3, 4});
+        bad[5] = values[5];
+        bad[7] = -INFINITY;
+        write_floats(dir, "in_proj_bias.npy", bad, 1, (size_t[]){12});
+        r = run_command(argv);
+        expect_one_line(&r, MHA_EXIT_FAILURE, "/in_proj_bias.npy: not finite at index 7");
+        free_result(&r);
+        snprintf(path, sizeof path, "%s/in_proj_bias.npy", dir);
+        remove(path);
+        bad[7] = INFINITY;
+        write_floats(dir, "out_proj_weight.npy", bad, 2, (size_t[]){4, 4});
+        r = run_command(argv);
+        expect_one_line(&r, MHA_EXIT_FAILURE, "/out_proj_weight.npy: not finite at index 7");
+        free_result(&r);
+        write_floats(dir, "out_proj_weight.npy", values, 2, (size_t[]){4, 4});
+    }
+    char *argv[] = {"mha", "backward", dir, "--heads", "2", NULL};
+    memcpy(bad, values, sizeof bad);
+    bad[2] = NAN;
+    write_floats(dir, "grad_out.npy", bad, 3, (size_t[]){1, 3, 4});
+    struct cli_result r = run_command(argv);
+    expect_one_line(&r, MHA_EXIT_FAILURE, "/grad_out.npy: not finite at index 2");
+    free_result(&r);
+    write_floats(dir, "grad_out.npy", values, 3, (size_t[]){1, 3, 4});
+    mask[4] = NAN;
+    write_floats(dir, "attn_mask.npy", mask, 2, (size_t[]){3, 3});
+    r = run_command(argv);
+    expect_one_line(&r, MHA_EXIT_FAILURE, "/attn_mask.npy: not finite at index 4 (a float mask");
+    free_result(&r);
+    remove_dir(dir);
+}
 Test(reentrancy, two_threads_match_one_after_the_other) {
     cr_expect_eq(reentrancy_check(stderr), 0);
 }
