@@ -151,6 +151,42 @@ Test(hardening, bench_refuses_repetitions_it_cannot_count, .timeout = 60) {
     expect_one_line(&r, MHA_EXIT_FAILURE, "out of memory");
     free_result(&r);
 }
+Test(hardening, bench_bounds_sizes_and_counts, .timeout = 60) {
+    static const char *const cases[][9] = {
+        {"--decode", "--batch", "4611686018427387904", "--dim", "1", "--heads", "1", NULL},
+        {"--decode", "--dim", "2147483648", "--heads", "1", NULL},
+        {"--threads", "100000", NULL},
+        {"--threads", "99999999999", NULL},
+        {"--threads", "0", NULL},
+        {"--bandwidth", "--mib", "100000000", NULL},
+        {"--bandwidth", "--mib", "17592186044417", NULL},       /* 2^44 + 1: wraps << 20 */
+        {"--bandwidth", "--mib", "0", NULL},
+    };
+    static const char *const culprits[] = {"--decode", "--decode", "--threads", "--threads",
+                                           "--threads", "--mib", "--mib", "--mib"};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char *argv[12] = {"mha", "bench"};
+        int argc = 2;
+        for (size_t i = 0; cases[c][i] != NULL; i++)
+            argv[argc++] = (char *)cases[c][i];
+        struct cli_result r = run_argv(argc, argv);
+        expect_one_line(&r, MHA_EXIT_USAGE, culprits[c]);
+        free_result(&r);
+    }
+    char *dir = make_temp_dir(), command[4600];
+    float values[48];
+    write_clean_case(dir, values);
+    const char *program = getenv("MHA_BINARY") ? getenv("MHA_BINARY") : "../build/mha";
+    snprintf(command, sizeof command, "OMP_NUM_THREADS=100000 %s forward %s --heads 2 "
+             "--impl blocked 2>%s/err.txt", program, dir, dir);
+    const int status = system(command);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == MHA_EXIT_USAGE, "status %#x", status);
+    size_t size;
+    char *text = slurp(path_in(dir, "err.txt"), &size);
+    cr_expect(strncmp(text, "mha: OMP_NUM_THREADS=100000: ", 29) == 0, "%s", text);
+    free(text);
+    remove_dir(dir);
+}
 Test(hardening, absurd_shapes_are_refused_by_forward) {
     char *dir = make_temp_dir();
     write_npy_raw(dir, "query.npy", 1, "{'descr': '<f4', 'fortran_order': False, "
