@@ -215,3 +215,43 @@ Test(output, two_runs_on_one_directory_take_turns, .timeout = 30) {
     cr_expect(is_regular_npy(path_in(dir, "out.npy")));
     remove_dir(dir);
 }
+Test(output, train_checks_out_before_training, .timeout = 30) {
+    char *dir = make_temp_dir();
+    write_bytes(dir, "file", "x", 1);
+    const char *outs[] = {"/nonexistent/directory", path_in(dir, "file")};
+    const char *why[] = {"No such file", "not a directory"};
+    for (int i = 0; i < 2; i++) {
+        char out_dir[4200];
+        snprintf(out_dir, sizeof out_dir, "%s", outs[i]);
+        struct cli_result r = run_mha("train", "--steps", "100000000", "--out", out_dir, NULL);
+        expect_one_mha_line(&r, why[i]);
+        cr_expect(strstr(r.err, out_dir) != NULL, "the message does not name %s", out_dir);
+        cr_expect_str_eq(r.out, "", "it trained before checking --out");
+        free_result(&r);
+    }
+    remove_dir(dir);
+}
+Test(output, messages_name_the_real_rule) {
+    struct { const char *argv[8]; const char *needle; } cases[] = {
+        {{"train", "--batch", "65537"}, "--batch: 65537 is out of range (1 to 65536)"},
+        {{"train", "--vocab", "1"}, "--vocab: 1 is out of range (2 to 65536)"},
+        {{"train", "--layers", "0"}, "--layers"},
+        {{"train", "--heads", "3"}, "--heads: 3 does not divide --dim 32"},
+        {{"train", "--dim", "5000"}, "--dim: 5000 is out of range (1 to 4096)"},
+        {{"demo", "--text", "a \033]0;owned\007 b"}, "--text: control character 0x1b"},
+        {{"demo", "--text", "ring\007"}, "--text: control character 0x07"},
+        {{"decode", NULL, "--heads", "2", "--kv-heads", "3"},
+         "--kv-heads: 3 does not divide --heads 2"},
+    };
+    char *dir = make_case();
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char *argv[10] = {"mha"};
+        int argc = 1;
+        for (int i = 0; i < 8 && (cases[c].argv[i] != NULL || (i == 1 && argc == 2)); i++)
+            argv[argc++] = cases[c].argv[i] != NULL ? (char *)cases[c].argv[i] : dir;
+        struct cli_result r = run_argv(argc, argv);
+        expect_one_mha_line(&r, cases[c].needle);
+        free_result(&r);
+    }
+    remove_dir(dir);
+}
