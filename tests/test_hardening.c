@@ -347,5 +347,5 @@ Test(reentrancy, two_threads_match_one_after_the_other) {
     cr_expect_eq(reentrancy_check(stderr), 0);
 }
 Test(fuzz_replay, npy)     { replay("npy", fuzz_npy_one, 5); }
-Test(fuzz_replay, cli, .timeout = 60) { replay("cli", fuzz_cli_one, 5); }
+Test(fuzz_replay, cli, .timeout = 240) { replay("cli", fuzz_cli_one, 5); }
 Test(fuzz_replay, forward) { replay("forward", fuzz_forward_one, 5); }
