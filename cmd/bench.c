@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <omp.h>
 #include "bench.h"
 #include "cli.h"
@@ -16,6 +17,8 @@ typedef struct bench_options {
     size_t reps, threads, cache, kv_heads, mib;
     const char *part;                       /* "all", "proj" or "attention" */
 } bench_options;
+static int print_bandwidth(const fast_kernels *k, const bench_options *o, FILE *out, FILE *err);
+static int floats_fit(size_t a, size_t b, size_t c);
 static int bench_forward(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err);
 static int bench_decode(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err);
 static int bench_denormals(const fast_kernels *k, FILE *out, FILE *err);
@@ -99,6 +102,19 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
     }
     if (parse_bench_options(argc, argv, &o, err) != 0)
         return MHA_EXIT_USAGE;
+    if (o.threads == 0 || o.threads > mha_thread_limit()) {
+        mha_cli_error(err, "bench: --threads: %zu is not between 1 and %zu (%d per core)",
+                      o.threads, mha_thread_limit(), MHA_THREADS_PER_CORE);
+        return MHA_EXIT_USAGE;
+    }
+    const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+    const size_t half_memory_mib = pages > 0 && page_size > 0
+        ? (size_t)((double)pages * (double)page_size / 2 / (1 << 20)) : 1024;
+    if (o.bandwidth && (o.mib == 0 || o.mib > half_memory_mib)) {
+        mha_cli_error(err, "bench: --mib: %zu is not between 1 and %zu (half of this machine's "
+                      "memory)", o.mib, half_memory_mib);
+        return MHA_EXIT_USAGE;
+    }
     mha_set_threads(o.threads);
     const fast_kernels *k = fast_kernels_select();
     int result;
@@ -110,8 +126,7 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
                              k->name, b.l1 >> 10, b.l2 >> 10, b.kc, b.mc, b.bq, b.bk) > 0 ? 0 : 1;
         }
     else if (o.bandwidth)
-        result = fprintf(out, "bandwidth_gbs=%.1f threads=%zu mib=%zu\n",
-                         bandwidth_gbs(k, o.mib << 20), o.threads, o.mib) > 0 ? 0 : 1;
+        result = print_bandwidth(k, &o, out, err);
     else if (o.denormals)
         result = bench_denormals(k, out, err);
     else if (o.decode)
@@ -130,7 +145,7 @@ double bench_seconds(void)
 
 float *bench_random(size_t n, unsigned long long *state, float scale)
 {
-    float *x = malloc((n ? n : 1) * sizeof *x);
+    float *x = n <= SIZE_MAX / sizeof *x ? malloc((n ? n : 1) * sizeof *x) : NULL;
     for (size_t i = 0; x != NULL && i < n; i++) {
         *state = *state * 6364136223846793005ull + 1442695040888963407ull;
         x[i] = scale * (float)((double)(*state >> 40) / (double)(1ull << 24) * 2.0 - 1.0);
@@ -261,6 +276,12 @@ static int bench_decode(const bench_options *o, const fast_kernels *k, FILE *out
                       "and --reps must be positive");
         return MHA_EXIT_USAGE;
     }
+    if (!floats_fit(B, E, 1) || !floats_fit(3, E, E) || T == SIZE_MAX ||
+        !floats_fit(B, G, T + 1) || !floats_fit(B * G * (T + 1), E / H, 1)) {
+        mha_cli_error(err, "bench: --decode: B=%zu E=%zu kv_heads=%zu T=%zu: the buffers' "
+                      "byte counts do not fit in size_t", B, E, G, T);
+        return MHA_EXIT_USAGE;
+    }
     const size_t D = E / H, F = E + 2 * G * D;
     unsigned long long state = 7;
     const float a = 1.0f / sqrtf((float)E);
@@ -318,6 +339,13 @@ static int bench_decode(const bench_options *o, const fast_kernels *k, FILE *out
     free(x); free(in_w); free(in_b); free(out_w); free(out_b); free(ref); free(got); free(times);
     return result;
 }
+/* Whether a * b * c floats can be counted in bytes by a size_t. */
+static int floats_fit(size_t a, size_t b, size_t c)
+{
+    size_t n;
+    return !mha_mul_overflows(a, b, &n) && !mha_mul_overflows(n, c, &n) &&
+           !mha_mul_overflows(n, sizeof(float), &n);
+}
 static double peak_gflops(const fast_kernels *k, size_t rounds)
 {
     double best = 0;
@@ -335,7 +363,7 @@ static double bandwidth_gbs(const fast_kernels *k, size_t bytes)
     const size_t step = 64, n = bytes / sizeof(float) / step * step;
     float *x = malloc(n * sizeof *x);
     if (x == NULL)
-        return 0.0;
+        return -1.0;
     for (size_t i = 0; i < n; i++)          /* not memset: malloc + memset can become calloc, */
         x[i] = 1.0f;                        /* whose untouched pages all map to one zero page */
     double best = 0;
@@ -353,6 +381,16 @@ static double bandwidth_gbs(const fast_kernels *k, size_t bytes)
     }
     free(x);
     return best;
+}
+static int print_bandwidth(const fast_kernels *k, const bench_options *o, FILE *out, FILE *err)
+{
+    const double gbs = bandwidth_gbs(k, o->mib << 20);
+    if (gbs < 0) {
+        mha_cli_error(err, "bench: --mib: cannot allocate %zu MiB", o->mib);
+        return MHA_EXIT_FAILURE;
+    }
+    return fprintf(out, "bandwidth_gbs=%.1f threads=%zu mib=%zu\n", gbs, o->threads,
+                   o->mib) > 0 ? MHA_EXIT_OK : MHA_EXIT_FAILURE;
 }
 static double time_pv(const fast_kernels *k, float weight, float *p, float *v, float *acc)
 {

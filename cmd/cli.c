@@ -47,7 +47,19 @@ int mha_cli_main(int argc, char **argv, FILE *out, FILE *err)
         mha_cli_error(err, "unknown command '%s' (try 'mha --help')", argv[1]);
         return MHA_EXIT_USAGE;
     }
+    if (mha_threads() > mha_thread_limit()) {
+        const char *setting = getenv("OMP_NUM_THREADS");
+        mha_cli_error(err, "OMP_NUM_THREADS=%s: more than %d threads per core "
+                      "(at most %zu here)", setting ? setting : "?", MHA_THREADS_PER_CORE,
+                      mha_thread_limit());
+        return MHA_EXIT_USAGE;
+    }
     return command->run(argc - 1, argv + 1, out, err);
+}
+size_t mha_thread_limit(void)
+{
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return (size_t)(cores > 0 ? cores : 1) * MHA_THREADS_PER_CORE;
 }
 static int cmd_help(int argc, char **argv, FILE *out, FILE *err)
 {

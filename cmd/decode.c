@@ -82,8 +82,11 @@ static int load_decode_inputs(const struct decode_options *o, mha_layer_files *i
     }
     *shape = (mha_shape){B, L, L, E, o->common.heads};
     mha_status checked = mha_shape_check(shape);
-    if (checked == MHA_OK && (o->kv_heads > o->common.heads || o->common.heads % o->kv_heads != 0))
-        checked = MHA_ERR_HEADS;
+    if (checked == MHA_OK && (o->kv_heads > o->common.heads || o->common.heads % o->kv_heads != 0)) {
+        mha_cli_error(err, "--kv-heads: %zu does not divide --heads %zu (K must divide H)",
+                      o->kv_heads, o->common.heads);
+        return MHA_EXIT_USAGE;
+    }
     if (checked != MHA_OK) {
         mha_cli_error(err, "%s: B=%zu L=%zu E=%zu --heads %zu --kv-heads %zu: %s", dir, B, L, E,
                       o->common.heads, o->kv_heads, mha_status_message(checked));

@@ -208,6 +208,14 @@ static int split_words(const char *text, char words[WORDS_SIZE], char *tokens[TO
                        size_t *count, FILE *err)
 {
     size_t L = 0;
+    for (size_t i = 0; text[i] != '\0'; i++) {
+        const unsigned char c = (unsigned char)text[i];
+        if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) {
+            mha_cli_error(err, "--text: control character 0x%02x at position %zu (words are "
+                          "printable text)", c, i);
+            return MHA_EXIT_USAGE;
+        }
+    }
     if (strlen(text) >= WORDS_SIZE) {
         mha_cli_error(err, "--text: longer than %d characters", WORDS_SIZE - 1);
         return MHA_EXIT_USAGE;

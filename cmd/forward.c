@@ -85,24 +85,6 @@ int mha_cmd_forward(int argc, char **argv, FILE *out, FILE *err)
     mha_shape shape;
     float *output = NULL, *weights = NULL;
     status = load_forward_inputs(&options, &in, &shape, err);
-    if (status == MHA_EXIT_OK) {
-        const mha_npy *const arrays[] = {&in.query, &in.key, &in.value, &in.in_proj_weight,
-                                         &in.in_proj_bias, &in.out_proj_weight,
-                                         &in.out_proj_bias, &in.attn_mask};
-        static const char *const names[] = {"query.npy", "key.npy", "value.npy",
-            "in_proj_weight.npy", "in_proj_bias.npy", "out_proj_weight.npy",
-            "out_proj_bias.npy", "attn_mask.npy"};
-        for (size_t i = 0; status == MHA_EXIT_OK && i < sizeof names / sizeof names[0]; i++) {
-            const int is_mask = arrays[i] == &in.attn_mask;
-            const size_t bad = arrays[i]->values == NULL ? 0
-                             : mha_first_nonfinite(arrays[i]->values, arrays[i]->count, is_mask);
-            if (arrays[i]->values != NULL && bad < arrays[i]->count) {
-                mha_cli_error(err, "%s/%s: not finite at index %zu%s", options.dir, names[i], bad,
-                              is_mask ? " (a float mask may hold -inf, but not NaN or +inf)" : "");
-                status = MHA_EXIT_FAILURE;
-            }
-        }
-    }
     if (status == MHA_EXIT_OK)
         status = compute_forward(&options, &in, &shape, &output, &weights, err);
     if (status == MHA_EXIT_OK) {

@@ -40,6 +40,8 @@ int load_query(const char *dir, mha_layer_files *in, FILE *err);
 int load_forward_inputs(const struct forward_options *o, mha_layer_files *in,
                         mha_shape *shape, FILE *err);
 int write_files(const char *dir, int n, const struct output_file *files, FILE *err);
+int open_temporary(const char *dir, const char *name, FILE *err);
+void remove_temporaries(void);
 int write_outputs(const char *dir, const char *label, int want_weights,
                   const mha_shape *shape, const float *output,
                   const float *weights, FILE *out, FILE *err);

@@ -1,11 +1,14 @@
 /* generated from chapters/23-train-command.nw; edit the book, not this file */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "checkpoint.h"
 #include "cli.h"
+#include "layer_dir.h"
 #include "learning.h"
 
 struct train_command {
@@ -88,14 +91,28 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
             train_usage(out, &o);
         return status;
     }
-    if (o.run.length < 6 || o.run.length > 4096) {
-        mha_cli_error(err, "--length: %zu is out of range (6 to 4096)", o.run.length);
+    const struct { const char *name; size_t value, low, high; } ranges[] = {
+        {"--batch", o.run.batch, 1, 65536},   {"--vocab", o.run.vocab, 2, 65536},
+        {"--length", o.run.length, 6, 4096},  {"--dim", o.run.embed_dim, 1, 4096},
+        {"--heads", o.run.heads, 1, LEARNING_MAX_HEADS},
+        {"--layers", o.run.layers, 1, LEARNING_MAX_LAYERS}, {"--every", o.every, 1, SIZE_MAX},
+    };
+    for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++)
+        if (ranges[r].value < ranges[r].low || ranges[r].value > ranges[r].high) {
+            mha_cli_error(err, ranges[r].high == SIZE_MAX ? "%s: %zu is out of range (at least %zu)"
+                                                           : "%s: %zu is out of range (%zu to %zu)",
+                          ranges[r].name, ranges[r].value, ranges[r].low, ranges[r].high);
+            return MHA_EXIT_USAGE;
+        }
+    if (o.run.embed_dim % o.run.heads != 0) {
+        mha_cli_error(err, "--heads: %zu does not divide --dim %zu", o.run.heads, o.run.embed_dim);
         return MHA_EXIT_USAGE;
     }
-    if (o.run.heads > LEARNING_MAX_HEADS || o.run.layers > LEARNING_MAX_LAYERS) {
-        mha_cli_error(err, o.run.heads > LEARNING_MAX_HEADS ? "--heads: at most 16"
-                                                            : "--layers: 1 or 2");
-        return MHA_EXIT_USAGE;
+    if (o.out_dir && (check_directory(o.out_dir, err) != MHA_EXIT_OK))
+        return MHA_EXIT_FAILURE;
+    if (o.out_dir && access(o.out_dir, W_OK | X_OK) != 0) {
+        mha_cli_error(err, "%s: cannot write there: %s", o.out_dir, strerror(errno));
+        return MHA_EXIT_FAILURE;
     }
     o.run.seed = o.seed;
     induction_trainer trainer;

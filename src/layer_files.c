@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "layer_files.h"
 
@@ -38,8 +39,13 @@ mha_status mha_layer_read(const char *dir, const char *name, int required, int k
     int n = snprintf(path, sizeof path, "%s/%s", dir, name);
     if (n < 0 || (size_t)n >= sizeof path)
         return fail(MHA_ERR_ARG, message, size, "%s: the path of %s is too long", dir, name);
-    if (!required && access(path, F_OK) != 0 && errno == ENOENT)
-        return MHA_OK;
+    struct stat name_status;
+    if (lstat(path, &name_status) != 0) {
+        if (!required && errno == ENOENT)
+            return MHA_OK;
+    } else if (S_ISLNK(name_status.st_mode) && access(path, F_OK) != 0) {
+        return fail(MHA_ERR_IO, message, size, "%s: a symbolic link to a missing file", path);
+    }
     mha_status status = mha_npy_read(path, array, reason, sizeof reason);
     if (status != MHA_OK)
         return fail(status, message, size, "%s: %s", path, reason);
@@ -51,6 +57,13 @@ mha_status mha_layer_read(const char *dir, const char *name, int required, int k
         return fail(MHA_ERR_FORMAT, message, size,
                     "%s: holds booleans ('%s'); expected float32 or float64 values",
                     path, array->dtype);
+    if (array->kind == MHA_NPY_FLOAT) {
+        const int is_mask = (kinds & MHA_WANT_BOOL) != 0;
+        const size_t bad = mha_first_nonfinite(array->values, array->count, is_mask);
+        if (bad < array->count)
+            return fail(MHA_ERR_ARG, message, size, "%s: not finite at index %zu%s", path, bad,
+                        is_mask ? " (a float mask may hold -inf, but not NaN or +inf)" : "");
+    }
     return MHA_OK;
 }
 mha_status mha_layer_check_shape(const char *dir, const char *name, const mha_npy *array,

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "npy.h"
 
 #if defined(__GNUC__)
@@ -238,9 +240,24 @@ mha_status mha_npy_read(const char *path, mha_npy *array,
     r.message_size = message_size;
     if (message != NULL && message_size > 0)
         message[0] = '\0';
-    r.file = fopen(path, "rb");
-    if (r.file == NULL)
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return report(message, message_size, MHA_ERR_IO, "cannot open: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        const int saved = errno, examined = fstat(fd, &st) == 0;
+        close(fd);
+        if (examined)
+            return report(message, message_size, MHA_ERR_IO,
+                          "not a regular file (a FIFO, a device or a directory is refused)");
+        return report(message, message_size, MHA_ERR_IO, "cannot examine: %s", strerror(saved));
+    }
+    if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
+        (r.file = fdopen(fd, "rb")) == NULL) {
+        const int saved = errno;
+        close(fd);
+        return report(message, message_size, MHA_ERR_IO, "cannot open: %s", strerror(saved));
+    }
     mha_status status = read_npy(&r, array);
     fclose(r.file);
     free(r.header);
@@ -434,19 +451,23 @@ static mha_status read_data(struct npy_reader *r, mha_npy *array)
     }
     return MHA_OK;
 }
-mha_status mha_npy_write(const char *path, const float *values,
-                         size_t rank, const size_t *shape,
-                         char *message, size_t message_size)
+mha_status mha_npy_write_fd(int fd, const float *values, size_t rank, const size_t *shape,
+                            char *message, size_t message_size)
 {
     size_t count = 1, bytes = 0;
+    mha_status refused = MHA_OK;
     if (rank > MHA_NPY_MAX_RANK)
-        return report(message, message_size, MHA_ERR_ARG,
-                      "rank %zu exceeds the limit of %d", rank, MHA_NPY_MAX_RANK);
-    for (size_t i = 0; i < rank; i++)
+        refused = report(message, message_size, MHA_ERR_ARG,
+                         "rank %zu exceeds the limit of %d", rank, MHA_NPY_MAX_RANK);
+    for (size_t i = 0; refused == MHA_OK && i < rank; i++)
         if (mha_mul_overflows(count, shape[i], &count))
-            return report(message, message_size, MHA_ERR_OVERFLOW, "shape too large");
-    if (mha_mul_overflows(count, sizeof(float), &bytes))
-        return report(message, message_size, MHA_ERR_OVERFLOW, "shape too large");
+            refused = report(message, message_size, MHA_ERR_OVERFLOW, "shape too large");
+    if (refused == MHA_OK && mha_mul_overflows(count, sizeof(float), &bytes))
+        refused = report(message, message_size, MHA_ERR_OVERFLOW, "shape too large");
+    if (refused != MHA_OK) {
+        close(fd);
+        return refused;
+    }
     unsigned char header[512];
     char shape_text[256];
     mha_npy_shape_text(shape_text, sizeof shape_text, rank, shape);
@@ -461,9 +482,12 @@ mha_status mha_npy_write(const char *path, const float *values,
     header[7] = 0;
     header[8] = (unsigned char)((total - 10) & 0xff);
     header[9] = (unsigned char)((total - 10) >> 8);
-    FILE *f = fopen(path, "wb");
-    if (f == NULL)
-        return report(message, message_size, MHA_ERR_IO, "cannot create: %s", strerror(errno));
+    FILE *f = fdopen(fd, "wb");
+    if (f == NULL) {
+        const int saved = errno;
+        close(fd);
+        return report(message, message_size, MHA_ERR_IO, "cannot write: %s", strerror(saved));
+    }
     int ok = fwrite(header, 1, total, f) == total;
     unsigned char buffer[4096];
     for (size_t i = 0; ok && i < count;) {
@@ -476,14 +500,29 @@ mha_status mha_npy_write(const char *path, const float *values,
         }
         ok = fwrite(buffer, 1, used, f) == used;
     }
+    ok = ok && fflush(f) == 0 && (fsync(fd) == 0 || errno == EINVAL);
     int saved_errno = ok ? 0 : errno;
     if (fclose(f) != 0 && ok) {
         ok = 0;
         saved_errno = errno;
     }
-    if (!ok) {
-        remove(path);
-        return report(message, message_size, MHA_ERR_IO, "write failed: %s", strerror(saved_errno));
-    }
+    if (!ok)
+        return report(message, message_size, MHA_ERR_IO, "write failed: %s",
+                      strerror(saved_errno ? saved_errno : EIO));
     return MHA_OK;
+}
+mha_status mha_npy_write(const char *path, const float *values,
+                         size_t rank, const size_t *shape,
+                         char *message, size_t message_size)
+{
+    if (unlink(path) != 0 && errno != ENOENT && errno != EISDIR && errno != EPERM)
+        return report(message, message_size, MHA_ERR_IO, "cannot replace: %s",
+                      strerror(errno));
+    const int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return report(message, message_size, MHA_ERR_IO, "cannot create: %s", strerror(errno));
+    const mha_status status = mha_npy_write_fd(fd, values, rank, shape, message, message_size);
+    if (status != MHA_OK)
+        unlink(path);
+    return status;
 }

@@ -29,5 +29,7 @@ void mha_npy_free(mha_npy *array);
 mha_status mha_npy_write(const char *path, const float *values,
                          size_t rank, const size_t *shape,
                          char *message, size_t message_size);
+mha_status mha_npy_write_fd(int fd, const float *values, size_t rank, const size_t *shape,
+                            char *message, size_t message_size);
 char *mha_npy_shape_text(char *text, size_t size, size_t rank, const size_t *shape);
 #endif

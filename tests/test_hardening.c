@@ -151,6 +151,42 @@ Test(hardening, bench_refuses_repetitions_it_cannot_count, .timeout = 60) {
     expect_one_line(&r, MHA_EXIT_FAILURE, "out of memory");
     free_result(&r);
 }
+Test(hardening, bench_bounds_sizes_and_counts, .timeout = 60) {
+    static const char *const cases[][9] = {
+        {"--decode", "--batch", "4611686018427387904", "--dim", "1", "--heads", "1", NULL},
+        {"--decode", "--dim", "2147483648", "--heads", "1", NULL},
+        {"--threads", "100000", NULL},
+        {"--threads", "99999999999", NULL},
+        {"--threads", "0", NULL},
+        {"--bandwidth", "--mib", "100000000", NULL},
+        {"--bandwidth", "--mib", "17592186044417", NULL},       /* 2^44 + 1: wraps << 20 */
+        {"--bandwidth", "--mib", "0", NULL},
+    };
+    static const char *const culprits[] = {"--decode", "--decode", "--threads", "--threads",
+                                           "--threads", "--mib", "--mib", "--mib"};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char *argv[12] = {"mha", "bench"};
+        int argc = 2;
+        for (size_t i = 0; cases[c][i] != NULL; i++)
+            argv[argc++] = (char *)cases[c][i];
+        struct cli_result r = run_argv(argc, argv);
+        expect_one_line(&r, MHA_EXIT_USAGE, culprits[c]);
+        free_result(&r);
+    }
+    char *dir = make_temp_dir(), command[4600];
+    float values[48];
+    write_clean_case(dir, values);
+    const char *program = getenv("MHA_BINARY") ? getenv("MHA_BINARY") : "../build/mha";
+    snprintf(command, sizeof command, "OMP_NUM_THREADS=100000 %s forward %s --heads 2 "
+             "--impl blocked 2>%s/err.txt", program, dir, dir);
+    const int status = system(command);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == MHA_EXIT_USAGE, "status %#x", status);
+    size_t size;
+    char *text = slurp(path_in(dir, "err.txt"), &size);
+    cr_expect(strncmp(text, "mha: OMP_NUM_THREADS=100000: ", 29) == 0, "%s", text);
+    free(text);
+    remove_dir(dir);
+}
 Test(hardening, absurd_shapes_are_refused_by_forward) {
     char *dir = make_temp_dir();
     write_npy_raw(dir, "query.npy", 1, "{'descr': '<f4', 'fortran_order': False, "
@@ -257,6 +293,54 @@ Test(nan_policy, a_float_mask_may_block_with_minus_infinity) {
     mask[4] = INFINITY;
     write_floats(dir, "attn_mask.npy", mask, 2, (size_t[]){3, 3});
     expect_refused(dir, "/attn_mask.npy: not finite at index 4");
+    remove_dir(dir);
+}
+Test(nan_policy, decode_and_backward_refuse_non_finite_inputs) {
+    char *dir = make_temp_dir(), path[4200];
+    float values[48], bad[48], mask[9] = {0};
+    write_clean_case(dir, values);
+    write_floats(dir, "grad_out.npy", values, 3, (size_t[]){1, 3, 4});
+    const char *commands[] = {"decode", "backward"};
+    for (int c = 0; c < 2; c++) {
+        char *argv[] = {"mha", (char *)commands[c], dir, "--heads", "2", NULL};
+        struct cli_result r = run_command(argv);
+        cr_expect_eq(r.status, MHA_EXIT_OK, "%s on the clean case: %s", commands[c], r.err);
+        free_result(&r);
+        memcpy(bad, values, sizeof bad);
+        bad[5] = NAN;
+        write_floats(dir, "query.npy", bad, 3, (size_t[]){1, 3, 4});
+        r = run_command(argv);
+        expect_one_line(&r, MHA_EXIT_FAILURE, "/query.npy: not finite at index 5");
+        free_result(&r);
+        write_floats(dir, "query.npy", values, 3, (size_t[]){1, 3, 4});
+        bad[5] = values[5];
+        bad[7] = -INFINITY;
+        write_floats(dir, "in_proj_bias.npy", bad, 1, (size_t[]){12});
+        r = run_command(argv);
+        expect_one_line(&r, MHA_EXIT_FAILURE, "/in_proj_bias.npy: not finite at index 7");
+        free_result(&r);
+        snprintf(path, sizeof path, "%s/in_proj_bias.npy", dir);
+        remove(path);
+        bad[7] = INFINITY;
+        write_floats(dir, "out_proj_weight.npy", bad, 2, (size_t[]){4, 4});
+        r = run_command(argv);
+        expect_one_line(&r, MHA_EXIT_FAILURE, "/out_proj_weight.npy: not finite at index 7");
+        free_result(&r);
+        write_floats(dir, "out_proj_weight.npy", values, 2, (size_t[]){4, 4});
+    }
+    char *argv[] = {"mha", "backward", dir, "--heads", "2", NULL};
+    memcpy(bad, values, sizeof bad);
+    bad[2] = NAN;
+    write_floats(dir, "grad_out.npy", bad, 3, (size_t[]){1, 3, 4});
+    struct cli_result r = run_command(argv);
+    expect_one_line(&r, MHA_EXIT_FAILURE, "/grad_out.npy: not finite at index 2");
+    free_result(&r);
+    write_floats(dir, "grad_out.npy", values, 3, (size_t[]){1, 3, 4});
+    mask[4] = NAN;
+    write_floats(dir, "attn_mask.npy", mask, 2, (size_t[]){3, 3});
+    r = run_command(argv);
+    expect_one_line(&r, MHA_EXIT_FAILURE, "/attn_mask.npy: not finite at index 4 (a float mask");
+    free_result(&r);
     remove_dir(dir);
 }
 Test(reentrancy, two_threads_match_one_after_the_other) {

@@ -12,7 +12,7 @@ vg() {
         --log-file="$tmp/logs/vg.%p" "$@"
 }
 (cd tests && vg "$build/tests" --jobs=1 \
-    --filter='@(command|program|npy|nan_policy|fuzz_replay|kv_cache|backward)/*') \
+    --filter='@(command|output|program|npy|nan_policy|fuzz_replay|kv_cache|backward)/*') \
     > "$tmp/criterion.txt" 2>&1 || { cat "$tmp/criterion.txt"; exit 1; }
 impls=$("$build/mha" forward --help | sed -n 's/.*implementation: \(.*\) (default.*/\1/p')
 for case in tests/golden/*/; do

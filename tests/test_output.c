@@ -1,0 +1,257 @@
+/* generated from chapters/45-tests-command.nw; edit the book, not this file */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include "check.h"
+#include "cli.h"
+#include "layer_dir.h"
+#include "npy.h"
+#include "scratch.h"
+
+static char *make_case(void)
+{
+    char *dir = make_temp_dir();
+    write_random(dir, "query.npy", 1, 3, (const size_t[]){1, 3, 4});
+    write_random(dir, "in_proj_weight.npy", 2, 2, (const size_t[]){12, 4});
+    write_random(dir, "out_proj_weight.npy", 3, 2, (const size_t[]){4, 4});
+    return dir;
+}
+
+static size_t count_temporaries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        n += strstr(e->d_name, ".tmp") != NULL;
+    closedir(d);
+    return n;
+}
+
+static int is_regular_npy(const char *path)
+{
+    struct stat st;
+    char message[256];
+    mha_npy a;
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    const int ok = mha_npy_read(path, &a, message, sizeof message) == MHA_OK;
+    mha_npy_free(&a);
+    return ok;
+}
+
+static void expect_one_mha_line(const struct cli_result *r, const char *needle)
+{
+    const char *newline = strchr(r->err, '\n');
+    cr_expect_neq(r->status, 0, "exit status 0; stderr: %s", r->err);
+    cr_expect(strncmp(r->err, "mha: ", 5) == 0 && newline != NULL && newline[1] == '\0',
+              "want one 'mha: ' line, got: %s", r->err);
+    cr_expect(strstr(r->err, needle) != NULL, "'%s' not in: %s", needle, r->err);
+}
+Test(output, planted_links_at_temporary_names_are_not_followed) {
+    char *dir = make_case(), victim[] = "/tmp/mha-victim-XXXXXX", name[256];
+    const int fd = mkstemp(victim);
+    cr_assert(fd >= 0);
+    cr_assert_eq(write(fd, "precious", 8), 8);
+    close(fd);
+    const char *outputs[] = {"out.npy", "attn_weights.npy"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(name, sizeof name, ".%s.%ld.tmp", outputs[i], (long)getpid());
+        cr_assert_eq(symlink(victim, path_in(dir, name)), 0);
+        snprintf(name, sizeof name, ".%s.%ld.0.tmp", outputs[i], (long)getpid());
+        cr_assert_eq(i == 0 ? symlink(victim, path_in(dir, name))
+                            : link(victim, path_in(dir, name)), 0, "%s", strerror(errno));
+    }
+    struct cli_result r = run_mha("forward", dir, "--heads", "2", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    size_t size;
+    char *bytes = slurp(victim, &size);
+    cr_expect(size == 8 && memcmp(bytes, "precious", 8) == 0, "the victim was overwritten");
+    free(bytes);
+    cr_expect(is_regular_npy(path_in(dir, "out.npy")), "out.npy is not a new regular file");
+    cr_expect(is_regular_npy(path_in(dir, "attn_weights.npy")),
+              "attn_weights.npy is not a new regular file");
+    unlink(victim);
+    remove_dir(dir);
+}
+Test(output, a_full_disk_is_an_error_and_keeps_old_results) {
+    char *dir = make_case();
+    write_random(dir, "query.npy", 1, 3, (const size_t[]){2, 40, 8});
+    write_random(dir, "in_proj_weight.npy", 2, 2, (const size_t[]){24, 8});
+    write_random(dir, "out_proj_weight.npy", 3, 2, (const size_t[]){8, 8});
+    write_bytes(dir, "out.npy", "old out", 7);
+    write_bytes(dir, "attn_weights.npy", "old weights", 11);
+    fflush(NULL);
+    const pid_t child = fork();
+    cr_assert(child >= 0);
+    if (child == 0) {
+        struct rlimit limit = {4096, 4096};            /* attn_weights is 2*2*40*40*4 bytes */
+        signal(SIGXFSZ, SIG_IGN);
+        setrlimit(RLIMIT_FSIZE, &limit);
+        FILE *quiet = fopen("/dev/null", "w");
+        char *argv[] = {"mha", "forward", dir, "--heads", "2", NULL};
+        _exit(mha_cli_main(5, argv, quiet, quiet));
+    }
+    int wstatus;
+    cr_assert_eq(waitpid(child, &wstatus, 0), child);
+    cr_expect(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == MHA_EXIT_FAILURE,
+              "a run on a full disk did not fail (status %#x)", wstatus);
+    size_t size;
+    char *bytes = slurp(path_in(dir, "out.npy"), &size);
+    cr_expect(size == 7 && memcmp(bytes, "old out", 7) == 0, "out.npy was replaced");
+    free(bytes);
+    bytes = slurp(path_in(dir, "attn_weights.npy"), &size);
+    cr_expect(size == 11 && memcmp(bytes, "old weights", 11) == 0,
+              "attn_weights.npy was replaced");
+    free(bytes);
+    cr_expect_eq(count_temporaries(dir), 0, "temporary files were left behind");
+    remove_dir(dir);
+}
+Test(output, a_directory_at_an_output_name_replaces_nothing) {
+    char *dir = make_case();
+    write_bytes(dir, "attn_weights.npy", "old weights", 11);
+    cr_assert_eq(mkdir(path_in(dir, "out.npy"), 0777), 0);
+    write_bytes(path_in(dir, "out.npy"), "inside", "x", 1);
+    struct cli_result r = run_mha("forward", dir, "--heads", "2", NULL);
+    expect_one_mha_line(&r, "out.npy");
+    free_result(&r);
+    size_t size;
+    char *bytes = slurp(path_in(dir, "attn_weights.npy"), &size);
+    cr_expect(size == 11 && memcmp(bytes, "old weights", 11) == 0,
+              "attn_weights.npy was replaced by a run that failed");
+    free(bytes);
+    cr_expect_eq(count_temporaries(dir), 0);
+    char inside[4200];
+    snprintf(inside, sizeof inside, "%s/out.npy/inside", dir);
+    unlink(inside);
+    rmdir(path_in(dir, "out.npy"));
+    remove_dir(dir);
+}
+Test(output, a_fifo_input_is_refused_at_once, .timeout = 30) {
+    const char *commands[] = {"forward", "decode", "backward"};
+    const char *inputs[] = {"query.npy", "attn_mask.npy", "key_padding_mask.npy"};
+    for (int c = 0; c < 3; c++)
+        for (int i = 0; i < 3; i++) {
+            char *dir = make_case();
+            write_random(dir, "grad_out.npy", 4, 3, (const size_t[]){1, 3, 4});
+            unlink(path_in(dir, inputs[i]));
+            cr_assert_eq(mkfifo(path_in(dir, inputs[i]), 0666), 0);
+            struct cli_result r = run_mha(commands[c], dir, "--heads", "2", NULL);
+            char needle[128];
+            snprintf(needle, sizeof needle, "%s: not a regular file", inputs[i]);
+            if (!(c == 1 && i == 1))                   /* decode reads no attn_mask */
+                expect_one_mha_line(&r, needle);
+            free_result(&r);
+            remove_dir(dir);
+        }
+}
+Test(output, a_dangling_link_for_an_optional_input_is_an_error) {
+    const char *inputs[] = {"attn_mask.npy", "key_padding_mask.npy", "in_proj_bias.npy"};
+    for (int i = 0; i < 3; i++) {
+        char *dir = make_case();
+        cr_assert_eq(symlink("/nonexistent/mask.npy", path_in(dir, inputs[i])), 0);
+        struct cli_result r = run_mha("forward", dir, "--heads", "2", NULL);
+        char needle[128];
+        snprintf(needle, sizeof needle, "%s: a symbolic link to a missing file", inputs[i]);
+        expect_one_mha_line(&r, needle);
+        free_result(&r);
+        cr_expect_neq(access(path_in(dir, "out.npy"), F_OK), 0, "a refused run wrote out.npy");
+        remove_dir(dir);
+    }
+}
+Test(output, a_signal_removes_the_temporaries) {
+    const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+    for (int s = 0; s < 3; s++) {
+        char *dir = make_temp_dir();
+        fflush(NULL);
+        const pid_t child = fork();
+        cr_assert(child >= 0);
+        if (child == 0) {
+            const int a = open_temporary(dir, "out.npy", stderr);
+            const int b = open_temporary(dir, "attn_weights.npy", stderr);
+            if (a < 0 || b < 0 || write(a, "partial", 7) != 7 || count_temporaries(dir) != 2)
+                _exit(3);
+            kill(getpid(), signals[s]);
+            _exit(4);                                  /* the signal did not kill */
+        }
+        int wstatus;
+        cr_assert_eq(waitpid(child, &wstatus, 0), child);
+        cr_expect(WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == signals[s],
+                  "signal %d: the child did not die of it (status %#x)", signals[s], wstatus);
+        cr_expect_eq(count_temporaries(dir), 0, "signal %d left temporaries", signals[s]);
+        remove_dir(dir);
+    }
+}
+Test(output, two_runs_on_one_directory_take_turns, .timeout = 30) {
+    char *dir = make_case();
+    const int lock = open(path_in(dir, ".mha.lock"), O_RDWR | O_CREAT, 0666);
+    struct flock whole = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    cr_assert(lock >= 0 && fcntl(lock, F_SETLK, &whole) == 0);
+    fflush(NULL);
+    const pid_t child = fork();
+    cr_assert(child >= 0);
+    if (child == 0) {
+        char *argv[] = {"mha", "forward", dir, "--heads", "2", NULL};
+        _exit(mha_cli_main(5, argv, stdout, stderr));
+    }
+    nanosleep(&(struct timespec){0, 300 * 1000 * 1000}, NULL);
+    int wstatus;
+    cr_expect_eq(waitpid(child, &wstatus, WNOHANG), 0, "the second run did not wait");
+    cr_expect_neq(access(path_in(dir, "out.npy"), F_OK), 0, "out.npy written under the lock");
+    close(lock);                                       /* releases the lock */
+    cr_assert_eq(waitpid(child, &wstatus, 0), child);
+    cr_expect(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0, "status %#x", wstatus);
+    cr_expect(is_regular_npy(path_in(dir, "out.npy")));
+    remove_dir(dir);
+}
+Test(output, train_checks_out_before_training, .timeout = 30) {
+    char *dir = make_temp_dir();
+    write_bytes(dir, "file", "x", 1);
+    const char *outs[] = {"/nonexistent/directory", path_in(dir, "file")};
+    const char *why[] = {"No such file", "not a directory"};
+    for (int i = 0; i < 2; i++) {
+        char out_dir[4200];
+        snprintf(out_dir, sizeof out_dir, "%s", outs[i]);
+        struct cli_result r = run_mha("train", "--steps", "100000000", "--out", out_dir, NULL);
+        expect_one_mha_line(&r, why[i]);
+        cr_expect(strstr(r.err, out_dir) != NULL, "the message does not name %s", out_dir);
+        cr_expect_str_eq(r.out, "", "it trained before checking --out");
+        free_result(&r);
+    }
+    remove_dir(dir);
+}
+Test(output, messages_name_the_real_rule) {
+    struct { const char *argv[8]; const char *needle; } cases[] = {
+        {{"train", "--batch", "65537"}, "--batch: 65537 is out of range (1 to 65536)"},
+        {{"train", "--vocab", "1"}, "--vocab: 1 is out of range (2 to 65536)"},
+        {{"train", "--layers", "0"}, "--layers"},
+        {{"train", "--heads", "3"}, "--heads: 3 does not divide --dim 32"},
+        {{"train", "--dim", "5000"}, "--dim: 5000 is out of range (1 to 4096)"},
+        {{"demo", "--text", "a \033]0;owned\007 b"}, "--text: control character 0x1b"},
+        {{"demo", "--text", "ring\007"}, "--text: control character 0x07"},
+        {{"decode", NULL, "--heads", "2", "--kv-heads", "3"},
+         "--kv-heads: 3 does not divide --heads 2"},
+    };
+    char *dir = make_case();
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char *argv[10] = {"mha"};
+        int argc = 1;
+        for (int i = 0; i < 8 && (cases[c].argv[i] != NULL || (i == 1 && argc == 2)); i++)
+            argv[argc++] = cases[c].argv[i] != NULL ? (char *)cases[c].argv[i] : dir;
+        struct cli_result r = run_argv(argc, argv);
+        expect_one_mha_line(&r, cases[c].needle);
+        free_result(&r);
+    }
+    remove_dir(dir);
+}
