@@ -18,6 +18,7 @@ static const struct table tables[] = {
     {"example.tex", mha_print_example_table},
     {"erratum.tex", mha_print_erratum},
     {"example-heatmap.tex", mha_print_example_heatmap},
+
 };
 
 int main(int argc, char **argv)
