@@ -206,6 +206,7 @@ $(BUILD)/book.tex: $(NW) | deps
 $(BUILD)/book.pdf: $(BUILD)/book.tex $(BUILD)/mha-tables | $(VIZ_FIGURES)
 	@mkdir -p $(BUILD)/tables && $(BUILD)/mha-tables $(BUILD)/tables
 	cd $(BUILD) && $(call LATEX,book)
+	bash tools/book-text-check.sh $@
 	@echo "book: $@, no errors"
 
 # The student's edition: no answers appendix, every exercise's solution hidden.

@@ -26,4 +26,5 @@ void mha_print_flop_table(FILE *out);
 void mha_print_numbers(FILE *out);
 void mha_print_example_table(FILE *out);
 void mha_print_erratum(FILE *out);
+void mha_print_example_heatmap(FILE *out);
 #endif

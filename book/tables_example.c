@@ -48,3 +48,31 @@ void mha_print_erratum(FILE *out)
     fprintf(out, "$(%.2f, %.2f, %.2f)$", (double)notes_scores[0],
             (double)notes_scores[1], (double)notes_scores[2]);
 }
+void mha_print_example_heatmap(FILE *out)
+{
+    float in_w[48], out_w[16];
+    mha_example_params(in_w, out_w);
+    fprintf(out, "\\begin{tikzpicture}[x=1.1cm,y=0.8cm]\n");
+    for (size_t h = 0; h < 2; h++) {
+        float q[6], k[6], v[6], weights[9], context[6];
+        const double x0 = 4.8 * (double)h;
+        mha_matmul_nt(3, 2, 4, mha_example_x, 4, in_w + (0 * 4 + h * 2) * 4, 4, NULL, q, 2);
+        mha_matmul_nt(3, 2, 4, mha_example_x, 4, in_w + (1 * 4 + h * 2) * 4, 4, NULL, k, 2);
+        mha_matmul_nt(3, 2, 4, mha_example_x, 4, in_w + (2 * 4 + h * 2) * 4, 4, NULL, v, 2);
+        mha_attend(3, 3, 2, q, 2, k, 2, v, 2, NULL, weights, context, 2);
+        fprintf(out, "\\node at (%.2f,3.75) {head %zu};\n", x0 + 1.5, h + 1);
+        for (int j = 0; j < 3; j++)
+            fprintf(out, "\\node[font=\\scriptsize] at (%.2f,3.25) {key %d};\n", x0 + j + 0.5, j + 1);
+        for (int i = 0; i < 3; i++) {
+            fprintf(out, "\\node[font=\\scriptsize,anchor=east] at (%.2f,%.2f) {query %d};\n",
+                    x0, 2.5 - i, i + 1);
+            for (int j = 0; j < 3; j++) {
+                const double w = (double)weights[i * 3 + j];
+                fprintf(out, "\\filldraw[fill=blue!%.0f!white, draw=gray] (%.2f,%d) rectangle (%.2f,%d);\n"
+                             "\\node[font=\\small] at (%.2f,%.2f) {%.3f};\n",
+                        70 * w, x0 + j, 2 - i, x0 + j + 1, 3 - i, x0 + j + 0.5, 2.5 - i, w);
+            }
+        }
+    }
+    fprintf(out, "\\end{tikzpicture}\n");
+}

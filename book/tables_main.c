@@ -17,6 +17,8 @@ static const struct table tables[] = {
     {"numbers.tex", mha_print_numbers},
     {"example.tex", mha_print_example_table},
     {"erratum.tex", mha_print_erratum},
+    {"example-heatmap.tex", mha_print_example_heatmap},
+
 };
 
 int main(int argc, char **argv)

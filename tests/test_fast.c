@@ -246,18 +246,20 @@ Test(fast, bench_fast_prints_the_keys_make_bench_reads) {
         {"mha", "bench", "--peak", "--threads", "1", NULL},
         {"mha", "bench", "--bandwidth", "--mib", "4", NULL},
     };
-    const char *keys[][3] = {{"impl=blocked B=1 L=9 S=9 E=12 H=3 causal=1 reps=2 ms=", " peak=", " threads=2"},
-                             {" part=attention", " gflops=", " maxdiff="},
-                             {"impl=blocked decode=1 B=1 E=12 H=3 kv_heads=1 T=40", " gbs=", " bytes="},
-                             {"peak_gflops=", " threads=1", " isa="},
-                             {"bandwidth_gbs=", " mib=4", " threads="}};
+    const char *keys[][3] = {
+        {"impl=blocked B=1 L=9 S=9 E=12 H=3 causal=1 reps=2 ms=", " peak=", " threads=2"},
+        {" part=attention", " gflops=", " maxdiff="},
+        {"impl=blocked decode=1 B=1 E=12 H=3 kv_heads=1 T=40", " gbs=", " bytes="},
+        {"peak_gflops=", " threads=1", " isa="},
+        {"bandwidth_gbs=", " mib=4", " threads="}};
     for (size_t t = 0; t < 5; t++) {
         char *text = NULL, *errors = NULL;
         int argc = 0;
         while (cases[t][argc]) argc++;
         cr_expect_eq(run_cli(cases[t], argc, &text, &errors), 0, "case %zu: %s", t, errors);
         for (int k = 0; k < 3; k++)
-            cr_expect(strstr(text, keys[t][k]) != NULL, "case %zu: no '%s' in '%s'", t, keys[t][k], text);
+            cr_expect(strstr(text, keys[t][k]) != NULL, "case %zu: no '%s' in '%s'", t,
+                      keys[t][k], text);
         free(text); free(errors);
     }
 }
@@ -274,7 +276,8 @@ Test(fast, bench_fast_refuses_bad_options) {
         int argc = 1;
         while (bad[t][argc - 1]) { argv[argc] = bad[t][argc - 1]; argc++; }
         cr_expect_eq(run_cli(argv, argc, &text, &errors), MHA_EXIT_USAGE, "case %zu", t);
-        cr_expect(strncmp(errors, "mha: ", 5) == 0 && strstr(errors, named[t]), "%zu: '%s'", t, errors);
+        cr_expect(strncmp(errors, "mha: ", 5) == 0 && strstr(errors, named[t]),
+                  "%zu: '%s'", t, errors);
         cr_expect(strchr(errors, '\n') == errors + strlen(errors) - 1, "one line: '%s'", errors);
         cr_expect(text[0] == '\0', "nothing on stdout: '%s'", text);
         free(text); free(errors);

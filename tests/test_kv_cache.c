@@ -289,7 +289,8 @@ Test(kv_cache, bad_decoders_are_refused) {
     float y[2 * 6];
     const mha_decoder good = {6, 3, 3, c.params, 0, 0};
     mha_decoder d = good;
-    d.heads = 4;    cr_expect_eq(mha_decode_step_naive(&d, &cache, 1, c.query, NULL, y, NULL), MHA_ERR_HEADS);
+    d.heads = 4;
+    cr_expect_eq(mha_decode_step_naive(&d, &cache, 1, c.query, NULL, y, NULL), MHA_ERR_HEADS);
     d = good; d.kv_heads = 2;
     cr_expect_eq(mha_decode_step_naive(&d, &cache, 1, c.query, NULL, y, NULL), MHA_ERR_HEADS);
     d = good; d.rope = 1;                               /* D = 2 is even: fine */

@@ -78,7 +78,8 @@ Test(naive, permuting_keys_and_values_together_changes_nothing) {
         memcpy(p.value + j * E, c.value + perm[j] * E, E * sizeof(float));
     }
     for (size_t i = 0; i < mha_impl_count; i++) {
-        float *w1, *w2, *o1 = run(&mha_impls[i], &c, NULL, &w1), *o2 = run(&mha_impls[i], &p, NULL, &w2);
+        float *w1, *w2;
+        float *o1 = run(&mha_impls[i], &c, NULL, &w1), *o2 = run(&mha_impls[i], &p, NULL, &w2);
         for (size_t n = 0; n < 4 * E; n++)
             cr_expect(fabsf(o1[n] - o2[n]) < 1e-6f, "%s: out[%zu]", mha_impls[i].name, n);
         for (size_t row = 0; row < 2 * 4; row++)
@@ -98,7 +99,8 @@ Test(naive, batch_rows_are_independent) {
     memcpy(one.out_w, two.out_w, E * E * sizeof(float));
     memcpy(one.out_b, two.out_b, E * sizeof(float));
     for (size_t i = 0; i < mha_impl_count; i++) {
-        float *w2, *w1, *o2 = run(&mha_impls[i], &two, NULL, &w2), *o1 = run(&mha_impls[i], &one, NULL, &w1);
+        float *w2, *w1, *o2 = run(&mha_impls[i], &two, NULL, &w2);
+        float *o1 = run(&mha_impls[i], &one, NULL, &w1);
         cr_expect(memcmp(o2 + L * E, o1, L * E * sizeof *o1) == 0, "%s", mha_impls[i].name);
         free(o1); free(o2); free(w1); free(w2);
     }

@@ -176,6 +176,22 @@ Test(sdpa, erratum_prints_the_softmax_of_the_notes_scores) {
     free(text);
 }
 
+Test(sdpa, worked_example_heatmap_prints_the_true_weights) {
+    double want[2][9];
+    example_weights(want);
+    char *text = NULL, cell[64];
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    mha_print_example_heatmap(f);
+    fclose(f);
+    for (int h = 0; h < 2; h++)
+        for (int i = 0; i < 9; i++) {
+            snprintf(cell, sizeof cell, "{%.3f}", want[h][i]);
+            cr_expect(strstr(text, cell) != NULL, "head %d weight %d: missing %s", h + 1, i, cell);
+        }
+    free(text);
+}
+
 Test(sdpa, worked_example_table_prints_the_true_weights) {
     double want[2][9];
     example_weights(want);
