@@ -42,7 +42,8 @@ all: $(BUILD)/mha $(BUILD)/mha-viz $(BUILD)/mha-tables $(BUILD)/tests $(BUILD)/v
 DEPS_PKGS  := noweb libcriterion-dev gcc clang make pkg-config valgrind libomp-dev \
               libclang-rt-14-dev texlive-latex-base texlive-latex-recommended \
               texlive-fonts-recommended texlive-pictures lmodern \
-              libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core xvfb xauth
+              libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core xvfb xauth \
+              poppler-utils
 BENCH_PKGS := libopenblas-dev python3-torch python3-numpy
 deps: PKGS = $(DEPS_PKGS)
 deps-bench: PKGS = $(BENCH_PKGS)
