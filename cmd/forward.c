@@ -58,7 +58,8 @@ static int compute_forward(const struct forward_options *o, const mha_layer_file
                                in->out_proj_weight.values, in->out_proj_bias.values};
     const mha_mask mask = {o->causal, in->attn_mask.flags, in->attn_mask.values,
                            in->key_padding_mask.flags};
-    const int masked = o->causal || mha_npy_loaded(&in->attn_mask) || mha_npy_loaded(&in->key_padding_mask);
+    const int masked = o->causal || mha_npy_loaded(&in->attn_mask) ||
+                       mha_npy_loaded(&in->key_padding_mask);
     const mha_status status = o->impl->forward(shape, &params, in->query.values,
                                                in->key.values, in->value.values,
                                                masked ? &mask : NULL, *output, *weights);

@@ -137,8 +137,9 @@ Test(hardening, absurd_shapes_are_refused_by_the_library) {
     }
 }
 Test(hardening, absurd_shapes_are_refused_by_bench) {
-    struct cli_result r = run_command((char *[]){"mha", "bench", "--batch", "1048576", "--seq", "65536",
-                                      "--dim", "1024", "--heads", "1024", NULL});
+    struct cli_result r = run_command((char *[]){"mha", "bench", "--batch", "1048576",
+                                                 "--seq", "65536", "--dim", "1024",
+                                                 "--heads", "1024", NULL});
     expect_one_line(&r, MHA_EXIT_USAGE, "overflows size_t");
     free_result(&r);
     r = run_command((char *[]){"mha", "bench", "--seq", "18446744073709551615", NULL});
@@ -146,8 +147,9 @@ Test(hardening, absurd_shapes_are_refused_by_bench) {
     free_result(&r);
 }
 Test(hardening, bench_refuses_repetitions_it_cannot_count, .timeout = 60) {
-    struct cli_result r = run_command((char *[]){"mha", "bench", "--seq", "2", "--dim", "2", "--heads", "1",
-                                      "--reps", "2305843009213693953", NULL});
+    struct cli_result r = run_command((char *[]){"mha", "bench", "--seq", "2", "--dim", "2",
+                                                 "--heads", "1",
+                                                 "--reps", "2305843009213693953", NULL});
     expect_one_line(&r, MHA_EXIT_FAILURE, "out of memory");
     free_result(&r);
 }

@@ -46,7 +46,9 @@ small="--batch 1 --seq 256 --dim 256 --heads 4"; t=$threads
     for i in naive batched; do
         $m --decode --cache 4096 --dim 768 --heads 12 --impl $i --threads 1 --reps 15
     done
-    for n in 1 $t; do $m --decode --cache 4096 --dim 768 --heads 12 --impl blocked --threads $n --reps 15; done
+    for n in 1 $t; do
+        $m --decode --cache 4096 --dim 768 --heads 12 --impl blocked --threads $n --reps 15
+    done
     for n in 1 $t; do $py --threads $n --reps 15 --decode "1 768 12 4096"; done
 } | tee "$build/bench-fast.txt"
 cp "$build/bench-fast.txt" figures/bench-fast.txt
