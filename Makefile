@@ -33,7 +33,7 @@ LDLIBS  := -lm
 
 .PHONY: all deps deps-bench tangle test test-viz check lint check-tangle clang-build book \
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
-        test-training-race exercises exercise exercise-check exercises-verify
+        test-training-race exercises exercise exercise-check exercises-verify grade hint
 all: $(BUILD)/mha $(BUILD)/mha-viz $(BUILD)/mha-tables $(BUILD)/tests $(BUILD)/viz-tests
 
 # ================================================================ the web
@@ -314,6 +314,13 @@ exercise-check: | deps
 	@$(EXERCISE_TOOL) check "$(EX)" "$(DIR)"
 exercises-verify: | deps
 	@$(EXERCISE_TOOL) verify
+grade: | deps
+	@[[ -n "$(EX)" && -n "$(SUBMISSIONS)" ]] || \
+	  { echo "usage: make grade EX=id SUBMISSIONS=dir [OUT=dir]" >&2; exit 2; }
+	@$(EXERCISE_TOOL) grade "$(EX)" "$(SUBMISSIONS)" "$(or $(OUT),$(BUILD)/grade/$(EX))"
+hint: | deps
+	@[[ -n "$(EX)" && -n "$(N)" ]] || { echo "usage: make hint EX=id N=1" >&2; exit 2; }
+	@$(EXERCISE_TOOL) hint "$(EX)" "$(N)"
 
 # ================================================================ the benchmark
 # Speed is measured here, never in a test: every speed table of the book from
