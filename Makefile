@@ -209,7 +209,7 @@ $(BUILD)/book.pdf: $(BUILD)/book.tex $(BUILD)/mha-tables | $(VIZ_FIGURES)
 	@echo "book: $@, no errors"
 
 # The student's edition: no answers appendix, every exercise's solution hidden.
-EXERCISE_TOOL = NW="$(NW)" EXERCISE_CFLAGS="$(filter-out -O% -g,$(CFLAGS))" bash tools/exercise.sh
+EXERCISE_TOOL = NW="$(NW)" BUILD="$(BUILD)" EXERCISE_CFLAGS="$(filter-out -O% -g,$(CFLAGS))" bash tools/exercise.sh
 NW_STUDENT   := $(filter-out chapters/95-answers.nw,$(NW))
 book-student: $(BUILD)/book-student.pdf
 $(BUILD)/student/book-student.tex: $(NW) tools/exercise.sh | deps
@@ -307,7 +307,7 @@ exercises: | deps
 	@$(EXERCISE_TOOL) list
 exercise: | deps
 	@[[ -n "$(EX)" ]] || { echo "usage: make exercise EX=id [DIR=path]" >&2; exit 2; }
-	@$(EXERCISE_TOOL) create "$(EX)" "$(or $(DIR),$(BUILD)/exercises/$(EX))"
+	@$(EXERCISE_TOOL) handout "$(EX)" "$(or $(DIR),$(BUILD)/exercises/$(EX))"
 	@echo "exercise: wrote $(or $(DIR),$(BUILD)/exercises/$(EX)) (see its README.md)"
 exercise-check: | deps
 	@[[ -n "$(EX)" && -n "$(DIR)" ]] || { echo "usage: make exercise-check EX=id DIR=path" >&2; exit 2; }

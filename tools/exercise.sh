@@ -139,15 +139,22 @@ cmd_create() {
     done
     cpif "$dir/Makefile" < "$tools_dir/exercise-workspace.mk"
     cpif "$dir/tests/reached_end.c" < "$tools_dir/exercise-reached-end.c"
+    [[ "$(region_file "$dir")" == viz/* ]] || rm -rf "$dir/viz" "$dir/tests/viz"
     printf 'EXERCISE := %s\nTESTS    := @(%s)\nBOOK_CFLAGS := %s\n' \
         "$ex_id" "${ex_tests//,/|}" "${EXERCISE_CFLAGS:-}" | cpif "$dir/exercise.mk"
     {
         echo "# Exercise $ex_id: $ex_title"
         echo
-        echo "From chapter $ex_chapter of the book; difficulty $ex_difficulty of 3."
+        echo "From the chapter \"$(sed -n 's/^\\chapter{\(.*\)}$/\1/p' "$ex_file" | head -1)\" of"
+        echo "*Multi-Head Attention, from the Ground Up*$(sed -n "s/^\\\\newlabel{ex:$ex_id}{{\([^}]*\)}{\([^}]*\)}.*/, section \1, page \2/p" \
+            "${BUILD:-build}/book.aux" 2>/dev/null | head -1); difficulty $ex_difficulty of 3."
         echo
-        statement | sed -e 's/\\paragraph{\([^}]*\)}/**\1**/; s/\\label{[^}]*}//g; s/\\texttt{\([^}]*\)}/`\1`/g' \
-                        -e 's/\[\[/`/g; s/\]\]\]/]`/g; s/\]\]/`/g; s/\\emph{\([^}]*\)}/*\1*/g; s/~/ /g'
+        statement | sed -e 's/\\paragraph{[^}]*{[^}]*}[^}]*}//; s/\\paragraph{[^}]*}//; s/\\label{[^}]*}//g' \
+                        -e 's/\\texttt{\([^}]*\)}/`\1`/g; s/\\emph{\([^}]*\)}/*\1*/g; s/\\file{\([^}]*\)}/`\1`/g' \
+                        -e 's/\[\[/`/g; s/\]\]\]/]`/g; s/\]\]/`/g' \
+                        -e 's/\(Chapter\|Appendix\)~\\ref{[a-z]*:\([^}]*\)}/the chapter "\2"/g; s/~/ /g' \
+                        -e 's/\\infty/infinity/g; s/\\mathrm{\([^}]*\)}/\1/g; s/_{\([^}]*\)}/_\1/g; s/\\sqrt/sqrt/g' \
+                        -e 's/\$\([^$]*\)\$/\1/g; s/---/--/g; s/\\[a-zA-Z]*{\([^}]*\)}/\1/g' | sed '/^[[:space:]]*$/d'
         echo
         echo "Write your code in \`$(region_file "$dir")\`, between the lines"
         echo
@@ -160,6 +167,16 @@ cmd_create() {
         echo "    make test        # build, then run this exercise's tests: $ex_tests"
         echo "    make all-tests   # every test of the book"
     } | cpif "$dir/README.md"
+}
+cmd_handout() {
+    local dir=$2
+    if [[ -d "$dir" && -n "$(ls -A "$dir")" ]]; then
+        [[ -f "$dir/.exercise-sums" ]] && (cd "$dir" && sha256sum --quiet -c .exercise-sums > /dev/null 2>&1) ||
+            die "$dir holds edits, or is not an untouched workspace: not overwriting it (remove it, or give another DIR)"
+    fi
+    cmd_create "$1" "$dir"
+    (cd "$dir" && find . -path ./build -prune -o -type f ! -name .exercise-sums -print0 | sort -z |
+        xargs -0 sha256sum > .exercise-sums)
 }
 region_file() {
     local files
@@ -464,6 +481,7 @@ cmd_student_web() {
 case "${1:-}" in
     list)        cmd_list ;;
     create)      [[ $# -eq 3 ]] || die "usage: create ID DIR";        cmd_create "$2" "$3" ;;
+    handout)     [[ $# -eq 3 ]] || die "usage: handout ID DIR";       cmd_handout "$2" "$3" ;;
     solve)       [[ $# -eq 3 ]] || die "usage: solve ID DIR";         cmd_solve "$2" "$3" ;;
     check)       [[ $# -ge 3 ]] || die "usage: check ID DIR [WORK]";  cmd_check "$2" "$3" "${4:-}" ;;
     verify)      shift; cmd_verify "$@" ;;
