@@ -311,8 +311,8 @@ graded_tests() {
     shopt -s extglob
     "$work/build/$program" --list 2>/dev/null | while IFS= read -r line; do
         case "$line" in
-            [!├└]*:\ *) suite=${line%%:*} ;;
-            *) name="$suite/${line##*── }"
+            *:\ [0-9]*\ test*) suite=${line%%:*} ;;
+            *) name="$suite/${line##* }"
                for pattern in ${ex_tests//,/ }; do
                    [[ "$name" == $pattern ]] && { echo "$name"; break; }
                done ;;
