@@ -33,7 +33,7 @@ LDLIBS  := -lm
 
 .PHONY: all deps deps-bench tangle test test-viz check lint check-tangle clang-build book \
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
-        test-training-race exercises exercise exercise-check exercises-verify
+        test-training-race exercises exercise exercise-check exercises-verify grade hint
 all: $(BUILD)/mha $(BUILD)/mha-viz $(BUILD)/mha-tables $(BUILD)/tests $(BUILD)/viz-tests
 
 # ================================================================ the web
@@ -211,7 +211,7 @@ $(BUILD)/book.pdf: $(BUILD)/book.tex $(BUILD)/mha-tables | $(VIZ_FIGURES)
 	@echo "book: $@, no errors"
 
 # The student's edition: no answers appendix, every exercise's solution hidden.
-EXERCISE_TOOL = NW="$(NW)" EXERCISE_CFLAGS="$(filter-out -O% -g,$(CFLAGS))" bash tools/exercise.sh
+EXERCISE_TOOL = NW="$(NW)" BUILD="$(BUILD)" EXERCISE_CFLAGS="$(filter-out -O% -g,$(CFLAGS))" bash tools/exercise.sh
 NW_STUDENT   := $(filter-out chapters/95-answers.nw,$(NW))
 book-student: $(BUILD)/book-student.pdf
 $(BUILD)/student/book-student.tex: $(NW) tools/exercise.sh | deps
@@ -309,13 +309,20 @@ exercises: | deps
 	@$(EXERCISE_TOOL) list
 exercise: | deps
 	@[[ -n "$(EX)" ]] || { echo "usage: make exercise EX=id [DIR=path]" >&2; exit 2; }
-	@$(EXERCISE_TOOL) create "$(EX)" "$(or $(DIR),$(BUILD)/exercises/$(EX))"
+	@$(EXERCISE_TOOL) handout "$(EX)" "$(or $(DIR),$(BUILD)/exercises/$(EX))"
 	@echo "exercise: wrote $(or $(DIR),$(BUILD)/exercises/$(EX)) (see its README.md)"
 exercise-check: | deps
 	@[[ -n "$(EX)" && -n "$(DIR)" ]] || { echo "usage: make exercise-check EX=id DIR=path" >&2; exit 2; }
 	@$(EXERCISE_TOOL) check "$(EX)" "$(DIR)"
 exercises-verify: | deps
 	@$(EXERCISE_TOOL) verify
+grade: | deps
+	@[[ -n "$(EX)" && -n "$(SUBMISSIONS)" ]] || \
+	  { echo "usage: make grade EX=id SUBMISSIONS=dir [OUT=dir]" >&2; exit 2; }
+	@$(EXERCISE_TOOL) grade "$(EX)" "$(SUBMISSIONS)" "$(or $(OUT),$(BUILD)/grade/$(EX))"
+hint: | deps
+	@[[ -n "$(EX)" && -n "$(N)" ]] || { echo "usage: make hint EX=id N=1" >&2; exit 2; }
+	@$(EXERCISE_TOOL) hint "$(EX)" "$(N)"
 
 # ================================================================ the benchmark
 # Speed is measured here, never in a test: every speed table of the book from

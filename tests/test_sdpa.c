@@ -95,6 +95,21 @@ Test(sdpa, softmax_of_plus_and_minus_100) {
     expect_close("softmax(-100, -100, -100)", low, third, 3, 1e-6);
 }
 
+Test(sdpa, softmax_shifts_by_the_row_maximum) {
+    /* A large score after a small one: a shift by the first score overflows. */
+    float rising[2] = {0.0f, 89.0f};
+    const double tiny = exp(-89.0);
+    double want_rising[2] = {tiny / (1 + tiny), 1 / (1 + tiny)};
+    mha_softmax_row(rising, 2);
+    expect_close("softmax(0, 89)", rising, want_rising, 2, 1e-6);
+
+    /* Scores all below -104: e^x underflows to zero in float unless shifted. */
+    float low[3] = {-110.0f, -111.0f, -110.0f};
+    const double e = exp(-1.0);
+    double want_low[3] = {1 / (2 + e), e / (2 + e), 1 / (2 + e)};
+    mha_softmax_row(low, 3);
+    expect_close("softmax(-110, -111, -110)", low, want_low, 3, 1e-6);
+}
 Test(sdpa, softmax_rows_sum_to_one) {
     rng r = rng_seeded(2);
     for (size_t n = 1; n < 40; n += 3) {

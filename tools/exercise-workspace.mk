@@ -32,10 +32,11 @@ build/obj/tests/viz/%.o: tests/viz/%.c
 > @mkdir -p $(@D)
 > $(CC) $(CPPFLAGS) -Iviz $(VIZ_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 build/viz-tests: $(patsubst tests/viz/%.c,build/obj/tests/viz/%.o,$(wildcard tests/viz/*.c)) \
-                 $(VIZ_OBJ) build/libmha.a
-> $(CC) $(CFLAGS) -o $@ $^ -lcriterion $(shell pkg-config --libs $(VIZ_PKGS)) -lm
+                 build/obj/tests/reached_end.o $(VIZ_OBJ) build/libmha.a
+> $(CC) $(CFLAGS) $(REACHED_END) -o $@ $^ -lcriterion $(shell pkg-config --libs $(VIZ_PKGS)) -lm
 endif
-RUN      := --jobs=2 --timeout=60
+RUN      := --jobs=2
+REACHED_END := -Wl,--wrap=criterion_internal_test_main
 
 .PHONY: test all-tests clean
 test: build/tests build/mha $(VIZ_TESTS)
@@ -66,7 +67,7 @@ build/libmha-book.a: $(BOOK_OBJ)
 build/mha: build/obj/cmd/main.o build/libmha-cmd.a build/libmha.a
 > $(CC) $(CFLAGS) -o $@ $^ -lm
 build/tests: $(TEST_OBJ) build/libmha-cmd.a build/libmha-book.a build/libmha.a
-> $(CC) $(CFLAGS) -o $@ $^ -lcriterion -lm
+> $(CC) $(CFLAGS) $(REACHED_END) -o $@ $^ -lcriterion -lm
 clean:
 > rm -rf build
 -include $(wildcard build/obj/*.d build/obj/*/*.d build/obj/tests/*/*.d)

@@ -1,7 +1,7 @@
 # generated from chapters/26-exercises.nw; edit the book, not this file
 # tools/exercise.sh COMMAND ARGS: the book's exercises (the exercises appendix).
 #   list | create ID DIR | solve ID DIR | check ID DIR [WORK] | verify [ID...]
-#   | student-web DIR
+#   | grade ID SUBMISSIONS OUT | hint ID N | student-web DIR
 # NW must hold the web's files in reading order.
 set -eu -o pipefail
 : "${NW:?exercise.sh: set NW to the files of the web, in reading order}"
@@ -63,7 +63,31 @@ stub_lines() {
 }
 
 statement() {
-    awk -v at="$ex_line" 'NR > at && !/^%stub( |$)/ { if (/^[ \t]*$/) exit; print }' "$ex_file"
+    awk -v at="$ex_line" 'NR > at && !/^%(stub|wrong|hint)( |$)/ && !/^%\|/ { if (/^[ \t]*$/) exit; print }' "$ex_file"
+}
+marker_lines() {
+    awk -v at="$ex_line" 'NR > at { if (/^%/) print; else exit }' "$ex_file"
+}
+
+wrong_names() { marker_lines | sed -n 's/^%wrong \([A-Za-z0-9-]*\).*/\1/p'; }
+
+wrong_answer() {
+    marker_lines | awk -v name="$1" '
+        /^%wrong / { inside = ($2 == name); next }
+        inside && /^%\|/ { print substr($0, 4); next }
+        { inside = 0 }'
+}
+
+hints() { marker_lines | sed -n 's/^%hint //p'; }
+
+cmd_hint() {
+    load "$1"
+    local count
+    count=$(hints | wc -l)
+    [[ $count -gt 0 ]] || die "exercise $1 has no hints"
+    [[ "$2" =~ ^[0-9]+$ && $2 -ge 1 && $2 -le $count ]] || die "exercise $1 has hints 1 to $count"
+    echo "exercise $1, hint $2 of $count:"
+    hints | sed -n "$2p" | fold -s -w 76 | sed 's/^/    /'
 }
 check_hole() {
     local defs uses
@@ -113,16 +137,25 @@ cmd_create() {
     for d in tests/*/; do
         [[ -d "$d" ]] && mkdir -p "$dir/$d" && cp -pR "$d." "$dir/$d"
     done
+    mkdir -p "$dir/figures" && cp -p figures/*.tsv "$dir/figures/"
     cpif "$dir/Makefile" < "$tools_dir/exercise-workspace.mk"
+    cpif "$dir/tests/reached_end.c" < "$tools_dir/exercise-reached-end.c"
+    [[ "$(region_file "$dir")" == viz/* ]] || rm -rf "$dir/viz" "$dir/tests/viz"
     printf 'EXERCISE := %s\nTESTS    := @(%s)\nBOOK_CFLAGS := %s\n' \
         "$ex_id" "${ex_tests//,/|}" "${EXERCISE_CFLAGS:-}" | cpif "$dir/exercise.mk"
     {
         echo "# Exercise $ex_id: $ex_title"
         echo
-        echo "From chapter $ex_chapter of the book; difficulty $ex_difficulty of 3."
+        echo "From the chapter \"$(sed -n 's/^\\chapter{\(.*\)}$/\1/p' "$ex_file" | head -1)\" of"
+        echo "*Multi-Head Attention, from the Ground Up*$(sed -n "s/^\\\\newlabel{ex:$ex_id}{{\([^}]*\)}{\([^}]*\)}.*/, section \1, page \2/p" \
+            "${BUILD:-build}/book.aux" 2>/dev/null | head -1); difficulty $ex_difficulty of 3."
         echo
-        statement | sed -e 's/\\paragraph{\([^}]*\)}/**\1**/; s/\\label{[^}]*}//g; s/\\texttt{\([^}]*\)}/`\1`/g' \
-                        -e 's/\[\[/`/g; s/\]\]\]/]`/g; s/\]\]/`/g; s/\\emph{\([^}]*\)}/*\1*/g; s/~/ /g'
+        statement | sed -e 's/\\paragraph{[^}]*{[^}]*}[^}]*}//; s/\\paragraph{[^}]*}//; s/\\label{[^}]*}//g' \
+                        -e 's/\\texttt{\([^}]*\)}/`\1`/g; s/\\emph{\([^}]*\)}/*\1*/g; s/\\file{\([^}]*\)}/`\1`/g' \
+                        -e 's/\[\[/`/g; s/\]\]\]/]`/g; s/\]\]/`/g' \
+                        -e 's/\(Chapter\|Appendix\)~\\ref{[a-z]*:\([^}]*\)}/the chapter "\2"/g; s/~/ /g' \
+                        -e 's/\\infty/infinity/g; s/\\mathrm{\([^}]*\)}/\1/g; s/_{\([^}]*\)}/_\1/g; s/\\sqrt/sqrt/g' \
+                        -e 's/\$\([^$]*\)\$/\1/g; s/---/--/g; s/\\[a-zA-Z]*{\([^}]*\)}/\1/g' | sed '/^[[:space:]]*$/d'
         echo
         echo "Write your code in \`$(region_file "$dir")\`, between the lines"
         echo
@@ -135,6 +168,16 @@ cmd_create() {
         echo "    make test        # build, then run this exercise's tests: $ex_tests"
         echo "    make all-tests   # every test of the book"
     } | cpif "$dir/README.md"
+}
+cmd_handout() {
+    local dir=$2
+    if [[ -d "$dir" && -n "$(ls -A "$dir")" ]]; then
+        [[ -f "$dir/.exercise-sums" ]] && (cd "$dir" && sha256sum --quiet -c .exercise-sums > /dev/null 2>&1) ||
+            die "$dir holds edits, or is not an untouched workspace: not overwriting it (remove it, or give another DIR)"
+    fi
+    cmd_create "$1" "$dir"
+    (cd "$dir" && find . -path ./build -prune -o -type f ! -name .exercise-sums -print0 | sort -z |
+        xargs -0 sha256sum > .exercise-sums)
 }
 region_file() {
     local files
@@ -175,22 +218,60 @@ cmd_solve() {
     solution > "$scratch/solution"
     splice "$dir/$file" "$scratch/solution" marker
 }
+work_for() {
+    local where
+    where=$(cd "$2" 2>/dev/null && pwd -P) || where=$2
+    echo "build/exercise-check/$1/$(basename "$where")-$(printf '%s' "$where" | cksum | cut -d' ' -f1)"
+}
+
 cmd_check() {
-    local dir=$2 work=${3:-build/exercise-check/$1} file mine note=""
+    local dir=$2 work=${3:-} file mine note="" lock
     local tested=0 passed=0 failed=0 crashed=0 verdict=FAIL
     [[ -d "$dir" ]] || die "no directory $dir"
+    [[ -n "$work" ]] || work=$(work_for "$1" "$dir")
+    mkdir -p "$work" && work=$(cd "$work" && pwd)
+    exec {lock}> "$work.lock"
+    flock "$lock"
     cmd_create "$1" "$work"
+    rm -f "$work"/build.log "$work"/test-*.log "$work"/report-*.json "$work/results.tsv"
+    : > "$work/results.tsv"
     file=$(region_file "$work")
     if mine=$(region_file "$dir") && region "$dir/$mine" > "$scratch/region"; then
         splice "$work/$file" "$scratch/region" none
-        if make -C "$work" --no-print-directory -j2 WERROR="${EXERCISE_WERROR:-}" build/tests build/mha \
-                $([[ -d "$work/viz" ]] && echo build/viz-tests) > "$work/build.log" 2>&1; then
-            make -C "$work" --no-print-directory test > "$work/test.log" 2>&1 || true
-            read -r tested passed failed crashed < <(sed 's/\x1b\[[0-9;]*m//g' "$work/test.log" |
-                sed -n 's/.*Synthesis: Tested: \([0-9]*\) | Passing: \([0-9]*\) | Failing: \([0-9]*\) | Crashing: \([0-9]*\).*/\1 \2 \3 \4/p' |
-                awk '{ for (i = 1; i <= 4; i++) n[i] += $i } END { print n[1] + 0, n[2] + 0, n[3] + 0, n[4] + 0 }')
+        local programs=(tests) program report status hung
+        [[ -d "$work/viz" ]] && programs+=(viz-tests)
+        if timeout -k 5 "${EXERCISE_BUILD_LIMIT:-600}" make -C "$work" --no-print-directory -j2 \
+                WERROR="${EXERCISE_WERROR:-}" "${programs[@]/#/build/}" build/mha > "$work/build.log" 2>&1; then
+            for program in "${programs[@]}"; do
+                report="$work/report-$program-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ').json"
+                status=0
+                run_tests "$work" "$program" "$report" || status=$?
+                hung=""
+                [[ $status -eq 124 || $status -eq 137 ]] &&
+                    hung=$(sed -n 's/^\[RUN \] \(.*\)::\(.*\)$/\1\/\2/p' "$work/test-$program.log" | tail -1)
+                report_results "$report" > "$scratch/report"
+                graded_tests "$work" "$program" | while IFS= read -r name; do
+                    IFS=$'\t' read -r _ st asserts message < <(awk -F '\t' -v n="$name" '$1 == n' "$scratch/report") || true
+                    case "${st:-}" in
+                        PASSED)  if [[ ${asserts:-0} -gt 0 ]]; then outcome=pass; message=""
+                                 else outcome=early; message="the test's process exited before the test reached its end"; fi ;;
+                        FAILED)  outcome=fail ;;
+                        ERRORED) outcome=crash ;;
+                        *)       if [[ "$name" == "$hung" ]]; then outcome=hang
+                                     message="still running after ${EXERCISE_TIME_LIMIT:-60} s: killed"
+                                 else outcome=not-run; message="not run: ${hung:+the test $hung hung before it; }the run stopped (status $status)"; fi ;;
+                    esac
+                    printf '%s\t%s\t%s\n' "$name" "$outcome" "${message:-}" >> "$work/results.tsv"
+                    st=""; asserts=""; message=""
+                done
+            done
+            read -r tested passed failed crashed < <(awk -F '\t' '
+                { n++; if ($2 == "pass") p++; else if ($2 == "crash") c++; else f++ }
+                END { print n + 0, p + 0, f + 0, c + 0 }' "$work/results.tsv")
+            [[ $tested -gt 0 ]] || note="no graded test was found"
         else
-            note="the code does not compile; see $work/build.log"
+            note="the code does not compile ($(grep -m1 -E 'error:|Terminated' "$work/build.log" |
+                sed 's|^.*/\([^/]*:[0-9]*:\)|\1|' || echo "see $work/build.log")); see $work/build.log"
         fi
     else
         note="the BEGIN and END EXERCISE $ex_id lines are missing or damaged"
@@ -199,10 +280,116 @@ cmd_check() {
     echo "exercise $ex_id: $ex_title ($ex_chapter, difficulty $ex_difficulty)"
     echo "  graded:  lines between the EXERCISE markers of ${mine:-?} in $dir"
     echo "  tests:   $tested run, $passed passed, $failed failed, $crashed crashed  ($ex_tests)"
+    awk -F '\t' '$2 != "pass" { printf "  %-7s  %s: %s\n", $2 ":", $1, $3 }' "$work/results.tsv" | head -8
     [[ -z "$note" ]] || echo "  note:    $note"
+    echo "  log:     $work"
     echo "  verdict: $verdict"
     echo "$tested $passed $failed $crashed $verdict" > "$work/verdict"
+    exec {lock}>&-
     [[ $verdict == PASS ]]
+}
+reap() {
+    local p
+    for p in /proc/[0-9]*; do
+        grep -qzx -- "EXERCISE_RUN=$1" "$p/environ" 2>/dev/null && kill -KILL "${p#/proc/}" 2>/dev/null
+    done
+    return 0
+}
+
+run_tests() {
+    local work=$1 program=$2 report=$3 token status=0
+    token=$(basename "$report" .json)
+    ( cd "$work/tests" && exec env EXERCISE_RUN="$token" SDL_VIDEODRIVER=dummy SDL_RENDER_DRIVER=software \
+          timeout -k 5 "${EXERCISE_TIME_LIMIT:-60}" "../build/$program" --jobs=1 --verbose \
+          --json="$report" --filter="@(${ex_tests//,/|})" ) \
+        > "$work/test-$program.log" 2>&1 || status=$?
+    reap "$token"
+    return $status
+}
+graded_tests() {
+    local work=$1 program=$2 suite line name pattern
+    shopt -s extglob
+    "$work/build/$program" --list 2>/dev/null | while IFS= read -r line; do
+        case "$line" in
+            *:\ [0-9]*\ test*) suite=${line%%:*} ;;
+            *) name="$suite/${line##* }"
+               for pattern in ${ex_tests//,/ }; do
+                   [[ "$name" == $pattern ]] && { echo "$name"; break; }
+               done ;;
+        esac
+        :
+    done
+}
+
+report_results() {
+    [[ -s "$1" ]] || return 0
+    awk -v OFS='\t' '
+        function value(s) { sub(/^[^:]*: *"?/, "", s); sub(/"?,? *$/, "", s); return s }
+        function flush() { if (test != "") print suite "/" test, status, asserts, message; test = "" }
+        /"tests": \[/ { intests = 1; next }
+        intests && /^ *\],?$/ && !inmessages { flush(); intests = 0; next }
+        /"name":/ { if (intests) { flush(); test = value($0); status = ""; asserts = 0; message = "" }
+                    else suite = value($0); next }
+        intests && /"assertions":/ { asserts = value($0) + 0 }
+        intests && /"status":/ { status = value($0) }
+        intests && /"messages": \[ *"/ { m = $0; sub(/^[^[]*\[ *"/, "", m); sub(/" *\].*$/, "", m); message = m; next }
+        intests && /"messages": \[ *$/ { inmessages = 1; next }
+        inmessages && /^ *\]/ { inmessages = 0; next }
+        inmessages && message == "" { m = $0; sub(/^ *"/, "", m); sub(/",? *$/, "", m); message = m }
+        END { flush() }' "$1"
+}
+cmd_grade() {
+    load "$1"
+    local submissions=$2 out=$3 entry student place
+    [[ -d "$submissions" ]] || die "no directory $submissions"
+    rm -rf "$out/work" "$out/feedback" "$out/hand-ins"
+    mkdir -p "$out/work" "$out/feedback" "$out/hand-ins"
+    cmd_create "$1" "$out/template"
+    place=$(region_file "$out/template")
+    make -C "$out/template" --no-print-directory -j2 build/tests build/mha \
+        $([[ -d "$out/template/viz" ]] && echo build/viz-tests) > "$out/template/build.log" 2>&1 ||
+        die "the stub of $1 does not build; see $out/template/build.log"
+    : > "$scratch/students"
+    for entry in "$submissions"/*; do
+        student=$(basename "$entry"); student=${student%.*}
+        if [[ -d "$entry" ]]; then
+            ln -s "$(cd "$entry" && pwd -P)" "$out/hand-ins/$student"
+        else
+            mkdir -p "$out/hand-ins/$student/$(dirname "$place")"
+            cp "$entry" "$out/hand-ins/$student/$place"
+        fi
+        cp -a "$out/template" "$out/work/$student"
+        printf '%s\0' "$student" >> "$scratch/students"
+    done
+    xargs -0 -P "$(nproc)" -I{} bash "$0" grade-one "$1" "$out" {} < "$scratch/students"
+    while IFS= read -r -d '' student; do
+        local work="$out/work/$student" verdict="FAIL" tested=0 passed=0 failing message
+        [[ -s "$work/verdict" ]] && read -r tested passed _ _ verdict < "$work/verdict"
+        failing=$(awk -F '\t' '$2 != "pass" { printf "%s%s (%s)", sep, $1, $2; sep = "; " }' "$work/results.tsv" 2>/dev/null || true)
+        message=$(awk -F '\t' '$2 != "pass" && $3 != "" { print $3; exit }' "$work/results.tsv" 2>/dev/null || true)
+        [[ -n "$message" ]] || message=$(sed -n 's/^  note: *//p' "$out/feedback/$student.txt")
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$student" "$verdict" "$passed" "$tested" "$failing" "$message" \
+            "$(cat "$work/milliseconds" 2>/dev/null || echo 0)"
+    done < "$scratch/students" > "$scratch/gradebook"
+    awk -F '\t' 'function q(s) { gsub(/"/, "\"\"", s); return "\"" s "\"" }
+        BEGIN { print "student,verdict,passed,tests,failing,first_message,seconds" }
+        { printf "%s,%s,%d,%d,%s,%s,%.1f\n", q($1), $2, $3, $4, q($5), q($6), $7 / 1000 }' \
+        "$scratch/gradebook" > "$out/gradebook.csv"
+    awk -F '\t' -v ex="$ex_id" 'function q(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, "\\t", s); return "\"" s "\"" }
+        BEGIN { printf "{\n  \"exercise\": %s,\n  \"students\": [", q(ex) }
+        { printf "%s\n    {\"student\": %s, \"verdict\": %s, \"passed\": %d, \"tests\": %d, \"failing\": %s, \"first_message\": %s, \"seconds\": %.1f}",
+                 (NR > 1 ? "," : ""), q($1), q($2), $3, $4, q($5), q($6), $7 / 1000 }
+        END { print "\n  ]\n}" }' "$scratch/gradebook" > "$out/gradebook.json"
+    awk -F '\t' '{ n++; if ($2 == "PASS") p++ } END { printf "grade: %d hand-ins, %d PASS, %d FAIL\n", n, p, n - p }' \
+        "$scratch/gradebook"
+    echo "grade: $out/gradebook.csv, $out/gradebook.json, feedback in $out/feedback/, logs in $out/work/"
+}
+
+cmd_grade_one() {
+    local out=$2 student=$3 start
+    start=$(date +%s%N)
+    cmd_check "$1" "$out/hand-ins/$student" "$out/work/$student" > "$out/feedback/$student.txt" 2>&1 || true
+    echo $(( ($(date +%s%N) - start) / 1000000 )) > "$out/work/$student/milliseconds"
 }
 cmd_list() {
     markers | awk -F '\t' '
@@ -240,6 +427,19 @@ verify_one() {
     [[ $verdict == FAIL && $tested -gt 0 && $failed -gt 0 && $crashed -eq 0 ]] ||
         { cat "$root/stub.txt"; die "$1: the stub must build and fail a test without crashing"; }
     local stub="$failed of $tested tests fail"
+    local wrong wrongs=""
+    for wrong in $(wrong_names); do
+        wrong_answer "$wrong" > "$scratch/wrong"
+        splice "$root/student/$(region_file "$root/student")" "$scratch/wrong" none
+        if EXERCISE_TIME_LIMIT=${EXERCISE_VERIFY_LIMIT:-20} cmd_check "$1" "$root/student" "$root/work" \
+                > "$root/wrong-$wrong.txt"; then
+            cat "$root/wrong-$wrong.txt"; die "$1: the known-wrong answer '$wrong' passes the tests"
+        fi
+        wrongs="$wrongs $wrong ($(awk -F '\t' '$2 != "pass" { print $2 }' "$root/work/results.tsv" |
+            sort | uniq -c | awk '{ printf "%s%s %s", sep, $1, $2; sep = ", " }'))"
+    done
+    [[ -z "$wrongs" ]] || echo "verify: $1: the known-wrong answers fail:$wrongs"
+
     cmd_solve "$1" "$root/student"
     EXERCISE_WERROR=-Werror cmd_check "$1" "$root/student" "$root/work" > "$root/solved.txt" ||
         { cat "$root/solved.txt"; die "$1: the book's own solution does not pass"; }
@@ -282,9 +482,13 @@ cmd_student_web() {
 case "${1:-}" in
     list)        cmd_list ;;
     create)      [[ $# -eq 3 ]] || die "usage: create ID DIR";        cmd_create "$2" "$3" ;;
+    handout)     [[ $# -eq 3 ]] || die "usage: handout ID DIR";       cmd_handout "$2" "$3" ;;
     solve)       [[ $# -eq 3 ]] || die "usage: solve ID DIR";         cmd_solve "$2" "$3" ;;
     check)       [[ $# -ge 3 ]] || die "usage: check ID DIR [WORK]";  cmd_check "$2" "$3" "${4:-}" ;;
     verify)      shift; cmd_verify "$@" ;;
+    grade)       [[ $# -eq 4 ]] || die "usage: grade ID SUBMISSIONS OUT"; cmd_grade "$2" "$3" "$4" ;;
+    grade-one)   [[ $# -eq 4 ]] || die "usage: grade-one ID OUT STUDENT"; cmd_grade_one "$2" "$3" "$4" ;;
+    hint)        [[ $# -eq 3 ]] || die "usage: hint ID N";            cmd_hint "$2" "$3" ;;
     student-web) [[ $# -eq 2 ]] || die "usage: student-web DIR";      cmd_student_web "$2" ;;
-    *)           die "usage: exercise.sh list|create|solve|check|verify|student-web ..." ;;
+    *)           die "usage: exercise.sh list|create|solve|check|verify|grade|hint|student-web ..." ;;
 esac
