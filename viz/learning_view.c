@@ -242,8 +242,9 @@ static void draw_trained(viz_view *v, const viz_state *s, const viz_trained *m,
 }
 static void draw_message(viz_view *v, const viz_state *s, int width)
 {
-    if (s->message[0] != '\0')
-        viz_text(v, v->font, s->message, width - 14, 20, 1, viz_alarm, 0);
+    if (s->message[0] != '\0' || s->news[0] != '\0')
+        viz_text(v, v->font, s->message[0] ? s->message : s->news, width - 14, 20, 1,
+                 s->message[0] ? viz_alarm : viz_ink, 0);
 }
 
 void viz_draw_training(viz_view *v, const viz_state *s, const void *training,

@@ -15,6 +15,7 @@ void viz_text(viz_view *view, TTF_Font *font, const char *text, int x, int y, in
               SDL_Color colour, int upwards);
 void viz_fill(viz_view *view, SDL_Rect r, SDL_Color colour);
 void viz_outline(viz_view *view, SDL_Rect r, SDL_Color colour, int thickness);
+int viz_write_png(SDL_Surface *surface, const char *path);
 int viz_save_png(viz_state *s, int width, int height, const char *path);
 void viz_save_window(viz_state *s, SDL_Renderer *renderer, int width, int height);
 struct viz_options {

@@ -46,8 +46,11 @@ static int window_loop(viz_state *s, const struct viz_options *o)
             int w, h;
             SDL_GetRendererOutputSize(renderer, &w, &h);
             viz_layout_compute(s, w, h, &layout);
+            const int busy = viz_busy(s);
             SDL_Event event;
-            if (SDL_WaitEventTimeout(&event, 15)) {
+            int changed = busy || frame == 1;
+            if (SDL_WaitEventTimeout(&event, busy ? 15 : 250)) {
+                changed = 1;
                 viz_handle_event(s, &event, &layout);
                 while (SDL_PollEvent(&event))
                     viz_handle_event(s, &event, &layout);
@@ -55,8 +58,11 @@ static int window_loop(viz_state *s, const struct viz_options *o)
             const Uint64 now = SDL_GetTicks64();
             viz_tick(s, (now - last) / 1000.0);
             last = now;
-            viz_draw(&view, s, &layout);
-            SDL_RenderPresent(renderer);
+            if (changed) {
+                viz_layout_compute(s, w, h, &layout);
+                viz_draw(&view, s, &layout);
+                SDL_RenderPresent(renderer);
+            }
             if (s->save_requested)
                 viz_save_window(s, renderer, w, h);
             if (o->quit_after != 0 && frame >= o->quit_after)

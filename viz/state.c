@@ -280,6 +280,12 @@ void viz_sentence_act(viz_state *s, void *data, const viz_action *a)
         break;
     }
 }
+int viz_sentence_busy(const viz_state *s, const void *data)
+{
+    (void)data;
+    return s->playing;
+}
+
 mha_status viz_sentence_start(viz_state *s, void *data, const viz_start *how)
 {
     const viz_action forward = {.kind = VIZ_STEP_FORWARD};

@@ -51,7 +51,8 @@ typedef struct viz_state {
     size_t focus;                             /* the enlarged head */
     int hover_head, hover_row, hover_col;     /* the cell under the mouse, or -1 */
     int save_requested, quit;                 /* for the program to act on */
-    char message[160];                        /* one line of news for the status bar */
+    char message[160];                        /* a problem, for the status bar in red */
+    char news[160];                           /* a success (saved ...), in ink */
     float *in_proj_weight, *out_proj_weight;     /* (3E, E), (E, E): the designed layer */
     float *effective_weight;                     /* (3E, E): after temperature and ablation */
     float *x;                                    /* (L, E) the embedded tokens */
@@ -80,6 +81,8 @@ typedef struct viz_mode {
     mha_status (*start)(viz_state *s, void *data, const viz_start *how);
     void (*act)(viz_state *s, void *data, const viz_action *action);
     void (*tick)(viz_state *s, void *data, double seconds);
+    int (*busy)(const viz_state *s, const void *data);   /* time moves: keep drawing */
+    void (*leave)(viz_state *s, void *data);             /* another mode is shown */
     void (*draw)(struct viz_view *view, const viz_state *s, const void *data,
                  int width, int height);
     void (*free)(void *data);
@@ -90,11 +93,13 @@ extern const viz_mode viz_sentence_mode;
 const viz_mode *viz_mode_find(const char *name);
 mha_status viz_switch_mode(viz_state *s, const viz_mode *mode);
 mha_status viz_mode_start(viz_state *s, const viz_start *how);
+int viz_busy(const viz_state *s);
 void *viz_mode_data(const viz_state *s, const viz_mode *mode);
 void viz_modes_free(viz_state *s);
 mha_status viz_sentence_start(viz_state *s, void *data, const viz_start *how);
 void viz_sentence_act(viz_state *s, void *data, const viz_action *action);
 void viz_sentence_tick(viz_state *s, void *data, double seconds);
+int viz_sentence_busy(const viz_state *s, const void *data);
 mha_status viz_init(viz_state *s, const char *text);
 void viz_free(viz_state *s);
 mha_status viz_set_text(viz_state *s, const char *text);

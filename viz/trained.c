@@ -143,6 +143,12 @@ static void tick_trained(viz_state *s, void *data, double seconds)
     }
 }
 
+static int trained_busy(const viz_state *s, const void *data)
+{
+    (void)data;
+    return s->playing;
+}
+
 static void free_trained(void *data)
 {
     viz_trained_free(data);
@@ -153,5 +159,5 @@ const viz_mode viz_trained_mode = {
     .name = "trained", .key = 'l',
     .help = "the trained model on a repeated sequence; n: another",
     .enter = enter_trained, .start = start_trained, .act = act_trained, .tick = tick_trained,
-    .draw = viz_draw_trained, .free = free_trained,
+    .busy = trained_busy, .draw = viz_draw_trained, .free = free_trained,
 };

@@ -31,8 +31,23 @@ static mha_status enter_training(viz_state *s, void **data)
             snprintf(s->message, sizeof s->message, "no training thread: %s", SDL_GetError());
         *data = g;
     }
+    else
+        viz_trainer_request(&g->trainer, g->paused, 0, 0);   /* back: resume, unless paused */
     g->focus = VIZ_LEARN_HEADS;              /* the first head of layer 2 */
     return MHA_OK;
+}
+static void leave_training(viz_state *s, void *data)
+{
+    viz_training *g = data;
+    (void)s;
+    viz_trainer_request(&g->trainer, 1, 0, 0);
+}
+
+static int training_busy(const viz_state *s, const void *data)
+{
+    const viz_training *g = data;
+    (void)s;
+    return !g->paused && g->view.step < g->trainer.stop_at;
 }
 static void act_training(viz_state *s, void *data, const viz_action *a)
 {
@@ -86,5 +101,6 @@ static void free_training(void *data)
 const viz_mode viz_training_mode = {
     .name = "training", .key = 't', .help = "train a model live; space pauses, r starts again",
     .enter = enter_training, .start = start_training, .act = act_training,
-    .tick = tick_training, .draw = viz_draw_training, .free = free_training,
+    .tick = tick_training, .busy = training_busy, .leave = leave_training,
+    .draw = viz_draw_training, .free = free_training,
 };

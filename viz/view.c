@@ -119,8 +119,9 @@ static void draw_status(viz_view *v, const viz_state *s, const viz_layout *l)
 {
     char line[512];
     const int y = l->status_y;
-    if (s->message[0] != '\0')
-        viz_text(v, v->font, s->message, 14, y + 8, 0, viz_alarm, 0);
+    if (s->message[0] != '\0' || s->news[0] != '\0')
+        viz_text(v, v->font, s->message[0] ? s->message : s->news, 14, y + 8, 0,
+                 s->message[0] ? viz_alarm : viz_ink, 0);
     else {
         describe_hover(s, line, sizeof line);
         viz_text(v, v->font, line, 14, y + 8, 0, viz_ink, 0);

@@ -251,3 +251,30 @@ Test(training_viewer, the_layout_fits_every_window) {
         cr_expect(!SDL_HasIntersection(&l.maps[1], &l.big) && !SDL_HasIntersection(&l.big, &l.scores));
     }
 }
+static size_t trainer_step(viz_training *g)
+{
+    viz_trainer_take(&g->trainer, &g->view, 1);
+    return g->view.step;
+}
+Test(training_viewer, leaving_training_stops_the_trainer) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_assert_eq(viz_switch_mode(&s, &viz_training_mode), MHA_OK);
+    viz_training *g = viz_training_of(&s);
+    cr_expect(viz_busy(&s), "training: the window keeps drawing");
+    viz_trainer_wait(&g->trainer, 2);
+    press(&s, SDLK_d);                               /* back to the designed heads */
+    cr_assert_eq(s.mode, &viz_sentence_mode);
+    SDL_Delay(300);                                  /* the step under way ends */
+    const size_t left = trainer_step(g);
+    SDL_Delay(700);
+    cr_expect_eq(trainer_step(g), left, "the worker went on from step %zu unseen", left);
+    press(&s, SDLK_t);
+    viz_trainer_wait(&g->trainer, left + 1);
+    cr_expect_gt(trainer_step(g), left, "coming back resumes training");
+    viz_trainer_request(&g->trainer, -1, 0, trainer_step(g) + 1);
+    viz_trainer_wait(&g->trainer, g->trainer.stop_at);
+    trainer_step(g);
+    cr_expect(!viz_busy(&s), "finished: the window may sleep");
+    viz_free(&s);
+}

@@ -4,8 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <SDL_image.h>
 #include "viz.h"
 
@@ -293,4 +297,68 @@ Test(viewer, record_writes_differing_frames) {
     cr_expect_eq(viz_main(3, bad), VIZ_EXIT_USAGE);
     char *no_frames[] = {"mha-viz", "--record", dir, NULL};
     cr_expect_eq(viz_main(3, no_frames), VIZ_EXIT_USAGE);
+}
+Test(viewer, a_paused_sentence_lets_the_window_sleep) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_expect(viz_busy(&s), "playing: the window keeps drawing");
+    key(&s, SDLK_SPACE);
+    cr_expect(!viz_busy(&s), "paused: the window waits for events");
+    key(&s, SDLK_SPACE);
+    key(&s, SDLK_RIGHT);
+    cr_expect(!viz_busy(&s), "stepping by hand pauses");
+    viz_free(&s);
+}
+static int run_with_file_limit(char **argv, int argc, rlim_t bytes)
+{
+    const pid_t child = fork();
+    if (child == 0) {
+        const struct rlimit limit = {bytes, bytes};
+        signal(SIGXFSZ, SIG_IGN);                 /* a write past it fails with EFBIG */
+        setrlimit(RLIMIT_FSIZE, &limit);
+        freopen("/dev/null", "w", stderr);
+        _exit(viz_main(argc, argv));
+    }
+    int status = 0;
+    cr_assert_eq(waitpid(child, &status, 0), child);
+    cr_assert(WIFEXITED(status), "the child died: status %d", status);
+    return WEXITSTATUS(status);
+}
+Test(viewer, pictures_that_cannot_be_written_are_errors) {
+    char *full[] = {"mha-viz", "--screenshot", "/dev/full", "--size", "640x480", NULL};
+    cr_expect_eq(viz_main(5, full), VIZ_EXIT_FAILURE, "/dev/full");
+    char dir[] = "/tmp/mha-viz-full-XXXXXX", png[64];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(png, sizeof png, "%s/shot.png", dir);
+    char *shot[] = {"mha-viz", "--screenshot", png, "--size", "640x480", NULL};
+    cr_expect_eq(run_with_file_limit(shot, 5, 4096), VIZ_EXIT_FAILURE, "a full disk");
+    cr_expect_neq(access(png, F_OK), 0, "a cut screenshot was left behind");
+    char *record[] = {"mha-viz", "--record", dir, "--frames", "2", "--size", "640x480", NULL};
+    cr_expect_eq(run_with_file_limit(record, 7, 4096), VIZ_EXIT_FAILURE, "a full disk");
+    char frame[96];
+    snprintf(frame, sizeof frame, "%s/frame-0001.png", dir);
+    cr_expect_neq(access(frame, F_OK), 0, "a cut frame was left behind");
+    cr_expect_eq(run_with_file_limit(shot, 5, RLIM_INFINITY), VIZ_EXIT_OK, "room enough");
+    unlink(png);
+    rmdir(dir);
+}
+Test(viewer, sizes_that_wrap_are_refused) {
+    struct viz_options o;
+    char *wraps[] = {"mha-viz", "--size", "4294968576x800", NULL};
+    cr_expect_eq(viz_parse_options(3, wraps, &o), -1);
+    char *tall[] = {"mha-viz", "--size", "1280x4294967896", NULL};
+    cr_expect_eq(viz_parse_options(3, tall, &o), -1);
+    char *half[] = {"mha-viz", "--size", "1280x", NULL};
+    cr_expect_eq(viz_parse_options(3, half, &o), -1);
+    char *good[] = {"mha-viz", "--size", "800x600", NULL};
+    cr_expect_eq(viz_parse_options(3, good, &o), 0);
+    cr_expect(o.width == 800 && o.height == 600);
+}
+
+Test(viewer, an_unknown_option_is_called_unknown, .init = cr_redirect_stderr) {
+    struct viz_options o;
+    char *bogus[] = {"mha-viz", "--bogus", NULL};
+    cr_expect_eq(viz_parse_options(2, bogus, &o), -1);
+    fflush(stderr);
+    cr_expect_stderr_eq_str("mha-viz: unknown option '--bogus' (try 'mha-viz --help')\n");
 }
