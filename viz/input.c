@@ -3,21 +3,23 @@
 #include <string.h>
 #include "viz.h"
 
-const char *const viz_help[][2] = {
-    {"space",       "play / pause the decoding"},
-    {"right, left", "one token forward / back (pauses)"},
-    {"up, down",    "faster / slower"},
-    {"home",        "back to the first token"},
-    {"c",           "causal mask on / off"},
-    {"p",           "padding demo: three <pad> tokens before the sentence"},
-    {"[  ]",        "temperature down (sharper) / up (flatter)"},
-    {"1 .. 5",      "switch a head off / on (ablation)"},
-    {"i",           "next implementation (naive, batched, ...)"},
-    {"m",           "next colour map (viridis, cividis, grey)"},
-    {"tab",         "enlarge the next head (or click a small map)"},
-    {"enter",       "type a new sentence; enter again to run it, escape to cancel"},
-    {"s",           "save the window as a PNG"},
-    {"?",           "this help;  q or escape: quit"},
+const char *const viz_help[][3] = {
+    {"space",       "dlt", "play / pause"},
+    {"right, left", "dl",  "one token forward / back (pauses)"},
+    {"up, down",    "dl",  "faster / slower"},
+    {"home",        "dl",  "back to the first token"},
+    {"c",           "d",   "causal mask on / off"},
+    {"p",           "d",   "padding demo: three <pad> tokens before the sentence"},
+    {"[  ]",        "d",   "temperature down (sharper) / up (flatter), or drag the slider"},
+    {"1 .. 5",      "d",   "switch a head off / on (ablation)"},
+    {"i",           "d",   "next implementation (naive, batched, ...)"},
+    {"m",           "dlt", "next colour map (viridis, cividis, grey)"},
+    {"tab",         "dlt", "enlarge the next head"},
+    {"n",           "l",   "another random sequence"},
+    {"r",           "t",   "start training again"},
+    {"enter",       "d",   "type a new sentence; enter again to run it, escape to cancel"},
+    {"s",           "dlt", "save the window as a PNG"},
+    {"?",           "dlt", "this help;  q or escape: quit"},
 };
 const size_t viz_help_count = sizeof viz_help / sizeof viz_help[0];
 static const struct { SDL_Keycode key; viz_action_kind kind; int head; } key_table[] = {

@@ -1,8 +1,8 @@
 /* generated from chapters/28-viewer-plumbing.nw; edit the book, not this file */
 #include "viz.h"
 
-enum { MARGIN = 14, TOP = 44, BOTTOM = 112, TITLE = 20, LABELS_LEFT = 110, LABELS_TOP = 96,
-       LEGEND = 70 };
+enum { MARGIN = 14, TOP = 44, BOTTOM = 112, TITLE = 20, LABELS_LEFT = 110, LABELS_TOP = 136,
+       CAPTION = 44, LEGEND = 70 };
 
 static int smaller(int a, int b) { return a < b ? a : b; }
 static int at_least(int a, int b) { return a > b ? a : b; }
@@ -23,6 +23,7 @@ void viz_layout_compute(const viz_state *s, int width, int height, viz_layout *l
     const int big = at_least(8, smaller(width - bx - MARGIN - LEGEND,
                                         height - BOTTOM - by - MARGIN));
     l->big = (SDL_Rect){bx, by, big, big};
+    l->caption = (SDL_Rect){left + MARGIN, TOP, width - left - 2 * MARGIN, CAPTION};
     l->legend = (SDL_Rect){bx + big + 18, by, 18, big};
     l->status_y = height - BOTTOM + 8;
     l->slider = (SDL_Rect){MARGIN + 150, l->status_y + 79, 220, 10};

@@ -13,6 +13,10 @@ int viz_view_open(viz_view *view, SDL_Renderer *renderer);
 void viz_view_close(viz_view *view);
 void viz_text(viz_view *view, TTF_Font *font, const char *text, int x, int y, int align,
               SDL_Color colour, int upwards);
+void viz_text_fit(viz_view *view, TTF_Font *font, const char *text, int x, int y, int width,
+                  SDL_Color colour);
+void viz_text_tail(viz_view *view, TTF_Font *font, const char *text, int x, int y, int width,
+                   SDL_Color colour);
 void viz_fill(viz_view *view, SDL_Rect r, SDL_Color colour);
 void viz_outline(viz_view *view, SDL_Rect r, SDL_Color colour, int thickness);
 int viz_write_png(SDL_Surface *surface, const char *path);

@@ -238,7 +238,8 @@ void viz_sentence_act(viz_state *s, void *data, const viz_action *a)
     case VIZ_FIRST_TOKEN: go_to_step(s, 1); break;
     case VIZ_FASTER: s->speed = fmin(s->speed * 1.5, 20.0); break;
     case VIZ_SLOWER: s->speed = fmax(s->speed / 1.5, 0.25); break;
-    case VIZ_SWITCH_CAUSAL: s->causal = !s->causal; go_to_step(s, s->step); break;
+    case VIZ_SWITCH_CAUSAL: s->causal = !s->causal; go_to_step(s, s->step);
+        s->hover_head = s->hover_row = s->hover_col = -1; break;   /* the pointer moves again */
     case VIZ_SWITCH_PADDING:
         if (use_text(s, s->text, !s->padding) == MHA_OK)
             go_to_step(s, s->padding ? s->step + VIZ_PADDING : s->step - VIZ_PADDING);
@@ -252,7 +253,8 @@ void viz_sentence_act(viz_state *s, void *data, const viz_action *a)
         go_to_step(s, s->step); break;
     case VIZ_SWITCH_HEAD: s->ablated ^= 1u << a->head; go_to_step(s, s->step); break;
     case VIZ_NEXT_IMPL: s->impl = (s->impl + 1) % mha_impl_count; go_to_step(s, s->step); break;
-    case VIZ_NEXT_FOCUS: s->focus = (s->focus + 1) % VIZ_HEADS; break;
+    case VIZ_NEXT_FOCUS: s->focus = (s->focus + 1) % VIZ_HEADS;
+        s->hover_head = s->hover_row = s->hover_col = -1; break;
     case VIZ_START_TYPING: s->typing = 1; s->typed[0] = '\0'; break;
     case VIZ_TYPE:
         if (strlen(s->typed) + strlen(a->text) < VIZ_TEXT_MAX)

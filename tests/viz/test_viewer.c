@@ -91,6 +91,7 @@ Test(viewer, cells_have_the_colour_of_their_weight) {
     viz_state s;
     cr_assert_eq(viz_init(&s, "w x y z"), MHA_OK);
     s.step = 4;
+    s.causal = 0;                                 /* no cell masked: every one has a weight */
     static const float known[4] = {0.0f, 0.25f, 0.6f, 1.0f};
     for (size_t i = 0; i < VIZ_HEADS * 16; i++)
         s.weights[i] = known[i % 4];
@@ -361,4 +362,87 @@ Test(viewer, an_unknown_option_is_called_unknown, .init = cr_redirect_stderr) {
     cr_expect_eq(viz_parse_options(2, bogus, &o), -1);
     fflush(stderr);
     cr_expect_stderr_eq_str("mha-viz: unknown option '--bogus' (try 'mha-viz --help')\n");
+}
+static SDL_Color cell_colour(SDL_Surface *surface, const viz_layout *l, size_t L, size_t i,
+                             size_t j)
+{
+    const SDL_Rect c = viz_cell(&l->big, L, i, j);
+    return pixel(surface, c.x + c.w / 4, c.y + c.h / 4);
+}
+static int same_colour(SDL_Color a, SDL_Color b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
+Test(viewer, masked_and_uncached_keys_are_not_weight_zero) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, "a b c d e f"), MHA_OK);
+    for (int k = 0; k < 3; k++)
+        key(&s, SDLK_RIGHT);                         /* 4 tokens decoded, causal mask on */
+    s.focus = 0;                                     /* previous token: (3, 0) has weight 0 */
+    const float w30 = s.weights[3 * s.length + 0];
+    cr_assert_lt(w30, 0.01f);
+    viz_layout l;
+    SDL_Surface *surface = draw(&s, &l);
+    const SDL_Color zero = cell_colour(surface, &l, s.length, 3, 0);
+    const SDL_Color masked = cell_colour(surface, &l, s.length, 1, 2);
+    const SDL_Color uncached = cell_colour(surface, &l, s.length, 1, 5);
+    cr_expect(same_colour(zero, viz_colour(s.colour_map, w30)), "weight 0: %d %d %d", zero.r,
+              zero.g, zero.b);
+    cr_expect(same_colour(masked, viz_masked), "masked: %d %d %d", masked.r, masked.g, masked.b);
+    cr_expect(same_colour(uncached, viz_undecoded), "not cached: %d %d %d", uncached.r,
+              uncached.g, uncached.b);
+    cr_expect(!same_colour(masked, zero) && !same_colour(uncached, zero) &&
+              !same_colour(masked, uncached));
+    SDL_FreeSurface(surface);
+    viz_free(&s);
+}
+Test(viewer, the_hover_readout_is_beside_the_cell) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    for (int k = 0; k < 8; k++)
+        key(&s, SDLK_RIGHT);
+    viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = (int)s.focus, .row = 8, .col = 1});
+    viz_layout l;
+    SDL_Surface *surface = draw(&s, &l);
+    const SDL_Rect c = viz_cell(&l.big, s.length, 8, 1);
+    size_t box = 0;
+    for (int y = c.y - 60; y < c.y + c.h + 60; y++)
+        for (int x = c.x - 60; x < c.x + c.w + 300; x++)
+            box += x >= 0 && y >= 0 && x < 1280 && y < 800 &&
+                   same_colour(pixel(surface, x, y), viz_box);
+    cr_expect_gt(box, 2000, "only %zu pixels of a readout box near the cell", box);
+    SDL_FreeSurface(surface);
+    key(&s, SDLK_TAB);
+    cr_expect(s.hover_head == -1 || s.hover_head == (int)s.focus, "stale: head %d, focus %zu",
+              s.hover_head, s.focus);
+    viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = (int)s.focus, .row = 8, .col = 1});
+    key(&s, SDLK_c);
+    cr_expect_eq(s.hover_head, -1, "the mask changed under the pointer");
+    viz_free(&s);
+}
+
+Test(viewer, labels_read_upwards_lose_no_pixels) {
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 200, 200, 32,
+                                                          SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255);
+    SDL_RenderClear(renderer);
+    int w, h;
+    TTF_SizeUTF8(view.small, "brown little", &w, &h);
+    viz_text(&view, view.small, "brown little", 10, 10 + h / 2, 0, viz_white, 0);
+    viz_text(&view, view.small, "brown little", 150, 190, 0, viz_white, 1);
+    SDL_RenderPresent(renderer);
+    size_t differ = 0, ink = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const SDL_Color across = pixel(surface, 10 + x, 10 + y);
+            const SDL_Color up = pixel(surface, 150 - h / 2 + y, 190 - 1 - x);
+            differ += across.r != up.r;
+            ink += across.r > 128;
+        }
+    cr_expect_gt(ink, 50);
+    cr_expect_eq(differ, 0, "%zu of %d pixels differ when turned", differ, w * h);
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    TTF_Quit();
+    SDL_FreeSurface(surface);
 }
