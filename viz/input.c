@@ -60,6 +60,15 @@ static viz_action typing_action(SDL_Keycode key)
                                : VIZ_NOTHING;
     return (viz_action){.kind = kind};
 }
+static double slider_temperature(const SDL_Rect *r, int x)
+{
+    const int middle = r->x + r->w / 2;
+    if (x >= middle - 2 && x <= middle + 2)
+        return 1.0;
+    const double f = x < r->x ? 0 : x > r->x + r->w ? 1 : (double)(x - r->x) / r->w;
+    return pow(50.0, 2 * f - 1);
+}
+
 static size_t pointer_actions(const viz_state *s, const viz_layout *layout,
                               const SDL_Event *e, viz_action *a)
 {
@@ -70,14 +79,19 @@ static size_t pointer_actions(const viz_state *s, const viz_layout *layout,
     size_t n = 0;
     a[n++] = (viz_action){.kind = VIZ_POINT, .head = map ? head : -1, .row = map ? row : -1,
                           .col = map ? col : -1};
+    const SDL_Rect *r = &layout->slider;
+    const int on_slider = y >= r->y - 6 && y < r->y + r->h + 6;
+    if (e->type == SDL_MOUSEMOTION && (e->motion.state & SDL_BUTTON_LMASK) && on_slider &&
+        x >= r->x - 20 && x < r->x + r->w + 20)
+        a[n++] = (viz_action){.kind = VIZ_SET_TEMPERATURE,
+                              .temperature = slider_temperature(r, x)};
     if (e->type != SDL_MOUSEBUTTONDOWN)
         return n;
     if (map == 1)
         a[n++] = (viz_action){.kind = VIZ_FOCUS_HEAD, .head = head};
-    const SDL_Rect *r = &layout->slider;
-    if (x >= r->x && x < r->x + r->w && y >= r->y - 4 && y < r->y + r->h + 4)
+    if (on_slider && x >= r->x && x < r->x + r->w)
         a[n++] = (viz_action){.kind = VIZ_SET_TEMPERATURE,
-                              .temperature = 0.05 * pow(1000.0, (double)(x - r->x) / r->w)};
+                              .temperature = slider_temperature(r, x)};
     return n;
 }
 size_t viz_actions_from_event(const viz_state *s, const SDL_Event *e, const viz_layout *layout,

@@ -247,7 +247,7 @@ void viz_sentence_act(viz_state *s, void *data, const viz_action *a)
             snprintf(s->message, sizeof s->message, "no room for padding: %d words at most",
                      VIZ_TOKENS_MAX - VIZ_PADDING);
         break;
-    case VIZ_SHARPER: s->temperature = fmaxf(s->temperature / 1.25f, 0.05f);
+    case VIZ_SHARPER: s->temperature = fmaxf(s->temperature / 1.25f, 0.02f);
         go_to_step(s, s->step); break;
     case VIZ_FLATTER: s->temperature = fminf(s->temperature * 1.25f, 50.0f);
         go_to_step(s, s->step); break;

@@ -186,12 +186,12 @@ static void draw_status(viz_view *v, const viz_state *s, const viz_layout *l)
     viz_text(v, v->font, line, 14, y + 56, 0, viz_ink, 0);
     const SDL_Rect r = l->slider;
     viz_fill(v, r, viz_undecoded);
-    const int knob = r.x + (int)lround(r.w * log(s->temperature / 0.05) / log(1000.0));
+    const int knob = r.x + (int)lround(r.w * (log(s->temperature) / log(50.0) + 1) / 2);
     viz_fill(v, (SDL_Rect){knob - 3, r.y - 4, 7, r.h + 8}, viz_white);
     snprintf(line, sizeof line, "temperature %.2f", s->temperature);
     viz_text(v, v->font, line, 14, r.y + r.h / 2, 0, viz_ink, 0);
-    viz_text(v, v->small, "[ sharper    click or press [ ]    flatter ]", r.x + r.w + 12,
-             r.y + r.h / 2, 0, viz_dim, 0);
+    viz_text_fit(v, v->small, "[ sharper    drag, click or press [ ]    flatter ]",
+                 r.x + r.w + 12, r.y + r.h / 2, l->width - r.x - r.w - 24, viz_dim);
 }
 static void draw_tooltip(viz_view *v, const viz_state *s, const viz_layout *l)
 {

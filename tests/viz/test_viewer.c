@@ -236,10 +236,23 @@ Test(viewer, hover_and_click) {
     e.button.y = l.grid[4].y + 3;
     viz_handle_event(&s, &e, &l);
     cr_expect_eq(s.focus, 4);
-    e.button.x = l.slider.x + l.slider.w / 2;            /* half-way on a log scale */
+    e.button.x = l.slider.x + l.slider.w / 2 + 1;        /* half-way on a log scale */
     e.button.y = l.slider.y + l.slider.h / 2;
     viz_handle_event(&s, &e, &l);
-    cr_expect_float_eq(s.temperature, 0.05 * sqrt(1000.0), 1e-3);
+    cr_expect_eq(s.temperature, 1.0f, "the middle is exactly 1: got %.4f", s.temperature);
+    e = (SDL_Event){.type = SDL_MOUSEMOTION};             /* drag three quarters along */
+    e.motion.state = SDL_BUTTON_LMASK;
+    e.motion.x = l.slider.x + 3 * l.slider.w / 4;
+    e.motion.y = l.slider.y + l.slider.h / 2;
+    viz_handle_event(&s, &e, &l);
+    cr_expect_float_eq(s.temperature, sqrt(50.0), 1e-3);
+    e.motion.x = l.slider.x + l.slider.w + 10;            /* past the end */
+    viz_handle_event(&s, &e, &l);
+    cr_expect_float_eq(s.temperature, 50.0, 1e-3);
+    e.motion.state = 0;                                   /* no button: only pointing */
+    e.motion.x = l.slider.x;
+    viz_handle_event(&s, &e, &l);
+    cr_expect_float_eq(s.temperature, 50.0, 1e-3);
     viz_free(&s);
 }
 static int inside(SDL_Rect r, int width, int bottom)
