@@ -278,3 +278,31 @@ Test(training_viewer, leaving_training_stops_the_trainer) {
     cr_expect(!viz_busy(&s), "finished: the window may sleep");
     viz_free(&s);
 }
+Test(training_viewer, legends_and_labels_do_not_overlap) {
+    static const int sizes[][2] = {{640, 480}, {800, 600}, {1280, 800}, {1920, 1080},
+                                   {2560, 1440}};
+    cr_assert_eq(TTF_Init(), 0);
+    TTF_Font *font = TTF_OpenFont(VIZ_FONT, 11);
+    cr_assert_not_null(font);
+    const int text = TTF_FontHeight(font) - 2;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        const int w = sizes[k][0], h = sizes[k][1];
+        viz_learning_layout l;
+        viz_learning_layout_compute(w, h, &l);
+        SDL_Rect at[4];
+        viz_curve_legend(&l, font, at);
+        for (int a = 0; a < 4; a++) {
+            cr_expect(at[a].x >= 0 && at[a].x + at[a].w <= w && at[a].y > 0,
+                      "%dx%d: name %d outside", w, h, a);
+            for (int b = a + 1; b < 4; b++)
+                cr_expect(!SDL_HasIntersection(&at[a], &at[b]), "%dx%d: names %d and %d overlap",
+                          w, h, a, b);
+        }
+        const size_t every = viz_label_stride(l.big.h, VIZ_LEARN_LENGTH, text);
+        cr_expect_geq((int)every * (l.big.h / VIZ_LEARN_LENGTH), text,
+                      "%dx%d: labels %zu apart on cells of %d px", w, h, every,
+                      l.big.h / VIZ_LEARN_LENGTH);
+    }
+    TTF_CloseFont(font);
+    TTF_Quit();
+}
