@@ -18,6 +18,7 @@ const char *const viz_help[][3] = {
     {"n",           "l",   "another random sequence"},
     {"r",           "t",   "start training again"},
     {"enter",       "d",   "type a new sentence; enter again to run it, escape to cancel"},
+    {"+  -",        "dlt", "larger / smaller text and maps (for a projector)"},
     {"s",           "dlt", "save the window as a PNG"},
     {"?",           "dlt", "this help;  q or escape: quit"},
 };
@@ -36,6 +37,9 @@ static const struct { SDL_Keycode key; viz_action_kind kind; int head; } key_tab
     {SDLK_F1, VIZ_HELP, 0},               {SDLK_ESCAPE, VIZ_ESCAPE, 0},
     {SDLK_q, VIZ_QUIT, 0},                {SDLK_r, VIZ_RESTART, 0},
     {SDLK_n, VIZ_NEW_SEQUENCE, 0},
+    {SDLK_PLUS, VIZ_ZOOM_IN, 0},          {SDLK_EQUALS, VIZ_ZOOM_IN, 0},
+    {SDLK_KP_PLUS, VIZ_ZOOM_IN, 0},       {SDLK_MINUS, VIZ_ZOOM_OUT, 0},
+    {SDLK_KP_MINUS, VIZ_ZOOM_OUT, 0},
 };
 static viz_action key_action(SDL_Keycode key)
 {

@@ -1,4 +1,5 @@
 /* generated from chapters/28-viewer-plumbing.nw; edit the book, not this file */
+#include <math.h>
 #include "viz.h"
 
 enum { MARGIN = 14, TOP = 44, BOTTOM = 112, TITLE = 20, LABELS_LEFT = 110, LABELS_TOP = 136,
@@ -49,4 +50,11 @@ int viz_hit(const viz_layout *l, const viz_state *s, int x, int y, int *head, in
         return m < VIZ_HEADS ? 1 : 2;
     }
     return 0;
+}
+float viz_scale(int width, int height, double zoom)
+{
+    float scale = (float)((height >= 900 ? height / 720.0 : 1.0) * zoom);
+    const float most = fminf((float)width / VIZ_MIN_WIDTH, (float)height / VIZ_MIN_HEIGHT);
+    scale = scale > most ? most : scale;
+    return scale < 1 ? 1 : scale;
 }

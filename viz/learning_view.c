@@ -55,7 +55,8 @@ size_t viz_label_stride(int map_side, size_t T, int text_height)
 static void draw_token_labels(viz_view *v, const induction_batch *b, size_t rows, SDL_Rect map)
 {
     const size_t T = b->length;
-    const size_t every = viz_label_stride(map.h, T, TTF_FontHeight(v->small) - 2);
+    const size_t every = viz_label_stride(map.h, T,
+                                          (int)(TTF_FontHeight(v->small) / v->scale) - 2);
     for (size_t i = 0; i < T; i += every) {
         char label[8];
         viz_token_label(b->tokens[i], label);
@@ -157,7 +158,7 @@ static void draw_curve_axes(viz_view *v, const viz_learning_layout *l, size_t ho
     viz_text(v, v->small, "step", p.x + p.w / 2 + 40, p.y + p.h + 10, 0, viz_dim, 0);
     const SDL_Color colours[4] = {loss_colour, viz_ink, source_colour, score_colour};
     SDL_Rect at[4];
-    viz_curve_legend(l, v->small, at);
+    viz_curve_legend(l, v, at);
     for (int k = 0; k < 4; k++)
         viz_text_fit(v, v->small, viz_curve_names[k], at[k].x, at[k].y + at[k].h / 2, at[k].w,
                      colours[k]);
@@ -166,13 +167,13 @@ const char *const viz_curve_names[4] = {"loss (right axis)", "accuracy on repeat
                                         "best previous-token score, layer 1",
                                         "best induction score, layer 2"};
 
-void viz_curve_legend(const viz_learning_layout *l, TTF_Font *font, SDL_Rect at[4])
+void viz_curve_legend(const viz_learning_layout *l, viz_view *v, SDL_Rect at[4])
 {
     const SDL_Rect p = l->panel;
-    const int gap = 18, h = TTF_FontHeight(font);
+    const int gap = 18, h = (int)(TTF_FontHeight(v->small) / v->scale);
     int w[4], total = 3 * gap;
     for (int k = 0; k < 4; k++) {
-        TTF_SizeUTF8(font, viz_curve_names[k], &w[k], NULL);
+        viz_text_size(v, v->small, viz_curve_names[k], &w[k], NULL);
         total += w[k];
     }
     int x = p.x;

@@ -1,4 +1,5 @@
 /* generated from chapters/12-viewer.nw; edit the book, not this file */
+#include <math.h>
 #include <string.h>
 #include "viz.h"
 #include "training.h"
@@ -76,6 +77,8 @@ void viz_act(viz_state *s, const viz_action *a)
     case VIZ_HELP: s->help = !s->help; break;
     case VIZ_ESCAPE: if (s->help) s->help = 0; else s->quit = 1; break;
     case VIZ_QUIT: s->quit = 1; break;
+    case VIZ_ZOOM_IN: s->zoom = fmin(s->zoom * 1.25, 4.0); break;
+    case VIZ_ZOOM_OUT: s->zoom = fmax(s->zoom / 1.25, 0.25); break;
     default:
         if (s->mode->act != NULL)
             s->mode->act(s, viz_mode_data(s, s->mode), a);

@@ -36,9 +36,11 @@ int viz_save_png(viz_state *s, int width, int height, const char *path)
     SDL_Renderer *renderer = surface ? SDL_CreateSoftwareRenderer(surface) : NULL;
     viz_view view = {0};
     int status = -1;
-    if (renderer != NULL && viz_view_open(&view, renderer) == 0) {
+    const float scale = viz_scale(width, height, s->zoom);
+    if (renderer != NULL && viz_view_open(&view, renderer) == 0 &&
+        viz_view_scale(&view, scale) == 0) {
         viz_layout layout;
-        viz_layout_compute(s, width, height, &layout);
+        viz_layout_compute(s, (int)(width / scale), (int)(height / scale), &layout);
         viz_draw(&view, s, &layout);
         SDL_RenderPresent(renderer);
         status = viz_write_png(surface, path);

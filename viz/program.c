@@ -45,7 +45,9 @@ static int window_loop(viz_state *s, const struct viz_options *o)
         for (size_t frame = 1; !s->quit; frame++) {
             int w, h;
             SDL_GetRendererOutputSize(renderer, &w, &h);
-            viz_layout_compute(s, w, h, &layout);
+            float scale = viz_scale(w, h, s->zoom);
+            viz_view_scale(&view, scale);
+            viz_layout_compute(s, (int)(w / view.scale), (int)(h / view.scale), &layout);
             const int busy = viz_busy(s);
             SDL_Event event;
             int changed = busy || frame == 1;
@@ -59,7 +61,8 @@ static int window_loop(viz_state *s, const struct viz_options *o)
             viz_tick(s, (now - last) / 1000.0);
             last = now;
             if (changed) {
-                viz_layout_compute(s, w, h, &layout);
+                viz_view_scale(&view, viz_scale(w, h, s->zoom));                 /* + or - was pressed */
+                viz_layout_compute(s, (int)(w / view.scale), (int)(h / view.scale), &layout);
                 viz_draw(&view, s, &layout);
                 SDL_RenderPresent(renderer);
             }

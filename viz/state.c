@@ -71,6 +71,7 @@ mha_status viz_init(viz_state *s, const char *text)
     s->speed = 1.5;
     s->causal = 1;
     s->temperature = 1.0f;
+    s->zoom = 1.0;
     s->focus = 1;                       /* the same-token head: the most telling */
     s->hover_head = s->hover_row = s->hover_col = -1;
     mha_designed_params(s->in_proj_weight, s->out_proj_weight);

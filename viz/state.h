@@ -22,7 +22,7 @@ typedef enum viz_action_kind {
     VIZ_START_TYPING, VIZ_TYPE, VIZ_ERASE, VIZ_ACCEPT, VIZ_CANCEL,
     VIZ_POINT, VIZ_FOCUS_HEAD, VIZ_SET_TEMPERATURE,
     VIZ_SAVE, VIZ_HELP, VIZ_ESCAPE, VIZ_QUIT, VIZ_SWITCH_MODE,
-    VIZ_RESTART, VIZ_NEW_SEQUENCE
+    VIZ_RESTART, VIZ_NEW_SEQUENCE, VIZ_ZOOM_IN, VIZ_ZOOM_OUT
 } viz_action_kind;
 
 typedef struct viz_action {
@@ -41,6 +41,7 @@ typedef struct viz_state {
     size_t step;                              /* tokens decoded, 1 to L: rows shown */
     int playing;                              /* decoding advances by itself */
     double speed, since_step;                 /* tokens per second; seconds since the last */
+    double zoom;                              /* + and -: the reader's factor on the scale */
     int causal, padding;                      /* switches: causal mask, padding demo */
     float temperature;                        /* scores are divided by it */
     unsigned ablated;                         /* bit h set: head h is switched off */

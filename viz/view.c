@@ -118,8 +118,7 @@ void viz_draw_legend(viz_view *v, const viz_state *s, SDL_Rect r)
 {
     for (int y = 0; y < r.h; y++) {
         const SDL_Color c = viz_colour(s->colour_map, 1.0 - (double)y / (r.h - 1));
-        SDL_SetRenderDrawColor(v->renderer, c.r, c.g, c.b, 255);
-        SDL_RenderDrawLine(v->renderer, r.x, r.y + y, r.x + r.w - 1, r.y + y);
+        viz_fill(v, (SDL_Rect){r.x, r.y + y, r.w, 1}, c);
     }
     viz_text(v, v->small, "weight 1", r.x, r.y - 10, 0, viz_ink, 0);
     viz_text(v, v->small, "0", r.x + r.w + 4, r.y + r.h - 6, 0, viz_ink, 0);
@@ -204,7 +203,7 @@ static void draw_tooltip(viz_view *v, const viz_state *s, const viz_layout *l)
     char line[512];
     describe_hover(s, line, sizeof line);
     int w = 0, th = 0;
-    TTF_SizeUTF8(v->small, line, &w, &th);
+    viz_text_size(v, v->small, line, &w, &th);
     w = w + 16 < l->width - 20 ? w + 16 : l->width - 20;
     int x = cell.x + cell.w + 10, y = cell.y + cell.h + 6;
     if (x + w > l->width - 10)

@@ -281,16 +281,17 @@ Test(training_viewer, leaving_training_stops_the_trainer) {
 Test(training_viewer, legends_and_labels_do_not_overlap) {
     static const int sizes[][2] = {{640, 480}, {800, 600}, {1280, 800}, {1920, 1080},
                                    {2560, 1440}};
-    cr_assert_eq(TTF_Init(), 0);
-    TTF_Font *font = TTF_OpenFont(VIZ_FONT, 11);
-    cr_assert_not_null(font);
-    const int text = TTF_FontHeight(font) - 2;
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 64, 64, 32, SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    const int text = TTF_FontHeight(view.small) - 2;
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         const int w = sizes[k][0], h = sizes[k][1];
         viz_learning_layout l;
         viz_learning_layout_compute(w, h, &l);
         SDL_Rect at[4];
-        viz_curve_legend(&l, font, at);
+        viz_curve_legend(&l, &view, at);
         for (int a = 0; a < 4; a++) {
             cr_expect(at[a].x >= 0 && at[a].x + at[a].w <= w && at[a].y > 0,
                       "%dx%d: name %d outside", w, h, a);
@@ -303,6 +304,8 @@ Test(training_viewer, legends_and_labels_do_not_overlap) {
                       "%dx%d: labels %zu apart on cells of %d px", w, h, every,
                       l.big.h / VIZ_LEARN_LENGTH);
     }
-    TTF_CloseFont(font);
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    SDL_FreeSurface(surface);
     TTF_Quit();
 }

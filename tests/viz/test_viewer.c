@@ -459,3 +459,39 @@ Test(viewer, labels_read_upwards_lose_no_pixels) {
     TTF_Quit();
     SDL_FreeSurface(surface);
 }
+Test(viewer, text_grows_with_the_window) {
+    cr_expect_eq(viz_scale(1280, 800, 1), 1.0f);
+    cr_expect_float_eq(viz_scale(1920, 1080, 1), 1.5f, 1e-6);
+    cr_expect_float_eq(viz_scale(1920, 1080, 4), 1080.0f / VIZ_MIN_HEIGHT, 1e-6);
+    cr_expect_eq(viz_scale(800, 600, 0.25), 1.0f);
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 1920, 1080, 32,
+                                                          SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    const int small_before = TTF_FontHeight(view.small);
+    cr_assert_eq(viz_view_scale(&view, viz_scale(1920, 1080, 1)), 0);
+    cr_expect_geq(TTF_FontHeight(view.small), 18, "the smallest text is %d px a line (was %d)",
+                  TTF_FontHeight(view.small), small_before);
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    SDL_FreeSurface(surface);
+    TTF_Quit();
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    key(&s, SDLK_PLUS);
+    cr_expect_gt(viz_scale(2560, 1440, s.zoom), viz_scale(2560, 1440, 1));
+    key(&s, SDLK_MINUS);
+    key(&s, SDLK_MINUS);
+    cr_expect_lt(viz_scale(2560, 1440, s.zoom), viz_scale(2560, 1440, 1));
+    static const int sizes[][2] = {{1920, 1080}, {2560, 1440}, {800, 600}};
+    for (size_t k = 0; k < 3; k++) {
+        const float scale = viz_scale(sizes[k][0], sizes[k][1], 1);
+        viz_layout l;
+        viz_layout_compute(&s, (int)(sizes[k][0] / scale), (int)(sizes[k][1] / scale), &l);
+        cr_expect(inside(l.big, l.width, l.status_y) && l.width >= VIZ_MIN_WIDTH &&
+                  l.height >= VIZ_MIN_HEIGHT, "%dx%d at scale %.2f", sizes[k][0], sizes[k][1],
+                  scale);
+    }
+    viz_free(&s);
+}
