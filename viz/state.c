@@ -275,7 +275,7 @@ void viz_sentence_act(viz_state *s, void *data, const viz_action *a)
             snprintf(s->message, sizeof s->message, "a sentence is 1 to %d words",
                      VIZ_TOKENS_MAX - (s->padding ? VIZ_PADDING : 0));
         break;
-    case VIZ_CANCEL: s->typing = 0; break;
+    case VIZ_CANCEL: s->typing = 0; s->message[0] = '\0'; break;    /* the error goes too */
     case VIZ_POINT: s->hover_head = a->head; s->hover_row = a->row; s->hover_col = a->col; break;
     case VIZ_FOCUS_HEAD: s->focus = (size_t)a->head; break;
     case VIZ_SET_TEMPERATURE: s->temperature = (float)a->temperature; go_to_step(s, s->step); break;

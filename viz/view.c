@@ -268,7 +268,9 @@ void viz_draw(viz_view *v, const viz_state *s, const viz_layout *l)
     if (s->typing) {
         char line[VIZ_TEXT_MAX + 64];
         snprintf(line, sizeof line, "new sentence: %s_", s->typed);
-        viz_fill(v, (SDL_Rect){40, l->height / 2 - 30, l->width - 80, 60}, viz_box);
+        viz_fill(v, (SDL_Rect){40, l->height / 2 - 30, l->width - 80, 84}, viz_box);
         viz_text_tail(v, v->font, line, 60, l->height / 2, l->width - 120, viz_white);
+        viz_text_fit(v, v->small, s->message[0] ? s->message : "enter runs it, escape cancels",
+                     60, l->height / 2 + 32, l->width - 120, s->message[0] ? viz_alarm : viz_dim);
     }
 }

@@ -202,6 +202,7 @@ Test(viewer, typing_a_sentence) {
     cr_expect_eq(s.length, 6);
     key(&s, SDLK_ESCAPE);
     cr_expect(!s.typing);
+    cr_expect_eq(s.message[0], '\0', "the refusal outlived escape: '%s'", s.message);
     viz_free(&s);
 }
 Test(viewer, events_through_the_sdl_queue) {
