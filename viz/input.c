@@ -79,7 +79,10 @@ static size_t pointer_actions(const viz_state *s, const viz_layout *layout,
     const int x = e->type == SDL_MOUSEMOTION ? e->motion.x : e->button.x;
     const int y = e->type == SDL_MOUSEMOTION ? e->motion.y : e->button.y;
     int head, row, col;
-    const int map = viz_hit(layout, s, x, y, &head, &row, &col);
+    const int map = s->mode->hit != NULL
+        ? s->mode->hit(s, viz_mode_data(s, s->mode), layout->width, layout->height, x, y,
+                       &head, &row, &col)
+        : viz_hit(layout, s, x, y, &head, &row, &col);
     size_t n = 0;
     a[n++] = (viz_action){.kind = VIZ_POINT, .head = map ? head : -1, .row = map ? row : -1,
                           .col = map ? col : -1};

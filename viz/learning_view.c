@@ -66,6 +66,53 @@ static void draw_token_labels(viz_view *v, const induction_batch *b, size_t rows
         viz_text(v, v->small, label, c.x + c.w / 2, map.y - 4, 0, colour, 1);
     }
 }
+int viz_learning_hit(const viz_learning_layout *l, size_t focus, int x, int y, int *head,
+                     int *row, int *col)
+{
+    const int maps = VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS;
+    for (int m = 0; m <= maps; m++) {
+        const SDL_Rect *r = m < maps ? &l->maps[m] : &l->big;
+        if (x < r->x || y < r->y || x >= r->x + r->w || y >= r->y + r->h)
+            continue;
+        *head = m < maps ? m : (int)focus;
+        *col = (int)((size_t)(x - r->x) * VIZ_LEARN_LENGTH / (size_t)r->w);
+        *row = (int)((size_t)(y - r->y) * VIZ_LEARN_LENGTH / (size_t)r->h);
+        return m < maps ? 1 : 2;
+    }
+    return 0;
+}
+
+static void draw_learning_hover(viz_view *v, const viz_state *s, const viz_learning_layout *l,
+                                const float *weights, const induction_batch *b, size_t rows,
+                                size_t focus)
+{
+    const size_t T = b->length, H = VIZ_LEARN_HEADS;
+    const int i = s->hover_row, j = s->hover_col;
+    if (s->hover_head != (int)focus || i < 0 || j < 0 || (size_t)i >= T || (size_t)j >= T)
+        return;
+    const SDL_Rect cell = viz_cell(&l->big, T, (size_t)i, (size_t)j);
+    viz_outline(v, cell, viz_white, 2);
+    char query[8], key[8], line[160];
+    viz_token_label(b->tokens[i], query);
+    viz_token_label(b->tokens[j], key);
+    if ((size_t)i >= rows)
+        snprintf(line, sizeof line, "query '%s' (%d) has not arrived yet", query, i);
+    else if (j > i)
+        snprintf(line, sizeof line, "key '%s' (%d) comes after the query: masked", key, j);
+    else
+        snprintf(line, sizeof line, "layer %zu head %zu: query '%s' (%d) -> key '%s' (%d): "
+                 "weight %.3f", focus / H + 1, focus % H + 1, query, i, key, j,
+                 weights[(focus * T + (size_t)i) * T + (size_t)j]);
+    int w = 0, h = 0;
+    viz_text_size(v, v->small, line, &w, &h);
+    w += 16;
+    int x = cell.x + cell.w + 10, y = cell.y + cell.h + 6;
+    if (x + w > l->width - 10)
+        x = l->width - 10 - w;
+    viz_fill(v, (SDL_Rect){x, y, w, h + 8}, viz_box);
+    viz_outline(v, (SDL_Rect){x, y, w, h + 8}, viz_dim, 1);
+    viz_text(v, v->small, line, x + 8, y + 4 + h / 2, 0, viz_white, 0);
+}
 static void draw_heads(viz_view *v, const viz_state *s, const viz_learning_layout *l,
                        const float *weights, const induction_batch *b, size_t rows,
                        const head_scores *scores, size_t focus)
@@ -89,6 +136,7 @@ static void draw_heads(viz_view *v, const viz_state *s, const viz_learning_layou
     viz_text(v, v->small, title, l->big.x, l->big.y - 42, 0, viz_white, 0);
     draw_token_labels(v, b, rows, l->big);
     viz_draw_legend(v, s, l->legend);
+    draw_learning_hover(v, s, l, weights, b, rows, focus);
 }
 static void draw_score_table(viz_view *v, const viz_learning_layout *l, const head_scores *sc)
 {

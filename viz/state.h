@@ -83,6 +83,8 @@ typedef struct viz_mode {
     void (*act)(viz_state *s, void *data, const viz_action *action);
     void (*tick)(viz_state *s, void *data, double seconds);
     int (*busy)(const viz_state *s, const void *data);   /* time moves: keep drawing */
+    int (*hit)(const viz_state *s, const void *data, int width, int height, int x, int y,
+               int *head, int *row, int *col);   /* as viz_hit, in the mode's own layout */
     void (*leave)(viz_state *s, void *data);             /* another mode is shown */
     void (*draw)(struct viz_view *view, const viz_state *s, const void *data,
                  int width, int height);

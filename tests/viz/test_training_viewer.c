@@ -309,3 +309,28 @@ Test(training_viewer, legends_and_labels_do_not_overlap) {
     SDL_FreeSurface(surface);
     TTF_Quit();
 }
+Test(training_viewer, hover_and_click_in_the_training_view) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_assert_eq(viz_switch_mode(&s, &viz_training_mode), MHA_OK);
+    viz_training *g = viz_training_of(&s);
+    viz_layout sentence;
+    viz_layout_compute(&s, 1280, 800, &sentence);
+    viz_learning_layout l;
+    viz_learning_layout_compute(1280, 800, &l);
+    SDL_Event e = {.type = SDL_MOUSEBUTTONDOWN};
+    e.button.x = l.maps[1].x + 3;
+    e.button.y = l.maps[1].y + 3;
+    viz_handle_event(&s, &e, &sentence);
+    cr_expect_eq(g->focus, 1, "a click on layer 1 head 2 enlarges it");
+    const SDL_Rect c = viz_cell(&l.big, VIZ_LEARN_LENGTH, 5, 3);
+    e = (SDL_Event){.type = SDL_MOUSEMOTION};
+    e.motion.x = c.x + c.w / 2;
+    e.motion.y = c.y + c.h / 2;
+    viz_handle_event(&s, &e, &sentence);
+    cr_expect(s.hover_head == 1 && s.hover_row == 5 && s.hover_col == 3,
+              "pointed at head %d cell (%d, %d)", s.hover_head, s.hover_row, s.hover_col);
+    press(&s, SDLK_d);
+    cr_expect_eq(s.hover_head, -1, "the cell belonged to the other view's layout");
+    viz_free(&s);
+}
