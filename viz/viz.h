@@ -18,6 +18,7 @@ typedef struct viz_layout {
 } viz_layout;
 void viz_layout_compute(const viz_state *s, int width, int height, viz_layout *layout);
 float viz_scale(int width, int height, double zoom);
+SDL_Event *viz_event_in_layout(SDL_Event *event, float scale);
 SDL_Rect viz_cell(const SDL_Rect *map, size_t L, size_t i, size_t j);
 int viz_hit(const viz_layout *layout, const viz_state *s, int x, int y,
             int *head, int *row, int *col);

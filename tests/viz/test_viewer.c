@@ -485,6 +485,11 @@ Test(viewer, text_grows_with_the_window) {
     key(&s, SDLK_MINUS);
     key(&s, SDLK_MINUS);
     cr_expect_lt(viz_scale(2560, 1440, s.zoom), viz_scale(2560, 1440, 1));
+    SDL_Event motion = {.type = SDL_MOUSEMOTION};
+    motion.motion.x = 300, motion.motion.y = 150;          /* window pixels at scale 1.5 */
+    viz_event_in_layout(&motion, 1.5f);
+    cr_expect(motion.motion.x == 200 && motion.motion.y == 100, "the pointer at %d, %d",
+              motion.motion.x, motion.motion.y);
     static const int sizes[][2] = {{1920, 1080}, {2560, 1440}, {800, 600}};
     for (size_t k = 0; k < 3; k++) {
         const float scale = viz_scale(sizes[k][0], sizes[k][1], 1);
