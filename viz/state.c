@@ -1,4 +1,5 @@
 /* generated from chapters/12-viewer.nw; edit the book, not this file */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,25 @@ static size_t split_sentence(char *words, int padding, const char **tokens)
     }
     return n;
 }
+static void fold_words(const viz_state *s, char folded[VIZ_TEXT_MAX],
+                       const char *same[VIZ_TOKENS_MAX])
+{
+    size_t used = 0;
+    for (size_t i = 0; i < s->length; i++) {
+        const char *w = s->tokens[i], *end = w + strlen(w);
+        same[i] = w;
+        if (w < s->words || w >= s->words + sizeof s->words)
+            continue;                                      /* a padding token */
+        while (w < end && ispunct((unsigned char)*w)) w++;
+        while (end > w && ispunct((unsigned char)end[-1])) end--;
+        if (w == end || used + (size_t)(end - w) + 1 > VIZ_TEXT_MAX)
+            continue;
+        same[i] = folded + used;
+        for (; w < end; w++)
+            folded[used++] = (char)tolower((unsigned char)*w);
+        folded[used++] = '\0';
+    }
+}
 static mha_status use_text(viz_state *s, const char *text, int padding)
 {
     char words[VIZ_TEXT_MAX];
@@ -38,7 +58,10 @@ static mha_status use_text(viz_state *s, const char *text, int padding)
             ? s->words + (tokens[i] - words) : tokens[i];
     s->length = n;
     s->padding = padding;
-    return mha_designed_embed(s->tokens, s->length, s->x);
+    char folded[VIZ_TEXT_MAX];
+    const char *same[VIZ_TOKENS_MAX];
+    fold_words(s, folded, same);
+    return mha_designed_embed(same, s->length, s->x);
 }
 mha_status viz_set_text(viz_state *s, const char *text)
 {

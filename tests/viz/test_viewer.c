@@ -501,3 +501,15 @@ Test(viewer, text_grows_with_the_window) {
     }
     viz_free(&s);
 }
+Test(viewer, the_and_the_are_one_word) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, "The dog saw the dog!"), MHA_OK);
+    for (int k = 0; k < 4; k++)
+        key(&s, SDLK_RIGHT);
+    const size_t L = s.length, same = 1;                  /* head 2, same token */
+    cr_expect_str_eq(s.tokens[0], "The");
+    cr_expect_str_eq(s.tokens[4], "dog!");
+    cr_expect_gt(s.weights[(same * L + 3) * L + 0], 0.5f, "'the' finds 'The'");
+    cr_expect_gt(s.weights[(same * L + 4) * L + 1], 0.5f, "'dog!' finds 'dog'");
+    viz_free(&s);
+}
