@@ -3,21 +3,24 @@
 #include <string.h>
 #include "viz.h"
 
-const char *const viz_help[][2] = {
-    {"space",       "play / pause the decoding"},
-    {"right, left", "one token forward / back (pauses)"},
-    {"up, down",    "faster / slower"},
-    {"home",        "back to the first token"},
-    {"c",           "causal mask on / off"},
-    {"p",           "padding demo: three <pad> tokens before the sentence"},
-    {"[  ]",        "temperature down (sharper) / up (flatter)"},
-    {"1 .. 5",      "switch a head off / on (ablation)"},
-    {"i",           "next implementation (naive, batched, ...)"},
-    {"m",           "next colour map (viridis, cividis, grey)"},
-    {"tab",         "enlarge the next head (or click a small map)"},
-    {"enter",       "type a new sentence; enter again to run it, escape to cancel"},
-    {"s",           "save the window as a PNG"},
-    {"?",           "this help;  q or escape: quit"},
+const char *const viz_help[][3] = {
+    {"space",       "dlt", "play / pause"},
+    {"right, left", "dl",  "one token forward / back (pauses)"},
+    {"up, down",    "dl",  "faster / slower"},
+    {"home",        "dl",  "back to the first token"},
+    {"c",           "d",   "causal mask on / off"},
+    {"p",           "d",   "padding demo: three <pad> tokens before the sentence"},
+    {"[  ]",        "d",   "temperature down (sharper) / up (flatter), or drag the slider"},
+    {"1 .. 5",      "d",   "switch a head off / on (ablation)"},
+    {"i",           "d",   "next implementation (naive, batched, ...)"},
+    {"m",           "dlt", "next colour map (viridis, cividis, grey)"},
+    {"tab",         "dlt", "enlarge the next head"},
+    {"n",           "l",   "another random sequence"},
+    {"r",           "t",   "start training again"},
+    {"enter",       "d",   "type a new sentence; enter again to run it, escape to cancel"},
+    {"+  -",        "dlt", "larger / smaller text and maps (for a projector)"},
+    {"s",           "dlt", "save the window as a PNG"},
+    {"?",           "dlt", "this help;  q or escape: quit"},
 };
 const size_t viz_help_count = sizeof viz_help / sizeof viz_help[0];
 static const struct { SDL_Keycode key; viz_action_kind kind; int head; } key_table[] = {
@@ -34,6 +37,9 @@ static const struct { SDL_Keycode key; viz_action_kind kind; int head; } key_tab
     {SDLK_F1, VIZ_HELP, 0},               {SDLK_ESCAPE, VIZ_ESCAPE, 0},
     {SDLK_q, VIZ_QUIT, 0},                {SDLK_r, VIZ_RESTART, 0},
     {SDLK_n, VIZ_NEW_SEQUENCE, 0},
+    {SDLK_PLUS, VIZ_ZOOM_IN, 0},          {SDLK_EQUALS, VIZ_ZOOM_IN, 0},
+    {SDLK_KP_PLUS, VIZ_ZOOM_IN, 0},       {SDLK_MINUS, VIZ_ZOOM_OUT, 0},
+    {SDLK_KP_MINUS, VIZ_ZOOM_OUT, 0},
 };
 static viz_action key_action(SDL_Keycode key)
 {
@@ -58,24 +64,41 @@ static viz_action typing_action(SDL_Keycode key)
                                : VIZ_NOTHING;
     return (viz_action){.kind = kind};
 }
+static double slider_temperature(const SDL_Rect *r, int x)
+{
+    const int middle = r->x + r->w / 2;
+    if (x >= middle - 2 && x <= middle + 2)
+        return 1.0;
+    const double f = x < r->x ? 0 : x > r->x + r->w ? 1 : (double)(x - r->x) / r->w;
+    return pow(50.0, 2 * f - 1);
+}
+
 static size_t pointer_actions(const viz_state *s, const viz_layout *layout,
                               const SDL_Event *e, viz_action *a)
 {
     const int x = e->type == SDL_MOUSEMOTION ? e->motion.x : e->button.x;
     const int y = e->type == SDL_MOUSEMOTION ? e->motion.y : e->button.y;
     int head, row, col;
-    const int map = viz_hit(layout, s, x, y, &head, &row, &col);
+    const int map = s->mode->hit != NULL
+        ? s->mode->hit(s, viz_mode_data(s, s->mode), layout->width, layout->height, x, y,
+                       &head, &row, &col)
+        : viz_hit(layout, s, x, y, &head, &row, &col);
     size_t n = 0;
     a[n++] = (viz_action){.kind = VIZ_POINT, .head = map ? head : -1, .row = map ? row : -1,
                           .col = map ? col : -1};
+    const SDL_Rect *r = &layout->slider;
+    const int on_slider = y >= r->y - 6 && y < r->y + r->h + 6;
+    if (e->type == SDL_MOUSEMOTION && (e->motion.state & SDL_BUTTON_LMASK) && on_slider &&
+        x >= r->x - 20 && x < r->x + r->w + 20)
+        a[n++] = (viz_action){.kind = VIZ_SET_TEMPERATURE,
+                              .temperature = slider_temperature(r, x)};
     if (e->type != SDL_MOUSEBUTTONDOWN)
         return n;
     if (map == 1)
         a[n++] = (viz_action){.kind = VIZ_FOCUS_HEAD, .head = head};
-    const SDL_Rect *r = &layout->slider;
-    if (x >= r->x && x < r->x + r->w && y >= r->y - 4 && y < r->y + r->h + 4)
+    if (on_slider && x >= r->x && x < r->x + r->w)
         a[n++] = (viz_action){.kind = VIZ_SET_TEMPERATURE,
-                              .temperature = 0.05 * pow(1000.0, (double)(x - r->x) / r->w)};
+                              .temperature = slider_temperature(r, x)};
     return n;
 }
 size_t viz_actions_from_event(const viz_state *s, const SDL_Event *e, const viz_layout *layout,

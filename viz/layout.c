@@ -1,8 +1,9 @@
 /* generated from chapters/28-viewer-plumbing.nw; edit the book, not this file */
+#include <math.h>
 #include "viz.h"
 
-enum { MARGIN = 14, TOP = 44, BOTTOM = 112, TITLE = 20, LABELS_LEFT = 110, LABELS_TOP = 96,
-       LEGEND = 70 };
+enum { MARGIN = 14, TOP = 44, BOTTOM = 112, TITLE = 20, LABELS_LEFT = 110, LABELS_TOP = 136,
+       CAPTION = 44, LEGEND = 70 };
 
 static int smaller(int a, int b) { return a < b ? a : b; }
 static int at_least(int a, int b) { return a > b ? a : b; }
@@ -23,6 +24,7 @@ void viz_layout_compute(const viz_state *s, int width, int height, viz_layout *l
     const int big = at_least(8, smaller(width - bx - MARGIN - LEGEND,
                                         height - BOTTOM - by - MARGIN));
     l->big = (SDL_Rect){bx, by, big, big};
+    l->caption = (SDL_Rect){left + MARGIN, TOP, width - left - 2 * MARGIN, CAPTION};
     l->legend = (SDL_Rect){bx + big + 18, by, 18, big};
     l->status_y = height - BOTTOM + 8;
     l->slider = (SDL_Rect){MARGIN + 150, l->status_y + 79, 220, 10};
@@ -48,4 +50,11 @@ int viz_hit(const viz_layout *l, const viz_state *s, int x, int y, int *head, in
         return m < VIZ_HEADS ? 1 : 2;
     }
     return 0;
+}
+float viz_scale(int width, int height, double zoom)
+{
+    float scale = (float)((height >= 900 ? height / 720.0 : 1.0) * zoom);
+    const float most = fminf((float)width / VIZ_MIN_WIDTH, (float)height / VIZ_MIN_HEIGHT);
+    scale = scale > most ? most : scale;
+    return scale < 1 ? 1 : scale;
 }

@@ -43,10 +43,21 @@ static SDL_Color token_colour(const induction_batch *b, size_t t, int decoded)
     if (!decoded) return viz_dim;
     return t >= c && t < c + r ? copy_colour : t >= a && t < a + r ? source_colour : viz_ink;
 }
+size_t viz_label_stride(int map_side, size_t T, int text_height)
+{
+    const int cell = map_side / (int)T;
+    size_t every = 1;
+    while ((int)every * cell < text_height && every < T)
+        every++;
+    return every;
+}
+
 static void draw_token_labels(viz_view *v, const induction_batch *b, size_t rows, SDL_Rect map)
 {
     const size_t T = b->length;
-    for (size_t i = 0; i < T; i++) {
+    const size_t every = viz_label_stride(map.h, T,
+                                          (int)(TTF_FontHeight(v->small) / v->scale) - 2);
+    for (size_t i = 0; i < T; i += every) {
         char label[8];
         viz_token_label(b->tokens[i], label);
         const SDL_Rect c = viz_cell(&map, T, i, i);
@@ -54,6 +65,53 @@ static void draw_token_labels(viz_view *v, const induction_batch *b, size_t rows
         viz_text(v, v->small, label, map.x - 4, c.y + c.h / 2, 1, colour, 0);
         viz_text(v, v->small, label, c.x + c.w / 2, map.y - 4, 0, colour, 1);
     }
+}
+int viz_learning_hit(const viz_learning_layout *l, size_t focus, int x, int y, int *head,
+                     int *row, int *col)
+{
+    const int maps = VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS;
+    for (int m = 0; m <= maps; m++) {
+        const SDL_Rect *r = m < maps ? &l->maps[m] : &l->big;
+        if (x < r->x || y < r->y || x >= r->x + r->w || y >= r->y + r->h)
+            continue;
+        *head = m < maps ? m : (int)focus;
+        *col = (int)((size_t)(x - r->x) * VIZ_LEARN_LENGTH / (size_t)r->w);
+        *row = (int)((size_t)(y - r->y) * VIZ_LEARN_LENGTH / (size_t)r->h);
+        return m < maps ? 1 : 2;
+    }
+    return 0;
+}
+
+static void draw_learning_hover(viz_view *v, const viz_state *s, const viz_learning_layout *l,
+                                const float *weights, const induction_batch *b, size_t rows,
+                                size_t focus)
+{
+    const size_t T = b->length, H = VIZ_LEARN_HEADS;
+    const int i = s->hover_row, j = s->hover_col;
+    if (s->hover_head != (int)focus || i < 0 || j < 0 || (size_t)i >= T || (size_t)j >= T)
+        return;
+    const SDL_Rect cell = viz_cell(&l->big, T, (size_t)i, (size_t)j);
+    viz_outline(v, cell, viz_white, 2);
+    char query[8], key[8], line[160];
+    viz_token_label(b->tokens[i], query);
+    viz_token_label(b->tokens[j], key);
+    if ((size_t)i >= rows)
+        snprintf(line, sizeof line, "query '%s' (%d) has not arrived yet", query, i);
+    else if (j > i)
+        snprintf(line, sizeof line, "key '%s' (%d) comes after the query: masked", key, j);
+    else
+        snprintf(line, sizeof line, "layer %zu head %zu: query '%s' (%d) -> key '%s' (%d): "
+                 "weight %.3f", focus / H + 1, focus % H + 1, query, i, key, j,
+                 weights[(focus * T + (size_t)i) * T + (size_t)j]);
+    int w = 0, h = 0;
+    viz_text_size(v, v->small, line, &w, &h);
+    w += 16;
+    int x = cell.x + cell.w + 10, y = cell.y + cell.h + 6;
+    if (x + w > l->width - 10)
+        x = l->width - 10 - w;
+    viz_fill(v, (SDL_Rect){x, y, w, h + 8}, viz_box);
+    viz_outline(v, (SDL_Rect){x, y, w, h + 8}, viz_dim, 1);
+    viz_text(v, v->small, line, x + 8, y + 4 + h / 2, 0, viz_white, 0);
 }
 static void draw_heads(viz_view *v, const viz_state *s, const viz_learning_layout *l,
                        const float *weights, const induction_batch *b, size_t rows,
@@ -64,17 +122,21 @@ static void draw_heads(viz_view *v, const viz_state *s, const viz_learning_layou
         const SDL_Rect r = l->maps[k];
         char title[96];
         snprintf(title, sizeof title, "layer %zu head %zu", k / H + 1, k % H + 1);
-        viz_text(v, v->small, title, r.x, r.y - 22, 0, k == focus ? viz_white : viz_dim, 0);
-        snprintf(title, sizeof title, "prev %.2f  ind %.2f", scores->previous[k / H][k % H],
+        viz_text_fit(v, v->small, title, r.x, r.y - 22, r.w + 8, k == focus ? viz_white : viz_dim);
+        snprintf(title, sizeof title, "prev %.2f ind %.2f", scores->previous[k / H][k % H],
                  scores->induction[k / H][k % H]);
-        viz_text(v, v->small, title, r.x, r.y - 9, 0, k == focus ? viz_white : viz_dim, 0);
+        viz_text_fit(v, v->small, title, r.x, r.y - 9, r.w + 8, k == focus ? viz_white : viz_dim);
         draw_block(v, weights + k * T * T, T, rows, r, s->colour_map);
         if (k == focus)
             viz_outline(v, (SDL_Rect){r.x - 2, r.y - 2, r.w + 4, r.h + 4}, viz_white, 1);
     }
     draw_block(v, weights + focus * T * T, T, rows, l->big, s->colour_map);
+    char title[64];
+    snprintf(title, sizeof title, "layer %zu head %zu, enlarged", focus / H + 1, focus % H + 1);
+    viz_text(v, v->small, title, l->big.x, l->big.y - 42, 0, viz_white, 0);
     draw_token_labels(v, b, rows, l->big);
     viz_draw_legend(v, s, l->legend);
+    draw_learning_hover(v, s, l, weights, b, rows, focus);
 }
 static void draw_score_table(viz_view *v, const viz_learning_layout *l, const head_scores *sc)
 {
@@ -142,12 +204,37 @@ static void draw_curve_axes(viz_view *v, const viz_learning_layout *l, size_t ho
         viz_text(v, v->small, text, x, p.y + p.h + 10, k == 0 ? 0 : k == 4 ? 1 : 2, viz_ink, 0);
     }
     viz_text(v, v->small, "step", p.x + p.w / 2 + 40, p.y + p.h + 10, 0, viz_dim, 0);
-    static const char *const names[4] = {"loss (right axis)", "accuracy on repeated tokens",
-                                         "best previous-token score, layer 1",
-                                         "best induction score, layer 2"};
     const SDL_Color colours[4] = {loss_colour, viz_ink, source_colour, score_colour};
+    SDL_Rect at[4];
+    viz_curve_legend(l, v, at);
     for (int k = 0; k < 4; k++)
-        viz_text(v, v->small, names[k], p.x + k * p.w / 4, p.y - 12, 0, colours[k], 0);
+        viz_text_fit(v, v->small, viz_curve_names[k], at[k].x, at[k].y + at[k].h / 2, at[k].w,
+                     colours[k]);
+}
+const char *const viz_curve_names[4] = {"loss (right axis)", "accuracy on repeated tokens",
+                                        "best previous-token score, layer 1",
+                                        "best induction score, layer 2"};
+
+void viz_curve_legend(const viz_learning_layout *l, viz_view *v, SDL_Rect at[4])
+{
+    const SDL_Rect p = l->panel;
+    const int gap = 18, h = (int)(TTF_FontHeight(v->small) / v->scale);
+    int w[4], total = 3 * gap;
+    for (int k = 0; k < 4; k++) {
+        viz_text_size(v, v->small, viz_curve_names[k], &w[k], NULL);
+        total += w[k];
+    }
+    int x = p.x;
+    for (int k = 0; k < 4; k++) {
+        if (total <= p.w) {
+            at[k] = (SDL_Rect){x, p.y - 6 - h, w[k], h};
+            x += w[k] + gap;
+        } else {
+            const int half = (p.w - gap) / 2;
+            at[k] = (SDL_Rect){p.x + (k % 2) * (half + gap), p.y - 6 - (2 - k / 2) * h,
+                               w[k] < half ? w[k] : half, h};
+        }
+    }
 }
 static void draw_curves(viz_view *v, const viz_learning_layout *l, const viz_snapshot *s)
 {
@@ -174,7 +261,7 @@ static void draw_training(viz_view *v, const viz_state *s, const viz_training *g
     int k = snprintf(line, sizeof line, "training live: step %zu   loss %.3f   accuracy %.2f   %s",
                      n, n ? snap->loss[n - 1] : log(VIZ_LEARN_VOCAB),
                      n ? snap->accuracy[n - 1] : 0.0,
-                     g->paused ? "paused" : n >= VIZ_TRAIN_MAX_STEPS ? "finished" : "training");
+                     g->paused ? "paused" : n >= g->trainer.stop_at ? "finished" : "training");
     if (g->rate > 0)
         snprintf(line + k, sizeof line - (size_t)k, " at %.0f steps/s", g->rate);
     viz_text(v, v->font, line, 14, 20, 0, viz_ink, 0);
@@ -182,20 +269,21 @@ static void draw_training(viz_view *v, const viz_state *s, const viz_training *g
         size_t best = 0;
         for (size_t h = 1; h < VIZ_LEARN_HEADS; h++)
             if (snap->scores.induction[1][h] > snap->scores.induction[1][best]) best = h;
-        snprintf(line, sizeof line, "step %zu: an induction head has formed  --  layer 2, head %zu "
-                 "now puts %.2f of its attention on the token after the earlier copy",
+        snprintf(line, sizeof line, "an induction head formed at step %zu  --  now the best, "
+                 "layer 2 head %zu, puts %.2f of its attention on the token after the earlier copy",
                  snap->induction_step, best + 1, snap->scores.induction[1][best]);
         viz_fill(v, (SDL_Rect){14, l->banner_y - 12, l->width - 28, 26}, copy_colour);
-        viz_text(v, v->font, line, 24, l->banner_y + 1, 0, viz_background, 0);
+        viz_text_fit(v, v->font, line, 24, l->banner_y + 1, l->width - 48, viz_background);
     }
     draw_heads(v, s, l, snap->weights, &g->trainer.run.probe, VIZ_LEARN_LENGTH, &snap->scores,
                g->focus);
     draw_score_table(v, l, &snap->scores);
     draw_curves(v, l, snap);
-    viz_text(v, v->font, "the model trains on its own thread; the window draws its latest "
-             "snapshot and never waits for a step", 14, l->status_y + 12, 0, viz_dim, 0);
-    viz_text(v, v->font, "space pause/resume   r reset   tab next head   l trained model   "
-             "d designed heads   ? help", 14, l->status_y + 36, 0, viz_dim, 0);
+    viz_text_fit(v, v->font, "the model trains on its own thread; the window draws its latest "
+                 "snapshot and never waits for a step", 14, l->status_y + 12, l->width - 28,
+                 viz_dim);
+    viz_text_fit(v, v->font, "space pause/resume   r reset   tab next head   l trained model   "
+                 "d designed heads   ? help", 14, l->status_y + 36, l->width - 28, viz_dim);
 }
 static void draw_predictions(viz_view *v, const viz_trained *m, const viz_learning_layout *l)
 {
@@ -236,14 +324,15 @@ static void draw_trained(viz_view *v, const viz_state *s, const viz_trained *m,
     draw_score_table(v, l, &m->scores);
     draw_predictions(v, m, l);
     snprintf(line, sizeof line, "from %s; the scores are measured on the whole sequence", m->dir);
-    viz_text(v, v->font, line, 14, l->status_y + 12, 0, viz_dim, 0);
-    viz_text(v, v->font, "space play/pause   right, left step   n new sequence   tab next head"
-             "   t training   d designed heads", 14, l->status_y + 36, 0, viz_dim, 0);
+    viz_text_fit(v, v->font, line, 14, l->status_y + 12, l->width - 28, viz_dim);
+    viz_text_fit(v, v->font, "space play/pause   right, left step   n new sequence   tab next head"
+                 "   t training   d designed heads", 14, l->status_y + 36, l->width - 28, viz_dim);
 }
 static void draw_message(viz_view *v, const viz_state *s, int width)
 {
-    if (s->message[0] != '\0')
-        viz_text(v, v->font, s->message, width - 14, 20, 1, viz_alarm, 0);
+    if (s->message[0] != '\0' || s->news[0] != '\0')
+        viz_text(v, v->font, s->message[0] ? s->message : s->news, width - 14, 20, 1,
+                 s->message[0] ? viz_alarm : viz_ink, 0);
 }
 
 void viz_draw_training(viz_view *v, const viz_state *s, const void *training,

@@ -1,4 +1,5 @@
 /* generated from chapters/12-viewer.nw; edit the book, not this file */
+#include <math.h>
 #include <string.h>
 #include "viz.h"
 #include "training.h"
@@ -6,7 +7,7 @@
 const viz_mode viz_sentence_mode = {
     .name = "sentence", .key = 'd', .help = "the designed heads on a sentence",
     .start = viz_sentence_start, .act = viz_sentence_act, .tick = viz_sentence_tick,
-    .draw = viz_draw_sentence,
+    .busy = viz_sentence_busy, .draw = viz_draw_sentence,
 };
 
 const viz_mode *const viz_modes[] = {
@@ -42,9 +43,18 @@ mha_status viz_switch_mode(viz_state *s, const viz_mode *mode)
         return MHA_ERR_ARG;
     void **data = &s->mode_data[mode_place(mode)];
     const mha_status status = mode->enter ? mode->enter(s, data) : MHA_OK;
+    if (status == MHA_OK && s->mode != mode && s->mode->leave != NULL)
+        s->mode->leave(s, viz_mode_data(s, s->mode));
+    if (status == MHA_OK && s->mode != mode)
+        s->hover_head = s->hover_row = s->hover_col = -1;      /* a cell of the old layout */
     if (status == MHA_OK)
         s->mode = mode;
     return status;
+}
+
+int viz_busy(const viz_state *s)
+{
+    return s->mode->busy != NULL && s->mode->busy(s, viz_mode_data(s, s->mode));
 }
 
 mha_status viz_mode_start(viz_state *s, const viz_start *how)
@@ -61,7 +71,7 @@ void viz_modes_free(viz_state *s)
 void viz_act(viz_state *s, const viz_action *a)
 {
     if (a->key)
-        s->message[0] = '\0';                   /* news lasts until the next key */
+        s->message[0] = s->news[0] = '\0';      /* news lasts until the next key */
     switch (a->kind) {
     case VIZ_SWITCH_MODE: viz_switch_mode(s, a->mode); break;
     case VIZ_NEXT_COLOUR_MAP: s->colour_map = (s->colour_map + 1) % VIZ_COLOUR_MAPS; break;
@@ -69,6 +79,8 @@ void viz_act(viz_state *s, const viz_action *a)
     case VIZ_HELP: s->help = !s->help; break;
     case VIZ_ESCAPE: if (s->help) s->help = 0; else s->quit = 1; break;
     case VIZ_QUIT: s->quit = 1; break;
+    case VIZ_ZOOM_IN: s->zoom = fmin(s->zoom * 1.25, 4.0); break;
+    case VIZ_ZOOM_OUT: s->zoom = fmax(s->zoom / 1.25, 0.25); break;
     default:
         if (s->mode->act != NULL)
             s->mode->act(s, viz_mode_data(s, s->mode), a);

@@ -37,6 +37,17 @@ static int parse_count(const char *option, const char *value, size_t *n)
     *n = (size_t)v;
     return 0;
 }
+static int takes_value(const char *option)
+{
+    static const char *const with_value[] = {
+        "--text", "--screenshot", "--record", "--press", "--step", "--frames",
+        "--quit-after", "--train-steps", "--hover", "--size",
+    };
+    for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
+        if (strcmp(option, with_value[k]) == 0)
+            return 1;
+    return 0;
+}
 int viz_parse_options(int argc, char **argv, struct viz_options *o)
 {
     *o = (struct viz_options){.width = 1280, .height = 800, .hover_row = -1, .hover_col = -1};
@@ -48,7 +59,11 @@ int viz_parse_options(int argc, char **argv, struct viz_options *o)
             o->mode = strcmp(a, "--train") == 0 ? "training" : "trained";
             i--;                                       /* no value */
         }
-        else if (value == NULL && strncmp(a, "--", 2) == 0) {
+        else if (!takes_value(a)) {
+            fprintf(stderr, "mha-viz: unknown option '%s' (try 'mha-viz --help')\n", a);
+            return -1;
+        }
+        else if (value == NULL) {
             fprintf(stderr, "mha-viz: %s: missing value\n", a);
             return -1;
         }
@@ -71,12 +86,17 @@ int viz_parse_options(int argc, char **argv, struct viz_options *o)
             }
         }
         else if (strcmp(a, "--size") == 0) {
-            if (sscanf(value, "%dx%d", &o->width, &o->height) != 2 || o->width < VIZ_MIN_WIDTH ||
-                o->height < VIZ_MIN_HEIGHT || o->width > 8192 || o->height > 8192) {
+            char *x, *end;
+            errno = 0;
+            const long width = strtol(value, &x, 10);
+            const long height = *x == 'x' ? strtol(x + 1, &end, 10) : 0;
+            if (*x != 'x' || x == value || *end != '\0' || errno != 0 || width < VIZ_MIN_WIDTH ||
+                height < VIZ_MIN_HEIGHT || width > 8192 || height > 8192) {
                 fprintf(stderr, "mha-viz: --size: expected WxH from %dx%d to 8192x8192, got '%s'\n",
                         VIZ_MIN_WIDTH, VIZ_MIN_HEIGHT, value);
                 return -1;
             }
+            o->width = (int)width, o->height = (int)height;
         }
         else {
             fprintf(stderr, "mha-viz: unknown argument '%s' (try 'mha-viz --help')\n", a);

@@ -8,13 +8,24 @@
 #include "state.h"
 
 #define VIZ_FONT "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
-typedef struct viz_view { SDL_Renderer *renderer; TTF_Font *font, *small; } viz_view;
+typedef struct viz_view {
+    SDL_Renderer *renderer;
+    TTF_Font *font, *small;          /* opened at 15 and 11 points times the scale */
+    float scale;                     /* window pixels per layout pixel */
+} viz_view;
 int viz_view_open(viz_view *view, SDL_Renderer *renderer);
+int viz_view_scale(viz_view *view, float scale);
+void viz_text_size(viz_view *view, TTF_Font *font, const char *text, int *width, int *height);
 void viz_view_close(viz_view *view);
 void viz_text(viz_view *view, TTF_Font *font, const char *text, int x, int y, int align,
               SDL_Color colour, int upwards);
+void viz_text_fit(viz_view *view, TTF_Font *font, const char *text, int x, int y, int width,
+                  SDL_Color colour);
+void viz_text_tail(viz_view *view, TTF_Font *font, const char *text, int x, int y, int width,
+                   SDL_Color colour);
 void viz_fill(viz_view *view, SDL_Rect r, SDL_Color colour);
 void viz_outline(viz_view *view, SDL_Rect r, SDL_Color colour, int thickness);
+int viz_write_png(SDL_Surface *surface, const char *path);
 int viz_save_png(viz_state *s, int width, int height, const char *path);
 void viz_save_window(viz_state *s, SDL_Renderer *renderer, int width, int height);
 struct viz_options {

@@ -18,6 +18,17 @@ static int record_frames(viz_state *s, const struct viz_options *o)
     }
     return VIZ_EXIT_OK;
 }
+SDL_Event *viz_event_in_layout(SDL_Event *e, float scale)
+{
+    if (e->type == SDL_MOUSEMOTION) {
+        e->motion.x = (int)(e->motion.x / scale);
+        e->motion.y = (int)(e->motion.y / scale);
+    } else if (e->type == SDL_MOUSEBUTTONDOWN || e->type == SDL_MOUSEBUTTONUP) {
+        e->button.x = (int)(e->button.x / scale);
+        e->button.y = (int)(e->button.y / scale);
+    }
+    return e;
+}
 static int window_loop(viz_state *s, const struct viz_options *o)
 {
     SDL_Window *window = SDL_CreateWindow("mha-viz: attention heads", SDL_WINDOWPOS_CENTERED,
@@ -45,18 +56,27 @@ static int window_loop(viz_state *s, const struct viz_options *o)
         for (size_t frame = 1; !s->quit; frame++) {
             int w, h;
             SDL_GetRendererOutputSize(renderer, &w, &h);
-            viz_layout_compute(s, w, h, &layout);
+            float scale = viz_scale(w, h, s->zoom);
+            viz_view_scale(&view, scale);
+            viz_layout_compute(s, (int)(w / view.scale), (int)(h / view.scale), &layout);
+            const int busy = viz_busy(s);
             SDL_Event event;
-            if (SDL_WaitEventTimeout(&event, 15)) {
-                viz_handle_event(s, &event, &layout);
-                while (SDL_PollEvent(&event))
-                    viz_handle_event(s, &event, &layout);
+            int changed = busy || frame == 1;
+            if (SDL_WaitEventTimeout(&event, busy ? 15 : 250)) {
+                changed = 1;
+                do
+                    viz_handle_event(s, viz_event_in_layout(&event, view.scale), &layout);
+                while (SDL_PollEvent(&event));
             }
             const Uint64 now = SDL_GetTicks64();
             viz_tick(s, (now - last) / 1000.0);
             last = now;
-            viz_draw(&view, s, &layout);
-            SDL_RenderPresent(renderer);
+            if (changed) {
+                viz_view_scale(&view, viz_scale(w, h, s->zoom));                 /* + or - was pressed */
+                viz_layout_compute(s, (int)(w / view.scale), (int)(h / view.scale), &layout);
+                viz_draw(&view, s, &layout);
+                SDL_RenderPresent(renderer);
+            }
             if (s->save_requested)
                 viz_save_window(s, renderer, w, h);
             if (o->quit_after != 0 && frame >= o->quit_after)

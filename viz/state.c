@@ -1,4 +1,5 @@
 /* generated from chapters/12-viewer.nw; edit the book, not this file */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,25 @@ static size_t split_sentence(char *words, int padding, const char **tokens)
     }
     return n;
 }
+static void fold_words(const viz_state *s, char folded[VIZ_TEXT_MAX],
+                       const char *same[VIZ_TOKENS_MAX])
+{
+    size_t used = 0;
+    for (size_t i = 0; i < s->length; i++) {
+        const char *w = s->tokens[i], *end = w + strlen(w);
+        same[i] = w;
+        if (w < s->words || w >= s->words + sizeof s->words)
+            continue;                                      /* a padding token */
+        while (w < end && ispunct((unsigned char)*w)) w++;
+        while (end > w && ispunct((unsigned char)end[-1])) end--;
+        if (w == end || used + (size_t)(end - w) + 1 > VIZ_TEXT_MAX)
+            continue;
+        same[i] = folded + used;
+        for (; w < end; w++)
+            folded[used++] = (char)tolower((unsigned char)*w);
+        folded[used++] = '\0';
+    }
+}
 static mha_status use_text(viz_state *s, const char *text, int padding)
 {
     char words[VIZ_TEXT_MAX];
@@ -38,7 +58,10 @@ static mha_status use_text(viz_state *s, const char *text, int padding)
             ? s->words + (tokens[i] - words) : tokens[i];
     s->length = n;
     s->padding = padding;
-    return mha_designed_embed(s->tokens, s->length, s->x);
+    char folded[VIZ_TEXT_MAX];
+    const char *same[VIZ_TOKENS_MAX];
+    fold_words(s, folded, same);
+    return mha_designed_embed(same, s->length, s->x);
 }
 mha_status viz_set_text(viz_state *s, const char *text)
 {
@@ -71,6 +94,7 @@ mha_status viz_init(viz_state *s, const char *text)
     s->speed = 1.5;
     s->causal = 1;
     s->temperature = 1.0f;
+    s->zoom = 1.0;
     s->focus = 1;                       /* the same-token head: the most telling */
     s->hover_head = s->hover_row = s->hover_col = -1;
     mha_designed_params(s->in_proj_weight, s->out_proj_weight);
@@ -238,7 +262,8 @@ void viz_sentence_act(viz_state *s, void *data, const viz_action *a)
     case VIZ_FIRST_TOKEN: go_to_step(s, 1); break;
     case VIZ_FASTER: s->speed = fmin(s->speed * 1.5, 20.0); break;
     case VIZ_SLOWER: s->speed = fmax(s->speed / 1.5, 0.25); break;
-    case VIZ_SWITCH_CAUSAL: s->causal = !s->causal; go_to_step(s, s->step); break;
+    case VIZ_SWITCH_CAUSAL: s->causal = !s->causal; go_to_step(s, s->step);
+        s->hover_head = s->hover_row = s->hover_col = -1; break;   /* the pointer moves again */
     case VIZ_SWITCH_PADDING:
         if (use_text(s, s->text, !s->padding) == MHA_OK)
             go_to_step(s, s->padding ? s->step + VIZ_PADDING : s->step - VIZ_PADDING);
@@ -246,13 +271,14 @@ void viz_sentence_act(viz_state *s, void *data, const viz_action *a)
             snprintf(s->message, sizeof s->message, "no room for padding: %d words at most",
                      VIZ_TOKENS_MAX - VIZ_PADDING);
         break;
-    case VIZ_SHARPER: s->temperature = fmaxf(s->temperature / 1.25f, 0.05f);
+    case VIZ_SHARPER: s->temperature = fmaxf(s->temperature / 1.25f, 0.02f);
         go_to_step(s, s->step); break;
     case VIZ_FLATTER: s->temperature = fminf(s->temperature * 1.25f, 50.0f);
         go_to_step(s, s->step); break;
     case VIZ_SWITCH_HEAD: s->ablated ^= 1u << a->head; go_to_step(s, s->step); break;
     case VIZ_NEXT_IMPL: s->impl = (s->impl + 1) % mha_impl_count; go_to_step(s, s->step); break;
-    case VIZ_NEXT_FOCUS: s->focus = (s->focus + 1) % VIZ_HEADS; break;
+    case VIZ_NEXT_FOCUS: s->focus = (s->focus + 1) % VIZ_HEADS;
+        s->hover_head = s->hover_row = s->hover_col = -1; break;
     case VIZ_START_TYPING: s->typing = 1; s->typed[0] = '\0'; break;
     case VIZ_TYPE:
         if (strlen(s->typed) + strlen(a->text) < VIZ_TEXT_MAX)
@@ -272,7 +298,7 @@ void viz_sentence_act(viz_state *s, void *data, const viz_action *a)
             snprintf(s->message, sizeof s->message, "a sentence is 1 to %d words",
                      VIZ_TOKENS_MAX - (s->padding ? VIZ_PADDING : 0));
         break;
-    case VIZ_CANCEL: s->typing = 0; break;
+    case VIZ_CANCEL: s->typing = 0; s->message[0] = '\0'; break;    /* the error goes too */
     case VIZ_POINT: s->hover_head = a->head; s->hover_row = a->row; s->hover_col = a->col; break;
     case VIZ_FOCUS_HEAD: s->focus = (size_t)a->head; break;
     case VIZ_SET_TEMPERATURE: s->temperature = (float)a->temperature; go_to_step(s, s->step); break;
@@ -280,6 +306,12 @@ void viz_sentence_act(viz_state *s, void *data, const viz_action *a)
         break;
     }
 }
+int viz_sentence_busy(const viz_state *s, const void *data)
+{
+    (void)data;
+    return s->playing;
+}
+
 mha_status viz_sentence_start(viz_state *s, void *data, const viz_start *how)
 {
     const viz_action forward = {.kind = VIZ_STEP_FORWARD};

@@ -22,7 +22,7 @@ typedef enum viz_action_kind {
     VIZ_START_TYPING, VIZ_TYPE, VIZ_ERASE, VIZ_ACCEPT, VIZ_CANCEL,
     VIZ_POINT, VIZ_FOCUS_HEAD, VIZ_SET_TEMPERATURE,
     VIZ_SAVE, VIZ_HELP, VIZ_ESCAPE, VIZ_QUIT, VIZ_SWITCH_MODE,
-    VIZ_RESTART, VIZ_NEW_SEQUENCE
+    VIZ_RESTART, VIZ_NEW_SEQUENCE, VIZ_ZOOM_IN, VIZ_ZOOM_OUT
 } viz_action_kind;
 
 typedef struct viz_action {
@@ -41,6 +41,7 @@ typedef struct viz_state {
     size_t step;                              /* tokens decoded, 1 to L: rows shown */
     int playing;                              /* decoding advances by itself */
     double speed, since_step;                 /* tokens per second; seconds since the last */
+    double zoom;                              /* + and -: the reader's factor on the scale */
     int causal, padding;                      /* switches: causal mask, padding demo */
     float temperature;                        /* scores are divided by it */
     unsigned ablated;                         /* bit h set: head h is switched off */
@@ -51,7 +52,8 @@ typedef struct viz_state {
     size_t focus;                             /* the enlarged head */
     int hover_head, hover_row, hover_col;     /* the cell under the mouse, or -1 */
     int save_requested, quit;                 /* for the program to act on */
-    char message[160];                        /* one line of news for the status bar */
+    char message[160];                        /* a problem, for the status bar in red */
+    char news[160];                           /* a success (saved ...), in ink */
     float *in_proj_weight, *out_proj_weight;     /* (3E, E), (E, E): the designed layer */
     float *effective_weight;                     /* (3E, E): after temperature and ablation */
     float *x;                                    /* (L, E) the embedded tokens */
@@ -80,6 +82,10 @@ typedef struct viz_mode {
     mha_status (*start)(viz_state *s, void *data, const viz_start *how);
     void (*act)(viz_state *s, void *data, const viz_action *action);
     void (*tick)(viz_state *s, void *data, double seconds);
+    int (*busy)(const viz_state *s, const void *data);   /* time moves: keep drawing */
+    int (*hit)(const viz_state *s, const void *data, int width, int height, int x, int y,
+               int *head, int *row, int *col);   /* as viz_hit, in the mode's own layout */
+    void (*leave)(viz_state *s, void *data);             /* another mode is shown */
     void (*draw)(struct viz_view *view, const viz_state *s, const void *data,
                  int width, int height);
     void (*free)(void *data);
@@ -90,11 +96,13 @@ extern const viz_mode viz_sentence_mode;
 const viz_mode *viz_mode_find(const char *name);
 mha_status viz_switch_mode(viz_state *s, const viz_mode *mode);
 mha_status viz_mode_start(viz_state *s, const viz_start *how);
+int viz_busy(const viz_state *s);
 void *viz_mode_data(const viz_state *s, const viz_mode *mode);
 void viz_modes_free(viz_state *s);
 mha_status viz_sentence_start(viz_state *s, void *data, const viz_start *how);
 void viz_sentence_act(viz_state *s, void *data, const viz_action *action);
 void viz_sentence_tick(viz_state *s, void *data, double seconds);
+int viz_sentence_busy(const viz_state *s, const void *data);
 mha_status viz_init(viz_state *s, const char *text);
 void viz_free(viz_state *s);
 mha_status viz_set_text(viz_state *s, const char *text);

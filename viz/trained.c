@@ -123,8 +123,20 @@ static void act_trained(viz_state *s, void *data, const viz_action *a)
     case VIZ_NEW_SEQUENCE: viz_trained_new_sequence(m); break;
     case VIZ_NEXT_FOCUS: m->focus = (m->focus + 1) % (VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS);
         break;
+    case VIZ_FOCUS_HEAD: m->focus = (size_t)a->head; break;
+    case VIZ_POINT: s->hover_head = a->head; s->hover_row = a->row; s->hover_col = a->col; break;
     default: break;
     }
+}
+
+static int hit_trained(const viz_state *s, const void *data, int width, int height, int x,
+                       int y, int *head, int *row, int *col)
+{
+    const viz_trained *m = data;
+    viz_learning_layout l;
+    (void)s;
+    viz_learning_layout_compute(width, height, &l);
+    return viz_learning_hit(&l, m->focus, x, y, head, row, col);
 }
 
 static mha_status start_trained(viz_state *s, void *data, const viz_start *how)
@@ -143,6 +155,12 @@ static void tick_trained(viz_state *s, void *data, double seconds)
     }
 }
 
+static int trained_busy(const viz_state *s, const void *data)
+{
+    (void)data;
+    return s->playing;
+}
+
 static void free_trained(void *data)
 {
     viz_trained_free(data);
@@ -153,5 +171,5 @@ const viz_mode viz_trained_mode = {
     .name = "trained", .key = 'l',
     .help = "the trained model on a repeated sequence; n: another",
     .enter = enter_trained, .start = start_trained, .act = act_trained, .tick = tick_trained,
-    .draw = viz_draw_trained, .free = free_trained,
+    .busy = trained_busy, .hit = hit_trained, .draw = viz_draw_trained, .free = free_trained,
 };

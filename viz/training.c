@@ -31,13 +31,27 @@ static mha_status enter_training(viz_state *s, void **data)
             snprintf(s->message, sizeof s->message, "no training thread: %s", SDL_GetError());
         *data = g;
     }
+    else
+        viz_trainer_request(&g->trainer, g->paused, 0, 0);   /* back: resume, unless paused */
     g->focus = VIZ_LEARN_HEADS;              /* the first head of layer 2 */
     return MHA_OK;
+}
+static void leave_training(viz_state *s, void *data)
+{
+    viz_training *g = data;
+    (void)s;
+    viz_trainer_request(&g->trainer, 1, 0, 0);
+}
+
+static int training_busy(const viz_state *s, const void *data)
+{
+    const viz_training *g = data;
+    (void)s;
+    return !g->paused && g->view.step < g->trainer.stop_at;
 }
 static void act_training(viz_state *s, void *data, const viz_action *a)
 {
     viz_training *g = data;
-    (void)s;
     if (a->kind == VIZ_PLAY_PAUSE) {
         g->paused = !g->paused;
         viz_trainer_request(&g->trainer, g->paused, 0, 0);
@@ -45,7 +59,21 @@ static void act_training(viz_state *s, void *data, const viz_action *a)
         viz_trainer_request(&g->trainer, -1, 1, 0);
     } else if (a->kind == VIZ_NEXT_FOCUS) {
         g->focus = (g->focus + 1) % (VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS);
+    } else if (a->kind == VIZ_FOCUS_HEAD) {
+        g->focus = (size_t)a->head;
+    } else if (a->kind == VIZ_POINT) {
+        s->hover_head = a->head, s->hover_row = a->row, s->hover_col = a->col;
     }
+}
+
+static int hit_training(const viz_state *s, const void *data, int width, int height, int x,
+                        int y, int *head, int *row, int *col)
+{
+    const viz_training *g = data;
+    viz_learning_layout l;
+    (void)s;
+    viz_learning_layout_compute(width, height, &l);
+    return viz_learning_hit(&l, g->focus, x, y, head, row, col);
 }
 static void tick_training(viz_state *s, void *data, double seconds)
 {
@@ -86,5 +114,6 @@ static void free_training(void *data)
 const viz_mode viz_training_mode = {
     .name = "training", .key = 't', .help = "train a model live; space pauses, r starts again",
     .enter = enter_training, .start = start_training, .act = act_training,
-    .tick = tick_training, .draw = viz_draw_training, .free = free_training,
+    .tick = tick_training, .busy = training_busy, .hit = hit_training, .leave = leave_training,
+    .draw = viz_draw_training, .free = free_training,
 };

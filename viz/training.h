@@ -80,4 +80,9 @@ void viz_draw_trained(viz_view *v, const viz_state *s, const void *trained,
                       int width, int height);
 int viz_curve_x(const viz_learning_layout *l, size_t step, size_t horizon);
 size_t viz_curve_horizon(size_t step);
+extern const char *const viz_curve_names[4];
+void viz_curve_legend(const viz_learning_layout *l, viz_view *v, SDL_Rect at[4]);
+size_t viz_label_stride(int map_side, size_t T, int text_height);
+int viz_learning_hit(const viz_learning_layout *l, size_t focus, int x, int y, int *head,
+                     int *row, int *col);
 #endif

@@ -5,6 +5,8 @@
 #include "viz.h"
 
 const SDL_Color viz_background = {24, 24, 28, 255}, viz_undecoded = {52, 52, 60, 255},
+                viz_masked = {30, 30, 34, 255}, viz_hatch = {110, 110, 120, 255},
+                viz_box = {8, 8, 10, 255},
                 viz_ink = {230, 230, 230, 255}, viz_dim = {150, 150, 160, 255},
                 viz_white = {255, 255, 255, 255}, viz_alarm = {255, 90, 90, 255};
 static const Uint8 viridis[11][3] = {
@@ -46,10 +48,19 @@ static void draw_map(viz_view *v, const viz_state *s, size_t h, SDL_Rect map)
 {
     const size_t L = s->length;
     for (size_t i = 0; i < L; i++)
-        for (size_t j = 0; j < L; j++)
-            viz_fill(v, viz_cell(&map, L, i, j),
-                     i < s->step ? viz_colour(s->colour_map, s->weights[(h * L + i) * L + j])
-                                 : viz_undecoded);
+        for (size_t j = 0; j < L; j++) {
+            const SDL_Rect c = viz_cell(&map, L, i, j);
+            if (i >= s->step || j >= s->step)
+                viz_fill(v, c, viz_undecoded);
+            else if (viz_blocked(s, i, j)) {
+                viz_fill(v, c, viz_masked);
+                SDL_SetRenderDrawColor(v->renderer, viz_hatch.r, viz_hatch.g, viz_hatch.b, 255);
+                if (c.w >= 4 && c.h >= 4)
+                    SDL_RenderDrawLine(v->renderer, c.x + 1, c.y + c.h - 2, c.x + c.w - 2,
+                                       c.y + 1);
+            } else
+                viz_fill(v, c, viz_colour(s->colour_map, s->weights[(h * L + i) * L + j]));
+        }
     SDL_Rect newest = viz_cell(&map, L, s->step - 1, 0);
     newest.w = map.w;
     viz_outline(v, newest, viz_white, map.w > 200 ? 2 : 1);
@@ -77,12 +88,37 @@ static void draw_labels(viz_view *v, const viz_state *s, SDL_Rect map)
         viz_outline(v, viz_cell(&map, L, (size_t)s->hover_row, (size_t)s->hover_col),
                     viz_white, 2);
 }
+static const char *const head_rules[VIZ_HEADS] = {
+    "each query attends to the token just before it",
+    "each query attends to earlier copies of its own word",
+    "each query attends to the first token",
+    "each query averages itself and the two tokens before it",
+    "each query averages every key it may see",
+};
+
+static void draw_caption(viz_view *v, const viz_state *s, const viz_layout *l)
+{
+    const SDL_Rect c = l->caption;
+    char line[160];
+    snprintf(line, sizeof line, "head %zu, %s: %s", s->focus + 1,
+             mha_designed_head_names[s->focus], head_rules[s->focus]);
+    viz_text_fit(v, v->font, line, c.x, c.y + 10, c.w, viz_white);
+    viz_text_fit(v, v->small, "columns: keys in the KV cache", c.x, c.y + 32, c.w / 2, viz_ink);
+    const int key = c.x + c.w / 2;
+    viz_fill(v, (SDL_Rect){key, c.y + 26, 12, 12}, viz_masked);
+    viz_outline(v, (SDL_Rect){key, c.y + 26, 12, 12}, viz_hatch, 1);
+    viz_text(v, v->small, "masked", key + 16, c.y + 32, 0, viz_ink, 0);
+    viz_fill(v, (SDL_Rect){key + 80, c.y + 26, 12, 12}, viz_undecoded);
+    viz_text_fit(v, v->small, "not decoded yet", key + 96, c.y + 32, c.x + c.w - key - 96,
+                 viz_ink);
+    viz_text(v, v->small, "rows: queries, one per decoded token", c.x + 8,
+             l->big.y + l->big.h / 2, 2, viz_ink, 1);
+}
 void viz_draw_legend(viz_view *v, const viz_state *s, SDL_Rect r)
 {
     for (int y = 0; y < r.h; y++) {
         const SDL_Color c = viz_colour(s->colour_map, 1.0 - (double)y / (r.h - 1));
-        SDL_SetRenderDrawColor(v->renderer, c.r, c.g, c.b, 255);
-        SDL_RenderDrawLine(v->renderer, r.x, r.y + y, r.x + r.w - 1, r.y + y);
+        viz_fill(v, (SDL_Rect){r.x, r.y + y, r.w, 1}, c);
     }
     viz_text(v, v->small, "weight 1", r.x, r.y - 10, 0, viz_ink, 0);
     viz_text(v, v->small, "0", r.x + r.w + 4, r.y + r.h - 6, 0, viz_ink, 0);
@@ -106,24 +142,30 @@ static void describe_hover(const viz_state *s, char *line, size_t size)
         snprintf(line, size, "point at a cell to see its query, key, score and weight");
     } else if ((size_t)i >= s->step) {
         snprintf(line, size, "head %d: query '%s' has not arrived yet", h + 1, s->tokens[i]);
+    } else if ((size_t)j >= s->step) {
+        snprintf(line, size, "head %d: key '%s' (%d) is not in the KV cache yet: no score",
+                 h + 1, s->tokens[j], j);
+    } else if (viz_blocked(s, (size_t)i, (size_t)j)) {
+        snprintf(line, size, "head %d: query '%s' (%d) -> key '%s' (%d): masked, weight 0",
+                 h + 1, s->tokens[i], i, s->tokens[j], j);
     } else {
         const size_t L = s->length;
         const double w = s->weights[((size_t)h * L + (size_t)i) * L + (size_t)j];
-        snprintf(line, size, "head %d %s: query '%s' (%d) -> key '%s' (%d): score %.2f%s, "
+        snprintf(line, size, "head %d %s: query '%s' (%d) -> key '%s' (%d): score %.2f, "
                  "weight %.3f", h + 1, mha_designed_head_names[h], s->tokens[i], i,
-                 s->tokens[j], j, viz_score(s, (size_t)h, (size_t)i, (size_t)j),
-                 viz_blocked(s, (size_t)i, (size_t)j) ? " (masked)" : "", w);
+                 s->tokens[j], j, viz_score(s, (size_t)h, (size_t)i, (size_t)j), w);
     }
 }
 static void draw_status(viz_view *v, const viz_state *s, const viz_layout *l)
 {
     char line[512];
     const int y = l->status_y;
-    if (s->message[0] != '\0')
-        viz_text(v, v->font, s->message, 14, y + 8, 0, viz_alarm, 0);
+    if (s->message[0] != '\0' || s->news[0] != '\0')
+        viz_text(v, v->font, s->message[0] ? s->message : s->news, 14, y + 8, 0,
+                 s->message[0] ? viz_alarm : viz_ink, 0);
     else {
         describe_hover(s, line, sizeof line);
-        viz_text(v, v->font, line, 14, y + 8, 0, viz_ink, 0);
+        viz_text_fit(v, v->font, line, 14, y + 8, l->width - 28, viz_ink);
     }
     snprintf(line, sizeof line, "%s %s: %.3f ms %s; differs from naive forward by %.2g",
              s->decoding ? "KV-cache decoding," : "whole prefix,", mha_impls[s->impl].name,
@@ -143,12 +185,34 @@ static void draw_status(viz_view *v, const viz_state *s, const viz_layout *l)
     viz_text(v, v->font, line, 14, y + 56, 0, viz_ink, 0);
     const SDL_Rect r = l->slider;
     viz_fill(v, r, viz_undecoded);
-    const int knob = r.x + (int)lround(r.w * log(s->temperature / 0.05) / log(1000.0));
+    const int knob = r.x + (int)lround(r.w * (log(s->temperature) / log(50.0) + 1) / 2);
     viz_fill(v, (SDL_Rect){knob - 3, r.y - 4, 7, r.h + 8}, viz_white);
     snprintf(line, sizeof line, "temperature %.2f", s->temperature);
     viz_text(v, v->font, line, 14, r.y + r.h / 2, 0, viz_ink, 0);
-    viz_text(v, v->small, "[ sharper    click or press [ ]    flatter ]", r.x + r.w + 12,
-             r.y + r.h / 2, 0, viz_dim, 0);
+    viz_text_fit(v, v->small, "[ sharper    drag, click or press [ ]    flatter ]",
+                 r.x + r.w + 12, r.y + r.h / 2, l->width - r.x - r.w - 24, viz_dim);
+}
+static void draw_tooltip(viz_view *v, const viz_state *s, const viz_layout *l)
+{
+    const int h = s->hover_head;
+    if (h < 0 || s->hover_row < 0 || s->hover_col < 0 || (size_t)s->hover_row >= s->length ||
+        (size_t)s->hover_col >= s->length)
+        return;
+    const SDL_Rect map = h == (int)s->focus ? l->big : l->grid[h];
+    const SDL_Rect cell = viz_cell(&map, s->length, (size_t)s->hover_row, (size_t)s->hover_col);
+    char line[512];
+    describe_hover(s, line, sizeof line);
+    int w = 0, th = 0;
+    viz_text_size(v, v->small, line, &w, &th);
+    w = w + 16 < l->width - 20 ? w + 16 : l->width - 20;
+    int x = cell.x + cell.w + 10, y = cell.y + cell.h + 6;
+    if (x + w > l->width - 10)
+        x = cell.x - 10 - w >= 10 ? cell.x - 10 - w : l->width - 10 - w;
+    if (y + th + 8 > l->height - 10)
+        y = cell.y - th - 14;
+    viz_fill(v, (SDL_Rect){x, y, w, th + 8}, viz_box);
+    viz_outline(v, (SDL_Rect){x, y, w, th + 8}, viz_dim, 1);
+    viz_text_fit(v, v->small, line, x + 8, y + 4 + th / 2, w - 16, viz_white);
 }
 void viz_draw_sentence(viz_view *v, const viz_state *s, const void *data, int width, int height)
 {
@@ -168,8 +232,10 @@ void viz_draw_sentence(viz_view *v, const viz_state *s, const void *data, int wi
     SDL_SetRenderDrawBlendMode(v->renderer, SDL_BLENDMODE_NONE);
     draw_map(v, s, s->focus, l.big);
     draw_labels(v, s, l.big);
+    draw_caption(v, s, &l);
     viz_draw_legend(v, s, l.legend);
     draw_status(v, s, &l);
+    draw_tooltip(v, s, &l);
 }
 void viz_draw(viz_view *v, const viz_state *s, const viz_layout *l)
 {
@@ -178,22 +244,33 @@ void viz_draw(viz_view *v, const viz_state *s, const viz_layout *l)
     s->mode->draw(v, s, viz_mode_data(s, s->mode), l->width, l->height);
     SDL_SetRenderDrawBlendMode(v->renderer, SDL_BLENDMODE_BLEND);
     if (s->help) {
-        const int n = (int)(viz_help_count + viz_mode_count), x = l->width / 2 - 320;
-        viz_fill(v, (SDL_Rect){x, 60, 640, 40 + 22 * n}, (SDL_Color){0, 0, 0, 235});
+        const char *lines[40][2];
+        int n = 0;
+        for (size_t k = 0; k < viz_help_count && n < 40 - VIZ_MODES_MAX; k++)
+            if (strchr(viz_help[k][1], s->mode->key) != NULL) {
+                lines[n][0] = viz_help[k][0];
+                lines[n++][1] = viz_help[k][2];
+            }
+        char keys[VIZ_MODES_MAX][2];
+        for (size_t m = 0; m < viz_mode_count; m++) {
+            keys[m][0] = viz_modes[m]->key;
+            keys[m][1] = '\0';
+            lines[n][0] = keys[m];
+            lines[n++][1] = viz_modes[m]->help;
+        }
+        const int w = l->width - 40 < 720 ? l->width - 40 : 720, x = (l->width - w) / 2;
+        viz_fill(v, (SDL_Rect){x, 60, w, 40 + 22 * n}, viz_box);
         for (int k = 0; k < n; k++) {
-            const size_t m = (size_t)k - viz_help_count;
-            const char key[2] = {k < (int)viz_help_count ? 0 : viz_modes[m]->key, '\0'};
-            viz_text(v, v->font, k < (int)viz_help_count ? viz_help[k][0] : key, x + 20, 84 + 22 * k,
-                     0, viz_white, 0);
-            viz_text(v, v->font, k < (int)viz_help_count ? viz_help[k][1] : viz_modes[m]->help,
-                     x + 130, 84 + 22 * k, 0, viz_ink, 0);
+            viz_text(v, v->font, lines[k][0], x + 20, 84 + 22 * k, 0, viz_white, 0);
+            viz_text_fit(v, v->font, lines[k][1], x + 130, 84 + 22 * k, w - 150, viz_ink);
         }
     }
     if (s->typing) {
         char line[VIZ_TEXT_MAX + 64];
         snprintf(line, sizeof line, "new sentence: %s_", s->typed);
-        viz_fill(v, (SDL_Rect){40, l->height / 2 - 30, l->width - 80, 60},
-                 (SDL_Color){0, 0, 0, 230});
-        viz_text(v, v->font, line, 60, l->height / 2, 0, viz_white, 0);
+        viz_fill(v, (SDL_Rect){40, l->height / 2 - 30, l->width - 80, 84}, viz_box);
+        viz_text_tail(v, v->font, line, 60, l->height / 2, l->width - 120, viz_white);
+        viz_text_fit(v, v->small, s->message[0] ? s->message : "enter runs it, escape cancels",
+                     60, l->height / 2 + 32, l->width - 120, s->message[0] ? viz_alarm : viz_dim);
     }
 }

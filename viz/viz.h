@@ -11,23 +11,27 @@ typedef struct viz_layout {
     int width, height;                   /* the window */
     SDL_Rect grid[VIZ_HEADS];            /* the small maps */
     SDL_Rect big;                        /* the enlarged head's map */
+    SDL_Rect caption;                    /* above it: its rule, and what its axes are */
     SDL_Rect legend;                     /* the colour scale, 1 at the top */
     SDL_Rect slider;                     /* the temperature slider */
     int status_y;                        /* top of the status lines */
 } viz_layout;
 void viz_layout_compute(const viz_state *s, int width, int height, viz_layout *layout);
+float viz_scale(int width, int height, double zoom);
+SDL_Event *viz_event_in_layout(SDL_Event *event, float scale);
 SDL_Rect viz_cell(const SDL_Rect *map, size_t L, size_t i, size_t j);
 int viz_hit(const viz_layout *layout, const viz_state *s, int x, int y,
             int *head, int *row, int *col);
 enum { VIZ_ACTIONS_PER_EVENT = 3 };
-extern const char *const viz_help[][2];          /* key, what it does */
+extern const char *const viz_help[][3];          /* key, the modes' keys, what it does */
 extern const size_t viz_help_count;
 size_t viz_actions_from_event(const viz_state *s, const SDL_Event *event,
                               const viz_layout *layout, viz_action actions[]);
 void viz_handle_event(viz_state *s, const SDL_Event *event, const viz_layout *layout);
 SDL_Color viz_colour(viz_colour_map map, double t);
 extern const char *const viz_colour_map_names[VIZ_COLOUR_MAPS];
-extern const SDL_Color viz_background, viz_undecoded, viz_ink, viz_dim, viz_white, viz_alarm;
+extern const SDL_Color viz_background, viz_undecoded, viz_masked, viz_hatch, viz_box, viz_ink,
+                       viz_dim, viz_white, viz_alarm;
 void viz_draw_legend(viz_view *v, const viz_state *s, SDL_Rect r);
 void viz_draw_sentence(viz_view *v, const viz_state *s, const void *data,
                        int width, int height);

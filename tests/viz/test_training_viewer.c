@@ -251,3 +251,86 @@ Test(training_viewer, the_layout_fits_every_window) {
         cr_expect(!SDL_HasIntersection(&l.maps[1], &l.big) && !SDL_HasIntersection(&l.big, &l.scores));
     }
 }
+static size_t trainer_step(viz_training *g)
+{
+    viz_trainer_take(&g->trainer, &g->view, 1);
+    return g->view.step;
+}
+Test(training_viewer, leaving_training_stops_the_trainer) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_assert_eq(viz_switch_mode(&s, &viz_training_mode), MHA_OK);
+    viz_training *g = viz_training_of(&s);
+    cr_expect(viz_busy(&s), "training: the window keeps drawing");
+    viz_trainer_wait(&g->trainer, 2);
+    press(&s, SDLK_d);                               /* back to the designed heads */
+    cr_assert_eq(s.mode, &viz_sentence_mode);
+    SDL_Delay(300);                                  /* the step under way ends */
+    const size_t left = trainer_step(g);
+    SDL_Delay(700);
+    cr_expect_eq(trainer_step(g), left, "the worker went on from step %zu unseen", left);
+    press(&s, SDLK_t);
+    viz_trainer_wait(&g->trainer, left + 1);
+    cr_expect_gt(trainer_step(g), left, "coming back resumes training");
+    viz_trainer_request(&g->trainer, -1, 0, trainer_step(g) + 1);
+    viz_trainer_wait(&g->trainer, g->trainer.stop_at);
+    trainer_step(g);
+    cr_expect(!viz_busy(&s), "finished: the window may sleep");
+    viz_free(&s);
+}
+Test(training_viewer, legends_and_labels_do_not_overlap) {
+    static const int sizes[][2] = {{640, 480}, {800, 600}, {1280, 800}, {1920, 1080},
+                                   {2560, 1440}};
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 64, 64, 32, SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    const int text = TTF_FontHeight(view.small) - 2;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        const int w = sizes[k][0], h = sizes[k][1];
+        viz_learning_layout l;
+        viz_learning_layout_compute(w, h, &l);
+        SDL_Rect at[4];
+        viz_curve_legend(&l, &view, at);
+        for (int a = 0; a < 4; a++) {
+            cr_expect(at[a].x >= 0 && at[a].x + at[a].w <= w && at[a].y > 0,
+                      "%dx%d: name %d outside", w, h, a);
+            for (int b = a + 1; b < 4; b++)
+                cr_expect(!SDL_HasIntersection(&at[a], &at[b]), "%dx%d: names %d and %d overlap",
+                          w, h, a, b);
+        }
+        const size_t every = viz_label_stride(l.big.h, VIZ_LEARN_LENGTH, text);
+        cr_expect_geq((int)every * (l.big.h / VIZ_LEARN_LENGTH), text,
+                      "%dx%d: labels %zu apart on cells of %d px", w, h, every,
+                      l.big.h / VIZ_LEARN_LENGTH);
+    }
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    SDL_FreeSurface(surface);
+    TTF_Quit();
+}
+Test(training_viewer, hover_and_click_in_the_training_view) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_assert_eq(viz_switch_mode(&s, &viz_training_mode), MHA_OK);
+    viz_training *g = viz_training_of(&s);
+    viz_layout sentence;
+    viz_layout_compute(&s, 1280, 800, &sentence);
+    viz_learning_layout l;
+    viz_learning_layout_compute(1280, 800, &l);
+    SDL_Event e = {.type = SDL_MOUSEBUTTONDOWN};
+    e.button.x = l.maps[1].x + 3;
+    e.button.y = l.maps[1].y + 3;
+    viz_handle_event(&s, &e, &sentence);
+    cr_expect_eq(g->focus, 1, "a click on layer 1 head 2 enlarges it");
+    const SDL_Rect c = viz_cell(&l.big, VIZ_LEARN_LENGTH, 5, 3);
+    e = (SDL_Event){.type = SDL_MOUSEMOTION};
+    e.motion.x = c.x + c.w / 2;
+    e.motion.y = c.y + c.h / 2;
+    viz_handle_event(&s, &e, &sentence);
+    cr_expect(s.hover_head == 1 && s.hover_row == 5 && s.hover_col == 3,
+              "pointed at head %d cell (%d, %d)", s.hover_head, s.hover_row, s.hover_col);
+    press(&s, SDLK_d);
+    cr_expect_eq(s.hover_head, -1, "the cell belonged to the other view's layout");
+    viz_free(&s);
+}

@@ -4,8 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <SDL_image.h>
 #include "viz.h"
 
@@ -87,6 +91,7 @@ Test(viewer, cells_have_the_colour_of_their_weight) {
     viz_state s;
     cr_assert_eq(viz_init(&s, "w x y z"), MHA_OK);
     s.step = 4;
+    s.causal = 0;                                 /* no cell masked: every one has a weight */
     static const float known[4] = {0.0f, 0.25f, 0.6f, 1.0f};
     for (size_t i = 0; i < VIZ_HEADS * 16; i++)
         s.weights[i] = known[i % 4];
@@ -197,6 +202,7 @@ Test(viewer, typing_a_sentence) {
     cr_expect_eq(s.length, 6);
     key(&s, SDLK_ESCAPE);
     cr_expect(!s.typing);
+    cr_expect_eq(s.message[0], '\0', "the refusal outlived escape: '%s'", s.message);
     viz_free(&s);
 }
 Test(viewer, events_through_the_sdl_queue) {
@@ -231,10 +237,23 @@ Test(viewer, hover_and_click) {
     e.button.y = l.grid[4].y + 3;
     viz_handle_event(&s, &e, &l);
     cr_expect_eq(s.focus, 4);
-    e.button.x = l.slider.x + l.slider.w / 2;            /* half-way on a log scale */
+    e.button.x = l.slider.x + l.slider.w / 2 + 1;        /* half-way on a log scale */
     e.button.y = l.slider.y + l.slider.h / 2;
     viz_handle_event(&s, &e, &l);
-    cr_expect_float_eq(s.temperature, 0.05 * sqrt(1000.0), 1e-3);
+    cr_expect_eq(s.temperature, 1.0f, "the middle is exactly 1: got %.4f", s.temperature);
+    e = (SDL_Event){.type = SDL_MOUSEMOTION};             /* drag three quarters along */
+    e.motion.state = SDL_BUTTON_LMASK;
+    e.motion.x = l.slider.x + 3 * l.slider.w / 4;
+    e.motion.y = l.slider.y + l.slider.h / 2;
+    viz_handle_event(&s, &e, &l);
+    cr_expect_float_eq(s.temperature, sqrt(50.0), 1e-3);
+    e.motion.x = l.slider.x + l.slider.w + 10;            /* past the end */
+    viz_handle_event(&s, &e, &l);
+    cr_expect_float_eq(s.temperature, 50.0, 1e-3);
+    e.motion.state = 0;                                   /* no button: only pointing */
+    e.motion.x = l.slider.x;
+    viz_handle_event(&s, &e, &l);
+    cr_expect_float_eq(s.temperature, 50.0, 1e-3);
     viz_free(&s);
 }
 static int inside(SDL_Rect r, int width, int bottom)
@@ -293,4 +312,204 @@ Test(viewer, record_writes_differing_frames) {
     cr_expect_eq(viz_main(3, bad), VIZ_EXIT_USAGE);
     char *no_frames[] = {"mha-viz", "--record", dir, NULL};
     cr_expect_eq(viz_main(3, no_frames), VIZ_EXIT_USAGE);
+}
+Test(viewer, a_paused_sentence_lets_the_window_sleep) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_expect(viz_busy(&s), "playing: the window keeps drawing");
+    key(&s, SDLK_SPACE);
+    cr_expect(!viz_busy(&s), "paused: the window waits for events");
+    key(&s, SDLK_SPACE);
+    key(&s, SDLK_RIGHT);
+    cr_expect(!viz_busy(&s), "stepping by hand pauses");
+    viz_free(&s);
+}
+static int run_with_file_limit(char **argv, int argc, rlim_t bytes)
+{
+    const pid_t child = fork();
+    if (child == 0) {
+        const struct rlimit limit = {bytes, bytes};
+        signal(SIGXFSZ, SIG_IGN);                 /* a write past it fails with EFBIG */
+        setrlimit(RLIMIT_FSIZE, &limit);
+        freopen("/dev/null", "w", stderr);
+        _exit(viz_main(argc, argv));
+    }
+    int status = 0;
+    cr_assert_eq(waitpid(child, &status, 0), child);
+    cr_assert(WIFEXITED(status), "the child died: status %d", status);
+    return WEXITSTATUS(status);
+}
+Test(viewer, pictures_that_cannot_be_written_are_errors) {
+    char *full[] = {"mha-viz", "--screenshot", "/dev/full", "--size", "640x480", NULL};
+    cr_expect_eq(viz_main(5, full), VIZ_EXIT_FAILURE, "/dev/full");
+    char dir[] = "/tmp/mha-viz-full-XXXXXX", png[64];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(png, sizeof png, "%s/shot.png", dir);
+    char *shot[] = {"mha-viz", "--screenshot", png, "--size", "640x480", NULL};
+    cr_expect_eq(run_with_file_limit(shot, 5, 4096), VIZ_EXIT_FAILURE, "a full disk");
+    cr_expect_neq(access(png, F_OK), 0, "a cut screenshot was left behind");
+    char *record[] = {"mha-viz", "--record", dir, "--frames", "2", "--size", "640x480", NULL};
+    cr_expect_eq(run_with_file_limit(record, 7, 4096), VIZ_EXIT_FAILURE, "a full disk");
+    char frame[96];
+    snprintf(frame, sizeof frame, "%s/frame-0001.png", dir);
+    cr_expect_neq(access(frame, F_OK), 0, "a cut frame was left behind");
+    cr_expect_eq(run_with_file_limit(shot, 5, RLIM_INFINITY), VIZ_EXIT_OK, "room enough");
+    unlink(png);
+    rmdir(dir);
+}
+Test(viewer, sizes_that_wrap_are_refused) {
+    struct viz_options o;
+    char *wraps[] = {"mha-viz", "--size", "4294968576x800", NULL};
+    cr_expect_eq(viz_parse_options(3, wraps, &o), -1);
+    char *tall[] = {"mha-viz", "--size", "1280x4294967896", NULL};
+    cr_expect_eq(viz_parse_options(3, tall, &o), -1);
+    char *half[] = {"mha-viz", "--size", "1280x", NULL};
+    cr_expect_eq(viz_parse_options(3, half, &o), -1);
+    char *good[] = {"mha-viz", "--size", "800x600", NULL};
+    cr_expect_eq(viz_parse_options(3, good, &o), 0);
+    cr_expect(o.width == 800 && o.height == 600);
+}
+
+Test(viewer, an_unknown_option_is_called_unknown, .init = cr_redirect_stderr) {
+    struct viz_options o;
+    char *bogus[] = {"mha-viz", "--bogus", NULL};
+    cr_expect_eq(viz_parse_options(2, bogus, &o), -1);
+    fflush(stderr);
+    cr_expect_stderr_eq_str("mha-viz: unknown option '--bogus' (try 'mha-viz --help')\n");
+}
+static SDL_Color cell_colour(SDL_Surface *surface, const viz_layout *l, size_t L, size_t i,
+                             size_t j)
+{
+    const SDL_Rect c = viz_cell(&l->big, L, i, j);
+    return pixel(surface, c.x + c.w / 4, c.y + c.h / 4);
+}
+static int same_colour(SDL_Color a, SDL_Color b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
+Test(viewer, masked_and_uncached_keys_are_not_weight_zero) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, "a b c d e f"), MHA_OK);
+    for (int k = 0; k < 3; k++)
+        key(&s, SDLK_RIGHT);                         /* 4 tokens decoded, causal mask on */
+    s.focus = 0;                                     /* previous token: (3, 0) has weight 0 */
+    const float w30 = s.weights[3 * s.length + 0];
+    cr_assert_lt(w30, 0.01f);
+    viz_layout l;
+    SDL_Surface *surface = draw(&s, &l);
+    const SDL_Color zero = cell_colour(surface, &l, s.length, 3, 0);
+    const SDL_Color masked = cell_colour(surface, &l, s.length, 1, 2);
+    const SDL_Color uncached = cell_colour(surface, &l, s.length, 1, 5);
+    cr_expect(same_colour(zero, viz_colour(s.colour_map, w30)), "weight 0: %d %d %d", zero.r,
+              zero.g, zero.b);
+    cr_expect(same_colour(masked, viz_masked), "masked: %d %d %d", masked.r, masked.g, masked.b);
+    cr_expect(same_colour(uncached, viz_undecoded), "not cached: %d %d %d", uncached.r,
+              uncached.g, uncached.b);
+    cr_expect(!same_colour(masked, zero) && !same_colour(uncached, zero) &&
+              !same_colour(masked, uncached));
+    SDL_FreeSurface(surface);
+    viz_free(&s);
+}
+Test(viewer, the_hover_readout_is_beside_the_cell) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    for (int k = 0; k < 8; k++)
+        key(&s, SDLK_RIGHT);
+    viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = (int)s.focus, .row = 8, .col = 1});
+    viz_layout l;
+    SDL_Surface *surface = draw(&s, &l);
+    const SDL_Rect c = viz_cell(&l.big, s.length, 8, 1);
+    size_t box = 0;
+    for (int y = c.y - 60; y < c.y + c.h + 60; y++)
+        for (int x = c.x - 60; x < c.x + c.w + 300; x++)
+            box += x >= 0 && y >= 0 && x < 1280 && y < 800 &&
+                   same_colour(pixel(surface, x, y), viz_box);
+    cr_expect_gt(box, 2000, "only %zu pixels of a readout box near the cell", box);
+    SDL_FreeSurface(surface);
+    key(&s, SDLK_TAB);
+    cr_expect(s.hover_head == -1 || s.hover_head == (int)s.focus, "stale: head %d, focus %zu",
+              s.hover_head, s.focus);
+    viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = (int)s.focus, .row = 8, .col = 1});
+    key(&s, SDLK_c);
+    cr_expect_eq(s.hover_head, -1, "the mask changed under the pointer");
+    viz_free(&s);
+}
+
+Test(viewer, labels_read_upwards_lose_no_pixels) {
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 200, 200, 32,
+                                                          SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255);
+    SDL_RenderClear(renderer);
+    int w, h;
+    TTF_SizeUTF8(view.small, "brown little", &w, &h);
+    viz_text(&view, view.small, "brown little", 10, 10 + h / 2, 0, viz_white, 0);
+    viz_text(&view, view.small, "brown little", 150, 190, 0, viz_white, 1);
+    SDL_RenderPresent(renderer);
+    size_t differ = 0, ink = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const SDL_Color across = pixel(surface, 10 + x, 10 + y);
+            const SDL_Color up = pixel(surface, 150 - h / 2 + y, 190 - 1 - x);
+            differ += across.r != up.r;
+            ink += across.r > 128;
+        }
+    cr_expect_gt(ink, 50);
+    cr_expect_eq(differ, 0, "%zu of %d pixels differ when turned", differ, w * h);
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    TTF_Quit();
+    SDL_FreeSurface(surface);
+}
+Test(viewer, text_grows_with_the_window) {
+    cr_expect_eq(viz_scale(1280, 800, 1), 1.0f);
+    cr_expect_float_eq(viz_scale(1920, 1080, 1), 1.5f, 1e-6);
+    cr_expect_float_eq(viz_scale(1920, 1080, 4), 1080.0f / VIZ_MIN_HEIGHT, 1e-6);
+    cr_expect_eq(viz_scale(800, 600, 0.25), 1.0f);
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 1920, 1080, 32,
+                                                          SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    const int small_before = TTF_FontHeight(view.small);
+    cr_assert_eq(viz_view_scale(&view, viz_scale(1920, 1080, 1)), 0);
+    cr_expect_geq(TTF_FontHeight(view.small), 18, "the smallest text is %d px a line (was %d)",
+                  TTF_FontHeight(view.small), small_before);
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    SDL_FreeSurface(surface);
+    TTF_Quit();
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    key(&s, SDLK_PLUS);
+    cr_expect_gt(viz_scale(2560, 1440, s.zoom), viz_scale(2560, 1440, 1));
+    key(&s, SDLK_MINUS);
+    key(&s, SDLK_MINUS);
+    cr_expect_lt(viz_scale(2560, 1440, s.zoom), viz_scale(2560, 1440, 1));
+    SDL_Event motion = {.type = SDL_MOUSEMOTION};
+    motion.motion.x = 300, motion.motion.y = 150;          /* window pixels at scale 1.5 */
+    viz_event_in_layout(&motion, 1.5f);
+    cr_expect(motion.motion.x == 200 && motion.motion.y == 100, "the pointer at %d, %d",
+              motion.motion.x, motion.motion.y);
+    static const int sizes[][2] = {{1920, 1080}, {2560, 1440}, {800, 600}};
+    for (size_t k = 0; k < 3; k++) {
+        const float scale = viz_scale(sizes[k][0], sizes[k][1], 1);
+        viz_layout l;
+        viz_layout_compute(&s, (int)(sizes[k][0] / scale), (int)(sizes[k][1] / scale), &l);
+        cr_expect(inside(l.big, l.width, l.status_y) && l.width >= VIZ_MIN_WIDTH &&
+                  l.height >= VIZ_MIN_HEIGHT, "%dx%d at scale %.2f", sizes[k][0], sizes[k][1],
+                  scale);
+    }
+    viz_free(&s);
+}
+Test(viewer, the_and_the_are_one_word) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, "The dog saw the dog!"), MHA_OK);
+    for (int k = 0; k < 4; k++)
+        key(&s, SDLK_RIGHT);
+    const size_t L = s.length, same = 1;                  /* head 2, same token */
+    cr_expect_str_eq(s.tokens[0], "The");
+    cr_expect_str_eq(s.tokens[4], "dog!");
+    cr_expect_gt(s.weights[(same * L + 3) * L + 0], 0.5f, "'the' finds 'The'");
+    cr_expect_gt(s.weights[(same * L + 4) * L + 1], 0.5f, "'dog!' finds 'dog'");
+    viz_free(&s);
 }
