@@ -103,7 +103,9 @@ int viz_main(int argc, char **argv)
         return parsed > 0 ? VIZ_EXIT_OK : VIZ_EXIT_USAGE;
     viz_state s;
     if (viz_init(&s, o.text) != MHA_OK) {
-        fprintf(stderr, "mha-viz: --text: a sentence is 1 to %d words\n", VIZ_TOKENS_MAX);
+        char rule[128];
+        viz_text_rule(rule, sizeof rule, o.text, 0);
+        fprintf(stderr, "mha-viz: --text: %s\n", rule);
         viz_free(&s);
         return VIZ_EXIT_USAGE;
     }

@@ -45,7 +45,7 @@ static mha_status use_text(viz_state *s, const char *text, int padding)
     char words[VIZ_TEXT_MAX];
     const char *tokens[VIZ_TOKENS_MAX];
     if (strlen(text) >= VIZ_TEXT_MAX)
-        return MHA_ERR_SHAPE;
+        return MHA_ERR_ARG;                   /* too many characters, whatever the words */
     strcpy(words, text);
     const size_t n = split_sentence(words, padding, tokens);
     if (n > VIZ_TOKENS_MAX || n == (padding ? VIZ_PADDING : 0))
@@ -72,6 +72,17 @@ mha_status viz_set_text(viz_state *s, const char *text)
     s->playing = 1;
     s->since_step = 0;
     return viz_run(s);
+}
+
+/* The rule a refused sentence broke: its length in bytes, or its word count. */
+void viz_text_rule(char *message, size_t size, const char *text, int padding)
+{
+    if (strlen(text) >= VIZ_TEXT_MAX)
+        snprintf(message, size, "a sentence is at most %d characters long",
+                 VIZ_TEXT_MAX - 1);
+    else
+        snprintf(message, size, "a sentence is 1 to %d words",
+                 VIZ_TOKENS_MAX - (padding ? VIZ_PADDING : 0));
 }
 mha_status viz_init(viz_state *s, const char *text)
 {
@@ -295,8 +306,7 @@ void viz_sentence_act(viz_state *s, void *data, const viz_action *a)
         if (viz_set_text(s, s->typed) == MHA_OK)
             s->typing = 0;
         else
-            snprintf(s->message, sizeof s->message, "a sentence is 1 to %d words",
-                     VIZ_TOKENS_MAX - (s->padding ? VIZ_PADDING : 0));
+            viz_text_rule(s->message, sizeof s->message, s->typed, s->padding);
         break;
     case VIZ_CANCEL: s->typing = 0; s->message[0] = '\0'; break;    /* the error goes too */
     case VIZ_POINT: s->hover_head = a->head; s->hover_row = a->row; s->hover_col = a->col; break;

@@ -106,6 +106,7 @@ int viz_sentence_busy(const viz_state *s, const void *data);
 mha_status viz_init(viz_state *s, const char *text);
 void viz_free(viz_state *s);
 mha_status viz_set_text(viz_state *s, const char *text);
+void viz_text_rule(char *message, size_t size, const char *text, int padding);
 mha_status viz_run(viz_state *s);
 void viz_act(viz_state *s, const viz_action *action);
 void viz_tick(viz_state *s, double seconds);

@@ -377,6 +377,21 @@ Test(viewer, an_unknown_option_is_called_unknown, .init = cr_redirect_stderr) {
     fflush(stderr);
     cr_expect_stderr_eq_str("mha-viz: unknown option '--bogus' (try 'mha-viz --help')\n");
 }
+
+Test(viewer, a_refused_sentence_names_the_rule_it_broke) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    char long_word[VIZ_TEXT_MAX + 8], rule[128];
+    memset(long_word, 'a', sizeof long_word - 1);
+    long_word[sizeof long_word - 1] = '\0';
+    cr_expect_eq(viz_set_text(&s, long_word), MHA_ERR_ARG, "one word too long to keep");
+    viz_text_rule(rule, sizeof rule, long_word, 0);
+    cr_expect(strstr(rule, "characters") != NULL, "%s", rule);
+    cr_expect_eq(viz_set_text(&s, ""), MHA_ERR_SHAPE, "no words");
+    viz_text_rule(rule, sizeof rule, "", 0);
+    cr_expect(strstr(rule, "1 to 32 words") != NULL, "%s", rule);
+    viz_free(&s);
+}
 static SDL_Color cell_colour(SDL_Surface *surface, const viz_layout *l, size_t L, size_t i,
                              size_t j)
 {
