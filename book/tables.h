@@ -16,6 +16,8 @@ typedef struct training_curve {
     double step[256], accuracy[256], best_previous[256], best_induction[256];
 } training_curve;
 int mha_read_training_history(const char *path, training_curve *curve);
+size_t mha_training_quiet_point(const training_curve *curve);  /* last accuracy < 30% */
+size_t mha_training_jump_point(const training_curve *curve);   /* first accuracy >= 90% */
 void mha_print_demo_sample(FILE *out);
 /* n with thin spaces between groups of three digits, in buf; returns buf. */
 const char *format_count(char buf[64], unsigned long long n);

@@ -84,4 +84,26 @@ void mha_print_training_summary(FILE *out)
                  "one-layer model, after the same %.0f steps, is at %.0f\\%%.\n",
             two.step[a], 100 * two.accuracy[a], 100.0 / 64, two.best_induction[a],
             two.best_previous[a], one.step[b], 100 * one.accuracy[b]);
+    const size_t quiet = mha_training_quiet_point(&two), jump = mha_training_jump_point(&two);
+    fprintf(out, "\\newcommand{\\TrainQuietStep}{%.0f}\\newcommand{\\TrainQuietAccuracy}{%.0f}"
+                 "\\newcommand{\\TrainQuietInduction}{%.2f}\\newcommand{\\TrainJumpStep}{%.0f}"
+                 "\\newcommand{\\TrainJumpInduction}{%.2f}%%\n",
+            two.step[quiet], 100 * two.accuracy[quiet], two.best_induction[quiet],
+            two.step[jump], two.best_induction[jump]);
+}
+size_t mha_training_quiet_point(const training_curve *c)
+{
+    size_t p = 0;
+    for (size_t i = 0; i < c->points; i++)
+        if (c->accuracy[i] < 0.3)
+            p = i;
+    return p;
+}
+
+size_t mha_training_jump_point(const training_curve *c)
+{
+    for (size_t i = 0; i < c->points; i++)
+        if (c->accuracy[i] >= 0.9)
+            return i;
+    return c->points - 1;
 }

@@ -13,6 +13,7 @@
 #include <criterion/criterion.h>
 #include "check.h"
 #include "cli.h"
+#include "layer_files.h"
 #include "npy.h"
 #include "scratch.h"
 
@@ -403,4 +404,15 @@ Test(golden, combined_masks)   { run_golden("combined_masks", NULL, NULL); }
 Test(golden, float64)          { run_golden("float64", NULL, NULL); }
 Test(golden, causal_flag_equals_causal_mask) {
     run_golden("causal_mask", "attn_mask.npy", "--causal");
+}
+Test(command, a_path_too_long_for_the_loader_is_refused) {
+    char dir[MHA_PATH_SIZE + 16], message[MHA_PATH_SIZE + 512];
+    memset(dir, 'd', sizeof dir - 1);
+    dir[sizeof dir - 1] = '\0';
+    mha_layer_files files;
+    memset(&files, 0, sizeof files);
+    cr_expect_eq(mha_layer_read(dir, "query.npy", 1, MHA_WANT_FLOAT, &files.query,
+                                message, sizeof message), MHA_ERR_ARG);
+    cr_expect(strstr(message, "the path of query.npy is too long") != NULL, "%.80s", message);
+    mha_layer_files_free(&files);
 }

@@ -1,7 +1,9 @@
 /* generated from chapters/13-learning.nw; edit the book, not this file */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <criterion/criterion.h>
 #include "check.h"
 #include "learning.h"
@@ -65,6 +67,29 @@ Test(learning, the_measured_runs_support_the_text) {
               "one layer: %.3f", one.accuracy[one.points - 1]);
     cr_expect(two.best_induction[two.points - 1] > 0.5 && two.best_previous[two.points - 1] > 0.5);
     cr_expect(two.best_induction[0] < 0.2, "no induction head at the start");
+    size_t quiet = 0, jump = two.points;
+    for (size_t i = two.points; i-- > 0;)
+        if (two.accuracy[i] >= 0.9)
+            jump = i;
+    for (size_t i = 0; i < jump; i++)
+        if (two.accuracy[i] < 0.3)
+            quiet = i;
+    cr_assert(jump < two.points && two.accuracy[quiet] < 0.3 && quiet < jump, "no phase change");
+    cr_expect(two.best_induction[quiet] < 0.5 && two.best_induction[jump] > 0.5,
+              "induction %.2f then %.2f", two.best_induction[quiet], two.best_induction[jump]);
+    cr_expect(two.best_previous[jump] > two.best_previous[quiet] + 0.2, "previous-token head forms");
+    char *text = NULL, want[96];
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    cr_assert_not_null(out);
+    cr_assert_eq(chdir(".."), 0, "the printer reads figures/ from the top directory");
+    mha_print_training_summary(out);
+    fclose(out);
+    snprintf(want, sizeof want, "\\newcommand{\\TrainQuietStep}{%.0f}", two.step[quiet]);
+    cr_expect(strstr(text, want) != NULL, "%s not in: %s", want, text);
+    snprintf(want, sizeof want, "\\newcommand{\\TrainJumpStep}{%.0f}", two.step[jump]);
+    cr_expect(strstr(text, want) != NULL, "%s not in: %s", want, text);
+    free(text);
 }
 Test(learning, batches_hold_their_copies) {
     induction_batch batch;
