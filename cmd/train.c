@@ -151,14 +151,15 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
             }
         }
         if (o.out_dir && status == MHA_EXIT_OK) {
-            char message[512];
-            size_t files = 0;
-            if (induction_checkpoint_write(&trainer.model, o.out_dir, &files, message,
-                                           sizeof message) != MHA_OK) {
-                mha_cli_error(err, "%s", message);
-                status = MHA_EXIT_FAILURE;
-            } else
-                fprintf(out, "mha train: wrote %zu files to %s\n", files, o.out_dir);
+            checkpoint_file table[CHECKPOINT_FILES_MAX];
+            struct output_file files[CHECKPOINT_FILES_MAX];
+            const size_t n = induction_checkpoint_files(&trainer.model, table);
+            for (size_t i = 0; i < n; i++)
+                files[i] = (struct output_file){table[i].name, table[i].data, table[i].rank,
+                                                table[i].shape};
+            status = write_files(o.out_dir, (int)n, files, err);
+            if (status == MHA_EXIT_OK)
+                fprintf(out, "mha train: wrote %zu files to %s\n", n, o.out_dir);
         }
     }
     if (history && fclose(history) != 0 && status == MHA_EXIT_OK) {

@@ -1,32 +1,25 @@
 /* generated from chapters/23-train-command.nw; edit the book, not this file */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "checkpoint.h"
 #include "npy.h"
 
 enum { PATH_MAX_BYTES = 4096, NAME_ROOM = 96 };    /* NAME_ROOM: for a file's name */
-typedef struct tensor_file {
-    char name[48];                 /* in the directory: "layers.1.out_proj_bias.npy" */
-    size_t rank, shape[2];
-    float *data;                   /* the model's tensor */
-} tensor_file;
 
-static size_t checkpoint_files(const induction_model *model,
-                               tensor_file files[CHECKPOINT_FILES_MAX])
+size_t induction_checkpoint_files(const induction_model *model,
+                                  checkpoint_file files[CHECKPOINT_FILES_MAX])
 {
     const size_t V = model->vocab, T = model->length, E = model->embed_dim;
     const model_tensors t = induction_model_tensors(model);
     size_t n = 0;
-    files[n++] = (tensor_file){"tok_emb.npy", 2, {V, E}, t.tok_emb};
-    files[n++] = (tensor_file){"pos_emb.npy", 2, {T, E}, t.pos_emb};
-    files[n++] = (tensor_file){"unembed.npy", 2, {V, E}, t.unembed};
+    files[n++] = (checkpoint_file){"tok_emb.npy", 2, {V, E}, t.tok_emb};
+    files[n++] = (checkpoint_file){"pos_emb.npy", 2, {T, E}, t.pos_emb};
+    files[n++] = (checkpoint_file){"unembed.npy", 2, {V, E}, t.unembed};
     for (size_t l = 0; l < model->layers; l++) {
         static const char *const what[4] = {"in_proj_weight", "in_proj_bias", "out_proj_weight",
                                             "out_proj_bias"};
-        const tensor_file layer[4] = {{"", 2, {3 * E, E}, t.in_w[l]}, {"", 1, {3 * E, 0}, t.in_b[l]},
+        const checkpoint_file layer[4] = {{"", 2, {3 * E, E}, t.in_w[l]}, {"", 1, {3 * E, 0}, t.in_b[l]},
                                       {"", 2, {E, E}, t.out_w[l]}, {"", 1, {E, 0}, t.out_b[l]}};
         for (int k = 0; k < 4; k++, n++) {
             files[n] = layer[k];
@@ -35,13 +28,9 @@ static size_t checkpoint_files(const induction_model *model,
     }
     return n;
 }
-static void checkpoint_path(char path[PATH_MAX_BYTES], const char *dir, const char *name,
-                            int temporary)
+static void checkpoint_path(char path[PATH_MAX_BYTES], const char *dir, const char *name)
 {
-    if (temporary)
-        snprintf(path, PATH_MAX_BYTES, "%s/.%s.%ld.tmp", dir, name, (long)getpid());
-    else
-        snprintf(path, PATH_MAX_BYTES, "%s/%s", dir, name);
+    snprintf(path, PATH_MAX_BYTES, "%s/%s", dir, name);
 }
 
 static mha_status check_length(const char *dir, char *message, size_t size)
@@ -51,59 +40,11 @@ static mha_status check_length(const char *dir, char *message, size_t size)
     snprintf(message, size, "directory name too long (%zu bytes)", strlen(dir));
     return MHA_ERR_ARG;
 }
-static void remove_temporaries(const char *dir, const tensor_file *files, size_t n)
-{
-    char path[PATH_MAX_BYTES];
-    for (size_t i = 0; i < n; i++) {
-        checkpoint_path(path, dir, files[i].name, 1);
-        remove(path);                        /* a file never written: nothing happens */
-    }
-}
-mha_status induction_checkpoint_write(const induction_model *model, const char *dir,
-                                      size_t *count, char *message, size_t size)
-{
-    tensor_file files[CHECKPOINT_FILES_MAX];
-    const size_t n = checkpoint_files(model, files);
-    char path[PATH_MAX_BYTES], final[PATH_MAX_BYTES];
-    mha_status status = check_length(dir, message, size);
-    if (status != MHA_OK)
-        return status;
-    struct stat st;
-    if (stat(dir, &st) != 0) {
-        snprintf(message, size, "%s: %s", dir, strerror(errno));
-        return MHA_ERR_IO;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        snprintf(message, size, "%s: not a directory", dir);
-        return MHA_ERR_IO;
-    }
-    for (size_t i = 0; status == MHA_OK && i < n; i++) {
-        char why[256];
-        checkpoint_path(path, dir, files[i].name, 1);
-        status = mha_npy_write(path, files[i].data, files[i].rank, files[i].shape, why, sizeof why);
-        if (status != MHA_OK)
-            snprintf(message, size, "%s/%s: %s", dir, files[i].name, why);
-    }
-    if (status != MHA_OK)
-        remove_temporaries(dir, files, n);
-    for (size_t i = n; status == MHA_OK && i-- > 0;) {
-        checkpoint_path(path, dir, files[i].name, 1);
-        checkpoint_path(final, dir, files[i].name, 0);
-        if (rename(path, final) != 0) {
-            snprintf(message, size, "%s: cannot replace: %s", final, strerror(errno));
-            status = MHA_ERR_IO;
-            remove_temporaries(dir, files, i + 1);
-        }
-    }
-    if (count != NULL)
-        *count = status == MHA_OK ? n : 0;
-    return status;
-}
 static mha_status read_tensor(const char *dir, const char *name, size_t rank,
                               const size_t *shape, mha_npy *a, char *message, size_t size)
 {
     char path[PATH_MAX_BYTES], why[256], got[64], want[64];
-    checkpoint_path(path, dir, name, 0);
+    checkpoint_path(path, dir, name);
     mha_status status = mha_npy_read(path, a, why, sizeof why);
     if (status != MHA_OK) {
         snprintf(message, size, "%s: %s", path, why);
@@ -142,7 +83,7 @@ mha_status induction_checkpoint_read(const char *dir, size_t heads, induction_mo
     for (; layers < LEARNING_MAX_LAYERS; layers++) {
         char path[PATH_MAX_BYTES], name[48];
         snprintf(name, sizeof name, "layers.%zu.in_proj_weight.npy", layers);
-        checkpoint_path(path, dir, name, 0);
+        checkpoint_path(path, dir, name);
         if (access(path, F_OK) != 0)
             break;
     }
@@ -151,8 +92,8 @@ mha_status induction_checkpoint_read(const char *dir, size_t heads, induction_mo
         snprintf(message, size, layers == 0 ? "%s: no layers.0.in_proj_weight.npy"
                                             : "%s: cannot make a model of these sizes", dir);
     if (status == MHA_OK) {
-        tensor_file files[CHECKPOINT_FILES_MAX];
-        const size_t n = checkpoint_files(model, files);
+        checkpoint_file files[CHECKPOINT_FILES_MAX];
+        const size_t n = induction_checkpoint_files(model, files);
         for (size_t f = 0; f < n && status == MHA_OK; f++) {
             mha_npy a;
             status = read_tensor(dir, files[f].name, files[f].rank, files[f].shape, &a, message, size);

@@ -231,6 +231,18 @@ Test(output, train_checks_out_before_training, .timeout = 30) {
     }
     remove_dir(dir);
 }
+Test(output, train_checkpoint_is_all_or_nothing, .timeout = 60) {
+    char *dir = make_temp_dir();
+    cr_assert_eq(mkdir(path_in(dir, "tok_emb.npy"), 0755), 0);
+    struct cli_result r = run_mha("train", "--steps", "2", "--every", "1", "--out", dir, NULL);
+    expect_one_mha_line(&r, "tok_emb.npy");
+    cr_expect_neq(access(path_in(dir, "layers.0.in_proj_weight.npy"), F_OK), 0,
+                  "part of a checkpoint was put in place");
+    cr_expect_neq(access(path_in(dir, "unembed.npy"), F_OK), 0, "unembed.npy was put in place");
+    cr_expect_eq(count_temporaries(dir), 0);
+    free_result(&r);
+    remove_dir(dir);
+}
 Test(output, messages_name_the_real_rule) {
     struct { const char *argv[8]; const char *needle; } cases[] = {
         {{"train", "--batch", "65537"}, "--batch: 65537 is out of range (1 to 65536)"},
