@@ -68,6 +68,7 @@ mha_status viz_set_text(viz_state *s, const char *text)
     mha_status status = use_text(s, text, s->padding);
     if (status != MHA_OK)
         return status;
+    s->selected = -1;                       /* a word of the old sentence */
     s->step = 1;
     s->playing = 1;
     s->since_step = 0;
@@ -107,7 +108,7 @@ mha_status viz_init(viz_state *s, const char *text)
     s->temperature = 1.0f;
     s->zoom = 1.0;
     s->focus = 1;                       /* the same-token head: the most telling */
-    s->hover_head = s->hover_row = s->hover_col = -1;
+    s->hover_head = s->hover_row = s->hover_col = s->selected = -1;
     mha_designed_params(s->in_proj_weight, s->out_proj_weight);
     return viz_set_text(s, text ? text : viz_default_text);
 }
@@ -282,9 +283,9 @@ void viz_sentence_act(viz_state *s, void *data, const viz_action *a)
             snprintf(s->message, sizeof s->message, "no room for padding: %d words at most",
                      VIZ_TOKENS_MAX - VIZ_PADDING);
         break;
-    case VIZ_SHARPER: s->temperature = fmaxf(s->temperature / 1.25f, 0.02f);
+    case VIZ_SHARPER: s->temperature = (float)fmax(s->temperature / 1.5, VIZ_TEMPERATURE_MIN);
         go_to_step(s, s->step); break;
-    case VIZ_FLATTER: s->temperature = fminf(s->temperature * 1.25f, 50.0f);
+    case VIZ_FLATTER: s->temperature = (float)fmin(s->temperature * 1.5, VIZ_TEMPERATURE_MAX);
         go_to_step(s, s->step); break;
     case VIZ_SWITCH_HEAD: s->ablated ^= 1u << a->head; go_to_step(s, s->step); break;
     case VIZ_NEXT_IMPL: s->impl = (s->impl + 1) % mha_impl_count; go_to_step(s, s->step); break;
@@ -310,6 +311,7 @@ void viz_sentence_act(viz_state *s, void *data, const viz_action *a)
         break;
     case VIZ_CANCEL: s->typing = 0; s->message[0] = '\0'; break;    /* the error goes too */
     case VIZ_POINT: s->hover_head = a->head; s->hover_row = a->row; s->hover_col = a->col; break;
+    case VIZ_SELECT: s->selected = a->row; break;
     case VIZ_FOCUS_HEAD: s->focus = (size_t)a->head; break;
     case VIZ_SET_TEMPERATURE: s->temperature = (float)a->temperature; go_to_step(s, s->step); break;
     default:

@@ -22,13 +22,14 @@ typedef enum viz_action_kind {
     VIZ_START_TYPING, VIZ_TYPE, VIZ_ERASE, VIZ_ACCEPT, VIZ_CANCEL,
     VIZ_POINT, VIZ_FOCUS_HEAD, VIZ_SET_TEMPERATURE,
     VIZ_SAVE, VIZ_HELP, VIZ_ESCAPE, VIZ_QUIT, VIZ_SWITCH_MODE,
-    VIZ_RESTART, VIZ_NEW_SEQUENCE, VIZ_ZOOM_IN, VIZ_ZOOM_OUT
+    VIZ_RESTART, VIZ_NEW_SEQUENCE, VIZ_ZOOM_IN, VIZ_ZOOM_OUT, VIZ_SELECT
 } viz_action_kind;
 
 typedef struct viz_action {
     viz_action_kind kind;
     int key;                          /* a key press asked for it */
-    int head, row, col;               /* SWITCH_HEAD, FOCUS_HEAD: the head; POINT: cell, or -1 */
+    int head, row, col;               /* SWITCH_HEAD, FOCUS_HEAD: the head; POINT: cell, or -1;
+                                         SELECT: the query's row */
     double temperature;               /* SET_TEMPERATURE */
     const char *text;                 /* TYPE: the text typed, UTF-8 */
     const struct viz_mode *mode;      /* SWITCH_MODE */
@@ -51,6 +52,7 @@ typedef struct viz_state {
     char typed[VIZ_TEXT_MAX];                 /* the sentence being typed */
     size_t focus;                             /* the enlarged head */
     int hover_head, hover_row, hover_col;     /* the cell under the mouse, or -1 */
+    int selected;                             /* the query (position) clicked on, or -1 */
     int save_requested, quit;                 /* for the program to act on */
     char message[160];                        /* a problem, for the status bar in red */
     char news[160];                           /* a success (saved ...), in ink */
@@ -113,4 +115,12 @@ void viz_tick(viz_state *s, double seconds);
 double viz_score(const viz_state *s, size_t h, size_t i, size_t j);
 int viz_blocked(const viz_state *s, size_t i, size_t j);
 extern const char viz_default_text[];
+#define VIZ_TEMPERATURE_MIN 0.1
+#define VIZ_TEMPERATURE_MAX 1000.0
+double viz_slider_temperature(double along);
+double viz_slider_place(double temperature);
+size_t viz_query_row(const viz_state *s);
+size_t viz_visible_scores(const viz_state *s, size_t h, size_t i, double *scores);
+double viz_even_temperature(const viz_state *s, size_t h, size_t i);
+void viz_temperature_note(const viz_state *s, char *line, size_t size);
 #endif

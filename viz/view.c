@@ -185,12 +185,14 @@ static void draw_status(viz_view *v, const viz_state *s, const viz_layout *l)
     viz_text(v, v->font, line, 14, y + 56, 0, viz_ink, 0);
     const SDL_Rect r = l->slider;
     viz_fill(v, r, viz_undecoded);
-    const int knob = r.x + (int)lround(r.w * (log(s->temperature) / log(50.0) + 1) / 2);
+    const int knob = r.x + (int)lround(r.w * viz_slider_place(s->temperature));
+    viz_fill(v, (SDL_Rect){r.x + r.w / 2, r.y - 2, 1, r.h + 4}, viz_dim);     /* T = 1 */
     viz_fill(v, (SDL_Rect){knob - 3, r.y - 4, 7, r.h + 8}, viz_white);
-    snprintf(line, sizeof line, "temperature %.2f", s->temperature);
+    snprintf(line, sizeof line, "temperature %.3g", s->temperature);
     viz_text(v, v->font, line, 14, r.y + r.h / 2, 0, viz_ink, 0);
-    viz_text_fit(v, v->small, "[ sharper    drag, click or press [ ]    flatter ]",
-                 r.x + r.w + 12, r.y + r.h / 2, l->width - r.x - r.w - 24, viz_dim);
+    viz_temperature_note(s, line, sizeof line);
+    viz_text_fit(v, v->small, line, r.x + r.w + 12, r.y + r.h / 2, l->width - r.x - r.w - 24,
+                 viz_dim);
 }
 static void draw_tooltip(viz_view *v, const viz_state *s, const viz_layout *l)
 {
