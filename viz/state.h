@@ -11,7 +11,7 @@
 enum {
     VIZ_HEADS = MHA_DESIGNED_HEADS, VIZ_EMBED = MHA_DESIGNED_EMBED,
     VIZ_TOKENS_MAX = MHA_DESIGNED_POSITIONS, VIZ_PADDING = 3, VIZ_TEXT_MAX = 512,
-    VIZ_MODES_MAX = 8
+    VIZ_MODES_MAX = 8, VIZ_TIMING_RUNS = 3
 };
 typedef enum viz_colour_map { VIZ_VIRIDIS, VIZ_CIVIDIS, VIZ_GREY, VIZ_COLOUR_MAPS } viz_colour_map;
 typedef enum viz_action_kind {
@@ -63,7 +63,7 @@ typedef struct viz_state {
     float *out, *reference_out;                  /* (L, E): this run; naive, no ablation */
     double output_change;                        /* max |out - out without ablation| */
     double impl_difference;                      /* max |weights, out - naive's| */
-    double ms_per_step;                          /* time of the last token, or of the prefix */
+    double ms_per_step;                          /* least time of the last token, or of the prefix */
     mha_kv_cache cache;                          /* (1, H, 32, D): the decoded tokens' keys, values */
     int decoding;                                /* the last run went through the cache */
     const struct viz_mode *mode;              /* what the window shows */

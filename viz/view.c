@@ -167,11 +167,12 @@ static void draw_status(viz_view *v, const viz_state *s, const viz_layout *l)
         describe_hover(s, line, sizeof line);
         viz_text_fit(v, v->font, line, 14, y + 8, l->width - 28, viz_ink);
     }
-    snprintf(line, sizeof line, "%s %s: %.3f ms %s; differs from naive forward by %.2g",
-             s->decoding ? "KV-cache decoding," : "whole prefix,", mha_impls[s->impl].name,
-             s->ms_per_step, s->decoding ? "for the last token" : "for the prefix",
+    snprintf(line, sizeof line, "%s %s, 1 thread: %.3f ms %s (least of %d); differs from "
+             "naive forward by %.2g", s->decoding ? "KV-cache decoding," : "whole prefix,",
+             mha_impls[s->impl].name, s->ms_per_step,
+             s->decoding ? "for the last token" : "for the prefix", VIZ_TIMING_RUNS,
              s->impl_difference);
-    viz_text(v, v->font, line, 14, y + 32, 0, viz_ink, 0);
+    viz_text_fit(v, v->font, line, 14, y + 32, l->width - 28, viz_ink);
     int n = snprintf(line, sizeof line, "causal mask %s    padding demo %s",
                      s->causal ? "on" : "off", s->padding ? "on" : "off");
     if (s->ablated != 0) {

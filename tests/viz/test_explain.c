@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <omp.h>
 #include <criterion/criterion.h>
 #include "viz.h"
 #include "training.h"
@@ -59,5 +60,22 @@ Test(explain, the_temperature_reaches_every_designed_head) {
     cr_expect_float_eq(viz_slider_temperature(1), VIZ_TEMPERATURE_MAX, 1e-9);
     for (double along = 0; along <= 1; along += 0.125)
         cr_expect_float_eq(viz_slider_place(viz_slider_temperature(along)), along, 1e-12);
+    viz_free(&s);
+}
+Test(explain, timing_a_step_leaves_the_cache_as_one_run) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_expect_eq(omp_get_max_threads(), 1, "the viewer's layer runs on one thread");
+    for (size_t impl = 0; impl < mha_impl_count; impl++) {
+        press(&s, SDLK_HOME);
+        for (size_t step = 2; step <= s.length; step++) {
+            press(&s, SDLK_RIGHT);
+            cr_expect(s.decoding && s.cache.length[0] == step, "%s: step %zu, cache %zu",
+                      mha_impls[s.impl].name, step, s.cache.length[0]);
+            cr_expect_lt(s.impl_difference, 1e-5, "%s: step %zu", mha_impls[s.impl].name, step);
+            cr_expect(isfinite(s.ms_per_step) && s.ms_per_step > 0);
+        }
+        press(&s, SDLK_i);
+    }
     viz_free(&s);
 }
