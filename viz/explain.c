@@ -83,3 +83,34 @@ void viz_temperature_note(const viz_state *s, char *line, size_t size)
         snprintf(line, size, "head %zu, query '%s': scores %.0f apart; half-way to even "
                  "at T = %.3g", h + 1, s->tokens[i], spread(a, n), even);
 }
+void viz_score_parts(const viz_state *s, size_t h, size_t i, size_t j, double *q, double *k)
+{
+    const size_t E = VIZ_EMBED, D = MHA_DESIGNED_HEAD_DIM;
+    for (size_t d = 0; d < D; d++) {                 /* q, k: (D) */
+        const float *wq = s->in_proj_weight + (h * D + d) * E;
+        const float *wk = s->in_proj_weight + (E + h * D + d) * E;
+        q[d] = k[d] = 0;
+        for (size_t e = 0; e < E; e++) {
+            q[d] += (double)wq[e] * s->x[i * E + e];
+            k[d] += (double)wk[e] * s->x[j * E + e];
+        }
+    }
+}
+
+int viz_explained_cell(const viz_state *s, size_t *i, size_t *j)
+{
+    const size_t L = s->length, h = s->focus;
+    if (s->hover_head == (int)h && s->hover_row >= 0 && s->hover_col >= 0 &&
+        (size_t)s->hover_row < s->step && (size_t)s->hover_col < s->step &&
+        !viz_blocked(s, (size_t)s->hover_row, (size_t)s->hover_col)) {
+        *i = (size_t)s->hover_row, *j = (size_t)s->hover_col;
+        return 1;
+    }
+    *i = viz_query_row(s);
+    int found = 0;
+    for (size_t k = 0; k < s->step; k++)
+        if (!viz_blocked(s, *i, k) &&
+            (!found || s->weights[(h * L + *i) * L + k] > s->weights[(h * L + *i) * L + *j]))
+            *j = k, found = 1;
+    return found;
+}

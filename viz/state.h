@@ -123,4 +123,6 @@ size_t viz_query_row(const viz_state *s);
 size_t viz_visible_scores(const viz_state *s, size_t h, size_t i, double *scores);
 double viz_even_temperature(const viz_state *s, size_t h, size_t i);
 void viz_temperature_note(const viz_state *s, char *line, size_t size);
+void viz_score_parts(const viz_state *s, size_t h, size_t i, size_t j, double *q, double *k);
+int viz_explained_cell(const viz_state *s, size_t *i, size_t *j);
 #endif

@@ -237,6 +237,8 @@ void viz_draw_sentence(viz_view *v, const viz_state *s, const void *data, int wi
     draw_labels(v, s, l.big);
     draw_caption(v, s, &l);
     viz_draw_legend(v, s, l.legend);
+    viz_draw_words(v, s, &l);
+    viz_draw_breakdown(v, s, &l);
     draw_status(v, s, &l);
     draw_tooltip(v, s, &l);
 }

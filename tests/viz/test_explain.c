@@ -27,6 +27,39 @@ static double row_top(const viz_state *s, size_t h, size_t i)   /* largest weigh
         top = fmax(top, s->weights[(h * L + i) * L + j]);
     return top;
 }
+static SDL_Color pixel(SDL_Surface *surface, int x, int y)
+{
+    const Uint8 *p = (const Uint8 *)surface->pixels + y * surface->pitch + 4 * x;
+    return (SDL_Color){p[0], p[1], p[2], p[3]};        /* SDL_PIXELFORMAT_RGBA32 */
+}
+
+static int same(SDL_Color a, SDL_Color b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
+
+static SDL_Surface *draw(viz_state *s, int width, int height)
+{
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, width, height, 32,
+                                                          SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    viz_layout l;
+    viz_layout_compute(s, width, height, &l);
+    viz_draw(&view, s, &l);
+    SDL_RenderPresent(renderer);
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    TTF_Quit();
+    return surface;
+}
+
+static int count_colour(SDL_Surface *surface, SDL_Rect r, SDL_Color c)
+{
+    int n = 0;
+    for (int y = r.y; y < r.y + r.h; y++)
+        for (int x = r.x; x < r.x + r.w; x++)
+            n += same(pixel(surface, x, y), c);
+    return n;
+}
 Test(explain, the_temperature_reaches_every_designed_head) {
     viz_state s;
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
@@ -77,5 +110,77 @@ Test(explain, timing_a_step_leaves_the_cache_as_one_run) {
         }
         press(&s, SDLK_i);
     }
+    viz_free(&s);
+}
+Test(explain, the_breakdown_adds_up_to_the_weight) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    for (int k = 0; k < 20; k++)
+        press(&s, SDLK_RIGHT);
+    set_temperature(&s, 7.0);                           /* so that no row is one-hot */
+    const size_t L = s.length, D = MHA_DESIGNED_HEAD_DIM;
+    double q[MHA_DESIGNED_HEAD_DIM], k[MHA_DESIGNED_HEAD_DIM], score[VIZ_TOKENS_MAX];
+    for (size_t h = 0; h < VIZ_HEADS; h++)
+        for (size_t i = 0; i < L; i++) {
+            double top = -INFINITY, sum = 0;
+            for (size_t j = 0; j <= i; j++) {
+                viz_score_parts(&s, h, i, j, q, k);
+                double dot = 0;
+                for (size_t d = 0; d < D; d++)
+                    dot += q[d] * k[d];
+                score[j] = dot / sqrt((double)D) / s.temperature;
+                cr_expect_float_eq(score[j], viz_score(&s, h, i, j), 1e-9);
+                top = fmax(top, score[j]);
+            }
+            for (size_t j = 0; j <= i; j++)
+                sum += exp(score[j] - top);
+            for (size_t j = 0; j <= i; j++)
+                cr_expect_float_eq(s.weights[(h * L + i) * L + j], exp(score[j] - top) / sum,
+                                   1e-5, "head %zu (%zu, %zu)", h + 1, i, j);
+        }
+    viz_free(&s);
+}
+Test(explain, the_words_and_the_breakdown_are_drawn) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    for (int k = 0; k < 8; k++)
+        press(&s, SDLK_RIGHT);                           /* 9 tokens */
+    const size_t L = s.length, h = s.focus, i = 8, D = MHA_DESIGNED_HEAD_DIM;
+    viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = (int)h, .row = 8, .col = 1});
+    viz_layout l;
+    viz_layout_compute(&s, 1280, 800, &l);
+    SDL_Surface *surface = draw(&s, 1280, 800);
+    for (size_t k = 0; k < L; k++) {
+        const SDL_Rect box = viz_word_box(&l, k);
+        const SDL_Color want = k >= s.step ? viz_undecoded
+                             : viz_colour(s.colour_map, s.weights[(h * L + i) * L + k]);
+        if (k != i)
+            cr_expect(same(pixel(surface, box.x + 1, box.y + 1), want), "word %zu", k);
+    }
+    double q[MHA_DESIGNED_HEAD_DIM], k[MHA_DESIGNED_HEAD_DIM];
+    viz_score_parts(&s, h, 8, 1, q, k);
+    size_t top = 0, zero = D;
+    for (size_t d = 0; d < D; d++) {
+        if (q[d] * k[d] > q[top] * k[top]) top = d;
+        if (q[d] * k[d] == 0 && zero == D) zero = d;
+    }
+    cr_assert(q[top] * k[top] > 0 && zero < D);
+    const int bw = l.breakdown.w / (int)D, rows = (l.breakdown.h - 24 - 4 * 18) / 3;
+    const SDL_Rect products = {l.breakdown.x, l.breakdown.y + 22 + 2 * rows, l.breakdown.w, rows};
+    cr_expect_gt(count_colour(surface, (SDL_Rect){products.x + (int)top * bw, products.y, 1,
+                                                 products.h}, viz_positive), 5);
+    cr_expect_eq(count_colour(surface, (SDL_Rect){products.x + (int)zero * bw, products.y, bw,
+                                                 products.h}, viz_positive), 0);
+    SDL_FreeSurface(surface);
+    const SDL_Rect word = viz_word_box(&l, 4);
+    SDL_Event e = {.type = SDL_MOUSEBUTTONDOWN};
+    e.button.x = word.x + 2, e.button.y = word.y + 2;
+    viz_handle_event(&s, &e, &l);
+    cr_expect_eq(s.selected, 4);
+    cr_expect_eq(viz_query_row(&s), 4, "the pointer is off the map: the selected word");
+    const SDL_Rect cell = viz_cell(&l.big, L, 6, 2);
+    e.button.x = cell.x + 1, e.button.y = cell.y + 1;
+    viz_handle_event(&s, &e, &l);
+    cr_expect_eq(s.selected, 6);
     viz_free(&s);
 }
