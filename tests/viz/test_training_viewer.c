@@ -334,3 +334,70 @@ Test(training_viewer, hover_and_click_in_the_training_view) {
     cr_expect_eq(s.hover_head, -1, "the cell belonged to the other view's layout");
     viz_free(&s);
 }
+Test(training_viewer, the_top_tokens_are_the_softmax_s_largest) {
+    float logits[64];
+    uint64_t state = 7;
+    for (size_t v = 0; v < 64; v++)
+        logits[v] = (float)(learning_random(&state) % 1000) / 100.0f;
+    int top[VIZ_TOP_TOKENS];
+    double p[VIZ_TOP_TOKENS], sum = 0;
+    cr_assert_eq(viz_top_tokens(logits, 64, VIZ_TOP_TOKENS, top, p), VIZ_TOP_TOKENS);
+    for (size_t v = 0; v < 64; v++)
+        sum += exp((double)logits[v]);
+    for (size_t k = 0; k < VIZ_TOP_TOKENS; k++) {
+        cr_expect_float_eq(p[k], exp((double)logits[top[k]]) / sum, 1e-12);
+        if (k > 0)
+            cr_expect_leq(logits[top[k]], logits[top[k - 1]]);
+    }
+    for (size_t v = 0; v < 64; v++) {
+        int in_top = 0;
+        for (size_t k = 0; k < VIZ_TOP_TOKENS; k++)
+            in_top |= top[k] == (int)v;
+        cr_expect(in_top || logits[v] <= logits[top[VIZ_TOP_TOKENS - 1]], "token %zu", v);
+    }
+    viz_trained m;
+    char message[512];
+    cr_assert_eq(viz_trained_load(&m, viz_model_dir(), message, sizeof message), MHA_OK, "%s",
+                 message);
+    viz_trained_go_to(&m, 24);                          /* in the copy */
+    viz_top_tokens(m.ws.logits + 22 * m.model.vocab, m.model.vocab, VIZ_TOP_TOKENS, top, p);
+    cr_expect_eq(top[0], m.sequence.tokens[23], "after position 22 comes the copy's token");
+    cr_expect_gt(p[0], 0.5);
+    viz_trained_free(&m);
+}
+
+Test(training_viewer, the_predictions_follow_training_live) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_assert_eq(viz_switch_mode(&s, &viz_training_mode), MHA_OK);
+    viz_training *g = viz_training_of(&s);
+    const size_t T = VIZ_LEARN_LENGTH, V = VIZ_LEARN_VOCAB, stops[2] = {3, 40};
+    learning_workspace ws;
+    cr_assert_eq(learning_workspace_init(&ws, &g->trainer.run.model, 1), MHA_OK);
+    double first[VIZ_TOP_TOKENS] = {0};
+    for (int k = 0; k < 2; k++) {
+        viz_trainer_request(&g->trainer, -1, 0, stops[k]);
+        viz_trainer_wait(&g->trainer, stops[k]);
+        viz_tick(&s, 0.01);
+        while (g->view.step != stops[k]) {                   /* the lock was busy */
+            SDL_Delay(5);
+            viz_tick(&s, 0.01);
+        }
+        cr_expect_eq(g->predicted_step, stops[k]);
+        induction_forward(&g->trainer.run.model, &ws, g->trainer.run.probe.tokens);
+        size_t differ = 0;
+        for (size_t i = 0; i < T * V; i++)
+            differ += ws.logits[i] != g->ws.logits[i];
+        cr_expect_eq(differ, 0, "step %zu: %zu logits differ from the worker's model",
+                     stops[k], differ);
+        int top[VIZ_TOP_TOKENS];
+        double p[VIZ_TOP_TOKENS];
+        viz_top_tokens(g->ws.logits + (T - 2) * V, V, VIZ_TOP_TOKENS, top, p);
+        if (k == 0)
+            memcpy(first, p, sizeof first);
+        else
+            cr_expect(memcmp(first, p, sizeof first) != 0, "the predictions moved");
+    }
+    learning_workspace_free(&ws);
+    viz_free(&s);
+}
