@@ -51,7 +51,7 @@ void viz_draw_breakdown(viz_view *v, const viz_state *s, const viz_layout *l)
     enum { D = MHA_DESIGNED_HEAD_DIM };
     const SDL_Rect r = l->breakdown;
     size_t i, j;
-    if (r.h < 120 || !viz_explained_cell(s, &i, &j))
+    if (r.h < 180 || !viz_explained_cell(s, &i, &j))
         return;
     double q[D], k[D], product[D], sum = 0;
     viz_score_parts(s, s->focus, i, j, q, k);

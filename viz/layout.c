@@ -3,7 +3,8 @@
 #include "viz.h"
 
 enum { MARGIN = 14, TOP = 44, BOTTOM = 112, TITLE = 20, LABELS_LEFT = 110, LABELS_TOP = 136,
-       CAPTION = 44, LEGEND = 70, WORD_W = 64, WORD_H = 20, WORDS_TITLE = 22 };
+       CAPTION = 44, LEGEND = 70, WORD_W = 64, WORD_H = 20, WORDS_TITLE = 22,
+       BREAKDOWN_MIN = 190 };
 
 static int smaller(int a, int b) { return a < b ? a : b; }
 static int at_least(int a, int b) { return a > b ? a : b; }
@@ -29,16 +30,20 @@ void viz_layout_compute(const viz_state *s, int width, int height, viz_layout *l
     l->status_y = height - BOTTOM + 8;
     l->slider = (SDL_Rect){MARGIN + 150, l->status_y + 79, 220, 10};
     const int x = l->legend.x + l->legend.w + 40, w = width - MARGIN - x;
-    const int columns = at_least(1, smaller(4, w / WORD_W));
-    const int lines = (int)((s->length + (size_t)columns - 1) / (size_t)columns);
     const int top = TOP + CAPTION + 8;
+    const int most_lines = at_least(1, (l->status_y - 20 - top - WORDS_TITLE - BREAKDOWN_MIN) /
+                                       WORD_H);
+    const int needed = (int)((s->length + (size_t)most_lines - 1) / (size_t)most_lines);
+    const int columns = smaller(8, at_least(needed, at_least(1, smaller(4, w / WORD_W))));
+    const int lines = (int)((s->length + (size_t)columns - 1) / (size_t)columns);
+    l->word_columns = columns;
     l->words = (SDL_Rect){x, top, w, WORDS_TITLE + lines * WORD_H};
     l->breakdown = (SDL_Rect){x, l->words.y + l->words.h + 12, w,
                               at_least(8, l->status_y - 8 - (l->words.y + l->words.h + 12))};
 }
 SDL_Rect viz_word_box(const viz_layout *l, size_t k)
 {
-    const int columns = at_least(1, smaller(4, l->words.w / WORD_W)), w = l->words.w / columns;
+    const int columns = l->word_columns, w = l->words.w / columns;
     return (SDL_Rect){l->words.x + (int)(k % (size_t)columns) * w,
                       l->words.y + WORDS_TITLE + (int)(k / (size_t)columns) * WORD_H,
                       w - 4, WORD_H - 3};

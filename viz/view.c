@@ -76,7 +76,11 @@ static void draw_labels(viz_view *v, const viz_state *s, SDL_Rect map)
 {
     const size_t L = s->length;
     TTF_Font *font = map.h / (int)L >= 22 ? v->font : v->small;
-    for (size_t i = 0; i < L; i++) {
+    const int line = (int)(TTF_FontHeight(font) / v->scale) - 2;
+    size_t every = 1;                             /* label every token, or every second ... */
+    while ((int)every * map.h / (int)L < line && every < L)
+        every++;
+    for (size_t i = 0; i < L; i += every) {
         char label[48];
         snprintf(label, sizeof label, "%.10s", s->tokens[i]);
         const SDL_Rect c = viz_cell(&map, L, i, i);

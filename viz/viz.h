@@ -15,6 +15,7 @@ typedef struct viz_layout {
     SDL_Rect legend;                     /* the colour scale, 1 at the top */
     SDL_Rect slider;                     /* the temperature slider */
     SDL_Rect words;                      /* the sentence, tinted by a query's weights */
+    int word_columns;                    /* the words' columns */
     SDL_Rect breakdown;                  /* how one cell's score and weight are made */
     int status_y;                        /* top of the status lines */
 } viz_layout;

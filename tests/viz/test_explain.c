@@ -60,6 +60,23 @@ static int count_colour(SDL_Surface *surface, SDL_Rect r, SDL_Color c)
             n += same(pixel(surface, x, y), c);
     return n;
 }
+static int inside(SDL_Rect r, int width, int bottom)
+{
+    return r.x >= 0 && r.y >= 0 && r.w > 0 && r.h > 0 && r.x + r.w <= width &&
+           r.y + r.h <= bottom;
+}
+
+static void expect_apart(const SDL_Rect *r, const char *const *names, int n, int width,
+                         int bottom, const char *what)
+{
+    for (int a = 0; a < n; a++) {
+        cr_expect(inside(r[a], width, bottom), "%s: %s (%d,%d %dx%d) outside %dx%d", what,
+                  names[a], r[a].x, r[a].y, r[a].w, r[a].h, width, bottom);
+        for (int b = a + 1; b < n; b++)
+            cr_expect(!SDL_HasIntersection(&r[a], &r[b]), "%s: %s and %s overlap", what,
+                      names[a], names[b]);
+    }
+}
 Test(explain, the_temperature_reaches_every_designed_head) {
     viz_state s;
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
@@ -183,4 +200,63 @@ Test(explain, the_words_and_the_breakdown_are_drawn) {
     viz_handle_event(&s, &e, &l);
     cr_expect_eq(s.selected, 6);
     viz_free(&s);
+}
+Test(explain, every_mode_fits_without_overlap) {
+    static const int sizes[][2] = {{800, 600}, {1280, 800}, {1920, 1080}, {2560, 1440}};
+    static const char *const longest = "a b c d e f g h i j k l m n o p q r s t u v w x y z "
+                                       "aa bb cc dd ee ff";
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 64, 64, 32, SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        const float scale = viz_scale(sizes[k][0], sizes[k][1], 1.0);
+        cr_assert_eq(viz_view_scale(&view, scale), 0);
+        const int w = (int)(sizes[k][0] / scale), h = (int)(sizes[k][1] / scale);
+        char what[64];
+        for (int text = 0; text < 2; text++) {
+            cr_assert_eq(viz_set_text(&s, text ? longest : viz_default_text), MHA_OK);
+            snprintf(what, sizeof what, "%dx%d sentence of %zu", sizes[k][0], sizes[k][1],
+                     s.length);
+            viz_layout l;
+            viz_layout_compute(&s, w, h, &l);
+            const int below_caption = l.caption.y + l.caption.h;
+            const SDL_Rect labelled = {l.big.x - 100, below_caption, l.big.w + 100,
+                                       l.big.y + l.big.h - below_caption};
+            const SDL_Rect legend = {l.legend.x, l.legend.y - 16, l.legend.w + 36, l.legend.h + 30};
+            const SDL_Rect r[] = {l.grid[0], l.grid[1], l.grid[2], l.grid[3], l.grid[4], labelled,
+                                  legend, l.caption, l.words, l.breakdown};
+            static const char *const names[] = {"map 1", "map 2", "map 3", "map 4", "map 5",
+                                                "enlarged map", "legend", "caption", "words",
+                                                "breakdown"};
+            expect_apart(r, names, 10, w, l.status_y, what);
+            cr_expect_geq(l.breakdown.h, 180, "%s: no room for the breakdown", what);
+            const SDL_Rect last = viz_word_box(&l, s.length - 1);
+            SDL_Rect both;
+            cr_expect(SDL_IntersectRect(&last, &l.words, &both) && both.w == last.w && both.h == last.h,
+                      "%s: the last word outside the words", what);
+            cr_expect(inside(l.slider, w, h) && l.slider.y > l.status_y, "%s: the slider", what);
+        }
+        snprintf(what, sizeof what, "%dx%d learning views", sizes[k][0], sizes[k][1]);
+        viz_learning_layout m;
+        viz_learning_layout_compute(w, h, &m);
+        SDL_Rect at[4];
+        viz_curve_legend(&m, &view, at);
+        const SDL_Rect big = {m.big.x - 34, m.big.y - 34, m.big.w + 34, m.big.h + 34};
+        const SDL_Rect scale_bar = {m.legend.x, m.legend.y - 16, m.legend.w + 36, m.legend.h + 30};
+        const SDL_Rect parts[] = {m.maps[0], m.maps[1], m.maps[2], m.maps[3], big, scale_bar,
+                                  m.scores, m.predictions, m.panel, at[0], at[1], at[2], at[3]};
+        static const char *const part_names[] = {"map 1", "map 2", "map 3", "map 4", "enlarged map",
+                                                 "legend", "scores", "predictions", "curves",
+                                                 "loss name", "accuracy name", "previous name",
+                                                 "induction name"};
+        expect_apart(parts, part_names, 13, w, m.status_y, what);
+    }
+    viz_free(&s);
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    SDL_FreeSurface(surface);
+    TTF_Quit();
 }
