@@ -87,8 +87,7 @@ void viz_act(viz_state *s, const viz_action *a)
     }
 }
 
-void viz_tick(viz_state *s, double seconds)
+int viz_tick(viz_state *s, double seconds)
 {
-    if (s->mode->tick != NULL)
-        s->mode->tick(s, viz_mode_data(s, s->mode), seconds);
+    return s->mode->tick != NULL && s->mode->tick(s, viz_mode_data(s, s->mode), seconds);
 }

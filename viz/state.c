@@ -264,16 +264,17 @@ static void go_to_step(viz_state *s, size_t step)
         snprintf(s->message, sizeof s->message, "out of memory");
 }
 
-void viz_sentence_tick(viz_state *s, void *data, double seconds)
+int viz_sentence_tick(viz_state *s, void *data, double seconds)
 {
     (void)data;                         /* the sentence's data is the state itself */
     if (!s->playing)
-        return;
+        return 0;
     s->since_step += seconds;
-    if (s->since_step >= 1.0 / s->speed) {
-        s->since_step = 0;
-        go_to_step(s, s->step == s->length ? 1 : s->step + 1);
-    }
+    if (s->since_step < 1.0 / s->speed)
+        return 0;                       /* nothing to draw again */
+    s->since_step = 0;
+    go_to_step(s, s->step == s->length ? 1 : s->step + 1);
+    return 1;
 }
 void viz_sentence_act(viz_state *s, void *data, const viz_action *a)
 {

@@ -83,7 +83,7 @@ typedef struct viz_mode {
     mha_status (*enter)(viz_state *s, void **data);
     mha_status (*start)(viz_state *s, void *data, const viz_start *how);
     void (*act)(viz_state *s, void *data, const viz_action *action);
-    void (*tick)(viz_state *s, void *data, double seconds);
+    int (*tick)(viz_state *s, void *data, double seconds);   /* 1: the picture changed */
     int (*busy)(const viz_state *s, const void *data);   /* time moves: keep drawing */
     int (*hit)(const viz_state *s, const void *data, int width, int height, int x, int y,
                int *head, int *row, int *col);   /* as viz_hit, in the mode's own layout */
@@ -103,7 +103,7 @@ void *viz_mode_data(const viz_state *s, const viz_mode *mode);
 void viz_modes_free(viz_state *s);
 mha_status viz_sentence_start(viz_state *s, void *data, const viz_start *how);
 void viz_sentence_act(viz_state *s, void *data, const viz_action *action);
-void viz_sentence_tick(viz_state *s, void *data, double seconds);
+int viz_sentence_tick(viz_state *s, void *data, double seconds);
 int viz_sentence_busy(const viz_state *s, const void *data);
 mha_status viz_init(viz_state *s, const char *text);
 void viz_free(viz_state *s);
@@ -111,7 +111,7 @@ mha_status viz_set_text(viz_state *s, const char *text);
 void viz_text_rule(char *message, size_t size, const char *text, int padding);
 mha_status viz_run(viz_state *s);
 void viz_act(viz_state *s, const viz_action *action);
-void viz_tick(viz_state *s, double seconds);
+int viz_tick(viz_state *s, double seconds);
 double viz_score(const viz_state *s, size_t h, size_t i, size_t j);
 int viz_blocked(const viz_state *s, size_t i, size_t j);
 extern const char viz_default_text[];

@@ -180,13 +180,14 @@ static mha_status start_trained(viz_state *s, void *data, const viz_start *how)
         viz_trained_go_to(data, how->step);
     return MHA_OK;
 }
-static void tick_trained(viz_state *s, void *data, double seconds)
+static int tick_trained(viz_state *s, void *data, double seconds)
 {
     viz_trained *m = data;
-    if (s->playing && (s->since_step += seconds) >= 1.0 / s->speed) {
-        s->since_step = 0;
-        viz_trained_go_to(m, m->step == m->model.length ? 1 : m->step + 1);
-    }
+    if (!s->playing || (s->since_step += seconds) < 1.0 / s->speed)
+        return 0;
+    s->since_step = 0;
+    viz_trained_go_to(m, m->step == m->model.length ? 1 : m->step + 1);
+    return 1;
 }
 
 static int trained_busy(const viz_state *s, const void *data)

@@ -97,17 +97,22 @@ static void predict(viz_training *g)
     g->predicted_step = g->view.step;
 }
 
-static void tick_training(viz_state *s, void *data, double seconds)
+static int tick_training(viz_state *s, void *data, double seconds)
 {
     viz_training *g = data;
     (void)s;
+    const size_t before = g->view.step;
     viz_trainer_take(&g->trainer, &g->view, 0);
     predict(g);
+    int changed = g->view.step != before;
     if ((g->clock += seconds) >= 1.0) {
+        const double rate = g->rate;
         g->rate = g->view.step >= g->rate_step ? (g->view.step - g->rate_step) / g->clock : 0;
         g->rate_step = g->view.step;
         g->clock = 0;
+        changed |= g->rate != rate;
     }
+    return changed;
 }
 static mha_status start_training(viz_state *s, void *data, const viz_start *how)
 {

@@ -260,3 +260,17 @@ Test(explain, every_mode_fits_without_overlap) {
     SDL_FreeSurface(surface);
     TTF_Quit();
 }
+Test(explain, a_playing_sentence_draws_once_a_token) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_assert(s.playing);
+    const double token = 1.0 / s.speed;
+    cr_expect_eq(viz_tick(&s, 0.4 * token), 0);
+    cr_expect_eq(viz_tick(&s, 0.4 * token), 0);
+    cr_expect_eq(s.step, 1);
+    cr_expect_eq(viz_tick(&s, 0.4 * token), 1, "the token's time has passed");
+    cr_expect_eq(s.step, 2);
+    press(&s, SDLK_SPACE);
+    cr_expect_eq(viz_tick(&s, 10 * token), 0, "paused: nothing to draw");
+    viz_free(&s);
+}
