@@ -5,7 +5,7 @@
 
 static const SDL_Color source_colour = {110, 170, 255, 255}, copy_colour = {250, 210, 80, 255},
                        loss_colour = {255, 160, 60, 255}, score_colour = {240, 90, 110, 255};
-static const SDL_Color right_colour = {40, 170, 90, 255};
+const SDL_Color viz_right_colour = {40, 170, 90, 255};
 void viz_learning_layout_compute(int width, int height, viz_learning_layout *l)
 {
     enum { M = 14, TOP = 78, TITLE = 32, LABELS = 34 };
@@ -186,7 +186,7 @@ static void draw_top_tokens(viz_view *v, const viz_learning_layout *l, const flo
         viz_text(v, v->small, label, r.x, y + 7, 0, viz_ink, 0);
         viz_fill(v, (SDL_Rect){r.x + 40, y, bar, 14}, viz_undecoded);
         viz_fill(v, (SDL_Rect){r.x + 40, y, (int)lround(bar * p[k]), 14},
-                 next ? right_colour : source_colour);
+                 next ? viz_right_colour : source_colour);
         snprintf(line, sizeof line, "%.2f", p[k]);
         viz_text(v, v->small, line, r.x + 44 + bar, y + 7, 0, viz_ink, 0);
     }

@@ -93,4 +93,5 @@ void viz_curve_legend(const viz_learning_layout *l, viz_view *v, SDL_Rect at[4])
 size_t viz_label_stride(int map_side, size_t T, int text_height);
 int viz_learning_hit(const viz_learning_layout *l, size_t focus, int x, int y, int *head,
                      int *row, int *col);
+extern const SDL_Color viz_right_colour;       /* the prediction that comes true */
 #endif

@@ -401,3 +401,43 @@ Test(training_viewer, the_predictions_follow_training_live) {
     learning_workspace_free(&ws);
     viz_free(&s);
 }
+static int is_colour(SDL_Surface *surface, int x, int y, SDL_Color c)
+{
+    const Uint8 *p = (const Uint8 *)surface->pixels + y * surface->pitch + 4 * x;
+    return p[0] == c.r && p[1] == c.g && p[2] == c.b;    /* SDL_PIXELFORMAT_RGBA32 */
+}
+
+Test(training_viewer, the_predictions_are_drawn_as_bars) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_assert_eq(viz_switch_mode(&s, &viz_trained_mode), MHA_OK, "%s", s.message);
+    viz_trained *m = viz_mode_data(&s, &viz_trained_mode);
+    viz_trained_go_to(m, 24);
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 1280, 760, 32,
+                                                          SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    viz_layout frame;
+    viz_layout_compute(&s, 1280, 760, &frame);
+    viz_draw(&view, &s, &frame);
+    SDL_RenderPresent(renderer);
+    viz_learning_layout l;
+    viz_learning_layout_compute(1280, 760, &l);
+    const size_t V = m->model.vocab;
+    int top[VIZ_TOP_TOKENS];
+    double p[VIZ_TOP_TOKENS];
+    viz_top_tokens(m->ws.logits + 23 * V, V, VIZ_TOP_TOKENS, top, p);
+    cr_assert_eq(top[0], m->sequence.tokens[24], "the model's first guess comes true");
+    const int x = l.predictions.x + 40, y = l.predictions.y + 22 + 7;
+    const int end = x + (int)lround((l.predictions.w - 84) * p[0]);
+    cr_expect(is_colour(surface, x + 1, y, viz_right_colour));
+    cr_expect(is_colour(surface, end - 2, y, viz_right_colour), "green to %.2f", p[0]);
+    cr_expect(is_colour(surface, end + 2, y, viz_undecoded), "the track after it");
+    cr_expect(!is_colour(surface, x + 1, y + 18, viz_right_colour), "the second guess");
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    SDL_FreeSurface(surface);
+    TTF_Quit();
+    viz_free(&s);
+}
