@@ -69,8 +69,7 @@ static double slider_temperature(const SDL_Rect *r, int x)
     const int middle = r->x + r->w / 2;
     if (x >= middle - 2 && x <= middle + 2)
         return 1.0;
-    const double f = x < r->x ? 0 : x > r->x + r->w ? 1 : (double)(x - r->x) / r->w;
-    return pow(50.0, 2 * f - 1);
+    return viz_slider_temperature((double)(x - r->x) / r->w);
 }
 
 static size_t pointer_actions(const viz_state *s, const viz_layout *layout,
@@ -96,6 +95,9 @@ static size_t pointer_actions(const viz_state *s, const viz_layout *layout,
         return n;
     if (map == 1)
         a[n++] = (viz_action){.kind = VIZ_FOCUS_HEAD, .head = head};
+    const int word = s->mode->hit == NULL ? viz_hit_word(layout, s, x, y) : -1;
+    if (map == 2 || word >= 0)
+        a[n++] = (viz_action){.kind = VIZ_SELECT, .row = map == 2 ? row : word};
     if (on_slider && x >= r->x && x < r->x + r->w)
         a[n++] = (viz_action){.kind = VIZ_SET_TEMPERATURE,
                               .temperature = slider_temperature(r, x)};

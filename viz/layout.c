@@ -3,17 +3,18 @@
 #include "viz.h"
 
 enum { MARGIN = 14, TOP = 44, BOTTOM = 112, TITLE = 20, LABELS_LEFT = 110, LABELS_TOP = 136,
-       CAPTION = 44, LEGEND = 70 };
+       CAPTION = 44, LEGEND = 70, WORD_W = 64, WORD_H = 20, WORDS_TITLE = 22,
+       BREAKDOWN_MIN = 190 };
 
 static int smaller(int a, int b) { return a < b ? a : b; }
 static int at_least(int a, int b) { return a > b ? a : b; }
 
 void viz_layout_compute(const viz_state *s, int width, int height, viz_layout *l)
 {
-    (void)s;
     l->width = width;
     l->height = height;
-    const int rows = (VIZ_HEADS + 1) / 2, left = width * 34 / 100;
+    const int rows = (VIZ_HEADS + 1) / 2, left = width * 30 / 100;
+    const int explain = smaller(400, at_least(170, width * 22 / 100));   /* the right column */
     const int avail = height - TOP - BOTTOM;
     const int side = at_least(8, smaller((left - 3 * MARGIN) / 2,
                                          (avail - rows * (TITLE + MARGIN)) / rows));
@@ -21,13 +22,41 @@ void viz_layout_compute(const viz_state *s, int width, int height, viz_layout *l
         l->grid[h] = (SDL_Rect){MARGIN + (h % 2) * (side + MARGIN),
                                 TOP + (h / 2) * (side + TITLE + MARGIN) + TITLE, side, side};
     const int bx = left + MARGIN + LABELS_LEFT, by = TOP + LABELS_TOP;
-    const int big = at_least(8, smaller(width - bx - MARGIN - LEGEND,
+    const int big = at_least(8, smaller(width - bx - MARGIN - LEGEND - explain,
                                         height - BOTTOM - by - MARGIN));
     l->big = (SDL_Rect){bx, by, big, big};
     l->caption = (SDL_Rect){left + MARGIN, TOP, width - left - 2 * MARGIN, CAPTION};
     l->legend = (SDL_Rect){bx + big + 18, by, 18, big};
     l->status_y = height - BOTTOM + 8;
     l->slider = (SDL_Rect){MARGIN + 150, l->status_y + 79, 220, 10};
+    const int x = l->legend.x + l->legend.w + 40, w = width - MARGIN - x;
+    const int top = TOP + CAPTION + 8;
+    const int most_lines = at_least(1, (l->status_y - 20 - top - WORDS_TITLE - BREAKDOWN_MIN) /
+                                       WORD_H);
+    const int needed = (int)((s->length + (size_t)most_lines - 1) / (size_t)most_lines);
+    const int columns = smaller(8, at_least(needed, at_least(1, smaller(4, w / WORD_W))));
+    const int lines = (int)((s->length + (size_t)columns - 1) / (size_t)columns);
+    l->word_columns = columns;
+    l->words = (SDL_Rect){x, top, w, WORDS_TITLE + lines * WORD_H};
+    l->breakdown = (SDL_Rect){x, l->words.y + l->words.h + 12, w,
+                              at_least(8, l->status_y - 8 - (l->words.y + l->words.h + 12))};
+}
+SDL_Rect viz_word_box(const viz_layout *l, size_t k)
+{
+    const int columns = l->word_columns, w = l->words.w / columns;
+    return (SDL_Rect){l->words.x + (int)(k % (size_t)columns) * w,
+                      l->words.y + WORDS_TITLE + (int)(k / (size_t)columns) * WORD_H,
+                      w - 4, WORD_H - 3};
+}
+
+int viz_hit_word(const viz_layout *l, const viz_state *s, int x, int y)
+{
+    for (size_t k = 0; k < s->length; k++) {
+        const SDL_Rect r = viz_word_box(l, k);
+        if (x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h)
+            return (int)k;
+    }
+    return -1;
 }
 SDL_Rect viz_cell(const SDL_Rect *map, size_t L, size_t i, size_t j)
 {

@@ -5,6 +5,7 @@
 
 static const SDL_Color source_colour = {110, 170, 255, 255}, copy_colour = {250, 210, 80, 255},
                        loss_colour = {255, 160, 60, 255}, score_colour = {240, 90, 110, 255};
+const SDL_Color viz_right_colour = {40, 170, 90, 255};
 void viz_learning_layout_compute(int width, int height, viz_learning_layout *l)
 {
     enum { M = 14, TOP = 78, TITLE = 32, LABELS = 34 };
@@ -26,7 +27,10 @@ void viz_learning_layout_compute(int width, int height, viz_learning_layout *l)
     big = big < 8 ? 8 : big;
     l->big = (SDL_Rect){bx, by, big, big};
     l->legend = (SDL_Rect){bx + big + 14, by, 14, big};
-    l->scores = (SDL_Rect){l->legend.x + 56, by, width - M - (l->legend.x + 56), big};
+    l->scores = (SDL_Rect){l->legend.x + 56, by, width - M - (l->legend.x + 56),
+                           24 + VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS * 22};
+    l->predictions = (SDL_Rect){l->scores.x, l->scores.y + l->scores.h + 12, l->scores.w,
+                                22 + VIZ_TOP_TOKENS * 18};
 }
 static void draw_block(viz_view *v, const float *w, size_t T, size_t rows, SDL_Rect map,
                        viz_colour_map colours)
@@ -141,25 +145,50 @@ static void draw_heads(viz_view *v, const viz_state *s, const viz_learning_layou
 static void draw_score_table(viz_view *v, const viz_learning_layout *l, const head_scores *sc)
 {
     const SDL_Rect r = l->scores;
-    const int bar = r.w - 150 > 20 ? r.w - 150 : 20;
-    viz_text(v, v->font, "previous-token / induction", r.x, r.y, 0, viz_ink, 0);
+    const int bar = (r.w - 44 - 2 * 40) / 2 > 10 ? (r.w - 44 - 2 * 40) / 2 : 10;
+    viz_text(v, v->small, "previous-token", r.x + 44, r.y + 8, 0, source_colour, 0);
+    viz_text(v, v->small, "induction", r.x + 44 + bar + 40, r.y + 8, 0, score_colour, 0);
     for (size_t k = 0; k < VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS; k++) {
-        const int y = r.y + 30 + (int)k * 44;
+        const int y = r.y + 24 + (int)k * 22;
         const double p = sc->previous[k / VIZ_LEARN_HEADS][k % VIZ_LEARN_HEADS],
                      q = sc->induction[k / VIZ_LEARN_HEADS][k % VIZ_LEARN_HEADS];
         char text[64];
         snprintf(text, sizeof text, "L%zu H%zu", k / VIZ_LEARN_HEADS + 1, k % VIZ_LEARN_HEADS + 1);
-        viz_text(v, v->small, text, r.x, y + 9, 0, viz_ink, 0);
+        viz_text(v, v->small, text, r.x, y + 7, 0, viz_ink, 0);
         for (int which = 0; which < 2; which++) {
             const double x = which ? q : p;
-            const SDL_Rect box = {r.x + 50, y + which * 18, bar, 14};
+            const SDL_Rect box = {r.x + 44 + which * (bar + 40), y, bar, 14};
             viz_fill(v, box, viz_undecoded);
             viz_fill(v, (SDL_Rect){box.x, box.y, (int)lround(bar * fmin(fmax(x, 0), 1)), 14},
                  which ? score_colour : source_colour);
             viz_fill(v, (SDL_Rect){box.x + bar / 2, box.y - 2, 1, 18}, viz_white);
             snprintf(text, sizeof text, "%.2f", x);
-            viz_text(v, v->small, text, box.x + bar + 6, box.y + 7, 0, viz_ink, 0);
+            viz_text(v, v->small, text, box.x + bar + 4, box.y + 7, 0, viz_ink, 0);
         }
+    }
+}
+static void draw_top_tokens(viz_view *v, const viz_learning_layout *l, const float *logits,
+                            size_t V, const int *tokens, size_t T, size_t position)
+{
+    const SDL_Rect r = l->predictions;
+    int top[VIZ_TOP_TOKENS];
+    double p[VIZ_TOP_TOKENS];
+    const size_t n = viz_top_tokens(logits + position * V, V, VIZ_TOP_TOKENS, top, p);
+    char label[8], line[96];
+    viz_token_label(tokens[position], label);
+    snprintf(line, sizeof line, "after '%s' (%zu), the model predicts:", label, position);
+    viz_text_fit(v, v->small, line, r.x, r.y + 8, r.w, viz_white);
+    const int bar = r.w - 40 - 44 > 10 ? r.w - 40 - 44 : 10;
+    for (size_t k = 0; k < n; k++) {
+        const int y = r.y + 22 + (int)k * 18;
+        const int next = position + 1 < T && tokens[position + 1] == top[k];
+        viz_token_label(top[k], label);
+        viz_text(v, v->small, label, r.x, y + 7, 0, viz_ink, 0);
+        viz_fill(v, (SDL_Rect){r.x + 40, y, bar, 14}, viz_undecoded);
+        viz_fill(v, (SDL_Rect){r.x + 40, y, (int)lround(bar * p[k]), 14},
+                 next ? viz_right_colour : source_colour);
+        snprintf(line, sizeof line, "%.2f", p[k]);
+        viz_text(v, v->small, line, r.x + 44 + bar, y + 7, 0, viz_ink, 0);
     }
 }
 size_t viz_curve_horizon(size_t step)
@@ -278,6 +307,12 @@ static void draw_training(viz_view *v, const viz_state *s, const viz_training *g
     draw_heads(v, s, l, snap->weights, &g->trainer.run.probe, VIZ_LEARN_LENGTH, &snap->scores,
                g->focus);
     draw_score_table(v, l, &snap->scores);
+    if (g->predicted_step == snap->step) {
+        const induction_batch *probe = &g->trainer.run.probe;
+        const size_t late = probe->copy_to[0] + probe->copy_length[0] - 2;
+        draw_top_tokens(v, l, g->ws.logits, VIZ_LEARN_VOCAB, probe->tokens, VIZ_LEARN_LENGTH,
+                        viz_learning_position(s, g->focus, VIZ_LEARN_LENGTH, late));
+    }
     draw_curves(v, l, snap);
     viz_text_fit(v, v->font, "the model trains on its own thread; the window draws its latest "
                  "snapshot and never waits for a step", 14, l->status_y + 12, l->width - 28,
@@ -322,6 +357,8 @@ static void draw_trained(viz_view *v, const viz_state *s, const viz_trained *m,
     viz_text(v, v->font, line, 14, 20, 0, viz_ink, 0);
     draw_heads(v, s, l, m->weights, &m->sequence, m->step, &m->scores, m->focus);
     draw_score_table(v, l, &m->scores);
+    draw_top_tokens(v, l, m->ws.logits, m->model.vocab, m->sequence.tokens, m->model.length,
+                    viz_learning_position(s, m->focus, m->step, m->step - 1));
     draw_predictions(v, m, l);
     snprintf(line, sizeof line, "from %s; the scores are measured on the whole sequence", m->dir);
     viz_text_fit(v, v->font, line, 14, l->status_y + 12, l->width - 28, viz_dim);

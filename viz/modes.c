@@ -46,7 +46,7 @@ mha_status viz_switch_mode(viz_state *s, const viz_mode *mode)
     if (status == MHA_OK && s->mode != mode && s->mode->leave != NULL)
         s->mode->leave(s, viz_mode_data(s, s->mode));
     if (status == MHA_OK && s->mode != mode)
-        s->hover_head = s->hover_row = s->hover_col = -1;      /* a cell of the old layout */
+        s->hover_head = s->hover_row = s->hover_col = s->selected = -1;   /* the old layout's */
     if (status == MHA_OK)
         s->mode = mode;
     return status;
@@ -87,8 +87,7 @@ void viz_act(viz_state *s, const viz_action *a)
     }
 }
 
-void viz_tick(viz_state *s, double seconds)
+int viz_tick(viz_state *s, double seconds)
 {
-    if (s->mode->tick != NULL)
-        s->mode->tick(s, viz_mode_data(s, s->mode), seconds);
+    return s->mode->tick != NULL && s->mode->tick(s, viz_mode_data(s, s->mode), seconds);
 }

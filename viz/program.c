@@ -61,7 +61,7 @@ static int window_loop(viz_state *s, const struct viz_options *o)
             viz_layout_compute(s, (int)(w / view.scale), (int)(h / view.scale), &layout);
             const int busy = viz_busy(s);
             SDL_Event event;
-            int changed = busy || frame == 1;
+            int changed = frame == 1;
             if (SDL_WaitEventTimeout(&event, busy ? 15 : 250)) {
                 changed = 1;
                 do
@@ -69,7 +69,7 @@ static int window_loop(viz_state *s, const struct viz_options *o)
                 while (SDL_PollEvent(&event));
             }
             const Uint64 now = SDL_GetTicks64();
-            viz_tick(s, (now - last) / 1000.0);
+            changed |= viz_tick(s, (now - last) / 1000.0);
             last = now;
             if (changed) {
                 viz_view_scale(&view, viz_scale(w, h, s->zoom));                 /* + or - was pressed */

@@ -11,7 +11,7 @@
 enum {
     VIZ_HEADS = MHA_DESIGNED_HEADS, VIZ_EMBED = MHA_DESIGNED_EMBED,
     VIZ_TOKENS_MAX = MHA_DESIGNED_POSITIONS, VIZ_PADDING = 3, VIZ_TEXT_MAX = 512,
-    VIZ_MODES_MAX = 8
+    VIZ_MODES_MAX = 8, VIZ_TIMING_RUNS = 3
 };
 typedef enum viz_colour_map { VIZ_VIRIDIS, VIZ_CIVIDIS, VIZ_GREY, VIZ_COLOUR_MAPS } viz_colour_map;
 typedef enum viz_action_kind {
@@ -22,13 +22,14 @@ typedef enum viz_action_kind {
     VIZ_START_TYPING, VIZ_TYPE, VIZ_ERASE, VIZ_ACCEPT, VIZ_CANCEL,
     VIZ_POINT, VIZ_FOCUS_HEAD, VIZ_SET_TEMPERATURE,
     VIZ_SAVE, VIZ_HELP, VIZ_ESCAPE, VIZ_QUIT, VIZ_SWITCH_MODE,
-    VIZ_RESTART, VIZ_NEW_SEQUENCE, VIZ_ZOOM_IN, VIZ_ZOOM_OUT
+    VIZ_RESTART, VIZ_NEW_SEQUENCE, VIZ_ZOOM_IN, VIZ_ZOOM_OUT, VIZ_SELECT
 } viz_action_kind;
 
 typedef struct viz_action {
     viz_action_kind kind;
     int key;                          /* a key press asked for it */
-    int head, row, col;               /* SWITCH_HEAD, FOCUS_HEAD: the head; POINT: cell, or -1 */
+    int head, row, col;               /* SWITCH_HEAD, FOCUS_HEAD: the head; POINT: cell, or -1;
+                                         SELECT: the query's row */
     double temperature;               /* SET_TEMPERATURE */
     const char *text;                 /* TYPE: the text typed, UTF-8 */
     const struct viz_mode *mode;      /* SWITCH_MODE */
@@ -51,6 +52,7 @@ typedef struct viz_state {
     char typed[VIZ_TEXT_MAX];                 /* the sentence being typed */
     size_t focus;                             /* the enlarged head */
     int hover_head, hover_row, hover_col;     /* the cell under the mouse, or -1 */
+    int selected;                             /* the query (position) clicked on, or -1 */
     int save_requested, quit;                 /* for the program to act on */
     char message[160];                        /* a problem, for the status bar in red */
     char news[160];                           /* a success (saved ...), in ink */
@@ -61,7 +63,7 @@ typedef struct viz_state {
     float *out, *reference_out;                  /* (L, E): this run; naive, no ablation */
     double output_change;                        /* max |out - out without ablation| */
     double impl_difference;                      /* max |weights, out - naive's| */
-    double ms_per_step;                          /* time of the last token, or of the prefix */
+    double ms_per_step;                          /* least time of the last token, or of the prefix */
     mha_kv_cache cache;                          /* (1, H, 32, D): the decoded tokens' keys, values */
     int decoding;                                /* the last run went through the cache */
     const struct viz_mode *mode;              /* what the window shows */
@@ -81,7 +83,7 @@ typedef struct viz_mode {
     mha_status (*enter)(viz_state *s, void **data);
     mha_status (*start)(viz_state *s, void *data, const viz_start *how);
     void (*act)(viz_state *s, void *data, const viz_action *action);
-    void (*tick)(viz_state *s, void *data, double seconds);
+    int (*tick)(viz_state *s, void *data, double seconds);   /* 1: the picture changed */
     int (*busy)(const viz_state *s, const void *data);   /* time moves: keep drawing */
     int (*hit)(const viz_state *s, const void *data, int width, int height, int x, int y,
                int *head, int *row, int *col);   /* as viz_hit, in the mode's own layout */
@@ -101,7 +103,7 @@ void *viz_mode_data(const viz_state *s, const viz_mode *mode);
 void viz_modes_free(viz_state *s);
 mha_status viz_sentence_start(viz_state *s, void *data, const viz_start *how);
 void viz_sentence_act(viz_state *s, void *data, const viz_action *action);
-void viz_sentence_tick(viz_state *s, void *data, double seconds);
+int viz_sentence_tick(viz_state *s, void *data, double seconds);
 int viz_sentence_busy(const viz_state *s, const void *data);
 mha_status viz_init(viz_state *s, const char *text);
 void viz_free(viz_state *s);
@@ -109,8 +111,18 @@ mha_status viz_set_text(viz_state *s, const char *text);
 void viz_text_rule(char *message, size_t size, const char *text, int padding);
 mha_status viz_run(viz_state *s);
 void viz_act(viz_state *s, const viz_action *action);
-void viz_tick(viz_state *s, double seconds);
+int viz_tick(viz_state *s, double seconds);
 double viz_score(const viz_state *s, size_t h, size_t i, size_t j);
 int viz_blocked(const viz_state *s, size_t i, size_t j);
 extern const char viz_default_text[];
+#define VIZ_TEMPERATURE_MIN 0.1
+#define VIZ_TEMPERATURE_MAX 1000.0
+double viz_slider_temperature(double along);
+double viz_slider_place(double temperature);
+size_t viz_query_row(const viz_state *s);
+size_t viz_visible_scores(const viz_state *s, size_t h, size_t i, double *scores);
+double viz_even_temperature(const viz_state *s, size_t h, size_t i);
+void viz_temperature_note(const viz_state *s, char *line, size_t size);
+void viz_score_parts(const viz_state *s, size_t h, size_t i, size_t j, double *q, double *k);
+int viz_explained_cell(const viz_state *s, size_t *i, size_t *j);
 #endif

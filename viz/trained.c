@@ -1,4 +1,5 @@
 /* generated from chapters/14-training-viewer.nw; edit the book, not this file */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,38 @@ void viz_trained_go_to(viz_trained *m, size_t step)
         m->predicted[i] = i < m->step ? (int)best : -1;
     }
 }
+size_t viz_top_tokens(const float *logits, size_t V, size_t k, int *tokens,
+                      double *probabilities)
+{
+    double top = logits[0], sum = 0;
+    for (size_t v = 1; v < V; v++)
+        top = fmax(top, logits[v]);
+    for (size_t v = 0; v < V; v++)
+        sum += exp((double)logits[v] - top);
+    k = k < V ? k : V;
+    for (size_t n = 0; n < k; n++) {                 /* the next largest, not yet taken */
+        size_t best = V;
+        for (size_t v = 0; v < V; v++) {
+            int taken = 0;
+            for (size_t m = 0; m < n; m++)
+                taken |= tokens[m] == (int)v;
+            if (!taken && (best == V || logits[v] > logits[best]))
+                best = v;
+        }
+        tokens[n] = (int)best;
+        probabilities[n] = exp((double)logits[best] - top) / sum;
+    }
+    return k;
+}
+
+size_t viz_learning_position(const viz_state *s, size_t focus, size_t rows, size_t fallback)
+{
+    if (s->hover_head == (int)focus && s->hover_row >= 0 && (size_t)s->hover_row < rows)
+        return (size_t)s->hover_row;
+    if (s->selected >= 0 && (size_t)s->selected < rows)
+        return (size_t)s->selected;
+    return fallback;
+}
 static mha_status enter_trained(viz_state *s, void **data)
 {
     viz_trained *m = *data;
@@ -125,6 +158,7 @@ static void act_trained(viz_state *s, void *data, const viz_action *a)
         break;
     case VIZ_FOCUS_HEAD: m->focus = (size_t)a->head; break;
     case VIZ_POINT: s->hover_head = a->head; s->hover_row = a->row; s->hover_col = a->col; break;
+    case VIZ_SELECT: s->selected = a->row; break;
     default: break;
     }
 }
@@ -146,13 +180,14 @@ static mha_status start_trained(viz_state *s, void *data, const viz_start *how)
         viz_trained_go_to(data, how->step);
     return MHA_OK;
 }
-static void tick_trained(viz_state *s, void *data, double seconds)
+static int tick_trained(viz_state *s, void *data, double seconds)
 {
     viz_trained *m = data;
-    if (s->playing && (s->since_step += seconds) >= 1.0 / s->speed) {
-        s->since_step = 0;
-        viz_trained_go_to(m, m->step == m->model.length ? 1 : m->step + 1);
-    }
+    if (!s->playing || (s->since_step += seconds) < 1.0 / s->speed)
+        return 0;
+    s->since_step = 0;
+    viz_trained_go_to(m, m->step == m->model.length ? 1 : m->step + 1);
+    return 1;
 }
 
 static int trained_busy(const viz_state *s, const void *data)

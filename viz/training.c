@@ -26,6 +26,18 @@ static mha_status enter_training(viz_state *s, void **data)
             free(g);
             return status;
         }
+        const trainer_config *c = &g->trainer.run.config;
+        g->model = (induction_model){.vocab = c->vocab, .length = c->length,
+                                     .embed_dim = c->embed_dim, .heads = c->heads,
+                                     .layers = c->layers, .count = g->view.count,
+                                     .params = g->view.params};
+        g->predicted_step = (size_t)-1;
+        if (learning_workspace_init(&g->ws, &g->model, 1) != MHA_OK) {
+            viz_snapshot_free(&g->view);
+            viz_trainer_free(&g->trainer);
+            free(g);
+            return MHA_ERR_NOMEM;
+        }
         viz_trainer_take(&g->trainer, &g->view, 1);
         if (viz_trainer_start(&g->trainer) != 0)
             snprintf(s->message, sizeof s->message, "no training thread: %s", SDL_GetError());
@@ -63,6 +75,8 @@ static void act_training(viz_state *s, void *data, const viz_action *a)
         g->focus = (size_t)a->head;
     } else if (a->kind == VIZ_POINT) {
         s->hover_head = a->head, s->hover_row = a->row, s->hover_col = a->col;
+    } else if (a->kind == VIZ_SELECT) {
+        s->selected = a->row;
     }
 }
 
@@ -75,16 +89,30 @@ static int hit_training(const viz_state *s, const void *data, int width, int hei
     viz_learning_layout_compute(width, height, &l);
     return viz_learning_hit(&l, g->focus, x, y, head, row, col);
 }
-static void tick_training(viz_state *s, void *data, double seconds)
+static void predict(viz_training *g)
+{
+    if (g->predicted_step == g->view.step)
+        return;
+    induction_forward(&g->model, &g->ws, g->trainer.run.probe.tokens);   /* sequence 0 */
+    g->predicted_step = g->view.step;
+}
+
+static int tick_training(viz_state *s, void *data, double seconds)
 {
     viz_training *g = data;
     (void)s;
+    const size_t before = g->view.step;
     viz_trainer_take(&g->trainer, &g->view, 0);
+    predict(g);
+    int changed = g->view.step != before;
     if ((g->clock += seconds) >= 1.0) {
+        const double rate = g->rate;
         g->rate = g->view.step >= g->rate_step ? (g->view.step - g->rate_step) / g->clock : 0;
         g->rate_step = g->view.step;
         g->clock = 0;
+        changed |= g->rate != rate;
     }
+    return changed;
 }
 static mha_status start_training(viz_state *s, void *data, const viz_start *how)
 {
@@ -99,6 +127,7 @@ static mha_status start_training(viz_state *s, void *data, const viz_start *how)
         if (how->picture) {
             viz_trainer_wait(&g->trainer, how->train_steps);
             viz_trainer_take(&g->trainer, &g->view, 1);
+            predict(g);
         }
     }
     return MHA_OK;
@@ -108,6 +137,7 @@ static void free_training(void *data)
     viz_training *g = data;
     viz_trainer_free(&g->trainer);
     viz_snapshot_free(&g->view);
+    learning_workspace_free(&g->ws);
     free(g);
 }
 

@@ -57,6 +57,10 @@ void viz_trained_free(viz_trained *m);
 void viz_trained_new_sequence(viz_trained *m);
 void viz_trained_go_to(viz_trained *m, size_t step);
 void viz_token_label(int token, char label[8]);
+enum { VIZ_TOP_TOKENS = 5 };
+size_t viz_top_tokens(const float *logits, size_t V, size_t k, int *tokens,
+                      double *probabilities);
+size_t viz_learning_position(const viz_state *s, size_t focus, size_t rows, size_t fallback);
 extern const viz_mode viz_trained_mode, viz_training_mode;
 typedef struct viz_training {
     viz_trainer trainer;                   /* the worker; its thread starts on entering */
@@ -65,12 +69,16 @@ typedef struct viz_training {
     int paused;                            /* the reader paused training */
     double rate, clock;                    /* steps per second, and seconds since measured */
     size_t rate_step;                      /* the step when the rate was measured */
+    induction_model model;                 /* the snapshot's parameters, for predicting */
+    learning_workspace ws;                 /* its forward pass on the probe sequence */
+    size_t predicted_step;                 /* the step ws.logits belong to; -1: none */
 } viz_training;
 viz_training *viz_training_of(const viz_state *s);
 typedef struct viz_learning_layout {
     int width, height;
     SDL_Rect maps[VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS];   /* layer by layer */
     SDL_Rect big, legend, scores, panel;
+    SDL_Rect predictions;                                 /* the top five next tokens */
     int banner_y, status_y;
 } viz_learning_layout;
 void viz_learning_layout_compute(int width, int height, viz_learning_layout *l);
@@ -85,4 +93,5 @@ void viz_curve_legend(const viz_learning_layout *l, viz_view *v, SDL_Rect at[4])
 size_t viz_label_stride(int map_side, size_t T, int text_height);
 int viz_learning_hit(const viz_learning_layout *l, size_t focus, int x, int y, int *head,
                      int *row, int *col);
+extern const SDL_Color viz_right_colour;       /* the prediction that comes true */
 #endif

@@ -76,7 +76,11 @@ static void draw_labels(viz_view *v, const viz_state *s, SDL_Rect map)
 {
     const size_t L = s->length;
     TTF_Font *font = map.h / (int)L >= 22 ? v->font : v->small;
-    for (size_t i = 0; i < L; i++) {
+    const int line = (int)(TTF_FontHeight(font) / v->scale) - 2;
+    size_t every = 1;                             /* label every token, or every second ... */
+    while ((int)every * map.h / (int)L < line && every < L)
+        every++;
+    for (size_t i = 0; i < L; i += every) {
         char label[48];
         snprintf(label, sizeof label, "%.10s", s->tokens[i]);
         const SDL_Rect c = viz_cell(&map, L, i, i);
@@ -87,6 +91,12 @@ static void draw_labels(viz_view *v, const viz_state *s, SDL_Rect map)
     if (s->hover_head == (int)s->focus && s->hover_row >= 0)
         viz_outline(v, viz_cell(&map, L, (size_t)s->hover_row, (size_t)s->hover_col),
                     viz_white, 2);
+    const size_t query = viz_query_row(s);            /* the row the words show */
+    if (query + 1 != s->step) {
+        SDL_Rect row = viz_cell(&map, L, query, 0);
+        row.w = map.w;
+        viz_outline(v, row, viz_dim, 1);
+    }
 }
 static const char *const head_rules[VIZ_HEADS] = {
     "each query attends to the token just before it",
@@ -167,11 +177,12 @@ static void draw_status(viz_view *v, const viz_state *s, const viz_layout *l)
         describe_hover(s, line, sizeof line);
         viz_text_fit(v, v->font, line, 14, y + 8, l->width - 28, viz_ink);
     }
-    snprintf(line, sizeof line, "%s %s: %.3f ms %s; differs from naive forward by %.2g",
-             s->decoding ? "KV-cache decoding," : "whole prefix,", mha_impls[s->impl].name,
-             s->ms_per_step, s->decoding ? "for the last token" : "for the prefix",
+    snprintf(line, sizeof line, "%s %s, 1 thread: %.3f ms %s (least of %d); differs from "
+             "naive forward by %.2g", s->decoding ? "KV-cache decoding," : "whole prefix,",
+             mha_impls[s->impl].name, s->ms_per_step,
+             s->decoding ? "for the last token" : "for the prefix", VIZ_TIMING_RUNS,
              s->impl_difference);
-    viz_text(v, v->font, line, 14, y + 32, 0, viz_ink, 0);
+    viz_text_fit(v, v->font, line, 14, y + 32, l->width - 28, viz_ink);
     int n = snprintf(line, sizeof line, "causal mask %s    padding demo %s",
                      s->causal ? "on" : "off", s->padding ? "on" : "off");
     if (s->ablated != 0) {
@@ -185,12 +196,14 @@ static void draw_status(viz_view *v, const viz_state *s, const viz_layout *l)
     viz_text(v, v->font, line, 14, y + 56, 0, viz_ink, 0);
     const SDL_Rect r = l->slider;
     viz_fill(v, r, viz_undecoded);
-    const int knob = r.x + (int)lround(r.w * (log(s->temperature) / log(50.0) + 1) / 2);
+    const int knob = r.x + (int)lround(r.w * viz_slider_place(s->temperature));
+    viz_fill(v, (SDL_Rect){r.x + r.w / 2, r.y - 2, 1, r.h + 4}, viz_dim);     /* T = 1 */
     viz_fill(v, (SDL_Rect){knob - 3, r.y - 4, 7, r.h + 8}, viz_white);
-    snprintf(line, sizeof line, "temperature %.2f", s->temperature);
+    snprintf(line, sizeof line, "temperature %.3g", s->temperature);
     viz_text(v, v->font, line, 14, r.y + r.h / 2, 0, viz_ink, 0);
-    viz_text_fit(v, v->small, "[ sharper    drag, click or press [ ]    flatter ]",
-                 r.x + r.w + 12, r.y + r.h / 2, l->width - r.x - r.w - 24, viz_dim);
+    viz_temperature_note(s, line, sizeof line);
+    viz_text_fit(v, v->small, line, r.x + r.w + 12, r.y + r.h / 2, l->width - r.x - r.w - 24,
+                 viz_dim);
 }
 static void draw_tooltip(viz_view *v, const viz_state *s, const viz_layout *l)
 {
@@ -234,6 +247,8 @@ void viz_draw_sentence(viz_view *v, const viz_state *s, const void *data, int wi
     draw_labels(v, s, l.big);
     draw_caption(v, s, &l);
     viz_draw_legend(v, s, l.legend);
+    viz_draw_words(v, s, &l);
+    viz_draw_breakdown(v, s, &l);
     draw_status(v, s, &l);
     draw_tooltip(v, s, &l);
 }

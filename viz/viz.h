@@ -14,6 +14,9 @@ typedef struct viz_layout {
     SDL_Rect caption;                    /* above it: its rule, and what its axes are */
     SDL_Rect legend;                     /* the colour scale, 1 at the top */
     SDL_Rect slider;                     /* the temperature slider */
+    SDL_Rect words;                      /* the sentence, tinted by a query's weights */
+    int word_columns;                    /* the words' columns */
+    SDL_Rect breakdown;                  /* how one cell's score and weight are made */
     int status_y;                        /* top of the status lines */
 } viz_layout;
 void viz_layout_compute(const viz_state *s, int width, int height, viz_layout *layout);
@@ -22,6 +25,8 @@ SDL_Event *viz_event_in_layout(SDL_Event *event, float scale);
 SDL_Rect viz_cell(const SDL_Rect *map, size_t L, size_t i, size_t j);
 int viz_hit(const viz_layout *layout, const viz_state *s, int x, int y,
             int *head, int *row, int *col);
+SDL_Rect viz_word_box(const viz_layout *layout, size_t k);
+int viz_hit_word(const viz_layout *layout, const viz_state *s, int x, int y);
 enum { VIZ_ACTIONS_PER_EVENT = 3 };
 extern const char *const viz_help[][3];          /* key, the modes' keys, what it does */
 extern const size_t viz_help_count;
@@ -36,6 +41,9 @@ void viz_draw_legend(viz_view *v, const viz_state *s, SDL_Rect r);
 void viz_draw_sentence(viz_view *v, const viz_state *s, const void *data,
                        int width, int height);
 void viz_draw(viz_view *v, const viz_state *s, const viz_layout *layout);
+void viz_draw_words(viz_view *v, const viz_state *s, const viz_layout *layout);
+void viz_draw_breakdown(viz_view *v, const viz_state *s, const viz_layout *layout);
+extern const SDL_Color viz_positive, viz_negative;
 enum { VIZ_EXIT_OK = 0, VIZ_EXIT_FAILURE = 1, VIZ_EXIT_USAGE = 2, VIZ_EXIT_NO_DISPLAY = 3 };
 int viz_main(int argc, char **argv);
 #endif

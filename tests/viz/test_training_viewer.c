@@ -334,3 +334,110 @@ Test(training_viewer, hover_and_click_in_the_training_view) {
     cr_expect_eq(s.hover_head, -1, "the cell belonged to the other view's layout");
     viz_free(&s);
 }
+Test(training_viewer, the_top_tokens_are_the_softmax_s_largest) {
+    float logits[64];
+    uint64_t state = 7;
+    for (size_t v = 0; v < 64; v++)
+        logits[v] = (float)(learning_random(&state) % 1000) / 100.0f;
+    int top[VIZ_TOP_TOKENS];
+    double p[VIZ_TOP_TOKENS], sum = 0;
+    cr_assert_eq(viz_top_tokens(logits, 64, VIZ_TOP_TOKENS, top, p), VIZ_TOP_TOKENS);
+    for (size_t v = 0; v < 64; v++)
+        sum += exp((double)logits[v]);
+    for (size_t k = 0; k < VIZ_TOP_TOKENS; k++) {
+        cr_expect_float_eq(p[k], exp((double)logits[top[k]]) / sum, 1e-12);
+        if (k > 0)
+            cr_expect_leq(logits[top[k]], logits[top[k - 1]]);
+    }
+    for (size_t v = 0; v < 64; v++) {
+        int in_top = 0;
+        for (size_t k = 0; k < VIZ_TOP_TOKENS; k++)
+            in_top |= top[k] == (int)v;
+        cr_expect(in_top || logits[v] <= logits[top[VIZ_TOP_TOKENS - 1]], "token %zu", v);
+    }
+    viz_trained m;
+    char message[512];
+    cr_assert_eq(viz_trained_load(&m, viz_model_dir(), message, sizeof message), MHA_OK, "%s",
+                 message);
+    viz_trained_go_to(&m, 24);                          /* in the copy */
+    viz_top_tokens(m.ws.logits + 22 * m.model.vocab, m.model.vocab, VIZ_TOP_TOKENS, top, p);
+    cr_expect_eq(top[0], m.sequence.tokens[23], "after position 22 comes the copy's token");
+    cr_expect_gt(p[0], 0.5);
+    viz_trained_free(&m);
+}
+
+Test(training_viewer, the_predictions_follow_training_live) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_assert_eq(viz_switch_mode(&s, &viz_training_mode), MHA_OK);
+    viz_training *g = viz_training_of(&s);
+    const size_t T = VIZ_LEARN_LENGTH, V = VIZ_LEARN_VOCAB, stops[2] = {3, 40};
+    learning_workspace ws;
+    cr_assert_eq(learning_workspace_init(&ws, &g->trainer.run.model, 1), MHA_OK);
+    double first[VIZ_TOP_TOKENS] = {0};
+    for (int k = 0; k < 2; k++) {
+        viz_trainer_request(&g->trainer, -1, 0, stops[k]);
+        viz_trainer_wait(&g->trainer, stops[k]);
+        viz_tick(&s, 0.01);
+        while (g->view.step != stops[k]) {                   /* the lock was busy */
+            SDL_Delay(5);
+            viz_tick(&s, 0.01);
+        }
+        cr_expect_eq(g->predicted_step, stops[k]);
+        induction_forward(&g->trainer.run.model, &ws, g->trainer.run.probe.tokens);
+        size_t differ = 0;
+        for (size_t i = 0; i < T * V; i++)
+            differ += ws.logits[i] != g->ws.logits[i];
+        cr_expect_eq(differ, 0, "step %zu: %zu logits differ from the worker's model",
+                     stops[k], differ);
+        int top[VIZ_TOP_TOKENS];
+        double p[VIZ_TOP_TOKENS];
+        viz_top_tokens(g->ws.logits + (T - 2) * V, V, VIZ_TOP_TOKENS, top, p);
+        if (k == 0)
+            memcpy(first, p, sizeof first);
+        else
+            cr_expect(memcmp(first, p, sizeof first) != 0, "the predictions moved");
+    }
+    learning_workspace_free(&ws);
+    viz_free(&s);
+}
+static int is_colour(SDL_Surface *surface, int x, int y, SDL_Color c)
+{
+    const Uint8 *p = (const Uint8 *)surface->pixels + y * surface->pitch + 4 * x;
+    return p[0] == c.r && p[1] == c.g && p[2] == c.b;    /* SDL_PIXELFORMAT_RGBA32 */
+}
+
+Test(training_viewer, the_predictions_are_drawn_as_bars) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_assert_eq(viz_switch_mode(&s, &viz_trained_mode), MHA_OK, "%s", s.message);
+    viz_trained *m = viz_mode_data(&s, &viz_trained_mode);
+    viz_trained_go_to(m, 24);
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 1280, 760, 32,
+                                                          SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    viz_layout frame;
+    viz_layout_compute(&s, 1280, 760, &frame);
+    viz_draw(&view, &s, &frame);
+    SDL_RenderPresent(renderer);
+    viz_learning_layout l;
+    viz_learning_layout_compute(1280, 760, &l);
+    const size_t V = m->model.vocab;
+    int top[VIZ_TOP_TOKENS];
+    double p[VIZ_TOP_TOKENS];
+    viz_top_tokens(m->ws.logits + 23 * V, V, VIZ_TOP_TOKENS, top, p);
+    cr_assert_eq(top[0], m->sequence.tokens[24], "the model's first guess comes true");
+    const int x = l.predictions.x + 40, y = l.predictions.y + 22 + 7;
+    const int end = x + (int)lround((l.predictions.w - 84) * p[0]);
+    cr_expect(is_colour(surface, x + 1, y, viz_right_colour));
+    cr_expect(is_colour(surface, end - 2, y, viz_right_colour), "green to %.2f", p[0]);
+    cr_expect(is_colour(surface, end + 2, y, viz_undecoded), "the track after it");
+    cr_expect(!is_colour(surface, x + 1, y + 18, viz_right_colour), "the second guess");
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    SDL_FreeSurface(surface);
+    TTF_Quit();
+    viz_free(&s);
+}

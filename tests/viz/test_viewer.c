@@ -67,7 +67,7 @@ Test(viewer, switches_rerun_attention) {
     key(&s, SDLK_c);
     cr_expect(s.decoding && s.cache.length[0] == L, "decoded through the cache");
     key(&s, SDLK_RIGHTBRACKET); key(&s, SDLK_RIGHTBRACKET); key(&s, SDLK_RIGHTBRACKET);
-    const double T = 1.25 * 1.25 * 1.25, e = exp(10 / T);
+    const double T = 1.5 * 1.5 * 1.5, e = exp(10 / T);
     cr_expect_float_eq(s.temperature, T, 1e-5);
     const size_t i = L - 1;                    /* the last query sees L keys */
     cr_expect_float_eq(s.weights[(2 * L + i) * L + 0], e / (e + (double)i), 1e-5);
@@ -246,14 +246,17 @@ Test(viewer, hover_and_click) {
     e.motion.x = l.slider.x + 3 * l.slider.w / 4;
     e.motion.y = l.slider.y + l.slider.h / 2;
     viz_handle_event(&s, &e, &l);
-    cr_expect_float_eq(s.temperature, sqrt(50.0), 1e-3);
+    cr_expect_float_eq(s.temperature, sqrt(VIZ_TEMPERATURE_MAX), 1e-2);
     e.motion.x = l.slider.x + l.slider.w + 10;            /* past the end */
     viz_handle_event(&s, &e, &l);
-    cr_expect_float_eq(s.temperature, 50.0, 1e-3);
+    cr_expect_float_eq(s.temperature, VIZ_TEMPERATURE_MAX, 1e-2);
     e.motion.state = 0;                                   /* no button: only pointing */
     e.motion.x = l.slider.x;
     viz_handle_event(&s, &e, &l);
-    cr_expect_float_eq(s.temperature, 50.0, 1e-3);
+    cr_expect_float_eq(s.temperature, VIZ_TEMPERATURE_MAX, 1e-2);
+    e.motion.state = SDL_BUTTON_LMASK;                    /* the left end */
+    viz_handle_event(&s, &e, &l);
+    cr_expect_float_eq(s.temperature, VIZ_TEMPERATURE_MIN, 1e-6);
     viz_free(&s);
 }
 static int inside(SDL_Rect r, int width, int bottom)

@@ -1,0 +1,276 @@
+/* generated from chapters/42-tests-viewer.nw; edit the book, not this file */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <omp.h>
+#include <criterion/criterion.h>
+#include "viz.h"
+#include "training.h"
+
+static void press(viz_state *s, SDL_Keycode sym)
+{
+    SDL_Event e = {.type = SDL_KEYDOWN};
+    e.key.keysym.sym = sym;
+    viz_handle_event(s, &e, NULL);
+}
+
+static void set_temperature(viz_state *s, double temperature)
+{
+    viz_act(s, &(viz_action){.kind = VIZ_SET_TEMPERATURE, .temperature = temperature});
+}
+
+static double row_top(const viz_state *s, size_t h, size_t i)   /* largest weight of a row */
+{
+    const size_t L = s->length;
+    double top = 0;
+    for (size_t j = 0; j < L; j++)
+        top = fmax(top, s->weights[(h * L + i) * L + j]);
+    return top;
+}
+static SDL_Color pixel(SDL_Surface *surface, int x, int y)
+{
+    const Uint8 *p = (const Uint8 *)surface->pixels + y * surface->pitch + 4 * x;
+    return (SDL_Color){p[0], p[1], p[2], p[3]};        /* SDL_PIXELFORMAT_RGBA32 */
+}
+
+static int same(SDL_Color a, SDL_Color b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
+
+static SDL_Surface *draw(viz_state *s, int width, int height)
+{
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, width, height, 32,
+                                                          SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    viz_layout l;
+    viz_layout_compute(s, width, height, &l);
+    viz_draw(&view, s, &l);
+    SDL_RenderPresent(renderer);
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    TTF_Quit();
+    return surface;
+}
+
+static int count_colour(SDL_Surface *surface, SDL_Rect r, SDL_Color c)
+{
+    int n = 0;
+    for (int y = r.y; y < r.y + r.h; y++)
+        for (int x = r.x; x < r.x + r.w; x++)
+            n += same(pixel(surface, x, y), c);
+    return n;
+}
+static int inside(SDL_Rect r, int width, int bottom)
+{
+    return r.x >= 0 && r.y >= 0 && r.w > 0 && r.h > 0 && r.x + r.w <= width &&
+           r.y + r.h <= bottom;
+}
+
+static void expect_apart(const SDL_Rect *r, const char *const *names, int n, int width,
+                         int bottom, const char *what)
+{
+    for (int a = 0; a < n; a++) {
+        cr_expect(inside(r[a], width, bottom), "%s: %s (%d,%d %dx%d) outside %dx%d", what,
+                  names[a], r[a].x, r[a].y, r[a].w, r[a].h, width, bottom);
+        for (int b = a + 1; b < n; b++)
+            cr_expect(!SDL_HasIntersection(&r[a], &r[b]), "%s: %s and %s overlap", what,
+                      names[a], names[b]);
+    }
+}
+Test(explain, the_temperature_reaches_every_designed_head) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    for (int k = 0; k < 20; k++)
+        press(&s, SDLK_RIGHT);
+    const size_t L = s.length, i = L - 1;
+    cr_assert_eq(viz_query_row(&s), i, "nothing pointed at: the newest token");
+    for (size_t h = 0; h + 1 < VIZ_HEADS; h++) {
+        set_temperature(&s, 1.0);
+        const double top = row_top(&s, h, i), even = viz_even_temperature(&s, h, i);
+        cr_expect(even > 1 && even < VIZ_TEMPERATURE_MAX / 2, "head %zu: T = %g", h + 1, even);
+        set_temperature(&s, even);
+        cr_expect_float_eq(row_top(&s, h, i), (top + 1.0 / (double)L) / 2, 1e-4,
+                           "head %zu at T = %g: %g", h + 1, even, row_top(&s, h, i));
+    }
+    char note[160];
+    s.focus = 4;
+    cr_expect_eq(viz_even_temperature(&s, 4, i), 0.0);
+    viz_temperature_note(&s, note, sizeof note);
+    cr_expect(strstr(note, "no temperature can change") != NULL, "%s", note);
+    for (int end = 0; end < 2; end++) {
+        set_temperature(&s, end ? VIZ_TEMPERATURE_MAX : VIZ_TEMPERATURE_MIN);
+        for (size_t j = 0; j < L; j++)
+            cr_expect_float_eq(s.weights[(4 * L + i) * L + j], 1.0 / (double)L, 1e-6);
+    }
+    s.focus = 1;
+    viz_temperature_note(&s, note, sizeof note);
+    cr_expect(strstr(note, "half-way to even") != NULL, "%s", note);
+    cr_expect_eq(viz_slider_temperature(0.5), 1.0);
+    cr_expect_float_eq(viz_slider_temperature(0), VIZ_TEMPERATURE_MIN, 1e-12);
+    cr_expect_float_eq(viz_slider_temperature(1), VIZ_TEMPERATURE_MAX, 1e-9);
+    for (double along = 0; along <= 1; along += 0.125)
+        cr_expect_float_eq(viz_slider_place(viz_slider_temperature(along)), along, 1e-12);
+    viz_free(&s);
+}
+Test(explain, timing_a_step_leaves_the_cache_as_one_run) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_expect_eq(omp_get_max_threads(), 1, "the viewer's layer runs on one thread");
+    for (size_t impl = 0; impl < mha_impl_count; impl++) {
+        press(&s, SDLK_HOME);
+        for (size_t step = 2; step <= s.length; step++) {
+            press(&s, SDLK_RIGHT);
+            cr_expect(s.decoding && s.cache.length[0] == step, "%s: step %zu, cache %zu",
+                      mha_impls[s.impl].name, step, s.cache.length[0]);
+            cr_expect_lt(s.impl_difference, 1e-5, "%s: step %zu", mha_impls[s.impl].name, step);
+            cr_expect(isfinite(s.ms_per_step) && s.ms_per_step > 0);
+        }
+        press(&s, SDLK_i);
+    }
+    viz_free(&s);
+}
+Test(explain, the_breakdown_adds_up_to_the_weight) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    for (int k = 0; k < 20; k++)
+        press(&s, SDLK_RIGHT);
+    set_temperature(&s, 7.0);                           /* so that no row is one-hot */
+    const size_t L = s.length, D = MHA_DESIGNED_HEAD_DIM;
+    double q[MHA_DESIGNED_HEAD_DIM], k[MHA_DESIGNED_HEAD_DIM], score[VIZ_TOKENS_MAX];
+    for (size_t h = 0; h < VIZ_HEADS; h++)
+        for (size_t i = 0; i < L; i++) {
+            double top = -INFINITY, sum = 0;
+            for (size_t j = 0; j <= i; j++) {
+                viz_score_parts(&s, h, i, j, q, k);
+                double dot = 0;
+                for (size_t d = 0; d < D; d++)
+                    dot += q[d] * k[d];
+                score[j] = dot / sqrt((double)D) / s.temperature;
+                cr_expect_float_eq(score[j], viz_score(&s, h, i, j), 1e-9);
+                top = fmax(top, score[j]);
+            }
+            for (size_t j = 0; j <= i; j++)
+                sum += exp(score[j] - top);
+            for (size_t j = 0; j <= i; j++)
+                cr_expect_float_eq(s.weights[(h * L + i) * L + j], exp(score[j] - top) / sum,
+                                   1e-5, "head %zu (%zu, %zu)", h + 1, i, j);
+        }
+    viz_free(&s);
+}
+Test(explain, the_words_and_the_breakdown_are_drawn) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    for (int k = 0; k < 8; k++)
+        press(&s, SDLK_RIGHT);                           /* 9 tokens */
+    const size_t L = s.length, h = s.focus, i = 8, D = MHA_DESIGNED_HEAD_DIM;
+    viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = (int)h, .row = 8, .col = 1});
+    viz_layout l;
+    viz_layout_compute(&s, 1280, 800, &l);
+    SDL_Surface *surface = draw(&s, 1280, 800);
+    for (size_t k = 0; k < L; k++) {
+        const SDL_Rect box = viz_word_box(&l, k);
+        const SDL_Color want = k >= s.step ? viz_undecoded
+                             : viz_colour(s.colour_map, s.weights[(h * L + i) * L + k]);
+        if (k != i)
+            cr_expect(same(pixel(surface, box.x + 1, box.y + 1), want), "word %zu", k);
+    }
+    double q[MHA_DESIGNED_HEAD_DIM], k[MHA_DESIGNED_HEAD_DIM];
+    viz_score_parts(&s, h, 8, 1, q, k);
+    size_t top = 0, zero = D;
+    for (size_t d = 0; d < D; d++) {
+        if (q[d] * k[d] > q[top] * k[top]) top = d;
+        if (q[d] * k[d] == 0 && zero == D) zero = d;
+    }
+    cr_assert(q[top] * k[top] > 0 && zero < D);
+    const int bw = l.breakdown.w / (int)D, rows = (l.breakdown.h - 24 - 4 * 18) / 3;
+    const SDL_Rect products = {l.breakdown.x, l.breakdown.y + 22 + 2 * rows, l.breakdown.w, rows};
+    cr_expect_gt(count_colour(surface, (SDL_Rect){products.x + (int)top * bw, products.y, 1,
+                                                 products.h}, viz_positive), 5);
+    cr_expect_eq(count_colour(surface, (SDL_Rect){products.x + (int)zero * bw, products.y, bw,
+                                                 products.h}, viz_positive), 0);
+    SDL_FreeSurface(surface);
+    const SDL_Rect word = viz_word_box(&l, 4);
+    SDL_Event e = {.type = SDL_MOUSEBUTTONDOWN};
+    e.button.x = word.x + 2, e.button.y = word.y + 2;
+    viz_handle_event(&s, &e, &l);
+    cr_expect_eq(s.selected, 4);
+    cr_expect_eq(viz_query_row(&s), 4, "the pointer is off the map: the selected word");
+    const SDL_Rect cell = viz_cell(&l.big, L, 6, 2);
+    e.button.x = cell.x + 1, e.button.y = cell.y + 1;
+    viz_handle_event(&s, &e, &l);
+    cr_expect_eq(s.selected, 6);
+    viz_free(&s);
+}
+Test(explain, every_mode_fits_without_overlap) {
+    static const int sizes[][2] = {{800, 600}, {1280, 800}, {1920, 1080}, {2560, 1440}};
+    static const char *const longest = "a b c d e f g h i j k l m n o p q r s t u v w x y z "
+                                       "aa bb cc dd ee ff";
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 64, 64, 32, SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        const float scale = viz_scale(sizes[k][0], sizes[k][1], 1.0);
+        cr_assert_eq(viz_view_scale(&view, scale), 0);
+        const int w = (int)(sizes[k][0] / scale), h = (int)(sizes[k][1] / scale);
+        char what[64];
+        for (int text = 0; text < 2; text++) {
+            cr_assert_eq(viz_set_text(&s, text ? longest : viz_default_text), MHA_OK);
+            snprintf(what, sizeof what, "%dx%d sentence of %zu", sizes[k][0], sizes[k][1],
+                     s.length);
+            viz_layout l;
+            viz_layout_compute(&s, w, h, &l);
+            const int below_caption = l.caption.y + l.caption.h;
+            const SDL_Rect labelled = {l.big.x - 100, below_caption, l.big.w + 100,
+                                       l.big.y + l.big.h - below_caption};
+            const SDL_Rect legend = {l.legend.x, l.legend.y - 16, l.legend.w + 36, l.legend.h + 30};
+            const SDL_Rect r[] = {l.grid[0], l.grid[1], l.grid[2], l.grid[3], l.grid[4], labelled,
+                                  legend, l.caption, l.words, l.breakdown};
+            static const char *const names[] = {"map 1", "map 2", "map 3", "map 4", "map 5",
+                                                "enlarged map", "legend", "caption", "words",
+                                                "breakdown"};
+            expect_apart(r, names, 10, w, l.status_y, what);
+            cr_expect_geq(l.breakdown.h, 180, "%s: no room for the breakdown", what);
+            const SDL_Rect last = viz_word_box(&l, s.length - 1);
+            SDL_Rect both;
+            cr_expect(SDL_IntersectRect(&last, &l.words, &both) && both.w == last.w && both.h == last.h,
+                      "%s: the last word outside the words", what);
+            cr_expect(inside(l.slider, w, h) && l.slider.y > l.status_y, "%s: the slider", what);
+        }
+        snprintf(what, sizeof what, "%dx%d learning views", sizes[k][0], sizes[k][1]);
+        viz_learning_layout m;
+        viz_learning_layout_compute(w, h, &m);
+        SDL_Rect at[4];
+        viz_curve_legend(&m, &view, at);
+        const SDL_Rect big = {m.big.x - 34, m.big.y - 34, m.big.w + 34, m.big.h + 34};
+        const SDL_Rect scale_bar = {m.legend.x, m.legend.y - 16, m.legend.w + 36, m.legend.h + 30};
+        const SDL_Rect parts[] = {m.maps[0], m.maps[1], m.maps[2], m.maps[3], big, scale_bar,
+                                  m.scores, m.predictions, m.panel, at[0], at[1], at[2], at[3]};
+        static const char *const part_names[] = {"map 1", "map 2", "map 3", "map 4", "enlarged map",
+                                                 "legend", "scores", "predictions", "curves",
+                                                 "loss name", "accuracy name", "previous name",
+                                                 "induction name"};
+        expect_apart(parts, part_names, 13, w, m.status_y, what);
+    }
+    viz_free(&s);
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    SDL_FreeSurface(surface);
+    TTF_Quit();
+}
+Test(explain, a_playing_sentence_draws_once_a_token) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_assert(s.playing);
+    const double token = 1.0 / s.speed;
+    cr_expect_eq(viz_tick(&s, 0.4 * token), 0);
+    cr_expect_eq(viz_tick(&s, 0.4 * token), 0);
+    cr_expect_eq(s.step, 1);
+    cr_expect_eq(viz_tick(&s, 0.4 * token), 1, "the token's time has passed");
+    cr_expect_eq(s.step, 2);
+    press(&s, SDLK_SPACE);
+    cr_expect_eq(viz_tick(&s, 10 * token), 0, "paused: nothing to draw");
+    viz_free(&s);
+}
