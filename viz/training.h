@@ -26,6 +26,7 @@ typedef struct viz_trainer {
     SDL_cond *changed;                     /* signalled on every new snapshot and request */
     viz_snapshot shared;
     int paused, reset, quit;               /* requests from the window */
+    int idle;                              /* the worker is waiting for a request */
     size_t stop_at;                        /* the worker pauses after this many steps */
     SDL_Thread *thread;
 } viz_trainer;
@@ -37,6 +38,7 @@ void viz_trainer_free(viz_trainer *t);
 void viz_trainer_request(viz_trainer *t, int pause, int reset, size_t stop_at);
 int viz_trainer_take(viz_trainer *t, viz_snapshot *into, int wait);
 void viz_trainer_wait(viz_trainer *t, size_t step);
+void viz_trainer_wait_idle(viz_trainer *t);
 size_t viz_induction_step(const float *induction, size_t steps);
 typedef struct viz_trained {
     induction_model model;                 /* loaded from the checkpoint */

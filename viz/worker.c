@@ -71,8 +71,14 @@ static int train_in_background(void *data)
     SDL_LockMutex(t->lock);
     for (;;) {
         while (!t->quit && !t->reset &&
-               (t->paused || t->run.model.steps_taken >= t->stop_at))
+               (t->paused || t->run.model.steps_taken >= t->stop_at)) {
+            if (!t->idle) {                          /* tell anyone waiting for this */
+                t->idle = 1;
+                SDL_CondBroadcast(t->changed);
+            }
             SDL_CondWait(t->changed, t->lock);
+        }
+        t->idle = 0;
         if (t->quit)
             break;
         if (t->reset) {
@@ -144,6 +150,7 @@ void viz_trainer_request(viz_trainer *t, int pause, int reset, size_t stop_at)
     if (pause >= 0)
         t->paused = pause;
     t->reset |= reset;
+    t->idle = 0;                           /* until the worker has seen this */
     if (stop_at != 0)
         t->stop_at = stop_at < VIZ_TRAIN_MAX_STEPS ? stop_at : VIZ_TRAIN_MAX_STEPS;
     SDL_CondBroadcast(t->changed);
@@ -171,6 +178,13 @@ void viz_trainer_wait(viz_trainer *t, size_t step)
 {
     SDL_LockMutex(t->lock);
     while ((t->reset || (t->shared.step < step && t->shared.step < t->stop_at)) && !t->quit)
+        SDL_CondWait(t->changed, t->lock);
+    SDL_UnlockMutex(t->lock);
+}
+void viz_trainer_wait_idle(viz_trainer *t)
+{
+    SDL_LockMutex(t->lock);
+    while (!t->idle && !t->quit)
         SDL_CondWait(t->changed, t->lock);
     SDL_UnlockMutex(t->lock);
 }

@@ -265,7 +265,7 @@ Test(training_viewer, leaving_training_stops_the_trainer) {
     viz_trainer_wait(&g->trainer, 2);
     press(&s, SDLK_d);                               /* back to the designed heads */
     cr_assert_eq(s.mode, &viz_sentence_mode);
-    SDL_Delay(300);                                  /* the step under way ends */
+    viz_trainer_wait_idle(&g->trainer);              /* the step under way ends */
     const size_t left = trainer_step(g);
     SDL_Delay(700);
     cr_expect_eq(trainer_step(g), left, "the worker went on from step %zu unseen", left);
