@@ -62,7 +62,7 @@ ROOTS_CMD  = noroots $(NW) | sed -n 's/^<<\[\[\(.*\)\]\]>>$$/\1/p'
 tangle: | deps
 	@tmp=$$(mktemp); trap 'rm -f "$$tmp"' EXIT; for root in $$($(ROOTS_CMD)); do \
 	  chapter=$$(grep -l -F "<<[[$$root]]>>=" $(NW) | head -n 1); \
-	  case "$$root" in *.py|*.mk|*.sh) open='#'; close='' ;; *) open='/*'; close=' */' ;; esac; \
+	  case "$$root" in *.py|*.mk|*.sh|*.awk) open='#'; close='' ;; *) open='/*'; close=' */' ;; esac; \
 	  banner="$$open generated from $$chapter; edit the book, not this file$$close"; \
 	  mkdir -p "$$(dirname "$$root")" "$(BUILD)/L/$$(dirname "$$root")"; \
 	  notangle -R"[[$$root]]" $(NW) > "$$tmp"; { echo "$$banner"; cat "$$tmp"; } | cpif "$$root"; \
@@ -201,9 +201,10 @@ LATEX = for pass in 1 2 3 4; do \
 	if grep -q 'Rerun to get' $(1).log; then echo "$(1): cross-references still moving after 4 passes"; fi
 
 book: $(BUILD)/book.pdf
-$(BUILD)/book.tex: $(NW) | deps
-	@mkdir -p $(@D)
-	noweave -delay -index $(NW) > $@
+$(BUILD)/book.tex: $(NW) tools/exercise.sh tools/exercise-hints.awk | deps
+	@rm -rf $(BUILD)/teacher && mkdir -p $(BUILD)/teacher
+	NW="$(NW)" bash tools/exercise.sh teacher-web $(BUILD)/teacher
+	cd $(BUILD)/teacher && noweave -delay -index $(NW) > $(abspath $@)
 $(BUILD)/book.pdf: $(BUILD)/book.tex $(BUILD)/mha-tables | $(VIZ_FIGURES)
 	@mkdir -p $(BUILD)/tables && $(BUILD)/mha-tables $(BUILD)/tables
 	cd $(BUILD) && $(call LATEX,book)
@@ -315,7 +316,7 @@ exercise-check: | deps
 	@[[ -n "$(EX)" && -n "$(DIR)" ]] || { echo "usage: make exercise-check EX=id DIR=path" >&2; exit 2; }
 	@$(EXERCISE_TOOL) check "$(EX)" "$(DIR)"
 exercises-verify: | deps
-	@$(EXERCISE_TOOL) verify
+	@$(EXERCISE_TOOL) verify $(EX)
 grade: | deps
 	@[[ -n "$(EX)" && -n "$(SUBMISSIONS)" ]] || \
 	  { echo "usage: make grade EX=id SUBMISSIONS=dir [OUT=dir]" >&2; exit 2; }

@@ -1,7 +1,7 @@
 # generated from chapters/26-exercises.nw; edit the book, not this file
 # tools/exercise.sh COMMAND ARGS: the book's exercises (the exercises appendix).
-#   list | create ID DIR | solve ID DIR | check ID DIR [WORK] | verify [ID...]
-#   | grade ID SUBMISSIONS OUT | hint ID N | student-web DIR
+#   list | create ID DIR | handout ID DIR | solve ID DIR | check ID DIR [WORK]
+#   | verify [ID...] | grade ID SUBMISSIONS OUT | hint ID N | student-web DIR
 # NW must hold the web's files in reading order.
 set -eu -o pipefail
 : "${NW:?exercise.sh: set NW to the files of the web, in reading order}"
@@ -63,7 +63,7 @@ stub_lines() {
 }
 
 statement() {
-    awk -v at="$ex_line" 'NR > at && !/^%(stub|wrong|hint)( |$)/ && !/^%\|/ { if (/^[ \t]*$/) exit; print }' "$ex_file"
+    awk -v at="$ex_line" 'NR > at && !/^%/ { if (/^[ \t]*$/) exit; print }' "$ex_file"
 }
 marker_lines() {
     awk -v at="$ex_line" 'NR > at { if (/^%/) print; else exit }' "$ex_file"
@@ -126,12 +126,15 @@ tangle_into() {
 }
 cmd_create() {
     load "$1"
-    local dir=$2 d
+    local dir=$2 mode=${3:-grading} d
     check_hole
     { echo "$begin_line"; stub_lines; echo "$end_line"; } > "$scratch/stub"
     printf '%s\t%s\n' "$ex_chunk" "$scratch/stub" > "$scratch/holes"
+    : > "$scratch/helpers"
+    [[ $mode != handout ]] || replace_by_calls "$1" >> "$scratch/holes"
     copy_web "$scratch/web" "$scratch/holes"
     mkdir -p "$dir"
+    rm -rf "$dir/withheld"
     tangle_into "$dir"
     region_file "$dir" > /dev/null || die "$ex_id: the stub is not in exactly one file"
     for d in tests/*/; do
@@ -168,6 +171,10 @@ cmd_create() {
         echo "    make test        # build, then run this exercise's tests: $ex_tests"
         echo "    make all-tests   # every test of the book"
     } | cpif "$dir/README.md"
+    if [[ $mode == handout ]]; then
+        withhold "$dir"
+        check_clean "$dir"
+    fi
 }
 cmd_handout() {
     local dir=$2
@@ -175,7 +182,7 @@ cmd_handout() {
         [[ -f "$dir/.exercise-sums" ]] && (cd "$dir" && sha256sum --quiet -c .exercise-sums > /dev/null 2>&1) ||
             die "$dir holds edits, or is not an untouched workspace: not overwriting it (remove it, or give another DIR)"
     fi
-    cmd_create "$1" "$dir"
+    cmd_create "$1" "$dir" handout
     (cd "$dir" && find . -path ./build -prune -o -type f ! -name .exercise-sums -print0 | sort -z |
         xargs -0 sha256sum > .exercise-sums)
 }
@@ -184,6 +191,85 @@ region_file() {
     files=$(cd "$1" && grep -rlF -- "$begin_key" src tests viz 2>/dev/null || true)
     [[ -n "$files" && "$files" != *$'\n'* ]] || return 1
     echo "$files"
+}
+all_giveaways() {
+    local id
+    awk '/^%exercise / { match($0, /id=[A-Za-z0-9-]+/); id = substr($0, RSTART + 3, RLENGTH - 3)
+                         inside = 1; next }
+         inside && /^%giveaway / { print id "\t" substr($0, 11); next }
+         inside && /^%/ { next }
+         { inside = 0 }' "${web[@]}"
+    for id in $(coding_ids); do
+        (load "$id" && solution) | telltale_lines | sed "s/^/$id\t/"
+    done
+}
+
+telltale_lines() {
+    local line
+    sed 's/^[[:space:]]*//' | awk 'length >= 12' | sort -u | while IFS= read -r line; do
+        [[ $(grep -rhF -- "$line" src cmd book tests viz 2>/dev/null | wc -l) -ne 1 ]] || echo "$line"
+    done
+}
+replace_by_calls() {
+    local id elsewhere
+    for id in $(coding_ids); do
+        [[ $id != "$1" ]] || continue
+        (
+            load "$id"
+            elsewhere=$(marker_lines | sed -n 's/^%elsewhere //p')
+            [[ -n "$elsewhere" ]] || exit 0
+            printf '/* exercise %s: the book%ss code is given compiled, in withheld/ */\n%s\n' \
+                "$id" "'" "$elsewhere" > "$scratch/elsewhere-$id"
+            solution | sed 's/^/    /' > "$scratch/solution-$id"
+            marker_lines | sed -n 's/^%helper //p' | awk -v body="$scratch/solution-$id" '
+                $0 == "@solution" { while ((getline line < body) > 0) print line; next }
+                { print }' > "$scratch/helper-$id"
+            echo "$id" >> "$scratch/helpers"
+            printf '%s\t%s\n' "$ex_chunk" "$scratch/elsewhere-$id"
+        )
+    done
+}
+withhold() {
+    local dir=$1 mine id call rel
+    mine=$(region_file "$dir")
+    all_giveaways > "$scratch/giveaways"
+    cut -f 2- "$scratch/giveaways" | grep -v '^$' > "$scratch/giveaway-strings"
+    : > "$scratch/withheld"
+    while IFS= read -r id; do
+        call=$(cd "$dir" && grep -rlF -- "/* exercise $id: the book's code" src cmd book tests viz \
+                   2>/dev/null || true)
+        [[ -n "$call" ]] || die "$ex_id: the call to the compiled answer of $id is missing"
+        rel="$(dirname "$call")/exercise_${id//-/_}.c"
+        { grep '^#include' "$dir/$call"; echo; cat "$scratch/helper-$id"; } > "$dir/$rel"
+        echo "$rel" >> "$scratch/withheld"
+    done < "$scratch/helpers"
+    (cd "$dir" && grep -rlIF -f "$scratch/giveaway-strings" src cmd book tests viz 2>/dev/null || true) |
+        { grep -vxF -- "$mine" || true; } >> "$scratch/withheld"
+    while IFS= read -r rel; do
+        [[ "$rel" == *.c ]] ||
+            die "$ex_id: $rel gives an answer away, and only a C source can be given compiled"
+    done < "$scratch/withheld"
+    make -C "$dir" --no-print-directory -j2 $(sed 's|^\(.*\)\.c$|build/obj/\1.o|' "$scratch/withheld") \
+        > "$scratch/withheld.log" 2>&1 || { cat "$scratch/withheld.log" >&2; die "$ex_id: cannot compile a withheld file"; }
+    while IFS= read -r rel; do
+        mkdir -p "$dir/withheld/$(dirname "$rel")"
+        objcopy --strip-debug "$dir/build/obj/${rel%.c}.o" "$dir/withheld/${rel%.c}.o"
+        rm -f "$dir/$rel"
+    done < "$scratch/withheld"
+    rm -rf "$dir/build"
+}
+check_clean() {
+    local dir=$1 id text where object
+    while IFS=$'\t' read -r id text; do
+        [[ -n "$text" ]] || continue
+        where=$(cd "$dir" && grep -rlIF --exclude-dir=build -- "$text" . | head -1 || true)
+        [[ -z "$where" ]] || die "$ex_id: the workspace gives the answer of $id away in $where: $text"
+    done < "$scratch/giveaways"
+    for object in $(find "$dir/withheld" -name '*.o' 2>/dev/null); do
+        ! objdump -h "$object" | grep -q '\.debug' || die "$ex_id: $object keeps its debugging information"
+    done
+    clean_count=$(wc -l < "$scratch/giveaways")
+    withheld_count=$(find "$dir/withheld" -name '*.o' 2>/dev/null | wc -l)
 }
 splice() {
     local file=$1 lines=$2 indent=$3
@@ -412,16 +498,9 @@ cmd_verify() {
 verify_one() {
     local root=build/exercises-verify/$1 tested passed failed crashed verdict
     rm -rf "$root/student"
-    cmd_create "$1" "$root/student"
-    solution | sed 's/^[[:space:]]*//' | awk 'length >= 12' |
-        sort -u > "$scratch/lines"
-    local line distinctive=0
-    while IFS= read -r line; do
-        [[ $(grep -rhF -- "$line" src tests viz 2>/dev/null | wc -l) -eq 1 ]] || continue
-        distinctive=$((distinctive + 1))
-        ! grep -rqF -- "$line" "$root/student" || die "$1: the workspace holds the solution's line: $line"
-    done < "$scratch/lines"
-    [[ $distinctive -gt 0 ]] || die "$1: no line of the solution is distinctive enough to look for"
+    cmd_create "$1" "$root/student" handout
+    echo "verify: $1: the workspace holds none of the $clean_count giveaways of the book's" \
+         "exercises; $withheld_count files are given compiled"
     EXERCISE_WERROR=-Werror cmd_check "$1" "$root/student" "$root/work" > "$root/stub.txt" || true
     read -r tested passed failed crashed verdict < "$root/work/verdict"
     [[ $verdict == FAIL && $tested -gt 0 && $failed -gt 0 && $crashed -eq 0 ]] ||
@@ -444,6 +523,17 @@ verify_one() {
     EXERCISE_WERROR=-Werror cmd_check "$1" "$root/student" "$root/work" > "$root/solved.txt" ||
         { cat "$root/solved.txt"; die "$1: the book's own solution does not pass"; }
     echo "verify: $1: stub builds, $stub, none crash; the book's solution passes them"
+    make -C "$root/student" --no-print-directory -j2 WERROR=-Werror test > "$root/handout.txt" 2>&1 ||
+        { tail -20 "$root/handout.txt"; die "$1: the handed-out workspace fails its tests with the solution"; }
+    echo "verify: $1: the handed-out workspace, given the book's solution, passes its make test"
+
+}
+cmd_teacher_web() {
+    local dir=$1 f
+    for f in "${web[@]}"; do
+        mkdir -p "$dir/$(dirname "$f")"
+        awk -f "$tools_dir/exercise-hints.awk" "$f" > "$dir/$f"
+    done
 }
 cmd_student_web() {
     local dir=$1 id name n=0
@@ -490,5 +580,6 @@ case "${1:-}" in
     grade-one)   [[ $# -eq 4 ]] || die "usage: grade-one ID OUT STUDENT"; cmd_grade_one "$2" "$3" "$4" ;;
     hint)        [[ $# -eq 3 ]] || die "usage: hint ID N";            cmd_hint "$2" "$3" ;;
     student-web) [[ $# -eq 2 ]] || die "usage: student-web DIR";      cmd_student_web "$2" ;;
+    teacher-web) [[ $# -eq 2 ]] || die "usage: teacher-web DIR";      cmd_teacher_web "$2" ;;
     *)           die "usage: exercise.sh list|create|solve|check|verify|grade|hint|student-web ..." ;;
 esac
