@@ -33,7 +33,8 @@ LDLIBS  := -lm
 
 .PHONY: all deps deps-bench tangle test test-viz check lint check-tangle clang-build book \
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
-        test-training-race exercises exercise exercise-check exercises-verify grade hint
+        test-training-race exercises exercise exercise-check exercises-verify grade hint \
+        exercise-lab
 all: $(BUILD)/mha $(BUILD)/mha-viz $(BUILD)/mha-tables $(BUILD)/tests $(BUILD)/viz-tests
 
 # ================================================================ the web
@@ -324,6 +325,9 @@ grade: | deps
 hint: | deps
 	@[[ -n "$(EX)" && -n "$(N)" ]] || { echo "usage: make hint EX=id N=1" >&2; exit 2; }
 	@$(EXERCISE_TOOL) hint "$(EX)" "$(N)"
+# The lab the exercises appendix shows, run for real: its transcript is a figure.
+exercise-lab: | deps
+	NW="$(NW)" BUILD="$(BUILD)" bash tools/exercise-lab.sh figures/exercise-lab.tex
 
 # ================================================================ the benchmark
 # Speed is measured here, never in a test: every speed table of the book from

@@ -522,6 +522,14 @@ cmd_grade_one() {
         > "$out/feedback/$student.txt" 2>&1 || true
     echo $(( ($(date +%s%N) - start) / 1000000 )) > "$out/work/$student/milliseconds"
 }
+cmd_wrong() {
+    load "$1"
+    local file
+    file=$(region_file "$3") || die "$3 has no markers of exercise $ex_id"
+    wrong_answer "$2" > "$scratch/wrong"
+    [[ -s "$scratch/wrong" ]] || die "exercise $ex_id has no known-wrong answer '$2'"
+    splice "$3/$file" "$scratch/wrong" none
+}
 cmd_list() {
     markers | awk -F '\t' '
         NR == 1 { printf "%-20s %-13s %-7s %-4s %-46s %s\n",
@@ -633,6 +641,7 @@ case "${1:-}" in
     hint)        [[ $# -eq 3 ]] || die "usage: hint ID N";            cmd_hint "$2" "$3" ;;
     student-web) [[ $# -eq 2 ]] || die "usage: student-web DIR";      cmd_student_web "$2" ;;
     teacher-web) [[ $# -eq 2 ]] || die "usage: teacher-web DIR";      cmd_teacher_web "$2" ;;
+    wrong)       [[ $# -eq 4 ]] || die "usage: wrong ID NAME DIR";    cmd_wrong "$2" "$3" "$4" ;;
     *)           die "usage: exercise.sh list|create|handout|solve|check|verify|grade|hint" \
                      "|student-web|teacher-web ..." ;;
 esac
