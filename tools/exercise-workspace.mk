@@ -30,7 +30,8 @@ VIZ_PKGS     := sdl2 SDL2_ttf SDL2_image
 VIZ_CFLAGS   := $(shell pkg-config --cflags $(VIZ_PKGS))
 VIZ_OBJ      := $(patsubst viz/%.c,build/obj/viz/%.o,$(VIZ_SRC)) $(VIZ_GIVEN)
 VIZ_TESTS    := build/viz-tests
-VIZ_HEADLESS := SDL_VIDEODRIVER=dummy SDL_RENDER_DRIVER=software
+VIZ_HEADLESS := SDL_VIDEODRIVER=dummy SDL_RENDER_DRIVER=software \
+                MHA_MODEL_DIR=../models/induction
 build/obj/viz/%.o: viz/%.c
 > @mkdir -p $(@D)
 > $(CC) $(CPPFLAGS) -Iviz $(VIZ_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@

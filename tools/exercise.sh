@@ -150,7 +150,11 @@ cmd_create() {
     mkdir -p "$dir/figures" && cp -p figures/*.tsv "$dir/figures/"
     cpif "$dir/Makefile" < "$tools_dir/exercise-workspace.mk"
     cpif "$dir/tests/reached_end.c" < "$tools_dir/exercise-reached-end.c"
-    [[ "$(region_file "$dir")" == viz/* ]] || rm -rf "$dir/viz" "$dir/tests/viz"
+    if [[ "$(region_file "$dir")" == viz/* ]]; then
+        mkdir -p "$dir/models" && cp -pR models/induction "$dir/models/"
+    else
+        rm -rf "$dir/viz" "$dir/tests/viz"
+    fi
     printf 'EXERCISE := %s\nTESTS    := @(%s)\nBOOK_CFLAGS := %s\n' \
         "$ex_id" "${ex_tests//,/|}" "${EXERCISE_CFLAGS:-}" | cpif "$dir/exercise.mk"
     local chapter place
@@ -175,6 +179,11 @@ cmd_create() {
         echo
         echo "    make test        # build, then run this exercise's tests: $ex_tests"
         echo "    make all-tests   # every test of the book"
+        if [[ $mode == handout ]]; then
+            echo
+            echo "The book's files that would give an answer away are here only compiled,"
+            echo "in \`withheld/\`; the Makefile links them in place of their sources."
+        fi
     } | cpif "$dir/README.md"
     if [[ $mode == handout ]]; then
         withhold "$dir"
@@ -419,6 +428,7 @@ run_tests() {
     token=$(basename "$report" .json)
     ( cd "$work/tests" &&
       exec env EXERCISE_RUN="$token" SDL_VIDEODRIVER=dummy SDL_RENDER_DRIVER=software \
+          MHA_MODEL_DIR=../models/induction \
           timeout -k 5 "${EXERCISE_TIME_LIMIT:-60}" "../build/$program" --jobs=1 --verbose \
           --json="$report" --filter="@(${ex_tests//,/|})" ) \
         > "$work/test-$program.log" 2>&1 || status=$?
@@ -578,10 +588,11 @@ verify_one() {
     EXERCISE_WERROR=-Werror cmd_check "$1" "$root/student" "$root/work" > "$root/solved.txt" ||
         { cat "$root/solved.txt"; die "$1: the book's own solution does not pass"; }
     echo "verify: $1: stub builds, $stub, none crash; the book's solution passes them"
-    make -C "$root/student" --no-print-directory -j2 WERROR=-Werror test > "$root/handout.txt" 2>&1 ||
+    make -C "$root/student" --no-print-directory -j2 WERROR=-Werror all-tests \
+        > "$root/handout.txt" 2>&1 ||
         { tail -20 "$root/handout.txt"
           die "$1: the handed-out workspace fails its tests with the solution"; }
-    echo "verify: $1: the handed-out workspace, given the book's solution, passes its make test"
+    echo "verify: $1: the handed-out workspace, given the book's solution, passes make all-tests"
 
 }
 cmd_teacher_web() {
