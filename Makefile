@@ -33,7 +33,8 @@ LDLIBS  := -lm
 
 .PHONY: all deps deps-bench tangle test test-viz check lint check-tangle clang-build book \
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
-        test-training-race exercises exercise exercise-check exercises-verify grade hint
+        test-training-race exercises exercise exercise-check exercises-verify grade hint \
+        exercise-lab
 all: $(BUILD)/mha $(BUILD)/mha-viz $(BUILD)/mha-tables $(BUILD)/tests $(BUILD)/viz-tests
 
 # ================================================================ the web
@@ -62,7 +63,7 @@ ROOTS_CMD  = noroots $(NW) | sed -n 's/^<<\[\[\(.*\)\]\]>>$$/\1/p'
 tangle: | deps
 	@tmp=$$(mktemp); trap 'rm -f "$$tmp"' EXIT; for root in $$($(ROOTS_CMD)); do \
 	  chapter=$$(grep -l -F "<<[[$$root]]>>=" $(NW) | head -n 1); \
-	  case "$$root" in *.py|*.mk|*.sh) open='#'; close='' ;; *) open='/*'; close=' */' ;; esac; \
+	  case "$$root" in *.py|*.mk|*.sh|*.awk) open='#'; close='' ;; *) open='/*'; close=' */' ;; esac; \
 	  banner="$$open generated from $$chapter; edit the book, not this file$$close"; \
 	  mkdir -p "$$(dirname "$$root")" "$(BUILD)/L/$$(dirname "$$root")"; \
 	  notangle -R"[[$$root]]" $(NW) > "$$tmp"; { echo "$$banner"; cat "$$tmp"; } | cpif "$$root"; \
@@ -201,9 +202,10 @@ LATEX = for pass in 1 2 3 4; do \
 	if grep -q 'Rerun to get' $(1).log; then echo "$(1): cross-references still moving after 4 passes"; fi
 
 book: $(BUILD)/book.pdf
-$(BUILD)/book.tex: $(NW) | deps
-	@mkdir -p $(@D)
-	noweave -delay -index $(NW) > $@
+$(BUILD)/book.tex: $(NW) tools/exercise.sh tools/exercise-hints.awk | deps
+	@rm -rf $(BUILD)/teacher && mkdir -p $(BUILD)/teacher
+	NW="$(NW)" bash tools/exercise.sh teacher-web $(BUILD)/teacher
+	cd $(BUILD)/teacher && noweave -delay -index $(NW) > $(abspath $@)
 $(BUILD)/book.pdf: $(BUILD)/book.tex $(BUILD)/mha-tables | $(VIZ_FIGURES)
 	@mkdir -p $(BUILD)/tables && $(BUILD)/mha-tables $(BUILD)/tables
 	cd $(BUILD) && $(call LATEX,book)
@@ -315,7 +317,7 @@ exercise-check: | deps
 	@[[ -n "$(EX)" && -n "$(DIR)" ]] || { echo "usage: make exercise-check EX=id DIR=path" >&2; exit 2; }
 	@$(EXERCISE_TOOL) check "$(EX)" "$(DIR)"
 exercises-verify: | deps
-	@$(EXERCISE_TOOL) verify
+	@$(EXERCISE_TOOL) verify $(EX)
 grade: | deps
 	@[[ -n "$(EX)" && -n "$(SUBMISSIONS)" ]] || \
 	  { echo "usage: make grade EX=id SUBMISSIONS=dir [OUT=dir]" >&2; exit 2; }
@@ -323,6 +325,9 @@ grade: | deps
 hint: | deps
 	@[[ -n "$(EX)" && -n "$(N)" ]] || { echo "usage: make hint EX=id N=1" >&2; exit 2; }
 	@$(EXERCISE_TOOL) hint "$(EX)" "$(N)"
+# The lab the exercises appendix shows, run for real: its transcript is a figure.
+exercise-lab: | deps
+	NW="$(NW)" BUILD="$(BUILD)" bash tools/exercise-lab.sh figures/exercise-lab.tex
 
 # ================================================================ the benchmark
 # Speed is measured here, never in a test: every speed table of the book from

@@ -15,24 +15,32 @@ WARN     := -std=c11 -Wall -Wextra -Wshadow -Wvla $(WERROR)
 CPPFLAGS := -D_POSIX_C_SOURCE=200809L -Isrc -Icmd -Ibook -Itests
 LIB_OBJ  := $(patsubst %.c,build/obj/%.o,$(wildcard src/*.c))
 CMD_OBJ  := $(patsubst %.c,build/obj/%.o,$(filter-out cmd/main.c,$(wildcard cmd/*.c)))
-BOOK_OBJ := $(patsubst %.c,build/obj/%.o,$(filter-out book/tables_main.c,$(wildcard book/*.c)))
+BOOK_OBJ := $(patsubst %.c,build/obj/%.o,\
+              $(filter-out book/tables_main.c,$(wildcard book/*.c)))
 TEST_OBJ := $(patsubst tests/%.c,build/obj/tests/%.o,$(wildcard tests/*.c))
+LIB_OBJ  += $(wildcard withheld/src/*.o)
+CMD_OBJ  += $(wildcard withheld/cmd/*.o)
+BOOK_OBJ += $(wildcard withheld/book/*.o)
+TEST_OBJ += $(wildcard withheld/tests/*.o)
 
 VIZ_SRC  := $(filter-out viz/main.c,$(wildcard viz/*.c))
 ifneq ($(VIZ_SRC),)
+VIZ_GIVEN    := $(filter-out withheld/viz/main.o,$(wildcard withheld/viz/*.o))
 VIZ_PKGS     := sdl2 SDL2_ttf SDL2_image
 VIZ_CFLAGS   := $(shell pkg-config --cflags $(VIZ_PKGS))
-VIZ_OBJ      := $(patsubst viz/%.c,build/obj/viz/%.o,$(VIZ_SRC))
+VIZ_OBJ      := $(patsubst viz/%.c,build/obj/viz/%.o,$(VIZ_SRC)) $(VIZ_GIVEN)
 VIZ_TESTS    := build/viz-tests
-VIZ_HEADLESS := SDL_VIDEODRIVER=dummy SDL_RENDER_DRIVER=software
+VIZ_HEADLESS := SDL_VIDEODRIVER=dummy SDL_RENDER_DRIVER=software \
+                MHA_MODEL_DIR=../models/induction
 build/obj/viz/%.o: viz/%.c
 > @mkdir -p $(@D)
 > $(CC) $(CPPFLAGS) -Iviz $(VIZ_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 build/obj/tests/viz/%.o: tests/viz/%.c
 > @mkdir -p $(@D)
 > $(CC) $(CPPFLAGS) -Iviz $(VIZ_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
-build/viz-tests: $(patsubst tests/viz/%.c,build/obj/tests/viz/%.o,$(wildcard tests/viz/*.c)) \
-                 build/obj/tests/reached_end.o $(VIZ_OBJ) build/libmha.a
+VIZ_TEST_OBJ := $(patsubst tests/viz/%.c,build/obj/tests/viz/%.o,$(wildcard tests/viz/*.c)) \
+                $(wildcard withheld/tests/viz/*.o)
+build/viz-tests: $(VIZ_TEST_OBJ) build/obj/tests/reached_end.o $(VIZ_OBJ) build/libmha.a
 > $(CC) $(CFLAGS) $(REACHED_END) -o $@ $^ -lcriterion $(shell pkg-config --libs $(VIZ_PKGS)) -lm
 endif
 RUN      := --jobs=2

@@ -1,7 +1,7 @@
 # generated from chapters/26-exercises.nw; edit the book, not this file
 # tools/exercise.sh COMMAND ARGS: the book's exercises (the exercises appendix).
-#   list | create ID DIR | solve ID DIR | check ID DIR [WORK] | verify [ID...]
-#   | grade ID SUBMISSIONS OUT | hint ID N | student-web DIR
+#   list | create ID DIR | handout ID DIR | solve ID DIR | check ID DIR [WORK]
+#   | verify [ID...] | grade ID SUBMISSIONS OUT | hint ID N | student-web DIR
 # NW must hold the web's files in reading order.
 set -eu -o pipefail
 : "${NW:?exercise.sh: set NW to the files of the web, in reading order}"
@@ -32,10 +32,12 @@ markers() {
                 field[key] = substr(rest, 1, stop - 1); rest = substr(rest, stop)
             }
         }
-        if (!("id" in field) || !("title" in field)) { complain("marker needs id and title"); next }
+        if (!("id" in field) || !("title" in field)) {
+            complain("marker needs id and title"); next }
         if (seen[field["id"]]++) { complain("exercise " field["id"] " is marked twice"); next }
         kind = ("chunk" in field) ? "coding" : "written"
-        if (kind == "coding" && !("tests" in field)) { complain("coding exercise needs tests"); next }
+        if (kind == "coding" && !("tests" in field)) {
+            complain("coding exercise needs tests"); next }
         for (k in field) if (field[k] == "") field[k] = "-"
         print field["id"], FILENAME, FNR, kind, ("chunk" in field) ? field["chunk"] : "-",
               field["title"], ("difficulty" in field) ? field["difficulty"] : "-",
@@ -63,7 +65,7 @@ stub_lines() {
 }
 
 statement() {
-    awk -v at="$ex_line" 'NR > at && !/^%(stub|wrong|hint)( |$)/ && !/^%\|/ { if (/^[ \t]*$/) exit; print }' "$ex_file"
+    awk -v at="$ex_line" 'NR > at && !/^%/ { if (/^[ \t]*$/) exit; print }' "$ex_file"
 }
 marker_lines() {
     awk -v at="$ex_line" 'NR > at { if (/^%/) print; else exit }' "$ex_file"
@@ -92,9 +94,10 @@ cmd_hint() {
 check_hole() {
     local defs uses
     defs=$(cat "${web[@]}" | grep -c -F -x -- "<<$ex_chunk>>=" || true)
-    uses=$(cat "${web[@]}" | grep -F -- "<<$ex_chunk>>" | grep -c -v -F -x -- "<<$ex_chunk>>=" || true)
-    [[ $defs -eq 1 && $uses -eq 1 ]] ||
-        die "$ex_id: chunk <<$ex_chunk>> is defined $defs times and used $uses times; want once each"
+    uses=$(cat "${web[@]}" | grep -F -- "<<$ex_chunk>>" |
+           grep -c -v -F -x -- "<<$ex_chunk>>=" || true)
+    [[ $defs -eq 1 && $uses -eq 1 ]] || die "$ex_id: chunk <<$ex_chunk>> is defined $defs times" \
+        "and used $uses times; want once each"
 }
 copy_web() {
     local dir=$1 holes=$2 f
@@ -102,7 +105,8 @@ copy_web() {
     for f in "${web[@]}"; do
         mkdir -p "$dir/$(dirname "$f")"
         awk -v holes="$holes" '
-            BEGIN { while ((getline h < holes) > 0) { t = index(h, "\t"); body[substr(h, 1, t - 1)] = substr(h, t + 1) } }
+            BEGIN { while ((getline h < holes) > 0) {
+                        t = index(h, "\t"); body[substr(h, 1, t - 1)] = substr(h, t + 1) } }
             skipping && (/^@( |$)/ || /^<<.*>>=$/) { skipping = 0 }
             skipping { next }
             { print }
@@ -117,7 +121,10 @@ copy_web() {
 tangle_into() {
     local dir=$1 root
     for root in $(noroots "${copied[@]}" | sed -n 's/^<<\[\[\(.*\)\]\]>>$/\1/p'); do
-        case "$root" in src/*.[ch]|cmd/*.[ch]|book/*.[ch]|tests/*.[ch]|viz/*.[ch]) ;; *) continue ;; esac
+        case "$root" in
+            src/*.[ch]|cmd/*.[ch]|book/*.[ch]|tests/*.[ch]|viz/*.[ch]) ;;
+            *) continue ;;
+        esac
         mkdir -p "$dir/$(dirname "$root")"
         notangle -R"[[$root]]" "${copied[@]}" > "$scratch/tangled"
         { echo "/* exercise $ex_id: tangled from the book; write only between the EXERCISE lines */"
@@ -126,12 +133,15 @@ tangle_into() {
 }
 cmd_create() {
     load "$1"
-    local dir=$2 d
+    local dir=$2 mode=${3:-grading} d
     check_hole
     { echo "$begin_line"; stub_lines; echo "$end_line"; } > "$scratch/stub"
     printf '%s\t%s\n' "$ex_chunk" "$scratch/stub" > "$scratch/holes"
+    : > "$scratch/helpers"
+    [[ $mode != handout ]] || replace_by_calls "$1" >> "$scratch/holes"
     copy_web "$scratch/web" "$scratch/holes"
     mkdir -p "$dir"
+    rm -rf "$dir/withheld"
     tangle_into "$dir"
     region_file "$dir" > /dev/null || die "$ex_id: the stub is not in exactly one file"
     for d in tests/*/; do
@@ -140,22 +150,24 @@ cmd_create() {
     mkdir -p "$dir/figures" && cp -p figures/*.tsv "$dir/figures/"
     cpif "$dir/Makefile" < "$tools_dir/exercise-workspace.mk"
     cpif "$dir/tests/reached_end.c" < "$tools_dir/exercise-reached-end.c"
-    [[ "$(region_file "$dir")" == viz/* ]] || rm -rf "$dir/viz" "$dir/tests/viz"
+    if [[ "$(region_file "$dir")" == viz/* ]]; then
+        mkdir -p "$dir/models" && cp -pR models/induction "$dir/models/"
+    else
+        rm -rf "$dir/viz" "$dir/tests/viz"
+    fi
     printf 'EXERCISE := %s\nTESTS    := @(%s)\nBOOK_CFLAGS := %s\n' \
         "$ex_id" "${ex_tests//,/|}" "${EXERCISE_CFLAGS:-}" | cpif "$dir/exercise.mk"
+    local chapter place
+    chapter=$(sed -n 's/^\\chapter{\(.*\)}$/\1/p' "$ex_file" | head -1)
+    place=$(sed -n "s/^\\\\newlabel{ex:$ex_id}{{\([^}]*\)}{\([^}]*\)}.*/, section \1, page \2/p" \
+                "${BUILD:-build}/book.aux" 2>/dev/null | head -1 || true)
     {
         echo "# Exercise $ex_id: $ex_title"
         echo
-        echo "From the chapter \"$(sed -n 's/^\\chapter{\(.*\)}$/\1/p' "$ex_file" | head -1)\" of"
-        echo "*Multi-Head Attention, from the Ground Up*$(sed -n "s/^\\\\newlabel{ex:$ex_id}{{\([^}]*\)}{\([^}]*\)}.*/, section \1, page \2/p" \
-            "${BUILD:-build}/book.aux" 2>/dev/null | head -1); difficulty $ex_difficulty of 3."
+        echo "From the chapter \"$chapter\" of"
+        echo "*Multi-Head Attention, from the Ground Up*$place; difficulty $ex_difficulty of 3."
         echo
-        statement | sed -e 's/\\paragraph{[^}]*{[^}]*}[^}]*}//; s/\\paragraph{[^}]*}//; s/\\label{[^}]*}//g' \
-                        -e 's/\\texttt{\([^}]*\)}/`\1`/g; s/\\emph{\([^}]*\)}/*\1*/g; s/\\file{\([^}]*\)}/`\1`/g' \
-                        -e 's/\[\[/`/g; s/\]\]\]/]`/g; s/\]\]/`/g' \
-                        -e 's/\(Chapter\|Appendix\)~\\ref{[a-z]*:\([^}]*\)}/the chapter "\2"/g; s/~/ /g' \
-                        -e 's/\\infty/infinity/g; s/\\mathrm{\([^}]*\)}/\1/g; s/_{\([^}]*\)}/_\1/g; s/\\sqrt/sqrt/g' \
-                        -e 's/\$\([^$]*\)\$/\1/g; s/---/--/g; s/\\[a-zA-Z]*{\([^}]*\)}/\1/g' | sed '/^[[:space:]]*$/d'
+        statement | latex_to_text
         echo
         echo "Write your code in \`$(region_file "$dir")\`, between the lines"
         echo
@@ -167,15 +179,26 @@ cmd_create() {
         echo
         echo "    make test        # build, then run this exercise's tests: $ex_tests"
         echo "    make all-tests   # every test of the book"
+        if [[ $mode == handout ]]; then
+            echo
+            echo "The book's files that would give an answer away are here only compiled,"
+            echo "in \`withheld/\`; the Makefile links them in place of their sources."
+        fi
     } | cpif "$dir/README.md"
+    if [[ $mode == handout ]]; then
+        withhold "$dir"
+        check_clean "$dir"
+    fi
 }
 cmd_handout() {
     local dir=$2
     if [[ -d "$dir" && -n "$(ls -A "$dir")" ]]; then
-        [[ -f "$dir/.exercise-sums" ]] && (cd "$dir" && sha256sum --quiet -c .exercise-sums > /dev/null 2>&1) ||
-            die "$dir holds edits, or is not an untouched workspace: not overwriting it (remove it, or give another DIR)"
+        [[ -f "$dir/.exercise-sums" ]] &&
+            (cd "$dir" && sha256sum --quiet -c .exercise-sums > /dev/null 2>&1) ||
+            die "$dir holds edits, or is not an untouched workspace: not overwriting it" \
+                "(remove it, or give another DIR)"
     fi
-    cmd_create "$1" "$dir"
+    cmd_create "$1" "$dir" handout
     (cd "$dir" && find . -path ./build -prune -o -type f ! -name .exercise-sums -print0 | sort -z |
         xargs -0 sha256sum > .exercise-sums)
 }
@@ -184,6 +207,101 @@ region_file() {
     files=$(cd "$1" && grep -rlF -- "$begin_key" src tests viz 2>/dev/null || true)
     [[ -n "$files" && "$files" != *$'\n'* ]] || return 1
     echo "$files"
+}
+latex_to_text() {
+    sed -e 's/\\paragraph{[^}]*{[^}]*}[^}]*}//; s/\\paragraph{[^}]*}//; s/\\label{[^}]*}//g' \
+        -e 's/\\texttt{\([^}]*\)}/`\1`/g; s/\\emph{\([^}]*\)}/*\1*/g' \
+        -e 's/\\file{\([^}]*\)}/`\1`/g' \
+        -e 's/\[\[/`/g; s/\]\]\]/]`/g; s/\]\]/`/g' \
+        -e 's/\(Chapter\|Appendix\)~\\ref{[a-z]*:\([^}]*\)}/the chapter "\2"/g; s/~/ /g' \
+        -e 's/\\infty/infinity/g; s/\\mathrm{\([^}]*\)}/\1/g' \
+        -e 's/_{\([^}]*\)}/_\1/g; s/\\sqrt/sqrt/g' \
+        -e 's/\$\([^$]*\)\$/\1/g; s/---/--/g; s/\\[a-zA-Z]*{\([^}]*\)}/\1/g' |
+        sed '/^[[:space:]]*$/d'
+}
+all_giveaways() {
+    local id
+    awk '/^%exercise / { match($0, /id=[A-Za-z0-9-]+/); id = substr($0, RSTART + 3, RLENGTH - 3)
+                         inside = 1; next }
+         inside && /^%giveaway / { print id "\t" substr($0, 11); next }
+         inside && /^%/ { next }
+         { inside = 0 }' "${web[@]}"
+    for id in $(coding_ids); do
+        (load "$id" && solution) | telltale_lines | sed "s/^/$id\t/"
+    done
+}
+
+telltale_lines() {
+    local line
+    sed 's/^[[:space:]]*//' | awk 'length >= 12' | sort -u | while IFS= read -r line; do
+        [[ $(grep -rhF -- "$line" src cmd book tests viz 2>/dev/null | wc -l) -ne 1 ]] ||
+            echo "$line"
+    done
+}
+replace_by_calls() {
+    local id elsewhere
+    for id in $(coding_ids); do
+        [[ $id != "$1" ]] || continue
+        (
+            load "$id"
+            elsewhere=$(marker_lines | sed -n 's/^%elsewhere //p')
+            [[ -n "$elsewhere" ]] || exit 0
+            printf '/* exercise %s: the book%ss code is given compiled, in withheld/ */\n%s\n' \
+                "$id" "'" "$elsewhere" > "$scratch/elsewhere-$id"
+            solution | sed 's/^/    /' > "$scratch/solution-$id"
+            marker_lines | sed -n 's/^%helper //p' | awk -v body="$scratch/solution-$id" '
+                $0 == "@solution" { while ((getline line < body) > 0) print line; next }
+                { print }' > "$scratch/helper-$id"
+            echo "$id" >> "$scratch/helpers"
+            printf '%s\t%s\n' "$ex_chunk" "$scratch/elsewhere-$id"
+        )
+    done
+}
+withhold() {
+    local dir=$1 mine id call rel
+    mine=$(region_file "$dir")
+    all_giveaways > "$scratch/giveaways"
+    cut -f 2- "$scratch/giveaways" | grep -v '^$' > "$scratch/giveaway-strings"
+    : > "$scratch/withheld"
+    while IFS= read -r id; do
+        call=$(cd "$dir" && grep -rlF -- "/* exercise $id: the book's code" src cmd book tests viz \
+                   2>/dev/null || true)
+        [[ -n "$call" ]] || die "$ex_id: the call to the compiled answer of $id is missing"
+        rel="$(dirname "$call")/exercise_${id//-/_}.c"
+        { grep '^#include' "$dir/$call"; echo; cat "$scratch/helper-$id"; } > "$dir/$rel"
+        echo "$rel" >> "$scratch/withheld"
+    done < "$scratch/helpers"
+    (cd "$dir" && grep -rlIF -f "$scratch/giveaway-strings" src cmd book tests viz 2>/dev/null ||
+        true) |
+        { grep -vxF -- "$mine" || true; } >> "$scratch/withheld"
+    while IFS= read -r rel; do
+        [[ "$rel" == *.c ]] ||
+            die "$ex_id: $rel gives an answer away, and only a C source can be given compiled"
+    done < "$scratch/withheld"
+    make -C "$dir" --no-print-directory -j2 $(sed 's|^\(.*\)\.c$|build/obj/\1.o|' "$scratch/withheld") \
+        > "$scratch/withheld.log" 2>&1 ||
+        { cat "$scratch/withheld.log" >&2; die "$ex_id: cannot compile a withheld file"; }
+    while IFS= read -r rel; do
+        mkdir -p "$dir/withheld/$(dirname "$rel")"
+        objcopy --strip-debug "$dir/build/obj/${rel%.c}.o" "$dir/withheld/${rel%.c}.o"
+        rm -f "$dir/$rel"
+    done < "$scratch/withheld"
+    rm -rf "$dir/build"
+}
+check_clean() {
+    local dir=$1 id text where object
+    while IFS=$'\t' read -r id text; do
+        [[ -n "$text" ]] || continue
+        where=$(cd "$dir" && grep -rlIF --exclude-dir=build -- "$text" . | head -1 || true)
+        [[ -z "$where" ]] ||
+            die "$ex_id: the workspace gives the answer of $id away in $where: $text"
+    done < "$scratch/giveaways"
+    for object in $(find "$dir/withheld" -name '*.o' 2>/dev/null); do
+        ! objdump -h "$object" | grep -q '\.debug' ||
+            die "$ex_id: $object keeps its debugging information"
+    done
+    clean_count=$(wc -l < "$scratch/giveaways")
+    withheld_count=$(find "$dir/withheld" -name '*.o' 2>/dev/null | wc -l)
 }
 splice() {
     local file=$1 lines=$2 indent=$3
@@ -221,7 +339,8 @@ cmd_solve() {
 work_for() {
     local where
     where=$(cd "$2" 2>/dev/null && pwd -P) || where=$2
-    echo "build/exercise-check/$1/$(basename "$where")-$(printf '%s' "$where" | cksum | cut -d' ' -f1)"
+    echo "build/exercise-check/$1/$(basename "$where")-$(printf '%s' "$where" | cksum |
+                                                          cut -d' ' -f1)"
 }
 
 cmd_check() {
@@ -241,25 +360,31 @@ cmd_check() {
         local programs=(tests) program report status hung
         [[ -d "$work/viz" ]] && programs+=(viz-tests)
         if timeout -k 5 "${EXERCISE_BUILD_LIMIT:-600}" make -C "$work" --no-print-directory -j2 \
-                WERROR="${EXERCISE_WERROR:-}" "${programs[@]/#/build/}" build/mha > "$work/build.log" 2>&1; then
+                WERROR="${EXERCISE_WERROR:-}" "${programs[@]/#/build/}" build/mha \
+                > "$work/build.log" 2>&1; then
             for program in "${programs[@]}"; do
                 report="$work/report-$program-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ').json"
                 status=0
                 run_tests "$work" "$program" "$report" || status=$?
                 hung=""
                 [[ $status -eq 124 || $status -eq 137 ]] &&
-                    hung=$(sed -n 's/^\[RUN \] \(.*\)::\(.*\)$/\1\/\2/p' "$work/test-$program.log" | tail -1)
+                    hung=$(sed -n 's/^\[RUN \] \(.*\)::\(.*\)$/\1\/\2/p' "$work/test-$program.log" |
+                           tail -1)
                 report_results "$report" > "$scratch/report"
                 graded_tests "$work" "$program" | while IFS= read -r name; do
-                    IFS=$'\t' read -r _ st asserts message < <(awk -F '\t' -v n="$name" '$1 == n' "$scratch/report") || true
+                    IFS=$'\t' read -r _ st asserts message \
+                        < <(awk -F '\t' -v n="$name" '$1 == n' "$scratch/report") || true
                     case "${st:-}" in
                         PASSED)  if [[ ${asserts:-0} -gt 0 ]]; then outcome=pass; message=""
-                                 else outcome=early; message="the test's process exited before the test reached its end"; fi ;;
+                                 else outcome=early
+                                      message="the test's process exited before the test reached its end"; fi ;;
                         FAILED)  outcome=fail ;;
                         ERRORED) outcome=crash ;;
                         *)       if [[ "$name" == "$hung" ]]; then outcome=hang
                                      message="still running after ${EXERCISE_TIME_LIMIT:-60} s: killed"
-                                 else outcome=not-run; message="not run: ${hung:+the test $hung hung before it; }the run stopped (status $status)"; fi ;;
+                                 else outcome=not-run
+                                      message="not run: ${hung:+the test $hung hung before it; }"
+                                      message+="the run stopped (status $status)"; fi ;;
                     esac
                     printf '%s\t%s\t%s\n' "$name" "$outcome" "${message:-}" >> "$work/results.tsv"
                     st=""; asserts=""; message=""
@@ -280,7 +405,8 @@ cmd_check() {
     echo "exercise $ex_id: $ex_title ($ex_chapter, difficulty $ex_difficulty)"
     echo "  graded:  lines between the EXERCISE markers of ${mine:-?} in $dir"
     echo "  tests:   $tested run, $passed passed, $failed failed, $crashed crashed  ($ex_tests)"
-    awk -F '\t' '$2 != "pass" { printf "  %-7s  %s: %s\n", $2 ":", $1, $3 }' "$work/results.tsv" | head -8
+    awk -F '\t' '$2 != "pass" { printf "  %-7s  %s: %s\n", $2 ":", $1, $3 }' "$work/results.tsv" |
+        head -8
     [[ -z "$note" ]] || echo "  note:    $note"
     echo "  log:     $work"
     echo "  verdict: $verdict"
@@ -291,7 +417,8 @@ cmd_check() {
 reap() {
     local p
     for p in /proc/[0-9]*; do
-        grep -qzx -- "EXERCISE_RUN=$1" "$p/environ" 2>/dev/null && kill -KILL "${p#/proc/}" 2>/dev/null
+        grep -qzx -- "EXERCISE_RUN=$1" "$p/environ" 2>/dev/null &&
+            kill -KILL "${p#/proc/}" 2>/dev/null
     done
     return 0
 }
@@ -299,7 +426,9 @@ reap() {
 run_tests() {
     local work=$1 program=$2 report=$3 token status=0
     token=$(basename "$report" .json)
-    ( cd "$work/tests" && exec env EXERCISE_RUN="$token" SDL_VIDEODRIVER=dummy SDL_RENDER_DRIVER=software \
+    ( cd "$work/tests" &&
+      exec env EXERCISE_RUN="$token" SDL_VIDEODRIVER=dummy SDL_RENDER_DRIVER=software \
+          MHA_MODEL_DIR=../models/induction \
           timeout -k 5 "${EXERCISE_TIME_LIMIT:-60}" "../build/$program" --jobs=1 --verbose \
           --json="$report" --filter="@(${ex_tests//,/|})" ) \
         > "$work/test-$program.log" 2>&1 || status=$?
@@ -325,17 +454,21 @@ report_results() {
     [[ -s "$1" ]] || return 0
     awk -v OFS='\t' '
         function value(s) { sub(/^[^:]*: *"?/, "", s); sub(/"?,? *$/, "", s); return s }
-        function flush() { if (test != "") print suite "/" test, status, asserts, message; test = "" }
+        function flush() {
+            if (test != "") print suite "/" test, status, asserts, message; test = "" }
         /"tests": \[/ { intests = 1; next }
         intests && /^ *\],?$/ && !inmessages { flush(); intests = 0; next }
-        /"name":/ { if (intests) { flush(); test = value($0); status = ""; asserts = 0; message = "" }
+        /"name":/ { if (intests) {
+                        flush(); test = value($0); status = ""; asserts = 0; message = "" }
                     else suite = value($0); next }
         intests && /"assertions":/ { asserts = value($0) + 0 }
         intests && /"status":/ { status = value($0) }
-        intests && /"messages": \[ *"/ { m = $0; sub(/^[^[]*\[ *"/, "", m); sub(/" *\].*$/, "", m); message = m; next }
+        intests && /"messages": \[ *"/ {
+            m = $0; sub(/^[^[]*\[ *"/, "", m); sub(/" *\].*$/, "", m); message = m; next }
         intests && /"messages": \[ *$/ { inmessages = 1; next }
         inmessages && /^ *\]/ { inmessages = 0; next }
-        inmessages && message == "" { m = $0; sub(/^ *"/, "", m); sub(/",? *$/, "", m); message = m }
+        inmessages && message == "" {
+            m = $0; sub(/^ *"/, "", m); sub(/",? *$/, "", m); message = m }
         END { flush() }' "$1"
 }
 cmd_grade() {
@@ -365,35 +498,52 @@ cmd_grade() {
     while IFS= read -r -d '' student; do
         local work="$out/work/$student" verdict="FAIL" tested=0 passed=0 failing message
         [[ -s "$work/verdict" ]] && read -r tested passed _ _ verdict < "$work/verdict"
-        failing=$(awk -F '\t' '$2 != "pass" { printf "%s%s (%s)", sep, $1, $2; sep = "; " }' "$work/results.tsv" 2>/dev/null || true)
-        message=$(awk -F '\t' '$2 != "pass" && $3 != "" { print $3; exit }' "$work/results.tsv" 2>/dev/null || true)
+        failing=$(awk -F '\t' '$2 != "pass" { printf "%s%s (%s)", sep, $1, $2; sep = "; " }' \
+                  "$work/results.tsv" 2>/dev/null || true)
+        message=$(awk -F '\t' '$2 != "pass" && $3 != "" { print $3; exit }' \
+                  "$work/results.tsv" 2>/dev/null || true)
         [[ -n "$message" ]] || message=$(sed -n 's/^  note: *//p' "$out/feedback/$student.txt")
-        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$student" "$verdict" "$passed" "$tested" "$failing" "$message" \
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+            "$student" "$verdict" "$passed" "$tested" "$failing" "$message" \
             "$(cat "$work/milliseconds" 2>/dev/null || echo 0)"
     done < "$scratch/students" > "$scratch/gradebook"
     awk -F '\t' 'function q(s) { gsub(/"/, "\"\"", s); return "\"" s "\"" }
         BEGIN { print "student,verdict,passed,tests,failing,first_message,seconds" }
         { printf "%s,%s,%d,%d,%s,%s,%.1f\n", q($1), $2, $3, $4, q($5), q($6), $7 / 1000 }' \
         "$scratch/gradebook" > "$out/gradebook.csv"
-    awk -F '\t' -v ex="$ex_id" 'function q(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, "\\t", s); return "\"" s "\"" }
+    awk -F '\t' -v ex="$ex_id" '
+        function q(s) {
+            gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, "\\t", s); return "\"" s "\"" }
         BEGIN { printf "{\n  \"exercise\": %s,\n  \"students\": [", q(ex) }
-        { printf "%s\n    {\"student\": %s, \"verdict\": %s, \"passed\": %d, \"tests\": %d, \"failing\": %s, \"first_message\": %s, \"seconds\": %.1f}",
-                 (NR > 1 ? "," : ""), q($1), q($2), $3, $4, q($5), q($6), $7 / 1000 }
+        { printf "%s\n    {\"student\": %s, \"verdict\": %s, \"passed\": %d, \"tests\": %d, ",
+                 (NR > 1 ? "," : ""), q($1), q($2), $3, $4
+          printf "\"failing\": %s, \"first_message\": %s, \"seconds\": %.1f}", q($5), q($6), $7 / 1000 }
         END { print "\n  ]\n}" }' "$scratch/gradebook" > "$out/gradebook.json"
-    awk -F '\t' '{ n++; if ($2 == "PASS") p++ } END { printf "grade: %d hand-ins, %d PASS, %d FAIL\n", n, p, n - p }' \
-        "$scratch/gradebook"
-    echo "grade: $out/gradebook.csv, $out/gradebook.json, feedback in $out/feedback/, logs in $out/work/"
+    awk -F '\t' '{ n++; if ($2 == "PASS") p++ }
+        END { printf "grade: %d hand-ins, %d PASS, %d FAIL\n", n, p, n - p }' "$scratch/gradebook"
+    echo "grade: $out/gradebook.csv, $out/gradebook.json," \
+         "feedback in $out/feedback/, logs in $out/work/"
 }
 
 cmd_grade_one() {
     local out=$2 student=$3 start
     start=$(date +%s%N)
-    cmd_check "$1" "$out/hand-ins/$student" "$out/work/$student" > "$out/feedback/$student.txt" 2>&1 || true
+    cmd_check "$1" "$out/hand-ins/$student" "$out/work/$student" \
+        > "$out/feedback/$student.txt" 2>&1 || true
     echo $(( ($(date +%s%N) - start) / 1000000 )) > "$out/work/$student/milliseconds"
+}
+cmd_wrong() {
+    load "$1"
+    local file
+    file=$(region_file "$3") || die "$3 has no markers of exercise $ex_id"
+    wrong_answer "$2" > "$scratch/wrong"
+    [[ -s "$scratch/wrong" ]] || die "exercise $ex_id has no known-wrong answer '$2'"
+    splice "$3/$file" "$scratch/wrong" none
 }
 cmd_list() {
     markers | awk -F '\t' '
-        NR == 1 { printf "%-20s %-13s %-7s %-4s %-46s %s\n", "exercise", "chapter", "kind", "diff", "title", "tests" }
+        NR == 1 { printf "%-20s %-13s %-7s %-4s %-46s %s\n",
+                         "exercise", "chapter", "kind", "diff", "title", "tests" }
         { chapter = $2; sub(/.*\//, "", chapter); sub(/\.nw$/, "", chapter)
           printf "%-20s %-13s %-7s %-4s %-46s %s\n", $1, chapter, $4, $7, $6,
                  $4 == "coding" ? $8 : "(answer in the appendix)" }'
@@ -412,16 +562,9 @@ cmd_verify() {
 verify_one() {
     local root=build/exercises-verify/$1 tested passed failed crashed verdict
     rm -rf "$root/student"
-    cmd_create "$1" "$root/student"
-    solution | sed 's/^[[:space:]]*//' | awk 'length >= 12' |
-        sort -u > "$scratch/lines"
-    local line distinctive=0
-    while IFS= read -r line; do
-        [[ $(grep -rhF -- "$line" src tests viz 2>/dev/null | wc -l) -eq 1 ]] || continue
-        distinctive=$((distinctive + 1))
-        ! grep -rqF -- "$line" "$root/student" || die "$1: the workspace holds the solution's line: $line"
-    done < "$scratch/lines"
-    [[ $distinctive -gt 0 ]] || die "$1: no line of the solution is distinctive enough to look for"
+    cmd_create "$1" "$root/student" handout
+    echo "verify: $1: the workspace holds none of the $clean_count giveaways of the book's" \
+         "exercises; $withheld_count files are given compiled"
     EXERCISE_WERROR=-Werror cmd_check "$1" "$root/student" "$root/work" > "$root/stub.txt" || true
     read -r tested passed failed crashed verdict < "$root/work/verdict"
     [[ $verdict == FAIL && $tested -gt 0 && $failed -gt 0 && $crashed -eq 0 ]] ||
@@ -431,7 +574,8 @@ verify_one() {
     for wrong in $(wrong_names); do
         wrong_answer "$wrong" > "$scratch/wrong"
         splice "$root/student/$(region_file "$root/student")" "$scratch/wrong" none
-        if EXERCISE_TIME_LIMIT=${EXERCISE_VERIFY_LIMIT:-20} cmd_check "$1" "$root/student" "$root/work" \
+        if EXERCISE_TIME_LIMIT=${EXERCISE_VERIFY_LIMIT:-20} \
+                cmd_check "$1" "$root/student" "$root/work" \
                 > "$root/wrong-$wrong.txt"; then
             cat "$root/wrong-$wrong.txt"; die "$1: the known-wrong answer '$wrong' passes the tests"
         fi
@@ -444,6 +588,19 @@ verify_one() {
     EXERCISE_WERROR=-Werror cmd_check "$1" "$root/student" "$root/work" > "$root/solved.txt" ||
         { cat "$root/solved.txt"; die "$1: the book's own solution does not pass"; }
     echo "verify: $1: stub builds, $stub, none crash; the book's solution passes them"
+    make -C "$root/student" --no-print-directory -j2 WERROR=-Werror all-tests \
+        > "$root/handout.txt" 2>&1 ||
+        { tail -20 "$root/handout.txt"
+          die "$1: the handed-out workspace fails its tests with the solution"; }
+    echo "verify: $1: the handed-out workspace, given the book's solution, passes make all-tests"
+
+}
+cmd_teacher_web() {
+    local dir=$1 f
+    for f in "${web[@]}"; do
+        mkdir -p "$dir/$(dirname "$f")"
+        awk -f "$tools_dir/exercise-hints.awk" "$f" > "$dir/$f"
+    done
 }
 cmd_student_web() {
     local dir=$1 id name n=0
@@ -465,7 +622,8 @@ cmd_student_web() {
                              if (j == 0) break
                              print substr(s, 1, j - 1); s = substr(s, j + 2) } }' |
             sort -u | while IFS= read -r name; do
-                [[ $(cat "${web[@]}" | grep -F -- "<<$name>>" | grep -c -v -F -x -- "<<$name>>=") -eq 1 ]] &&
+                [[ $(cat "${web[@]}" | grep -F -- "<<$name>>" |
+                     grep -c -v -F -x -- "<<$name>>=") -eq 1 ]] &&
                     ! grep -qxF -- "$name" "$scratch/private" && echo "$name"
             done >> "$scratch/private.new" || true
             cat "$scratch/private.new" >> "$scratch/private" && : > "$scratch/private.new"
@@ -484,11 +642,17 @@ case "${1:-}" in
     create)      [[ $# -eq 3 ]] || die "usage: create ID DIR";        cmd_create "$2" "$3" ;;
     handout)     [[ $# -eq 3 ]] || die "usage: handout ID DIR";       cmd_handout "$2" "$3" ;;
     solve)       [[ $# -eq 3 ]] || die "usage: solve ID DIR";         cmd_solve "$2" "$3" ;;
-    check)       [[ $# -ge 3 ]] || die "usage: check ID DIR [WORK]";  cmd_check "$2" "$3" "${4:-}" ;;
+    check)       [[ $# -ge 3 ]] || die "usage: check ID DIR [WORK]"
+                 cmd_check "$2" "$3" "${4:-}" ;;
     verify)      shift; cmd_verify "$@" ;;
-    grade)       [[ $# -eq 4 ]] || die "usage: grade ID SUBMISSIONS OUT"; cmd_grade "$2" "$3" "$4" ;;
-    grade-one)   [[ $# -eq 4 ]] || die "usage: grade-one ID OUT STUDENT"; cmd_grade_one "$2" "$3" "$4" ;;
+    grade)       [[ $# -eq 4 ]] || die "usage: grade ID SUBMISSIONS OUT"
+                 cmd_grade "$2" "$3" "$4" ;;
+    grade-one)   [[ $# -eq 4 ]] || die "usage: grade-one ID OUT STUDENT"
+                 cmd_grade_one "$2" "$3" "$4" ;;
     hint)        [[ $# -eq 3 ]] || die "usage: hint ID N";            cmd_hint "$2" "$3" ;;
     student-web) [[ $# -eq 2 ]] || die "usage: student-web DIR";      cmd_student_web "$2" ;;
-    *)           die "usage: exercise.sh list|create|solve|check|verify|grade|hint|student-web ..." ;;
+    teacher-web) [[ $# -eq 2 ]] || die "usage: teacher-web DIR";      cmd_teacher_web "$2" ;;
+    wrong)       [[ $# -eq 4 ]] || die "usage: wrong ID NAME DIR";    cmd_wrong "$2" "$3" "$4" ;;
+    *)           die "usage: exercise.sh list|create|handout|solve|check|verify|grade|hint" \
+                     "|student-web|teacher-web ..." ;;
 esac
