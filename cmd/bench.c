@@ -244,7 +244,7 @@ static int bench_forward(const bench_options *o, const fast_kernels *k, FILE *ou
                 times[r] = bench_seconds() - t0;
             }
             const double median = bench_median(times, o->reps);
-            const mha_flops f = mha_flop_count(s);
+            const mha_flops f = bench_flop_count(s, o->causal);
             const double flops = part == 1 ? f.q_proj + f.kv_proj + f.out_proj
                                : part == 2 ? f.scores + f.context : f.total;
             const double bytes = sizeof(float) * ((double)(n_q + (o->cross ? n_kv : 0)) + 4.0 * E * E + n_q);
@@ -261,6 +261,18 @@ static int bench_forward(const bench_options *o, const fast_kernels *k, FILE *ou
     free(query); free(key); free(in_w); free(in_b); free(out_w); free(out_b);
     free(ref); free(got); free(proj); free(times);
     return result;
+}
+mha_flops bench_flop_count(const mha_shape *s, int causal)
+{
+    mha_flops f = mha_flop_count(s);
+    const double L = (double)s->query_len, S = (double)s->key_len;
+    const double kept = L <= S ? L * (L + 1) / 2 : S * (S + 1) / 2 + (L - S) * S;
+    const double share = causal && L > 0 && S > 0 ? kept / (L * S) : 1.0;
+    f.scores *= share;
+    f.context *= share;
+    f.softmax *= share;
+    f.total = f.q_proj + f.kv_proj + f.scores + f.context + f.out_proj;
+    return f;
 }
 static int bench_decode(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err)
 {

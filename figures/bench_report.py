@@ -180,6 +180,9 @@ def main(path, outdir, machine):
              "bench-steps.tex": steps_table(rows),
              "roofline.tex": roofline(rows, peaks.get("2", 100), bandwidth.get("2", 10)),
              "bench-numbers.tex": numbers(rows, peaks, bandwidth, machine)}
+    for name in ("bench-fast.tex", "bench-decode.tex", "bench-steps.tex"):
+        files[name] = files[name].rstrip("\n") + "\\\\[1ex]\n" \
+            + f"\\parbox{{0.9\\textwidth}}{{\\footnotesize Measured on {machine}.}}\n"
     for name, text in files.items():
         with open(f"{outdir}/{name}", "w") as f:
             f.write(text)
