@@ -32,12 +32,14 @@ mha_status fast_pack(const fast_kernels *k, const fast_blocking *b,
                      size_t N, size_t K, const float *W, size_t ldw, fast_packed *p)
 {
     const size_t nr = k->nr, panels = (N + nr - 1) / nr, kc = b->kc;
-    size_t n;
-    if (mha_mul_overflows(panels * nr, K, &n))
+    size_t n, bytes;
+    if (mha_mul_overflows(panels * nr, K, &n) || mha_mul_overflows(n ? n : 1, sizeof(float), &bytes))
         return MHA_ERR_OVERFLOW;
-    *p = (fast_packed){N, K, kc, nr, panels, calloc(n ? n : 1, sizeof(float))};
+    *p = (fast_packed){N, K, kc, nr, panels, fast_scratch_take(bytes)};
     if (p->data == NULL)
         return MHA_ERR_NOMEM;
+    if (N % nr != 0)                        /* the last panel's padding must be zero */
+        memset(p->data, 0, bytes);
     #pragma omp parallel for schedule(static)
     for (size_t j = 0; j < N; j++)
         for (size_t k0 = 0; k0 < K; k0 += kc) {
@@ -51,7 +53,7 @@ mha_status fast_pack(const fast_kernels *k, const fast_blocking *b,
 
 void fast_packed_free(fast_packed *p)
 {
-    free(p->data);
+    fast_scratch_give(p->data);
     p->data = NULL;
 }
 static void pack_a(size_t mr, size_t rows, size_t depth, const float *A, size_t lda,
