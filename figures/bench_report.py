@@ -22,7 +22,7 @@ def forward_table(rows, peaks):
     shapes = []
     for r in rows:
         key = (r.get("B"), r.get("L"), r.get("E"), r.get("H"), r.get("causal"))
-        if "decode" not in r and "L" in r and key not in shapes:
+        if "decode" not in r and "L" in r and key not in shapes and r.get("part") != "stages":
             shapes.append(key)
     for B, L, E, H, causal in shapes:
         same = dict(B=B, L=L, E=E, H=H, causal=causal)
@@ -30,7 +30,8 @@ def forward_table(rows, peaks):
         label = (f"$B{{=}}{B}$ $L{{=}}{L}$ $E{{=}}{E}$ $H{{=}}{H}$"
                  + (" causal" if causal == "1" else ""))
         for r in rows:
-            if "decode" in r or any(r.get(k) != v for k, v in same.items()):
+            if "decode" in r or any(r.get(k) != v for k, v in same.items()) \
+                    or r.get("part") == "stages":
                 continue
             version = r["impl"] + (f" {r['isa']}" if r["impl"] == "blocked" else "") \
                 + ("" if r.get("part", "all") == "all" else f" ({r['part']} only)")
@@ -180,12 +181,38 @@ def main(path, outdir, machine):
              "bench-steps.tex": steps_table(rows),
              "roofline.tex": roofline(rows, peaks.get("2", 100), bandwidth.get("2", 10)),
              "bench-numbers.tex": numbers(rows, peaks, bandwidth, machine)}
-    for name in ("bench-fast.tex", "bench-decode.tex", "bench-steps.tex"):
+    files["bench-stages.tex"] = stages_table(rows)
+    small = next((r for r in rows if r.get("part") == "stages" and r.get("B") == "8"), None)
+    share = (lambda key: f"{100 * float(small[key]) / float(small['ms']):.0f}") if small \
+        else (lambda key: "--")
+    fresh = f"{100 * (float(small['fresh_ms']) / float(small['ms']) - 1):.0f}" if small else "--"
+    files["bench-numbers.tex"] += "".join(
+        f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in
+        {"FastOutsideShare": share("outside_ms"), "FastAttentionShare": share("attention_ms"),
+         "FastFreshCost": fresh}.items())
+    for name in ("bench-fast.tex", "bench-decode.tex", "bench-steps.tex", "bench-stages.tex"):
         files[name] = files[name].rstrip("\n") + "\\\\[1ex]\n" \
             + f"\\parbox{{0.9\\textwidth}}{{\\footnotesize Measured on {machine}.}}\n"
     for name, text in files.items():
         with open(f"{outdir}/{name}", "w") as f:
             f.write(text)
+def stages_table(rows):
+    names = [("ms", "whole pass"), ("fresh_ms", "\\dots{} with fresh scratch"),
+             ("pack_ms", "packing the weights"), ("proj_in_ms", "input projection"),
+             ("attention_ms", "attention core"), ("proj_out_ms", "output projection"),
+             ("outside_ms", "outside the parts")]
+    staged = [r for r in rows if r.get("part") == "stages"]
+    out = ["\\begin{tabular}{l" + "rr" * len(staged) + "}\\toprule",
+           "stage" + "".join(f" & \\multicolumn{{2}}{{c}}{{$B{{=}}{r['B']}$ $L{{=}}{r['L']}$"
+                             f" $E{{=}}{r['E']}$" + (" causal" if r["causal"] == "1" else "")
+                             + "}" for r in staged) + " \\\\",
+           "".join(" & ms & share" for _ in staged) + " \\\\ \\midrule"]
+    for key, label in names:
+        cells = "".join(f" & {float(r[key]):.1f} & {100 * float(r[key]) / float(r['ms']):.0f}\\%"
+                        for r in staged)
+        out.append(label + cells + " \\\\")
+    out.append("\\bottomrule\\end{tabular}")
+    return "\n".join(out) + "\n"
 
 if __name__ == "__main__":
     main(*sys.argv[1:])

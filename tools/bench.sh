@@ -51,6 +51,7 @@ small="--batch 1 --seq 256 --dim 256 --heads 4"; t=$threads
     for n in 1 $t; do $m --impl blocked $batch --threads $n --reps $reps; done
     for i in scalar avx2; do MHA_ISA=$i $m --impl blocked $batch --threads 1 --reps $reps; done
     for n in 1 $t; do $py --threads $n "8 512 512 8 0"; done; $o 8 512 512 8 0 $reps $t
+    for s in "$batch" "$big"; do $m --impl blocked $s --threads $t --reps $reps --part stages; done
     for i in naive batched; do
         $m --decode --cache 4096 --dim 768 --heads 12 --impl $i --threads 1 --reps $((2 * reps + 1))
     done
@@ -65,4 +66,4 @@ mkdir -p "$build/roofline" && cp figures/roofline.tex "$build/roofline/"
 (cd "$build/roofline" && pdflatex -interaction=nonstopmode -halt-on-error roofline.tex > roofline.log)
 cp "$build/roofline/roofline.pdf" figures/roofline.pdf
 echo "bench: wrote figures/bench-batched.tex bench-fast.tex bench-steps.tex" \
-     "bench-decode.tex bench-numbers.tex roofline.pdf"
+     "bench-stages.tex bench-decode.tex bench-numbers.tex roofline.pdf"
