@@ -65,15 +65,16 @@ def steps_table(rows):
     out.append("\\bottomrule\\end{tabular}")
     return "\n".join(out) + "\n"
 def decode_table(rows, bandwidth):
-    out = ["\\begin{tabular}{lrrrrr}\\toprule",
-           "version & threads & ms & GB/s & of bandwidth & vs PyTorch \\\\ \\midrule"]
+    out = ["\\begin{tabular}{rrlrrrrr}\\toprule",
+           "$T$ & $H_{kv}$ & version & threads & ms & GB/s & of bandwidth & vs PyTorch "
+           "\\\\ \\midrule"]
     dec = [r for r in rows if r.get("decode") == "1"]
-    torch = best(dec, impl="torch")
-    bytes_ = next((float(r["bytes"]) for r in dec if "bytes" in r), None)
     for r in dec:
-        gbs = bytes_ / float(r["ms"]) / 1e6 if bytes_ else 0
+        torch = best(dec, impl="torch", T=r["T"], kv_heads=r["kv_heads"])
+        gbs = float(r["bytes"]) / float(r["ms"]) / 1e6 if "bytes" in r else 0
         bw = bandwidth.get(r["threads"])
-        out.append(f"{r['impl']} & {r['threads']} & {float(r['ms']):.2f} & {gbs:.1f} & "
+        out.append(f"{r['T']} & {r['kv_heads']} & {r['impl']} & {r['threads']} & "
+                   f"{float(r['ms']):.2f} & {gbs:.1f} & "
                    + (f"{100 * gbs / bw:.0f}\\%" if bw else "--") + " & "
                    + (f"{float(torch['ms']) / float(r['ms']):.1f}$\\times$" if torch else "--")
                    + " \\\\")
@@ -109,7 +110,7 @@ def share_bytes(rows):
             continue
         for o in rows:
             if "bytes" in o and all(o.get(k) == r.get(k)
-                                    for k in ("B", "L", "E", "H", "T", "decode")):
+                                    for k in ("B", "L", "E", "H", "T", "kv_heads", "decode")):
                 r["bytes"] = o["bytes"]
                 break
         if "gflops" not in r and "bytes" in r:
@@ -128,7 +129,7 @@ def numbers(rows, peaks, bandwidth, machine):
     half = best(rows, impl="blocked", part="proj", half_kc=1, **big)
     blas = best(rows, impl="openblas", part="proj", causal=0, **big)
     attn = best(rows, impl="blocked", part="attention", causal=0, **big)
-    mine = best(rows, impl="blocked", decode=1)
+    mine = best(rows, impl="blocked", decode=1, T=4096, kv_heads=12)
     names = ("kc", "mc", "bq", "bk", "l1", "l2")
     sizes = next((dict((k, r[k]) for k in names) for r in rows if "kc" in r),
                  dict.fromkeys(names, "--"))
@@ -156,7 +157,11 @@ def numbers(rows, peaks, bandwidth, machine):
     if mine and mine["threads"] in bandwidth:
         rate = float(mine["bytes"]) / float(mine["ms"]) / 1e6
         m["FastDecodeBandwidth"] = f"{100 * rate / bandwidth[mine['threads']]:.0f}"
-    m["FastDecodeSpeedup"] = ratio(best(rows, impl="torch", decode=1), mine)
+    m["FastDecodeSpeedup"] = ratio(best(rows, impl="torch", decode=1, T=4096), mine)
+    for name, kv in (("FastDecodeFar", "12"), ("FastDecodeFarGqa", "3")):
+        far = best(rows, impl="blocked", decode=1, T=16384, kv_heads=kv, threads=max(peaks, default="1"))
+        m[name] = (f"{100 * float(far['bytes']) / float(far['ms']) / 1e6 / bandwidth[far['threads']]:.0f}"
+                   if far and far["threads"] in bandwidth else "--")
     if blocked[0] and torch[0]:
         m["FastTotalMs"], m["FastTotalThreads"] = f"{float(blocked[0]['ms']):.0f}", blocked[0]["threads"]
         m["FastTorchDenseMs"] = f"{float(torch[0]['ms']):.0f}"

@@ -59,6 +59,13 @@ small="--batch 1 --seq 256 --dim 256 --heads 4"; t=$threads
         $m --decode --cache 4096 --dim 768 --heads 12 --impl blocked --threads $n --reps $((2 * reps + 1))
     done
     for n in 1 $t; do $py --threads $n --reps $((2 * reps + 1)) --decode "1 768 12 4096"; done
+    for T in 16384 65536; do
+        for g in 12 3; do
+            $m --decode --cache $T --dim 768 --heads 12 --kv-heads $g --impl blocked --threads $t \
+               --reps $((2 * reps + 1))
+        done
+        $py --threads $t --reps $((2 * reps + 1)) --decode "1 768 12 $T"
+    done
 } | tee "$build/bench-fast.txt"
 cp "$build/bench-fast.txt" figures/bench-fast.txt
 /usr/bin/python3 figures/bench_report.py "$build/bench-fast.txt" figures "$machine"
