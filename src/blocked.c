@@ -6,7 +6,9 @@
               fused attention with an online softmax, OpenMP threads
    Run:      build/mha bench --impl blocked --batch 1 --seq 2048 --dim 768 --heads 12
    Measured: make bench writes figures/bench-fast.tex (times against PyTorch and
-             OpenBLAS) and figures/bench-steps.tex (the gain of each step).
+             OpenBLAS), figures/bench-steps.tex (the gain of each step) and
+             figures/bench-stages.tex (each part's time, and the time outside
+             them: mha bench --part stages).
    Force the kernels with MHA_ISA=scalar|avx2|avx512 (or MHA_FORCE_SCALAR=1),
    read once, when the program starts. */
 #include <math.h>

@@ -8,6 +8,8 @@ m="$build/mha bench"; o="$build/sgemm-openblas"
 reps=${BENCH_REPS:-7}                         # fewer only to try the script out
 py="/usr/bin/python3 bench/bench_torch.py --reps $reps"
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+cpu="$cpu (family $(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo | head -n 1),"
+cpu="$cpu model $(sed -n 's/^model[[:space:]]*: //p' /proc/cpuinfo | head -n 1))"
 day=$(date +%Y-%m-%d)
 mkdir -p figures
 load=$(cut -d' ' -f1-3 /proc/loadavg)
