@@ -14,11 +14,14 @@ day=$(date +%Y-%m-%d)
 mkdir -p figures
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "bench: $cpu, $(nproc) cores, load average $load"
-for n in 1 $threads; do $m --peak --threads $n; $m --bandwidth --threads $n; done \
-    | tee "$build/bench-machine.txt"
+cc -O2 -pthread -o "$build/limits-check" bench/limits_check.c
+{ for n in 1 $threads; do $m --peak --threads $n; $m --bandwidth --threads $n; done
+  "$build/limits-check" "$threads" 512; } | tee "$build/bench-machine.txt"
 limit() { sed -n "s/^$1=\([0-9.]*\) threads=$threads .*/\1/p" "$build/bench-machine.txt" | tail -n 1; }
 machine="$cpu, $(nproc) cores; FMA peak $(limit peak_gflops) GFLOP/s and read bandwidth"
-machine="$machine $(limit bandwidth_gbs) GB/s on $threads threads; load average $load"
+machine="$machine $(limit bandwidth_gbs) GB/s on $threads threads (checked by an independent"
+machine="$machine program: $(limit check_peak_gflops) GFLOP/s and $(limit check_bandwidth_gbs) GB/s);"
+machine="$machine load average $load"
 machine="$machine when the run began; $day, $compiler"
 for shape in "--batch 1 --seq 256 --dim 256 --heads 4" "--batch 2 --seq 512 --dim 512 --heads 8"; do
     for impl in naive batched; do $m --impl $impl $shape --threads 1 --reps $reps; done
