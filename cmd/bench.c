@@ -83,7 +83,8 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
     if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         fprintf(out,
             "usage: mha %s [--impl NAME] [--batch B] [--seq L] [--kv-len S] [--dim E]\n"
-            "       [--heads H] [--causal] [--reps R] [--threads N] [--part all|proj|attention]\n"
+            "       [--heads H] [--causal] [--reps R] [--threads N]\n"
+            "       [--part all|proj|attention|stages]\n"
             "       [--half-kc]\n"
             "   or: mha %s --decode [--cache T] [--kv-heads K] [--batch B] [--dim E]\n"
             "       [--heads H] [--impl NAME] [--reps R] [--threads N]\n"
@@ -94,7 +95,8 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
               "peak (gflops as a fraction of this machine's FMA peak on N threads), maxdiff.\n"
               "Defaults: --impl batched --batch 1 --seq 128 --dim 128 --heads 4, one thread\n"
               "per core; without --kv-len the benchmark is self-attention.\n"
-              "--part times only the projections or only the attention core of 'blocked';\n"
+              "--part times only the projections or only the attention core of 'blocked',\n"
+              "or (stages) the whole pass, the pass with fresh scratch, and each part;\n"
               "--half-kc makes the product's depth blocks fill half of L1 instead of all.\n"
               "--decode times one decoding step over a cache of T positions (default 1024).\n"
               "--peak and --bandwidth measure the machine: FMA throughput (with the cache\n"
