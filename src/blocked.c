@@ -235,7 +235,8 @@ mha_status fast_attend(const fast_kernels *k, const fast_blocking *b, const fast
         #pragma omp for schedule(dynamic)
         for (size_t item = 0; item < items; item++)
             if (!failed)
-                attend_tile(&st, item / st.tiles / a->H, item / st.tiles % a->H, item % st.tiles, &w);
+                attend_tile(&st, item / st.tiles / a->H, item / st.tiles % a->H,
+                            st.tiles - 1 - item % st.tiles, &w);      /* longest first */
         scratch_free(&w);
     }
     if (a->weights != NULL && !failed)
