@@ -22,7 +22,8 @@ def forward(B, L, E, H, causal, reps, threads):
     mask = torch.triu(torch.ones(L, L, dtype=torch.bool), 1) if causal else None
     with torch.no_grad():
         ms = median_ms(lambda: m(x, x, x, attn_mask=mask, need_weights=False), reps)
-    flops = 8 * B * L * E * E + 4 * B * L * L * E
+    share = (L + 1) / (2 * L) if causal else 1         # bench_flop_count's causal share
+    flops = 8 * B * L * E * E + 4 * B * L * L * E * share
     print(f"impl=torch B={B} L={L} S={L} E={E} H={H} causal={int(causal)} reps={reps} "
           f"ms={ms:.3f} gflops={flops / ms / 1e6:.2f} threads={threads} part=all")
 def decode(B, E, H, T, reps, threads):

@@ -84,7 +84,7 @@ int main(int argc, char **argv)
     const mha_params params = {in_w, in_b, out_w, out_b};
     const mha_mask mask = {.causal = causal};
     mha_forward_batched(&s, &params, x, NULL, NULL, &mask, ref, NULL);
-    const mha_flops f = mha_flop_count(&s);
+    const mha_flops f = bench_flop_count(&s, causal);
     for (int variant = 0; variant < 3; variant++) {
         for (size_t r = 0; r <= reps; r++) {
             const double t0 = bench_seconds();

@@ -21,6 +21,9 @@ static int print_bandwidth(const fast_kernels *k, const bench_options *o, FILE *
 static int floats_fit(size_t a, size_t b, size_t c);
 static int bench_forward(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err);
 static int bench_decode(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err);
+static int bench_stages(const bench_options *o, const fast_kernels *k, const mha_params *params,
+                        const float *query, float *proj, float *concat, float *got,
+                        double worst, FILE *out, FILE *err);
 static int bench_denormals(const fast_kernels *k, FILE *out, FILE *err);
 static double peak_gflops(const fast_kernels *k, size_t rounds);
 static double bandwidth_gbs(const fast_kernels *k, size_t bytes);
@@ -80,7 +83,8 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
     if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         fprintf(out,
             "usage: mha %s [--impl NAME] [--batch B] [--seq L] [--kv-len S] [--dim E]\n"
-            "       [--heads H] [--causal] [--reps R] [--threads N] [--part all|proj|attention]\n"
+            "       [--heads H] [--causal] [--reps R] [--threads N]\n"
+            "       [--part all|proj|attention|stages]\n"
             "       [--half-kc]\n"
             "   or: mha %s --decode [--cache T] [--kv-heads K] [--batch B] [--dim E]\n"
             "       [--heads H] [--impl NAME] [--reps R] [--threads N]\n"
@@ -91,7 +95,8 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
               "peak (gflops as a fraction of this machine's FMA peak on N threads), maxdiff.\n"
               "Defaults: --impl batched --batch 1 --seq 128 --dim 128 --heads 4, one thread\n"
               "per core; without --kv-len the benchmark is self-attention.\n"
-              "--part times only the projections or only the attention core of 'blocked';\n"
+              "--part times only the projections or only the attention core of 'blocked',\n"
+              "or (stages) the whole pass, the pass with fresh scratch, and each part;\n"
               "--half-kc makes the product's depth blocks fill half of L1 instead of all.\n"
               "--decode times one decoding step over a cache of T positions (default 1024).\n"
               "--peak and --bandwidth measure the machine: FMA throughput (with the cache\n"
@@ -179,14 +184,15 @@ static int bench_forward(const bench_options *o, const fast_kernels *k, FILE *ou
 {
     const mha_impl *impl = mha_impl_find(o->impl);
     const int part = strcmp(o->part, "all") == 0 ? 0 : strcmp(o->part, "proj") == 0 ? 1
-                   : strcmp(o->part, "attention") == 0 ? 2 : -1;
+                   : strcmp(o->part, "attention") == 0 ? 2
+                   : strcmp(o->part, "stages") == 0 ? 3 : -1;
     if (impl == NULL) {
         mha_cli_error(err, "bench: --impl: unknown implementation '%s'", o->impl);
         return MHA_EXIT_USAGE;
     }
     if (part < 0 || (part > 0 && (impl->forward != mha_forward_blocked || o->cross))) {
-        mha_cli_error(err, "bench: --part: '%s' needs 'all', or 'proj' or 'attention' with "
-                      "--impl blocked and self-attention", o->part);
+        mha_cli_error(err, "bench: --part: '%s' needs 'all', or 'proj', 'attention' or 'stages' "
+                      "with --impl blocked and self-attention", o->part);
         return MHA_EXIT_USAGE;
     }
     mha_status status = mha_shape_check(&o->shape);
@@ -221,6 +227,8 @@ static int bench_forward(const bench_options *o, const fast_kernels *k, FILE *ou
             mha_cli_error(err, "bench: %s: %s", impl->name, mha_status_message(status));
         else if (!(worst <= 1e-4 * scale))
             mha_cli_error(err, "bench: %s disagrees with naive: max difference %.3g", impl->name, worst);
+        else if (part == 3)
+            result = bench_stages(o, k, &params, query, proj, ref, got, worst, out, err);
         else {
             for (size_t r = 0; r <= o->reps; r++) {                /* run 0 warms up */
                 const double t0 = bench_seconds();
@@ -244,7 +252,7 @@ static int bench_forward(const bench_options *o, const fast_kernels *k, FILE *ou
                 times[r] = bench_seconds() - t0;
             }
             const double median = bench_median(times, o->reps);
-            const mha_flops f = mha_flop_count(s);
+            const mha_flops f = bench_flop_count(s, o->causal);
             const double flops = part == 1 ? f.q_proj + f.kv_proj + f.out_proj
                                : part == 2 ? f.scores + f.context : f.total;
             const double bytes = sizeof(float) * ((double)(n_q + (o->cross ? n_kv : 0)) + 4.0 * E * E + n_q);
@@ -261,6 +269,75 @@ static int bench_forward(const bench_options *o, const fast_kernels *k, FILE *ou
     free(query); free(key); free(in_w); free(in_b); free(out_w); free(out_b);
     free(ref); free(got); free(proj); free(times);
     return result;
+}
+mha_flops bench_flop_count(const mha_shape *s, int causal)
+{
+    mha_flops f = mha_flop_count(s);
+    const double L = (double)s->query_len, S = (double)s->key_len;
+    const double kept = L <= S ? L * (L + 1) / 2 : S * (S + 1) / 2 + (L - S) * S;
+    const double share = causal && L > 0 && S > 0 ? kept / (L * S) : 1.0;
+    f.scores *= share;
+    f.context *= share;
+    f.softmax *= share;
+    f.total = f.q_proj + f.kv_proj + f.scores + f.context + f.out_proj;
+    return f;
+}
+enum { STAGES = 6 };
+static int bench_stages(const bench_options *o, const fast_kernels *k, const mha_params *params,
+                        const float *query, float *proj, float *concat, float *got,
+                        double worst, FILE *out, FILE *err)
+{
+    static const char *const names[STAGES] = {"ms", "fresh_ms", "pack_ms", "proj_in_ms",
+                                              "attention_ms", "proj_out_ms"};
+    const mha_shape *s = &o->shape;
+    const size_t E = s->embed_dim, M = s->batch * s->query_len, R = o->reps + 1;
+    const fast_blocking blk = fast_blocking_for(k, E / s->heads);
+    const mha_mask mask = {.causal = o->causal};
+    double *t = calloc(STAGES * R, sizeof *t), median[STAGES];
+    if (t == NULL) {
+        mha_cli_error(err, "bench: out of memory");
+        return MHA_EXIT_FAILURE;
+    }
+    for (size_t r = 0; r < R; r++) {
+        double at[STAGES + 1];
+        fast_packed w_in = {0}, w_out = {0};
+        at[0] = bench_seconds();
+        mha_forward_blocked(s, params, query, NULL, NULL, &mask, got, NULL);
+        at[1] = bench_seconds();
+        fast_scratch_release();                               /* every block fresh, as before */
+        mha_forward_blocked(s, params, query, NULL, NULL, &mask, got, NULL);
+        at[2] = bench_seconds();
+        if (fast_pack(k, &blk, 3 * E, E, params->in_proj_weight, E, &w_in) == MHA_OK)
+            fast_pack(k, &blk, E, E, params->out_proj_weight, E, &w_out);
+        at[3] = bench_seconds();
+        if (w_in.data && w_out.data) {
+            const fast_attention a = {s->batch, s->heads, s->query_len, s->query_len, E / s->heads,
+                                      proj, proj + E, proj + 2 * E, 3 * E, 3 * E, 3 * E, &mask,
+                                      concat, NULL};
+            fast_gemm(k, &blk, M, query, E, &w_in, params->in_proj_bias, proj, 3 * E);
+            at[4] = bench_seconds();
+            fast_attend(k, &blk, &a);
+            at[5] = bench_seconds();
+            fast_gemm(k, &blk, M, concat, E, &w_out, params->out_proj_bias, got, E);
+        }
+        at[6] = bench_seconds();
+        fast_packed_free(&w_in); fast_packed_free(&w_out);
+        for (size_t stage = 0; stage < STAGES; stage++)
+            t[stage * R + r] = at[stage + 1] - at[stage];
+    }
+    for (size_t stage = 0; stage < STAGES; stage++)
+        median[stage] = 1e3 * bench_median(t + stage * R, o->reps);
+    const double parts = median[2] + median[3] + median[4] + median[5];
+    const mha_flops f = bench_flop_count(s, o->causal);
+    fprintf(out, "impl=blocked B=%zu L=%zu S=%zu E=%zu H=%zu causal=%d reps=%zu gflops=%.2f "
+                 "maxdiff=%.2g threads=%zu part=stages isa=%s", s->batch, s->query_len,
+            s->key_len, E, s->heads, o->causal, o->reps, f.total / median[0] / 1e6, worst,
+            o->threads, k->name);
+    for (size_t stage = 0; stage < STAGES; stage++)
+        fprintf(out, " %s=%.3f", names[stage], median[stage]);
+    fprintf(out, " outside_ms=%.3f\n", median[0] - parts);
+    free(t);
+    return MHA_EXIT_OK;
 }
 static int bench_decode(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err)
 {

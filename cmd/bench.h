@@ -11,4 +11,8 @@ float *bench_random(size_t n, unsigned long long *state, float scale);
 double bench_median(double *times, size_t reps);
 /* max |got - want| (NaN if any is NaN); *scale = max(1, max |want|) */
 double bench_largest_difference(const float *got, const float *want, size_t n, double *scale);
+/* Chapter 1's operation count, with the attention core of a causal pass
+   (scores, context, softmax) counted over the pairs the mask leaves only. */
+#include "mha.h"
+mha_flops bench_flop_count(const mha_shape *s, int causal);
 #endif

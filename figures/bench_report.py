@@ -22,7 +22,7 @@ def forward_table(rows, peaks):
     shapes = []
     for r in rows:
         key = (r.get("B"), r.get("L"), r.get("E"), r.get("H"), r.get("causal"))
-        if "decode" not in r and "L" in r and key not in shapes:
+        if "decode" not in r and "L" in r and key not in shapes and r.get("part") != "stages":
             shapes.append(key)
     for B, L, E, H, causal in shapes:
         same = dict(B=B, L=L, E=E, H=H, causal=causal)
@@ -30,7 +30,8 @@ def forward_table(rows, peaks):
         label = (f"$B{{=}}{B}$ $L{{=}}{L}$ $E{{=}}{E}$ $H{{=}}{H}$"
                  + (" causal" if causal == "1" else ""))
         for r in rows:
-            if "decode" in r or any(r.get(k) != v for k, v in same.items()):
+            if "decode" in r or any(r.get(k) != v for k, v in same.items()) \
+                    or r.get("part") == "stages":
                 continue
             version = r["impl"] + (f" {r['isa']}" if r["impl"] == "blocked" else "") \
                 + ("" if r.get("part", "all") == "all" else f" ({r['part']} only)")
@@ -64,15 +65,16 @@ def steps_table(rows):
     out.append("\\bottomrule\\end{tabular}")
     return "\n".join(out) + "\n"
 def decode_table(rows, bandwidth):
-    out = ["\\begin{tabular}{lrrrrr}\\toprule",
-           "version & threads & ms & GB/s & of bandwidth & vs PyTorch \\\\ \\midrule"]
+    out = ["\\begin{tabular}{rrlrrrrr}\\toprule",
+           "$T$ & $H_{kv}$ & version & threads & ms & GB/s & of bandwidth & vs PyTorch "
+           "\\\\ \\midrule"]
     dec = [r for r in rows if r.get("decode") == "1"]
-    torch = best(dec, impl="torch")
-    bytes_ = next((float(r["bytes"]) for r in dec if "bytes" in r), None)
     for r in dec:
-        gbs = bytes_ / float(r["ms"]) / 1e6 if bytes_ else 0
+        torch = best(dec, impl="torch", T=r["T"], kv_heads=r["kv_heads"])
+        gbs = float(r["bytes"]) / float(r["ms"]) / 1e6 if "bytes" in r else 0
         bw = bandwidth.get(r["threads"])
-        out.append(f"{r['impl']} & {r['threads']} & {float(r['ms']):.2f} & {gbs:.1f} & "
+        out.append(f"{r['T']} & {r['kv_heads']} & {r['impl']} & {r['threads']} & "
+                   f"{float(r['ms']):.2f} & {gbs:.1f} & "
                    + (f"{100 * gbs / bw:.0f}\\%" if bw else "--") + " & "
                    + (f"{float(torch['ms']) / float(r['ms']):.1f}$\\times$" if torch else "--")
                    + " \\\\")
@@ -108,7 +110,7 @@ def share_bytes(rows):
             continue
         for o in rows:
             if "bytes" in o and all(o.get(k) == r.get(k)
-                                    for k in ("B", "L", "E", "H", "T", "decode")):
+                                    for k in ("B", "L", "E", "H", "T", "kv_heads", "decode")):
                 r["bytes"] = o["bytes"]
                 break
         if "gflops" not in r and "bytes" in r:
@@ -127,7 +129,7 @@ def numbers(rows, peaks, bandwidth, machine):
     half = best(rows, impl="blocked", part="proj", half_kc=1, **big)
     blas = best(rows, impl="openblas", part="proj", causal=0, **big)
     attn = best(rows, impl="blocked", part="attention", causal=0, **big)
-    mine = best(rows, impl="blocked", decode=1)
+    mine = best(rows, impl="blocked", decode=1, T=4096, kv_heads=12)
     names = ("kc", "mc", "bq", "bk", "l1", "l2")
     sizes = next((dict((k, r[k]) for k in names) for r in rows if "kc" in r),
                  dict.fromkeys(names, "--"))
@@ -155,7 +157,11 @@ def numbers(rows, peaks, bandwidth, machine):
     if mine and mine["threads"] in bandwidth:
         rate = float(mine["bytes"]) / float(mine["ms"]) / 1e6
         m["FastDecodeBandwidth"] = f"{100 * rate / bandwidth[mine['threads']]:.0f}"
-    m["FastDecodeSpeedup"] = ratio(best(rows, impl="torch", decode=1), mine)
+    m["FastDecodeSpeedup"] = ratio(best(rows, impl="torch", decode=1, T=4096), mine)
+    for name, kv in (("FastDecodeFar", "12"), ("FastDecodeFarGqa", "3")):
+        far = best(rows, impl="blocked", decode=1, T=16384, kv_heads=kv, threads=max(peaks, default="1"))
+        m[name] = (f"{100 * float(far['bytes']) / float(far['ms']) / 1e6 / bandwidth[far['threads']]:.0f}"
+                   if far and far["threads"] in bandwidth else "--")
     if blocked[0] and torch[0]:
         m["FastTotalMs"], m["FastTotalThreads"] = f"{float(blocked[0]['ms']):.0f}", blocked[0]["threads"]
         m["FastTorchDenseMs"] = f"{float(torch[0]['ms']):.0f}"
@@ -180,9 +186,38 @@ def main(path, outdir, machine):
              "bench-steps.tex": steps_table(rows),
              "roofline.tex": roofline(rows, peaks.get("2", 100), bandwidth.get("2", 10)),
              "bench-numbers.tex": numbers(rows, peaks, bandwidth, machine)}
+    files["bench-stages.tex"] = stages_table(rows)
+    small = next((r for r in rows if r.get("part") == "stages" and r.get("B") == "8"), None)
+    share = (lambda key: f"{100 * float(small[key]) / float(small['ms']):.0f}") if small \
+        else (lambda key: "--")
+    fresh = f"{100 * (float(small['fresh_ms']) / float(small['ms']) - 1):.0f}" if small else "--"
+    files["bench-numbers.tex"] += "".join(
+        f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in
+        {"FastOutsideShare": share("outside_ms"), "FastAttentionShare": share("attention_ms"),
+         "FastFreshCost": fresh}.items())
+    for name in ("bench-fast.tex", "bench-decode.tex", "bench-steps.tex", "bench-stages.tex"):
+        files[name] = files[name].rstrip("\n") + "\\\\[1ex]\n" \
+            + f"\\parbox{{0.9\\textwidth}}{{\\footnotesize Measured on {machine}.}}\n"
     for name, text in files.items():
         with open(f"{outdir}/{name}", "w") as f:
             f.write(text)
+def stages_table(rows):
+    names = [("ms", "whole pass"), ("fresh_ms", "\\dots{} with fresh scratch"),
+             ("pack_ms", "packing the weights"), ("proj_in_ms", "input projection"),
+             ("attention_ms", "attention core"), ("proj_out_ms", "output projection"),
+             ("outside_ms", "outside the parts")]
+    staged = [r for r in rows if r.get("part") == "stages"]
+    out = ["\\begin{tabular}{l" + "rr" * len(staged) + "}\\toprule",
+           "stage" + "".join(f" & \\multicolumn{{2}}{{c}}{{$B{{=}}{r['B']}$ $L{{=}}{r['L']}$"
+                             f" $E{{=}}{r['E']}$" + (" causal" if r["causal"] == "1" else "")
+                             + "}" for r in staged) + " \\\\",
+           "".join(" & ms & share" for _ in staged) + " \\\\ \\midrule"]
+    for key, label in names:
+        cells = "".join(f" & {float(r[key]):.1f} & {100 * float(r[key]) / float(r['ms']):.0f}\\%"
+                        for r in staged)
+        out.append(label + cells + " \\\\")
+    out.append("\\bottomrule\\end{tabular}")
+    return "\n".join(out) + "\n"
 
 if __name__ == "__main__":
     main(*sys.argv[1:])

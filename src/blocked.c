@@ -6,7 +6,9 @@
               fused attention with an online softmax, OpenMP threads
    Run:      build/mha bench --impl blocked --batch 1 --seq 2048 --dim 768 --heads 12
    Measured: make bench writes figures/bench-fast.tex (times against PyTorch and
-             OpenBLAS) and figures/bench-steps.tex (the gain of each step).
+             OpenBLAS), figures/bench-steps.tex (the gain of each step) and
+             figures/bench-stages.tex (each part's time, and the time outside
+             them: mha bench --part stages).
    Force the kernels with MHA_ISA=scalar|avx2|avx512 (or MHA_FORCE_SCALAR=1),
    read once, when the program starts. */
 #include <math.h>
@@ -212,13 +214,14 @@ mha_status fast_attend(const fast_kernels *k, const fast_blocking *b, const fast
     if (mha_mul_overflows(heads, a->D * st.Sp, &n_kt) ||
         mha_mul_overflows(heads, st.Sp * st.Dp, &n_kv) || mha_mul_overflows(heads, 2 * a->L, &n_stats))
         return MHA_ERR_OVERFLOW;
-    st.kt = malloc(n_kt * sizeof *st.kt);
-    st.vp = malloc(n_kv * sizeof *st.vp);
+    st.kt = fast_scratch_take(n_kt * sizeof *st.kt);            /* kept between calls */
+    st.vp = fast_scratch_take(n_kv * sizeof *st.vp);
     st.finite = malloc(heads);
-    st.row_max = malloc(n_stats * sizeof *st.row_max);
+    st.row_max = fast_scratch_take(n_stats * sizeof *st.row_max);
     st.row_sum = st.row_max ? st.row_max + heads * a->L : NULL;
     if (!st.kt || !st.vp || !st.finite || !st.row_max) {
-        free(st.kt); free(st.vp); free(st.finite); free(st.row_max);
+        fast_scratch_give(st.kt); fast_scratch_give(st.vp); free(st.finite);
+        fast_scratch_give(st.row_max);
         return MHA_ERR_NOMEM;
     }
     int failed = 0;
@@ -232,7 +235,8 @@ mha_status fast_attend(const fast_kernels *k, const fast_blocking *b, const fast
         #pragma omp for schedule(dynamic)
         for (size_t item = 0; item < items; item++)
             if (!failed)
-                attend_tile(&st, item / st.tiles / a->H, item / st.tiles % a->H, item % st.tiles, &w);
+                attend_tile(&st, item / st.tiles / a->H, item / st.tiles % a->H,
+                            st.tiles - 1 - item % st.tiles, &w);      /* longest first */
         scratch_free(&w);
     }
     if (a->weights != NULL && !failed)
@@ -246,7 +250,8 @@ mha_status fast_attend(const fast_kernels *k, const fast_blocking *b, const fast
                     weights_tile(&st, item / st.tiles / a->H, item / st.tiles % a->H, item % st.tiles, &w);
             scratch_free(&w);
         }
-    free(st.kt); free(st.vp); free(st.finite); free(st.row_max);
+    fast_scratch_give(st.kt); fast_scratch_give(st.vp); free(st.finite);
+    fast_scratch_give(st.row_max);
     return failed ? MHA_ERR_NOMEM : MHA_OK;
 }
 mha_status mha_forward_blocked(const mha_shape *shape, const mha_params *params,
@@ -262,10 +267,10 @@ mha_status mha_forward_blocked(const mha_shape *shape, const mha_params *params,
     const fast_kernels *k = fast_kernels_select();
     const fast_blocking blk = fast_blocking_for(k, D);
     const int self = key == query && value == key;
-    float *proj = malloc(B * (L > S ? L : S) * 3 * E * sizeof *proj);   /* as batched */
-    float *concat = malloc(B * L * E * sizeof *concat);                  /* (B, L, E) */
+    float *proj = fast_scratch_take(B * (L > S ? L : S) * 3 * E * sizeof *proj);  /* as batched */
+    float *concat = fast_scratch_take(B * L * E * sizeof *concat);               /* (B, L, E) */
     if (!proj || !concat) {
-        free(proj); free(concat);
+        fast_scratch_give(proj); fast_scratch_give(concat);
         return MHA_ERR_NOMEM;
     }
     const float *W = params->in_proj_weight, *bias = params->in_proj_bias;
@@ -291,7 +296,7 @@ mha_status mha_forward_blocked(const mha_shape *shape, const mha_params *params,
     if (status == MHA_OK)
         status = project(k, &blk, B * L, concat, E, params->out_proj_weight, E, E,
                          params->out_proj_bias, out, E);
-    free(proj); free(concat);
+    fast_scratch_give(proj); fast_scratch_give(concat);
     return status;
 }
 static mha_status project(const fast_kernels *k, const fast_blocking *blk, size_t M,

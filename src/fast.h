@@ -54,6 +54,13 @@ mha_status fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
                      const float *bias, float *C, size_t ldc);
 void fast_gemv(const fast_kernels *k, size_t M, const float *X, size_t ldx,
                const float *W, size_t N, size_t K, const float *bias, float *Y, size_t ldy);
+/* Scratch that outlives a call.  fast_scratch_take(n) returns n bytes (64-byte
+   aligned, contents undefined) or NULL; fast_scratch_give(p) hands a block back
+   (NULL is ignored), where the next take of at most its size may find it.
+   fast_scratch_release() frees every block kept.  Thread-safe. */
+void *fast_scratch_take(size_t bytes);
+void fast_scratch_give(void *block);
+void fast_scratch_release(void);
 typedef struct fast_attention {
     size_t B, H, L, S, D;                  /* the shape; E = H D */
     const float *q, *k, *v;                /* head h of sequence b at column h D */

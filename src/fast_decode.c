@@ -180,7 +180,7 @@ static void split_k_attend(const decode_task *tp, float *concat, float *weights)
     const size_t tasks = B * G * t.chunks;
     const fast_kernels *k = t.k;
     float *stats = t.stats;
-    #pragma omp parallel for schedule(dynamic)
+    #pragma omp parallel for schedule(dynamic, 4)
     for (size_t task = 0; task < tasks; task++)
         decode_chunk(&t, task / (G * t.chunks), task / t.chunks % G, task % t.chunks,
                      t.scores + (size_t)omp_get_thread_num() * DECODE_CHUNK);

@@ -32,12 +32,14 @@ mha_status fast_pack(const fast_kernels *k, const fast_blocking *b,
                      size_t N, size_t K, const float *W, size_t ldw, fast_packed *p)
 {
     const size_t nr = k->nr, panels = (N + nr - 1) / nr, kc = b->kc;
-    size_t n;
-    if (mha_mul_overflows(panels * nr, K, &n))
+    size_t n, bytes;
+    if (mha_mul_overflows(panels * nr, K, &n) || mha_mul_overflows(n ? n : 1, sizeof(float), &bytes))
         return MHA_ERR_OVERFLOW;
-    *p = (fast_packed){N, K, kc, nr, panels, calloc(n ? n : 1, sizeof(float))};
+    *p = (fast_packed){N, K, kc, nr, panels, fast_scratch_take(bytes)};
     if (p->data == NULL)
         return MHA_ERR_NOMEM;
+    if (N % nr != 0)                        /* the last panel's padding must be zero */
+        memset(p->data, 0, bytes);
     #pragma omp parallel for schedule(static)
     for (size_t j = 0; j < N; j++)
         for (size_t k0 = 0; k0 < K; k0 += kc) {
@@ -51,7 +53,7 @@ mha_status fast_pack(const fast_kernels *k, const fast_blocking *b,
 
 void fast_packed_free(fast_packed *p)
 {
-    free(p->data);
+    fast_scratch_give(p->data);
     p->data = NULL;
 }
 static void pack_a(size_t mr, size_t rows, size_t depth, const float *A, size_t lda,
@@ -59,14 +61,12 @@ static void pack_a(size_t mr, size_t rows, size_t depth, const float *A, size_t 
 {
     for (size_t i0 = 0; i0 < rows; i0 += mr) {
         float *panel = Ap + i0 * depth;
-        for (size_t r = 0; r < mr; r++) {
-            const float *a = A + (i0 + r) * lda;
-            if (i0 + r < rows)
-                for (size_t kk = 0; kk < depth; kk++)
-                    panel[kk * mr + r] = a[kk];
-            else
-                for (size_t kk = 0; kk < depth; kk++)
-                    panel[kk * mr + r] = 0.0f;
+        const size_t n = rows - i0 < mr ? rows - i0 : mr;       /* rows of A in this panel */
+        for (size_t kk = 0; kk < depth; kk++) {
+            for (size_t r = 0; r < n; r++)
+                panel[kk * mr + r] = A[(i0 + r) * lda + kk];
+            for (size_t r = n; r < mr; r++)
+                panel[kk * mr + r] = 0.0f;
         }
     }
 }
@@ -107,9 +107,11 @@ mha_status fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
                     const size_t p0 = pr * run, p1 = p0 + run < Wp->panels ? p0 + run : Wp->panels;
                     float *tile = Ap + (mc + mr) * kc;
                     const size_t j0 = p0 * nr, j1 = p1 * nr < N ? p1 * nr : N;
-                    for (size_t i = i0; i < i0 + rows; i++)          /* C starts at the bias */
-                        for (size_t j = j0; j < j1; j++)
-                            C[i * ldc + j] = bias ? bias[j] : 0.0f;
+                    for (size_t i = i0; i < i0 + rows && j1 > j0; i++)     /* C starts at the bias */
+                        if (bias != NULL)
+                            memcpy(C + i * ldc + j0, bias + j0, (j1 - j0) * sizeof *C);
+                        else
+                            memset(C + i * ldc + j0, 0, (j1 - j0) * sizeof *C);
                     for (size_t k0 = 0; Ap != NULL && k0 < K; k0 += kc) {
                         const size_t depth = K - k0 < kc ? K - k0 : kc;
                         pack_a(mr, rows, depth, A + i0 * lda + k0, lda, Ap);

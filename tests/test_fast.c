@@ -227,6 +227,40 @@ Test(fast, decoding_does_not_depend_on_the_thread_count) {
     for (int t = 0; t < 3; t++) free(out[t]);
     case_free(&c);
 }
+Test(fast, scratch_is_found_again_and_never_shared) {
+    fast_scratch_release();
+    char *a = fast_scratch_take(1000), *b = fast_scratch_take(1000);
+    cr_assert(a && b && a != b);
+    cr_expect(((size_t)a & 63) == 0, "64-byte aligned");
+    fast_scratch_give(a);
+    char *again = fast_scratch_take(600), *other = fast_scratch_take(600);
+    cr_expect(again == a, "a kept block is taken again");
+    cr_expect(other != NULL && other != a, "but by one caller only");
+    fast_scratch_give(again); fast_scratch_give(other); fast_scratch_give(b);
+    fast_scratch_release();
+}
+
+Test(fast, a_pass_never_sees_what_the_last_left_in_its_scratch) {
+    const mha_shape small = {2, 50, 50, 24, 3}, large = {3, 90, 90, 40, 5};
+    mha_case c = case_random(small, 960, CASE_SELF), poison = case_random(large, 961, CASE_SELF);
+    for (size_t i = 0; i < 3 * 40 * 40; i++)
+        poison.in_w[i] = NAN;
+    const mha_mask causal = {.causal = 1};
+    float *first = malloc(2 * 50 * 24 * sizeof *first), *again = malloc(2 * 50 * 24 * sizeof *again);
+    float *junk = malloc(3 * 90 * 40 * sizeof *junk);
+    cr_assert(first && again && junk);
+    fast_scratch_release();
+    cr_assert_eq(mha_forward_blocked(&small, &c.params, c.query, NULL, NULL, &causal, first, NULL),
+                 MHA_OK);
+    cr_assert_eq(mha_forward_blocked(&large, &poison.params, poison.query, NULL, NULL, &causal,
+                                     junk, NULL), MHA_OK);
+    cr_expect(isnan(junk[0]), "the poisoned pass is NaN");
+    cr_assert_eq(mha_forward_blocked(&small, &c.params, c.query, NULL, NULL, &causal, again, NULL),
+                 MHA_OK);
+    cr_expect(memcmp(first, again, 2 * 50 * 24 * sizeof *first) == 0, "stale scratch leaked");
+    free(first); free(again); free(junk); case_free(&c); case_free(&poison);
+    fast_scratch_release();
+}
 static int run_cli(char **argv, int argc, char **text, char **errors)
 {
     size_t n1 = 0, n2 = 0;
@@ -262,6 +296,18 @@ Test(fast, bench_fast_prints_the_keys_make_bench_reads) {
                       keys[t][k], text);
         free(text); free(errors);
     }
+}
+Test(fast, bench_stages_prints_every_stage) {
+    char *argv[] = {"mha", "bench", "--impl", "blocked", "--batch", "2", "--seq", "9", "--dim",
+                    "12", "--heads", "3", "--reps", "2", "--part", "stages", NULL};
+    const char *keys[] = {"impl=blocked B=2 L=9 S=9 E=12 H=3 causal=0", " part=stages",
+                          " ms=", " fresh_ms=", " pack_ms=", " proj_in_ms=", " attention_ms=",
+                          " proj_out_ms=", " outside_ms="};
+    char *text = NULL, *errors = NULL;
+    cr_expect_eq(run_cli(argv, 16, &text, &errors), 0, "%s", errors);
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+        cr_expect(strstr(text, keys[k]) != NULL, "no '%s' in '%s'", keys[k], text);
+    free(text); free(errors);
 }
 Test(fast, bench_fast_refuses_bad_options) {
     char *bad[][6] = {{"bench", "--impl", "batched", "--part", "proj", NULL},

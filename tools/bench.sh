@@ -5,15 +5,28 @@
 set -euo pipefail
 build=$1; threads=$2; compiler=$3
 m="$build/mha bench"; o="$build/sgemm-openblas"
-py="/usr/bin/python3 bench/bench_torch.py --reps 7"
+reps=${BENCH_REPS:-7}                         # fewer only to try the script out
+py="/usr/bin/python3 bench/bench_torch.py --reps $reps"
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+cpu="$cpu (family $(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo | head -n 1),"
+cpu="$cpu model $(sed -n 's/^model[[:space:]]*: //p' /proc/cpuinfo | head -n 1))"
 day=$(date +%Y-%m-%d)
-echo "bench: $cpu, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 mkdir -p figures
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "bench: $cpu, $(nproc) cores, load average $load"
+cc -O2 -pthread -o "$build/limits-check" bench/limits_check.c
+{ for n in 1 $threads; do $m --peak --threads $n; $m --bandwidth --threads $n; done
+  "$build/limits-check" "$threads" 512; } | tee "$build/bench-machine.txt"
+limit() { sed -n "s/^$1=\([0-9.]*\) threads=$threads .*/\1/p" "$build/bench-machine.txt" | tail -n 1; }
+machine="$cpu, $(nproc) cores; FMA peak $(limit peak_gflops) GFLOP/s and read bandwidth"
+machine="$machine $(limit bandwidth_gbs) GB/s on $threads threads (checked by an independent"
+machine="$machine program: $(limit check_peak_gflops) GFLOP/s and $(limit check_bandwidth_gbs) GB/s);"
+machine="$machine load average $load"
+machine="$machine when the run began; $day, $compiler"
 for shape in "--batch 1 --seq 256 --dim 256 --heads 4" "--batch 2 --seq 512 --dim 512 --heads 8"; do
-    for impl in naive batched; do $m --impl $impl $shape --threads 1 --reps 7; done
+    for impl in naive batched; do $m --impl $impl $shape --threads 1 --reps $reps; done
 done | tee "$build/bench.txt"
-awk -v cpu="$cpu" -v cores="$(nproc)" -v day="$day" -v cc="$compiler" '
+awk -v machine="$machine" '
     { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
       shape = v["B"] " & " v["L"] " & " v["E"] " & " v["H"]
       if (v["impl"] == "naive") base[shape] = v["ms"]
@@ -23,39 +36,46 @@ awk -v cpu="$cpu" -v cores="$(nproc)" -v day="$day" -v cc="$compiler" '
           print "$B$ & $L$ & $E$ & $H$ & version & ms (median) & GFLOP/s & speed-up \\\\ \\midrule"
           for (i = 1; i <= n; i++) print rows[i]
           print "\\bottomrule\\end{tabular}\\\\[1ex]"
-          print "\\footnotesize Measured " day " on " cpu " (" cores " cores, one used), " cc "." }' \
+          print "\\footnotesize Measured on " machine "." }' \
     "$build/bench.txt" > figures/bench-batched.tex
 big="--batch 1 --seq 2048 --dim 768 --heads 12"; batch="--batch 8 --seq 512 --dim 512 --heads 8"
 small="--batch 1 --seq 256 --dim 256 --heads 4"; t=$threads
 {
-    for n in 1 $t; do $m --peak --threads $n; $m --bandwidth --threads $n; done
+    cat "$build/bench-machine.txt"
     $m --denormals
-    for i in naive batched; do $m --impl $i $small --threads 1 --reps 7; done
-    for n in 1 $t; do $m --impl blocked $small --threads $n --reps 7; done
-    for n in 1 $t; do $py --threads $n "1 256 256 4 0"; done; $o 1 256 256 4 0 7 $t
-    for n in 1 $t; do $m --impl blocked $big --threads $n --reps 7; done
-    for p in proj attention; do $m --impl blocked $big --threads $t --reps 7 --part $p; done
-    $m --impl blocked $big --threads $t --reps 7 --part proj --half-kc
-    for n in 1 $t; do $py --threads $n "1 2048 768 12 0"; done; $o 1 2048 768 12 0 7 $t
-    $m --impl blocked $big --causal --threads $t --reps 7
-    for n in 1 $t; do $py --threads $n "1 2048 768 12 1"; done; $o 1 2048 768 12 1 7 $t
-    $m --impl batched $batch --threads 1 --reps 3
-    for n in 1 $t; do $m --impl blocked $batch --threads $n --reps 7; done
-    for i in scalar avx2; do MHA_ISA=$i $m --impl blocked $batch --threads 1 --reps 7; done
-    for n in 1 $t; do $py --threads $n "8 512 512 8 0"; done; $o 8 512 512 8 0 7 $t
+    for i in naive batched; do $m --impl $i $small --threads 1 --reps $reps; done
+    for n in 1 $t; do $m --impl blocked $small --threads $n --reps $reps; done
+    for n in 1 $t; do $py --threads $n "1 256 256 4 0"; done; $o 1 256 256 4 0 $reps $t
+    for n in 1 $t; do $m --impl blocked $big --threads $n --reps $reps; done
+    for p in proj attention; do $m --impl blocked $big --threads $t --reps $reps --part $p; done
+    $m --impl blocked $big --threads $t --reps $reps --part proj --half-kc
+    for n in 1 $t; do $py --threads $n "1 2048 768 12 0"; done; $o 1 2048 768 12 0 $reps $t
+    $m --impl blocked $big --causal --threads $t --reps $reps
+    for n in 1 $t; do $py --threads $n "1 2048 768 12 1"; done; $o 1 2048 768 12 1 $reps $t
+    $m --impl batched $batch --threads 1 --reps $((reps < 3 ? reps : 3))
+    for n in 1 $t; do $m --impl blocked $batch --threads $n --reps $reps; done
+    for i in scalar avx2; do MHA_ISA=$i $m --impl blocked $batch --threads 1 --reps $reps; done
+    for n in 1 $t; do $py --threads $n "8 512 512 8 0"; done; $o 8 512 512 8 0 $reps $t
+    for s in "$batch" "$big"; do $m --impl blocked $s --threads $t --reps $reps --part stages; done
     for i in naive batched; do
-        $m --decode --cache 4096 --dim 768 --heads 12 --impl $i --threads 1 --reps 15
+        $m --decode --cache 4096 --dim 768 --heads 12 --impl $i --threads 1 --reps $((2 * reps + 1))
     done
     for n in 1 $t; do
-        $m --decode --cache 4096 --dim 768 --heads 12 --impl blocked --threads $n --reps 15
+        $m --decode --cache 4096 --dim 768 --heads 12 --impl blocked --threads $n --reps $((2 * reps + 1))
     done
-    for n in 1 $t; do $py --threads $n --reps 15 --decode "1 768 12 4096"; done
+    for n in 1 $t; do $py --threads $n --reps $((2 * reps + 1)) --decode "1 768 12 4096"; done
+    for T in 16384 65536; do
+        for g in 12 3; do
+            $m --decode --cache $T --dim 768 --heads 12 --kv-heads $g --impl blocked --threads $t \
+               --reps $((2 * reps + 1))
+        done
+        $py --threads $t --reps $((2 * reps + 1)) --decode "1 768 12 $T"
+    done
 } | tee "$build/bench-fast.txt"
 cp "$build/bench-fast.txt" figures/bench-fast.txt
-/usr/bin/python3 figures/bench_report.py "$build/bench-fast.txt" figures \
-    "$cpu, $(nproc) cores, measured $day with $compiler"
+/usr/bin/python3 figures/bench_report.py "$build/bench-fast.txt" figures "$machine"
 mkdir -p "$build/roofline" && cp figures/roofline.tex "$build/roofline/"
 (cd "$build/roofline" && pdflatex -interaction=nonstopmode -halt-on-error roofline.tex > roofline.log)
 cp "$build/roofline/roofline.pdf" figures/roofline.pdf
 echo "bench: wrote figures/bench-batched.tex bench-fast.tex bench-steps.tex" \
-     "bench-decode.tex bench-numbers.tex roofline.pdf"
+     "bench-stages.tex bench-decode.tex bench-numbers.tex roofline.pdf"
