@@ -147,6 +147,38 @@ mha_status mha_backward_naive(const mha_shape *shape, const mha_params *params,
                               const float *query, const float *key, const float *value,
                               const mha_mask *mask, const float *grad_out,
                               const mha_grads *grads);
+typedef struct mha_saved {
+    mha_shape shape;
+    int self;                  /* the projections are one (B, L, 3E) block */
+    float *q, *k, *v;          /* head h of a row at column h D: into projections */
+    size_t ldq, ldkv;          /* their row strides */
+    float *projections;        /* (B, L, 3E); or (B, L, E) then (B, S, 2E) */
+    float *context;            /* (B, L, E): the heads before the output projection */
+    float *lse;                /* (B, H, L): each row's log-sum-exp */
+} mha_saved;
+mha_status mha_forward_saving(const mha_shape *shape, const mha_params *params,
+                              const float *query, const float *key, const float *value,
+                              const mha_mask *mask, float *out, mha_saved *saved);
+mha_status mha_backward_saved(const mha_params *params, const float *query,
+                              const float *key, const float *value, const mha_mask *mask,
+                              const mha_saved *saved, const float *grad_out,
+                              const mha_grads *grads);
+void mha_saved_free(mha_saved *saved);
+mha_status mha_backward_blocked(const mha_shape *shape, const mha_params *params,
+                                const float *query, const float *key, const float *value,
+                                const mha_mask *mask, const float *grad_out,
+                                const mha_grads *grads);
+typedef mha_status mha_backward_fn(const mha_shape *shape, const mha_params *params,
+                                   const float *query, const float *key, const float *value,
+                                   const mha_mask *mask, const float *grad_out,
+                                   const mha_grads *grads);
+typedef struct mha_backward_impl {
+    const char *name;
+    mha_backward_fn *backward;
+} mha_backward_impl;
+extern const mha_backward_impl mha_backward_impls[];
+extern const size_t mha_backward_impl_count;
+const mha_backward_impl *mha_backward_impl_find(const char *name);
 size_t mha_first_nonfinite(const float *x, size_t n, int allow_minus_infinity);
 
 #endif
