@@ -83,10 +83,21 @@ static void pack_head(heads_packed *p, size_t bh, const float *q, size_t ldq, co
         pack_rows(p->L, Lp, D, Dp, grad + b * p->L * ldg + h * D, ldg, p->grad + bh * Lp * Dp,
                   p->grad_t + bh * D * Lp);
 }
-static int mask_is_empty(const mha_mask *m)
+/* The kernel table for heads of width D and sequences up to longest: the
+   chosen one, or AVX2 where it pads less. */
+static const fast_kernels *core_kernels(const fast_kernels *k, size_t D, size_t longest)
 {
-    return m == NULL || (!m->causal && !m->attn_mask_bool && !m->attn_mask_float &&
-                         !m->key_padding_mask);
+#if defined(__x86_64__)
+    const fast_kernels *narrow = &fast_kernels_avx2;
+    const size_t tile = longest < 64 ? longest : 64;
+    if (k == &fast_kernels_avx512 && fast_kernels_supported(narrow) &&
+        round_up(D, narrow->width) + round_up(tile, narrow->width) <
+            round_up(D, k->width) + round_up(tile, k->width))
+        return narrow;
+#else
+    (void)D; (void)longest;
+#endif
+    return k;
 }
 /* Add the mask to s (t, t), the scores of queries i0.. and keys j0..;
    by_key: the tile's rows are keys (it holds the scores transposed). */
@@ -94,27 +105,35 @@ static void mask_tile(const heads_packed *p, const mha_mask *m, size_t b, size_t
                       int by_key, float *s)
 {
     const size_t t = p->t, L = p->L, S = p->S;
-    const int inside = i0 + t <= L && j0 + t <= S;
-    if (inside && mask_is_empty(m))
+    const int causal = m && m->causal;
+    const int elements = m && (m->attn_mask_bool || m->attn_mask_float || m->key_padding_mask);
+    if (!elements && i0 + t <= L && j0 + t <= S && (!causal || j0 + t - 1 <= i0))
         return;
-    if (inside && !m->attn_mask_bool && !m->attn_mask_float && !m->key_padding_mask &&
-        j0 + t - 1 <= i0)
-        return;                                    /* causal, below the diagonal */
     const unsigned char *pad = m && m->key_padding_mask ? m->key_padding_mask + b * S : NULL;
-    for (size_t a = 0; a < t; a++)
-        for (size_t c = 0; c < t; c++) {
-            const size_t i = by_key ? i0 + c : i0 + a, j = by_key ? j0 + a : j0 + c;
-            float *x = s + a * t + c;
-            if (i >= L || j >= S)
-                *x = -INFINITY;
-            else if (m) {
-                if (m->attn_mask_float)
-                    *x += m->attn_mask_float[i * S + j];
-                if ((m->attn_mask_bool && m->attn_mask_bool[i * S + j]) || (pad && pad[j]) ||
-                    (m->causal && j > i))
-                    *x = -INFINITY;
-            }
+    for (size_t a = 0; a < t; a++) {
+        float *row = s + a * t;
+        size_t lo = 0, hi = t;
+        if (!by_key) {
+            const size_t i = i0 + a;
+            hi = i >= L ? 0 : S - j0 < t ? S - j0 : t;
+            if (causal && hi > 0)
+                hi = i + 1 <= j0 ? 0 : i + 1 - j0 < hi ? i + 1 - j0 : hi;
+        } else {
+            const size_t j = j0 + a;
+            hi = j >= S ? 0 : L - i0 < t ? L - i0 : t;
+            lo = causal && j > i0 ? (j - i0 < hi ? j - i0 : hi) : 0;
         }
+        for (size_t c = 0; c < t; c++)
+            if (c < lo || c >= hi)
+                row[c] = -INFINITY;
+        for (size_t c = lo; elements && c < hi; c++) {
+            const size_t i = by_key ? i0 + c : i0 + a, j = by_key ? j0 + a : j0 + c;
+            if (m->attn_mask_float)
+                row[c] += m->attn_mask_float[i * S + j];
+            if ((m->attn_mask_bool && m->attn_mask_bool[i * S + j]) || (pad && pad[j]))
+                row[c] = -INFINITY;
+        }
+    }
 }
 static void online_update(const fast_kernels *k, float *p, size_t n, float *m, float *l,
                           float *acc, size_t Dp)
@@ -189,6 +208,7 @@ static void forward_tile(const fast_kernels *k, const heads_packed *p, const fas
 }
 mha_status fast_attend_lse(const fast_kernels *k, const fast_attention *a, float *lse)
 {
+    k = core_kernels(k, a->D, a->L > a->S ? a->L : a->S);
     heads_packed p;
     mha_status status = packed_init(&p, k, a->B, a->H, a->L, a->S, a->D, 0);
     if (status != MHA_OK)
@@ -295,6 +315,7 @@ static void query_tile(const fast_kernels *k, const heads_packed *p,
 }
 mha_status fast_attend_backward(const fast_kernels *k, const fast_attention_grad *g)
 {
+    k = core_kernels(k, g->D, g->L > g->S ? g->L : g->S);
     heads_packed p;
     mha_status status = packed_init(&p, k, g->B, g->H, g->L, g->S, g->D, 1);
     if (status != MHA_OK)

@@ -57,6 +57,29 @@ static mha_status product_tn(const fast_kernels *k, const fast_blocking *blk, si
     free(at); free(bt);
     return status;
 }
+mha_status mha_product_nt(size_t M, size_t N, size_t K, const float *A, size_t lda,
+                          const float *W, size_t ldw, float *C, size_t ldc)
+{
+    const fast_kernels *k = fast_kernels_select();
+    const fast_blocking blk = fast_blocking_for(k, 64);
+    return product_nt(k, &blk, M, N, K, A, lda, W, ldw, NULL, C, ldc);
+}
+
+mha_status mha_product_nn(size_t M, size_t N, size_t K, const float *A, size_t lda,
+                          const float *B, size_t ldb, float *C, size_t ldc)
+{
+    const fast_kernels *k = fast_kernels_select();
+    const fast_blocking blk = fast_blocking_for(k, 64);
+    return product_nn(k, &blk, M, N, K, A, lda, B, ldb, C, ldc);
+}
+
+mha_status mha_product_tn(size_t M, size_t N, size_t K, const float *A, size_t lda,
+                          const float *B, size_t ldb, float *C, size_t ldc)
+{
+    const fast_kernels *k = fast_kernels_select();
+    const fast_blocking blk = fast_blocking_for(k, 64);
+    return product_tn(k, &blk, M, N, K, A, lda, B, ldb, C, ldc);
+}
 /* sums (N) = the column sums of x (M, N), row stride ld */
 static void column_sums(size_t M, size_t N, const float *x, size_t ld, float *sums)
 {

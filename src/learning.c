@@ -151,6 +151,8 @@ void learning_workspace_free(learning_workspace *ws)
 {
     free(ws->stream); free(ws->logits); free(ws->grad_stream); free(ws->grad_input);
     free(ws->weights);
+    for (size_t l = 0; l < LEARNING_MAX_LAYERS; l++)
+        mha_saved_free(&ws->saved[l]);
     memset(ws, 0, sizeof *ws);
 }
 static mha_params layer_params(const model_tensors *t, size_t l)
@@ -158,8 +160,8 @@ static mha_params layer_params(const model_tensors *t, size_t l)
     return (mha_params){t->in_w[l], t->in_b[l], t->out_w[l], t->out_b[l]};
 }
 
-void induction_forward(const induction_model *model, learning_workspace *ws,
-                       const int *tokens)
+static void forward_layers(const induction_model *model, learning_workspace *ws,
+                           const int *tokens, int keep_state)
 {
     const size_t B = ws->batch, T = model->length, E = model->embed_dim, H = model->heads,
                  V = model->vocab, n = B * T * E;
@@ -174,13 +176,22 @@ void induction_forward(const induction_model *model, learning_workspace *ws,
     for (size_t l = 0; l < model->layers; l++) {
         const mha_params p = layer_params(&t, l);
         float *in = ws->stream + l * n, *out = ws->stream + (l + 1) * n;
-        mha_forward_batched(&shape, &p, in, NULL, NULL, &causal, out,
-                            ws->weights + l * B * H * T * T);
+        if (keep_state)
+            mha_forward_saving(&shape, &p, in, NULL, NULL, &causal, out, &ws->saved[l]);
+        else
+            mha_forward_batched(&shape, &p, in, NULL, NULL, &causal, out,
+                                ws->weights + l * B * H * T * T);
         for (size_t i = 0; i < n; i++)
             out[i] += in[i];                              /* the residual connection */
     }
-    mha_matmul_nt(B * T, V, E, ws->stream + model->layers * n, E, t.unembed, E, NULL,
-                  ws->logits, V);                         /* (B, T, V) */
+    mha_product_nt(B * T, V, E, ws->stream + model->layers * n, E, t.unembed, E,
+                   ws->logits, V);                        /* (B, T, V) */
+}
+
+void induction_forward(const induction_model *model, learning_workspace *ws,
+                       const int *tokens)
+{
+    forward_layers(model, ws, tokens, 0);
 }
 static train_stats loss_and_gradient(const induction_model *model, learning_workspace *ws,
                                      const induction_batch *batch)
@@ -212,27 +223,22 @@ static train_stats loss_and_gradient(const induction_model *model, learning_work
 static void induction_backward(induction_model *model, learning_workspace *ws,
                                const int *tokens)
 {
-    const size_t B = ws->batch, T = model->length, E = model->embed_dim, H = model->heads,
-                 V = model->vocab, n = B * T * E;
+    const size_t B = ws->batch, T = model->length, E = model->embed_dim, V = model->vocab,
+                 n = B * T * E;
     const model_tensors t = tensors_at(model, model->params);
     const model_tensors g = tensors_at(model, model->grads);
-    const mha_shape shape = {B, T, T, E, H};
     const mha_mask causal = {.causal = 1};
     memset(model->grads, 0, model->count * sizeof(float));
     const float *top = ws->stream + model->layers * n;               /* (B T, E) */
-    for (size_t r = 0; r < B * T; r++)
-        for (size_t v = 0; v < V; v++) {
-            const float d = ws->logits[r * V + v];
-            for (size_t e = 0; e < E; e++)
-                g.unembed[v * E + e] += d * top[r * E + e];
-        }
-    mha_matmul_nn(B * T, E, V, ws->logits, V, t.unembed, E, NULL, ws->grad_stream, E);
+    mha_product_tn(V, E, B * T, ws->logits, V, top, E, g.unembed, E);   /* (V, E) */
+    mha_product_nn(B * T, E, V, ws->logits, V, t.unembed, E, ws->grad_stream, E);
     for (size_t l = model->layers; l-- > 0;) {
         const mha_params p = layer_params(&t, l);
         const mha_grads grads = {ws->grad_input, NULL, NULL, g.in_w[l], g.in_b[l],
                                  g.out_w[l], g.out_b[l]};
-        mha_backward_naive(&shape, &p, ws->stream + l * n, NULL, NULL, &causal,
+        mha_backward_saved(&p, ws->stream + l * n, NULL, NULL, &causal, &ws->saved[l],
                            ws->grad_stream, &grads);
+        mha_saved_free(&ws->saved[l]);
         for (size_t i = 0; i < n; i++)
             ws->grad_stream[i] += ws->grad_input[i];      /* through the residual */
     }
@@ -260,7 +266,7 @@ static void adamw_step(induction_model *model, const train_options *o)
 train_stats induction_gradients(induction_model *model, learning_workspace *ws,
                                 const induction_batch *batch)
 {
-    induction_forward(model, ws, batch->tokens);
+    forward_layers(model, ws, batch->tokens, 1);
     const train_stats stats = loss_and_gradient(model, ws, batch);
     induction_backward(model, ws, batch->tokens);
     return stats;

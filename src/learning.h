@@ -42,6 +42,7 @@ typedef struct learning_workspace {
     float *logits;                 /* (B, T, V), then their gradient */
     float *grad_stream, *grad_input;   /* (B, T, E) each */
     float *weights;                /* (layers, B, H, T, T): every head's attention */
+    mha_saved saved[LEARNING_MAX_LAYERS];   /* a training step's forward state, per layer */
 } learning_workspace;
 typedef struct train_stats {
     double loss;                   /* mean cross-entropy over all predictions */

@@ -179,6 +179,14 @@ typedef struct mha_backward_impl {
 extern const mha_backward_impl mha_backward_impls[];
 extern const size_t mha_backward_impl_count;
 const mha_backward_impl *mha_backward_impl_find(const char *name);
+/* With the packed product: C (M, N) = A (M, K) W (N, K)^T; = A (M, K) B (K, N);
+   = A (K, M)^T B (K, N).  Row strides lda, ldw or ldb, ldc. */
+mha_status mha_product_nt(size_t M, size_t N, size_t K, const float *A, size_t lda,
+                          const float *W, size_t ldw, float *C, size_t ldc);
+mha_status mha_product_nn(size_t M, size_t N, size_t K, const float *A, size_t lda,
+                          const float *B, size_t ldb, float *C, size_t ldc);
+mha_status mha_product_tn(size_t M, size_t N, size_t K, const float *A, size_t lda,
+                          const float *B, size_t ldb, float *C, size_t ldc);
 size_t mha_first_nonfinite(const float *x, size_t n, int allow_minus_infinity);
 
 #endif
