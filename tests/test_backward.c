@@ -40,7 +40,8 @@ static void check_gradient(const char *what, mha_case *c, const mha_mask *mask,
     cr_expect(worst <= 2e-4 * scale, "%s: worst difference %.3g from finite differences",
               what, worst);
 }
-static void check_all_gradients(mha_case *c, const mha_mask *mask, uint64_t seed)
+static void check_all_gradients(mha_backward_fn *backward, mha_case *c, const mha_mask *mask,
+                                uint64_t seed)
 {
     const mha_shape *s = &c->shape;
     const size_t B = s->batch, L = s->query_len, S = s->key_len, E = s->embed_dim;
@@ -51,8 +52,8 @@ static void check_all_gradients(mha_case *c, const mha_mask *mask, uint64_t seed
           *gb = calloc(3 * E, sizeof *gb), *gow = calloc(E * E, sizeof *gow),
           *gob = calloc(E, sizeof *gob);
     const mha_grads grads = {gq, gk, gv, gw, c->in_b ? gb : NULL, gow, c->out_b ? gob : NULL};
-    cr_assert_eq(mha_backward_naive(s, &c->params, c->query, c->key, c->value, mask, gy,
-                                    &grads), MHA_OK);
+    cr_assert_eq(backward(s, &c->params, c->query, c->key, c->value, mask, gy, &grads),
+                 MHA_OK);
     check_gradient("query", c, mask, gy, c->query, gq, B * L * E);
     if (c->key) check_gradient("key", c, mask, gy, c->key, gk, B * S * E);
     if (c->value) check_gradient("value", c, mask, gy, c->value, gv, B * S * E);
@@ -71,7 +72,8 @@ Test(backward, gradients_match_finite_differences) {
     };
     for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
         mha_case c = case_random(cases[t].s, 1400 + t, cases[t].flags);
-        check_all_gradients(&c, NULL, 1410 + t);
+        for (size_t v = 0; v < mha_backward_impl_count; v++)
+            check_all_gradients(mha_backward_impls[v].backward, &c, NULL, 1410 + t);
         case_free(&c);
     }
 }
@@ -83,7 +85,8 @@ Test(backward, gradients_with_masks) {
     const mha_mask masks[4] = {{.causal = 1}, {.key_padding_mask = pad},
                                {.attn_mask_float = fm}, {1, blocked, fm, pad}};
     for (int m = 0; m < 4; m++)
-        check_all_gradients(&c, &masks[m], 1430 + m);
+        for (size_t v = 0; v < mha_backward_impl_count; v++)
+            check_all_gradients(mha_backward_impls[v].backward, &c, &masks[m], 1430 + m);
     case_free(&c);
 }
 Test(backward, command_matches_pytorch_autograd) {
