@@ -2,6 +2,8 @@
 """Time torch.nn.MultiheadAttention like `mha bench`.
 usage: bench_torch.py --threads N --reps R SHAPE...   SHAPE is "B L E H causal"
        bench_torch.py --threads N --reps R --decode "B E H T"
+       bench_torch.py --threads N --reps R --backward "B L E H causal"
+       bench_torch.py --threads N --train "STEPS"   (mha train's default model)
 """
 import statistics, sys, time
 import torch
@@ -46,7 +48,7 @@ def decode(B, E, H, T, reps, threads):
     print(f"impl=torch decode=1 B={B} E={E} H={H} kv_heads={H} T={T} reps={reps} "
           f"ms={ms:.3f} threads={threads}")
 def main(args):
-    threads, reps, is_decode, shapes = 1, 7, False, []
+    threads, reps, is_decode, shapes, learning = 1, 7, False, [], None
     while args:
         a = args.pop(0)
         if a == "--threads":
@@ -55,14 +57,68 @@ def main(args):
             reps = int(args.pop(0))
         elif a == "--decode":
             is_decode = True
+        elif a in LEARNING_MODES:
+            learning = LEARNING_MODES[a]
         else:
             shapes.append([int(v) for v in a.split()])
     torch.set_num_threads(threads)
     for s in shapes:
-        if is_decode:
+        if learning:
+            learning(s, reps, threads)
+        elif is_decode:
             decode(*s, reps, threads)
         else:
             forward(*s[:4], bool(s[4]), reps, threads)
+def backward(s, reps, threads):
+    B, L, E, H, causal = s[0], s[1], s[2], s[3], bool(s[4])
+    m = torch.nn.MultiheadAttention(E, H, batch_first=True).train()
+    x = (torch.rand(B, L, E) * 2 - 1).requires_grad_(True)
+    grad = torch.rand(B, L, E) * 2 - 1
+    mask = torch.triu(torch.ones(L, L, dtype=torch.bool), 1) if causal else None
+
+    def step():
+        x.grad = None
+        m.zero_grad(set_to_none=True)
+        y, _ = m(x, x, x, attn_mask=mask, need_weights=False)
+        y.backward(grad)
+
+    ms = median_ms(step, reps)
+    print(f"impl=torch backward=1 B={B} L={L} S={L} E={E} H={H} causal={int(causal)} "
+          f"reps={reps} ms={ms:.3f} threads={threads}")
+class Induction(torch.nn.Module):
+    def __init__(self, V=64, T=32, E=32, H=2, layers=2):
+        super().__init__()
+        self.tok, self.pos = torch.nn.Embedding(V, E), torch.nn.Parameter(torch.zeros(T, E))
+        self.layers = torch.nn.ModuleList(torch.nn.MultiheadAttention(E, H, batch_first=True)
+                                          for _ in range(layers))
+        self.unembed = torch.nn.Linear(E, V, bias=False)
+        self.mask = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
+
+    def forward(self, tokens):
+        x = self.tok(tokens) + self.pos
+        for layer in self.layers:
+            x = x + layer(x, x, x, attn_mask=self.mask, need_weights=False)[0]
+        return self.unembed(x)
+def train(s, reps, threads, B=32, T=32, V=64):
+    steps = s[0]
+    model = Induction()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2, betas=(0.9, 0.98), eps=1e-8,
+                            weight_decay=0.01)
+    warmup = torch.optim.lr_scheduler.LambdaLR(opt, lambda t: min(1.0, (t + 1) / 101))
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        tokens = torch.randint(0, V, (B, T))
+        logits = model(tokens)[:, :-1]
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, V), tokens[:, 1:].reshape(-1))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        warmup.step()
+    ms = 1e3 * (time.perf_counter() - t0)
+    print(f"impl=torch train=1 steps={steps} ms={ms:.1f} threads={threads}")
+
+
+LEARNING_MODES = {"--backward": backward, "--train": train}
 
 if __name__ == "__main__":
     main(sys.argv[1:])

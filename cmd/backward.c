@@ -9,7 +9,7 @@
 static void backward_usage(FILE *out)
 {
     fprintf(out,
-        "usage: mha backward DIR --heads H [--causal]\n"
+        "usage: mha backward DIR --heads H [--impl NAME] [--causal]\n"
         "Reads the files of 'mha forward' (see 'mha forward --help') and grad_out.npy\n"
         "(B,L,E), the gradient of the loss with respect to the layer's output.  Writes\n"
         "grad_query.npy (B,L,E); grad_key.npy and grad_value.npy (B,S,E) when key.npy\n"
@@ -17,22 +17,48 @@ static void backward_usage(FILE *out)
         "(3E) when in_proj_bias.npy was given; grad_out_proj_weight.npy (E,E);\n"
         "grad_out_proj_bias.npy (E) when out_proj_bias.npy was given.  In\n"
         "self-attention grad_query.npy is the gradient of the one input through all\n"
-        "three of its uses.  All files are written, or none.\n");
+        "three of its uses.  All files are written, or none.\n"
+        "  --impl NAME    implementation:");
+    for (size_t i = 0; i < mha_backward_impl_count; i++)
+        fprintf(out, " %s", mha_backward_impls[i].name);
+    fprintf(out, " (default %s)\n", mha_backward_impls[0].name);
 }
-static int parse_backward_options(int argc, char **argv, struct forward_options *o, FILE *err)
+static int parse_backward_options(int argc, char **argv, struct forward_options *o,
+                                  const mha_backward_impl **impl, FILE *err)
 {
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--no-weights") == 0 || strncmp(argv[i], "--impl", 6) == 0) {
-            mha_cli_error(err, "backward: unknown option '%s' (try 'mha backward --help')",
-                          argv[i]);
-            return MHA_EXIT_USAGE;
+    char **rest = malloc((size_t)argc * sizeof *rest);
+    int n = 0, status = MHA_EXIT_OK;
+    *impl = &mha_backward_impls[0];
+    if (rest == NULL) {
+        mha_cli_error(err, "backward: out of memory for the options");
+        return MHA_EXIT_FAILURE;
+    }
+    for (int i = 0; i < argc && status == MHA_EXIT_OK; i++) {
+        const char *value = NULL;
+        int matched = i > 0 ? mha_option_value(argc, argv, &i, "--impl", &value, err) : 0;
+        if (matched < 0) {
+            status = MHA_EXIT_USAGE;
+        } else if (matched > 0 && (*impl = mha_backward_impl_find(value)) == NULL) {
+            mha_cli_error(err, "backward: --impl: unknown implementation '%s' (known: naive, blocked)",
+                          value);
+            status = MHA_EXIT_USAGE;
+        } else if (matched == 0 && strcmp(argv[i], "--no-weights") == 0) {
+            mha_cli_error(err, "backward: unknown option '%s' (try 'mha backward --help')", argv[i]);
+            status = MHA_EXIT_USAGE;
+        } else if (matched == 0) {
+            rest[n++] = argv[i];
         }
-    return parse_forward_options(argc, argv, o, err);
+    }
+    if (status == MHA_EXIT_OK)
+        status = parse_forward_options(n, rest, o, err);
+    free(rest);
+    return status;
 }
 int mha_cmd_backward(int argc, char **argv, FILE *out, FILE *err)
 {
     struct forward_options options;
-    int status = parse_backward_options(argc, argv, &options, err);
+    const mha_backward_impl *impl;
+    int status = parse_backward_options(argc, argv, &options, &impl, err);
     if (status != MHA_EXIT_OK)
         return status;                  /* options may be unset: do not read them */
     if (options.help) {
@@ -73,10 +99,10 @@ int mha_cmd_backward(int argc, char **argv, FILE *out, FILE *err)
                                        in.out_proj_weight.values, in.out_proj_bias.values};
             const mha_mask mask = {options.causal, in.attn_mask.flags, in.attn_mask.values,
                                    in.key_padding_mask.flags};
-            mha_status computed = mha_backward_naive(&shape, &params, in.query.values, in.key.values,
-                                                     in.value.values, &mask, grad_out.values, &grads);
+            mha_status computed = impl->backward(&shape, &params, in.query.values, in.key.values,
+                                                 in.value.values, &mask, grad_out.values, &grads);
             if (computed != MHA_OK) {
-                mha_cli_error(err, "backward: %s", mha_status_message(computed));
+                mha_cli_error(err, "backward: %s: %s", impl->name, mha_status_message(computed));
                 status = MHA_EXIT_FAILURE;
             } else {
                 const size_t qs[3] = {B, L, E}, ks[3] = {B, S, E}, ws[2] = {3 * E, E}, bs[1] = {3 * E};

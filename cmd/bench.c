@@ -27,6 +27,8 @@ static int bench_stages(const bench_options *o, const fast_kernels *k, const mha
 static int bench_denormals(const fast_kernels *k, FILE *out, FILE *err);
 static double peak_gflops(const fast_kernels *k, size_t rounds);
 static double bandwidth_gbs(const fast_kernels *k, size_t bytes);
+static int bench_backward_command(int argc, char **argv, int flag, FILE *out, FILE *err);
+static int bench_backward(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err);
 static int parse_bench_options(int argc, char **argv, bench_options *o, FILE *err)
 {
     *o = (bench_options){"batched", {1, 128, 128, 128, 4}, 0, 0, 0, 0, 0, 0, 0, 7,
@@ -99,12 +101,17 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
               "or (stages) the whole pass, the pass with fresh scratch, and each part;\n"
               "--half-kc makes the product's depth blocks fill half of L1 instead of all.\n"
               "--decode times one decoding step over a cache of T positions (default 1024).\n"
+              "--backward times a forward pass that keeps its state plus the backward pass\n"
+              "(--impl naive|blocked, default blocked; self-attention).\n"
               "--peak and --bandwidth measure the machine: FMA throughput (with the cache\n"
               "sizes in KiB and the block sizes derived from them for D = 64), read bandwidth;\n"
               "--denormals times the weighted sum of values with tiny and with normal weights.\n"
               "Kernels: MHA_ISA=scalar|avx2|avx512 or MHA_FORCE_SCALAR=1 choose them.\n", out);
         return MHA_EXIT_OK;
     }
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--backward") == 0)
+            return bench_backward_command(argc, argv, i, out, err);
     if (parse_bench_options(argc, argv, &o, err) != 0)
         return MHA_EXIT_USAGE;
     if (o.threads == 0 || o.threads > mha_thread_limit()) {
@@ -422,6 +429,121 @@ static int floats_fit(size_t a, size_t b, size_t c)
     size_t n;
     return !mha_mul_overflows(a, b, &n) && !mha_mul_overflows(n, c, &n) &&
            !mha_mul_overflows(n, sizeof(float), &n);
+}
+static int bench_backward_command(int argc, char **argv, int flag, FILE *out, FILE *err)
+{
+    char **rest = malloc((size_t)argc * sizeof *rest);
+    int n = 0;
+    if (rest == NULL) {
+        mha_cli_error(err, "bench: out of memory");
+        return MHA_EXIT_FAILURE;
+    }
+    for (int i = 0; i < argc; i++)
+        if (i != flag)
+            rest[n++] = argv[i];
+    bench_options o;
+    const int parsed = parse_bench_options(n, rest, &o, err);
+    free(rest);
+    if (parsed != 0)
+        return MHA_EXIT_USAGE;
+    if (o.threads == 0 || o.threads > mha_thread_limit()) {
+        mha_cli_error(err, "bench: --threads: %zu is not between 1 and %zu (%d per core)",
+                      o.threads, mha_thread_limit(), MHA_THREADS_PER_CORE);
+        return MHA_EXIT_USAGE;
+    }
+    const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+    const size_t half_memory_mib = pages > 0 && page_size > 0
+        ? (size_t)((double)pages * (double)page_size / 2 / (1 << 20)) : 1024;
+    if (o.bandwidth && (o.mib == 0 || o.mib > half_memory_mib)) {
+        mha_cli_error(err, "bench: --mib: %zu is not between 1 and %zu (half of this machine's "
+                      "memory)", o.mib, half_memory_mib);
+        return MHA_EXIT_USAGE;
+    }
+    if (strcmp(o.impl, "batched") == 0)
+        o.impl = "blocked";                          /* the forward benchmark's default */
+    mha_set_threads(o.threads);
+    const int result = bench_backward(&o, fast_kernels_select(), out, err);
+    mha_set_threads(0);
+    return result;
+}
+static int bench_backward(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err)
+{
+    const mha_backward_impl *impl = mha_backward_impl_find(o->impl);
+    mha_status status = mha_shape_check(&o->shape);
+    if (impl == NULL || o->cross || status != MHA_OK || o->reps == 0) {
+        mha_cli_error(err, "bench: --backward: %s", impl == NULL ? "--impl: naive or blocked"
+                      : o->cross ? "self-attention only (no --kv-len)"
+                      : status != MHA_OK ? mha_status_message(status) : "--reps must be positive");
+        return MHA_EXIT_USAGE;
+    }
+    const mha_shape *s = &o->shape;
+    const size_t E = s->embed_dim, n_x = s->batch * s->query_len * E;
+    const size_t n[4] = {n_x, 3 * E * E, E * E, 4 * E};       /* dX, dW_in, dW_out, biases */
+    unsigned long long state = 43;
+    const float a = 1.0f / sqrtf((float)E);
+    float *x = bench_random(n_x, &state, 1), *gy = bench_random(n_x, &state, 1);
+    float *in_w = bench_random(3 * E * E, &state, a), *in_b = bench_random(3 * E, &state, a);
+    float *out_w = bench_random(E * E, &state, a), *out_b = bench_random(E, &state, a);
+    float *y = malloc(n_x * sizeof *y), *g[2][4];
+    for (int v = 0; v < 2; v++)
+        for (int i = 0; i < 4; i++)
+            g[v][i] = malloc(n[i] * sizeof(float));
+    double *times = o->reps < SIZE_MAX / sizeof *times - 1 ? calloc(o->reps + 1, sizeof *times)
+                                                          : NULL;
+    int result = MHA_EXIT_FAILURE, ready = x && gy && in_w && in_b && out_w && out_b && y && times;
+    for (int v = 0; v < 2; v++)
+        for (int i = 0; i < 4; i++)
+            ready &= g[v][i] != NULL;
+    if (ready) {
+        const mha_params params = {in_w, in_b, out_w, out_b};
+        const mha_mask mask = {.causal = o->causal};
+        const mha_shape checked = {1, s->query_len < 256 ? s->query_len : 256, 0, E, s->heads};
+        const mha_shape small = {1, checked.query_len, checked.query_len, E, s->heads};
+        const mha_grads want = {g[0][0], NULL, NULL, g[0][1], g[0][3], g[0][2], g[0][3] + 3 * E};
+        const mha_grads got = {g[1][0], NULL, NULL, g[1][1], g[1][3], g[1][2], g[1][3] + 3 * E};
+        status = mha_backward_naive(&small, &params, x, NULL, NULL, &mask, gy, &want);
+        if (status == MHA_OK)
+            status = impl->backward(&small, &params, x, NULL, NULL, &mask, gy, &got);
+        double worst = 0.0, scale, largest = 1.0;
+        const size_t n_small[4] = {small.query_len * E, n[1], n[2], n[3]};
+        for (int i = 0; status == MHA_OK && i < 4; i++) {
+            const double e = bench_largest_difference(g[1][i], g[0][i], n_small[i], &scale);
+            worst = (e > worst || isnan(e)) ? e : worst;
+            largest = fmax(largest, scale);
+        }
+        if (status != MHA_OK)
+            mha_cli_error(err, "bench: %s: %s", impl->name, mha_status_message(status));
+        else if (!(worst <= 1e-4 * largest))
+            mha_cli_error(err, "bench: %s disagrees with naive: max difference %.3g", impl->name, worst);
+        else {
+            for (size_t r = 0; r <= o->reps; r++) {                        /* run 0 warms up */
+                const double t0 = bench_seconds();
+                if (impl->backward == mha_backward_blocked) {
+                    mha_saved saved;
+                    if (mha_forward_saving(s, &params, x, NULL, NULL, &mask, y, &saved) == MHA_OK)
+                        mha_backward_saved(&params, x, NULL, NULL, &mask, &saved, gy, &got);
+                    mha_saved_free(&saved);
+                } else {
+                    mha_forward_naive(s, &params, x, NULL, NULL, &mask, y, NULL);
+                    impl->backward(s, &params, x, NULL, NULL, &mask, gy, &got);
+                }
+                times[r] = bench_seconds() - t0;
+            }
+            const double median = bench_median(times, o->reps);
+            const double gflops = 3.0 * mha_flop_count(s).total / median / 1e9;
+            fprintf(out, "impl=%s backward=1 B=%zu L=%zu S=%zu E=%zu H=%zu causal=%d reps=%zu ms=%.3f "
+                         "gflops=%.2f maxdiff=%.2g checked_seq=%zu threads=%zu isa=%s\n",
+                    impl->name, s->batch, s->query_len, s->key_len, E, s->heads, o->causal, o->reps,
+                    median * 1e3, gflops, worst, checked.query_len, o->threads, k->name);
+            result = MHA_EXIT_OK;
+        }
+    } else
+        mha_cli_error(err, "bench: out of memory");
+    free(x); free(gy); free(in_w); free(in_b); free(out_w); free(out_b); free(y); free(times);
+    for (int v = 0; v < 2; v++)
+        for (int i = 0; i < 4; i++)
+            free(g[v][i]);
+    return result;
 }
 static double peak_gflops(const fast_kernels *k, size_t rounds)
 {

@@ -6,6 +6,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include "checkpoint.h"
 #include "cli.h"
 #include "layer_dir.h"
@@ -115,6 +118,10 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
         return MHA_EXIT_FAILURE;
     }
     o.run.seed = o.seed;
+    #if defined(__GLIBC__)
+    mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
+    mallopt(M_MMAP_THRESHOLD, 64 * 1024 * 1024);
+    #endif
     induction_trainer trainer;
     FILE *history = NULL;
     const mha_status made = induction_trainer_init(&trainer, &o.run);

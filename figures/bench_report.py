@@ -3,6 +3,58 @@
 usage: bench_report.py BENCH_TXT OUT_DIR MACHINE_DESCRIPTION"""
 import statistics, sys
 
+def backward_table(rows):
+    out = ["\\begin{tabular}{llrrr}\\toprule",
+           "shape & version & threads & ms & vs PyTorch \\\\ \\midrule"]
+    for B, L, E, H, causal in (("4", "512", "512", "8", "0"), ("1", "2048", "768", "12", "1")):
+        same = dict(backward=1, B=B, L=L, E=E, H=H, causal=causal)
+        torch = best(rows, impl="torch", **same)
+        label = f"$B{{=}}{B}$ $L{{=}}{L}$ $E{{=}}{E}$ $H{{=}}{H}$" + (" causal" if causal == "1" else "")
+        for r in rows:
+            if r.get("backward") == "1" and all(r.get(k) == str(v) for k, v in same.items()):
+                speedup = f"{float(torch['ms']) / float(r['ms']):.1f}$\\times$" if torch else "--"
+                out.append(f"{label} & {r['impl']} & {r['threads']} & {float(r['ms']):.1f} & "
+                           f"{speedup} \\\\")
+                label = ""
+        out.append("\\midrule")
+    out[-1] = "\\bottomrule\\end{tabular}"
+    return "\n".join(out) + "\n"
+def training_table(rows):
+    out = ["\\begin{tabular}{lrrrr}\\toprule",
+           "version & threads & seconds & steps/s & vs PyTorch \\\\ \\midrule"]
+    torch = best(rows, impl="torch", train=1)
+    for r in rows:
+        if r.get("train") == "1":
+            seconds = float(r["ms"]) / 1e3
+            speedup = f"{float(torch['ms']) / float(r['ms']):.1f}$\\times$" if torch else "--"
+            out.append(f"{'ours' if r['impl'] == 'ours' else 'PyTorch'} & {r['threads']} & "
+                       f"{seconds:.2f} & {float(r['steps']) / seconds:.0f} & {speedup} \\\\")
+    out.append("\\bottomrule\\end{tabular}")
+    return "\n".join(out) + "\n"
+
+
+def learning_numbers(rows):
+    def ratio(a, b):
+        return f"{float(a['ms']) / float(b['ms']):.1f}" if a and b else "--"
+    dense, long = dict(B=4, L=512, E=512, H=8, causal=0), dict(B=1, L=2048, E=768, H=12, causal=1)
+    ours_train, torch_train = best(rows, impl="ours", train=1), best(rows, impl="torch", train=1)
+    m = {"LearnBackwardDenseSpeedup": ratio(best(rows, impl="torch", backward=1, **dense),
+                                            best(rows, impl="blocked", backward=1, **dense)),
+         "LearnBackwardCausalSpeedup": ratio(best(rows, impl="torch", backward=1, **long),
+                                             best(rows, impl="blocked", backward=1, **long)),
+         "LearnTrainSpeedup": ratio(torch_train, ours_train),
+         "LearnTrainSeconds": f"{float(ours_train['ms']) / 1e3:.2f}" if ours_train else "--",
+         "LearnTorchTrainSeconds": f"{float(torch_train['ms']) / 1e3:.2f}" if torch_train else "--"}
+    return "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in m.items())
+
+
+def learning_files(path):
+    try:
+        rows = read(path)
+    except OSError:
+        rows = []
+    return {"bench-backward.tex": backward_table(rows), "bench-training.tex": training_table(rows),
+            "bench-learning-numbers.tex": learning_numbers(rows)}
 def read(path):
     rows = []
     for line in open(path):
@@ -185,7 +237,8 @@ def main(path, outdir, machine):
              "bench-decode.tex": decode_table(rows, bandwidth),
              "bench-steps.tex": steps_table(rows),
              "roofline.tex": roofline(rows, peaks.get("2", 100), bandwidth.get("2", 10)),
-             "bench-numbers.tex": numbers(rows, peaks, bandwidth, machine)}
+             "bench-numbers.tex": numbers(rows, peaks, bandwidth, machine),
+             **learning_files(path.replace("bench-fast.txt", "bench-learning.txt"))}
     files["bench-stages.tex"] = stages_table(rows)
     small = next((r for r in rows if r.get("part") == "stages" and r.get("B") == "8"), None)
     share = (lambda key: f"{100 * float(small[key]) / float(small['ms']):.0f}") if small \
@@ -195,9 +248,11 @@ def main(path, outdir, machine):
         f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in
         {"FastOutsideShare": share("outside_ms"), "FastAttentionShare": share("attention_ms"),
          "FastFreshCost": fresh}.items())
-    for name in ("bench-fast.tex", "bench-decode.tex", "bench-steps.tex", "bench-stages.tex"):
-        files[name] = files[name].rstrip("\n") + "\\\\[1ex]\n" \
-            + f"\\parbox{{0.9\\textwidth}}{{\\footnotesize Measured on {machine}.}}\n"
+    for name in ("bench-fast.tex", "bench-decode.tex", "bench-steps.tex", "bench-stages.tex",
+                 "bench-backward.tex", "bench-training.tex"):
+        if name in files:
+            files[name] = files[name].rstrip("\n") + "\\\\[1ex]\n" \
+                + f"\\parbox{{0.9\\textwidth}}{{\\footnotesize Measured on {machine}.}}\n"
     for name, text in files.items():
         with open(f"{outdir}/{name}", "w") as f:
             f.write(text)

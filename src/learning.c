@@ -144,6 +144,21 @@ mha_status learning_workspace_init(learning_workspace *ws, const induction_model
         learning_workspace_free(ws);
         return MHA_ERR_NOMEM;
     }
+    ws->parts = (batch + LEARNING_SLICE - 1) / LEARNING_SLICE;
+    if (ws->parts > 1) {
+        ws->part = calloc(ws->parts, sizeof *ws->part);
+        ws->part_grads = malloc(ws->parts * model->count * sizeof(float));
+        mha_status status = ws->part && ws->part_grads ? MHA_OK : MHA_ERR_NOMEM;
+        for (size_t p = 0; p < ws->parts && status == MHA_OK; p++) {
+            const size_t size = batch - p * LEARNING_SLICE;
+            status = learning_workspace_init(&ws->part[p], model,
+                                             size < LEARNING_SLICE ? size : LEARNING_SLICE);
+        }
+        if (status != MHA_OK) {
+            learning_workspace_free(ws);
+            return status;
+        }
+    }
     return MHA_OK;
 }
 
@@ -151,6 +166,11 @@ void learning_workspace_free(learning_workspace *ws)
 {
     free(ws->stream); free(ws->logits); free(ws->grad_stream); free(ws->grad_input);
     free(ws->weights);
+    for (size_t l = 0; l < LEARNING_MAX_LAYERS; l++)
+        mha_saved_free(&ws->saved[l]);
+    for (size_t p = 0; ws->part && p < ws->parts; p++)
+        learning_workspace_free(&ws->part[p]);
+    free(ws->part); free(ws->part_grads);
     memset(ws, 0, sizeof *ws);
 }
 static mha_params layer_params(const model_tensors *t, size_t l)
@@ -158,8 +178,8 @@ static mha_params layer_params(const model_tensors *t, size_t l)
     return (mha_params){t->in_w[l], t->in_b[l], t->out_w[l], t->out_b[l]};
 }
 
-void induction_forward(const induction_model *model, learning_workspace *ws,
-                       const int *tokens)
+static void forward_layers(const induction_model *model, learning_workspace *ws,
+                           const int *tokens, int keep_state)
 {
     const size_t B = ws->batch, T = model->length, E = model->embed_dim, H = model->heads,
                  V = model->vocab, n = B * T * E;
@@ -174,24 +194,38 @@ void induction_forward(const induction_model *model, learning_workspace *ws,
     for (size_t l = 0; l < model->layers; l++) {
         const mha_params p = layer_params(&t, l);
         float *in = ws->stream + l * n, *out = ws->stream + (l + 1) * n;
-        mha_forward_batched(&shape, &p, in, NULL, NULL, &causal, out,
-                            ws->weights + l * B * H * T * T);
+        if (keep_state)
+            mha_forward_saving(&shape, &p, in, NULL, NULL, &causal, out, &ws->saved[l]);
+        else
+            mha_forward_batched(&shape, &p, in, NULL, NULL, &causal, out,
+                                ws->weights + l * B * H * T * T);
         for (size_t i = 0; i < n; i++)
             out[i] += in[i];                              /* the residual connection */
     }
-    mha_matmul_nt(B * T, V, E, ws->stream + model->layers * n, E, t.unembed, E, NULL,
-                  ws->logits, V);                         /* (B, T, V) */
+    mha_product_nt(B * T, V, E, ws->stream + model->layers * n, E, t.unembed, E,
+                   ws->logits, V);                        /* (B, T, V) */
 }
-static train_stats loss_and_gradient(const induction_model *model, learning_workspace *ws,
-                                     const induction_batch *batch)
+
+void induction_forward(const induction_model *model, learning_workspace *ws,
+                       const int *tokens)
+{
+    forward_layers(model, ws, tokens, 0);
+}
+typedef struct loss_sums {
+    double loss;                   /* summed over the predictions */
+    size_t right, predictable;
+} loss_sums;
+
+/* Sequences b0.. of batch, in ws; count: the predictions of the whole batch. */
+static loss_sums loss_and_gradient(const induction_model *model, learning_workspace *ws,
+                                   const induction_batch *batch, size_t b0, double count)
 {
     const size_t B = ws->batch, T = model->length, V = model->vocab;
-    const double count = (double)(B * (T - 1));
     double loss = 0;
     size_t right = 0, predictable = 0;
-    for (size_t b = 0; b < B; b++)
+    for (size_t b = b0; b < b0 + B; b++)
         for (size_t i = 0; i < T; i++) {
-            float *z = ws->logits + (b * T + i) * V;
+            float *z = ws->logits + ((b - b0) * T + i) * V;
             if (i == T - 1) { memset(z, 0, V * sizeof *z); continue; }
             const int target = batch->tokens[b * T + i + 1];
             if (batch->predictable[b * T + i]) {
@@ -207,32 +241,27 @@ static train_stats loss_and_gradient(const induction_model *model, learning_work
             for (size_t v = 0; v < V; v++)
                 z[v] = (z[v] - (v == (size_t)target)) / (float)count;
         }
-    return (train_stats){loss / count, predictable ? (double)right / predictable : 0.0};
+    return (loss_sums){loss, right, predictable};
 }
 static void induction_backward(induction_model *model, learning_workspace *ws,
-                               const int *tokens)
+                               const int *tokens, float *gradient)
 {
-    const size_t B = ws->batch, T = model->length, E = model->embed_dim, H = model->heads,
-                 V = model->vocab, n = B * T * E;
+    const size_t B = ws->batch, T = model->length, E = model->embed_dim, V = model->vocab,
+                 n = B * T * E;
     const model_tensors t = tensors_at(model, model->params);
-    const model_tensors g = tensors_at(model, model->grads);
-    const mha_shape shape = {B, T, T, E, H};
+    const model_tensors g = tensors_at(model, gradient);
     const mha_mask causal = {.causal = 1};
-    memset(model->grads, 0, model->count * sizeof(float));
+    memset(gradient, 0, model->count * sizeof(float));
     const float *top = ws->stream + model->layers * n;               /* (B T, E) */
-    for (size_t r = 0; r < B * T; r++)
-        for (size_t v = 0; v < V; v++) {
-            const float d = ws->logits[r * V + v];
-            for (size_t e = 0; e < E; e++)
-                g.unembed[v * E + e] += d * top[r * E + e];
-        }
-    mha_matmul_nn(B * T, E, V, ws->logits, V, t.unembed, E, NULL, ws->grad_stream, E);
+    mha_product_tn(V, E, B * T, ws->logits, V, top, E, g.unembed, E);   /* (V, E) */
+    mha_product_nn(B * T, E, V, ws->logits, V, t.unembed, E, ws->grad_stream, E);
     for (size_t l = model->layers; l-- > 0;) {
         const mha_params p = layer_params(&t, l);
         const mha_grads grads = {ws->grad_input, NULL, NULL, g.in_w[l], g.in_b[l],
                                  g.out_w[l], g.out_b[l]};
-        mha_backward_naive(&shape, &p, ws->stream + l * n, NULL, NULL, &causal,
+        mha_backward_saved(&p, ws->stream + l * n, NULL, NULL, &causal, &ws->saved[l],
                            ws->grad_stream, &grads);
+        mha_saved_free(&ws->saved[l]);
         for (size_t i = 0; i < n; i++)
             ws->grad_stream[i] += ws->grad_input[i];      /* through the residual */
     }
@@ -260,12 +289,41 @@ static void adamw_step(induction_model *model, const train_options *o)
 train_stats induction_gradients(induction_model *model, learning_workspace *ws,
                                 const induction_batch *batch)
 {
-    induction_forward(model, ws, batch->tokens);
-    const train_stats stats = loss_and_gradient(model, ws, batch);
-    induction_backward(model, ws, batch->tokens);
-    return stats;
+    const size_t T = model->length, parts = ws->parts;
+    const double count = (double)(batch->batch * (T - 1));
+    loss_sums total = {0, 0, 0};
+    if (parts <= 1) {
+        forward_layers(model, ws, batch->tokens, 1);
+        total = loss_and_gradient(model, ws, batch, 0, count);
+        induction_backward(model, ws, batch->tokens, model->grads);
+    } else {
+        loss_sums *sums = calloc(parts, sizeof *sums);
+        #pragma omp parallel for schedule(dynamic)
+        for (size_t p = 0; p < parts; p++) {
+            learning_workspace *w = &ws->part[p];
+            const int *tokens = batch->tokens + p * LEARNING_SLICE * T;
+            forward_layers(model, w, tokens, 1);
+            const loss_sums s = loss_and_gradient(model, w, batch, p * LEARNING_SLICE, count);
+            if (sums)
+                sums[p] = s;
+            induction_backward(model, w, tokens, ws->part_grads + p * model->count);
+        }
+        for (size_t i = 0; i < model->count; i++) {
+            float g = 0.0f;
+            for (size_t p = 0; p < parts; p++)
+                g += ws->part_grads[p * model->count + i];
+            model->grads[i] = g;
+        }
+        for (size_t p = 0; sums && p < parts; p++) {
+            total.loss += sums[p].loss;
+            total.right += sums[p].right;
+            total.predictable += sums[p].predictable;
+        }
+        free(sums);
+    }
+    return (train_stats){total.loss / count,
+                         total.predictable ? (double)total.right / total.predictable : 0.0};
 }
-
 train_stats induction_train_step(induction_model *model, learning_workspace *ws,
                                  const induction_batch *batch, const train_options *o)
 {

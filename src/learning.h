@@ -42,7 +42,12 @@ typedef struct learning_workspace {
     float *logits;                 /* (B, T, V), then their gradient */
     float *grad_stream, *grad_input;   /* (B, T, E) each */
     float *weights;                /* (layers, B, H, T, T): every head's attention */
+    mha_saved saved[LEARNING_MAX_LAYERS];   /* a training step's forward state, per layer */
+    size_t parts;                  /* slices of LEARNING_SLICE sequences, trained on threads */
+    struct learning_workspace *part;   /* (parts) workspaces, or NULL for one slice */
+    float *part_grads;             /* (parts, parameters): each slice's gradient */
 } learning_workspace;
+enum { LEARNING_SLICE = 16 };
 typedef struct train_stats {
     double loss;                   /* mean cross-entropy over all predictions */
     double accuracy;               /* on the predictable positions */

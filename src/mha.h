@@ -147,6 +147,46 @@ mha_status mha_backward_naive(const mha_shape *shape, const mha_params *params,
                               const float *query, const float *key, const float *value,
                               const mha_mask *mask, const float *grad_out,
                               const mha_grads *grads);
+typedef struct mha_saved {
+    mha_shape shape;
+    int self;                  /* the projections are one (B, L, 3E) block */
+    float *q, *k, *v;          /* head h of a row at column h D: into projections */
+    size_t ldq, ldkv;          /* their row strides */
+    float *projections;        /* (B, L, 3E); or (B, L, E) then (B, S, 2E) */
+    float *context;            /* (B, L, E): the heads before the output projection */
+    float *lse;                /* (B, H, L): each row's log-sum-exp */
+} mha_saved;
+mha_status mha_forward_saving(const mha_shape *shape, const mha_params *params,
+                              const float *query, const float *key, const float *value,
+                              const mha_mask *mask, float *out, mha_saved *saved);
+mha_status mha_backward_saved(const mha_params *params, const float *query,
+                              const float *key, const float *value, const mha_mask *mask,
+                              const mha_saved *saved, const float *grad_out,
+                              const mha_grads *grads);
+void mha_saved_free(mha_saved *saved);
+mha_status mha_backward_blocked(const mha_shape *shape, const mha_params *params,
+                                const float *query, const float *key, const float *value,
+                                const mha_mask *mask, const float *grad_out,
+                                const mha_grads *grads);
+typedef mha_status mha_backward_fn(const mha_shape *shape, const mha_params *params,
+                                   const float *query, const float *key, const float *value,
+                                   const mha_mask *mask, const float *grad_out,
+                                   const mha_grads *grads);
+typedef struct mha_backward_impl {
+    const char *name;
+    mha_backward_fn *backward;
+} mha_backward_impl;
+extern const mha_backward_impl mha_backward_impls[];
+extern const size_t mha_backward_impl_count;
+const mha_backward_impl *mha_backward_impl_find(const char *name);
+/* With the packed product: C (M, N) = A (M, K) W (N, K)^T; = A (M, K) B (K, N);
+   = A (K, M)^T B (K, N).  Row strides lda, ldw or ldb, ldc. */
+mha_status mha_product_nt(size_t M, size_t N, size_t K, const float *A, size_t lda,
+                          const float *W, size_t ldw, float *C, size_t ldc);
+mha_status mha_product_nn(size_t M, size_t N, size_t K, const float *A, size_t lda,
+                          const float *B, size_t ldb, float *C, size_t ldc);
+mha_status mha_product_tn(size_t M, size_t N, size_t K, const float *A, size_t lda,
+                          const float *B, size_t ldb, float *C, size_t ldc);
 size_t mha_first_nonfinite(const float *x, size_t n, int allow_minus_infinity);
 
 #endif

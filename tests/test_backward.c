@@ -40,7 +40,8 @@ static void check_gradient(const char *what, mha_case *c, const mha_mask *mask,
     cr_expect(worst <= 2e-4 * scale, "%s: worst difference %.3g from finite differences",
               what, worst);
 }
-static void check_all_gradients(mha_case *c, const mha_mask *mask, uint64_t seed)
+static void check_all_gradients(mha_backward_fn *backward, mha_case *c, const mha_mask *mask,
+                                uint64_t seed)
 {
     const mha_shape *s = &c->shape;
     const size_t B = s->batch, L = s->query_len, S = s->key_len, E = s->embed_dim;
@@ -51,8 +52,8 @@ static void check_all_gradients(mha_case *c, const mha_mask *mask, uint64_t seed
           *gb = calloc(3 * E, sizeof *gb), *gow = calloc(E * E, sizeof *gow),
           *gob = calloc(E, sizeof *gob);
     const mha_grads grads = {gq, gk, gv, gw, c->in_b ? gb : NULL, gow, c->out_b ? gob : NULL};
-    cr_assert_eq(mha_backward_naive(s, &c->params, c->query, c->key, c->value, mask, gy,
-                                    &grads), MHA_OK);
+    cr_assert_eq(backward(s, &c->params, c->query, c->key, c->value, mask, gy, &grads),
+                 MHA_OK);
     check_gradient("query", c, mask, gy, c->query, gq, B * L * E);
     if (c->key) check_gradient("key", c, mask, gy, c->key, gk, B * S * E);
     if (c->value) check_gradient("value", c, mask, gy, c->value, gv, B * S * E);
@@ -71,7 +72,8 @@ Test(backward, gradients_match_finite_differences) {
     };
     for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
         mha_case c = case_random(cases[t].s, 1400 + t, cases[t].flags);
-        check_all_gradients(&c, NULL, 1410 + t);
+        for (size_t v = 0; v < mha_backward_impl_count; v++)
+            check_all_gradients(mha_backward_impls[v].backward, &c, NULL, 1410 + t);
         case_free(&c);
     }
 }
@@ -83,7 +85,8 @@ Test(backward, gradients_with_masks) {
     const mha_mask masks[4] = {{.causal = 1}, {.key_padding_mask = pad},
                                {.attn_mask_float = fm}, {1, blocked, fm, pad}};
     for (int m = 0; m < 4; m++)
-        check_all_gradients(&c, &masks[m], 1430 + m);
+        for (size_t v = 0; v < mha_backward_impl_count; v++)
+            check_all_gradients(mha_backward_impls[v].backward, &c, &masks[m], 1430 + m);
     case_free(&c);
 }
 Test(backward, command_matches_pytorch_autograd) {
@@ -93,37 +96,38 @@ Test(backward, command_matches_pytorch_autograd) {
     };
     const char *files[] = {"grad_query", "grad_key", "grad_value", "grad_in_proj_weight",
                            "grad_in_proj_bias", "grad_out_proj_weight", "grad_out_proj_bias"};
-    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+    for (size_t t = 0; t < 2 * sizeof cases / sizeof cases[0]; t++) {
+        const char *impl = t % 2 ? "blocked" : "naive";
         char dir[] = "/tmp/mha-backward-XXXXXX", cmd[600], path[600];
         cr_assert_not_null(mkdtemp(dir));
         snprintf(cmd, sizeof cmd, "cp golden/%s/*.npy %s && rm -f %s/expected_*",
-                 cases[t].name, dir, dir);
+                 cases[t / 2].name, dir, dir);
         cr_assert_eq(system(cmd), 0, "%s", cmd);
         snprintf(path, sizeof path, "%s/attn_mask.npy", dir);
-        if (cases[t].causal)                      /* --causal instead of the mask file */
+        if (cases[t / 2].causal)                  /* --causal instead of the mask file */
             cr_assert_eq(remove(path), 0);
-        struct cli_result r = run_mha("backward", dir, "--heads", cases[t].heads,
-                                      cases[t].causal ? "--causal" : NULL, NULL);
+        struct cli_result r = run_mha("backward", dir, "--heads", cases[t / 2].heads, "--impl",
+                                      impl, cases[t / 2].causal ? "--causal" : NULL, NULL);
         cr_assert_eq(r.status, 0, "%s", r.err);
         free_result(&r);
         for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
-            snprintf(path, sizeof path, "golden/%s/expected_%s.npy", cases[t].name, files[f]);
+            snprintf(path, sizeof path, "golden/%s/expected_%s.npy", cases[t / 2].name, files[f]);
             const int expected = access(path, F_OK) == 0;
             size_t n_want, n_got;
             char got_path[600];
             snprintf(got_path, sizeof got_path, "%s/%s.npy", dir, files[f]);
             cr_expect_eq(access(got_path, F_OK) == 0, expected, "%s: %s written: %d, expected: %d",
-                         cases[t].name, files[f], access(got_path, F_OK) == 0, expected);
+                         cases[t / 2].name, files[f], access(got_path, F_OK) == 0, expected);
             if (!expected)
                 continue;
             float *want = read_npy_floats(path, &n_want), *got = read_npy_floats(got_path, &n_got);
-            cr_assert_eq(n_want, n_got, "%s %s", cases[t].name, files[f]);
+            cr_assert_eq(n_want, n_got, "%s %s", cases[t / 2].name, files[f]);
             double scale = 1.0;
             for (size_t i = 0; i < n_want; i++)
                 scale = fmax(scale, fabs((double)want[i]));
             for (size_t i = 0; i < n_want; i++)
-                cr_expect(fabs((double)got[i] - want[i]) <= 1e-5 * scale, "%s %s[%zu]: %g vs %g",
-                          cases[t].name, files[f], i, (double)got[i], (double)want[i]);
+                cr_expect(fabs((double)got[i] - want[i]) <= 1e-5 * scale, "%s %s %s[%zu]: %g vs %g",
+                          impl, cases[t / 2].name, files[f], i, (double)got[i], (double)want[i]);
             free(want); free(got);
         }
         snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
@@ -146,8 +150,11 @@ Test(backward, command_refuses_bad_input) {
     cr_expect(r.status != 0 && strstr(r.err, "grad_out.npy") && strstr(r.err, "(B, L, E)"),
               "%s", r.err);
     free_result(&r);
-    r = run_mha("backward", dir, "--heads", "2", "--impl", "naive", NULL);
-    cr_expect(r.status == 2 && strstr(r.err, "--impl"), "%s", r.err);
+    r = run_mha("backward", dir, "--heads", "2", "--impl", "batched", NULL);
+    cr_expect(r.status == 2 && strstr(r.err, "--impl") && strstr(r.err, "batched"), "%s", r.err);
+    free_result(&r);
+    r = run_mha("backward", dir, "--heads", "2", "--no-weights", NULL);
+    cr_expect(r.status == 2 && strstr(r.err, "--no-weights"), "%s", r.err);
     free_result(&r);
     snprintf(cmd, sizeof cmd, "test ! -e %s/grad_query.npy; s=$?; rm -rf %s; exit $s", dir, dir);
     cr_expect_eq(system(cmd), 0, "a refused backward left files behind");

@@ -73,9 +73,25 @@ small="--batch 1 --seq 256 --dim 256 --heads 4"; t=$threads
     done
 } | tee "$build/bench-fast.txt"
 cp "$build/bench-fast.txt" figures/bench-fast.txt
+{
+    dense="--batch 4 --seq 512 --dim 512 --heads 8"; long="--batch 1 --seq 2048 --dim 768 --heads 12"
+    for n in 1 $t; do $m --backward $dense --threads $n --reps 5; done
+    for n in 1 $t; do $py --threads $n --reps 5 --backward "4 512 512 8 0"; done
+    for n in 1 $t; do $m --backward $long --causal --threads $n --reps 5; done
+    for n in 1 $t; do $py --threads $n --reps 5 --backward "1 2048 768 12 1"; done
+    for n in 1 $t; do
+        for r in 1 2 3; do
+            start=$(date +%s%N); OMP_NUM_THREADS=$n "$build/mha" train > /dev/null
+            echo $(( ($(date +%s%N) - start) / 1000000 ))
+        done | sort -n | sed -n 2p | sed "s/^/impl=ours train=1 steps=1000 threads=$n ms=/"
+    done
+    for n in 1 $t; do $py --threads $n --train "1000"; done
+} | tee "$build/bench-learning.txt"
+cp "$build/bench-learning.txt" figures/bench-learning.txt
 /usr/bin/python3 figures/bench_report.py "$build/bench-fast.txt" figures "$machine"
 mkdir -p "$build/roofline" && cp figures/roofline.tex "$build/roofline/"
 (cd "$build/roofline" && pdflatex -interaction=nonstopmode -halt-on-error roofline.tex > roofline.log)
 cp "$build/roofline/roofline.pdf" figures/roofline.pdf
 echo "bench: wrote figures/bench-batched.tex bench-fast.tex bench-steps.tex" \
-     "bench-stages.tex bench-decode.tex bench-numbers.tex roofline.pdf"
+     "bench-stages.tex bench-decode.tex bench-numbers.tex bench-backward.tex" \
+     "bench-training.tex bench-learning-numbers.tex roofline.pdf"

@@ -1,0 +1,258 @@
+/* generated from chapters/09-fast-backward.nw; edit the book, not this file */
+/* The blocked backward pass: the projections and the layer (the attention
+   core is in backward_attention.c).  See that file's header for the versions. */
+#include <stdlib.h>
+#include <string.h>
+#include <omp.h>
+#include "fast_backward.h"
+
+/* C (M, N) = A (M, K) W (N, K)^T + bias, through the packed product. */
+static mha_status product_nt(const fast_kernels *k, const fast_blocking *blk, size_t M,
+                             size_t N, size_t K, const float *A, size_t lda, const float *W,
+                             size_t ldw, const float *bias, float *C, size_t ldc)
+{
+    fast_packed packed;
+    mha_status status = fast_pack(k, blk, N, K, W, ldw, &packed);
+    if (status == MHA_OK)
+        status = fast_gemm(k, blk, M, A, lda, &packed, bias, C, ldc);
+    fast_packed_free(&packed);
+    return status;
+}
+/* dst (cols, rows) = src (rows, cols) transposed, in 32 x 32 blocks */
+static void transpose(size_t rows, size_t cols, const float *src, size_t lds, float *dst,
+                      size_t ldd)
+{
+    #pragma omp parallel for schedule(static)
+    for (size_t r0 = 0; r0 < rows; r0 += 32)
+        for (size_t c0 = 0; c0 < cols; c0 += 32)
+            for (size_t c = c0; c < c0 + 32 && c < cols; c++)
+                for (size_t r = r0; r < r0 + 32 && r < rows; r++)
+                    dst[c * ldd + r] = src[r * lds + c];
+}
+/* C (M, N) = A (M, K) B (K, N): B transposed first. */
+static mha_status product_nn(const fast_kernels *k, const fast_blocking *blk, size_t M,
+                             size_t N, size_t K, const float *A, size_t lda, const float *Bm,
+                             size_t ldb, float *C, size_t ldc)
+{
+    float *bt = malloc(N * K * sizeof *bt);                        /* (N, K) */
+    if (bt == NULL)
+        return MHA_ERR_NOMEM;
+    transpose(K, N, Bm, ldb, bt, K);
+    mha_status status = product_nt(k, blk, M, N, K, A, lda, bt, K, NULL, C, ldc);
+    free(bt);
+    return status;
+}
+/* C (M, N) = A (K, M)^T B (K, N): both transposed first. */
+static mha_status product_tn(const fast_kernels *k, const fast_blocking *blk, size_t M,
+                             size_t N, size_t K, const float *A, size_t lda, const float *Bm,
+                             size_t ldb, float *C, size_t ldc)
+{
+    float *at = malloc(M * K * sizeof *at), *bt = malloc(N * K * sizeof *bt);
+    mha_status status = MHA_ERR_NOMEM;
+    if (at && bt) {
+        transpose(K, M, A, lda, at, K);
+        transpose(K, N, Bm, ldb, bt, K);
+        status = product_nt(k, blk, M, N, K, at, K, bt, K, NULL, C, ldc);
+    }
+    free(at); free(bt);
+    return status;
+}
+mha_status mha_product_nt(size_t M, size_t N, size_t K, const float *A, size_t lda,
+                          const float *W, size_t ldw, float *C, size_t ldc)
+{
+    const fast_kernels *k = fast_kernels_select();
+    const fast_blocking blk = fast_blocking_for(k, 64);
+    return product_nt(k, &blk, M, N, K, A, lda, W, ldw, NULL, C, ldc);
+}
+
+mha_status mha_product_nn(size_t M, size_t N, size_t K, const float *A, size_t lda,
+                          const float *B, size_t ldb, float *C, size_t ldc)
+{
+    const fast_kernels *k = fast_kernels_select();
+    const fast_blocking blk = fast_blocking_for(k, 64);
+    return product_nn(k, &blk, M, N, K, A, lda, B, ldb, C, ldc);
+}
+
+mha_status mha_product_tn(size_t M, size_t N, size_t K, const float *A, size_t lda,
+                          const float *B, size_t ldb, float *C, size_t ldc)
+{
+    const fast_kernels *k = fast_kernels_select();
+    const fast_blocking blk = fast_blocking_for(k, 64);
+    return product_tn(k, &blk, M, N, K, A, lda, B, ldb, C, ldc);
+}
+/* sums (N) = the column sums of x (M, N), row stride ld */
+static void column_sums(size_t M, size_t N, const float *x, size_t ld, float *sums)
+{
+    memset(sums, 0, N * sizeof *sums);
+    for (size_t i = 0; i < M; i++)
+        for (size_t j = 0; j < N; j++)
+            sums[j] += x[i * ld + j];
+}
+void mha_saved_free(mha_saved *saved)
+{
+    free(saved->projections); free(saved->context); free(saved->lse);
+    memset(saved, 0, sizeof *saved);
+}
+mha_status mha_forward_saving(const mha_shape *shape, const mha_params *params,
+                              const float *query, const float *key, const float *value,
+                              const mha_mask *mask, float *out, mha_saved *saved)
+{
+    memset(saved, 0, sizeof *saved);
+    mha_status status = mha_forward_check(shape, params, query, &key, &value, out);
+    if (status != MHA_OK)
+        return status;
+    const size_t B = shape->batch, L = shape->query_len, S = shape->key_len,
+                 E = shape->embed_dim, H = shape->heads, D = E / H;
+    const fast_kernels *k = fast_kernels_select();
+    const fast_blocking blk = fast_blocking_for(k, D);
+    saved->shape = *shape;
+    saved->self = key == query && value == key;
+    saved->projections = malloc(B * (L > S ? L : S) * 3 * E * sizeof(float));
+    saved->context = malloc(B * L * E * sizeof(float));
+    saved->lse = malloc(B * H * L * sizeof(float));
+    if (!saved->projections || !saved->context || !saved->lse) {
+        mha_saved_free(saved);
+        return MHA_ERR_NOMEM;
+    }
+    const float *W = params->in_proj_weight, *bias = params->in_proj_bias;
+    float *proj = saved->projections;
+    if (saved->self) {
+        saved->q = proj; saved->k = proj + E; saved->v = proj + 2 * E;
+        saved->ldq = saved->ldkv = 3 * E;                         /* (B, L, 3E) */
+        status = product_nt(k, &blk, B * L, 3 * E, E, query, E, W, E, bias, proj, 3 * E);
+    } else {
+        saved->q = proj; saved->k = proj + B * L * E; saved->v = saved->k + E;
+        saved->ldq = E; saved->ldkv = 2 * E;                      /* (B, L, E), (B, S, 2E) */
+        status = product_nt(k, &blk, B * L, E, E, query, E, W, E, bias, saved->q, E);
+        if (status == MHA_OK)
+            status = product_nt(k, &blk, B * S, E, E, key, E, W + E * E, E,
+                                bias ? bias + E : NULL, saved->k, 2 * E);
+        if (status == MHA_OK)
+            status = product_nt(k, &blk, B * S, E, E, value, E, W + 2 * E * E, E,
+                                bias ? bias + 2 * E : NULL, saved->v, 2 * E);
+    }
+    if (status == MHA_OK) {
+        const fast_attention a = {B, H, L, S, D, saved->q, saved->k, saved->v, saved->ldq,
+                                  saved->ldkv, saved->ldkv, mask, saved->context, NULL};
+        status = fast_attend_lse(k, &a, saved->lse);
+    }
+    if (status == MHA_OK)
+        status = product_nt(k, &blk, B * L, E, E, saved->context, E, params->out_proj_weight, E,
+                            params->out_proj_bias, out, E);
+    if (status != MHA_OK)
+        mha_saved_free(saved);
+    return status;
+}
+/* X (n, E), W (E, E), dy (n, E) with row stride ldy: gW (E, E) and gb (E)
+   are overwritten; gx (n, E), if not NULL, gains dy W. */
+static mha_status input_projection_grads(const fast_kernels *k, const fast_blocking *blk,
+                                         size_t n, size_t E, const float *x, const float *W,
+                                         const float *dy, size_t ldy, float *gW, float *gb,
+                                         float *gx, float *scratch)
+{
+    mha_status status = product_tn(k, blk, E, E, n, dy, ldy, x, E, gW, E);
+    if (gb)
+        column_sums(n, E, dy, ldy, gb);
+    if (status == MHA_OK && gx) {
+        status = product_nn(k, blk, n, E, E, dy, ldy, W, E, scratch, E);
+        #pragma omp parallel for schedule(static)
+        for (size_t i = 0; i < n * E; i++)
+            gx[i] += scratch[i];
+    }
+    return status;
+}
+mha_status mha_backward_saved(const mha_params *params, const float *query,
+                              const float *key, const float *value, const mha_mask *mask,
+                              const mha_saved *saved, const float *grad_out,
+                              const mha_grads *grads)
+{
+    if (saved == NULL || saved->context == NULL || params == NULL || query == NULL ||
+        grad_out == NULL || grads == NULL || grads->grad_in_proj_weight == NULL ||
+        grads->grad_out_proj_weight == NULL)
+        return MHA_ERR_NULL;
+    const mha_shape *shape = &saved->shape;
+    const size_t B = shape->batch, L = shape->query_len, S = shape->key_len,
+                 E = shape->embed_dim, H = shape->heads, D = E / H;
+    const fast_kernels *k = fast_kernels_select();
+    const fast_blocking blk = fast_blocking_for(k, D);
+    const float *key_in = key, *value_in = value;
+    key = key ? key : query;
+    value = value ? value : key;
+    float *gx_q = grads->grad_query;
+    float *gx_k = key_in == NULL ? grads->grad_query : grads->grad_key;
+    float *gx_v = value_in == NULL ? gx_k : grads->grad_value;
+    if (gx_q) memset(gx_q, 0, B * L * E * sizeof(float));
+    if (gx_k && gx_k != gx_q) memset(gx_k, 0, B * S * E * sizeof(float));
+    if (gx_v && gx_v != gx_k && gx_v != gx_q) memset(gx_v, 0, B * S * E * sizeof(float));
+    const size_t rows = L > S ? L : S;
+    float *dc = malloc(B * L * E * sizeof *dc);                            /* (B, L, E) */
+    float *dproj = malloc(B * rows * 3 * E * sizeof *dproj);               /* as projections */
+    float *scratch = malloc(B * rows * E * sizeof *scratch);
+    mha_status status = dc && dproj && scratch ? MHA_OK : MHA_ERR_NOMEM;
+    if (status == MHA_OK)
+        status = product_nn(k, &blk, B * L, E, E, grad_out, E, params->out_proj_weight, E, dc, E);
+    if (status == MHA_OK)
+        status = product_tn(k, &blk, E, E, B * L, grad_out, E, saved->context, E,
+                            grads->grad_out_proj_weight, E);
+    if (status == MHA_OK && grads->grad_out_proj_bias)
+        column_sums(B * L, E, grad_out, E, grads->grad_out_proj_bias);
+    float *gq = dproj + (saved->q - saved->projections);
+    float *gk = dproj + (saved->k - saved->projections);
+    float *gv = dproj + (saved->v - saved->projections);
+    if (status == MHA_OK) {
+        const fast_attention_grad g = {B, H, L, S, D, saved->q, saved->k, saved->v, saved->ldq,
+                                       saved->ldkv, saved->ldkv, mask, saved->context, dc,
+                                       saved->lse, gq, gk, gv, saved->ldq, saved->ldkv,
+                                       saved->ldkv};
+        status = fast_attend_backward(k, &g);
+    }
+    const float *W = params->in_proj_weight;
+    float *gW = grads->grad_in_proj_weight, *gb = grads->grad_in_proj_bias;
+    if (status == MHA_OK)
+        status = input_projection_grads(k, &blk, B * L, E, query, W, gq, saved->ldq, gW, gb,
+                                        gx_q, scratch);
+    if (status == MHA_OK)
+        status = input_projection_grads(k, &blk, B * S, E, key, W + E * E, gk, saved->ldkv,
+                                        gW + E * E, gb ? gb + E : NULL, gx_k, scratch);
+    if (status == MHA_OK)
+        status = input_projection_grads(k, &blk, B * S, E, value, W + 2 * E * E, gv,
+                                        saved->ldkv, gW + 2 * E * E, gb ? gb + 2 * E : NULL,
+                                        gx_v, scratch);
+    free(dc); free(dproj); free(scratch);
+    return status;
+}
+mha_status mha_backward_blocked(const mha_shape *shape, const mha_params *params,
+                                const float *query, const float *key, const float *value,
+                                const mha_mask *mask, const float *grad_out,
+                                const mha_grads *grads)
+{
+    mha_status status = mha_shape_check(shape);
+    if (status != MHA_OK)
+        return status;
+    if (grads == NULL || grads->grad_in_proj_weight == NULL ||
+        grads->grad_out_proj_weight == NULL || grad_out == NULL)
+        return MHA_ERR_NULL;
+    float *out = malloc(shape->batch * shape->query_len * shape->embed_dim * sizeof *out);
+    if (out == NULL)
+        return MHA_ERR_NOMEM;
+    mha_saved saved;
+    status = mha_forward_saving(shape, params, query, key, value, mask, out, &saved);
+    if (status == MHA_OK)
+        status = mha_backward_saved(params, query, key, value, mask, &saved, grad_out, grads);
+    mha_saved_free(&saved);
+    free(out);
+    return status;
+}
+const mha_backward_impl mha_backward_impls[] = {
+    {"naive", mha_backward_naive},
+    {"blocked", mha_backward_blocked},
+};
+const size_t mha_backward_impl_count = sizeof mha_backward_impls / sizeof mha_backward_impls[0];
+
+const mha_backward_impl *mha_backward_impl_find(const char *name)
+{
+    for (size_t i = 0; name != NULL && i < mha_backward_impl_count; i++)
+        if (strcmp(mha_backward_impls[i].name, name) == 0)
+            return &mha_backward_impls[i];
+    return NULL;
+}
