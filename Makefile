@@ -45,7 +45,7 @@ DEPS_PKGS  := noweb libcriterion-dev gcc clang make pkg-config valgrind libomp-d
               texlive-fonts-recommended texlive-pictures lmodern \
               libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core xvfb xauth \
               poppler-utils
-BENCH_PKGS := libopenblas-dev python3-torch python3-numpy
+BENCH_PKGS := libopenblas-dev python3-torch python3-numpy texlive-latex-extra  # standalone.cls: the roofline
 deps: PKGS = $(DEPS_PKGS)
 deps-bench: PKGS = $(BENCH_PKGS)
 deps deps-bench:
@@ -191,15 +191,16 @@ $(BUILD)/mha-tables: $(BUILD)/obj/book/tables_main.o $(BUILD)/libmha-book.a $(BU
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # pdflatex runs until the cross-references settle (at least two passes, at
-# most four, with makeindex between them for the index of terms), so every
-# page number printed is the page the thing is on.
-LATEX = for pass in 1 2 3 4; do \
+# most five, with makeindex between them for the index of terms), so every
+# page number printed is the page the thing is on; then the log is read, and
+# references still moving or a line more than 10pt too wide fail the build.
+LATEX = for pass in 1 2 3 4 5; do \
 	  TEXINPUTS=.:$(CURDIR)/$(BUILD)/tables:$(CURDIR)/figures: pdflatex -interaction=nonstopmode \
 	    -halt-on-error $(1).tex > $(1).log || { grep -A5 '^!' $(1).log; exit 1; }; \
 	  [[ ! -e $(1).idx ]] || makeindex -q $(1).idx; \
 	  [[ $$pass -lt 2 ]] || grep -q 'Rerun to get' $(1).log || break; done; \
 	if grep -E '^LaTeX Warning: (Reference|Citation).*undefined' $(1).log; then exit 1; fi; \
-	if grep -q 'Rerun to get' $(1).log; then echo "$(1): cross-references still moving after 4 passes"; fi
+	bash $(CURDIR)/tools/book-log-check.sh $(1).log $(1).tex
 
 book: $(BUILD)/book.pdf
 $(BUILD)/book.tex: $(NW) tools/exercise.sh tools/exercise-hints.awk | deps

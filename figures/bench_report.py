@@ -9,7 +9,8 @@ def backward_table(rows):
     for B, L, E, H, causal in (("4", "512", "512", "8", "0"), ("1", "2048", "768", "12", "1")):
         same = dict(backward=1, B=B, L=L, E=E, H=H, causal=causal)
         torch = best(rows, impl="torch", **same)
-        label = f"$B{{=}}{B}$ $L{{=}}{L}$ $E{{=}}{E}$ $H{{=}}{H}$" + (" causal" if causal == "1" else "")
+        label = (f"$B{{=}}{B}$ $L{{=}}{L}$ $E{{=}}{E}$ $H{{=}}{H}$"
+                 + (" causal" if causal == "1" else ""))
         for r in rows:
             if r.get("backward") == "1" and all(r.get(k) == str(v) for k, v in same.items()):
                 speedup = f"{float(torch['ms']) / float(r['ms']):.1f}$\\times$" if torch else "--"

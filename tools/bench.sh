@@ -61,7 +61,8 @@ small="--batch 1 --seq 256 --dim 256 --heads 4"; t=$threads
         $m --decode --cache 4096 --dim 768 --heads 12 --impl $i --threads 1 --reps $((2 * reps + 1))
     done
     for n in 1 $t; do
-        $m --decode --cache 4096 --dim 768 --heads 12 --impl blocked --threads $n --reps $((2 * reps + 1))
+        $m --decode --cache 4096 --dim 768 --heads 12 --impl blocked --threads $n \
+           --reps $((2 * reps + 1))
     done
     for n in 1 $t; do $py --threads $n --reps $((2 * reps + 1)) --decode "1 768 12 4096"; done
     for T in 16384 65536; do
