@@ -19,6 +19,7 @@ typedef struct bench_options {
 } bench_options;
 static int print_bandwidth(const fast_kernels *k, const bench_options *o, FILE *out, FILE *err);
 static int floats_fit(size_t a, size_t b, size_t c);
+static int bench_bounds_ok(const bench_options *o, FILE *err);
 static int bench_forward(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err);
 static int bench_decode(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err);
 static int bench_stages(const bench_options *o, const fast_kernels *k, const mha_params *params,
@@ -79,6 +80,23 @@ static int parse_bench_options(int argc, char **argv, bench_options *o, FILE *er
         o->kv_heads = o->shape.heads;
     return 0;
 }
+static int bench_bounds_ok(const bench_options *o, FILE *err)
+{
+    if (o->threads == 0 || o->threads > mha_thread_limit()) {
+        mha_cli_error(err, "bench: --threads: %zu is not between 1 and %zu (%d per core)",
+                      o->threads, mha_thread_limit(), MHA_THREADS_PER_CORE);
+        return 0;
+    }
+    const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+    const size_t half_memory_mib = pages > 0 && page_size > 0
+        ? (size_t)((double)pages * (double)page_size / 2 / (1 << 20)) : 1024;
+    if (o->bandwidth && (o->mib == 0 || o->mib > half_memory_mib)) {
+        mha_cli_error(err, "bench: --mib: %zu is not between 1 and %zu (half of this machine's "
+                      "memory)", o->mib, half_memory_mib);
+        return 0;
+    }
+    return 1;
+}
 int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
 {
     bench_options o;
@@ -114,19 +132,8 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
             return bench_backward_command(argc, argv, i, out, err);
     if (parse_bench_options(argc, argv, &o, err) != 0)
         return MHA_EXIT_USAGE;
-    if (o.threads == 0 || o.threads > mha_thread_limit()) {
-        mha_cli_error(err, "bench: --threads: %zu is not between 1 and %zu (%d per core)",
-                      o.threads, mha_thread_limit(), MHA_THREADS_PER_CORE);
+    if (!bench_bounds_ok(&o, err))
         return MHA_EXIT_USAGE;
-    }
-    const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
-    const size_t half_memory_mib = pages > 0 && page_size > 0
-        ? (size_t)((double)pages * (double)page_size / 2 / (1 << 20)) : 1024;
-    if (o.bandwidth && (o.mib == 0 || o.mib > half_memory_mib)) {
-        mha_cli_error(err, "bench: --mib: %zu is not between 1 and %zu (half of this machine's "
-                      "memory)", o.mib, half_memory_mib);
-        return MHA_EXIT_USAGE;
-    }
     mha_set_threads(o.threads);
     const fast_kernels *k = fast_kernels_select();
     int result;
@@ -446,19 +453,8 @@ static int bench_backward_command(int argc, char **argv, int flag, FILE *out, FI
     free(rest);
     if (parsed != 0)
         return MHA_EXIT_USAGE;
-    if (o.threads == 0 || o.threads > mha_thread_limit()) {
-        mha_cli_error(err, "bench: --threads: %zu is not between 1 and %zu (%d per core)",
-                      o.threads, mha_thread_limit(), MHA_THREADS_PER_CORE);
+    if (!bench_bounds_ok(&o, err))
         return MHA_EXIT_USAGE;
-    }
-    const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
-    const size_t half_memory_mib = pages > 0 && page_size > 0
-        ? (size_t)((double)pages * (double)page_size / 2 / (1 << 20)) : 1024;
-    if (o.bandwidth && (o.mib == 0 || o.mib > half_memory_mib)) {
-        mha_cli_error(err, "bench: --mib: %zu is not between 1 and %zu (half of this machine's "
-                      "memory)", o.mib, half_memory_mib);
-        return MHA_EXIT_USAGE;
-    }
     if (strcmp(o.impl, "batched") == 0)
         o.impl = "blocked";                          /* the forward benchmark's default */
     mha_set_threads(o.threads);
