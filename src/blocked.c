@@ -12,6 +12,7 @@
    Force the kernels with MHA_ISA=scalar|avx2|avx512 (or MHA_FORCE_SCALAR=1),
    read once, when the program starts. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <omp.h>
@@ -41,20 +42,26 @@ static void pack_head(const attend_state *st, size_t b, size_t h)
     const size_t S = a->S, D = a->D, Sp = st->Sp, Dp = st->Dp, bh = b * a->H + h;
     const size_t bk = st->bk;
     float *kt = st->kt + bh * D * Sp, *vp = st->vp + bh * Sp * Dp;
-    int finite = 1;
-    memset(vp, 0, Sp * Dp * sizeof *vp);
+    for (size_t j = 0; j < S; j++) {
+        memcpy(vp + j * Dp, a->v + (b * S + j) * a->ldv + h * D, D * sizeof *vp);
+        memset(vp + j * Dp + D, 0, (Dp - D) * sizeof *vp);
+    }
+    memset(vp + S * Dp, 0, (Sp - S) * Dp * sizeof *vp);
     memset(kt + (Sp - bk) * D, 0, bk * D * sizeof *kt);     /* the last tile */
     for (size_t j = 0; j < S; j++) {
         const float *key = a->k + (b * S + j) * a->ldk + h * D;
-        const float *value = a->v + (b * S + j) * a->ldv + h * D;
         float *tile = kt + (j / bk) * D * bk + j % bk;     /* (D, bk) */
-        for (size_t d = 0; d < D; d++) {
+        for (size_t d = 0; d < D; d++)
             tile[d * bk] = key[d];
-            vp[j * Dp + d] = value[d];
-            finite &= isfinite(value[d]) != 0;
-        }
     }
-    st->finite[bh] = (unsigned char)finite;
+    unsigned bad = 0;
+    #pragma omp simd reduction(|:bad)
+    for (size_t i = 0; i < S * Dp; i++) {
+        uint32_t bits;
+        memcpy(&bits, vp + i, sizeof bits);
+        bad |= (bits & 0x7f800000u) == 0x7f800000u;
+    }
+    st->finite[bh] = (unsigned char)!bad;
 }
 static void mask_tile(const attend_state *st, size_t b, size_t i0, size_t nq,
                       size_t j0, size_t nk, size_t cols, float *s)
