@@ -556,7 +556,7 @@ static double peak_gflops(const fast_kernels *k, size_t rounds)
 static double bandwidth_gbs(const fast_kernels *k, size_t bytes)
 {
     const size_t step = 64, n = bytes / sizeof(float) / step * step;
-    float *x = malloc(n * sizeof *x);
+    float *x = aligned_alloc(64, n * sizeof *x);      /* n is a multiple of 64 */
     if (x == NULL)
         return -1.0;
     for (size_t i = 0; i < n; i++)          /* not memset: malloc + memset can become calloc, */

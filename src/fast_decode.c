@@ -126,9 +126,10 @@ static void decode_chunk(const decode_task *t, size_t b, size_t g, size_t c, flo
             const float *q = t->qkv + (b * t->n + i) * t->F + (g * per + hh) * D;
             float *part = part_at(t, b, g, c, hh, i);
             const size_t padded = (len + t->k->width - 1) / t->k->width * t->k->width;
+            t->k->key_dots(q, keys, len, D, scale, s);
             for (size_t j = 0; j < padded; j++)
-                s[j] = j < len && visible(cache, b, t->n, i, j0 + j)
-                     ? t->k->dot(q, keys + j * D, D) * scale : -INFINITY;
+                if (j >= len || !visible(cache, b, t->n, i, j0 + j))
+                    s[j] = -INFINITY;
             const float m = padded ? t->k->row_max(s, padded) : -INFINITY;
             memset(part, 0, (D + 2) * sizeof *part);
             part[0] = m;
@@ -137,9 +138,7 @@ static void decode_chunk(const decode_task *t, size_t b, size_t g, size_t c, flo
                     part[0] = part[1] = NAN;
             if (m != -INFINITY) {
                 part[1] = t->k->exp_sum(s, padded, m);
-                for (size_t j = 0; j < len; j++)
-                    if (s[j] != 0.0f)
-                        t->k->axpy(s[j], values + j * D, part + 2, D);
+                t->k->weighted_rows(s, values, len, D, part + 2);
             }
         }
 }

@@ -47,6 +47,10 @@ TARGET void ISA(fast_scores)(size_t rows, size_t cols, size_t D, const float *q,
                              const float *kt, size_t ldk, float scale, float *s, size_t lds);
 TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
                          const float *v, size_t ldv, float *acc, size_t lda);
+TARGET void ISA(fast_key_dots)(const float *q, const float *keys, size_t n, size_t D,
+                               float scale, float *s);
+TARGET void ISA(fast_weighted_rows)(const float *p, const float *values, size_t n, size_t D,
+                                    float *acc);
 static inline TARGET VEC ISA(vexp)(VEC x)
 {
     const VEC lo = VSET1(-87.0f), hi = VSET1(88.0f);
@@ -130,6 +134,49 @@ TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_
                 UNROLL for (int u = 0; u < ANV; u++)
                     VSTORE(acc_out + (r + i) * lda + d + u * W, acc[i][u]);
         }
+}
+TARGET void ISA(fast_key_dots)(const float *q, const float *keys, size_t n, size_t D,
+                               float scale, float *s)
+{
+    for (size_t j = 0; j < n; j++) {
+        const float *key = keys + j * D;
+        VEC acc = VZERO();
+        size_t d = 0;
+        for (; d + W <= D; d += W)
+            acc = VFMA(VLOAD(q + d), VLOAD(key + d), acc);
+        float sum = VHSUM(acc);
+        for (; d < D; d++)
+            sum += q[d] * key[d];
+        s[j] = sum * scale;
+    }
+}
+
+TARGET void ISA(fast_weighted_rows)(const float *p, const float *values, size_t n, size_t D,
+                                    float *acc)
+{
+    size_t d = 0;
+    for (; d + 4 * W <= D; d += 4 * W) {
+        VEC a[4];
+        UNROLL for (int u = 0; u < 4; u++) a[u] = VLOAD(acc + d + u * W);
+        for (size_t j = 0; j < n; j++)
+            if (p[j] != 0.0f) {
+                const VEC w = VSET1(p[j]);
+                UNROLL for (int u = 0; u < 4; u++)
+                    a[u] = VFMA(w, VLOAD(values + j * D + d + u * W), a[u]);
+            }
+        UNROLL for (int u = 0; u < 4; u++) VSTORE(acc + d + u * W, a[u]);
+    }
+    for (; d + W <= D; d += W) {
+        VEC a = VLOAD(acc + d);
+        for (size_t j = 0; j < n; j++)
+            if (p[j] != 0.0f)
+                a = VFMA(VSET1(p[j]), VLOAD(values + j * D + d), a);
+        VSTORE(acc + d, a);
+    }
+    for (; d < D; d++)
+        for (size_t j = 0; j < n; j++)
+            if (p[j] != 0.0f)
+                acc[d] += p[j] * values[j * D + d];
 }
 #undef ISA
 #undef ISA_NAME
@@ -197,6 +244,10 @@ TARGET void ISA(fast_scores)(size_t rows, size_t cols, size_t D, const float *q,
                              const float *kt, size_t ldk, float scale, float *s, size_t lds);
 TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
                          const float *v, size_t ldv, float *acc, size_t lda);
+TARGET void ISA(fast_key_dots)(const float *q, const float *keys, size_t n, size_t D,
+                               float scale, float *s);
+TARGET void ISA(fast_weighted_rows)(const float *p, const float *values, size_t n, size_t D,
+                                    float *acc);
 static inline TARGET VEC ISA(vexp)(VEC x)
 {
     const VEC lo = VSET1(-87.0f), hi = VSET1(88.0f);
@@ -280,6 +331,49 @@ TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_
                 UNROLL for (int u = 0; u < ANV; u++)
                     VSTORE(acc_out + (r + i) * lda + d + u * W, acc[i][u]);
         }
+}
+TARGET void ISA(fast_key_dots)(const float *q, const float *keys, size_t n, size_t D,
+                               float scale, float *s)
+{
+    for (size_t j = 0; j < n; j++) {
+        const float *key = keys + j * D;
+        VEC acc = VZERO();
+        size_t d = 0;
+        for (; d + W <= D; d += W)
+            acc = VFMA(VLOAD(q + d), VLOAD(key + d), acc);
+        float sum = VHSUM(acc);
+        for (; d < D; d++)
+            sum += q[d] * key[d];
+        s[j] = sum * scale;
+    }
+}
+
+TARGET void ISA(fast_weighted_rows)(const float *p, const float *values, size_t n, size_t D,
+                                    float *acc)
+{
+    size_t d = 0;
+    for (; d + 4 * W <= D; d += 4 * W) {
+        VEC a[4];
+        UNROLL for (int u = 0; u < 4; u++) a[u] = VLOAD(acc + d + u * W);
+        for (size_t j = 0; j < n; j++)
+            if (p[j] != 0.0f) {
+                const VEC w = VSET1(p[j]);
+                UNROLL for (int u = 0; u < 4; u++)
+                    a[u] = VFMA(w, VLOAD(values + j * D + d + u * W), a[u]);
+            }
+        UNROLL for (int u = 0; u < 4; u++) VSTORE(acc + d + u * W, a[u]);
+    }
+    for (; d + W <= D; d += W) {
+        VEC a = VLOAD(acc + d);
+        for (size_t j = 0; j < n; j++)
+            if (p[j] != 0.0f)
+                a = VFMA(VSET1(p[j]), VLOAD(values + j * D + d), a);
+        VSTORE(acc + d, a);
+    }
+    for (; d < D; d++)
+        for (size_t j = 0; j < n; j++)
+            if (p[j] != 0.0f)
+                acc[d] += p[j] * values[j * D + d];
 }
 #undef ISA
 #undef ISA_NAME
@@ -333,6 +427,10 @@ TARGET void ISA(fast_scores)(size_t rows, size_t cols, size_t D, const float *q,
                              const float *kt, size_t ldk, float scale, float *s, size_t lds);
 TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
                          const float *v, size_t ldv, float *acc, size_t lda);
+TARGET void ISA(fast_key_dots)(const float *q, const float *keys, size_t n, size_t D,
+                               float scale, float *s);
+TARGET void ISA(fast_weighted_rows)(const float *p, const float *values, size_t n, size_t D,
+                                    float *acc);
 static inline TARGET VEC ISA(vexp)(VEC x)
 {
     const VEC lo = VSET1(-87.0f), hi = VSET1(88.0f);
@@ -416,6 +514,49 @@ TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_
                 UNROLL for (int u = 0; u < ANV; u++)
                     VSTORE(acc_out + (r + i) * lda + d + u * W, acc[i][u]);
         }
+}
+TARGET void ISA(fast_key_dots)(const float *q, const float *keys, size_t n, size_t D,
+                               float scale, float *s)
+{
+    for (size_t j = 0; j < n; j++) {
+        const float *key = keys + j * D;
+        VEC acc = VZERO();
+        size_t d = 0;
+        for (; d + W <= D; d += W)
+            acc = VFMA(VLOAD(q + d), VLOAD(key + d), acc);
+        float sum = VHSUM(acc);
+        for (; d < D; d++)
+            sum += q[d] * key[d];
+        s[j] = sum * scale;
+    }
+}
+
+TARGET void ISA(fast_weighted_rows)(const float *p, const float *values, size_t n, size_t D,
+                                    float *acc)
+{
+    size_t d = 0;
+    for (; d + 4 * W <= D; d += 4 * W) {
+        VEC a[4];
+        UNROLL for (int u = 0; u < 4; u++) a[u] = VLOAD(acc + d + u * W);
+        for (size_t j = 0; j < n; j++)
+            if (p[j] != 0.0f) {
+                const VEC w = VSET1(p[j]);
+                UNROLL for (int u = 0; u < 4; u++)
+                    a[u] = VFMA(w, VLOAD(values + j * D + d + u * W), a[u]);
+            }
+        UNROLL for (int u = 0; u < 4; u++) VSTORE(acc + d + u * W, a[u]);
+    }
+    for (; d + W <= D; d += W) {
+        VEC a = VLOAD(acc + d);
+        for (size_t j = 0; j < n; j++)
+            if (p[j] != 0.0f)
+                a = VFMA(VSET1(p[j]), VLOAD(values + j * D + d), a);
+        VSTORE(acc + d, a);
+    }
+    for (; d < D; d++)
+        for (size_t j = 0; j < n; j++)
+            if (p[j] != 0.0f)
+                acc[d] += p[j] * values[j * D + d];
 }
 #undef ISA
 #undef ISA_NAME

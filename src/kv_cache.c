@@ -1,9 +1,20 @@
 /* generated from chapters/06-kv-cache.nw; edit the book, not this file */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mha.h"
 
+static float *zeroed_lines(size_t bytes)
+{
+    if (bytes > SIZE_MAX - 63)
+        return NULL;
+    const size_t rounded = (bytes + 63) / 64 * 64;
+    float *p = aligned_alloc(64, rounded);
+    if (p != NULL)
+        memset(p, 0, rounded);
+    return p;
+}
 mha_status mha_kv_cache_init(mha_kv_cache *cache, size_t batch, size_t kv_heads,
                              size_t capacity, size_t head_dim)
 {
@@ -17,8 +28,8 @@ mha_status mha_kv_cache_init(mha_kv_cache *cache, size_t batch, size_t kv_heads,
         mha_mul_overflows(n, head_dim, &n) || mha_mul_overflows(n, sizeof(float), &bytes) ||
         mha_mul_overflows(batch, capacity, &positions))
         return MHA_ERR_OVERFLOW;
-    cache->keys = calloc(n, sizeof(float));
-    cache->values = calloc(n, sizeof(float));
+    cache->keys = zeroed_lines(bytes);
+    cache->values = zeroed_lines(bytes);
     cache->length = calloc(batch, sizeof(size_t));
     cache->padding = calloc(positions, 1);
     if (!cache->keys || !cache->values || !cache->length || !cache->padding) {

@@ -167,6 +167,56 @@ Test(fast, split_k_decoding_over_a_long_cache_matches_the_reference) {
                  tolerance_rule(max_abs_error(naive, want, n), want, n));
     free(want); free(naive); free(blocked); case_free(&c);
 }
+static void expect_sweep(const char *what, const char *isa, size_t D, float got, double want,
+                         float plain)
+{
+    const double allowed = 2.0 * fabs(plain - want) + 1e-6;
+    cr_expect(isfinite(got) && fabs(got - want) <= allowed,
+              "%s, %s, D = %zu: %.9g, want %.9g (allowed %.2g)", what, isa, D, got, want,
+              allowed);
+}
+Test(fast, the_decoding_sweeps_in_every_instruction_set) {
+    rng r = rng_seeded(950);
+    enum { N = 37, BLOCKED = 5 };
+    const size_t Ds[] = {1, 7, 8, 16, 24, 64, 67};
+    for (size_t isa = 0; isa < ISA_COUNT; isa++) {
+        if (!use_isa(isa)) continue;
+        const fast_kernels *k = every_isa[isa];
+        for (size_t t = 0; t < sizeof Ds / sizeof *Ds; t++) {
+            const size_t D = Ds[t];
+            float *q = random_floats(&r, D, -1, 1), *rows = random_floats(&r, N * D, -1, 1);
+            float *p = random_floats(&r, N, 0, 1), *acc = random_floats(&r, D, -1, 1);
+            float *start = malloc(D * sizeof *start), s[N];
+            cr_assert(start);
+            memcpy(start, acc, D * sizeof *acc);
+            k->key_dots(q, rows, N, D, 0.125f, s);
+            for (size_t j = 0; j < N; j++) {
+                double want = 0.0;
+                float plain = 0.0f;
+                for (size_t d = 0; d < D; d++) {
+                    want += (double)q[d] * rows[j * D + d];
+                    plain += q[d] * rows[j * D + d];
+                }
+                expect_sweep("key_dots", k->name, D, s[j], 0.125 * want, 0.125f * plain);
+            }
+            p[BLOCKED] = 0.0f;
+            for (size_t d = 0; d < D; d++)
+                rows[BLOCKED * D + d] = INFINITY;
+            k->weighted_rows(p, rows, N, D, acc);
+            for (size_t d = 0; d < D; d++) {
+                double want = start[d];
+                float plain = start[d];
+                for (size_t j = 0; j < N; j++)
+                    if (j != BLOCKED) {
+                        want += (double)p[j] * rows[j * D + d];
+                        plain += p[j] * rows[j * D + d];
+                    }
+                expect_sweep("weighted_rows", k->name, D, acc[d], want, plain);
+            }
+            free(q); free(rows); free(p); free(acc); free(start);
+        }
+    }
+}
 Test(fast, results_do_not_depend_on_the_thread_count) {
     const mha_shape s = {2, 150, 150, 32, 4};
     mha_case c = case_random(s, 920, CASE_SELF);
