@@ -25,11 +25,12 @@ typedef struct fast_kernels {
     void (*axpy)(float a, const float *x, float *y, size_t n);      /* y += a x, any n */
     double (*fma_loop)(size_t n);          /* n rounds of 16 vector FMAs; returns the FLOPs */
     float (*stream_sum)(const float *x, size_t n);                  /* n % (4 width) == 0 */
-    /* decoding, any n and D: s[j] = scale q . keys[j]; acc += sum of p[j] values[j] */
-    void (*key_dots)(const float *q, const float *keys, size_t n, size_t D, float scale,
-                     float *s);
-    void (*weighted_rows)(const float *p, const float *values, size_t n, size_t D,
-                          float *acc);
+    /* decoding, for query heads h < heads sharing keys and values (n, D), any n and D:
+       s[h lds + j] = scale q[h ldq ..] . keys[j]; acc[h lda ..] += sum of p[h ldp + j] values[j] */
+    void (*key_dots)(const float *q, size_t ldq, size_t heads, const float *keys, size_t n,
+                     size_t D, float scale, float *s, size_t lds);
+    void (*weighted_rows)(const float *p, size_t ldp, size_t heads, const float *values,
+                          size_t n, size_t D, float *acc, size_t lda);
 } fast_kernels;
 
 extern const fast_kernels fast_kernels_scalar;

@@ -90,7 +90,7 @@ static mha_status decode_task_alloc(decode_task *t, const fast_kernels *k,
     const size_t threads = (size_t)omp_get_max_threads();
     *t = (decode_task){k, cache, n, H, G, D, dec->embed_dim + 2 * G * D, chunks, qkv,
                        malloc(B * G * chunks * (H / G) * n * (D + 2) * sizeof(float)),
-                       malloc(threads * DECODE_CHUNK * sizeof(float)),
+                       malloc(threads * (H / G) * DECODE_CHUNK * sizeof(float)),
                        malloc(2 * B * H * n * sizeof(float))};
     if (t->part && t->scores && t->stats)
         return MHA_OK;
@@ -121,26 +121,29 @@ static void decode_chunk(const decode_task *t, size_t b, size_t g, size_t c, flo
     const float *keys = cache->keys + ((b * t->G + g) * cache->capacity + j0) * D;
     const float *values = cache->values + ((b * t->G + g) * cache->capacity + j0) * D;
     const float scale = 1.0f / sqrtf((float)D);
-    for (size_t hh = 0; hh < per; hh++)
-        for (size_t i = 0; i < t->n; i++) {
-            const float *q = t->qkv + (b * t->n + i) * t->F + (g * per + hh) * D;
-            float *part = part_at(t, b, g, c, hh, i);
+    for (size_t i = 0; i < t->n; i++) {
+        const float *q = t->qkv + (b * t->n + i) * t->F + g * per * D;    /* (per, D) */
+        t->k->key_dots(q, D, per, keys, len, D, scale, s, DECODE_CHUNK);
+        for (size_t hh = 0; hh < per; hh++) {
+            float *sh = s + hh * DECODE_CHUNK, *part = part_at(t, b, g, c, hh, i);
             const size_t padded = (len + t->k->width - 1) / t->k->width * t->k->width;
-            t->k->key_dots(q, keys, len, D, scale, s);
             for (size_t j = 0; j < padded; j++)
                 if (j >= len || !visible(cache, b, t->n, i, j0 + j))
-                    s[j] = -INFINITY;
-            const float m = padded ? t->k->row_max(s, padded) : -INFINITY;
+                    sh[j] = -INFINITY;
+            const float m = padded ? t->k->row_max(sh, padded) : -INFINITY;
             memset(part, 0, (D + 2) * sizeof *part);
             part[0] = m;
             for (size_t j = 0; m == -INFINITY && j < len; j++)   /* all NaN is not all blocked */
-                if (isnan(s[j]))
+                if (isnan(sh[j]))
                     part[0] = part[1] = NAN;
-            if (m != -INFINITY) {
-                part[1] = t->k->exp_sum(s, padded, m);
-                t->k->weighted_rows(s, values, len, D, part + 2);
-            }
+            if (m != -INFINITY)
+                part[1] = t->k->exp_sum(sh, padded, m);
+            else
+                memset(sh, 0, padded * sizeof *sh);              /* no weight: the values are skipped */
         }
+        t->k->weighted_rows(s, DECODE_CHUNK, per, values, len, D, part_at(t, b, g, c, 0, i) + 2,
+                            t->n * (D + 2));
+    }
 }
 static void merge_chunks(const decode_task *t, size_t b, size_t h, size_t i, float *context,
                          float *max_out, float *sum_out)
@@ -182,7 +185,7 @@ static void split_k_attend(const decode_task *tp, float *concat, float *weights)
     #pragma omp parallel for schedule(dynamic, 4)
     for (size_t task = 0; task < tasks; task++)
         decode_chunk(&t, task / (G * t.chunks), task / t.chunks % G, task % t.chunks,
-                     t.scores + (size_t)omp_get_thread_num() * DECODE_CHUNK);
+                     t.scores + (size_t)omp_get_thread_num() * (H / G) * DECODE_CHUNK);
     for (size_t r = 0; r < B * H * n; r++) {               /* small: not worth a fork */
         const size_t b = r / (H * n), h = r / n % H, i = r % n;
         merge_chunks(&t, b, h, i, concat + (b * n + i) * E + h * D,

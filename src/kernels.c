@@ -113,10 +113,11 @@ TARGET void ISA(fast_scores)(size_t rows, size_t cols, size_t D, const float *q,
                              const float *kt, size_t ldk, float scale, float *s, size_t lds);
 TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
                          const float *v, size_t ldv, float *acc, size_t lda);
-TARGET void ISA(fast_key_dots)(const float *q, const float *keys, size_t n, size_t D,
-                               float scale, float *s);
-TARGET void ISA(fast_weighted_rows)(const float *p, const float *values, size_t n, size_t D,
-                                    float *acc);
+TARGET void ISA(fast_key_dots)(const float *q, size_t ldq, size_t heads, const float *keys,
+                               size_t n, size_t D, float scale, float *s, size_t lds);
+TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
+                                    const float *values, size_t n, size_t D, float *acc,
+                                    size_t lda);
 const fast_kernels ISA(fast_kernels) = {
     ISA_NAME, GMR, GNV * W, ANV * W, ISA(gemm), ISA(fast_scores), ISA(fast_pv),
     ISA(fast_row_max), ISA(fast_exp_sum), ISA(fast_scale), ISA(dot), ISA(axpy),
@@ -254,10 +255,11 @@ TARGET void ISA(fast_scores)(size_t rows, size_t cols, size_t D, const float *q,
                              const float *kt, size_t ldk, float scale, float *s, size_t lds);
 TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
                          const float *v, size_t ldv, float *acc, size_t lda);
-TARGET void ISA(fast_key_dots)(const float *q, const float *keys, size_t n, size_t D,
-                               float scale, float *s);
-TARGET void ISA(fast_weighted_rows)(const float *p, const float *values, size_t n, size_t D,
-                                    float *acc);
+TARGET void ISA(fast_key_dots)(const float *q, size_t ldq, size_t heads, const float *keys,
+                               size_t n, size_t D, float scale, float *s, size_t lds);
+TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
+                                    const float *values, size_t n, size_t D, float *acc,
+                                    size_t lda);
 const fast_kernels ISA(fast_kernels) = {
     ISA_NAME, GMR, GNV * W, ANV * W, ISA(gemm), ISA(fast_scores), ISA(fast_pv),
     ISA(fast_row_max), ISA(fast_exp_sum), ISA(fast_scale), ISA(dot), ISA(axpy),
@@ -381,10 +383,11 @@ TARGET void ISA(fast_scores)(size_t rows, size_t cols, size_t D, const float *q,
                              const float *kt, size_t ldk, float scale, float *s, size_t lds);
 TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
                          const float *v, size_t ldv, float *acc, size_t lda);
-TARGET void ISA(fast_key_dots)(const float *q, const float *keys, size_t n, size_t D,
-                               float scale, float *s);
-TARGET void ISA(fast_weighted_rows)(const float *p, const float *values, size_t n, size_t D,
-                                    float *acc);
+TARGET void ISA(fast_key_dots)(const float *q, size_t ldq, size_t heads, const float *keys,
+                               size_t n, size_t D, float scale, float *s, size_t lds);
+TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
+                                    const float *values, size_t n, size_t D, float *acc,
+                                    size_t lda);
 const fast_kernels ISA(fast_kernels) = {
     ISA_NAME, GMR, GNV * W, ANV * W, ISA(gemm), ISA(fast_scores), ISA(fast_pv),
     ISA(fast_row_max), ISA(fast_exp_sum), ISA(fast_scale), ISA(dot), ISA(axpy),

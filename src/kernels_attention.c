@@ -47,10 +47,11 @@ TARGET void ISA(fast_scores)(size_t rows, size_t cols, size_t D, const float *q,
                              const float *kt, size_t ldk, float scale, float *s, size_t lds);
 TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
                          const float *v, size_t ldv, float *acc, size_t lda);
-TARGET void ISA(fast_key_dots)(const float *q, const float *keys, size_t n, size_t D,
-                               float scale, float *s);
-TARGET void ISA(fast_weighted_rows)(const float *p, const float *values, size_t n, size_t D,
-                                    float *acc);
+TARGET void ISA(fast_key_dots)(const float *q, size_t ldq, size_t heads, const float *keys,
+                               size_t n, size_t D, float scale, float *s, size_t lds);
+TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
+                                    const float *values, size_t n, size_t D, float *acc,
+                                    size_t lda);
 static inline TARGET VEC ISA(vexp)(VEC x)
 {
     const VEC lo = VSET1(-87.0f), hi = VSET1(88.0f);
@@ -135,48 +136,63 @@ TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_
                     VSTORE(acc_out + (r + i) * lda + d + u * W, acc[i][u]);
         }
 }
-TARGET void ISA(fast_key_dots)(const float *q, const float *keys, size_t n, size_t D,
-                               float scale, float *s)
+TARGET void ISA(fast_key_dots)(const float *q, size_t ldq, size_t heads, const float *keys,
+                               size_t n, size_t D, float scale, float *s, size_t lds)
 {
-    for (size_t j = 0; j < n; j++) {
-        const float *key = keys + j * D;
-        VEC acc = VZERO();
-        size_t d = 0;
-        for (; d + W <= D; d += W)
-            acc = VFMA(VLOAD(q + d), VLOAD(key + d), acc);
-        float sum = VHSUM(acc);
-        for (; d < D; d++)
-            sum += q[d] * key[d];
-        s[j] = sum * scale;
+    for (size_t h0 = 0; h0 < heads; h0 += 4) {
+        const size_t hn = heads - h0 < 4 ? heads - h0 : 4;
+        for (size_t j = 0; j < n; j++) {
+            const float *key = keys + j * D;
+            for (size_t e = 0; e < D; e += 64 / sizeof(float))    /* each line, 8 keys ahead */
+                __builtin_prefetch(key + 8 * D + e);
+            VEC acc[4] = {VZERO(), VZERO(), VZERO(), VZERO()};
+            size_t d = 0;
+            for (; d + W <= D; d += W) {
+                const VEC k = VLOAD(key + d);
+                UNROLL for (size_t h = 0; h < 4; h++)
+                    if (h < hn) acc[h] = VFMA(VLOAD(q + (h0 + h) * ldq + d), k, acc[h]);
+            }
+            UNROLL for (size_t h = 0; h < 4; h++) {
+                if (h >= hn) continue;
+                const float *qh = q + (h0 + h) * ldq;
+                float sum = VHSUM(acc[h]);
+                for (size_t e = d; e < D; e++)
+                    sum += qh[e] * key[e];
+                s[(h0 + h) * lds + j] = sum * scale;
+            }
+        }
     }
 }
 
-TARGET void ISA(fast_weighted_rows)(const float *p, const float *values, size_t n, size_t D,
-                                    float *acc)
+TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
+                                    const float *values, size_t n, size_t D, float *acc,
+                                    size_t lda)
 {
-    size_t d = 0;
-    for (; d + 4 * W <= D; d += 4 * W) {
-        VEC a[4];
-        UNROLL for (int u = 0; u < 4; u++) a[u] = VLOAD(acc + d + u * W);
-        for (size_t j = 0; j < n; j++)
-            if (p[j] != 0.0f) {
-                const VEC w = VSET1(p[j]);
-                UNROLL for (int u = 0; u < 4; u++)
-                    a[u] = VFMA(w, VLOAD(values + j * D + d + u * W), a[u]);
-            }
-        UNROLL for (int u = 0; u < 4; u++) VSTORE(acc + d + u * W, a[u]);
+    for (size_t h = 0; h < heads; h++, p += ldp, acc += lda) {
+        size_t d = 0;
+        for (; d + 4 * W <= D; d += 4 * W) {
+            VEC a[4];
+            UNROLL for (int u = 0; u < 4; u++) a[u] = VLOAD(acc + d + u * W);
+            for (size_t j = 0; j < n; j++)
+                if (p[j] != 0.0f) {
+                    const VEC w = VSET1(p[j]);
+                    UNROLL for (int u = 0; u < 4; u++)
+                        a[u] = VFMA(w, VLOAD(values + j * D + d + u * W), a[u]);
+                }
+            UNROLL for (int u = 0; u < 4; u++) VSTORE(acc + d + u * W, a[u]);
+        }
+        for (; d + W <= D; d += W) {
+            VEC a = VLOAD(acc + d);
+            for (size_t j = 0; j < n; j++)
+                if (p[j] != 0.0f)
+                    a = VFMA(VSET1(p[j]), VLOAD(values + j * D + d), a);
+            VSTORE(acc + d, a);
+        }
+        for (; d < D; d++)
+            for (size_t j = 0; j < n; j++)
+                if (p[j] != 0.0f)
+                    acc[d] += p[j] * values[j * D + d];
     }
-    for (; d + W <= D; d += W) {
-        VEC a = VLOAD(acc + d);
-        for (size_t j = 0; j < n; j++)
-            if (p[j] != 0.0f)
-                a = VFMA(VSET1(p[j]), VLOAD(values + j * D + d), a);
-        VSTORE(acc + d, a);
-    }
-    for (; d < D; d++)
-        for (size_t j = 0; j < n; j++)
-            if (p[j] != 0.0f)
-                acc[d] += p[j] * values[j * D + d];
 }
 #undef ISA
 #undef ISA_NAME
@@ -244,10 +260,11 @@ TARGET void ISA(fast_scores)(size_t rows, size_t cols, size_t D, const float *q,
                              const float *kt, size_t ldk, float scale, float *s, size_t lds);
 TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
                          const float *v, size_t ldv, float *acc, size_t lda);
-TARGET void ISA(fast_key_dots)(const float *q, const float *keys, size_t n, size_t D,
-                               float scale, float *s);
-TARGET void ISA(fast_weighted_rows)(const float *p, const float *values, size_t n, size_t D,
-                                    float *acc);
+TARGET void ISA(fast_key_dots)(const float *q, size_t ldq, size_t heads, const float *keys,
+                               size_t n, size_t D, float scale, float *s, size_t lds);
+TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
+                                    const float *values, size_t n, size_t D, float *acc,
+                                    size_t lda);
 static inline TARGET VEC ISA(vexp)(VEC x)
 {
     const VEC lo = VSET1(-87.0f), hi = VSET1(88.0f);
@@ -332,48 +349,63 @@ TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_
                     VSTORE(acc_out + (r + i) * lda + d + u * W, acc[i][u]);
         }
 }
-TARGET void ISA(fast_key_dots)(const float *q, const float *keys, size_t n, size_t D,
-                               float scale, float *s)
+TARGET void ISA(fast_key_dots)(const float *q, size_t ldq, size_t heads, const float *keys,
+                               size_t n, size_t D, float scale, float *s, size_t lds)
 {
-    for (size_t j = 0; j < n; j++) {
-        const float *key = keys + j * D;
-        VEC acc = VZERO();
-        size_t d = 0;
-        for (; d + W <= D; d += W)
-            acc = VFMA(VLOAD(q + d), VLOAD(key + d), acc);
-        float sum = VHSUM(acc);
-        for (; d < D; d++)
-            sum += q[d] * key[d];
-        s[j] = sum * scale;
+    for (size_t h0 = 0; h0 < heads; h0 += 4) {
+        const size_t hn = heads - h0 < 4 ? heads - h0 : 4;
+        for (size_t j = 0; j < n; j++) {
+            const float *key = keys + j * D;
+            for (size_t e = 0; e < D; e += 64 / sizeof(float))    /* each line, 8 keys ahead */
+                __builtin_prefetch(key + 8 * D + e);
+            VEC acc[4] = {VZERO(), VZERO(), VZERO(), VZERO()};
+            size_t d = 0;
+            for (; d + W <= D; d += W) {
+                const VEC k = VLOAD(key + d);
+                UNROLL for (size_t h = 0; h < 4; h++)
+                    if (h < hn) acc[h] = VFMA(VLOAD(q + (h0 + h) * ldq + d), k, acc[h]);
+            }
+            UNROLL for (size_t h = 0; h < 4; h++) {
+                if (h >= hn) continue;
+                const float *qh = q + (h0 + h) * ldq;
+                float sum = VHSUM(acc[h]);
+                for (size_t e = d; e < D; e++)
+                    sum += qh[e] * key[e];
+                s[(h0 + h) * lds + j] = sum * scale;
+            }
+        }
     }
 }
 
-TARGET void ISA(fast_weighted_rows)(const float *p, const float *values, size_t n, size_t D,
-                                    float *acc)
+TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
+                                    const float *values, size_t n, size_t D, float *acc,
+                                    size_t lda)
 {
-    size_t d = 0;
-    for (; d + 4 * W <= D; d += 4 * W) {
-        VEC a[4];
-        UNROLL for (int u = 0; u < 4; u++) a[u] = VLOAD(acc + d + u * W);
-        for (size_t j = 0; j < n; j++)
-            if (p[j] != 0.0f) {
-                const VEC w = VSET1(p[j]);
-                UNROLL for (int u = 0; u < 4; u++)
-                    a[u] = VFMA(w, VLOAD(values + j * D + d + u * W), a[u]);
-            }
-        UNROLL for (int u = 0; u < 4; u++) VSTORE(acc + d + u * W, a[u]);
+    for (size_t h = 0; h < heads; h++, p += ldp, acc += lda) {
+        size_t d = 0;
+        for (; d + 4 * W <= D; d += 4 * W) {
+            VEC a[4];
+            UNROLL for (int u = 0; u < 4; u++) a[u] = VLOAD(acc + d + u * W);
+            for (size_t j = 0; j < n; j++)
+                if (p[j] != 0.0f) {
+                    const VEC w = VSET1(p[j]);
+                    UNROLL for (int u = 0; u < 4; u++)
+                        a[u] = VFMA(w, VLOAD(values + j * D + d + u * W), a[u]);
+                }
+            UNROLL for (int u = 0; u < 4; u++) VSTORE(acc + d + u * W, a[u]);
+        }
+        for (; d + W <= D; d += W) {
+            VEC a = VLOAD(acc + d);
+            for (size_t j = 0; j < n; j++)
+                if (p[j] != 0.0f)
+                    a = VFMA(VSET1(p[j]), VLOAD(values + j * D + d), a);
+            VSTORE(acc + d, a);
+        }
+        for (; d < D; d++)
+            for (size_t j = 0; j < n; j++)
+                if (p[j] != 0.0f)
+                    acc[d] += p[j] * values[j * D + d];
     }
-    for (; d + W <= D; d += W) {
-        VEC a = VLOAD(acc + d);
-        for (size_t j = 0; j < n; j++)
-            if (p[j] != 0.0f)
-                a = VFMA(VSET1(p[j]), VLOAD(values + j * D + d), a);
-        VSTORE(acc + d, a);
-    }
-    for (; d < D; d++)
-        for (size_t j = 0; j < n; j++)
-            if (p[j] != 0.0f)
-                acc[d] += p[j] * values[j * D + d];
 }
 #undef ISA
 #undef ISA_NAME
@@ -427,10 +459,11 @@ TARGET void ISA(fast_scores)(size_t rows, size_t cols, size_t D, const float *q,
                              const float *kt, size_t ldk, float scale, float *s, size_t lds);
 TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
                          const float *v, size_t ldv, float *acc, size_t lda);
-TARGET void ISA(fast_key_dots)(const float *q, const float *keys, size_t n, size_t D,
-                               float scale, float *s);
-TARGET void ISA(fast_weighted_rows)(const float *p, const float *values, size_t n, size_t D,
-                                    float *acc);
+TARGET void ISA(fast_key_dots)(const float *q, size_t ldq, size_t heads, const float *keys,
+                               size_t n, size_t D, float scale, float *s, size_t lds);
+TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
+                                    const float *values, size_t n, size_t D, float *acc,
+                                    size_t lda);
 static inline TARGET VEC ISA(vexp)(VEC x)
 {
     const VEC lo = VSET1(-87.0f), hi = VSET1(88.0f);
@@ -515,48 +548,63 @@ TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_
                     VSTORE(acc_out + (r + i) * lda + d + u * W, acc[i][u]);
         }
 }
-TARGET void ISA(fast_key_dots)(const float *q, const float *keys, size_t n, size_t D,
-                               float scale, float *s)
+TARGET void ISA(fast_key_dots)(const float *q, size_t ldq, size_t heads, const float *keys,
+                               size_t n, size_t D, float scale, float *s, size_t lds)
 {
-    for (size_t j = 0; j < n; j++) {
-        const float *key = keys + j * D;
-        VEC acc = VZERO();
-        size_t d = 0;
-        for (; d + W <= D; d += W)
-            acc = VFMA(VLOAD(q + d), VLOAD(key + d), acc);
-        float sum = VHSUM(acc);
-        for (; d < D; d++)
-            sum += q[d] * key[d];
-        s[j] = sum * scale;
+    for (size_t h0 = 0; h0 < heads; h0 += 4) {
+        const size_t hn = heads - h0 < 4 ? heads - h0 : 4;
+        for (size_t j = 0; j < n; j++) {
+            const float *key = keys + j * D;
+            for (size_t e = 0; e < D; e += 64 / sizeof(float))    /* each line, 8 keys ahead */
+                __builtin_prefetch(key + 8 * D + e);
+            VEC acc[4] = {VZERO(), VZERO(), VZERO(), VZERO()};
+            size_t d = 0;
+            for (; d + W <= D; d += W) {
+                const VEC k = VLOAD(key + d);
+                UNROLL for (size_t h = 0; h < 4; h++)
+                    if (h < hn) acc[h] = VFMA(VLOAD(q + (h0 + h) * ldq + d), k, acc[h]);
+            }
+            UNROLL for (size_t h = 0; h < 4; h++) {
+                if (h >= hn) continue;
+                const float *qh = q + (h0 + h) * ldq;
+                float sum = VHSUM(acc[h]);
+                for (size_t e = d; e < D; e++)
+                    sum += qh[e] * key[e];
+                s[(h0 + h) * lds + j] = sum * scale;
+            }
+        }
     }
 }
 
-TARGET void ISA(fast_weighted_rows)(const float *p, const float *values, size_t n, size_t D,
-                                    float *acc)
+TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
+                                    const float *values, size_t n, size_t D, float *acc,
+                                    size_t lda)
 {
-    size_t d = 0;
-    for (; d + 4 * W <= D; d += 4 * W) {
-        VEC a[4];
-        UNROLL for (int u = 0; u < 4; u++) a[u] = VLOAD(acc + d + u * W);
-        for (size_t j = 0; j < n; j++)
-            if (p[j] != 0.0f) {
-                const VEC w = VSET1(p[j]);
-                UNROLL for (int u = 0; u < 4; u++)
-                    a[u] = VFMA(w, VLOAD(values + j * D + d + u * W), a[u]);
-            }
-        UNROLL for (int u = 0; u < 4; u++) VSTORE(acc + d + u * W, a[u]);
+    for (size_t h = 0; h < heads; h++, p += ldp, acc += lda) {
+        size_t d = 0;
+        for (; d + 4 * W <= D; d += 4 * W) {
+            VEC a[4];
+            UNROLL for (int u = 0; u < 4; u++) a[u] = VLOAD(acc + d + u * W);
+            for (size_t j = 0; j < n; j++)
+                if (p[j] != 0.0f) {
+                    const VEC w = VSET1(p[j]);
+                    UNROLL for (int u = 0; u < 4; u++)
+                        a[u] = VFMA(w, VLOAD(values + j * D + d + u * W), a[u]);
+                }
+            UNROLL for (int u = 0; u < 4; u++) VSTORE(acc + d + u * W, a[u]);
+        }
+        for (; d + W <= D; d += W) {
+            VEC a = VLOAD(acc + d);
+            for (size_t j = 0; j < n; j++)
+                if (p[j] != 0.0f)
+                    a = VFMA(VSET1(p[j]), VLOAD(values + j * D + d), a);
+            VSTORE(acc + d, a);
+        }
+        for (; d < D; d++)
+            for (size_t j = 0; j < n; j++)
+                if (p[j] != 0.0f)
+                    acc[d] += p[j] * values[j * D + d];
     }
-    for (; d + W <= D; d += W) {
-        VEC a = VLOAD(acc + d);
-        for (size_t j = 0; j < n; j++)
-            if (p[j] != 0.0f)
-                a = VFMA(VSET1(p[j]), VLOAD(values + j * D + d), a);
-        VSTORE(acc + d, a);
-    }
-    for (; d < D; d++)
-        for (size_t j = 0; j < n; j++)
-            if (p[j] != 0.0f)
-                acc[d] += p[j] * values[j * D + d];
 }
 #undef ISA
 #undef ISA_NAME

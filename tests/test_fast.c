@@ -177,42 +177,45 @@ static void expect_sweep(const char *what, const char *isa, size_t D, float got,
 }
 Test(fast, the_decoding_sweeps_in_every_instruction_set) {
     rng r = rng_seeded(950);
-    enum { N = 37, BLOCKED = 5 };
+    enum { N = 37, BLOCKED = 5, HEADS = 6 };
     const size_t Ds[] = {1, 7, 8, 16, 24, 64, 67};
     for (size_t isa = 0; isa < ISA_COUNT; isa++) {
         if (!use_isa(isa)) continue;
         const fast_kernels *k = every_isa[isa];
-        for (size_t t = 0; t < sizeof Ds / sizeof *Ds; t++) {
-            const size_t D = Ds[t];
-            float *q = random_floats(&r, D, -1, 1), *rows = random_floats(&r, N * D, -1, 1);
-            float *p = random_floats(&r, N, 0, 1), *acc = random_floats(&r, D, -1, 1);
-            float *start = malloc(D * sizeof *start), s[N];
+        for (size_t t = 0; t < 2 * sizeof Ds / sizeof *Ds; t++) {
+            const size_t D = Ds[t / 2], heads = t % 2 ? HEADS : 1;   /* one head, or 4 + 2 */
+            float *q = random_floats(&r, heads * D, -1, 1), *rows = random_floats(&r, N * D, -1, 1);
+            float *p = random_floats(&r, heads * N, 0, 1), *acc = random_floats(&r, heads * D, -1, 1);
+            float *start = malloc(heads * D * sizeof *start), s[HEADS * N];
             cr_assert(start);
-            memcpy(start, acc, D * sizeof *acc);
-            k->key_dots(q, rows, N, D, 0.125f, s);
-            for (size_t j = 0; j < N; j++) {
-                double want = 0.0;
-                float plain = 0.0f;
-                for (size_t d = 0; d < D; d++) {
-                    want += (double)q[d] * rows[j * D + d];
-                    plain += q[d] * rows[j * D + d];
+            memcpy(start, acc, heads * D * sizeof *acc);
+            k->key_dots(q, D, heads, rows, N, D, 0.125f, s, N);
+            for (size_t h = 0; h < heads; h++)
+                for (size_t j = 0; j < N; j++) {
+                    double want = 0.0;
+                    float plain = 0.0f;
+                    for (size_t d = 0; d < D; d++) {
+                        want += (double)q[h * D + d] * rows[j * D + d];
+                        plain += q[h * D + d] * rows[j * D + d];
+                    }
+                    expect_sweep("key_dots", k->name, D, s[h * N + j], 0.125 * want, 0.125f * plain);
                 }
-                expect_sweep("key_dots", k->name, D, s[j], 0.125 * want, 0.125f * plain);
-            }
-            p[BLOCKED] = 0.0f;
+            for (size_t h = 0; h < heads; h++)
+                p[h * N + BLOCKED] = 0.0f;
             for (size_t d = 0; d < D; d++)
                 rows[BLOCKED * D + d] = INFINITY;
-            k->weighted_rows(p, rows, N, D, acc);
-            for (size_t d = 0; d < D; d++) {
-                double want = start[d];
-                float plain = start[d];
-                for (size_t j = 0; j < N; j++)
-                    if (j != BLOCKED) {
-                        want += (double)p[j] * rows[j * D + d];
-                        plain += p[j] * rows[j * D + d];
-                    }
-                expect_sweep("weighted_rows", k->name, D, acc[d], want, plain);
-            }
+            k->weighted_rows(p, N, heads, rows, N, D, acc, D);
+            for (size_t h = 0; h < heads; h++)
+                for (size_t d = 0; d < D; d++) {
+                    double want = start[h * D + d];
+                    float plain = start[h * D + d];
+                    for (size_t j = 0; j < N; j++)
+                        if (j != BLOCKED) {
+                            want += (double)p[h * N + j] * rows[j * D + d];
+                            plain += p[h * N + j] * rows[j * D + d];
+                        }
+                    expect_sweep("weighted_rows", k->name, D, acc[h * D + d], want, plain);
+                }
             free(q); free(rows); free(p); free(acc); free(start);
         }
     }
