@@ -544,7 +544,7 @@ static int bench_backward(const bench_options *o, const fast_kernels *k, FILE *o
 static double peak_gflops(const fast_kernels *k, size_t rounds)
 {
     double best = 0;
-    for (int run = 0; run < 3; run++) {
+    for (int run = 0; run < 7; run++) {
         double flops = 0, t0 = bench_seconds();
         #pragma omp parallel reduction(+:flops)
         flops += k->fma_loop(rounds);

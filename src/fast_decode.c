@@ -124,10 +124,13 @@ static void decode_chunk(const decode_task *t, size_t b, size_t g, size_t c, flo
     for (size_t i = 0; i < t->n; i++) {
         const float *q = t->qkv + (b * t->n + i) * t->F + g * per * D;    /* (per, D) */
         t->k->key_dots(q, D, per, keys, len, D, scale, s, DECODE_CHUNK);
+        int all_seen = len > 0 && j0 + len - 1 <= T - t->n + i;     /* the same for every head */
+        for (size_t j = 0; all_seen && j < len; j++)
+            all_seen = !cache->padding[b * cache->capacity + j0 + j];
         for (size_t hh = 0; hh < per; hh++) {
             float *sh = s + hh * DECODE_CHUNK, *part = part_at(t, b, g, c, hh, i);
             const size_t padded = (len + t->k->width - 1) / t->k->width * t->k->width;
-            for (size_t j = 0; j < padded; j++)
+            for (size_t j = all_seen ? len : 0; j < padded; j++)
                 if (j >= len || !visible(cache, b, t->n, i, j0 + j))
                     sh[j] = -INFINITY;
             const float m = padded ? t->k->row_max(sh, padded) : -INFINITY;
