@@ -1,7 +1,5 @@
 /* generated from chapters/20-command.nw; edit the book, not this file */
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,13 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "layer_dir.h"
+#include "output.h"
 
-static char temporary_path[MAX_OUTPUT_FILES][MHA_PATH_SIZE];
-static volatile sig_atomic_t temporaries, renaming, pending_signal, catching;
-static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
-static struct sigaction previous_action[3];
-static void catch_signals(void);
-static int lock_directory(const char *dir, FILE *err);
 int parse_forward_options(int argc, char **argv, struct forward_options *o, FILE *err)
 {
     memset(o, 0, sizeof *o);
@@ -134,140 +127,26 @@ int load_forward_inputs(const struct forward_options *o, mha_layer_files *in,
 /* Write files[0..n-1] into dir, all or nothing; files[0] is renamed last. */
 int write_files(const char *dir, int n, const struct output_file *files, FILE *err)
 {
-    char final[MAX_OUTPUT_FILES][MHA_PATH_SIZE];
-    if (n < 0 || n > MAX_OUTPUT_FILES) {
-        mha_cli_error(err, "%s: cannot write %d files at once (at most %d)", dir, n,
-                      MAX_OUTPUT_FILES);
-        return MHA_EXIT_FAILURE;
-    }
-    for (int i = 0; i < n; i++)
-        join_path(final[i], dir, files[i].name);
-    for (int i = 0; i < n; i++) {
-        struct stat st;
-        if (lstat(final[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            mha_cli_error(err, "%s: is a directory; no output was replaced", final[i]);
-            return MHA_EXIT_FAILURE;
-        }
-    }
-    const int lock = lock_directory(dir, err);
-    if (lock < 0)
-        return MHA_EXIT_FAILURE;
-    int status = MHA_EXIT_OK;
-    for (int i = 0; status == MHA_EXIT_OK && i < n; i++) {
-        char message[256];
-        const int fd = open_temporary(dir, files[i].name, err);
+    char message[MHA_PATH_SIZE + 256];
+    const char *names[MHA_OUTPUT_MAX] = {NULL};
+    for (int i = 0; i < n && i < MHA_OUTPUT_MAX; i++)
+        names[i] = files[i].name;
+    mha_status status = mha_output_begin(dir, n, names, message, sizeof message);
+    for (int i = 0; status == MHA_OK && i < n; i++) {
+        char why[256];
+        const int fd = mha_output_next(message, sizeof message);
         if (fd < 0)
-            status = MHA_EXIT_FAILURE;
-        else if (mha_npy_write_fd(fd, files[i].data, files[i].rank, files[i].shape,
-                                  message, sizeof message) != MHA_OK) {
-            mha_cli_error(err, "%s: %s", final[i], message);
-            status = MHA_EXIT_FAILURE;
-        }
+            status = MHA_ERR_IO;
+        else if ((status = mha_npy_write_fd(fd, files[i].data, files[i].rank, files[i].shape,
+                                            why, sizeof why)) != MHA_OK)
+            snprintf(message, sizeof message, "%s/%s: %s", dir, files[i].name, why);
     }
-    if (status == MHA_EXIT_OK) {
-        renaming = 1;
-        for (int i = n - 1; status == MHA_EXIT_OK && i >= 0; i--)
-            if (rename(temporary_path[i], final[i]) != 0) {
-                mha_cli_error(err, "%s: cannot replace: %s", final[i], strerror(errno));
-                status = MHA_EXIT_FAILURE;
-            }
-        if (status == MHA_EXIT_OK)
-            temporaries = 0;
-        renaming = 0;
-    }
-    remove_temporaries();
-    close(lock);                                   /* releases the lock */
-    return status;
-}
-int open_temporary(const char *dir, const char *name, FILE *err)
-{
-    const int slot = temporaries;
-    if (slot >= MAX_OUTPUT_FILES) {
-        mha_cli_error(err, "%s: too many temporary files at once", dir);
-        return -1;
-    }
-    if (!catching)
-        catch_signals();
-    int fd = -1;
-    for (unsigned attempt = 0; fd < 0 && attempt < 100; attempt++) {
-        char base[MHA_PATH_SIZE];
-        snprintf(base, sizeof base, ".%s.%ld.%u.tmp", name, (long)getpid(), attempt);
-        if (!join_path(temporary_path[slot], dir, base)) {
-            mha_cli_error(err, "%s: directory name too long", dir);
-            return -1;
-        }
-        temporaries = slot + 1;
-        fd = open(temporary_path[slot], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                  0666);
-        if (fd < 0)
-            temporaries = slot;
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
-    if (fd < 0)
-        mha_cli_error(err, "%s/%s: cannot create a temporary file: %s", dir, name,
-                      strerror(errno));
-    return fd;
-}
-static void remove_temporaries_and_die(int sig)
-{
-    if (renaming) {
-        pending_signal = sig;
-        return;
-    }
-    for (sig_atomic_t i = 0; i < temporaries; i++)
-        unlink(temporary_path[i]);
-    struct sigaction fallback;
-    memset(&fallback, 0, sizeof fallback);
-    fallback.sa_handler = SIG_DFL;
-    sigaction(sig, &fallback, NULL);
-    raise(sig);
-}
-
-static void catch_signals(void)
-{
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = remove_temporaries_and_die;
-    sigfillset(&action.sa_mask);
-    pending_signal = 0;
-    for (int i = 0; i < 3; i++)
-        sigaction(cleanup_signals[i], &action, &previous_action[i]);
-    catching = 1;
-}
-
-void remove_temporaries(void)
-{
-    for (sig_atomic_t i = 0; i < temporaries; i++)
-        unlink(temporary_path[i]);
-    temporaries = 0;
-    if (!catching)
-        return;
-    catching = 0;
-    for (int i = 0; i < 3; i++)
-        sigaction(cleanup_signals[i], &previous_action[i], NULL);
-    if (pending_signal != 0)
-        raise(pending_signal);
-}
-static int lock_directory(const char *dir, FILE *err)
-{
-    char path[MHA_PATH_SIZE];
-    if (!join_path(path, dir, ".mha.lock")) {
-        mha_cli_error(err, "%s: directory name too long", dir);
-        return -1;
-    }
-    const int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
-    struct flock whole = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
-    int locked = fd >= 0 ? fcntl(fd, F_SETLKW, &whole) : -1;
-    while (locked != 0 && fd >= 0 && errno == EINTR)
-        locked = fcntl(fd, F_SETLKW, &whole);
-    if (locked != 0) {
-        mha_cli_error(err, "%s: cannot lock: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    return fd;
+    if (status == MHA_OK)
+        status = mha_output_commit(message, sizeof message);
+    mha_output_end();
+    if (status != MHA_OK)
+        mha_cli_error(err, "%s", message);
+    return status == MHA_OK ? MHA_EXIT_OK : MHA_EXIT_FAILURE;
 }
 int write_outputs(const char *dir, const char *label, int want_weights,
                   const mha_shape *shape, const float *output,

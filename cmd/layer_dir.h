@@ -19,7 +19,6 @@ struct forward_options {
     const mha_impl *impl;
     int causal, want_weights, help;
 };
-enum { MAX_OUTPUT_FILES = 16 };
 struct output_file {
     const char *name;            /* in the directory: "out.npy" */
     const float *data;
@@ -40,8 +39,6 @@ int load_query(const char *dir, mha_layer_files *in, FILE *err);
 int load_forward_inputs(const struct forward_options *o, mha_layer_files *in,
                         mha_shape *shape, FILE *err);
 int write_files(const char *dir, int n, const struct output_file *files, FILE *err);
-int open_temporary(const char *dir, const char *name, FILE *err);
-void remove_temporaries(void);
 int write_outputs(const char *dir, const char *label, int want_weights,
                   const mha_shape *shape, const float *output,
                   const float *weights, FILE *out, FILE *err);

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "layer_dir.h"
 #include "learning.h"
+#include "output.h"
 
 struct train_command {
     size_t steps, every, seed;
@@ -84,6 +85,13 @@ static double seconds_since_start(double start)
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec - start;
 }
+struct history_text { char *bytes; size_t length; };
+
+static int write_history(FILE *file, void *context)
+{
+    const struct history_text *text = context;
+    return fwrite(text->bytes, 1, text->length, file) == text->length ? 0 : -1;
+}
 int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
 {
     struct train_command o = {1000, 100, (size_t)trainer_defaults.seed, NULL, NULL,
@@ -117,18 +125,24 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
         mha_cli_error(err, "%s: cannot write there: %s", o.out_dir, strerror(errno));
         return MHA_EXIT_FAILURE;
     }
+    char where[MHA_PATH_SIZE + 256];
+    if (o.history && mha_output_check(o.history, where, sizeof where) != MHA_OK) {
+        mha_cli_error(err, "%s", where);
+        return MHA_EXIT_FAILURE;
+    }
     o.run.seed = o.seed;
     #if defined(__GLIBC__)
     mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
     mallopt(M_MMAP_THRESHOLD, 64 * 1024 * 1024);
     #endif
     induction_trainer trainer;
+    struct history_text text = {NULL, 0};
     FILE *history = NULL;
     const mha_status made = induction_trainer_init(&trainer, &o.run);
     if (made != MHA_OK) {
         mha_cli_error(err, "train: %s", mha_status_message(made));
         status = made == MHA_ERR_NOMEM ? MHA_EXIT_FAILURE : MHA_EXIT_USAGE;
-    } else if (o.history && (history = fopen(o.history, "w")) == NULL) {
+    } else if (o.history && (history = open_memstream(&text.bytes, &text.length)) == NULL) {
         mha_cli_error(err, "%s: %s", o.history, strerror(errno));
         status = MHA_EXIT_FAILURE;
     } else {
@@ -173,6 +187,14 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
         mha_cli_error(err, "%s: %s", o.history, strerror(errno));
         status = MHA_EXIT_FAILURE;
     }
+    if (history && status == MHA_EXIT_OK) {
+        char message[MHA_PATH_SIZE + 256];
+        if (mha_output_file(o.history, write_history, &text, message, sizeof message) != MHA_OK) {
+            mha_cli_error(err, "%s", message);
+            status = MHA_EXIT_FAILURE;
+        }
+    }
+    free(text.bytes);
     induction_trainer_free(&trainer);
     return status;
 }

@@ -7,10 +7,7 @@
 #include <unistd.h>
 #include "layer_files.h"
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
-static mha_status fail(mha_status status, char *message, size_t size, const char *format, ...)
+mha_status mha_fail(mha_status status, char *message, size_t size, const char *format, ...)
 {
     va_list args;
     va_start(args, format);
@@ -38,30 +35,30 @@ mha_status mha_layer_read(const char *dir, const char *name, int required, int k
     char path[MHA_PATH_SIZE], reason[256];
     int n = snprintf(path, sizeof path, "%s/%s", dir, name);
     if (n < 0 || (size_t)n >= sizeof path)
-        return fail(MHA_ERR_ARG, message, size, "%s: the path of %s is too long", dir, name);
+        return mha_fail(MHA_ERR_ARG, message, size, "%s: the path of %s is too long", dir, name);
     struct stat name_status;
     if (lstat(path, &name_status) != 0) {
         if (!required && errno == ENOENT)
             return MHA_OK;
     } else if (S_ISLNK(name_status.st_mode) && access(path, F_OK) != 0) {
-        return fail(MHA_ERR_IO, message, size, "%s: a symbolic link to a missing file", path);
+        return mha_fail(MHA_ERR_IO, message, size, "%s: a symbolic link to a missing file", path);
     }
     mha_status status = mha_npy_read(path, array, reason, sizeof reason);
     if (status != MHA_OK)
-        return fail(status, message, size, "%s: %s", path, reason);
+        return mha_fail(status, message, size, "%s: %s", path, reason);
     if (array->kind == MHA_NPY_FLOAT && !(kinds & MHA_WANT_FLOAT))
-        return fail(MHA_ERR_FORMAT, message, size,
+        return mha_fail(MHA_ERR_FORMAT, message, size,
                     "%s: holds floats ('%s'); expected a boolean mask ('|b1' or '|u1')",
                     path, array->dtype);
     if (array->kind == MHA_NPY_BOOL && !(kinds & MHA_WANT_BOOL))
-        return fail(MHA_ERR_FORMAT, message, size,
+        return mha_fail(MHA_ERR_FORMAT, message, size,
                     "%s: holds booleans ('%s'); expected float32 or float64 values",
                     path, array->dtype);
     if (array->kind == MHA_NPY_FLOAT) {
         const int is_mask = (kinds & MHA_WANT_BOOL) != 0;
         const size_t bad = mha_first_nonfinite(array->values, array->count, is_mask);
         if (bad < array->count)
-            return fail(MHA_ERR_ARG, message, size, "%s: not finite at index %zu%s", path, bad,
+            return mha_fail(MHA_ERR_ARG, message, size, "%s: not finite at index %zu%s", path, bad,
                         is_mask ? " (a float mask may hold -inf, but not NaN or +inf)" : "");
     }
     return MHA_OK;
@@ -90,9 +87,9 @@ mha_status mha_layer_check_shape(const char *dir, const char *name, const mha_np
     if (strcmp(rule, sizes) == 0)
         sizes[0] = '\0';
     if (array->rank != rank)
-        return fail(MHA_ERR_SHAPE, message, size, "%s/%s: shape %s has rank %zu; it should be %s%s%s",
+        return mha_fail(MHA_ERR_SHAPE, message, size, "%s/%s: shape %s has rank %zu; it should be %s%s%s",
                     dir, name, got, array->rank, rule, equals, sizes);
-    return fail(MHA_ERR_SHAPE, message, size, "%s/%s: shape %s should be %s%s%s%s", dir, name, got,
+    return mha_fail(MHA_ERR_SHAPE, message, size, "%s/%s: shape %s should be %s%s%s%s", dir, name, got,
                 rule, equals, sizes, array->count == 0 ? ", with no empty axis" : "");
 }
 mha_status mha_layer_read_checked(const char *dir, const char *name, int required, int kinds,
@@ -139,7 +136,7 @@ mha_status mha_layer_read_forward(const char *dir, size_t heads, mha_layer_files
                                  message, size)) != MHA_OK)
         return status;
     if (mha_npy_loaded(&in->key) != mha_npy_loaded(&in->value))
-        return fail(MHA_ERR_ARG, message, size, "%s/%s: missing: key.npy and value.npy come"
+        return mha_fail(MHA_ERR_ARG, message, size, "%s/%s: missing: key.npy and value.npy come"
                     " together (both for cross-attention, neither for self-attention)",
                     dir, mha_npy_loaded(&in->key) ? "value.npy" : "key.npy");
     const size_t S = mha_npy_loaded(&in->key) ? in->key.shape[1] : L;
@@ -151,11 +148,11 @@ mha_status mha_layer_read_forward(const char *dir, size_t heads, mha_layer_files
     *shape = (mha_shape){B, L, S, E, heads};
     const mha_status checked = mha_shape_check(shape);
     if (checked == MHA_ERR_HEADS)
-        return fail(checked, message, size,
+        return mha_fail(checked, message, size,
                     "--heads: %zu does not divide the model width E = %zu of %s/query.npy",
                     heads, E, dir);
     if (checked != MHA_OK)
-        return fail(checked, message, size, "%s: B=%zu L=%zu S=%zu E=%zu H=%zu: %s", dir, B, L, S,
+        return mha_fail(checked, message, size, "%s: B=%zu L=%zu S=%zu E=%zu H=%zu: %s", dir, B, L, S,
                     E, heads, mha_status_message(checked));
     if ((status = mha_layer_read_projections(dir, "3E", 3 * E, E, in, message, size)) != MHA_OK)
         return status;

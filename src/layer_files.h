@@ -16,6 +16,10 @@ typedef struct mha_layer_files {
 } mha_layer_files;
 enum { MHA_PATH_SIZE = 4096, MHA_WANT_FLOAT = 1, MHA_WANT_BOOL = 2 };
 typedef struct mha_axis { const char *letter; size_t size; } mha_axis;  /* size 0: any */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+mha_status mha_fail(mha_status status, char *message, size_t size, const char *format, ...);
 void mha_layer_files_free(mha_layer_files *in);
 int mha_npy_loaded(const mha_npy *array);
 mha_status mha_layer_read(const char *dir, const char *name, int required, int kinds,

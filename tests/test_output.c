@@ -15,6 +15,7 @@
 #include "check.h"
 #include "cli.h"
 #include "layer_dir.h"
+#include "output.h"
 #include "npy.h"
 #include "scratch.h"
 
@@ -178,9 +179,14 @@ Test(output, a_signal_removes_the_temporaries) {
         const pid_t child = fork();
         cr_assert(child >= 0);
         if (child == 0) {
-            const int a = open_temporary(dir, "out.npy", stderr);
-            const int b = open_temporary(dir, "attn_weights.npy", stderr);
-            if (a < 0 || b < 0 || write(a, "partial", 7) != 7 || count_temporaries(dir) != 2)
+            const char *names[2] = {"out.npy", "attn_weights.npy"};
+            char message[256];
+            const mha_status begun = mha_output_begin(dir, 2, names, message,
+                                                      sizeof message);
+            const int a = mha_output_next(message, sizeof message);
+            const int b = mha_output_next(message, sizeof message);
+            if (begun != MHA_OK || a < 0 || b < 0 || write(a, "partial", 7) != 7 ||
+                count_temporaries(dir) != 2)
                 _exit(3);
             kill(getpid(), signals[s]);
             _exit(4);                                  /* the signal did not kill */
@@ -229,6 +235,53 @@ Test(output, train_checks_out_before_training, .timeout = 30) {
         cr_expect_str_eq(r.out, "", "it trained before checking --out");
         free_result(&r);
     }
+    remove_dir(dir);
+}
+Test(output, train_checks_its_history_before_training, .timeout = 30) {
+    char *dir = make_temp_dir();
+    write_bytes(dir, "file", "x", 1);
+    char in_file[4200];
+    snprintf(in_file, sizeof in_file, "%s/h.tsv", path_in(dir, "file"));
+    const char *places[] = {"/nonexistent/directory/h.tsv", in_file, "/dev/null"};
+    const char *why[] = {"No such file", "not a directory", "is not a regular file"};
+    for (int i = 0; i < 3; i++) {
+        char history[4200];
+        snprintf(history, sizeof history, "%s", places[i]);
+        struct cli_result r = run_mha("train", "--steps", "100000000", "--history", history,
+                                      NULL);
+        expect_one_mha_line(&r, why[i]);
+        cr_expect_str_eq(r.out, "", "it trained before checking --history %s", history);
+        free_result(&r);
+    }
+    remove_dir(dir);
+}
+
+Test(output, train_history_is_replaced_whole, .timeout = 60) {
+    char *dir = make_temp_dir();
+    write_bytes(dir, "h.tsv", "old", 3);
+    char history[4200];
+    snprintf(history, sizeof history, "%s", path_in(dir, "h.tsv"));
+    cr_assert_eq(mkdir(path_in(dir, "tok_emb.npy"), 0755), 0);
+    struct cli_result r = run_mha("train", "--steps", "2", "--every", "1", "--out", dir,
+                                  "--history", history, NULL);
+    expect_one_mha_line(&r, "tok_emb.npy");
+    free_result(&r);
+    char text[64] = {0};
+    FILE *f = fopen(history, "r");
+    cr_assert_not_null(f);
+    cr_expect_eq(fread(text, 1, sizeof text - 1, f), 3);
+    fclose(f);
+    cr_expect_str_eq(text, "old", "a failed run replaced the history");
+    cr_assert_eq(rmdir(path_in(dir, "tok_emb.npy")), 0);
+    r = run_mha("train", "--steps", "2", "--every", "1", "--history", history, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    f = fopen(history, "r");
+    cr_assert_not_null(f);
+    cr_expect_eq(fread(text, 1, 5, f), 5);
+    fclose(f);
+    cr_expect(strncmp(text, "step\t", 5) == 0, "the new history does not start with its header");
+    cr_expect_eq(count_temporaries(dir), 0);
     remove_dir(dir);
 }
 Test(output, train_checkpoint_is_all_or_nothing, .timeout = 60) {

@@ -1,33 +1,26 @@
 /* generated from chapters/28-viewer-plumbing.nw; edit the book, not this file */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <SDL_image.h>
+#include "layer_files.h"
+#include "output.h"
 #include "viz.h"
+
+static int png_to_stream(FILE *file, void *surface)
+{
+    SDL_RWops *rw = SDL_RWFromFP(file, SDL_FALSE);
+    const int status = rw != NULL ? IMG_SavePNG_RW(surface, rw, 0) : -1;
+    if (rw != NULL)
+        SDL_RWclose(rw);                              /* frees rw; the file stays open */
+    return status;
+}
 
 int viz_write_png(SDL_Surface *surface, const char *path)
 {
-    struct stat before;
-    const int existed = stat(path, &before) == 0;
-    FILE *file = fopen(path, "wb");
-    if (file == NULL)
-        return SDL_SetError("%s", strerror(errno));
-    SDL_RWops *rw = SDL_RWFromFP(file, SDL_FALSE);
-    int status = rw != NULL ? IMG_SavePNG_RW(surface, rw, 0) : -1;
-    int error = ferror(file) ? errno : 0;             /* why a buffered write failed */
-    if (rw != NULL)
-        SDL_RWclose(rw);                              /* frees rw; the file stays open */
-    if (fflush(file) != 0 && error == 0)
-        error = errno;
-    int failed = status != 0 || error != 0 || ferror(file);
-    if (fclose(file) != 0 && !failed)
-        failed = 1, error = errno;
-    if (failed && (error != 0 || status == 0))
-        SDL_SetError("%s", strerror(error != 0 ? error : EIO));
-    if (failed && !existed)
-        remove(path);
-    return failed ? -1 : 0;
+    char message[MHA_PATH_SIZE + 256];
+    if (mha_output_file(path, png_to_stream, surface, message, sizeof message) != MHA_OK)
+        return SDL_SetError("%s", message);
+    return 0;
 }
 int viz_save_png(viz_state *s, int width, int height, const char *path)
 {
@@ -35,7 +28,7 @@ int viz_save_png(viz_state *s, int width, int height, const char *path)
                                                           SDL_PIXELFORMAT_RGBA32);
     SDL_Renderer *renderer = surface ? SDL_CreateSoftwareRenderer(surface) : NULL;
     viz_view view = {0};
-    int status = -1;
+    int status = -1, drawn = 0;
     const float scale = viz_scale(width, height, s->zoom);
     if (renderer != NULL && viz_view_open(&view, renderer) == 0 &&
         viz_view_scale(&view, scale) == 0) {
@@ -43,8 +36,14 @@ int viz_save_png(viz_state *s, int width, int height, const char *path)
         viz_layout_compute(s, (int)(width / scale), (int)(height / scale), &layout);
         viz_draw(&view, s, &layout);
         SDL_RenderPresent(renderer);
-        status = viz_write_png(surface, path);
+        drawn = 1;
+        status = viz_write_png(surface, path);       /* its error names the file */
         viz_view_close(&view);
+    }
+    if (!drawn) {                                    /* SDL's error does not */
+        char why[512];
+        snprintf(why, sizeof why, "%s", SDL_GetError());
+        SDL_SetError("%s: %s", path, why);
     }
     if (renderer) SDL_DestroyRenderer(renderer);
     SDL_FreeSurface(surface);
@@ -62,7 +61,7 @@ void viz_save_window(viz_state *s, SDL_Renderer *renderer, int w, int h)
     if (ok)
         snprintf(s->news, sizeof s->news, "saved %s", path);
     else
-        snprintf(s->message, sizeof s->message, "could not save %s: %s", path, SDL_GetError());
+        snprintf(s->message, sizeof s->message, "could not save: %s", SDL_GetError());
     SDL_FreeSurface(surface);
     s->save_requested = 0;
 }

@@ -10,7 +10,7 @@ static int record_frames(viz_state *s, const struct viz_options *o)
         char path[4096];
         snprintf(path, sizeof path, "%s/frame-%04zu.png", o->record, f + 1);
         if (viz_save_png(s, o->width, o->height, path) != 0) {
-            fprintf(stderr, "mha-viz: %s: %s\n", path, SDL_GetError());
+            fprintf(stderr, "mha-viz: %s\n", SDL_GetError());
             return VIZ_EXIT_FAILURE;
         }
         s->playing = 1;
@@ -132,7 +132,7 @@ int viz_main(int argc, char **argv)
                 status = viz_save_png(&s, o.width, o.height, o.screenshot) == 0 ? VIZ_EXIT_OK
                                                                                : VIZ_EXIT_FAILURE;
                 if (status != VIZ_EXIT_OK)
-                    fprintf(stderr, "mha-viz: %s: %s\n", o.screenshot, SDL_GetError());
+                    fprintf(stderr, "mha-viz: %s\n", SDL_GetError());
             } else if (o.record != NULL) {
                 status = record_frames(&s, &o);
             } else if (SDL_Init(SDL_INIT_VIDEO) != 0) {

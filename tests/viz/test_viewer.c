@@ -360,6 +360,38 @@ Test(viewer, pictures_that_cannot_be_written_are_errors) {
     unlink(png);
     rmdir(dir);
 }
+static size_t entries_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    size_t n = 0;
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    if (d != NULL)
+        closedir(d);
+    return n;
+}
+Test(viewer, a_picture_is_replaced_whole_or_not_at_all) {
+    char dir[] = "/tmp/mha-viz-whole-XXXXXX", png[64], text[16] = {0};
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(png, sizeof png, "%s/shot.png", dir);
+    FILE *f = fopen(png, "w");
+    cr_assert(f != NULL && fputs("old picture", f) >= 0 && fclose(f) == 0);
+    char *shot[] = {"mha-viz", "--screenshot", png, "--size", "640x480", NULL};
+    cr_expect_eq(run_with_file_limit(shot, 5, 4096), VIZ_EXIT_FAILURE, "a full disk");
+    cr_assert_not_null(f = fopen(png, "rb"));
+    cr_expect_eq(fread(text, 1, sizeof text - 1, f), 11);
+    fclose(f);
+    cr_expect_str_eq(text, "old picture", "a full disk replaced the old picture");
+    cr_expect_eq(entries_in(dir), 1, "a failed picture left a file beside the old one");
+    cr_expect_eq(run_with_file_limit(shot, 5, RLIM_INFINITY), VIZ_EXIT_OK, "room enough");
+    cr_assert_not_null(f = fopen(png, "rb"));
+    cr_expect_eq(fread(text, 1, 8, f), 8);
+    fclose(f);
+    cr_expect(memcmp(text, "\x89PNG\r\n\x1a\n", 8) == 0, "the new picture is not a PNG");
+    cr_expect_eq(entries_in(dir), 1, "a picture left a temporary or a lock file beside it");
+    unlink(png);
+    rmdir(dir);
+}
 Test(viewer, sizes_that_wrap_are_refused) {
     struct viz_options o;
     char *wraps[] = {"mha-viz", "--size", "4294968576x800", NULL};
