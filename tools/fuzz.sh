@@ -8,6 +8,8 @@ export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:max_allocation_si
 export MSAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=512
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 mkdir -p "$build/fuzz/artifacts"; : > "$build/fuzz/summary.txt"
+printf 'leak:libomp.so\n' > "$build/fuzz/lsan.supp"          # the OpenMP runtime's own blocks
+export LSAN_OPTIONS=suppressions=$build/fuzz/lsan.supp
 for run in "fuzz:$seconds:$targets" "fuzz-msan:$msan_seconds:$msan_targets"; do
     IFS=: read -r kind time names <<< "$run"
     for t in $names; do
