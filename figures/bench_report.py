@@ -139,7 +139,7 @@ def roofline(rows, peak, bandwidth):
              "\\pgfplotsset{compat=1.18}", "\\begin{document}", "\\begin{tikzpicture}",
              "\\begin{loglogaxis}[width=12cm, height=7.5cm, xlabel={operations per byte},",
              "  ylabel={GFLOP/s}, xmin=0.1, xmax=4000, ymin=0.3, ymax=600,",
-             "  legend pos=north west, legend cell align=left, grid=major]",
+             "  legend pos=outer north east, legend cell align=left, grid=major]",
              f"\\addplot[thick, domain=0.1:4000, samples=200] {{min({peak}, {bandwidth}*x)}};",
              f"\\addlegendentry{{roof: {peak:.0f} GFLOP/s, {bandwidth:.0f} GB/s}}"]
     for impl, mark in marks.items():
@@ -211,16 +211,26 @@ def numbers(rows, peaks, bandwidth, machine):
         rate = float(mine["bytes"]) / float(mine["ms"]) / 1e6
         m["FastDecodeBandwidth"] = f"{100 * rate / bandwidth[mine['threads']]:.0f}"
     m["FastDecodeSpeedup"] = ratio(best(rows, impl="torch", decode=1, T=4096), mine)
+    lengths = [int(r["T"]) for r in rows if r.get("decode") == "1" and r.get("impl") == "blocked"]
+    m["FastDecodeFarT"] = str(max(lengths, default=0))
     for name, kv in (("FastDecodeFar", "12"), ("FastDecodeFarGqa", "3")):
-        far = best(rows, impl="blocked", decode=1, T=16384, kv_heads=kv, threads=max(peaks, default="1"))
+        far = best(rows, impl="blocked", decode=1, T=max(lengths, default=0), kv_heads=kv,
+                   threads=max(peaks, default="1"))
         m[name] = (f"{100 * float(far['bytes']) / float(far['ms']) / 1e6 / bandwidth[far['threads']]:.0f}"
                    if far and far["threads"] in bandwidth else "--")
+    m["FastLThree"] = next((r["l3_mib"] for r in rows if "l3_mib" in r), "--")
     if blocked[0] and torch[0]:
         m["FastTotalMs"], m["FastTotalThreads"] = f"{float(blocked[0]['ms']):.0f}", blocked[0]["threads"]
         m["FastTorchDenseMs"] = f"{float(torch[0]['ms']):.0f}"
         if "2" in peaks:
             work = float(blocked[0]["gflops"]) * float(blocked[0]["ms"])    # GFLOP * ms
             m["FastFloorMs"] = f"{work / peaks['2']:.0f}"
+    steps = [best(full, impl="blocked", part="all", B=8, L=512, E=512, H=8, causal=0, **w)
+             for w in (dict(isa="scalar", threads=1), dict(isa="avx2", threads=1),
+                       dict(isa="avx512", threads=1), dict(isa="avx512", threads=2))]
+    for name, earlier, later in zip(("FastGainAvxTwo", "FastGainAvxFive", "FastGainThreads"),
+                                    steps, steps[1:]):
+        m[name] = ratio(earlier, later)
     m["FastProjMs"] = f"{float(proj['ms']):.0f}" if proj else "--"
     m["FastAttentionMs"] = f"{float(attn['ms']):.0f}" if attn else "--"
     m.update(("Fast" + {"l1": "LOne", "l2": "LTwo"}.get(k, k.capitalize()), v)

@@ -89,8 +89,11 @@ mha_status fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
                      const float *bias, float *C, size_t ldc)
 {
     const size_t N = Wp->N, K = Wp->K, kc = Wp->kc, mr = k->mr, nr = k->nr;
-    const size_t mc = b->mc, row_blocks = (M + mc - 1) / mc;
     const size_t threads = (size_t)omp_get_max_threads();
+    size_t blocks = (M + b->mc - 1) / b->mc;
+    blocks = (blocks + threads - 1) / threads * threads;       /* equal, a multiple of threads */
+    const size_t mc = ((M + blocks - 1) / blocks + mr - 1) / mr * mr;
+    const size_t row_blocks = (M + mc - 1) / mc;
     size_t panel_runs = (2 * threads + row_blocks - 1) / row_blocks;
     panel_runs = panel_runs > Wp->panels ? Wp->panels : panel_runs;
     const size_t run = (Wp->panels + panel_runs - 1) / panel_runs;

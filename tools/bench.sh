@@ -14,14 +14,21 @@ day=$(date +%Y-%m-%d)
 mkdir -p figures
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "bench: $cpu, $(nproc) cores, load average $load"
+blas=$(OPENBLAS_VERBOSE=2 "$o" 1 16 16 1 0 1 1 2>&1 | sed -n 's/^Core: //p' | head -n 1)
+if [[ -z "${OPENBLAS_CORETYPE:-}" && "$blas" == Prescott ]]; then
+    if grep -qw avx512f /proc/cpuinfo; then export OPENBLAS_CORETYPE=SkylakeX
+    elif grep -qw avx2 /proc/cpuinfo; then export OPENBLAS_CORETYPE=Haswell; fi
+    [[ -z "${OPENBLAS_CORETYPE:-}" ]] || blas="$OPENBLAS_CORETYPE (its own choice: $blas)"
+fi
+l3=$(( $(getconf LEVEL3_CACHE_SIZE 2> /dev/null || echo 0) >> 20 ))
 cc -O2 -pthread -o "$build/limits-check" bench/limits_check.c
 { for n in 1 $threads; do $m --peak --threads $n; $m --bandwidth --threads $n; done
-  "$build/limits-check" "$threads" 512; } | tee "$build/bench-machine.txt"
+  "$build/limits-check" "$threads" 512; echo "l3_mib=$l3"; } | tee "$build/bench-machine.txt"
 limit() { sed -n "s/^$1=\([0-9.]*\) threads=$threads .*/\1/p" "$build/bench-machine.txt" | tail -n 1; }
-machine="$cpu, $(nproc) cores; FMA peak $(limit peak_gflops) GFLOP/s and read bandwidth"
+machine="$cpu, $(nproc) cores, $l3 MiB of L3; FMA peak $(limit peak_gflops) GFLOP/s and read bandwidth"
 machine="$machine $(limit bandwidth_gbs) GB/s on $threads threads (checked by an independent"
 machine="$machine program: $(limit check_peak_gflops) GFLOP/s and $(limit check_bandwidth_gbs) GB/s);"
-machine="$machine load average $load"
+machine="$machine OpenBLAS's $blas kernels; load average $load"
 machine="$machine when the run began; $day, $compiler"
 for shape in "--batch 1 --seq 256 --dim 256 --heads 4" "--batch 2 --seq 512 --dim 512 --heads 8"; do
     for impl in naive batched; do $m --impl $impl $shape --threads 1 --reps $reps; done
