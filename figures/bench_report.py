@@ -87,7 +87,8 @@ def forward_table(rows, peaks):
                     or r.get("part") == "stages":
                 continue
             version = r["impl"] + (f" {r['isa']}" if r["impl"] == "blocked" else "") \
-                + ("" if r.get("part", "all") == "all" else f" ({r['part']} only)")
+                + ("" if r.get("part", "all") == "all" else
+                   f" ({r['part']} only" + (", half $k_c$" if "half_kc" in r else "") + ")")
             peak = peaks.get(r.get("threads"))
             share = f"{100 * float(r['gflops']) / peak:.0f}\\%" if peak else "--"
             speedup = (f"{float(torch['ms']) / float(r['ms']):.1f}$\\times$"
