@@ -57,28 +57,32 @@ static mha_status packed_init(heads_packed *p, const fast_kernels *k, size_t B, 
     }
     return MHA_OK;
 }
-/* x (n, D), row stride ld, into xp (np, Dp) and xt (D, np), zero-padded */
+/* x (n, D), row stride ld, into xp (np, Dp) and, unless NULL, xt (D, np), zero-padded */
 static void pack_rows(size_t n, size_t np, size_t D, size_t Dp, const float *x, size_t ld,
                       float *xp, float *xt)
 {
-    memset(xp, 0, np * Dp * sizeof *xp);
-    memset(xt, 0, D * np * sizeof *xt);
-    for (size_t r = 0; r < n; r++)
-        for (size_t d = 0; d < D; d++) {
-            xp[r * Dp + d] = x[r * ld + d];
-            xt[d * np + r] = x[r * ld + d];
-        }
+    for (size_t r = 0; r < np; r++) {                /* rows, then the padding rows */
+        if (r < n)
+            memcpy(xp + r * Dp, x + r * ld, D * sizeof *xp);
+        memset(xp + r * Dp + (r < n ? D : 0), 0, (r < n ? Dp - D : Dp) * sizeof *xp);
+    }
+    for (size_t d = 0; xt && d < D; d++) {           /* columns, read from the copy */
+        float *to = xt + d * np;
+        for (size_t r = 0; r < np; r++)
+            to[r] = xp[r * Dp + d];
+    }
 }
 static void pack_head(heads_packed *p, size_t bh, const float *q, size_t ldq, const float *k,
                       size_t ldk, const float *v, size_t ldv, const float *grad, size_t ldg)
 {
     const size_t b = bh / p->H, h = bh % p->H, D = p->D, Dp = p->Dp, Lp = p->Lp, Sp = p->Sp;
+    const int backward = grad != NULL;             /* the forward pass needs no q^T, v^T */
     pack_rows(p->L, Lp, D, Dp, q + b * p->L * ldq + h * D, ldq, p->q + bh * Lp * Dp,
-              p->qt + bh * D * Lp);
+              backward ? p->qt + bh * D * Lp : NULL);
     pack_rows(p->S, Sp, D, Dp, k + b * p->S * ldk + h * D, ldk, p->k + bh * Sp * Dp,
               p->kt + bh * D * Sp);
     pack_rows(p->S, Sp, D, Dp, v + b * p->S * ldv + h * D, ldv, p->v + bh * Sp * Dp,
-              p->vt + bh * D * Sp);
+              backward ? p->vt + bh * D * Sp : NULL);
     if (grad)
         pack_rows(p->L, Lp, D, Dp, grad + b * p->L * ldg + h * D, ldg, p->grad + bh * Lp * Dp,
                   p->grad_t + bh * D * Lp);
@@ -123,9 +127,10 @@ static void mask_tile(const heads_packed *p, const mha_mask *m, size_t b, size_t
             hi = j >= S ? 0 : L - i0 < t ? L - i0 : t;
             lo = causal && j > i0 ? (j - i0 < hi ? j - i0 : hi) : 0;
         }
-        for (size_t c = 0; c < t; c++)
-            if (c < lo || c >= hi)
-                row[c] = -INFINITY;
+        for (size_t c = 0; c < lo; c++)
+            row[c] = -INFINITY;
+        for (size_t c = hi; c < t; c++)
+            row[c] = -INFINITY;
         for (size_t c = lo; elements && c < hi; c++) {
             const size_t i = by_key ? i0 + c : i0 + a, j = by_key ? j0 + a : j0 + c;
             if (m->attn_mask_float)
@@ -163,7 +168,7 @@ static void online_update(const fast_kernels *k, float *p, size_t n, float *m, f
 }
 typedef struct tile_scratch {
     float *s, *dp;                 /* (t, t) */
-    float *acc, *acc2;             /* (t, Dp) */
+    float *acc, *acc2, *acc3;      /* (t, Dp) */
     float *m, *l;                  /* (t) */
     float *memory;
 } tile_scratch;
@@ -171,12 +176,12 @@ typedef struct tile_scratch {
 static int scratch_init(const heads_packed *p, tile_scratch *w)
 {
     const size_t t = p->t;
-    w->memory = malloc((2 * t * t + 2 * t * p->Dp + 2 * t) * sizeof(float));
+    w->memory = malloc((2 * t * t + 3 * t * p->Dp + 2 * t) * sizeof(float));
     if (w->memory == NULL)
         return 0;
     w->s = w->memory; w->dp = w->s + t * t;
-    w->acc = w->dp + t * t; w->acc2 = w->acc + t * p->Dp;
-    w->m = w->acc2 + t * p->Dp; w->l = w->m + t;
+    w->acc = w->dp + t * t; w->acc2 = w->acc + t * p->Dp; w->acc3 = w->acc2 + t * p->Dp;
+    w->m = w->acc3 + t * p->Dp; w->l = w->m + t;
     return 1;
 }
 static void forward_tile(const fast_kernels *k, const heads_packed *p, const fast_attention *a,
@@ -254,6 +259,7 @@ static void softmax_grad(size_t t, const float *weights, float *dp, const float 
                          int by_key, float scale)
 {
     for (size_t a = 0; a < t; a++)
+        #pragma omp simd
         for (size_t c = 0; c < t; c++)
             dp[a * t + c] = scale * weights[a * t + c] * (dp[a * t + c] - delta[by_key ? c : a]);
 }
@@ -279,6 +285,7 @@ static void key_tile(const fast_kernels *k, const heads_packed *p, const fast_at
         mask_tile(p, g->mask, b, i0, j0, 1, w->s);
         for (size_t a = 0; a < t; a++) {
             float *row = w->s + a * t;
+            #pragma omp simd
             for (size_t c = 0; c < t; c++)
                 row[c] -= shift[i0 + c];
             k->exp_sum(row, t, 0.0f);
@@ -287,6 +294,13 @@ static void key_tile(const fast_kernels *k, const heads_packed *p, const fast_at
         k->pv(t, t, Dp, w->s, t, p->grad + (bh * Lp + i0) * Dp, Dp, w->acc2, Dp);  /* dV */
         softmax_grad(t, w->s, w->dp, delta + i0, 1, scale);
         k->pv(t, t, Dp, w->dp, t, p->q + (bh * Lp + i0) * Dp, Dp, w->acc, Dp);     /* dK */
+        if (p->Sp == t) {                                /* the only key tile: dQ too */
+            const size_t nq = p->L - i0 < t ? p->L - i0 : t;
+            memset(w->acc3, 0, t * Dp * sizeof *w->acc3);
+            k->direct(t, Dp, t, w->dp, 1, t, keys, Dp, w->acc3, Dp);
+            write_rows(nq, D, Dp, w->acc3, g->grad_q + (b * p->L + i0) * g->ldgq + h * D,
+                       g->ldgq);
+        }
     }
     write_rows(nk, D, Dp, w->acc, g->grad_k + (b * p->S + j0) * g->ldgk + h * D, g->ldgk);
     write_rows(nk, D, Dp, w->acc2, g->grad_v + (b * p->S + j0) * g->ldgv + h * D, g->ldgv);
@@ -337,7 +351,7 @@ mha_status fast_attend_backward(const fast_kernels *k, const fast_attention_grad
             if (!failed)
                 key_tile(k, &p, g, item / key_tiles, item % key_tiles * p.t, &w);
         #pragma omp for schedule(dynamic)
-        for (size_t item = 0; item < heads * query_tiles; item++)
+        for (size_t item = 0; item < (key_tiles > 1 ? heads * query_tiles : 0); item++)
             if (!failed)
                 query_tile(k, &p, g, item / query_tiles, item % query_tiles * p.t, &w);
         free(w.memory);

@@ -6,11 +6,23 @@
 #include <omp.h>
 #include "fast_backward.h"
 
+enum { DIRECT_MAX = 16384 };           /* floats of B for the direct product */
 /* C (M, N) = A (M, K) W (N, K)^T + bias, through the packed product. */
 static mha_status product_nt(const fast_kernels *k, const fast_blocking *blk, size_t M,
                              size_t N, size_t K, const float *A, size_t lda, const float *W,
                              size_t ldw, const float *bias, float *C, size_t ldc)
 {
+    if (N * K <= DIRECT_MAX) {                      /* W^T is small: (K, N), then direct */
+        float *wt = malloc((N * K > 0 ? N * K : 1) * sizeof *wt);
+        if (wt == NULL)
+            return MHA_ERR_NOMEM;
+        for (size_t j = 0; j < N; j++)
+            for (size_t kk = 0; kk < K; kk++)
+                wt[kk * N + j] = W[j * ldw + kk];
+        fast_gemm_direct(k, M, N, K, A, lda, 1, wt, N, bias, C, ldc);
+        free(wt);
+        return MHA_OK;
+    }
     fast_packed packed;
     mha_status status = fast_pack(k, blk, N, K, W, ldw, &packed);
     if (status == MHA_OK)
@@ -34,6 +46,10 @@ static mha_status product_nn(const fast_kernels *k, const fast_blocking *blk, si
                              size_t N, size_t K, const float *A, size_t lda, const float *Bm,
                              size_t ldb, float *C, size_t ldc)
 {
+    if (N * K <= DIRECT_MAX) {
+        fast_gemm_direct(k, M, N, K, A, lda, 1, Bm, ldb, NULL, C, ldc);
+        return MHA_OK;
+    }
     float *bt = malloc(N * K * sizeof *bt);                        /* (N, K) */
     if (bt == NULL)
         return MHA_ERR_NOMEM;
@@ -47,6 +63,10 @@ static mha_status product_tn(const fast_kernels *k, const fast_blocking *blk, si
                              size_t N, size_t K, const float *A, size_t lda, const float *Bm,
                              size_t ldb, float *C, size_t ldc)
 {
+    if (N * K <= DIRECT_MAX) {                      /* A read transposed, in place */
+        fast_gemm_direct(k, M, N, K, A, 1, lda, Bm, ldb, NULL, C, ldc);
+        return MHA_OK;
+    }
     float *at = malloc(M * K * sizeof *at), *bt = malloc(N * K * sizeof *bt);
     mha_status status = MHA_ERR_NOMEM;
     if (at && bt) {
@@ -85,6 +105,7 @@ static void column_sums(size_t M, size_t N, const float *x, size_t ld, float *su
 {
     memset(sums, 0, N * sizeof *sums);
     for (size_t i = 0; i < M; i++)
+        #pragma omp simd
         for (size_t j = 0; j < N; j++)
             sums[j] += x[i * ld + j];
 }

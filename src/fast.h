@@ -31,6 +31,10 @@ typedef struct fast_kernels {
                      size_t D, float scale, float *s, size_t lds);
     void (*weighted_rows)(const float *p, size_t ldp, size_t heads, const float *values,
                           size_t n, size_t D, float *acc, size_t lda);
+    /* C (rows, cols) += A B read in place: A's element (i, k) at a[i rs + k cs], B (K, cols)
+       with row stride ldb; rows % 4 == 0, any cols */
+    void (*direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs, size_t cs,
+                   const float *b, size_t ldb, float *c, size_t ldc);
 } fast_kernels;
 
 extern const fast_kernels fast_kernels_scalar;
@@ -60,6 +64,11 @@ mha_status fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
                      const float *bias, float *C, size_t ldc);
 void fast_gemv(const fast_kernels *k, size_t M, const float *X, size_t ldx,
                const float *W, size_t N, size_t K, const float *bias, float *Y, size_t ldy);
+/* C (M, N) = A B + bias: A's element (i, k) at A[i rs + k cs], B (K, N) with row
+   stride ldb, bias NULL or (N); for B small enough to stay in cache */
+void fast_gemm_direct(const fast_kernels *k, size_t M, size_t N, size_t K, const float *A,
+                      size_t rs, size_t cs, const float *B, size_t ldb, const float *bias,
+                      float *C, size_t ldc);
 /* Scratch that outlives a call.  fast_scratch_take(n) returns n bytes (64-byte
    aligned, contents undefined) or NULL; fast_scratch_give(p) hands a block back
    (NULL is ignored), where the next take of at most its size may find it.

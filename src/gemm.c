@@ -97,10 +97,11 @@ mha_status fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
     size_t panel_runs = (2 * threads + row_blocks - 1) / row_blocks;
     panel_runs = panel_runs > Wp->panels ? Wp->panels : panel_runs;
     const size_t run = (Wp->panels + panel_runs - 1) / panel_runs;
+    const size_t deepest = K < kc ? K : kc;                    /* a K block's depth */
     int failed = 0;
     #pragma omp parallel reduction(|:failed)
     {
-        float *Ap = malloc(((mc + mr) * kc + mr * nr) * sizeof *Ap);
+        float *Ap = malloc(((mc + mr) * deepest + mr * nr) * sizeof *Ap);
         failed = Ap == NULL;
         #pragma omp for schedule(dynamic) collapse(2)
         for (size_t ib = 0; ib < row_blocks; ib++)
@@ -108,7 +109,7 @@ mha_status fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
                 {
                     const size_t i0 = ib * mc, rows = M - i0 < mc ? M - i0 : mc;
                     const size_t p0 = pr * run, p1 = p0 + run < Wp->panels ? p0 + run : Wp->panels;
-                    float *tile = Ap + (mc + mr) * kc;
+                    float *tile = Ap + (mc + mr) * deepest;
                     const size_t j0 = p0 * nr, j1 = p1 * nr < N ? p1 * nr : N;
                     for (size_t i = i0; i < i0 + rows && j1 > j0; i++)     /* C starts at the bias */
                         if (bias != NULL)
@@ -139,4 +140,28 @@ void fast_gemv(const fast_kernels *k, size_t M, const float *X, size_t ldx,
     for (size_t j = 0; j < N; j++)
         for (size_t i = 0; i < M; i++)
             Y[i * ldy + j] = (bias ? bias[j] : 0.0f) + k->dot(X + i * ldx, W + j * K, K);
+}
+void fast_gemm_direct(const fast_kernels *k, size_t M, size_t N, size_t K, const float *A,
+                      size_t rs, size_t cs, const float *B, size_t ldb, const float *bias,
+                      float *C, size_t ldc)
+{
+    const size_t blocks = M / 4;
+    #pragma omp parallel for schedule(static) if (M * N * K >= (size_t)1 << 22)
+    for (size_t ib = 0; ib <= blocks; ib++) {
+        const size_t i0 = ib * 4, i1 = ib < blocks ? i0 + 4 : M;
+        for (size_t i = i0; i < i1; i++)
+            if (bias != NULL)
+                memcpy(C + i * ldc, bias, N * sizeof *C);
+            else
+                memset(C + i * ldc, 0, N * sizeof *C);
+        if (ib < blocks)
+            k->direct(4, N, K, A + i0 * rs, rs, cs, B, ldb, C + i0 * ldc, ldc);
+        for (size_t i = i0; ib == blocks && i < i1; i++)    /* the last rows, one sum each */
+            for (size_t j = 0; j < N; j++) {
+                float sum = C[i * ldc + j];
+                for (size_t kk = 0; kk < K; kk++)
+                    sum += A[i * rs + kk * cs] * B[kk * ldb + j];
+                C[i * ldc + j] = sum;
+            }
+    }
 }

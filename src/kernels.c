@@ -86,6 +86,44 @@ static TARGET void ISA(axpy)(float a, const float *x, float *y, size_t n)
     for (; i < n; i++)
         y[i] += a * x[i];
 }
+static inline __attribute__((always_inline)) TARGET void
+ISA(direct_block)(int nv, size_t K, const float *a, size_t rs, size_t cs, const float *b,
+                  size_t ldb, float *c, size_t ldc)
+{
+    VEC acc[4][ANV];
+    UNROLL for (int i = 0; i < 4; i++)
+        UNROLL for (int u = 0; u < nv; u++) acc[i][u] = VLOAD(c + i * ldc + u * W);
+    for (size_t k = 0; k < K; k++) {
+        VEC row[ANV];
+        UNROLL for (int u = 0; u < nv; u++) row[u] = VLOAD(b + k * ldb + u * W);
+        UNROLL for (int i = 0; i < 4; i++) {
+            const VEC x = VSET1(a[i * rs + k * cs]);
+            UNROLL for (int u = 0; u < nv; u++) acc[i][u] = VFMA(x, row[u], acc[i][u]);
+        }
+    }
+    UNROLL for (int i = 0; i < 4; i++)
+        UNROLL for (int u = 0; u < nv; u++) VSTORE(c + i * ldc + u * W, acc[i][u]);
+}
+static TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
+                               size_t cs, const float *b, size_t ldb, float *c, size_t ldc)
+{
+    for (size_t i = 0; i < rows; i += 4) {
+        size_t j = 0;
+        for (; j + ANV * W <= cols; j += ANV * W)
+            ISA(direct_block)(ANV, K, a + i * rs, rs, cs, b + j, ldb, c + i * ldc + j, ldc);
+        for (; ANV > 2 && j + 2 * W <= cols; j += 2 * W)
+            ISA(direct_block)(2, K, a + i * rs, rs, cs, b + j, ldb, c + i * ldc + j, ldc);
+        for (; j + W <= cols; j += W)
+            ISA(direct_block)(1, K, a + i * rs, rs, cs, b + j, ldb, c + i * ldc + j, ldc);
+        for (; j < cols; j++)                           /* the last columns, one sum each */
+            for (size_t r = i; r < i + 4; r++) {
+                float sum = c[r * ldc + j];
+                for (size_t k = 0; k < K; k++)
+                    sum += a[r * rs + k * cs] * b[k * ldb + j];
+                c[r * ldc + j] = sum;
+            }
+    }
+}
 static TARGET double ISA(fma_loop)(size_t n)
 {
     VEC acc[16];
@@ -122,6 +160,7 @@ const fast_kernels ISA(fast_kernels) = {
     ISA_NAME, GMR, GNV * W, ANV * W, ISA(gemm), ISA(fast_scores), ISA(fast_pv),
     ISA(fast_row_max), ISA(fast_exp_sum), ISA(fast_scale), ISA(dot), ISA(axpy),
     ISA(fma_loop), ISA(stream_sum), ISA(fast_key_dots), ISA(fast_weighted_rows),
+    ISA(direct),
 };
 #undef ISA
 #undef ISA_NAME
@@ -228,6 +267,44 @@ static TARGET void ISA(axpy)(float a, const float *x, float *y, size_t n)
     for (; i < n; i++)
         y[i] += a * x[i];
 }
+static inline __attribute__((always_inline)) TARGET void
+ISA(direct_block)(int nv, size_t K, const float *a, size_t rs, size_t cs, const float *b,
+                  size_t ldb, float *c, size_t ldc)
+{
+    VEC acc[4][ANV];
+    UNROLL for (int i = 0; i < 4; i++)
+        UNROLL for (int u = 0; u < nv; u++) acc[i][u] = VLOAD(c + i * ldc + u * W);
+    for (size_t k = 0; k < K; k++) {
+        VEC row[ANV];
+        UNROLL for (int u = 0; u < nv; u++) row[u] = VLOAD(b + k * ldb + u * W);
+        UNROLL for (int i = 0; i < 4; i++) {
+            const VEC x = VSET1(a[i * rs + k * cs]);
+            UNROLL for (int u = 0; u < nv; u++) acc[i][u] = VFMA(x, row[u], acc[i][u]);
+        }
+    }
+    UNROLL for (int i = 0; i < 4; i++)
+        UNROLL for (int u = 0; u < nv; u++) VSTORE(c + i * ldc + u * W, acc[i][u]);
+}
+static TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
+                               size_t cs, const float *b, size_t ldb, float *c, size_t ldc)
+{
+    for (size_t i = 0; i < rows; i += 4) {
+        size_t j = 0;
+        for (; j + ANV * W <= cols; j += ANV * W)
+            ISA(direct_block)(ANV, K, a + i * rs, rs, cs, b + j, ldb, c + i * ldc + j, ldc);
+        for (; ANV > 2 && j + 2 * W <= cols; j += 2 * W)
+            ISA(direct_block)(2, K, a + i * rs, rs, cs, b + j, ldb, c + i * ldc + j, ldc);
+        for (; j + W <= cols; j += W)
+            ISA(direct_block)(1, K, a + i * rs, rs, cs, b + j, ldb, c + i * ldc + j, ldc);
+        for (; j < cols; j++)                           /* the last columns, one sum each */
+            for (size_t r = i; r < i + 4; r++) {
+                float sum = c[r * ldc + j];
+                for (size_t k = 0; k < K; k++)
+                    sum += a[r * rs + k * cs] * b[k * ldb + j];
+                c[r * ldc + j] = sum;
+            }
+    }
+}
 static TARGET double ISA(fma_loop)(size_t n)
 {
     VEC acc[16];
@@ -264,6 +341,7 @@ const fast_kernels ISA(fast_kernels) = {
     ISA_NAME, GMR, GNV * W, ANV * W, ISA(gemm), ISA(fast_scores), ISA(fast_pv),
     ISA(fast_row_max), ISA(fast_exp_sum), ISA(fast_scale), ISA(dot), ISA(axpy),
     ISA(fma_loop), ISA(stream_sum), ISA(fast_key_dots), ISA(fast_weighted_rows),
+    ISA(direct),
 };
 #undef ISA
 #undef ISA_NAME
@@ -356,6 +434,44 @@ static TARGET void ISA(axpy)(float a, const float *x, float *y, size_t n)
     for (; i < n; i++)
         y[i] += a * x[i];
 }
+static inline __attribute__((always_inline)) TARGET void
+ISA(direct_block)(int nv, size_t K, const float *a, size_t rs, size_t cs, const float *b,
+                  size_t ldb, float *c, size_t ldc)
+{
+    VEC acc[4][ANV];
+    UNROLL for (int i = 0; i < 4; i++)
+        UNROLL for (int u = 0; u < nv; u++) acc[i][u] = VLOAD(c + i * ldc + u * W);
+    for (size_t k = 0; k < K; k++) {
+        VEC row[ANV];
+        UNROLL for (int u = 0; u < nv; u++) row[u] = VLOAD(b + k * ldb + u * W);
+        UNROLL for (int i = 0; i < 4; i++) {
+            const VEC x = VSET1(a[i * rs + k * cs]);
+            UNROLL for (int u = 0; u < nv; u++) acc[i][u] = VFMA(x, row[u], acc[i][u]);
+        }
+    }
+    UNROLL for (int i = 0; i < 4; i++)
+        UNROLL for (int u = 0; u < nv; u++) VSTORE(c + i * ldc + u * W, acc[i][u]);
+}
+static TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
+                               size_t cs, const float *b, size_t ldb, float *c, size_t ldc)
+{
+    for (size_t i = 0; i < rows; i += 4) {
+        size_t j = 0;
+        for (; j + ANV * W <= cols; j += ANV * W)
+            ISA(direct_block)(ANV, K, a + i * rs, rs, cs, b + j, ldb, c + i * ldc + j, ldc);
+        for (; ANV > 2 && j + 2 * W <= cols; j += 2 * W)
+            ISA(direct_block)(2, K, a + i * rs, rs, cs, b + j, ldb, c + i * ldc + j, ldc);
+        for (; j + W <= cols; j += W)
+            ISA(direct_block)(1, K, a + i * rs, rs, cs, b + j, ldb, c + i * ldc + j, ldc);
+        for (; j < cols; j++)                           /* the last columns, one sum each */
+            for (size_t r = i; r < i + 4; r++) {
+                float sum = c[r * ldc + j];
+                for (size_t k = 0; k < K; k++)
+                    sum += a[r * rs + k * cs] * b[k * ldb + j];
+                c[r * ldc + j] = sum;
+            }
+    }
+}
 static TARGET double ISA(fma_loop)(size_t n)
 {
     VEC acc[16];
@@ -392,6 +508,7 @@ const fast_kernels ISA(fast_kernels) = {
     ISA_NAME, GMR, GNV * W, ANV * W, ISA(gemm), ISA(fast_scores), ISA(fast_pv),
     ISA(fast_row_max), ISA(fast_exp_sum), ISA(fast_scale), ISA(dot), ISA(axpy),
     ISA(fma_loop), ISA(stream_sum), ISA(fast_key_dots), ISA(fast_weighted_rows),
+    ISA(direct),
 };
 #undef ISA
 #undef ISA_NAME

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fast.h"
 #include "learning.h"
 
 uint64_t learning_random(uint64_t *state)
@@ -211,6 +212,16 @@ void induction_forward(const induction_model *model, learning_workspace *ws,
 {
     forward_layers(model, ws, tokens, 0);
 }
+static void softmax_in_place(float *z, size_t V)
+{
+    const fast_kernels *k = fast_kernels_select();
+    const float top = V % k->width == 0 ? k->row_max(z, V) : NAN;
+    if (!isfinite(top)) {
+        mha_softmax_row(z, V);
+        return;
+    }
+    k->scale(z, V, 1.0f / k->exp_sum(z, V, top));
+}
 typedef struct loss_sums {
     double loss;                   /* summed over the predictions */
     size_t right, predictable;
@@ -236,7 +247,7 @@ static loss_sums loss_and_gradient(const induction_model *model, learning_worksp
                 right += best == (size_t)target;
                 predictable++;
             }
-            mha_softmax_row(z, V);
+            softmax_in_place(z, V);
             loss -= log(fmax((double)z[target], 1e-30));
             for (size_t v = 0; v < V; v++)
                 z[v] = (z[v] - (v == (size_t)target)) / (float)count;
@@ -278,6 +289,7 @@ static void adamw_step(induction_model *model, const train_options *o)
     const double t = (double)(++model->steps_taken);
     const double rate = o->learning_rate * fmin(1.0, t / (double)(o->warmup + 1));
     const double fix1 = 1 - pow(o->beta1, t), fix2 = 1 - pow(o->beta2, t);
+    #pragma omp parallel for schedule(static)      /* each parameter on its own */
     for (size_t i = 0; i < model->count; i++) {
         const double grad = model->grads[i];
         model->m[i] = (float)(o->beta1 * model->m[i] + (1 - o->beta1) * grad);
@@ -308,6 +320,7 @@ train_stats induction_gradients(induction_model *model, learning_workspace *ws,
                 sums[p] = s;
             induction_backward(model, w, tokens, ws->part_grads + p * model->count);
         }
+        #pragma omp parallel for schedule(static)
         for (size_t i = 0; i < model->count; i++) {
             float g = 0.0f;
             for (size_t p = 0; p < parts; p++)

@@ -75,6 +75,41 @@ Test(fast, gemm_edges_in_every_instruction_set) {
                     }
     }
 }
+Test(fast, the_direct_product_in_every_instruction_set) {
+    rng r = rng_seeded(91);
+    for (size_t isa = 0; isa < ISA_COUNT; isa++) {
+        if (!use_isa(isa)) continue;
+        const fast_kernels *k = every_isa[isa];
+        const size_t Ms[] = {1, 3, 4, 9}, Ns[] = {1, k->width - 1, k->width,
+                                                  4 * k->width + 1};
+        const size_t Ks[] = {1, 33};
+        for (size_t a = 0; a < 4; a++)
+            for (size_t c = 0; c < 4; c++)
+                for (size_t d = 0; d < 2; d++)
+                    for (int transposed = 0; transposed < 2; transposed++)
+                        {
+                            const size_t M = Ms[a], N = Ns[c], K = Ks[d], ldb = N + 3, ldc = N + 1;
+                            const size_t rs = transposed ? 1 : K + 2, cs = transposed ? M + 2 : 1;
+                            float *A = random_floats(&r, (M + 2) * (K + 2), -1, 1), *B = random_floats(&r, K * ldb, -1, 1);
+                            float *bias = random_floats(&r, N, -1, 1), *C = random_floats(&r, M * ldc, 7, 7);
+                            float *got = malloc(M * N * sizeof *got);
+                            double *want = malloc(M * N * sizeof *want);
+                            fast_gemm_direct(k, M, N, K, A, rs, cs, B, ldb, d ? bias : NULL, C, ldc);
+                            for (size_t i = 0; i < M; i++)
+                                for (size_t j = 0; j < N; j++) {
+                                    double s = d ? bias[j] : 0.0;
+                                    for (size_t kk = 0; kk < K; kk++)
+                                        s += (double)A[i * rs + kk * cs] * B[kk * ldb + j];
+                                    want[i * N + j] = s;
+                                    got[i * N + j] = C[i * ldc + j];
+                                }
+                            expect_close(k->name, got, want, M * N, 8.0 * sqrt((double)K) * FLT_EPSILON * 2.0);
+                            for (size_t i = 0; i < M; i++)
+                                cr_expect(C[i * ldc + N] == 7.0f, "%s M=%zu N=%zu: wrote past column N", k->name, M, N);
+                            free(A); free(B); free(bias); free(C); free(got); free(want);
+                        }
+    }
+}
 Test(fast, exp_error_bound_in_every_instruction_set) {
     const size_t n = 175 * 1024;                  /* a multiple of 16: -87 to 88 */
     float *x = malloc(n * sizeof *x);
