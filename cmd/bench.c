@@ -562,7 +562,7 @@ static double bandwidth_gbs(const fast_kernels *k, size_t bytes)
     for (size_t i = 0; i < n; i++)          /* not memset: malloc + memset can become calloc, */
         x[i] = 1.0f;                        /* whose untouched pages all map to one zero page */
     double best = 0;
-    for (int run = 0; run < 5; run++) {
+    for (int run = 0; run < 7; run++) {
         float total = 0;
         const double t0 = bench_seconds();
         #pragma omp parallel reduction(+:total)

@@ -212,10 +212,11 @@ def numbers(rows, peaks, bandwidth, machine):
         rate = float(mine["bytes"]) / float(mine["ms"]) / 1e6
         m["FastDecodeBandwidth"] = f"{100 * rate / bandwidth[mine['threads']]:.0f}"
     m["FastDecodeSpeedup"] = ratio(best(rows, impl="torch", decode=1, T=4096), mine)
-    lengths = [int(r["T"]) for r in rows if r.get("decode") == "1" and r.get("impl") == "blocked"]
-    m["FastDecodeFarT"] = str(max(lengths, default=0))
     for name, kv in (("FastDecodeFar", "12"), ("FastDecodeFarGqa", "3")):
-        far = best(rows, impl="blocked", decode=1, T=max(lengths, default=0), kv_heads=kv,
+        longest = max((int(r["T"]) for r in rows if r.get("decode") == "1"
+                       and r.get("impl") == "blocked" and r.get("kv_heads") == kv), default=0)
+        m[name + "T"] = str(longest)
+        far = best(rows, impl="blocked", decode=1, T=longest, kv_heads=kv,
                    threads=max(peaks, default="1"))
         m[name] = (f"{100 * float(far['bytes']) / float(far['ms']) / 1e6 / bandwidth[far['threads']]:.0f}"
                    if far and far["threads"] in bandwidth else "--")

@@ -168,30 +168,34 @@ TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                                     const float *values, size_t n, size_t D, float *acc,
                                     size_t lda)
 {
-    for (size_t h = 0; h < heads; h++, p += ldp, acc += lda) {
+    for (size_t h0 = 0; h0 < heads; h0 += 4, p += 4 * ldp, acc += 4 * lda) {
+        const size_t hn = heads - h0 < 4 ? heads - h0 : 4;
         size_t d = 0;
-        for (; d + 4 * W <= D; d += 4 * W) {
-            VEC a[4];
-            UNROLL for (int u = 0; u < 4; u++) a[u] = VLOAD(acc + d + u * W);
-            for (size_t j = 0; j < n; j++)
-                if (p[j] != 0.0f) {
-                    const VEC w = VSET1(p[j]);
-                    UNROLL for (int u = 0; u < 4; u++)
-                        a[u] = VFMA(w, VLOAD(values + j * D + d + u * W), a[u]);
-                }
-            UNROLL for (int u = 0; u < 4; u++) VSTORE(acc + d + u * W, a[u]);
+        for (; d + ANV * W <= D; d += ANV * W) {
+            VEC a[4][ANV];
+            UNROLL for (size_t h = 0; h < 4; h++)
+                UNROLL for (int u = 0; u < ANV; u++)
+                    a[h][u] = h < hn ? VLOAD(acc + h * lda + d + u * W) : VZERO();
+            for (size_t j = 0; j < n; j++) {
+                VEC v[ANV];
+                for (size_t e = 0; e < ANV * W; e += 64 / sizeof(float))   /* 8 rows ahead */
+                    __builtin_prefetch(values + (j + 8) * D + d + e);
+                UNROLL for (int u = 0; u < ANV; u++) v[u] = VLOAD(values + j * D + d + u * W);
+                UNROLL for (size_t h = 0; h < 4; h++)
+                    if (h < hn && p[h * ldp + j] != 0.0f) {
+                        const VEC w = VSET1(p[h * ldp + j]);
+                        UNROLL for (int u = 0; u < ANV; u++) a[h][u] = VFMA(w, v[u], a[h][u]);
+                    }
+            }
+            UNROLL for (size_t h = 0; h < 4; h++)
+                UNROLL for (int u = 0; u < ANV; u++)
+                    if (h < hn) VSTORE(acc + h * lda + d + u * W, a[h][u]);
         }
-        for (; d + W <= D; d += W) {
-            VEC a = VLOAD(acc + d);
-            for (size_t j = 0; j < n; j++)
-                if (p[j] != 0.0f)
-                    a = VFMA(VSET1(p[j]), VLOAD(values + j * D + d), a);
-            VSTORE(acc + d, a);
-        }
-        for (; d < D; d++)
-            for (size_t j = 0; j < n; j++)
-                if (p[j] != 0.0f)
-                    acc[d] += p[j] * values[j * D + d];
+        for (size_t h = 0; h < hn; h++)                 /* the last columns, head by head */
+            for (size_t e = d; e < D; e++)
+                for (size_t j = 0; j < n; j++)
+                    if (p[h * ldp + j] != 0.0f)
+                        acc[h * lda + e] += p[h * ldp + j] * values[j * D + e];
     }
 }
 #undef ISA
@@ -381,30 +385,34 @@ TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                                     const float *values, size_t n, size_t D, float *acc,
                                     size_t lda)
 {
-    for (size_t h = 0; h < heads; h++, p += ldp, acc += lda) {
+    for (size_t h0 = 0; h0 < heads; h0 += 4, p += 4 * ldp, acc += 4 * lda) {
+        const size_t hn = heads - h0 < 4 ? heads - h0 : 4;
         size_t d = 0;
-        for (; d + 4 * W <= D; d += 4 * W) {
-            VEC a[4];
-            UNROLL for (int u = 0; u < 4; u++) a[u] = VLOAD(acc + d + u * W);
-            for (size_t j = 0; j < n; j++)
-                if (p[j] != 0.0f) {
-                    const VEC w = VSET1(p[j]);
-                    UNROLL for (int u = 0; u < 4; u++)
-                        a[u] = VFMA(w, VLOAD(values + j * D + d + u * W), a[u]);
-                }
-            UNROLL for (int u = 0; u < 4; u++) VSTORE(acc + d + u * W, a[u]);
+        for (; d + ANV * W <= D; d += ANV * W) {
+            VEC a[4][ANV];
+            UNROLL for (size_t h = 0; h < 4; h++)
+                UNROLL for (int u = 0; u < ANV; u++)
+                    a[h][u] = h < hn ? VLOAD(acc + h * lda + d + u * W) : VZERO();
+            for (size_t j = 0; j < n; j++) {
+                VEC v[ANV];
+                for (size_t e = 0; e < ANV * W; e += 64 / sizeof(float))   /* 8 rows ahead */
+                    __builtin_prefetch(values + (j + 8) * D + d + e);
+                UNROLL for (int u = 0; u < ANV; u++) v[u] = VLOAD(values + j * D + d + u * W);
+                UNROLL for (size_t h = 0; h < 4; h++)
+                    if (h < hn && p[h * ldp + j] != 0.0f) {
+                        const VEC w = VSET1(p[h * ldp + j]);
+                        UNROLL for (int u = 0; u < ANV; u++) a[h][u] = VFMA(w, v[u], a[h][u]);
+                    }
+            }
+            UNROLL for (size_t h = 0; h < 4; h++)
+                UNROLL for (int u = 0; u < ANV; u++)
+                    if (h < hn) VSTORE(acc + h * lda + d + u * W, a[h][u]);
         }
-        for (; d + W <= D; d += W) {
-            VEC a = VLOAD(acc + d);
-            for (size_t j = 0; j < n; j++)
-                if (p[j] != 0.0f)
-                    a = VFMA(VSET1(p[j]), VLOAD(values + j * D + d), a);
-            VSTORE(acc + d, a);
-        }
-        for (; d < D; d++)
-            for (size_t j = 0; j < n; j++)
-                if (p[j] != 0.0f)
-                    acc[d] += p[j] * values[j * D + d];
+        for (size_t h = 0; h < hn; h++)                 /* the last columns, head by head */
+            for (size_t e = d; e < D; e++)
+                for (size_t j = 0; j < n; j++)
+                    if (p[h * ldp + j] != 0.0f)
+                        acc[h * lda + e] += p[h * ldp + j] * values[j * D + e];
     }
 }
 #undef ISA
@@ -580,30 +588,34 @@ TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                                     const float *values, size_t n, size_t D, float *acc,
                                     size_t lda)
 {
-    for (size_t h = 0; h < heads; h++, p += ldp, acc += lda) {
+    for (size_t h0 = 0; h0 < heads; h0 += 4, p += 4 * ldp, acc += 4 * lda) {
+        const size_t hn = heads - h0 < 4 ? heads - h0 : 4;
         size_t d = 0;
-        for (; d + 4 * W <= D; d += 4 * W) {
-            VEC a[4];
-            UNROLL for (int u = 0; u < 4; u++) a[u] = VLOAD(acc + d + u * W);
-            for (size_t j = 0; j < n; j++)
-                if (p[j] != 0.0f) {
-                    const VEC w = VSET1(p[j]);
-                    UNROLL for (int u = 0; u < 4; u++)
-                        a[u] = VFMA(w, VLOAD(values + j * D + d + u * W), a[u]);
-                }
-            UNROLL for (int u = 0; u < 4; u++) VSTORE(acc + d + u * W, a[u]);
+        for (; d + ANV * W <= D; d += ANV * W) {
+            VEC a[4][ANV];
+            UNROLL for (size_t h = 0; h < 4; h++)
+                UNROLL for (int u = 0; u < ANV; u++)
+                    a[h][u] = h < hn ? VLOAD(acc + h * lda + d + u * W) : VZERO();
+            for (size_t j = 0; j < n; j++) {
+                VEC v[ANV];
+                for (size_t e = 0; e < ANV * W; e += 64 / sizeof(float))   /* 8 rows ahead */
+                    __builtin_prefetch(values + (j + 8) * D + d + e);
+                UNROLL for (int u = 0; u < ANV; u++) v[u] = VLOAD(values + j * D + d + u * W);
+                UNROLL for (size_t h = 0; h < 4; h++)
+                    if (h < hn && p[h * ldp + j] != 0.0f) {
+                        const VEC w = VSET1(p[h * ldp + j]);
+                        UNROLL for (int u = 0; u < ANV; u++) a[h][u] = VFMA(w, v[u], a[h][u]);
+                    }
+            }
+            UNROLL for (size_t h = 0; h < 4; h++)
+                UNROLL for (int u = 0; u < ANV; u++)
+                    if (h < hn) VSTORE(acc + h * lda + d + u * W, a[h][u]);
         }
-        for (; d + W <= D; d += W) {
-            VEC a = VLOAD(acc + d);
-            for (size_t j = 0; j < n; j++)
-                if (p[j] != 0.0f)
-                    a = VFMA(VSET1(p[j]), VLOAD(values + j * D + d), a);
-            VSTORE(acc + d, a);
-        }
-        for (; d < D; d++)
-            for (size_t j = 0; j < n; j++)
-                if (p[j] != 0.0f)
-                    acc[d] += p[j] * values[j * D + d];
+        for (size_t h = 0; h < hn; h++)                 /* the last columns, head by head */
+            for (size_t e = d; e < D; e++)
+                for (size_t j = 0; j < n; j++)
+                    if (p[h * ldp + j] != 0.0f)
+                        acc[h * lda + e] += p[h * ldp + j] * values[j * D + e];
     }
 }
 #undef ISA

@@ -46,7 +46,8 @@ awk -v machine="$machine" '
           print "\\footnotesize Measured on " machine "." }' \
     "$build/bench.txt" > figures/bench-batched.tex
 big="--batch 1 --seq 2048 --dim 768 --heads 12"; batch="--batch 8 --seq 512 --dim 512 --heads 8"
-small="--batch 1 --seq 256 --dim 256 --heads 4"; t=$threads
+small="--batch 1 --seq 256 --dim 256 --heads 4"; wide="--batch 4 --seq 1024 --dim 1024 --heads 16"
+t=$threads
 {
     cat "$build/bench-machine.txt"
     $m --denormals
@@ -63,6 +64,8 @@ small="--batch 1 --seq 256 --dim 256 --heads 4"; t=$threads
     for n in 1 $t; do $m --impl blocked $batch --threads $n --reps $reps; done
     for i in scalar avx2; do MHA_ISA=$i $m --impl blocked $batch --threads 1 --reps $reps; done
     for n in 1 $t; do $py --threads $n "8 512 512 8 0"; done; $o 8 512 512 8 0 $reps $t
+    $m --impl blocked $wide --causal --threads $t --reps $reps
+    for n in 1 $t; do $py --threads $n "4 1024 1024 16 1"; done; $o 4 1024 1024 16 1 $reps $t
     for s in "$batch" "$big"; do $m --impl blocked $s --threads $t --reps $reps --part stages; done
     for i in naive batched; do
         $m --decode --cache 4096 --dim 768 --heads 12 --impl $i --threads 1 --reps $((2 * reps + 1))
@@ -79,6 +82,8 @@ small="--batch 1 --seq 256 --dim 256 --heads 4"; t=$threads
         done
         $py --threads $t --reps $((2 * reps + 1)) --decode "1 768 12 $T"
     done
+    $m --decode --cache 262144 --dim 768 --heads 12 --kv-heads 3 --impl blocked --threads $t \
+       --reps $((2 * reps + 1))
 } | tee "$build/bench-fast.txt"
 cp "$build/bench-fast.txt" figures/bench-fast.txt
 {
