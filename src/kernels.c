@@ -104,8 +104,9 @@ ISA(direct_block)(int nv, size_t K, const float *a, size_t rs, size_t cs, const 
     UNROLL for (int i = 0; i < 4; i++)
         UNROLL for (int u = 0; u < nv; u++) VSTORE(c + i * ldc + u * W, acc[i][u]);
 }
-static TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
-                               size_t cs, const float *b, size_t ldb, float *c, size_t ldc)
+static inline __attribute__((always_inline)) TARGET void
+ISA(direct_rows)(size_t rows, size_t cols, size_t K, const float *a, size_t rs, size_t cs,
+                 const float *b, size_t ldb, float *c, size_t ldc)
 {
     for (size_t i = 0; i < rows; i += 4) {
         size_t j = 0;
@@ -123,6 +124,14 @@ static TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *
                 c[r * ldc + j] = sum;
             }
     }
+}
+TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
+                        size_t cs, const float *b, size_t ldb, float *c, size_t ldc)
+{
+    if (cs == 1)                        /* the common case, with its stride a constant */
+        ISA(direct_rows)(rows, cols, K, a, rs, 1, b, ldb, c, ldc);
+    else
+        ISA(direct_rows)(rows, cols, K, a, rs, cs, b, ldb, c, ldc);
 }
 static TARGET double ISA(fma_loop)(size_t n)
 {
@@ -156,6 +165,8 @@ TARGET void ISA(fast_key_dots)(const float *q, size_t ldq, size_t heads, const f
 TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                                     const float *values, size_t n, size_t D, float *acc,
                                     size_t lda);
+TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
+                        size_t cs, const float *b, size_t ldb, float *c, size_t ldc);
 const fast_kernels ISA(fast_kernels) = {
     ISA_NAME, GMR, GNV * W, ANV * W, ISA(gemm), ISA(fast_scores), ISA(fast_pv),
     ISA(fast_row_max), ISA(fast_exp_sum), ISA(fast_scale), ISA(dot), ISA(axpy),
@@ -285,8 +296,9 @@ ISA(direct_block)(int nv, size_t K, const float *a, size_t rs, size_t cs, const 
     UNROLL for (int i = 0; i < 4; i++)
         UNROLL for (int u = 0; u < nv; u++) VSTORE(c + i * ldc + u * W, acc[i][u]);
 }
-static TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
-                               size_t cs, const float *b, size_t ldb, float *c, size_t ldc)
+static inline __attribute__((always_inline)) TARGET void
+ISA(direct_rows)(size_t rows, size_t cols, size_t K, const float *a, size_t rs, size_t cs,
+                 const float *b, size_t ldb, float *c, size_t ldc)
 {
     for (size_t i = 0; i < rows; i += 4) {
         size_t j = 0;
@@ -304,6 +316,14 @@ static TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *
                 c[r * ldc + j] = sum;
             }
     }
+}
+TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
+                        size_t cs, const float *b, size_t ldb, float *c, size_t ldc)
+{
+    if (cs == 1)                        /* the common case, with its stride a constant */
+        ISA(direct_rows)(rows, cols, K, a, rs, 1, b, ldb, c, ldc);
+    else
+        ISA(direct_rows)(rows, cols, K, a, rs, cs, b, ldb, c, ldc);
 }
 static TARGET double ISA(fma_loop)(size_t n)
 {
@@ -337,6 +357,8 @@ TARGET void ISA(fast_key_dots)(const float *q, size_t ldq, size_t heads, const f
 TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                                     const float *values, size_t n, size_t D, float *acc,
                                     size_t lda);
+TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
+                        size_t cs, const float *b, size_t ldb, float *c, size_t ldc);
 const fast_kernels ISA(fast_kernels) = {
     ISA_NAME, GMR, GNV * W, ANV * W, ISA(gemm), ISA(fast_scores), ISA(fast_pv),
     ISA(fast_row_max), ISA(fast_exp_sum), ISA(fast_scale), ISA(dot), ISA(axpy),
@@ -452,8 +474,9 @@ ISA(direct_block)(int nv, size_t K, const float *a, size_t rs, size_t cs, const 
     UNROLL for (int i = 0; i < 4; i++)
         UNROLL for (int u = 0; u < nv; u++) VSTORE(c + i * ldc + u * W, acc[i][u]);
 }
-static TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
-                               size_t cs, const float *b, size_t ldb, float *c, size_t ldc)
+static inline __attribute__((always_inline)) TARGET void
+ISA(direct_rows)(size_t rows, size_t cols, size_t K, const float *a, size_t rs, size_t cs,
+                 const float *b, size_t ldb, float *c, size_t ldc)
 {
     for (size_t i = 0; i < rows; i += 4) {
         size_t j = 0;
@@ -471,6 +494,14 @@ static TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *
                 c[r * ldc + j] = sum;
             }
     }
+}
+TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
+                        size_t cs, const float *b, size_t ldb, float *c, size_t ldc)
+{
+    if (cs == 1)                        /* the common case, with its stride a constant */
+        ISA(direct_rows)(rows, cols, K, a, rs, 1, b, ldb, c, ldc);
+    else
+        ISA(direct_rows)(rows, cols, K, a, rs, cs, b, ldb, c, ldc);
 }
 static TARGET double ISA(fma_loop)(size_t n)
 {
@@ -504,6 +535,8 @@ TARGET void ISA(fast_key_dots)(const float *q, size_t ldq, size_t heads, const f
 TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                                     const float *values, size_t n, size_t D, float *acc,
                                     size_t lda);
+TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
+                        size_t cs, const float *b, size_t ldb, float *c, size_t ldc);
 const fast_kernels ISA(fast_kernels) = {
     ISA_NAME, GMR, GNV * W, ANV * W, ISA(gemm), ISA(fast_scores), ISA(fast_pv),
     ISA(fast_row_max), ISA(fast_exp_sum), ISA(fast_scale), ISA(dot), ISA(axpy),

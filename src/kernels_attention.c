@@ -52,6 +52,8 @@ TARGET void ISA(fast_key_dots)(const float *q, size_t ldq, size_t heads, const f
 TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                                     const float *values, size_t n, size_t D, float *acc,
                                     size_t lda);
+TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
+                        size_t cs, const float *b, size_t ldb, float *c, size_t ldc);
 static inline TARGET VEC ISA(vexp)(VEC x)
 {
     const VEC lo = VSET1(-87.0f), hi = VSET1(88.0f);
@@ -115,26 +117,9 @@ TARGET void ISA(fast_scores)(size_t rows, size_t cols, size_t D, const float *q,
         }
 }
 TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
-                         const float *v, size_t ldv, float *acc_out, size_t lda)
+                         const float *v, size_t ldv, float *acc, size_t lda)
 {
-    for (size_t r = 0; r < rows; r += 4)
-        for (size_t d = 0; d < Dp; d += ANV * W) {
-            VEC acc[4][ANV];
-            UNROLL for (int i = 0; i < 4; i++)
-                UNROLL for (int u = 0; u < ANV; u++)
-                    acc[i][u] = VLOAD(acc_out + (r + i) * lda + d + u * W);
-            for (size_t j = 0; j < n; j++) {
-                VEC val[ANV];
-                UNROLL for (int u = 0; u < ANV; u++) val[u] = VLOAD(v + j * ldv + d + u * W);
-                UNROLL for (int i = 0; i < 4; i++) {
-                    const VEC a = VSET1(p[(r + i) * ldp + j]);
-                    UNROLL for (int u = 0; u < ANV; u++) acc[i][u] = VFMA(a, val[u], acc[i][u]);
-                }
-            }
-            UNROLL for (int i = 0; i < 4; i++)
-                UNROLL for (int u = 0; u < ANV; u++)
-                    VSTORE(acc_out + (r + i) * lda + d + u * W, acc[i][u]);
-        }
+    ISA(direct)(rows, Dp, n, p, ldp, 1, v, ldv, acc, lda);
 }
 TARGET void ISA(fast_key_dots)(const float *q, size_t ldq, size_t heads, const float *keys,
                                size_t n, size_t D, float scale, float *s, size_t lds)
@@ -269,6 +254,8 @@ TARGET void ISA(fast_key_dots)(const float *q, size_t ldq, size_t heads, const f
 TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                                     const float *values, size_t n, size_t D, float *acc,
                                     size_t lda);
+TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
+                        size_t cs, const float *b, size_t ldb, float *c, size_t ldc);
 static inline TARGET VEC ISA(vexp)(VEC x)
 {
     const VEC lo = VSET1(-87.0f), hi = VSET1(88.0f);
@@ -332,26 +319,9 @@ TARGET void ISA(fast_scores)(size_t rows, size_t cols, size_t D, const float *q,
         }
 }
 TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
-                         const float *v, size_t ldv, float *acc_out, size_t lda)
+                         const float *v, size_t ldv, float *acc, size_t lda)
 {
-    for (size_t r = 0; r < rows; r += 4)
-        for (size_t d = 0; d < Dp; d += ANV * W) {
-            VEC acc[4][ANV];
-            UNROLL for (int i = 0; i < 4; i++)
-                UNROLL for (int u = 0; u < ANV; u++)
-                    acc[i][u] = VLOAD(acc_out + (r + i) * lda + d + u * W);
-            for (size_t j = 0; j < n; j++) {
-                VEC val[ANV];
-                UNROLL for (int u = 0; u < ANV; u++) val[u] = VLOAD(v + j * ldv + d + u * W);
-                UNROLL for (int i = 0; i < 4; i++) {
-                    const VEC a = VSET1(p[(r + i) * ldp + j]);
-                    UNROLL for (int u = 0; u < ANV; u++) acc[i][u] = VFMA(a, val[u], acc[i][u]);
-                }
-            }
-            UNROLL for (int i = 0; i < 4; i++)
-                UNROLL for (int u = 0; u < ANV; u++)
-                    VSTORE(acc_out + (r + i) * lda + d + u * W, acc[i][u]);
-        }
+    ISA(direct)(rows, Dp, n, p, ldp, 1, v, ldv, acc, lda);
 }
 TARGET void ISA(fast_key_dots)(const float *q, size_t ldq, size_t heads, const float *keys,
                                size_t n, size_t D, float scale, float *s, size_t lds)
@@ -472,6 +442,8 @@ TARGET void ISA(fast_key_dots)(const float *q, size_t ldq, size_t heads, const f
 TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                                     const float *values, size_t n, size_t D, float *acc,
                                     size_t lda);
+TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
+                        size_t cs, const float *b, size_t ldb, float *c, size_t ldc);
 static inline TARGET VEC ISA(vexp)(VEC x)
 {
     const VEC lo = VSET1(-87.0f), hi = VSET1(88.0f);
@@ -535,26 +507,9 @@ TARGET void ISA(fast_scores)(size_t rows, size_t cols, size_t D, const float *q,
         }
 }
 TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
-                         const float *v, size_t ldv, float *acc_out, size_t lda)
+                         const float *v, size_t ldv, float *acc, size_t lda)
 {
-    for (size_t r = 0; r < rows; r += 4)
-        for (size_t d = 0; d < Dp; d += ANV * W) {
-            VEC acc[4][ANV];
-            UNROLL for (int i = 0; i < 4; i++)
-                UNROLL for (int u = 0; u < ANV; u++)
-                    acc[i][u] = VLOAD(acc_out + (r + i) * lda + d + u * W);
-            for (size_t j = 0; j < n; j++) {
-                VEC val[ANV];
-                UNROLL for (int u = 0; u < ANV; u++) val[u] = VLOAD(v + j * ldv + d + u * W);
-                UNROLL for (int i = 0; i < 4; i++) {
-                    const VEC a = VSET1(p[(r + i) * ldp + j]);
-                    UNROLL for (int u = 0; u < ANV; u++) acc[i][u] = VFMA(a, val[u], acc[i][u]);
-                }
-            }
-            UNROLL for (int i = 0; i < 4; i++)
-                UNROLL for (int u = 0; u < ANV; u++)
-                    VSTORE(acc_out + (r + i) * lda + d + u * W, acc[i][u]);
-        }
+    ISA(direct)(rows, Dp, n, p, ldp, 1, v, ldv, acc, lda);
 }
 TARGET void ISA(fast_key_dots)(const float *q, size_t ldq, size_t heads, const float *keys,
                                size_t n, size_t D, float scale, float *s, size_t lds)
