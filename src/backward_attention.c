@@ -39,7 +39,7 @@ static mha_status packed_init(heads_packed *p, const fast_kernels *k, size_t B, 
     size_t n;
     if (mha_mul_overflows(B * H, per_head, &n))
         return MHA_ERR_OVERFLOW;
-    if ((p->memory = malloc(n * sizeof(float))) == NULL)
+    if ((p->memory = fast_scratch_take(n * sizeof(float))) == NULL)
         return MHA_ERR_NOMEM;
     float *at = p->memory;
     const size_t heads = B * H;
@@ -233,7 +233,7 @@ mha_status fast_attend_lse(const fast_kernels *k, const fast_attention *a, float
                 forward_tile(k, &p, a, item / tiles, item % tiles * p.t, lse, &w);
         free(w.memory);
     }
-    free(p.memory);
+    fast_scratch_give(p.memory);
     return failed ? MHA_ERR_NOMEM : MHA_OK;
 }
 static void row_terms(heads_packed *p, const fast_attention_grad *g, size_t bh)
@@ -356,6 +356,6 @@ mha_status fast_attend_backward(const fast_kernels *k, const fast_attention_grad
                 query_tile(k, &p, g, item / query_tiles, item % query_tiles * p.t, &w);
         free(w.memory);
     }
-    free(p.memory);
+    fast_scratch_give(p.memory);
     return failed ? MHA_ERR_NOMEM : MHA_OK;
 }

@@ -50,12 +50,12 @@ static mha_status product_nn(const fast_kernels *k, const fast_blocking *blk, si
         fast_gemm_direct(k, M, N, K, A, lda, 1, Bm, ldb, NULL, C, ldc);
         return MHA_OK;
     }
-    float *bt = malloc(N * K * sizeof *bt);                        /* (N, K) */
+    float *bt = fast_scratch_take(N * K * sizeof *bt);              /* (N, K) */
     if (bt == NULL)
         return MHA_ERR_NOMEM;
     transpose(K, N, Bm, ldb, bt, K);
     mha_status status = product_nt(k, blk, M, N, K, A, lda, bt, K, NULL, C, ldc);
-    free(bt);
+    fast_scratch_give(bt);
     return status;
 }
 /* C (M, N) = A (K, M)^T B (K, N): both transposed first. */
@@ -67,14 +67,15 @@ static mha_status product_tn(const fast_kernels *k, const fast_blocking *blk, si
         fast_gemm_direct(k, M, N, K, A, 1, lda, Bm, ldb, NULL, C, ldc);
         return MHA_OK;
     }
-    float *at = malloc(M * K * sizeof *at), *bt = malloc(N * K * sizeof *bt);
+    float *at = fast_scratch_take(M * K * sizeof *at);
+    float *bt = fast_scratch_take(N * K * sizeof *bt);
     mha_status status = MHA_ERR_NOMEM;
     if (at && bt) {
         transpose(K, M, A, lda, at, K);
         transpose(K, N, Bm, ldb, bt, K);
         status = product_nt(k, blk, M, N, K, at, K, bt, K, NULL, C, ldc);
     }
-    free(at); free(bt);
+    fast_scratch_give(at); fast_scratch_give(bt);
     return status;
 }
 mha_status mha_product_nt(size_t M, size_t N, size_t K, const float *A, size_t lda,
@@ -111,7 +112,8 @@ static void column_sums(size_t M, size_t N, const float *x, size_t ld, float *su
 }
 void mha_saved_free(mha_saved *saved)
 {
-    free(saved->projections); free(saved->context); free(saved->lse);
+    fast_scratch_give(saved->projections); fast_scratch_give(saved->context);
+    fast_scratch_give(saved->lse);
     memset(saved, 0, sizeof *saved);
 }
 mha_status mha_forward_saving(const mha_shape *shape, const mha_params *params,
@@ -128,9 +130,9 @@ mha_status mha_forward_saving(const mha_shape *shape, const mha_params *params,
     const fast_blocking blk = fast_blocking_for(k, D);
     saved->shape = *shape;
     saved->self = key == query && value == key;
-    saved->projections = malloc(B * (L > S ? L : S) * 3 * E * sizeof(float));
-    saved->context = malloc(B * L * E * sizeof(float));
-    saved->lse = malloc(B * H * L * sizeof(float));
+    saved->projections = fast_scratch_take(B * (L > S ? L : S) * 3 * E * sizeof(float));
+    saved->context = fast_scratch_take(B * L * E * sizeof(float));
+    saved->lse = fast_scratch_take(B * H * L * sizeof(float));
     if (!saved->projections || !saved->context || !saved->lse) {
         mha_saved_free(saved);
         return MHA_ERR_NOMEM;
@@ -206,9 +208,9 @@ mha_status mha_backward_saved(const mha_params *params, const float *query,
     if (gx_k && gx_k != gx_q) memset(gx_k, 0, B * S * E * sizeof(float));
     if (gx_v && gx_v != gx_k && gx_v != gx_q) memset(gx_v, 0, B * S * E * sizeof(float));
     const size_t rows = L > S ? L : S;
-    float *dc = malloc(B * L * E * sizeof *dc);                            /* (B, L, E) */
-    float *dproj = malloc(B * rows * 3 * E * sizeof *dproj);               /* as projections */
-    float *scratch = malloc(B * rows * E * sizeof *scratch);
+    float *dc = fast_scratch_take(B * L * E * sizeof *dc);                 /* (B, L, E) */
+    float *dproj = fast_scratch_take(B * rows * 3 * E * sizeof *dproj);    /* as projections */
+    float *scratch = fast_scratch_take(B * rows * E * sizeof *scratch);
     mha_status status = dc && dproj && scratch ? MHA_OK : MHA_ERR_NOMEM;
     if (status == MHA_OK)
         status = product_nn(k, &blk, B * L, E, E, grad_out, E, params->out_proj_weight, E, dc, E);
@@ -239,7 +241,7 @@ mha_status mha_backward_saved(const mha_params *params, const float *query,
         status = input_projection_grads(k, &blk, B * S, E, value, W + 2 * E * E, gv,
                                         saved->ldkv, gW + 2 * E * E, gb ? gb + 2 * E : NULL,
                                         gx_v, scratch);
-    free(dc); free(dproj); free(scratch);
+    fast_scratch_give(dc); fast_scratch_give(dproj); fast_scratch_give(scratch);
     return status;
 }
 mha_status mha_backward_blocked(const mha_shape *shape, const mha_params *params,
@@ -253,7 +255,8 @@ mha_status mha_backward_blocked(const mha_shape *shape, const mha_params *params
     if (grads == NULL || grads->grad_in_proj_weight == NULL ||
         grads->grad_out_proj_weight == NULL || grad_out == NULL)
         return MHA_ERR_NULL;
-    float *out = malloc(shape->batch * shape->query_len * shape->embed_dim * sizeof *out);
+    float *out = fast_scratch_take(shape->batch * shape->query_len * shape->embed_dim *
+                                   sizeof *out);
     if (out == NULL)
         return MHA_ERR_NOMEM;
     mha_saved saved;
@@ -261,7 +264,7 @@ mha_status mha_backward_blocked(const mha_shape *shape, const mha_params *params
     if (status == MHA_OK)
         status = mha_backward_saved(params, query, key, value, mask, &saved, grad_out, grads);
     mha_saved_free(&saved);
-    free(out);
+    fast_scratch_give(out);
     return status;
 }
 const mha_backward_impl mha_backward_impls[] = {
