@@ -168,7 +168,7 @@ static void online_update(const fast_kernels *k, float *p, size_t n, float *m, f
 }
 typedef struct tile_scratch {
     float *s, *dp;                 /* (t, t) */
-    float *acc, *acc2, *acc3;      /* (t, Dp) */
+    float *acc, *acc2;             /* (t, Dp) */
     float *m, *l;                  /* (t) */
     float *memory;
 } tile_scratch;
@@ -176,12 +176,12 @@ typedef struct tile_scratch {
 static int scratch_init(const heads_packed *p, tile_scratch *w)
 {
     const size_t t = p->t;
-    w->memory = malloc((2 * t * t + 3 * t * p->Dp + 2 * t) * sizeof(float));
+    w->memory = malloc((2 * t * t + 2 * t * p->Dp + 2 * t) * sizeof(float));
     if (w->memory == NULL)
         return 0;
     w->s = w->memory; w->dp = w->s + t * t;
-    w->acc = w->dp + t * t; w->acc2 = w->acc + t * p->Dp; w->acc3 = w->acc2 + t * p->Dp;
-    w->m = w->acc3 + t * p->Dp; w->l = w->m + t;
+    w->acc = w->dp + t * t; w->acc2 = w->acc + t * p->Dp;
+    w->m = w->acc2 + t * p->Dp; w->l = w->m + t;
     return 1;
 }
 static void forward_tile(const fast_kernels *k, const heads_packed *p, const fast_attention *a,
@@ -270,7 +270,7 @@ static void write_rows(size_t n, size_t D, size_t Dp, const float *acc, float *o
         memcpy(out + r * ld, acc + r * Dp, D * sizeof *out);
 }
 static void key_tile(const fast_kernels *k, const heads_packed *p, const fast_attention_grad *g,
-                     size_t bh, size_t j0, tile_scratch *w)
+                     size_t bh, size_t j0, tile_scratch *w, float *dq)
 {
     const size_t t = p->t, D = p->D, Dp = p->Dp, Lp = p->Lp, b = bh / p->H, h = bh % p->H;
     const size_t nk = p->S - j0 < t ? p->S - j0 : t;
@@ -294,13 +294,8 @@ static void key_tile(const fast_kernels *k, const heads_packed *p, const fast_at
         k->pv(t, t, Dp, w->s, t, p->grad + (bh * Lp + i0) * Dp, Dp, w->acc2, Dp);  /* dV */
         softmax_grad(t, w->s, w->dp, delta + i0, 1, scale);
         k->pv(t, t, Dp, w->dp, t, p->q + (bh * Lp + i0) * Dp, Dp, w->acc, Dp);     /* dK */
-        if (p->Sp == t) {                                /* the only key tile: dQ too */
-            const size_t nq = p->L - i0 < t ? p->L - i0 : t;
-            memset(w->acc3, 0, t * Dp * sizeof *w->acc3);
-            k->direct(t, Dp, t, w->dp, 1, t, keys, Dp, w->acc3, Dp);
-            write_rows(nq, D, Dp, w->acc3, g->grad_q + (b * p->L + i0) * g->ldgq + h * D,
-                       g->ldgq);
-        }
+        if (dq)                                          /* dQ_I += (s dZ^T)^T K_J */
+            k->direct(t, Dp, t, w->dp, 1, t, keys, Dp, dq + i0 * Dp, Dp);
     }
     write_rows(nk, D, Dp, w->acc, g->grad_k + (b * p->S + j0) * g->ldgk + h * D, g->ldgk);
     write_rows(nk, D, Dp, w->acc2, g->grad_v + (b * p->S + j0) * g->ldgv + h * D, g->ldgv);
@@ -327,6 +322,15 @@ static void query_tile(const fast_kernels *k, const heads_packed *p,
     }
     write_rows(nq, D, Dp, w->acc, g->grad_q + (b * p->L + i0) * g->ldgq + h * D, g->ldgq);
 }
+static void head_sweep(const fast_kernels *k, const heads_packed *p,
+                       const fast_attention_grad *g, size_t bh, tile_scratch *w, float *dq)
+{
+    const size_t b = bh / p->H, h = bh % p->H;
+    memset(dq, 0, p->Lp * p->Dp * sizeof *dq);
+    for (size_t j0 = 0; j0 < p->S; j0 += p->t)
+        key_tile(k, p, g, bh, j0, w, dq);
+    write_rows(p->L, p->D, p->Dp, dq, g->grad_q + b * p->L * g->ldgq + h * p->D, g->ldgq);
+}
 mha_status fast_attend_backward(const fast_kernels *k, const fast_attention_grad *g)
 {
     k = core_kernels(k, g->D, g->L > g->S ? g->L : g->S);
@@ -341,20 +345,26 @@ mha_status fast_attend_backward(const fast_kernels *k, const fast_attention_grad
                   g->H * g->D);
         row_terms(&p, g, bh);
     }
+    const int by_head = key_tiles == 1 || heads >= 4 * (size_t)omp_get_max_threads();
     int failed = 0;
     #pragma omp parallel reduction(|:failed)
     {
         tile_scratch w;
-        failed = !scratch_init(&p, &w);
+        float *dq = by_head ? malloc(p.Lp * p.Dp * sizeof *dq) : NULL;
+        failed = !scratch_init(&p, &w) || (by_head && dq == NULL);
         #pragma omp for schedule(dynamic)
-        for (size_t item = 0; item < heads * key_tiles; item++)
+        for (size_t bh = 0; bh < (by_head ? heads : 0); bh++)
             if (!failed)
-                key_tile(k, &p, g, item / key_tiles, item % key_tiles * p.t, &w);
+                head_sweep(k, &p, g, bh, &w, dq);
         #pragma omp for schedule(dynamic)
-        for (size_t item = 0; item < (key_tiles > 1 ? heads * query_tiles : 0); item++)
+        for (size_t item = 0; item < (by_head ? 0 : heads * key_tiles); item++)
+            if (!failed)
+                key_tile(k, &p, g, item / key_tiles, item % key_tiles * p.t, &w, NULL);
+        #pragma omp for schedule(dynamic)
+        for (size_t item = 0; item < (by_head ? 0 : heads * query_tiles); item++)
             if (!failed)
                 query_tile(k, &p, g, item / query_tiles, item % query_tiles * p.t, &w);
-        free(w.memory);
+        free(w.memory); free(dq);
     }
     fast_scratch_give(p.memory);
     return failed ? MHA_ERR_NOMEM : MHA_OK;

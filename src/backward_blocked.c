@@ -30,18 +30,7 @@ static mha_status product_nt(const fast_kernels *k, const fast_blocking *blk, si
     fast_packed_free(&packed);
     return status;
 }
-/* dst (cols, rows) = src (rows, cols) transposed, in 32 x 32 blocks */
-static void transpose(size_t rows, size_t cols, const float *src, size_t lds, float *dst,
-                      size_t ldd)
-{
-    #pragma omp parallel for schedule(static)
-    for (size_t r0 = 0; r0 < rows; r0 += 32)
-        for (size_t c0 = 0; c0 < cols; c0 += 32)
-            for (size_t c = c0; c < c0 + 32 && c < cols; c++)
-                for (size_t r = r0; r < r0 + 32 && r < rows; r++)
-                    dst[c * ldd + r] = src[r * lds + c];
-}
-/* C (M, N) = A (M, K) B (K, N): B transposed first. */
+/* C (M, N) = A (M, K) B (K, N): B packed as W = B^T, read in place. */
 static mha_status product_nn(const fast_kernels *k, const fast_blocking *blk, size_t M,
                              size_t N, size_t K, const float *A, size_t lda, const float *Bm,
                              size_t ldb, float *C, size_t ldc)
@@ -50,32 +39,27 @@ static mha_status product_nn(const fast_kernels *k, const fast_blocking *blk, si
         fast_gemm_direct(k, M, N, K, A, lda, 1, Bm, ldb, NULL, C, ldc);
         return MHA_OK;
     }
-    float *bt = fast_scratch_take(N * K * sizeof *bt);              /* (N, K) */
-    if (bt == NULL)
-        return MHA_ERR_NOMEM;
-    transpose(K, N, Bm, ldb, bt, K);
-    mha_status status = product_nt(k, blk, M, N, K, A, lda, bt, K, NULL, C, ldc);
-    fast_scratch_give(bt);
+    fast_packed packed;
+    mha_status status = fast_pack_strided(k, blk, N, K, Bm, 1, ldb, &packed);
+    if (status == MHA_OK)
+        status = fast_gemm(k, blk, M, A, lda, &packed, NULL, C, ldc);
+    fast_packed_free(&packed);
     return status;
 }
-/* C (M, N) = A (K, M)^T B (K, N): both transposed first. */
+/* C (M, N) = A (K, M)^T B (K, N): both read transposed, in place. */
 static mha_status product_tn(const fast_kernels *k, const fast_blocking *blk, size_t M,
                              size_t N, size_t K, const float *A, size_t lda, const float *Bm,
                              size_t ldb, float *C, size_t ldc)
 {
-    if (N * K <= DIRECT_MAX) {                      /* A read transposed, in place */
+    if (N * K <= DIRECT_MAX) {
         fast_gemm_direct(k, M, N, K, A, 1, lda, Bm, ldb, NULL, C, ldc);
         return MHA_OK;
     }
-    float *at = fast_scratch_take(M * K * sizeof *at);
-    float *bt = fast_scratch_take(N * K * sizeof *bt);
-    mha_status status = MHA_ERR_NOMEM;
-    if (at && bt) {
-        transpose(K, M, A, lda, at, K);
-        transpose(K, N, Bm, ldb, bt, K);
-        status = product_nt(k, blk, M, N, K, at, K, bt, K, NULL, C, ldc);
-    }
-    fast_scratch_give(at); fast_scratch_give(bt);
+    fast_packed packed;
+    mha_status status = fast_pack_strided(k, blk, N, K, Bm, 1, ldb, &packed);
+    if (status == MHA_OK)
+        status = fast_gemm_strided(k, blk, M, A, 1, lda, &packed, NULL, C, ldc);
+    fast_packed_free(&packed);
     return status;
 }
 mha_status mha_product_nt(size_t M, size_t N, size_t K, const float *A, size_t lda,

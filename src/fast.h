@@ -62,6 +62,13 @@ void fast_packed_free(fast_packed *p);
 mha_status fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
                      const float *A, size_t lda, const fast_packed *Wp,
                      const float *bias, float *C, size_t ldc);
+/* The same with each operand's element (row i, column k) at X[i rs + k cs]:
+   cs = 1 is the row-major case above, rs = 1 a transposed operand read in place. */
+mha_status fast_pack_strided(const fast_kernels *k, const fast_blocking *b, size_t N,
+                             size_t K, const float *W, size_t rs, size_t cs, fast_packed *p);
+mha_status fast_gemm_strided(const fast_kernels *k, const fast_blocking *b, size_t M,
+                             const float *A, size_t rs, size_t cs, const fast_packed *Wp,
+                             const float *bias, float *C, size_t ldc);
 void fast_gemv(const fast_kernels *k, size_t M, const float *X, size_t ldx,
                const float *W, size_t N, size_t K, const float *bias, float *Y, size_t ldy);
 /* C (M, N) = A B + bias: A's element (i, k) at A[i rs + k cs], B (K, N) with row

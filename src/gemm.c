@@ -31,6 +31,12 @@ fast_blocking fast_blocking_for(const fast_kernels *k, size_t head_dim)
 mha_status fast_pack(const fast_kernels *k, const fast_blocking *b,
                      size_t N, size_t K, const float *W, size_t ldw, fast_packed *p)
 {
+    return fast_pack_strided(k, b, N, K, W, ldw, 1, p);
+}
+
+mha_status fast_pack_strided(const fast_kernels *k, const fast_blocking *b, size_t N,
+                             size_t K, const float *W, size_t rs, size_t cs, fast_packed *p)
+{
     const size_t nr = k->nr, panels = (N + nr - 1) / nr, kc = b->kc;
     size_t n, bytes;
     if (mha_mul_overflows(panels * nr, K, &n) || mha_mul_overflows(n ? n : 1, sizeof(float), &bytes))
@@ -41,12 +47,19 @@ mha_status fast_pack(const fast_kernels *k, const fast_blocking *b,
     if (N % nr != 0)                        /* the last panel's padding must be zero */
         memset(p->data, 0, bytes);
     #pragma omp parallel for schedule(static)
-    for (size_t j = 0; j < N; j++)
+    for (size_t pn = 0; pn < panels; pn++)
         for (size_t k0 = 0; k0 < K; k0 += kc) {
-            const size_t depth = K - k0 < kc ? K - k0 : kc;
-            float *dst = p->data + k0 * panels * nr + (j / nr) * depth * nr + j % nr;
-            for (size_t kk = 0; kk < depth; kk++)
-                dst[kk * nr] = W[j * ldw + k0 + kk];
+            const size_t depth = K - k0 < kc ? K - k0 : kc, j0 = pn * nr;
+            const size_t cols = N - j0 < nr ? N - j0 : nr;
+            float *dst = p->data + k0 * panels * nr + pn * depth * nr;
+            if (cs == 1)                    /* rows of W: down each column of the panel */
+                for (size_t jj = 0; jj < cols; jj++)
+                    for (size_t kk = 0; kk < depth; kk++)
+                        dst[kk * nr + jj] = W[(j0 + jj) * rs + k0 + kk];
+            else                            /* W transposed: along each row of the panel */
+                for (size_t kk = 0; kk < depth; kk++)
+                    for (size_t jj = 0; jj < cols; jj++)
+                        dst[kk * nr + jj] = W[(j0 + jj) * rs + (k0 + kk) * cs];
         }
     return MHA_OK;
 }
@@ -56,15 +69,15 @@ void fast_packed_free(fast_packed *p)
     fast_scratch_give(p->data);
     p->data = NULL;
 }
-static void pack_a(size_t mr, size_t rows, size_t depth, const float *A, size_t lda,
-                   float *Ap)
+static inline __attribute__((always_inline)) void
+pack_a(size_t mr, size_t rows, size_t depth, const float *A, size_t rs, size_t cs, float *Ap)
 {
     for (size_t i0 = 0; i0 < rows; i0 += mr) {
         float *panel = Ap + i0 * depth;
         const size_t n = rows - i0 < mr ? rows - i0 : mr;       /* rows of A in this panel */
         for (size_t kk = 0; kk < depth; kk++) {
             for (size_t r = 0; r < n; r++)
-                panel[kk * mr + r] = A[(i0 + r) * lda + kk];
+                panel[kk * mr + r] = A[(i0 + r) * rs + kk * cs];
             for (size_t r = n; r < mr; r++)
                 panel[kk * mr + r] = 0.0f;
         }
@@ -87,6 +100,13 @@ static void kernel_at(const fast_kernels *k, size_t rows, size_t cols, size_t de
 mha_status fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
                      const float *A, size_t lda, const fast_packed *Wp,
                      const float *bias, float *C, size_t ldc)
+{
+    return fast_gemm_strided(k, b, M, A, lda, 1, Wp, bias, C, ldc);
+}
+
+mha_status fast_gemm_strided(const fast_kernels *k, const fast_blocking *b, size_t M,
+                             const float *A, size_t rs, size_t cs, const fast_packed *Wp,
+                             const float *bias, float *C, size_t ldc)
 {
     const size_t N = Wp->N, K = Wp->K, kc = Wp->kc, mr = k->mr, nr = k->nr;
     const size_t threads = (size_t)omp_get_max_threads();
@@ -118,7 +138,10 @@ mha_status fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
                             memset(C + i * ldc + j0, 0, (j1 - j0) * sizeof *C);
                     for (size_t k0 = 0; Ap != NULL && k0 < K; k0 += kc) {
                         const size_t depth = K - k0 < kc ? K - k0 : kc;
-                        pack_a(mr, rows, depth, A + i0 * lda + k0, lda, Ap);
+                        if (cs == 1)
+                            pack_a(mr, rows, depth, A + i0 * rs + k0, rs, 1, Ap);
+                        else
+                            pack_a(mr, rows, depth, A + i0 * rs + k0 * cs, rs, cs, Ap);
                         for (size_t p = p0; p < p1; p++) {
                             const float *Bp = Wp->data + k0 * Wp->panels * nr + p * depth * nr;
                             const size_t j = p * nr, cols = N - j < nr ? N - j : nr;

@@ -75,6 +75,39 @@ Test(fast, gemm_edges_in_every_instruction_set) {
                     }
     }
 }
+Test(fast, gemm_reads_transposed_operands_in_place) {
+    rng r = rng_seeded(92);
+    for (size_t isa = 0; isa < ISA_COUNT; isa++) {
+        if (!use_isa(isa)) continue;
+        const fast_kernels *k = every_isa[isa];
+        const fast_blocking b = fast_blocking_for(k, 64);
+        const size_t Ms[] = {1, k->mr + 1, 2 * k->mr + 3}, Ns[] = {1, k->nr + 1};
+        const size_t Ks[] = {15, b.kc + 1};
+        for (size_t a = 0; a < 3; a++)
+            for (size_t c = 0; c < 2; c++)
+                for (size_t d = 0; d < 2; d++)
+                    {
+                        const size_t M = Ms[a], N = Ns[c], K = Ks[d], lda = M + 1, ldw = N + 2;
+                        float *A = random_floats(&r, K * lda, -1, 1), *Wm = random_floats(&r, K * ldw, -1, 1);
+                        float *C = random_floats(&r, M * N, 7, 7), *got = malloc(M * N * sizeof *got);
+                        double *want = malloc(M * N * sizeof *want);
+                        fast_packed p;
+                        cr_assert_eq(fast_pack_strided(k, &b, N, K, Wm, 1, ldw, &p), MHA_OK);
+                        cr_assert_eq(fast_gemm_strided(k, &b, M, A, 1, lda, &p, NULL, C, N), MHA_OK);
+                        for (size_t i = 0; i < M; i++)
+                            for (size_t j = 0; j < N; j++) {
+                                double sum = 0.0;
+                                for (size_t kk = 0; kk < K; kk++)
+                                    sum += (double)A[kk * lda + i] * Wm[kk * ldw + j];
+                                want[i * N + j] = sum;
+                                got[i * N + j] = C[i * N + j];
+                            }
+                        expect_close(k->name, got, want, M * N, 8.0 * sqrt((double)K) * FLT_EPSILON * 2.0);
+                        fast_packed_free(&p);
+                        free(A); free(Wm); free(C); free(got); free(want);
+                    }
+    }
+}
 Test(fast, the_direct_product_in_every_instruction_set) {
     rng r = rng_seeded(91);
     for (size_t isa = 0; isa < ISA_COUNT; isa++) {
