@@ -255,13 +255,12 @@ static void row_terms(heads_packed *p, const fast_attention_grad *g, size_t bh)
         delta[i] = sum;
     }
 }
-static void softmax_grad(size_t t, const float *weights, float *dp, const float *delta,
-                         int by_key, float scale)
+static void softmax_grad(const fast_kernels *k, size_t t, const float *weights, float *dp,
+                         const float *delta, int by_key, float scale)
 {
     for (size_t a = 0; a < t; a++)
-        #pragma omp simd
-        for (size_t c = 0; c < t; c++)
-            dp[a * t + c] = scale * weights[a * t + c] * (dp[a * t + c] - delta[by_key ? c : a]);
+        k->softmax_grad(dp + a * t, weights + a * t, t, by_key ? delta : delta + a,
+                        by_key ? 1 : 0, scale);
 }
 
 static void write_rows(size_t n, size_t D, size_t Dp, const float *acc, float *out, size_t ld)
@@ -283,16 +282,11 @@ static void key_tile(const fast_kernels *k, const heads_packed *p, const fast_at
     for (size_t i0 = start; i0 < p->L; i0 += t) {
         k->scores(t, t, D, keys, Dp, p->qt + bh * D * Lp + i0, Lp, scale, w->s, t);
         mask_tile(p, g->mask, b, i0, j0, 1, w->s);
-        for (size_t a = 0; a < t; a++) {
-            float *row = w->s + a * t;
-            #pragma omp simd
-            for (size_t c = 0; c < t; c++)
-                row[c] -= shift[i0 + c];
-            k->exp_sum(row, t, 0.0f);
-        }
+        for (size_t a = 0; a < t; a++)
+            k->exp_shifted(w->s + a * t, t, shift + i0);
         k->scores(t, t, D, values, Dp, p->grad_t + bh * D * Lp + i0, Lp, 1.0f, w->dp, t);
         k->pv(t, t, Dp, w->s, t, p->grad + (bh * Lp + i0) * Dp, Dp, w->acc2, Dp);  /* dV */
-        softmax_grad(t, w->s, w->dp, delta + i0, 1, scale);
+        softmax_grad(k, t, w->s, w->dp, delta + i0, 1, scale);
         k->pv(t, t, Dp, w->dp, t, p->q + (bh * Lp + i0) * Dp, Dp, w->acc, Dp);     /* dK */
         if (dq)                                          /* dQ_I += (s dZ^T)^T K_J */
             k->direct(t, Dp, t, w->dp, 1, t, keys, Dp, dq + i0 * Dp, Dp);
@@ -317,7 +311,7 @@ static void query_tile(const fast_kernels *k, const heads_packed *p,
         for (size_t r = 0; r < t; r++)
             k->exp_sum(w->s + r * t, t, shift[r]);
         k->scores(t, t, D, grad, Dp, p->vt + bh * D * Sp + j0, Sp, 1.0f, w->dp, t);
-        softmax_grad(t, w->s, w->dp, delta, 0, scale);
+        softmax_grad(k, t, w->s, w->dp, delta, 0, scale);
         k->pv(t, t, Dp, w->dp, t, p->k + (bh * Sp + j0) * Dp, Dp, w->acc, Dp);
     }
     write_rows(nq, D, Dp, w->acc, g->grad_q + (b * p->L + i0) * g->ldgq + h * D, g->ldgq);

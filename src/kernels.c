@@ -167,11 +167,14 @@ TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                                     size_t lda);
 TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
                         size_t cs, const float *b, size_t ldb, float *c, size_t ldc);
+TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift);
+TARGET void ISA(fast_softmax_grad)(float *dp, const float *p, size_t n, const float *delta,
+                                   size_t step, float scale);
 const fast_kernels ISA(fast_kernels) = {
     ISA_NAME, GMR, GNV * W, ANV * W, ISA(gemm), ISA(fast_scores), ISA(fast_pv),
     ISA(fast_row_max), ISA(fast_exp_sum), ISA(fast_scale), ISA(dot), ISA(axpy),
     ISA(fma_loop), ISA(stream_sum), ISA(fast_key_dots), ISA(fast_weighted_rows),
-    ISA(direct),
+    ISA(direct), ISA(fast_exp_shifted), ISA(fast_softmax_grad),
 };
 #undef ISA
 #undef ISA_NAME
@@ -359,11 +362,14 @@ TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                                     size_t lda);
 TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
                         size_t cs, const float *b, size_t ldb, float *c, size_t ldc);
+TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift);
+TARGET void ISA(fast_softmax_grad)(float *dp, const float *p, size_t n, const float *delta,
+                                   size_t step, float scale);
 const fast_kernels ISA(fast_kernels) = {
     ISA_NAME, GMR, GNV * W, ANV * W, ISA(gemm), ISA(fast_scores), ISA(fast_pv),
     ISA(fast_row_max), ISA(fast_exp_sum), ISA(fast_scale), ISA(dot), ISA(axpy),
     ISA(fma_loop), ISA(stream_sum), ISA(fast_key_dots), ISA(fast_weighted_rows),
-    ISA(direct),
+    ISA(direct), ISA(fast_exp_shifted), ISA(fast_softmax_grad),
 };
 #undef ISA
 #undef ISA_NAME
@@ -537,11 +543,14 @@ TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                                     size_t lda);
 TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
                         size_t cs, const float *b, size_t ldb, float *c, size_t ldc);
+TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift);
+TARGET void ISA(fast_softmax_grad)(float *dp, const float *p, size_t n, const float *delta,
+                                   size_t step, float scale);
 const fast_kernels ISA(fast_kernels) = {
     ISA_NAME, GMR, GNV * W, ANV * W, ISA(gemm), ISA(fast_scores), ISA(fast_pv),
     ISA(fast_row_max), ISA(fast_exp_sum), ISA(fast_scale), ISA(dot), ISA(axpy),
     ISA(fma_loop), ISA(stream_sum), ISA(fast_key_dots), ISA(fast_weighted_rows),
-    ISA(direct),
+    ISA(direct), ISA(fast_exp_shifted), ISA(fast_softmax_grad),
 };
 #undef ISA
 #undef ISA_NAME

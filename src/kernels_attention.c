@@ -54,6 +54,9 @@ TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                                     size_t lda);
 TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
                         size_t cs, const float *b, size_t ldb, float *c, size_t ldc);
+TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift);
+TARGET void ISA(fast_softmax_grad)(float *dp, const float *p, size_t n, const float *delta,
+                                   size_t step, float scale);
 static inline TARGET VEC ISA(vexp)(VEC x)
 {
     const VEC lo = VSET1(-87.0f), hi = VSET1(88.0f);
@@ -181,6 +184,21 @@ TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                 for (size_t j = 0; j < n; j++)
                     if (p[h * ldp + j] != 0.0f)
                         acc[h * lda + e] += p[h * ldp + j] * values[j * D + e];
+    }
+}
+TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift)
+{
+    for (size_t i = 0; i < n; i += W)
+        VSTORE(x + i, ISA(vexp)(VADD(VLOAD(x + i), VMUL(VLOAD(shift + i), VSET1(-1.0f)))));
+}
+
+TARGET void ISA(fast_softmax_grad)(float *dp, const float *p, size_t n, const float *delta,
+                                   size_t step, float scale)
+{
+    const VEC s = VSET1(scale), minus = VSET1(-1.0f);
+    for (size_t i = 0; i < n; i += W) {
+        const VEC d = step ? VLOAD(delta + i) : VSET1(*delta);
+        VSTORE(dp + i, VMUL(VMUL(s, VLOAD(p + i)), VADD(VLOAD(dp + i), VMUL(d, minus))));
     }
 }
 #undef ISA
@@ -256,6 +274,9 @@ TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                                     size_t lda);
 TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
                         size_t cs, const float *b, size_t ldb, float *c, size_t ldc);
+TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift);
+TARGET void ISA(fast_softmax_grad)(float *dp, const float *p, size_t n, const float *delta,
+                                   size_t step, float scale);
 static inline TARGET VEC ISA(vexp)(VEC x)
 {
     const VEC lo = VSET1(-87.0f), hi = VSET1(88.0f);
@@ -383,6 +404,21 @@ TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                 for (size_t j = 0; j < n; j++)
                     if (p[h * ldp + j] != 0.0f)
                         acc[h * lda + e] += p[h * ldp + j] * values[j * D + e];
+    }
+}
+TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift)
+{
+    for (size_t i = 0; i < n; i += W)
+        VSTORE(x + i, ISA(vexp)(VADD(VLOAD(x + i), VMUL(VLOAD(shift + i), VSET1(-1.0f)))));
+}
+
+TARGET void ISA(fast_softmax_grad)(float *dp, const float *p, size_t n, const float *delta,
+                                   size_t step, float scale)
+{
+    const VEC s = VSET1(scale), minus = VSET1(-1.0f);
+    for (size_t i = 0; i < n; i += W) {
+        const VEC d = step ? VLOAD(delta + i) : VSET1(*delta);
+        VSTORE(dp + i, VMUL(VMUL(s, VLOAD(p + i)), VADD(VLOAD(dp + i), VMUL(d, minus))));
     }
 }
 #undef ISA
@@ -444,6 +480,9 @@ TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                                     size_t lda);
 TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
                         size_t cs, const float *b, size_t ldb, float *c, size_t ldc);
+TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift);
+TARGET void ISA(fast_softmax_grad)(float *dp, const float *p, size_t n, const float *delta,
+                                   size_t step, float scale);
 static inline TARGET VEC ISA(vexp)(VEC x)
 {
     const VEC lo = VSET1(-87.0f), hi = VSET1(88.0f);
@@ -571,6 +610,21 @@ TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                 for (size_t j = 0; j < n; j++)
                     if (p[h * ldp + j] != 0.0f)
                         acc[h * lda + e] += p[h * ldp + j] * values[j * D + e];
+    }
+}
+TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift)
+{
+    for (size_t i = 0; i < n; i += W)
+        VSTORE(x + i, ISA(vexp)(VADD(VLOAD(x + i), VMUL(VLOAD(shift + i), VSET1(-1.0f)))));
+}
+
+TARGET void ISA(fast_softmax_grad)(float *dp, const float *p, size_t n, const float *delta,
+                                   size_t step, float scale)
+{
+    const VEC s = VSET1(scale), minus = VSET1(-1.0f);
+    for (size_t i = 0; i < n; i += W) {
+        const VEC d = step ? VLOAD(delta + i) : VSET1(*delta);
+        VSTORE(dp + i, VMUL(VMUL(s, VLOAD(p + i)), VADD(VLOAD(dp + i), VMUL(d, minus))));
     }
 }
 #undef ISA

@@ -1,9 +1,11 @@
 /* generated from chapters/09-fast-backward.nw; edit the book, not this file */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <criterion/criterion.h>
 #include "check.h"
+#include "fast.h"
 #include "oracle.h"
 
 typedef struct reference_grads {
@@ -163,6 +165,43 @@ static void check_blocked_gradients(const mha_case *c, const mha_mask *mask, uin
                          tolerance_rule(max_abs_error(naive[i], w[i], n[i]), w[i], n[i]));
     for (int i = 0; i < 7; i++) { free(naive[i]); free(blocked[i]); free(w[i]); }
     free(gy);
+}
+Test(fast_backward, row_operations_in_every_instruction_set) {
+    const fast_kernels *const isas[] = {&fast_kernels_scalar,
+#if defined(__x86_64__)
+                                        &fast_kernels_avx2, &fast_kernels_avx512,
+#endif
+    };
+    rng r = rng_seeded(1900);
+    for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
+        const fast_kernels *k = isas[i];
+        if (!fast_kernels_supported(k))
+            continue;
+        const size_t n = 3 * k->width;
+        float *x = random_floats(&r, n, -30, 5), *shift = random_floats(&r, n, -5, 5);
+        float *p = random_floats(&r, n, 0, 1), *dp = random_floats(&r, n, -2, 2);
+        float *delta = random_floats(&r, n, -1, 1), *got = malloc(n * sizeof *got);
+        x[1] = -INFINITY; shift[2] = INFINITY; x[n - 1] = NAN;
+        memcpy(got, x, n * sizeof *got);
+        k->exp_shifted(got, n, shift);
+        for (size_t j = 0; j + 1 < n; j++) {
+            const double want = exp((double)(x[j] - shift[j]));    /* the difference in float */
+            cr_expect(fabs(got[j] - want) <= 2 * FLT_EPSILON * want + 1e-37,
+                      "%s: exp(%g - %g) = %g, want %g", k->name, x[j], shift[j], got[j], want);
+        }
+        cr_expect(isnan(got[n - 1]), "%s: a NaN score lost its NaN", k->name);
+        for (size_t step = 0; step < 2; step++) {
+            memcpy(got, dp, n * sizeof *got);
+            k->softmax_grad(got, p, n, delta, step, 0.125f);
+            for (size_t j = 0; j < n; j++) {
+                const double want = 0.125 * p[j] * ((double)dp[j] - delta[step * j]);
+                cr_expect(fabs(got[j] - want) <= 4 * FLT_EPSILON * (0.125 * p[j] *
+                          (fabs(dp[j]) + fabs(delta[step * j]))) + 1e-30,
+                          "%s, step %zu: element %zu is %g, want %g", k->name, step, j, got[j], want);
+            }
+        }
+        free(x); free(shift); free(p); free(dp); free(delta); free(got);
+    }
 }
 Test(fast_backward, blocked_meets_the_tolerance_rule) {
     const struct { mha_shape s; int flags; } cases[] = {
