@@ -150,21 +150,27 @@ mha_status mha_forward_saving(const mha_shape *shape, const mha_params *params,
         mha_saved_free(saved);
     return status;
 }
-/* X (n, E), W (E, E), dy (n, E) with row stride ldy: gW (E, E) and gb (E)
-   are overwritten; gx (n, E), if not NULL, gains dy W. */
+/* parts projections of one x (n, E): W (parts E, E), dy (n, parts E) with row
+   stride ldy.  gW (parts E, E) and gb (parts E) are overwritten; gx (n, E),
+   unless NULL, receives the parts' dy W: overwritten if fresh, else added to. */
 static mha_status input_projection_grads(const fast_kernels *k, const fast_blocking *blk,
-                                         size_t n, size_t E, const float *x, const float *W,
-                                         const float *dy, size_t ldy, float *gW, float *gb,
-                                         float *gx, float *scratch)
+                                         size_t n, size_t E, size_t parts, const float *x,
+                                         const float *W, const float *dy, size_t ldy,
+                                         float *gW, float *gb, float *gx, int fresh,
+                                         float *scratch)
 {
-    mha_status status = product_tn(k, blk, E, E, n, dy, ldy, x, E, gW, E);
+    mha_status status = product_tn(k, blk, parts * E, E, n, dy, ldy, x, E, gW, E);
     if (gb)
-        column_sums(n, E, dy, ldy, gb);
-    if (status == MHA_OK && gx) {
-        status = product_nn(k, blk, n, E, E, dy, ldy, W, E, scratch, E);
-        #pragma omp parallel for schedule(static)
-        for (size_t i = 0; i < n * E; i++)
-            gx[i] += scratch[i];
+        column_sums(n, parts * E, dy, ldy, gb);
+    for (size_t part = 0; status == MHA_OK && gx && part < parts; part++) {
+        const int direct = fresh && part == 0;
+        status = product_nn(k, blk, n, E, E, dy + part * E, ldy, W + part * E * E, E,
+                            direct ? gx : scratch, E);
+        if (status == MHA_OK && !direct) {
+            #pragma omp parallel for schedule(static)
+            for (size_t i = 0; i < n * E; i++)
+                gx[i] += scratch[i];
+        }
     }
     return status;
 }
@@ -188,9 +194,6 @@ mha_status mha_backward_saved(const mha_params *params, const float *query,
     float *gx_q = grads->grad_query;
     float *gx_k = key_in == NULL ? grads->grad_query : grads->grad_key;
     float *gx_v = value_in == NULL ? gx_k : grads->grad_value;
-    if (gx_q) memset(gx_q, 0, B * L * E * sizeof(float));
-    if (gx_k && gx_k != gx_q) memset(gx_k, 0, B * S * E * sizeof(float));
-    if (gx_v && gx_v != gx_k && gx_v != gx_q) memset(gx_v, 0, B * S * E * sizeof(float));
     const size_t rows = L > S ? L : S;
     float *dc = fast_scratch_take(B * L * E * sizeof *dc);                 /* (B, L, E) */
     float *dproj = fast_scratch_take(B * rows * 3 * E * sizeof *dproj);    /* as projections */
@@ -215,16 +218,19 @@ mha_status mha_backward_saved(const mha_params *params, const float *query,
     }
     const float *W = params->in_proj_weight;
     float *gW = grads->grad_in_proj_weight, *gb = grads->grad_in_proj_bias;
+    const int one_input = saved->self && gx_k == gx_q && gx_v == gx_q;
+    const int one_kv = !one_input && key == value && gx_v == gx_k;
     if (status == MHA_OK)
-        status = input_projection_grads(k, &blk, B * L, E, query, W, gq, saved->ldq, gW, gb,
-                                        gx_q, scratch);
-    if (status == MHA_OK)
-        status = input_projection_grads(k, &blk, B * S, E, key, W + E * E, gk, saved->ldkv,
-                                        gW + E * E, gb ? gb + E : NULL, gx_k, scratch);
-    if (status == MHA_OK)
-        status = input_projection_grads(k, &blk, B * S, E, value, W + 2 * E * E, gv,
-                                        saved->ldkv, gW + 2 * E * E, gb ? gb + 2 * E : NULL,
-                                        gx_v, scratch);
+        status = input_projection_grads(k, &blk, B * L, E, one_input ? 3 : 1, query, W, gq,
+                                        saved->ldq, gW, gb, gx_q, 1, scratch);
+    if (status == MHA_OK && !one_input)
+        status = input_projection_grads(k, &blk, B * S, E, one_kv ? 2 : 1, key, W + E * E, gk,
+                                        saved->ldkv, gW + E * E, gb ? gb + E : NULL, gx_k,
+                                        gx_k != gx_q, scratch);
+    if (status == MHA_OK && !one_input && !one_kv)
+        status = input_projection_grads(k, &blk, B * S, E, 1, value, W + 2 * E * E, gv,
+                                        saved->ldkv, gW + 2 * E * E, gb ? gb + 2 * E : NULL, gx_v,
+                                        gx_v != gx_q && gx_v != gx_k, scratch);
     fast_scratch_give(dc); fast_scratch_give(dproj); fast_scratch_give(scratch);
     return status;
 }

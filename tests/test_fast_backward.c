@@ -147,8 +147,11 @@ static void check_blocked_gradients(const mha_case *c, const mha_mask *mask, uin
     const char *names[7] = {"grad_query", "grad_key", "grad_value", "grad_in_proj_weight",
                             "grad_in_proj_bias", "grad_out_proj_weight", "grad_out_proj_bias"};
     float *naive[7], *blocked[7];
-    for (int i = 0; i < 7; i++)
-        naive[i] = calloc(n[i], sizeof(float)), blocked[i] = calloc(n[i], sizeof(float));
+    for (int i = 0; i < 7; i++) {                /* gradients are overwritten, not added to */
+        naive[i] = calloc(n[i], sizeof(float)), blocked[i] = malloc(n[i] * sizeof(float));
+        for (size_t j = 0; j < n[i]; j++)
+            blocked[i][j] = NAN;
+    }
     const mha_grads gn = {naive[0], naive[1], naive[2], naive[3], c->in_b ? naive[4] : NULL,
                           naive[5], c->out_b ? naive[6] : NULL};
     const mha_grads gb = {blocked[0], blocked[1], blocked[2], blocked[3],
@@ -227,6 +230,17 @@ Test(fast_backward, blocked_meets_the_tolerance_rule) {
         free(pad); free(blocked); free(fm);
         case_free(&c);
     }
+}
+Test(fast_backward, one_tensor_passed_three_times_gets_three_gradients) {
+    mha_case c = case_random((mha_shape){2, 40, 40, 32, 4}, 1810, CASE_SELF);
+    mha_case three = c;
+    three.key = three.value = c.query;
+    const mha_mask masks[] = {{.causal = 0}, {.causal = 1}};
+    for (size_t m = 0; m < 2; m++)
+        check_blocked_gradients(&three, &masks[m], 1811 + m);
+    three.value = NULL;                          /* key and value from one argument */
+    check_blocked_gradients(&three, &masks[0], 1813);
+    case_free(&c);
 }
 Test(fast_backward, blocked_rows_get_exactly_zero) {
     mha_case c = case_random((mha_shape){2, 70, 67, 16, 2}, 1800, CASE_CROSS);
