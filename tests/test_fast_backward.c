@@ -211,6 +211,7 @@ Test(fast_backward, blocked_meets_the_tolerance_rule) {
         {{2, 5, 5, 8, 2}, CASE_SELF},           {{1, 64, 64, 32, 2}, CASE_SELF},
         {{2, 65, 65, 24, 3}, CASE_SELF},         {{1, 17, 130, 16, 1}, CASE_CROSS},
         {{2, 70, 9, 12, 2}, CASE_SHARED_KV | CASE_NO_BIAS}, {{1, 1, 1, 4, 4}, CASE_SELF},
+        {{1, 128, 128, 128, 2}, CASE_SELF},      {{2, 64, 192, 64, 1}, CASE_CROSS},
     };
     for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
         mha_case c = case_random(cases[t].s, 1500 + t, cases[t].flags);
