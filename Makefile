@@ -31,7 +31,7 @@ WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wvla
 CPPFLAGS:= -D_POSIX_C_SOURCE=200809L -I$(BUILD)/L/src -I$(BUILD)/L/cmd -I$(BUILD)/L/book
 LDLIBS  := -lm
 
-.PHONY: all deps deps-bench tangle test test-viz check lint check-tangle clang-build book \
+.PHONY: all deps deps-bench tangle test test-viz check lint check-tangle check-figures clang-build book \
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
         test-training-race exercises exercise exercise-check exercises-verify grade hint \
         exercise-lab
@@ -44,7 +44,7 @@ DEPS_PKGS  := noweb libcriterion-dev gcc clang make pkg-config valgrind libomp-d
               libclang-rt-14-dev texlive-latex-base texlive-latex-recommended \
               texlive-fonts-recommended texlive-pictures lmodern \
               libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core xvfb xauth \
-              poppler-utils
+              poppler-utils python3
 BENCH_PKGS := libopenblas-dev python3-torch python3-numpy texlive-latex-extra  # standalone.cls: the roofline
 deps: PKGS = $(DEPS_PKGS)
 deps-bench: PKGS = $(BENCH_PKGS)
@@ -230,7 +230,7 @@ $(BUILD)/book-student.pdf: $(BUILD)/student/book-student.tex $(BUILD)/mha-tables
 	cp $(BUILD)/student/book-student.pdf $@
 
 # ================================================================ the checks
-check: lint check-tangle
+check: lint check-tangle check-figures
 	$(MAKE) --no-print-directory test
 	$(MAKE) --no-print-directory clang-build
 	$(MAKE) --no-print-directory book
@@ -257,6 +257,18 @@ check-tangle: tangle
 	  head -n 1 "$$f" | grep -q 'generated from .*; edit the book' || continue; \
 	  grep -qxF "$$f" <<< "$$roots" || { echo "check: $$f is generated but has no root in the web"; exit 1; }; done
 	@echo "check: re-tangling leaves $(TANGLED_DIRS) unchanged, and every generated file has its root"
+
+# The committed tables and numbers must be what bench_report.py makes of the
+# committed measurements (figures/bench-fast.txt, bench-learning.txt): a number
+# edited by hand in a figures/*.tex file fails here.
+check-figures: | deps
+	@tmp=$$(mktemp -d); machine=$$(sed -n 's/.*FastMachine}{\(.*\)}$$/\1/p' figures/bench-numbers.tex); \
+	/usr/bin/python3 figures/bench_report.py figures/bench-fast.txt "$$tmp" "$$machine" || \
+	  { rm -rf "$$tmp"; exit 1; }; \
+	bad=$$(for f in "$$tmp"/*.tex; do cmp -s "$$f" "figures/$${f##*/}" || echo "$${f##*/}"; done); \
+	rm -rf "$$tmp"; [[ -z "$$bad" ]] || { echo "check-figures: not what figures/bench_report.py" \
+	  "makes of the committed measurements:" $$bad; exit 1; }
+	@echo "check-figures: the committed tables are what bench_report.py makes of the measurements"
 
 clang-build:
 	$(MAKE) --no-print-directory CC=clang BUILD=$(BUILD)/clang all
