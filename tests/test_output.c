@@ -296,6 +296,24 @@ Test(output, train_checkpoint_is_all_or_nothing, .timeout = 60) {
     free_result(&r);
     remove_dir(dir);
 }
+Test(output, one_set_at_a_time) {
+    char *dir = make_temp_dir(), *other = make_temp_dir(), message[512] = "";
+    const char *const two[] = {"a.npy", "b.npy"}, *const one[] = {"c.npy"};
+    cr_assert_eq(mha_output_begin(dir, 2, two, message, sizeof message), MHA_OK, "%s", message);
+    const int fd = mha_output_next(message, sizeof message);
+    cr_assert_geq(fd, 0, "%s", message);
+    close(fd);
+    cr_expect_eq(mha_output_begin(other, 1, one, message, sizeof message), MHA_ERR_ARG);
+    cr_expect(strstr(message, "another set of outputs") != NULL, "message: %s", message);
+    cr_expect_eq(count_temporaries(dir), 1, "the open set lost its temporary");
+    mha_output_end();
+    cr_expect_eq(count_temporaries(dir), 0);
+    cr_expect_neq(access(path_in(dir, "a.npy"), F_OK), 0, "an uncommitted output was put in place");
+    cr_expect_eq(mha_output_begin(other, 1, one, message, sizeof message), MHA_OK, "%s", message);
+    mha_output_end();
+    remove_dir(dir);
+    remove_dir(other);
+}
 Test(output, messages_name_the_real_rule) {
     struct { const char *argv[8]; const char *needle; } cases[] = {
         {{"train", "--batch", "65537"}, "--batch: 65537 is out of range (1 to 65536)"},
