@@ -9,6 +9,7 @@
 #include "bench.h"
 #include "cli.h"
 #include "fast.h"
+#include "fast_backward.h"
 
 typedef struct bench_options {
     const char *impl;
@@ -30,6 +31,9 @@ static double peak_gflops(const fast_kernels *k, size_t rounds);
 static double bandwidth_gbs(const fast_kernels *k, size_t bytes);
 static int bench_backward_command(int argc, char **argv, int flag, FILE *out, FILE *err);
 static int bench_backward(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err);
+static int bench_backward_stages(const bench_options *o, const fast_kernels *k,
+                                 const mha_params *params, const float *x, const float *gy,
+                                 const mha_grads *grads, double worst, FILE *out, FILE *err);
 static int parse_bench_options(int argc, char **argv, bench_options *o, FILE *err)
 {
     *o = (bench_options){"batched", {1, 128, 128, 128, 4}, 0, 0, 0, 0, 0, 0, 0, 7,
@@ -120,7 +124,8 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
               "--half-kc makes the product's depth blocks fill half of L1 instead of all.\n"
               "--decode times one decoding step over a cache of T positions (default 1024).\n"
               "--backward times a forward pass that keeps its state plus the backward pass\n"
-              "(--impl naive|blocked, default blocked; self-attention).\n"
+              "(--impl naive|blocked, default blocked; self-attention); with --part stages,\n"
+              "the blocked step whole and its six parts.\n"
               "--peak and --bandwidth measure the machine: FMA throughput (with the cache\n"
               "sizes in KiB and the block sizes derived from them for D = 64), read bandwidth;\n"
               "--denormals times the weighted sum of values with tiny and with normal weights.\n"
@@ -466,10 +471,16 @@ static int bench_backward(const bench_options *o, const fast_kernels *k, FILE *o
 {
     const mha_backward_impl *impl = mha_backward_impl_find(o->impl);
     mha_status status = mha_shape_check(&o->shape);
-    if (impl == NULL || o->cross || status != MHA_OK || o->reps == 0) {
+    const int stages = strcmp(o->part, "stages") == 0;
+    const int part_ok = stages ? impl != NULL && impl->backward == mha_backward_blocked
+                               : strcmp(o->part, "all") == 0;
+    if (impl == NULL || o->cross || status != MHA_OK || o->reps == 0 || !part_ok) {
         mha_cli_error(err, "bench: --backward: %s", impl == NULL ? "--impl: naive or blocked"
                       : o->cross ? "self-attention only (no --kv-len)"
-                      : status != MHA_OK ? mha_status_message(status) : "--reps must be positive");
+                      : status != MHA_OK ? mha_status_message(status)
+                      : o->reps == 0 ? "--reps must be positive"
+                      : !stages ? "--part: 'all' or 'stages'"
+                      : "--part stages: the blocked version only");
         return MHA_EXIT_USAGE;
     }
     const mha_shape *s = &o->shape;
@@ -511,6 +522,8 @@ static int bench_backward(const bench_options *o, const fast_kernels *k, FILE *o
             mha_cli_error(err, "bench: %s: %s", impl->name, mha_status_message(status));
         else if (!(worst <= 1e-4 * largest))
             mha_cli_error(err, "bench: %s disagrees with naive: max difference %.3g", impl->name, worst);
+        else if (stages)
+            result = bench_backward_stages(o, k, &params, x, gy, &got, worst, out, err);
         else {
             for (size_t r = 0; r <= o->reps; r++) {                        /* run 0 warms up */
                 const double t0 = bench_seconds();
@@ -540,6 +553,84 @@ static int bench_backward(const bench_options *o, const fast_kernels *k, FILE *o
         for (int i = 0; i < 4; i++)
             free(g[v][i]);
     return result;
+}
+enum { BACKWARD_STAGES = 7 };
+static int bench_backward_stages(const bench_options *o, const fast_kernels *k,
+                                 const mha_params *params, const float *x, const float *gy,
+                                 const mha_grads *grads, double worst, FILE *out, FILE *err)
+{
+    static const char *const names[BACKWARD_STAGES] = {
+        "ms", "fwd_proj_ms", "fwd_core_ms", "fwd_out_ms", "bwd_out_ms", "bwd_core_ms",
+        "bwd_in_ms"};
+    const mha_shape *s = &o->shape;
+    const size_t B = s->batch, L = s->query_len, E = s->embed_dim, H = s->heads, M = B * L;
+    const size_t R = o->reps + 1;
+    const mha_mask mask = {.causal = o->causal};
+    float *proj = malloc(M * 3 * E * sizeof *proj), *dproj = malloc(M * 3 * E * sizeof *dproj);
+    float *ctx = malloc(M * E * sizeof *ctx), *dc = malloc(M * E * sizeof *dc);
+    float *y = malloc(M * E * sizeof *y), *gx = malloc(2 * M * E * sizeof *gx);
+    float *gw = malloc(4 * E * E * sizeof *gw), *lse = malloc(B * H * L * sizeof *lse);
+    double *t = calloc(BACKWARD_STAGES * R, sizeof *t), median[BACKWARD_STAGES];
+    mha_status status = proj && dproj && ctx && dc && y && gx && gw && lse && t
+                        ? MHA_OK : MHA_ERR_NOMEM;
+    for (size_t r = 0; r < R && status == MHA_OK; r++) {
+        double at[BACKWARD_STAGES + 1];
+        const fast_attention a = {B, H, L, L, E / H, proj, proj + E, proj + 2 * E, 3 * E, 3 * E, 3 * E,
+                                  &mask, ctx, NULL};
+        const fast_attention_grad g = {B, H, L, L, E / H, proj, proj + E, proj + 2 * E, 3 * E, 3 * E,
+                                       3 * E, &mask, ctx, dc, lse, dproj, dproj + E, dproj + 2 * E,
+                                       3 * E, 3 * E, 3 * E};
+        const float *W = params->in_proj_weight, *Wo = params->out_proj_weight;
+        mha_saved saved;
+        at[0] = bench_seconds();
+        status = mha_forward_saving(s, params, x, NULL, NULL, &mask, y, &saved);
+        if (status == MHA_OK)
+            status = mha_backward_saved(params, x, NULL, NULL, &mask, &saved, gy, grads);
+        mha_saved_free(&saved);
+        at[1] = bench_seconds();
+        if (status == MHA_OK)
+            status = mha_product_nt(M, 3 * E, E, x, E, W, E, proj, 3 * E);
+        at[2] = bench_seconds();
+        if (status == MHA_OK)
+            status = fast_attend_lse(k, &a, lse);
+        at[3] = bench_seconds();
+        if (status == MHA_OK)
+            status = mha_product_nt(M, E, E, ctx, E, Wo, E, y, E);
+        at[4] = bench_seconds();
+        if (status == MHA_OK)
+            status = mha_product_nn(M, E, E, gy, E, Wo, E, dc, E);
+        if (status == MHA_OK)
+            status = mha_product_tn(E, E, M, gy, E, ctx, E, gw + 3 * E * E, E);
+        at[5] = bench_seconds();
+        if (status == MHA_OK)
+            status = fast_attend_backward(k, &g);
+        at[6] = bench_seconds();
+        if (status == MHA_OK)
+            status = mha_product_tn(3 * E, E, M, dproj, 3 * E, x, E, gw, E);
+        for (size_t part = 0; part < 3 && status == MHA_OK; part++)
+            status = mha_product_nn(M, E, E, dproj + part * E, 3 * E, W + part * E * E, E,
+                                    gx + (part > 0) * M * E, E);
+        at[7] = bench_seconds();
+        for (size_t stage = 0; stage < BACKWARD_STAGES; stage++)
+            t[stage * R + r] = at[stage + 1] - at[stage];
+    }
+    if (status == MHA_OK) {
+        double parts = 0;
+        for (size_t stage = 0; stage < BACKWARD_STAGES; stage++) {
+            median[stage] = 1e3 * bench_median(t + stage * R, o->reps);
+            parts += stage > 0 ? median[stage] : 0;
+        }
+        fprintf(out, "impl=blocked backward=1 part=stages B=%zu L=%zu S=%zu E=%zu H=%zu causal=%d "
+                     "reps=%zu", B, L, L, E, H, o->causal, o->reps);
+        for (size_t stage = 0; stage < BACKWARD_STAGES; stage++)
+            fprintf(out, " %s=%.3f", names[stage], median[stage]);
+        fprintf(out, " outside_ms=%.3f maxdiff=%.2g threads=%zu isa=%s\n", median[0] - parts, worst,
+                o->threads, k->name);
+    } else
+        mha_cli_error(err, "bench: --part stages: %s", mha_status_message(status));
+    free(proj); free(dproj); free(ctx); free(dc); free(y); free(gx); free(gw); free(lse);
+    free(t);
+    return status == MHA_OK ? MHA_EXIT_OK : MHA_EXIT_FAILURE;
 }
 static double peak_gflops(const fast_kernels *k, size_t rounds)
 {

@@ -12,7 +12,8 @@ def backward_table(rows):
         label = (f"$B{{=}}{B}$ $L{{=}}{L}$ $E{{=}}{E}$ $H{{=}}{H}$"
                  + (" causal" if causal == "1" else ""))
         for r in rows:
-            if r.get("backward") == "1" and all(r.get(k) == str(v) for k, v in same.items()):
+            if (r.get("backward") == "1" and r.get("part") != "stages"
+                    and all(r.get(k) == str(v) for k, v in same.items())):
                 speedup = f"{float(torch['ms']) / float(r['ms']):.1f}$\\times$" if torch else "--"
                 out.append(f"{label} & {r['impl']} & {r['threads']} & {float(r['ms']):.1f} & "
                            f"{speedup} \\\\")
@@ -45,8 +46,13 @@ def learning_numbers(rows):
     if ours_dense and torch_dense:
         mflop = float(ours_dense["gflops"]) * float(ours_dense["ms"])
         triple = f"{mflop / (float(torch_dense['ms']) / 3):.0f}"
+    stages = best(rows, part="stages", backward=1, **dense)
+    proj_ms = sum(float(stages[k]) for k, _, kind, _ in BACKWARD_STAGES if kind == "proj") \
+        if stages else None
     m = {"LearnBackwardDenseSpeedup": ratio(torch_dense, ours_dense),
          "LearnDenseTripleGflops": triple,
+         "LearnDenseTripleMs": f"{float(torch_dense['ms']) / 3:.0f}" if torch_dense else "--",
+         "LearnDenseProjMs": f"{proj_ms:.0f}" if proj_ms is not None else "--",
          "LearnBackwardCausalSpeedup": ratio(best(rows, impl="torch", backward=1, **long),
                                              best(rows, impl="blocked", backward=1, **long)),
          "LearnTrainSpeedup": ratio(torch_train, ours_train),
@@ -55,13 +61,49 @@ def learning_numbers(rows):
     return "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in m.items())
 
 
-def learning_files(path):
+def learning_files(path, peaks):
     try:
         rows = read(path)
     except OSError:
         rows = []
     return {"bench-backward.tex": backward_table(rows), "bench-training.tex": training_table(rows),
+            "bench-backward-stages.tex": backward_stages_table(rows, peaks),
             "bench-learning-numbers.tex": learning_numbers(rows)}
+BACKWARD_STAGES = [("fwd_proj_ms", "forward: input projections", "proj", 3),
+                   ("fwd_core_ms", "forward: attention core", "core", 2),
+                   ("fwd_out_ms", "forward: output projection", "proj", 1),
+                   ("bwd_out_ms", "backward: output projection", "proj", 2),
+                   ("bwd_core_ms", "backward: attention core", "core", 5),
+                   ("bwd_in_ms", "backward: input projections", "proj", 6),
+                   ("outside_ms", "outside the parts", None, 0), ("ms", "whole step", None, 0)]
+
+
+def stage_flops(r, kind, count):
+    B, L, E = int(r["B"]), int(r["L"]), int(r["E"])
+    if kind == "proj":
+        return count * 2.0 * B * L * E * E
+    if kind == "core":
+        return count * 2.0 * B * L * int(r["S"]) * E * (0.5 if r["causal"] == "1" else 1.0)
+    return 0.0
+
+
+def backward_stages_table(rows, peaks):
+    staged = [r for r in rows if r.get("backward") == "1" and r.get("part") == "stages"]
+    out = ["\\begin{tabular}{l" + "rrr" * len(staged) + "}\\toprule",
+           "stage" + "".join(f" & \\multicolumn{{3}}{{c}}{{$B{{=}}{r['B']}$ $L{{=}}{r['L']}$"
+                             f" $E{{=}}{r['E']}$" + (" causal" if r["causal"] == "1" else "")
+                             + "}" for r in staged) + " \\\\",
+           "".join(" & ms & share & of peak" for _ in staged) + " \\\\ \\midrule"]
+    for key, label, kind, count in BACKWARD_STAGES:
+        cells = ""
+        for r in staged:
+            ms, peak = float(r[key]), peaks.get(r["threads"])
+            rate = stage_flops(r, kind, count) / (ms * 1e6) if kind and ms > 0 else None
+            share = f"{100 * rate / peak:.0f}\\%" if rate and peak else ""
+            cells += f" & {ms:.1f} & {round(100 * ms / float(r['ms']))}\\% & {share}"
+        out.append(("\\midrule " if key == "outside_ms" else "") + label + cells + " \\\\")
+    out.append("\\bottomrule\\end{tabular}")
+    return "\n".join(out) + "\n"
 def read(path):
     rows = []
     for line in open(path):
@@ -72,8 +114,10 @@ def read(path):
 
 
 def best(rows, **want):
-    """The fastest row whose fields match want (None if there is none)."""
-    hits = [r for r in rows if all(r.get(k) == str(v) for k, v in want.items()) and "ms" in r]
+    """The fastest row whose fields match want (None if there is none); a row of
+    stages only when want asks for one."""
+    hits = [r for r in rows if all(r.get(k) == str(v) for k, v in want.items()) and "ms" in r
+            and (r.get("part") != "stages" or want.get("part") == "stages")]
     return min(hits, key=lambda r: float(r["ms"])) if hits else None
 def forward_table(rows, peaks):
     out = ["\\begin{tabular}{llrrrrr}\\toprule",
@@ -257,7 +301,7 @@ def main(path, outdir, machine):
              "bench-steps.tex": steps_table(rows),
              "roofline.tex": roofline(rows, peaks.get("2", 100), bandwidth.get("2", 10)),
              "bench-numbers.tex": numbers(rows, peaks, bandwidth, machine),
-             **learning_files(path.replace("bench-fast.txt", "bench-learning.txt"))}
+             **learning_files(path.replace("bench-fast.txt", "bench-learning.txt"), peaks)}
     files["bench-stages.tex"] = stages_table(rows)
     small = next((r for r in rows if r.get("part") == "stages" and r.get("B") == "8"), None)
     share = (lambda key: f"{100 * float(small[key]) / float(small['ms']):.0f}") if small \
@@ -268,7 +312,7 @@ def main(path, outdir, machine):
         {"FastOutsideShare": share("outside_ms"), "FastAttentionShare": share("attention_ms"),
          "FastFreshCost": fresh}.items())
     for name in ("bench-fast.tex", "bench-decode.tex", "bench-steps.tex", "bench-stages.tex",
-                 "bench-backward.tex", "bench-training.tex"):
+                 "bench-backward.tex", "bench-backward-stages.tex", "bench-training.tex"):
         if name in files:
             files[name] = files[name].rstrip("\n") + "\\\\[1ex]\n" \
                 + f"\\parbox{{0.9\\textwidth}}{{\\footnotesize Measured on {machine}.}}\n"

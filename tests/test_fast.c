@@ -430,6 +430,40 @@ Test(fast, bench_stages_prints_every_stage) {
         cr_expect(strstr(text, keys[k]) != NULL, "no '%s' in '%s'", keys[k], text);
     free(text); free(errors);
 }
+Test(fast, bench_backward_stages_add_up) {
+    char *argv[] = {"mha", "bench", "--backward", "--causal", "--batch", "2", "--seq", "9",
+                    "--dim", "12", "--heads", "3", "--reps", "2", "--part", "stages", NULL};
+    const char *keys[] = {"ms=", "fwd_proj_ms=", "fwd_core_ms=", "fwd_out_ms=", "bwd_out_ms=",
+                          "bwd_core_ms=", "bwd_in_ms=", "outside_ms="};
+    char *text = NULL, *errors = NULL;
+    cr_assert_eq(run_cli(argv, 16, &text, &errors), 0, "%s", errors);
+    cr_expect(strstr(text, "impl=blocked backward=1 part=stages B=2 L=9 S=9 E=12 H=3 causal=1")
+              == text, "'%s'", text);
+    double v[8], parts = 0;
+    for (size_t k = 0; k < 8; k++) {
+        char key[32];
+        snprintf(key, sizeof key, " %s", keys[k]);
+        const char *at = strstr(text, key);
+        cr_assert_not_null(at, "no '%s' in '%s'", key, text);
+        v[k] = strtod(at + strlen(key), NULL);
+        cr_expect(v[k] >= 0 || k == 7, "%s%g", keys[k], v[k]);
+        parts += k >= 1 && k <= 6 ? v[k] : 0;
+    }
+    cr_expect(fabs(v[7] - (v[0] - parts)) < 0.005, "outside %g, whole %g, parts %g", v[7], v[0],
+              parts);
+    free(text); free(errors);
+    char *bad[][4] = {{"--part", "proj", NULL}, {"--impl", "naive", "--part", "stages"}};
+    for (size_t t = 0; t < 2; t++) {
+        char *args[12] = {"mha", "bench", "--backward", "--seq", "9", "--dim", "12"};
+        int argc = 7;
+        for (int i = 0; i < 4 && bad[t][i]; i++)
+            args[argc++] = bad[t][i];
+        cr_expect_eq(run_cli(args, argc, &text, &errors), MHA_EXIT_USAGE, "case %zu", t);
+        cr_expect(strncmp(errors, "mha: ", 5) == 0 && strstr(errors, "--part"), "'%s'", errors);
+        cr_expect(text[0] == '\0', "nothing on stdout: '%s'", text);
+        free(text); free(errors);
+    }
+}
 Test(fast, bench_fast_refuses_bad_options) {
     char *bad[][6] = {{"bench", "--impl", "batched", "--part", "proj", NULL},
                       {"bench", "--part", "everything", NULL},

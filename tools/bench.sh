@@ -92,6 +92,7 @@ cp "$build/bench-fast.txt" figures/bench-fast.txt
     for n in 1 $t; do $py --threads $n --reps 5 --backward "4 512 512 8 0"; done
     for n in 1 $t; do $m --backward $long --causal --threads $n --reps 5; done
     for n in 1 $t; do $py --threads $n --reps 5 --backward "1 2048 768 12 1"; done
+    for s in "$dense" "$long --causal"; do $m --backward $s --threads $t --reps 5 --part stages; done
     for n in 1 $t; do
         for r in 1 2 3; do
             start=$(date +%s%N); OMP_NUM_THREADS=$n "$build/mha" train > /dev/null
