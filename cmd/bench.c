@@ -569,7 +569,7 @@ static int bench_backward_stages(const bench_options *o, const fast_kernels *k,
     float *proj = malloc(M * 3 * E * sizeof *proj), *dproj = malloc(M * 3 * E * sizeof *dproj);
     float *ctx = malloc(M * E * sizeof *ctx), *dc = malloc(M * E * sizeof *dc);
     float *y = malloc(M * E * sizeof *y), *gx = malloc(2 * M * E * sizeof *gx);
-    float *gw = malloc(4 * E * E * sizeof *gw), *lse = malloc(B * H * L * sizeof *lse);
+    float *gw = malloc(4 * E * E * sizeof *gw), *lse = malloc(B * H * L * 2 * sizeof *lse);
     double *t = calloc(BACKWARD_STAGES * R, sizeof *t), median[BACKWARD_STAGES];
     mha_status status = proj && dproj && ctx && dc && y && gx && gw && lse && t
                         ? MHA_OK : MHA_ERR_NOMEM;

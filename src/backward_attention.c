@@ -19,7 +19,7 @@ typedef struct heads_packed {
     float *qt, *grad_t;                    /* (B H, D, Lp): the same, transposed */
     float *k, *v;                          /* (B H, Sp, Dp) */
     float *kt, *vt;                        /* (B H, D, Sp) */
-    float *shift, *delta;                  /* (B H, Lp): lse (+inf if blocked), delta */
+    float *shift, *log_sum, *delta;        /* (B H, Lp): m (+inf if blocked), log l, delta */
     float *memory;
 } heads_packed;
 
@@ -35,7 +35,7 @@ static mha_status packed_init(heads_packed *p, const fast_kernels *k, size_t B, 
     p->Lp = round_up(L, p->t);
     p->Sp = round_up(S, p->t);
     const size_t per_q = p->Lp * (p->Dp + D), per_k = p->Sp * (p->Dp + D);
-    const size_t per_head = backward ? 2 * per_q + 2 * per_k + 2 * p->Lp : per_q + 2 * per_k;
+    const size_t per_head = backward ? 2 * per_q + 2 * per_k + 3 * p->Lp : per_q + 2 * per_k;
     size_t n;
     if (mha_mul_overflows(B * H, per_head, &n))
         return MHA_ERR_OVERFLOW;
@@ -53,6 +53,7 @@ static mha_status packed_init(heads_packed *p, const fast_kernels *k, size_t B, 
         p->grad = at; at += heads * p->Lp * p->Dp;
         p->grad_t = at; at += heads * D * p->Lp;
         p->shift = at; at += heads * p->Lp;
+        p->log_sum = at; at += heads * p->Lp;
         p->delta = at;
     }
     return MHA_OK;
@@ -208,7 +209,9 @@ static void forward_tile(const fast_kernels *k, const heads_packed *p, const fas
         const float l = w->l[r], inv = l != 0.0f ? 1.0f / l : 0.0f;
         for (size_t d = 0; d < D; d++)
             c[d] = w->acc[r * Dp + d] * inv;
-        lse[bh * p->L + i0 + r] = isnan(l) ? NAN : l == 0.0f ? -INFINITY : w->m[r] + logf(l);
+        float *row = lse + 2 * (bh * p->L + i0 + r);
+        row[0] = isnan(l) ? NAN : l == 0.0f ? -INFINITY : w->m[r];
+        row[1] = l == 0.0f ? 0.0f : logf(l);
     }
 }
 mha_status fast_attend_lse(const fast_kernels *k, const fast_attention *a, float *lse)
@@ -239,14 +242,16 @@ mha_status fast_attend_lse(const fast_kernels *k, const fast_attention *a, float
 static void row_terms(heads_packed *p, const fast_attention_grad *g, size_t bh)
 {
     const size_t b = bh / p->H, h = bh % p->H, E = p->H * p->D;
-    float *shift = p->shift + bh * p->Lp, *delta = p->delta + bh * p->Lp;
+    float *shift = p->shift + bh * p->Lp, *log_sum = p->log_sum + bh * p->Lp;
+    float *delta = p->delta + bh * p->Lp;
     for (size_t i = 0; i < p->Lp; i++) {
         if (i >= p->L) {
-            shift[i] = INFINITY; delta[i] = 0.0f;
+            shift[i] = INFINITY; log_sum[i] = 0.0f; delta[i] = 0.0f;
             continue;
         }
-        const float lse = g->lse[bh * p->L + i];
-        shift[i] = lse == -INFINITY ? INFINITY : lse;
+        const float m = g->lse[2 * (bh * p->L + i)];
+        shift[i] = m == -INFINITY ? INFINITY : m;
+        log_sum[i] = g->lse[2 * (bh * p->L + i) + 1];
         const float *o = g->context + (b * p->L + i) * E + h * p->D;
         const float *dout = g->grad_context + (b * p->L + i) * E + h * p->D;
         float sum = 0.0f;
@@ -274,7 +279,8 @@ static void key_tile(const fast_kernels *k, const heads_packed *p, const fast_at
     const size_t t = p->t, D = p->D, Dp = p->Dp, Lp = p->Lp, b = bh / p->H, h = bh % p->H;
     const size_t nk = p->S - j0 < t ? p->S - j0 : t;
     const float scale = 1.0f / sqrtf((float)D);
-    const float *shift = p->shift + bh * Lp, *delta = p->delta + bh * Lp;
+    const float *shift = p->shift + bh * Lp, *log_sum = p->log_sum + bh * Lp;
+    const float *delta = p->delta + bh * Lp;
     const float *keys = p->k + (bh * p->Sp + j0) * Dp, *values = p->v + (bh * p->Sp + j0) * Dp;
     memset(w->acc, 0, t * Dp * sizeof *w->acc);          /* dK (t, Dp) */
     memset(w->acc2, 0, t * Dp * sizeof *w->acc2);        /* dV (t, Dp) */
@@ -283,7 +289,7 @@ static void key_tile(const fast_kernels *k, const heads_packed *p, const fast_at
         k->scores(t, t, D, keys, Dp, p->qt + bh * D * Lp + i0, Lp, scale, w->s, t);
         mask_tile(p, g->mask, b, i0, j0, 1, w->s);
         for (size_t a = 0; a < t; a++)
-            k->exp_shifted(w->s + a * t, t, shift + i0);
+            k->exp_shifted(w->s + a * t, t, shift + i0, log_sum + i0, 1);
         k->scores(t, t, D, values, Dp, p->grad_t + bh * D * Lp + i0, Lp, 1.0f, w->dp, t);
         k->pv(t, t, Dp, w->s, t, p->grad + (bh * Lp + i0) * Dp, Dp, w->acc2, Dp);  /* dV */
         softmax_grad(k, t, w->s, w->dp, delta + i0, 1, scale);
@@ -300,7 +306,8 @@ static void query_tile(const fast_kernels *k, const heads_packed *p,
     const size_t t = p->t, D = p->D, Dp = p->Dp, Sp = p->Sp, b = bh / p->H, h = bh % p->H;
     const size_t nq = p->L - i0 < t ? p->L - i0 : t;
     const float scale = 1.0f / sqrtf((float)D);
-    const float *shift = p->shift + bh * p->Lp + i0, *delta = p->delta + bh * p->Lp + i0;
+    const float *shift = p->shift + bh * p->Lp + i0, *log_sum = p->log_sum + bh * p->Lp + i0;
+    const float *delta = p->delta + bh * p->Lp + i0;
     const float *q = p->q + (bh * p->Lp + i0) * Dp, *grad = p->grad + (bh * p->Lp + i0) * Dp;
     const int causal = g->mask && g->mask->causal;
     const size_t end = causal && i0 + nq < p->S ? i0 + nq : p->S;
@@ -309,7 +316,7 @@ static void query_tile(const fast_kernels *k, const heads_packed *p,
         k->scores(t, t, D, q, Dp, p->kt + bh * D * Sp + j0, Sp, scale, w->s, t);
         mask_tile(p, g->mask, b, i0, j0, 0, w->s);
         for (size_t r = 0; r < t; r++)
-            k->exp_sum(w->s + r * t, t, shift[r]);
+            k->exp_shifted(w->s + r * t, t, shift + r, log_sum + r, 0);
         k->scores(t, t, D, grad, Dp, p->vt + bh * D * Sp + j0, Sp, 1.0f, w->dp, t);
         softmax_grad(k, t, w->s, w->dp, delta, 0, scale);
         k->pv(t, t, Dp, w->dp, t, p->k + (bh * Sp + j0) * Dp, Dp, w->acc, Dp);

@@ -116,7 +116,7 @@ mha_status mha_forward_saving(const mha_shape *shape, const mha_params *params,
     saved->self = key == query && value == key;
     saved->projections = fast_scratch_take(B * (L > S ? L : S) * 3 * E * sizeof(float));
     saved->context = fast_scratch_take(B * L * E * sizeof(float));
-    saved->lse = fast_scratch_take(B * H * L * sizeof(float));
+    saved->lse = fast_scratch_take(B * H * L * 2 * sizeof(float));
     if (!saved->projections || !saved->context || !saved->lse) {
         mha_saved_free(saved);
         return MHA_ERR_NOMEM;

@@ -35,9 +35,11 @@ typedef struct fast_kernels {
        with row stride ldb; rows % 4 == 0, any cols */
     void (*direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs, size_t cs,
                    const float *b, size_t ldb, float *c, size_t ldc);
-    /* the backward pass's rows, n % width == 0: x = exp(x - shift), one shift per element;
-       dp = scale p (dp - delta[i step]), step 0 (one delta) or 1 (one per element) */
-    void (*exp_shifted)(float *x, size_t n, const float *shift);
+    /* the backward pass's rows, n % width == 0, step 0 (one shift for the row) or 1 (one per
+       element): x = exp((x - shift[i step]) - log_sum[i step]);
+       dp = scale p (dp - delta[i step]) */
+    void (*exp_shifted)(float *x, size_t n, const float *shift, const float *log_sum,
+                        size_t step);
     void (*softmax_grad)(float *dp, const float *p, size_t n, const float *delta, size_t step,
                          float scale);
 } fast_kernels;

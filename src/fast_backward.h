@@ -13,14 +13,15 @@ typedef struct fast_attention_grad {
     const mha_mask *mask;                  /* or NULL */
     const float *context;                  /* (B, L, E): the forward's output */
     const float *grad_context;             /* (B, L, E): its gradient */
-    const float *lse;                      /* (B, H, L): from fast_attend_lse */
+    const float *lse;                      /* (B, H, L, 2): from fast_attend_lse */
     float *grad_q, *grad_k, *grad_v;       /* laid out as q, k, v */
     size_t ldgq, ldgk, ldgv;
 } fast_attention_grad;
 
-/* The fused forward of a->context (a->weights is not written); lse (B, H, L)
-   receives each row's log-sum-exp: -inf for a row whose keys are all
-   blocked, NaN for a row that met a NaN. */
+/* The fused forward of a->context (a->weights is not written); lse (B, H, L, 2)
+   receives each row's log-sum-exp in two parts, its largest score m and the
+   log of its sum l = sum_j e^(z_j - m): m is -inf for a row whose keys are
+   all blocked (then log l is 0), NaN for a row that met a NaN. */
 mha_status fast_attend_lse(const fast_kernels *k, const fast_attention *a, float *lse);
 /* The gradients of q, k and v.  Threads over (batch, head, key tile), then
    over (batch, head, query tile); each output row is written by one item,

@@ -167,7 +167,8 @@ TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                                     size_t lda);
 TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
                         size_t cs, const float *b, size_t ldb, float *c, size_t ldc);
-TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift);
+TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift,
+                                  const float *log_sum, size_t step);
 TARGET void ISA(fast_softmax_grad)(float *dp, const float *p, size_t n, const float *delta,
                                    size_t step, float scale);
 const fast_kernels ISA(fast_kernels) = {
@@ -362,7 +363,8 @@ TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                                     size_t lda);
 TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
                         size_t cs, const float *b, size_t ldb, float *c, size_t ldc);
-TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift);
+TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift,
+                                  const float *log_sum, size_t step);
 TARGET void ISA(fast_softmax_grad)(float *dp, const float *p, size_t n, const float *delta,
                                    size_t step, float scale);
 const fast_kernels ISA(fast_kernels) = {
@@ -543,7 +545,8 @@ TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                                     size_t lda);
 TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
                         size_t cs, const float *b, size_t ldb, float *c, size_t ldc);
-TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift);
+TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift,
+                                  const float *log_sum, size_t step);
 TARGET void ISA(fast_softmax_grad)(float *dp, const float *p, size_t n, const float *delta,
                                    size_t step, float scale);
 const fast_kernels ISA(fast_kernels) = {

@@ -54,7 +54,8 @@ TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                                     size_t lda);
 TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
                         size_t cs, const float *b, size_t ldb, float *c, size_t ldc);
-TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift);
+TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift,
+                                  const float *log_sum, size_t step);
 TARGET void ISA(fast_softmax_grad)(float *dp, const float *p, size_t n, const float *delta,
                                    size_t step, float scale);
 static inline TARGET VEC ISA(vexp)(VEC x)
@@ -186,10 +187,15 @@ TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                         acc[h * lda + e] += p[h * ldp + j] * values[j * D + e];
     }
 }
-TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift)
+TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift,
+                                  const float *log_sum, size_t step)
 {
-    for (size_t i = 0; i < n; i += W)
-        VSTORE(x + i, ISA(vexp)(VADD(VLOAD(x + i), VMUL(VLOAD(shift + i), VSET1(-1.0f)))));
+    const VEC minus = VSET1(-1.0f);
+    for (size_t i = 0; i < n; i += W) {
+        const VEC m = step ? VLOAD(shift + i) : VSET1(*shift);
+        const VEC g = step ? VLOAD(log_sum + i) : VSET1(*log_sum);
+        VSTORE(x + i, ISA(vexp)(VADD(VADD(VLOAD(x + i), VMUL(m, minus)), VMUL(g, minus))));
+    }
 }
 
 TARGET void ISA(fast_softmax_grad)(float *dp, const float *p, size_t n, const float *delta,
@@ -274,7 +280,8 @@ TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                                     size_t lda);
 TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
                         size_t cs, const float *b, size_t ldb, float *c, size_t ldc);
-TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift);
+TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift,
+                                  const float *log_sum, size_t step);
 TARGET void ISA(fast_softmax_grad)(float *dp, const float *p, size_t n, const float *delta,
                                    size_t step, float scale);
 static inline TARGET VEC ISA(vexp)(VEC x)
@@ -406,10 +413,15 @@ TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                         acc[h * lda + e] += p[h * ldp + j] * values[j * D + e];
     }
 }
-TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift)
+TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift,
+                                  const float *log_sum, size_t step)
 {
-    for (size_t i = 0; i < n; i += W)
-        VSTORE(x + i, ISA(vexp)(VADD(VLOAD(x + i), VMUL(VLOAD(shift + i), VSET1(-1.0f)))));
+    const VEC minus = VSET1(-1.0f);
+    for (size_t i = 0; i < n; i += W) {
+        const VEC m = step ? VLOAD(shift + i) : VSET1(*shift);
+        const VEC g = step ? VLOAD(log_sum + i) : VSET1(*log_sum);
+        VSTORE(x + i, ISA(vexp)(VADD(VADD(VLOAD(x + i), VMUL(m, minus)), VMUL(g, minus))));
+    }
 }
 
 TARGET void ISA(fast_softmax_grad)(float *dp, const float *p, size_t n, const float *delta,
@@ -480,7 +492,8 @@ TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                                     size_t lda);
 TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
                         size_t cs, const float *b, size_t ldb, float *c, size_t ldc);
-TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift);
+TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift,
+                                  const float *log_sum, size_t step);
 TARGET void ISA(fast_softmax_grad)(float *dp, const float *p, size_t n, const float *delta,
                                    size_t step, float scale);
 static inline TARGET VEC ISA(vexp)(VEC x)
@@ -612,10 +625,15 @@ TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
                         acc[h * lda + e] += p[h * ldp + j] * values[j * D + e];
     }
 }
-TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift)
+TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift,
+                                  const float *log_sum, size_t step)
 {
-    for (size_t i = 0; i < n; i += W)
-        VSTORE(x + i, ISA(vexp)(VADD(VLOAD(x + i), VMUL(VLOAD(shift + i), VSET1(-1.0f)))));
+    const VEC minus = VSET1(-1.0f);
+    for (size_t i = 0; i < n; i += W) {
+        const VEC m = step ? VLOAD(shift + i) : VSET1(*shift);
+        const VEC g = step ? VLOAD(log_sum + i) : VSET1(*log_sum);
+        VSTORE(x + i, ISA(vexp)(VADD(VADD(VLOAD(x + i), VMUL(m, minus)), VMUL(g, minus))));
+    }
 }
 
 TARGET void ISA(fast_softmax_grad)(float *dp, const float *p, size_t n, const float *delta,

@@ -154,7 +154,7 @@ typedef struct mha_saved {
     size_t ldq, ldkv;          /* their row strides */
     float *projections;        /* (B, L, 3E); or (B, L, E) then (B, S, 2E) */
     float *context;            /* (B, L, E): the heads before the output projection */
-    float *lse;                /* (B, H, L): each row's log-sum-exp */
+    float *lse;                /* (B, H, L, 2): each row's m and log l, apart */
 } mha_saved;
 mha_status mha_forward_saving(const mha_shape *shape, const mha_params *params,
                               const float *query, const float *key, const float *value,

@@ -75,6 +75,15 @@ def float_mask(L, S):
     return mask
 
 
+def filled_rows(n, padded):
+    mask = torch.zeros(n, n)
+    mask[causal(n)] = -1e9
+    mask[:, :padded] += -1e9
+    mask[64] = -1e9
+    mask[30], mask[31] = 3e38, -3e38
+    return mask
+
+
 def make_all(root):
     make_case(root, "self_attention", 1, B=2, L=5, S=5, E=8, H=2)
     make_case(root, "cross_attention", 2, B=2, L=3, S=6, E=8, H=4, cross=True)
@@ -90,6 +99,10 @@ def make_all(root):
               mask_saved_as={"key_padding_mask": np.uint8})
     make_case(root, "float64", 9, B=2, L=4, S=4, E=8, H=2, dtype=torch.float64,
               versions={"query": (2, 0), "in_proj_weight": (3, 0)})
+    make_case(root, "large_float_mask", 10, B=2, L=70, S=70, E=16, H=2,
+              attn_mask=filled_rows(70, padded=5))
+    make_case(root, "large_constant_mask", 11, B=1, L=66, S=70, E=16, H=4, cross=True,
+              attn_mask=float_mask(66, 70) + 1e6)
 
 if __name__ == "__main__":
     make_all(sys.argv[1] if len(sys.argv) > 1 else "tests/golden")

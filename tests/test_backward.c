@@ -93,6 +93,7 @@ Test(backward, command_matches_pytorch_autograd) {
     static const struct { const char *name, *heads; int causal; } cases[] = {
         {"self_attention", "2", 0}, {"cross_attention", "4", 0}, {"no_bias", "3", 0},
         {"combined_masks", "4", 0}, {"float_mask", "2", 0}, {"causal_mask", "2", 1},
+        {"large_float_mask", "2", 0}, {"large_constant_mask", "4", 0},
     };
     const char *files[] = {"grad_query", "grad_key", "grad_value", "grad_in_proj_weight",
                            "grad_in_proj_bias", "grad_out_proj_weight", "grad_out_proj_bias"};

@@ -375,7 +375,8 @@ Test(program, exits_normally_on_bad_input) {
 }
 static const char *const golden_cases[] = {
     "self_attention", "cross_attention", "no_bias", "odd_sizes", "causal_mask",
-    "float_mask", "key_padding_mask", "combined_masks", "float64",
+    "float_mask", "key_padding_mask", "combined_masks", "float64", "large_float_mask",
+    "large_constant_mask",
 };
 
 Test(golden, every_case_is_tested) {
@@ -402,6 +403,8 @@ Test(golden, float_mask)       { run_golden("float_mask", NULL, NULL); }
 Test(golden, key_padding_mask) { run_golden("key_padding_mask", NULL, NULL); }
 Test(golden, combined_masks)   { run_golden("combined_masks", NULL, NULL); }
 Test(golden, float64)          { run_golden("float64", NULL, NULL); }
+Test(golden, large_float_mask) { run_golden("large_float_mask", NULL, NULL); }
+Test(golden, large_constant_mask) { run_golden("large_constant_mask", NULL, NULL); }
 Test(golden, causal_flag_equals_causal_mask) {
     run_golden("causal_mask", "attn_mask.npy", "--causal");
 }

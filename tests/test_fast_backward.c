@@ -169,6 +169,34 @@ static void check_blocked_gradients(const mha_case *c, const mha_mask *mask, uin
     for (int i = 0; i < 7; i++) { free(naive[i]); free(blocked[i]); free(w[i]); }
     free(gy);
 }
+static void expect_blocked_equals_naive(const mha_case *c, const mha_mask *mask, uint64_t seed)
+{
+    const mha_shape *s = &c->shape;
+    const size_t B = s->batch, L = s->query_len, S = s->key_len, E = s->embed_dim;
+    rng r = rng_seeded(seed);
+    float *gy = random_floats(&r, B * L * E, -1, 1);
+    const size_t n[7] = {B * L * E, B * S * E, B * S * E, 3 * E * E, 3 * E, E * E, E};
+    float *naive[7], *blocked[7];
+    for (int i = 0; i < 7; i++)
+        naive[i] = calloc(n[i], sizeof(float)), blocked[i] = calloc(n[i], sizeof(float));
+    const mha_grads gn = {naive[0], c->key ? naive[1] : NULL, c->value ? naive[2] : NULL,
+                          naive[3], naive[4], naive[5], naive[6]};
+    const mha_grads gb = {blocked[0], c->key ? blocked[1] : NULL, c->value ? blocked[2] : NULL,
+                          blocked[3], blocked[4], blocked[5], blocked[6]};
+    cr_assert_eq(mha_backward_naive(s, &c->params, c->query, c->key, c->value, mask, gy, &gn),
+                 MHA_OK);
+    cr_assert_eq(mha_backward_blocked(s, &c->params, c->query, c->key, c->value, mask, gy, &gb),
+                 MHA_OK);
+    for (int i = 0; i < 7; i++) {
+        double *want = malloc(n[i] * sizeof *want);
+        for (size_t j = 0; j < n[i]; j++)
+            want[j] = naive[i][j];
+        expect_close("gradient", blocked[i], want, n[i],
+                     1e-5 * fmax(1.0, max_abs_value(want, n[i])));
+        free(want); free(naive[i]); free(blocked[i]);
+    }
+    free(gy);
+}
 Test(fast_backward, row_operations_in_every_instruction_set) {
     const fast_kernels *const isas[] = {&fast_kernels_scalar,
 #if defined(__x86_64__)
@@ -182,17 +210,22 @@ Test(fast_backward, row_operations_in_every_instruction_set) {
             continue;
         const size_t n = 3 * k->width;
         float *x = random_floats(&r, n, -30, 5), *shift = random_floats(&r, n, -5, 5);
+        float *log_sum = random_floats(&r, n, 0, 5);
         float *p = random_floats(&r, n, 0, 1), *dp = random_floats(&r, n, -2, 2);
         float *delta = random_floats(&r, n, -1, 1), *got = malloc(n * sizeof *got);
-        x[1] = -INFINITY; shift[2] = INFINITY; x[n - 1] = NAN;
-        memcpy(got, x, n * sizeof *got);
-        k->exp_shifted(got, n, shift);
-        for (size_t j = 0; j + 1 < n; j++) {
-            const double want = exp((double)(x[j] - shift[j]));    /* the difference in float */
-            cr_expect(fabs(got[j] - want) <= 2 * FLT_EPSILON * want + 1e-37,
-                      "%s: exp(%g - %g) = %g, want %g", k->name, x[j], shift[j], got[j], want);
+        x[1] = -INFINITY; shift[2] = INFINITY; log_sum[2] = 0.0f; x[n - 1] = NAN;
+        for (size_t step = 0; step < 2; step++) {
+            memcpy(got, x, n * sizeof *got);
+            k->exp_shifted(got, n, shift, log_sum, step);
+            for (size_t j = 0; j + 1 < n; j++) {
+                const float m = shift[step * j], g = log_sum[step * j];
+                const double want = exp((double)((x[j] - m) - g));   /* the differences in float */
+                cr_expect(fabs(got[j] - want) <= 2 * FLT_EPSILON * want + 1e-37,
+                          "%s, step %zu: exp((%g - %g) - %g) = %g, want %g", k->name, step, x[j], m,
+                          g, got[j], want);
+            }
+            cr_expect(isnan(got[n - 1]), "%s: a NaN score lost its NaN", k->name);
         }
-        cr_expect(isnan(got[n - 1]), "%s: a NaN score lost its NaN", k->name);
         for (size_t step = 0; step < 2; step++) {
             memcpy(got, dp, n * sizeof *got);
             k->softmax_grad(got, p, n, delta, step, 0.125f);
@@ -203,7 +236,7 @@ Test(fast_backward, row_operations_in_every_instruction_set) {
                           "%s, step %zu: element %zu is %g, want %g", k->name, step, j, got[j], want);
             }
         }
-        free(x); free(shift); free(p); free(dp); free(delta); free(got);
+        free(x); free(shift); free(log_sum); free(p); free(dp); free(delta); free(got);
     }
 }
 Test(fast_backward, blocked_meets_the_tolerance_rule) {
@@ -266,6 +299,28 @@ Test(fast_backward, blocked_rows_get_exactly_zero) {
     free(blocked); free(gy); free(gq); free(gk); free(gv); free(gw); free(gb); free(gow);
     free(gob);
     case_free(&c);
+}
+Test(fast_backward, large_mask_values_give_the_naive_gradients) {
+    const struct { mha_shape s; int flags; } cases[] = {
+        {{2, 130, 130, 32, 2}, CASE_SELF}, {{1, 66, 70, 16, 4}, CASE_CROSS},
+    };
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        mha_case c = case_random(cases[t].s, 1830 + t, cases[t].flags);
+        const size_t L = c.shape.query_len, S = c.shape.key_len;
+        float *fm = calloc(L * S, sizeof *fm);
+        for (size_t i = 0; i < L; i++)
+            for (size_t j = 0; j < S; j++)
+                fm[i * S + j] = (j > i ? -1e9f : 0.0f) + (j < 5 ? -1e9f : 0.0f);
+        for (size_t j = 0; j < S; j++) {
+            fm[64 * S + j] = -1e9f;
+            fm[1 * S + j] = -3e38f;
+            fm[40 * S + j] = 3e38f;
+        }
+        const mha_mask mask = {.attn_mask_float = fm};
+        expect_blocked_equals_naive(&c, &mask, 1840 + t);
+        free(fm);
+        case_free(&c);
+    }
 }
 Test(fast_backward, nan_goes_where_the_naive_pass_puts_it) {
     mha_case c = case_random((mha_shape){2, 40, 40, 16, 2}, 1810, CASE_SELF);
