@@ -128,9 +128,15 @@ int viz_parse_options(int argc, char **argv, struct viz_options *o)
         else if (strcmp(name, "--screenshot") == 0) o->screenshot = value;
         else if (strcmp(name, "--record") == 0) o->record = value;
         else if (strcmp(name, "--press") == 0) o->press = value;
-        else if (strcmp(name, "--step") == 0) { if (parse_count(name, value, &o->step)) return -1; }
-        else if (strcmp(name, "--frames") == 0) { if (parse_count(name, value, &o->frames)) return -1; }
-        else if (strcmp(name, "--quit-after") == 0) { if (parse_count(name, value, &o->quit_after)) return -1; }
+        else if (strcmp(name, "--step") == 0) {
+            if (parse_count(name, value, &o->step)) return -1;
+        }
+        else if (strcmp(name, "--frames") == 0) {
+            if (parse_count(name, value, &o->frames)) return -1;
+        }
+        else if (strcmp(name, "--quit-after") == 0) {
+            if (parse_count(name, value, &o->quit_after)) return -1;
+        }
         else if (strcmp(name, "--train-steps") == 0) {
             if (parse_count(name, value, &o->train_steps)) return -1;
         }

@@ -140,7 +140,7 @@ int viz_main(int argc, char **argv)
                 status = VIZ_EXIT_NO_DISPLAY;
             } else if (!real_display()) {
                 viz_error("no display: SDL found only its '%s' video driver",
-                        SDL_GetCurrentVideoDriver());
+                          SDL_GetCurrentVideoDriver());
                 SDL_Quit();
                 status = VIZ_EXIT_NO_DISPLAY;
             } else {
