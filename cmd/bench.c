@@ -34,9 +34,10 @@ static int bench_backward(const bench_options *o, const fast_kernels *k, FILE *o
 static int bench_backward_stages(const bench_options *o, const fast_kernels *k,
                                  const mha_params *params, const float *x, const float *gy,
                                  const mha_grads *grads, double worst, FILE *out, FILE *err);
-static int parse_bench_options(int argc, char **argv, bench_options *o, FILE *err)
+static int parse_bench_options(int argc, char **argv, const char *default_impl,
+                               bench_options *o, FILE *err)
 {
-    *o = (bench_options){"batched", {1, 128, 128, 128, 4}, 0, 0, 0, 0, 0, 0, 0, 7,
+    *o = (bench_options){NULL, {1, 128, 128, 128, 4}, 0, 0, 0, 0, 0, 0, 0, 7,
                          mha_threads(), 1024, 0, 512, "all"};
     for (int i = 1; i < argc; i++) {
         const char *value = NULL;
@@ -82,10 +83,18 @@ static int parse_bench_options(int argc, char **argv, bench_options *o, FILE *er
         o->shape.key_len = o->shape.query_len;
     if (o->kv_heads == 0)
         o->kv_heads = o->shape.heads;
+    if (o->impl == NULL)
+        o->impl = default_impl;
     return 0;
 }
+enum { BENCH_REPS_MAX = 1000000 };
+
 static int bench_bounds_ok(const bench_options *o, FILE *err)
 {
+    if (o->reps > BENCH_REPS_MAX) {
+        mha_cli_error(err, "bench: --reps: %zu is more than %d", o->reps, BENCH_REPS_MAX);
+        return 0;
+    }
     if (o->threads == 0 || o->threads > mha_thread_limit()) {
         mha_cli_error(err, "bench: --threads: %zu is not between 1 and %zu (%d per core)",
                       o->threads, mha_thread_limit(), MHA_THREADS_PER_CORE);
@@ -118,7 +127,7 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
               "R runs (default 7) and prints the median in key=value form: ms, gflops,\n"
               "peak (gflops as a fraction of this machine's FMA peak on N threads), maxdiff.\n"
               "Defaults: --impl batched --batch 1 --seq 128 --dim 128 --heads 4, one thread\n"
-              "per core; without --kv-len the benchmark is self-attention.\n"
+              "per core or OMP_NUM_THREADS; self-attention unless --kv-len is given.\n"
               "--part times only the projections or only the attention core of 'blocked',\n"
               "or (stages) the whole pass, the pass with fresh scratch, and each part;\n"
               "--half-kc makes the product's depth blocks fill half of L1 instead of all.\n"
@@ -135,7 +144,7 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--backward") == 0)
             return bench_backward_command(argc, argv, i, out, err);
-    if (parse_bench_options(argc, argv, &o, err) != 0)
+    if (parse_bench_options(argc, argv, "batched", &o, err) != 0)
         return MHA_EXIT_USAGE;
     if (!bench_bounds_ok(&o, err))
         return MHA_EXIT_USAGE;
@@ -454,14 +463,12 @@ static int bench_backward_command(int argc, char **argv, int flag, FILE *out, FI
         if (i != flag)
             rest[n++] = argv[i];
     bench_options o;
-    const int parsed = parse_bench_options(n, rest, &o, err);
+    const int parsed = parse_bench_options(n, rest, "blocked", &o, err);
     free(rest);
     if (parsed != 0)
         return MHA_EXIT_USAGE;
     if (!bench_bounds_ok(&o, err))
         return MHA_EXIT_USAGE;
-    if (strcmp(o.impl, "batched") == 0)
-        o.impl = "blocked";                          /* the forward benchmark's default */
     mha_set_threads(o.threads);
     const int result = bench_backward(&o, fast_kernels_select(), out, err);
     mha_set_threads(0);
@@ -474,9 +481,13 @@ static int bench_backward(const bench_options *o, const fast_kernels *k, FILE *o
     const int stages = strcmp(o->part, "stages") == 0;
     const int part_ok = stages ? impl != NULL && impl->backward == mha_backward_blocked
                                : strcmp(o->part, "all") == 0;
-    if (impl == NULL || o->cross || status != MHA_OK || o->reps == 0 || !part_ok) {
-        mha_cli_error(err, "bench: --backward: %s", impl == NULL ? "--impl: naive or blocked"
-                      : o->cross ? "self-attention only (no --kv-len)"
+    if (impl == NULL) {
+        mha_cli_error(err, "bench: --backward: --impl: no backward pass named '%s' "
+                      "(naive or blocked)", o->impl);
+        return MHA_EXIT_USAGE;
+    }
+    if (o->cross || status != MHA_OK || o->reps == 0 || !part_ok) {
+        mha_cli_error(err, "bench: --backward: %s", o->cross ? "self-attention only (no --kv-len)"
                       : status != MHA_OK ? mha_status_message(status)
                       : o->reps == 0 ? "--reps must be positive"
                       : !stages ? "--part: 'all' or 'stages'"

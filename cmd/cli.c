@@ -8,9 +8,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
+#include "fast.h"
 #include "mha.h"
 #include "npy.h"
+#include "printable.h"
 
+static int refuse_repeated_options(int argc, char **argv, FILE *err);
+static int asks_for_help(int argc, char **argv);
+static int check_environment(int argc, char **argv, FILE *err);
 static mha_command_fn cmd_help;
 
 static const struct mha_command commands[] = {
@@ -47,19 +52,82 @@ int mha_cli_main(int argc, char **argv, FILE *out, FILE *err)
         mha_cli_error(err, "unknown command '%s' (try 'mha --help')", argv[1]);
         return MHA_EXIT_USAGE;
     }
-    if (mha_threads() > mha_thread_limit()) {
-        const char *setting = getenv("OMP_NUM_THREADS");
-        mha_cli_error(err, "OMP_NUM_THREADS=%s: more than %d threads per core "
-                      "(at most %zu here)", setting ? setting : "?", MHA_THREADS_PER_CORE,
-                      mha_thread_limit());
+    if (refuse_repeated_options(argc - 1, argv + 1, err) != 0)
         return MHA_EXIT_USAGE;
-    }
+    if (command->run != cmd_help && !asks_for_help(argc, argv) &&
+        check_environment(argc, argv, err) != 0)
+        return MHA_EXIT_USAGE;
     return command->run(argc - 1, argv + 1, out, err);
+}
+static int refuse_repeated_options(int argc, char **argv, FILE *err)
+{
+    for (int i = 1; i < argc; i++) {
+        const size_t n = strcspn(argv[i], "=");
+        if (argv[i][0] != '-' || argv[i][1] == '\0')
+            continue;
+        for (int j = 1; j < i; j++)
+            if (strncmp(argv[j], argv[i], n) == 0 && (argv[j][n] == '\0' || argv[j][n] == '=')) {
+                mha_cli_error(err, "%.*s: given more than once", (int)n, argv[i]);
+                return -1;
+            }
+    }
+    return 0;
+}
+static int asks_for_help(int argc, char **argv)
+{
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return 1;
+    return 0;
 }
 size_t mha_thread_limit(void)
 {
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
     return (size_t)(cores > 0 ? cores : 1) * MHA_THREADS_PER_CORE;
+}
+static const char *thread_setting;          /* OMP_NUM_THREADS, as main found it */
+static int thread_setting_taken;
+
+void mha_cli_take_thread_setting(const char *setting)
+{
+    thread_setting = setting;
+    thread_setting_taken = 1;
+}
+static int check_environment(int argc, char **argv, FILE *err)
+{
+    const char *isa = getenv("MHA_ISA");
+    const fast_kernels *const known[] = {&fast_kernels_scalar, &fast_kernels_avx2,
+                                         &fast_kernels_avx512};
+    int found = isa == NULL || isa[0] == '\0';
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+        found |= !found && strcmp(isa, known[k]->name) == 0;
+    if (!found) {
+        mha_cli_error(err, "MHA_ISA: unknown instruction set '%s' (known: %s, %s, %s)", isa,
+                      known[0]->name, known[1]->name, known[2]->name);
+        return -1;
+    }
+    const char *setting = thread_setting_taken ? thread_setting : getenv("OMP_NUM_THREADS");
+    for (int i = 2; i < argc; i++)
+        if (strncmp(argv[i], "--threads", 9) == 0 && (argv[i][9] == '\0' || argv[i][9] == '='))
+            return 0;                               /* --threads wins */
+    if (setting == NULL || setting[0] == '\0')
+        return 0;
+    size_t threads = 0;
+    for (const char *p = setting; threads <= mha_thread_limit() && *p != '\0'; p++) {
+        if (*p < '0' || *p > '9') {
+            mha_cli_error(err, "OMP_NUM_THREADS: '%s' is not a positive integer", setting);
+            return -1;
+        }
+        threads = threads * 10 + (size_t)(*p - '0');
+    }
+    if (threads == 0 || threads > mha_thread_limit()) {
+        mha_cli_error(err, "OMP_NUM_THREADS=%s: %s (at most %zu here, %d per core)", setting,
+                      threads == 0 ? "not a positive integer" : "too many threads",
+                      mha_thread_limit(), MHA_THREADS_PER_CORE);
+        return -1;
+    }
+    mha_set_threads(threads);
+    return 0;
 }
 static int cmd_help(int argc, char **argv, FILE *out, FILE *err)
 {
@@ -84,17 +152,33 @@ static int cmd_help(int argc, char **argv, FILE *out, FILE *err)
             "Every error is one line on standard error, starting 'mha: '.\n");
     return MHA_EXIT_OK;
 }
+static void print_escaped(FILE *err, const char *text)
+{
+    for (const char *p = text; *p != '\0';) {
+        const size_t n = mha_printable_char(p);
+        if (n > 0)
+            fwrite(p, 1, n, err);
+        else
+            fprintf(err, "\\x%02x", (unsigned char)*p);
+        p += n > 0 ? n : 1;
+    }
+}
 void mha_cli_error(FILE *err, const char *format, ...)
 {
-    va_list args;
-    char line[1024];
+    va_list args, again;
+    char line[1024], *text = line;
     va_start(args, format);
-    vsnprintf(line, sizeof line, format, args);
+    va_copy(again, args);
+    const int n = vsnprintf(line, sizeof line, format, args);
+    if (n >= (int)sizeof line && (text = malloc((size_t)n + 1)) != NULL)
+        vsnprintf(text, (size_t)n + 1, format, again);
+    va_end(again);
     va_end(args);
-    for (char *c = line; *c != '\0'; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
-    fprintf(err, "mha: %s\n", line);
+    fputs("mha: ", err);
+    print_escaped(err, text != NULL ? text : line);
+    fputc('\n', err);
+    if (text != line)
+        free(text);
 }
 int mha_parse_size(const char *option, const char *text, size_t *value, FILE *err)
 {
@@ -127,18 +211,19 @@ int mha_option_value(int argc, char **argv, int *i, const char *name,
 {
     const char *arg = argv[*i];
     const size_t n = strlen(name);
-    if (strncmp(arg, name, n) != 0)
+    if (strncmp(arg, name, n) != 0 || (arg[n] != '=' && arg[n] != '\0'))
         return 0;
-    if (arg[n] == '=') {
-        *value = arg + n + 1;
-        return 1;
-    }
-    if (arg[n] != '\0')
-        return 0;
-    if (*i + 1 >= argc) {
+    if (arg[n] == '\0' && *i + 1 >= argc) {
         mha_cli_error(err, "%s: missing value", name);
         return -1;
     }
-    *value = argv[++*i];
+    const char *v = arg[n] == '=' ? arg + n + 1 : argv[*i + 1];
+    if (v[0] == '-' && v[1] != '\0') {
+        mha_cli_error(err, "%s: missing value: got '%s' (a value may not start with '-')",
+                      name, v);
+        return -1;
+    }
+    *i += arg[n] == '\0';
+    *value = v;
     return 1;
 }

@@ -19,7 +19,7 @@ static int parse_decode_options(int argc, char **argv, struct decode_options *o,
         mha_cli_error(err, "decode: out of memory");
         return MHA_EXIT_FAILURE;
     }
-    o->kv_heads = 0;
+    memset(o, 0, sizeof *o);                  /* read below even if parsing fails */
     o->impl = &mha_decode_impls[0];
     for (int i = 0; i < argc && status == MHA_EXIT_OK; i++) {
         const char *value = NULL;
@@ -31,7 +31,11 @@ static int parse_decode_options(int argc, char **argv, struct decode_options *o,
             if (matched < 0)
                 status = MHA_EXIT_USAGE;
             else if ((o->impl = mha_decode_impl_find(value)) == NULL) {
-                mha_cli_error(err, "--impl: unknown decode implementation '%s'", value);
+                char known[256] = "";
+                for (size_t k = 0, used = 0; k < mha_decode_impl_count && used < sizeof known; k++)
+                    used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", k ? ", " : "",
+                                             mha_decode_impls[k].name);
+                mha_cli_error(err, "--impl: unknown decode implementation '%s' (known: %s)", value, known);
                 status = MHA_EXIT_USAGE;
             }
         } else
@@ -51,17 +55,21 @@ static int parse_decode_options(int argc, char **argv, struct decode_options *o,
 }
 static void decode_usage(FILE *out)
 {
-    fprintf(out,
-        "usage: mha decode DIR --heads H [--kv-heads K] [--impl naive|batched] [--no-weights]\n"
+    fputs("usage: mha decode DIR --heads H [--kv-heads K] [--impl NAME] [--no-weights]\n", out);
+    fputs("NAME is one of:", out);
+    for (size_t k = 0; k < mha_decode_impl_count; k++)
+        fprintf(out, " %s", mha_decode_impls[k].name);
+    fprintf(out, " (default %s).\n", mha_decode_impls[0].name);
+    fputs(
         "Runs self-attention causally, one position at a time, through a KV cache.\n"
         "Reads from DIR: query.npy (B,L,E); in_proj_weight.npy (E+2KD, E), which is\n"
         "(3E, E) when K = H; optional in_proj_bias.npy (E+2KD); out_proj_weight.npy (E,E);\n"
         "optional out_proj_bias.npy (E); optional key_padding_mask.npy (B,L) bool.\n"
-        "key.npy and value.npy are refused (decoding is self-attention); attn_mask.npy\n"
-        "is not read (the mask is causal).  D = E/H; K (default H) must divide H.\n"
+        "key.npy and value.npy are refused (decoding is self-attention), and so is\n"
+        "attn_mask.npy (the mask is causal).  D = E/H; K (default H) must divide H.\n"
         "Writes DIR/out.npy (B,L,E) and, unless --no-weights, DIR/attn_weights.npy\n"
         "(B,H,L,L): row t holds step t's weights, zero after position t.  The result\n"
-        "equals 'mha forward DIR --heads H --causal'.\n");
+        "equals 'mha forward DIR --heads H --causal'.\n", out);
 }
 static int load_decode_inputs(const struct decode_options *o, mha_layer_files *in,
                               mha_shape *shape, FILE *err)
@@ -72,11 +80,13 @@ static int load_decode_inputs(const struct decode_options *o, mha_layer_files *i
         return status;
     const size_t B = in->query.shape[0], L = in->query.shape[1], E = in->query.shape[2];
     char path[MHA_PATH_SIZE];
-    for (int i = 0; i < 2; i++) {
-        join_path(path, dir, i ? "value.npy" : "key.npy");
+    static const char *const refused[3][2] = {
+        {"key.npy", "decoding is self-attention"}, {"value.npy", "decoding is self-attention"},
+        {"attn_mask.npy", "decoding applies the causal mask only"}};
+    for (int i = 0; i < 3; i++) {
+        join_path(path, dir, refused[i][0]);
         if (access(path, F_OK) == 0) {
-            mha_cli_error(err, "%s: decoding is self-attention; remove it or use 'mha forward'",
-                          path);
+            mha_cli_error(err, "%s: %s; remove it or use 'mha forward'", path, refused[i][1]);
             return MHA_EXIT_FAILURE;
         }
     }
@@ -138,10 +148,11 @@ int mha_cmd_decode(int argc, char **argv, FILE *out, FILE *err)
 {
     struct decode_options options;
     int status = parse_decode_options(argc, argv, &options, err);
-    if (status != MHA_EXIT_OK || options.common.help) {
-        if (options.common.help)
-            decode_usage(out);
+    if (status != MHA_EXIT_OK)
         return status;
+    if (options.common.help) {
+        decode_usage(out);
+        return MHA_EXIT_OK;
     }
     if ((status = check_directory(options.common.dir, err)) != MHA_EXIT_OK)
         return status;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "mha.h"
+#include "printable.h"
 
 static const unsigned char viridis_table[11][3] = {
     {68, 1, 84},    {72, 36, 117},  {65, 68, 135},  {53, 95, 141},
@@ -40,13 +41,28 @@ static void colour_cell(FILE *out, double t)
 }
 
 static const char *const colour_reset = "\x1b[0m";
+static size_t label_chars(const char *label, size_t most, size_t *bytes)
+{
+    size_t chars = 0, at = 0, n;
+    while (chars < most && (n = mha_printable_char(label + at)) > 0)
+        at += n, chars++;
+    if (bytes != NULL)
+        *bytes = at;
+    return chars;
+}
+static void print_label(FILE *out, const char *label, int width)
+{
+    size_t bytes;
+    const size_t chars = label_chars(label, (size_t)width, &bytes);
+    fprintf(out, "%*s%.*s", width - (int)chars, "", (int)bytes, label);
+}
 static int label_width(const char *const *labels, size_t n)
 {
     size_t width = 1;
     for (size_t i = 0; i < n; i++)
-        if (strlen(labels[i]) > width)
-            width = strlen(labels[i]);
-    return (int)(width < LABEL_MAX ? width : LABEL_MAX);
+        if (label_chars(labels[i], LABEL_MAX, NULL) > width)
+            width = label_chars(labels[i], LABEL_MAX, NULL);
+    return (int)width;
 }
 static void print_column_labels(FILE *out, int colour, const struct heatmap *map, int indent)
 {
@@ -55,15 +71,18 @@ static void print_column_labels(FILE *out, int colour, const struct heatmap *map
         for (int line = 0; line < height; line++) {
             fprintf(out, "%*s", indent, "");
             for (size_t j = 0; j < map->columns; j++) {
+                size_t skip, bytes;
                 const char *label = map->column_labels[j];
-                fprintf(out, "%c ", (size_t)line < strlen(label) ? label[line] : ' ');
+                label_chars(label, (size_t)line, &skip);
+                label_chars(label + skip, 1, &bytes);
+                fprintf(out, "%.*s ", bytes > 0 ? (int)bytes : 1, bytes > 0 ? label + skip : " ");
             }
             fputc('\n', out);
         }
     } else {
         fprintf(out, "%*s", indent, "");
         for (size_t j = 0; j < map->columns; j++)
-            fprintf(out, " %5.5s", map->column_labels[j]);
+            fputc(' ', out), print_label(out, map->column_labels[j], 5);
         fputc('\n', out);
     }
 }
@@ -73,7 +92,8 @@ static void print_heatmap(FILE *out, int colour, const struct heatmap *map)
     fprintf(out, "%s\n", map->title);
     print_column_labels(out, colour, map, width + 1);
     for (size_t i = 0; i < map->rows; i++) {
-        fprintf(out, "%*.*s ", width, LABEL_MAX, map->row_labels[i]);
+        print_label(out, map->row_labels[i], width);
+        fputc(' ', out);
         for (size_t j = 0; j < map->columns; j++) {
             const double w = map->weights[i * map->columns + j];
             if (colour)
@@ -208,11 +228,15 @@ static int split_words(const char *text, char words[WORDS_SIZE], char *tokens[TO
                        size_t *count, FILE *err)
 {
     size_t L = 0;
-    for (size_t i = 0; text[i] != '\0'; i++) {
+    for (size_t i = 0, n; text[i] != '\0'; i += n > 0 ? n : 1) {
         const unsigned char c = (unsigned char)text[i];
-        if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) {
-            mha_cli_error(err, "--text: control character 0x%02x at position %zu (words are "
-                          "printable text)", c, i);
+        n = mha_printable_char(text + i);
+        if (n == 0 && c != '\t' && c != '\n') {
+            const int control = c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) ||
+                                (c == 0xc2 && (unsigned char)text[i + 1] >= 0x80 &&
+                                 (unsigned char)text[i + 1] < 0xa0);
+            mha_cli_error(err, "--text: %s 0x%02x at position %zu (words are printable text)",
+                          control ? "control character" : "invalid UTF-8 byte", c, i);
             return MHA_EXIT_USAGE;
         }
     }

@@ -13,6 +13,7 @@
 #include "fuzz_harness.h"
 #include "mha.h"
 #include "npy.h"
+#include "printable.h"
 
 static char home[4096], private_dir[64];
 
@@ -47,6 +48,14 @@ static int write_case(const char *dir)
     }
     return 0;
 }
+static int write_mask(const char *dir)
+{
+    const float mask[9] = {0, -1, -2, 0.5f, 0, -1, 1, 0.25f, 0};       /* (L, L) added */
+    const size_t shape[2] = {3, 3};
+    char path[128], message[256];
+    snprintf(path, sizeof path, "%s/attn_mask.npy", dir);
+    return mha_npy_write(path, mask, 2, shape, message, sizeof message) == MHA_OK ? 0 : -1;
+}
 int fuzz_setup(void)
 {
     struct stat st;
@@ -56,7 +65,8 @@ int fuzz_setup(void)
     if (getcwd(home, sizeof home) == NULL || mkdtemp(private_dir) == NULL ||
         chdir(private_dir) != 0)
         return -1;
-    if (mkdir("d", 0700) != 0 || write_case("d") != 0)
+    if (mkdir("d", 0700) != 0 || write_case("d") != 0 || mkdir("m", 0700) != 0 ||
+        write_case("m") != 0 || write_mask("m") != 0)
         return -1;
     return 0;
 }
@@ -151,12 +161,21 @@ static int argument_is_harmless(const char *arg, int small_numbers_only)
 }
 enum { ARGS_MAX = 32, DEFAULTS_MAX = 12 };
 
-static char *const small_defaults[][DEFAULTS_MAX + 2] = {
+static char *const small_defaults[][DEFAULTS_MAX + 2] = {     /* a command, option-value pairs */
     {"bench", "--seq", "3", "--dim", "4", "--heads", "2", "--reps", "1", NULL},
     {"train", "--steps", "2", "--batch", "2", "--length", "8", "--dim", "8", "--vocab", "8",
      "--every", "1", NULL},
+    {"decode", "--heads", "2", NULL},
 };
 
+static int given(int argc, char **argv, const char *option)
+{
+    const size_t n = strlen(option);
+    for (int i = 2; i < argc; i++)
+        if (strncmp(argv[i], option, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '='))
+            return 1;
+    return 0;
+}
 static int split_arguments(char *text, size_t size, char *argv[ARGS_MAX + DEFAULTS_MAX + 2])
 {
     int argc = 0;
@@ -166,12 +185,16 @@ static int split_arguments(char *text, size_t size, char *argv[ARGS_MAX + DEFAUL
         if (!argument_is_harmless(arg, argc >= 2 && strcmp(argv[1], "train") == 0))
             return -1;
         argv[argc++] = arg;
-        for (size_t c = 0; argc == 2 && c < sizeof small_defaults / sizeof small_defaults[0]; c++)
-            if (strcmp(arg, small_defaults[c][0]) == 0)
-                for (size_t i = 1; small_defaults[c][i] != NULL; i++)
-                    argv[argc++] = small_defaults[c][i];
         start += strlen(arg) + 1;
     }
+    const int typed = argc;
+    for (size_t c = 0; typed >= 2 && c < sizeof small_defaults / sizeof small_defaults[0]; c++)
+        for (size_t i = 1; strcmp(argv[1], small_defaults[c][0]) == 0 &&
+                           small_defaults[c][i] != NULL; i += 2)
+            if (!given(typed, argv, small_defaults[c][i])) {
+                argv[argc++] = small_defaults[c][i];
+                argv[argc++] = small_defaults[c][i + 1];
+            }
     argv[argc] = NULL;
     return argc;
 }
@@ -186,6 +209,12 @@ static void check_cli_result(int status, const char *out, const char *err)
         (strncmp(err, "mha: ", 5) != 0 || newline == NULL || newline[1] != '\0'))
         fail("cli: status %d, and the error stream is not one 'mha: ' line: '%s'",
              status, err);
+    for (const char *p = err; *p != '\0' && p[1] != '\0';) {
+        const size_t n = mha_printable_char(p);
+        if (n == 0)
+            fail("cli: byte 0x%02x of the error line is not printable", (unsigned char)*p);
+        p += n;
+    }
     (void)out;
 }
 void fuzz_cli_one(const uint8_t *data, size_t size)

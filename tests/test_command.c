@@ -232,7 +232,7 @@ Test(command, bad_command_lines) {
     REFUSED(dir, "--heads: missing value", "forward", dir, "--heads");
     REFUSED(dir, "--heads: 'two'", "forward", dir, "--heads", "two");
     REFUSED(dir, "--heads: '2x'", "forward", dir, "--heads", "2x");
-    REFUSED(dir, "--heads: '-2'", "forward", dir, "--heads", "-2");
+    REFUSED(dir, "--heads: missing value: got '-2'", "forward", dir, "--heads", "-2");
     REFUSED(dir, "--heads: must be positive", "forward", dir, "--heads", "0");
     REFUSED(dir, "--heads: expected a positive integer", "forward", dir, "--heads", "");
     REFUSED(dir, "--heads: '99999999999999999999999' is too large", "forward", dir,

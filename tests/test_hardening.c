@@ -1,6 +1,7 @@
 /* generated from chapters/25-hardening.nw; edit the book, not this file */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include "fuzz_harness.h"
 #include "npy.h"
 #include "oracle.h"
+#include "printable.h"
 #include "reentrancy.h"
 #include "scratch.h"
 
@@ -83,6 +85,18 @@ static void expect_refused(char *dir, const char *needle)
     snprintf(path, sizeof path, "%s/out.npy", dir);
     cr_expect(access(path, F_OK) != 0, "%s exists after a refusal", path);
 }
+static int run_with(const char *environment, const char *arguments, char **err)
+{
+    char *dir = make_temp_dir(), command[4600];
+    const char *program = getenv("MHA_BINARY") ? getenv("MHA_BINARY") : "../build/mha";
+    snprintf(command, sizeof command, "%s %s %s >/dev/null 2>%s", environment, program,
+             arguments, path_in(dir, "err.txt"));
+    const int status = system(command);
+    size_t size;
+    *err = slurp(path_in(dir, "err.txt"), &size);
+    remove_dir(dir);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 typedef void fuzz_target(const uint8_t *data, size_t size);
 
 static size_t replay_dir(const char *dir, fuzz_target *target)
@@ -150,7 +164,7 @@ Test(hardening, bench_refuses_repetitions_it_cannot_count, .timeout = 60) {
     struct cli_result r = run_command((char *[]){"mha", "bench", "--seq", "2", "--dim", "2",
                                                  "--heads", "1",
                                                  "--reps", "2305843009213693953", NULL});
-    expect_one_line(&r, MHA_EXIT_FAILURE, "out of memory");
+    expect_one_line(&r, MHA_EXIT_USAGE, "--reps");
     free_result(&r);
 }
 Test(hardening, bench_bounds_sizes_and_counts, .timeout = 60) {
@@ -347,6 +361,152 @@ Test(nan_policy, decode_and_backward_refuse_non_finite_inputs) {
 }
 Test(reentrancy, two_threads_match_one_after_the_other) {
     cr_expect_eq(reentrancy_check(stderr), 0);
+}
+Test(options, printable_characters) {
+    static const struct { const char *text; size_t length; } cases[] = {
+        {"a", 1}, {"~", 1}, {" ", 1}, {"\xc3\xa9", 2}, {"\xc2\xa0", 2}, {"\xe2\x80\x99", 3},
+        {"\xf0\x9f\x98\x80", 4}, {"", 0}, {"\x1b", 0}, {"\x7f", 0}, {"\n", 0}, {"\x9b", 0},
+        {"\xc2\x9b", 0}, {"\xc2\x80", 0}, {"\xc3", 0}, {"\xe2\x80", 0}, {"\xc0\xaf", 0},
+        {"\xe0\x80\xaf", 0}, {"\xed\xa0\x80", 0}, {"\xf4\x90\x80\x80", 0}, {"\xff", 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        cr_expect_eq(mha_printable_char(cases[c].text), cases[c].length, "case %zu", c);
+}
+Test(options, a_missing_value_swallows_nothing) {
+    struct cli_result r = run_command((char *[]){"mha", "train", "--history", "--steps", "1",
+                                                 NULL});
+    expect_one_line(&r, MHA_EXIT_USAGE, "--history: missing value: got '--steps'");
+    free_result(&r);
+    r = run_command((char *[]){"mha", "forward", "d", "--impl=--causal", "--heads", "2", NULL});
+    expect_one_line(&r, MHA_EXIT_USAGE, "--impl: missing value: got '--causal'");
+    free_result(&r);
+    r = run_command((char *[]){"mha", "demo", "--heads", "1", "--text", "-", NULL});
+    cr_expect_eq(r.status, MHA_EXIT_OK, "%s", r.err);
+    free_result(&r);
+}
+Test(options, are_given_once_and_in_full) {
+    char *dir = make_temp_dir();
+    float values[48];
+    write_clean_case(dir, values);
+    struct cli_result r = run_command((char *[]){"mha", "forward", dir, "--heads", "2",
+                                                 "--heads=1", NULL});
+    expect_one_line(&r, MHA_EXIT_USAGE, "--heads: given more than once");
+    free_result(&r);
+    r = run_command((char *[]){"mha", "bench", "--backward", "--backward", NULL});
+    expect_one_line(&r, MHA_EXIT_USAGE, "--backward: given more than once");
+    free_result(&r);
+    r = run_command((char *[]){"mha", "forward", dir, "--head", "2", NULL});
+    expect_one_line(&r, MHA_EXIT_USAGE, "unknown option '--head'");
+    free_result(&r);
+    cr_expect_eq(access(path_in(dir, "out.npy"), F_OK), -1, "a refused command wrote out.npy");
+    remove_dir(dir);
+}
+Test(options, implementations_are_taken_as_given, .timeout = 60) {
+    struct cli_result r = run_command((char *[]){"mha", "bench", "--backward", "--impl",
+                                                 "batched", "--seq", "4", "--dim", "4",
+                                                 "--heads", "2", "--reps", "1", NULL});
+    expect_one_line(&r, MHA_EXIT_USAGE, "--impl: no backward pass named 'batched'");
+    cr_expect_str_empty(r.out);
+    free_result(&r);
+    r = run_command((char *[]){"mha", "decode", "--help", NULL});
+    for (size_t k = 0; k < mha_decode_impl_count; k++)
+        cr_expect(strstr(r.out, mha_decode_impls[k].name) != NULL, "'%s' not in: %s",
+                  mha_decode_impls[k].name, r.out);
+    free_result(&r);
+}
+Test(options, refusals_name_the_option) {
+    static const char *const cases[][3] = {
+        {"--impl", "nope", "--impl: unknown decode implementation 'nope' (known: naive"},
+        {"--kv-heads", "x", "--kv-heads: 'x'"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct cli_result r = run_command((char *[]){"mha", "decode", "d", "--heads", "2",
+                                                     (char *)cases[c][0], (char *)cases[c][1],
+                                                     NULL});
+        expect_one_line(&r, MHA_EXIT_USAGE, cases[c][2]);
+        cr_expect_str_empty(r.out, "a refused option printed: %s", r.out);
+        free_result(&r);
+    }
+    struct cli_result r = run_command((char *[]){"mha", "bench", "--reps", "1000000000000",
+                                                 NULL});
+    expect_one_line(&r, MHA_EXIT_USAGE, "--reps: 1000000000000 is more than");
+    free_result(&r);
+}
+Test(options, decode_refuses_an_attention_mask) {
+    char *dir = make_temp_dir();
+    float values[48];
+    write_clean_case(dir, values);
+    write_floats(dir, "attn_mask.npy", values, 2, (size_t[]){3, 3});
+    struct cli_result r = run_command((char *[]){"mha", "decode", dir, "--heads", "2", NULL});
+    expect_one_line(&r, MHA_EXIT_FAILURE, "attn_mask.npy: decoding applies the causal mask");
+    free_result(&r);
+    cr_expect_eq(access(path_in(dir, "out.npy"), F_OK), -1, "decode wrote out.npy");
+    remove_dir(dir);
+}
+Test(options, a_long_path_keeps_its_reason) {
+    char dir[3100] = "/";
+    memset(dir + 1, 'a', 3000);
+    dir[3001] = '\0';
+    struct cli_result r = run_command((char *[]){"mha", "forward", dir, "--heads", "2", NULL});
+    char reason[200];
+    snprintf(reason, sizeof reason, "%s: %s\n", dir + 2990, strerror(ENAMETOOLONG));
+    expect_one_line(&r, MHA_EXIT_FAILURE, reason);
+    free_result(&r);
+}
+Test(options, messages_escape_controls) {
+    struct cli_result r = run_command((char *[]){"mha", "x\x1b[31m\x9b\xc2\x9b\xc3\xa9\n", NULL});
+    cr_expect_str_eq(r.err, "mha: unknown command 'x\\x1b[31m\\x9b\\xc2\\x9b\xc3\xa9\\x0a' "
+                            "(try 'mha --help')\n");
+    free_result(&r);
+}
+Test(options, demo_prints_no_control_characters) {
+    struct cli_result r = run_command((char *[]){"mha", "demo", "--text", "a \x9b[31m", NULL});
+    expect_one_line(&r, MHA_EXIT_USAGE, "--text: control character 0x9b at position 2");
+    cr_expect_str_empty(r.out);
+    free_result(&r);
+    r = run_command((char *[]){"mha", "demo", "--color", "--heads", "1", "--text",
+                               "caf\xc3\xa9 \xc4\x81", NULL});
+    cr_expect_eq(r.status, MHA_EXIT_OK, "%s", r.err);
+    for (const char *p = r.out; *p != '\0'; p++)
+        if ((unsigned char)*p == 0x81 || (unsigned char)*p == 0xa9)
+            cr_expect(p > r.out && ((unsigned char)p[-1] == 0xc4 || (unsigned char)p[-1] == 0xc3),
+                      "a lone continuation byte 0x%02x at %td", (unsigned char)*p, p - r.out);
+    free_result(&r);
+}
+Test(options, environment_is_checked_by_name, .timeout = 60) {
+    static const struct { const char *environment, *arguments, *err; int status; } cases[] = {
+        {"OMP_NUM_THREADS=abc", "bench --seq 3 --dim 4 --heads 2 --reps 1",
+         "mha: OMP_NUM_THREADS: 'abc' is not a positive integer\n", MHA_EXIT_USAGE},
+        {"OMP_NUM_THREADS=4,2", "demo", "mha: OMP_NUM_THREADS: '4,2' is not", MHA_EXIT_USAGE},
+        {"OMP_NUM_THREADS=100000", "help", "", MHA_EXIT_OK},
+        {"OMP_NUM_THREADS=100000", "bench --help", "", MHA_EXIT_OK},
+        {"OMP_NUM_THREADS=100000", "bench --seq 3 --dim 4 --heads 2 --reps 1 --threads 1", "",
+         MHA_EXIT_OK},
+        {"OMP_NUM_THREADS=abc", "bench --seq 3 --dim 4 --heads 2 --reps 1 --threads=1", "",
+         MHA_EXIT_OK},
+        {"OMP_NUM_THREADS=1", "bench --seq 3 --dim 4 --heads 2 --reps 1", "", MHA_EXIT_OK},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char *err;
+        const int status = run_with(cases[c].environment, cases[c].arguments, &err);
+        cr_expect_eq(status, cases[c].status, "%s mha %s: status %d: %s", cases[c].environment,
+                     cases[c].arguments, status, err);
+        cr_expect(cases[c].err[0] == '\0' ? err[0] == '\0'
+                                          : strncmp(err, cases[c].err, strlen(cases[c].err)) == 0,
+                  "%s mha %s: stderr '%s', want '%s'", cases[c].environment, cases[c].arguments,
+                  err, cases[c].err);
+        free(err);
+    }
+    cr_assert_eq(setenv("MHA_ISA", "avx", 1), 0);
+    struct cli_result r = run_command((char *[]){"mha", "demo", NULL});
+    expect_one_line(&r, MHA_EXIT_USAGE,
+                    "MHA_ISA: unknown instruction set 'avx' (known: scalar, avx2, avx512)");
+    cr_expect_str_empty(r.out);
+    free_result(&r);
+    r = run_command((char *[]){"mha", "help", NULL});
+    cr_expect_eq(r.status, MHA_EXIT_OK, "%s", r.err);
+    free_result(&r);
+    unsetenv("MHA_ISA");
 }
 Test(fuzz_replay, npy)     { replay("npy", fuzz_npy_one, 5); }
 Test(fuzz_replay, cli, .timeout = 600) { replay("cli", fuzz_cli_one, 5); }

@@ -37,4 +37,8 @@ struct viz_options {
 };
 int viz_parse_options(int argc, char **argv, struct viz_options *options);
 void viz_press_keys(viz_state *s, const char *keys);
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+void viz_error(const char *format, ...);
 #endif

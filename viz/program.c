@@ -10,7 +10,7 @@ static int record_frames(viz_state *s, const struct viz_options *o)
         char path[4096];
         snprintf(path, sizeof path, "%s/frame-%04zu.png", o->record, f + 1);
         if (viz_save_png(s, o->width, o->height, path) != 0) {
-            fprintf(stderr, "mha-viz: %s\n", SDL_GetError());
+            viz_error("%s", SDL_GetError());
             return VIZ_EXIT_FAILURE;
         }
         s->playing = 1;
@@ -38,7 +38,7 @@ static int window_loop(viz_state *s, const struct viz_options *o)
     if (window != NULL)
         SDL_SetWindowMinimumSize(window, VIZ_MIN_WIDTH, VIZ_MIN_HEIGHT);
     if (renderer == NULL) {
-        fprintf(stderr, "mha-viz: cannot open a window: %s\n", SDL_GetError());
+        viz_error("cannot open a window: %s", SDL_GetError());
         if (window) SDL_DestroyWindow(window);
         return VIZ_EXIT_NO_DISPLAY;
     }
@@ -84,7 +84,7 @@ static int window_loop(viz_state *s, const struct viz_options *o)
         }
         viz_view_close(&view);
     } else
-        fprintf(stderr, "mha-viz: %s: %s\n", VIZ_FONT, TTF_GetError());
+        viz_error("%s: %s", VIZ_FONT, TTF_GetError());
     SDL_DestroyRenderer(renderer);
     SDL_DestroyWindow(window);
     return status;
@@ -105,20 +105,20 @@ int viz_main(int argc, char **argv)
     if (viz_init(&s, o.text) != MHA_OK) {
         char rule[128];
         viz_text_rule(rule, sizeof rule, o.text, 0);
-        fprintf(stderr, "mha-viz: --text: %s\n", rule);
+        viz_error("--text: %s", rule);
         viz_free(&s);
         return VIZ_EXIT_USAGE;
     }
     int status = VIZ_EXIT_FAILURE;
     if (TTF_Init() != 0)
-        fprintf(stderr, "mha-viz: SDL_ttf: %s\n", TTF_GetError());
+        viz_error("SDL_ttf: %s", TTF_GetError());
     else {
         const viz_start how = {o.step, o.train_steps, o.screenshot != NULL || o.record != NULL};
         mha_status ready = o.mode != NULL ? viz_switch_mode(&s, viz_mode_find(o.mode)) : MHA_OK;
         if (ready == MHA_OK)
             ready = viz_mode_start(&s, &how);
         if (ready != MHA_OK) {
-            fprintf(stderr, "mha-viz: %s\n", s.message);
+            viz_error("%s", s.message);
             status = ready == MHA_ERR_ARG ? VIZ_EXIT_USAGE : VIZ_EXIT_FAILURE;
         } else {
             if (o.press != NULL)
@@ -132,15 +132,15 @@ int viz_main(int argc, char **argv)
                 status = viz_save_png(&s, o.width, o.height, o.screenshot) == 0 ? VIZ_EXIT_OK
                                                                                : VIZ_EXIT_FAILURE;
                 if (status != VIZ_EXIT_OK)
-                    fprintf(stderr, "mha-viz: %s\n", SDL_GetError());
+                    viz_error("%s", SDL_GetError());
             } else if (o.record != NULL) {
                 status = record_frames(&s, &o);
             } else if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-                fprintf(stderr, "mha-viz: no display: %s\n", SDL_GetError());
+                viz_error("no display: %s", SDL_GetError());
                 status = VIZ_EXIT_NO_DISPLAY;
             } else if (!real_display()) {
-                fprintf(stderr, "mha-viz: no display: SDL found only its '%s' video driver\n",
-                        SDL_GetCurrentVideoDriver());
+                viz_error("no display: SDL found only its '%s' video driver",
+                          SDL_GetCurrentVideoDriver());
                 SDL_Quit();
                 status = VIZ_EXIT_NO_DISPLAY;
             } else {

@@ -114,6 +114,46 @@ Test(viewer, cells_have_the_colour_of_their_weight) {
     }
     viz_free(&s);
 }
+static void expect_viz_refusal(int argc, char **argv, const char *want)
+{
+    struct viz_options o;
+    cr_expect_eq(viz_parse_options(argc, argv, &o), -1, "%s was accepted", want);
+    fflush(stderr);
+    cr_expect_stderr_eq_str(want);
+}
+Test(viewer_options, a_missing_value_swallows_nothing, .init = cr_redirect_stderr) {
+    expect_viz_refusal(3, (char *[]){"mha-viz", "--screenshot", "--trained", NULL},
+                       "mha-viz: --screenshot: missing value: got '--trained' "
+                       "(a value may not start with '-')\n");
+}
+Test(viewer_options, are_given_once, .init = cr_redirect_stderr) {
+    expect_viz_refusal(5, (char *[]){"mha-viz", "--step", "2", "--step=3", "--step", NULL},
+                       "mha-viz: --step: given more than once\n");
+}
+Test(viewer_options, that_exclude_each_other, .init = cr_redirect_stderr) {
+    expect_viz_refusal(6, (char *[]){"mha-viz", "--screenshot", "a.png", "--record=d",
+                                     "--frames", "2", NULL},
+                       "mha-viz: --screenshot and --record: give one of them\n");
+}
+Test(viewer_options, train_or_trained, .init = cr_redirect_stderr) {
+    expect_viz_refusal(3, (char *[]){"mha-viz", "--train", "--trained", NULL},
+                       "mha-viz: --train and --trained: give one of them\n");
+}
+Test(viewer_options, hover_is_two_numbers, .init = cr_redirect_stderr) {
+    expect_viz_refusal(3, (char *[]){"mha-viz", "--hover", "1,2junk", NULL},
+                       "mha-viz: --hover: expected I,J from 0 to 31, got '1,2junk'\n");
+}
+Test(viewer_options, the_value_forms) {
+    struct viz_options o;
+    char *argv[] = {"mha-viz", "--hover=3,4", "--step", "5", "--text", "-", NULL};
+    cr_assert_eq(viz_parse_options(6, argv, &o), 0);
+    cr_expect(o.hover_row == 3 && o.hover_col == 4 && o.step == 5 && strcmp(o.text, "-") == 0);
+}
+Test(viewer_options, messages_escape_controls, .init = cr_redirect_stderr) {
+    expect_viz_refusal(2, (char *[]){"mha-viz", "\x1b]0;owned\x07\x9b", NULL},
+                       "mha-viz: unknown argument '\\x1b]0;owned\\x07\\x9b' "
+                       "(try 'mha-viz --help')\n");
+}
 static void typed(viz_state *s, const char *text)
 {
     SDL_Event e = {.type = SDL_TEXTINPUT};
