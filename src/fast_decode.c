@@ -67,8 +67,9 @@ mha_status mha_decode_step_blocked(const mha_decoder *dec, mha_kv_cache *cache, 
         {
             status = project_rows(k, &blk, B * n, x, dec->params.in_proj_weight, &in_packed, F, E,
                                   dec->params.in_proj_bias, qkv);              /* (B, n, F) */
+            if (status == MHA_OK)
+                status = mha_decode_store(dec, cache, n, qkv, padding);
             if (status == MHA_OK) {
-                mha_decode_store(dec, cache, n, qkv, padding);
                 split_k_attend(&t, concat, weights);
                 status = project_rows(k, &blk, B * n, concat, dec->params.out_proj_weight, &out_packed,
                                       E, E, dec->params.out_proj_bias, out);

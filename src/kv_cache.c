@@ -136,7 +136,11 @@ static mha_status decode_step(const mha_decoder *dec, mha_kv_cache *cache, size_
         return MHA_ERR_NOMEM;
     }
     project(dec, B * n, x, qkv);                              /* (B, n, F) */
-    mha_decode_store(dec, cache, n, qkv, padding);
+    status = mha_decode_store(dec, cache, n, qkv, padding);
+    if (status != MHA_OK) {
+        free(qkv); free(concat); free(bias); free(scratch);
+        return status;
+    }
     for (size_t b = 0; b < B; b++) {
         const size_t T = cache->length[b];
         decode_bias(cache, b, n, bias);                       /* (n, T) */
@@ -186,11 +190,12 @@ mha_status mha_decode_check(const mha_decoder *dec, const mha_kv_cache *cache, s
         return MHA_ERR_OVERFLOW;
     return MHA_OK;
 }
-void mha_decode_store(const mha_decoder *dec, mha_kv_cache *cache, size_t n, float *qkv,
-                      const unsigned char *padding)
+mha_status mha_decode_store(const mha_decoder *dec, mha_kv_cache *cache, size_t n, float *qkv,
+                            const unsigned char *padding)
 {
     const size_t B = cache->batch, E = dec->embed_dim, H = dec->heads, G = dec->kv_heads,
                  D = E / H, F = E + 2 * G * D;
+    mha_status status = MHA_OK;
     if (dec->rope) {
         const double base = dec->rope_base > 0 ? dec->rope_base : 10000.0;
         for (size_t b = 0; b < B; b++)
@@ -200,9 +205,11 @@ void mha_decode_store(const mha_decoder *dec, mha_kv_cache *cache, size_t n, flo
                     mha_rope(row + h * D, D, cache->length[b] + i, base);
             }
     }
-    for (size_t b = 0; b < B; b++)
-        mha_kv_cache_append(cache, b, n, qkv + b * n * F + E, qkv + b * n * F + E + G * D,
-                            F, padding ? padding + b * n : NULL);
+    for (size_t b = 0; b < B && status == MHA_OK; b++)
+        status = mha_kv_cache_append(cache, b, n, qkv + b * n * F + E,
+                                     qkv + b * n * F + E + G * D, F,
+                                     padding ? padding + b * n : NULL);
+    return status;
 }
 mha_status mha_decode_step_naive(const mha_decoder *dec, mha_kv_cache *cache, size_t n,
                                  const float *x, const unsigned char *padding,

@@ -58,7 +58,7 @@ Test(fast, gemm_edges_in_every_instruction_set) {
                         double *want = malloc(M * N * sizeof *want);
                         fast_packed p;
                         cr_assert_eq(fast_pack(k, &b, N, K, Wm, ldw, &p), MHA_OK);
-                        fast_gemm(k, &b, M, A, lda, &p, d % 2 ? bias : NULL, C, ldc);
+                        cr_assert_eq(fast_gemm(k, &b, M, A, lda, &p, d % 2 ? bias : NULL, C, ldc), MHA_OK);
                         for (size_t i = 0; i < M; i++)
                             for (size_t j = 0; j < N; j++) {
                                 double s = d % 2 ? bias[j] : 0.0;
