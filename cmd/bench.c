@@ -139,7 +139,11 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
         return MHA_EXIT_USAGE;
     if (!bench_bounds_ok(&o, err))
         return MHA_EXIT_USAGE;
-    mha_set_threads(o.threads);
+    if (mha_set_threads(o.threads) != MHA_OK) {
+        mha_cli_error(err, "bench: --threads: %zu is more than %zu", o.threads,
+                      mha_threads_max());
+        return MHA_EXIT_USAGE;
+    }
     const fast_kernels *k = fast_kernels_select();
     int result;
     if (o.peak)
@@ -157,7 +161,8 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
         result = bench_decode(&o, k, out, err);
     else
         result = bench_forward(&o, k, out, err);
-    mha_set_threads(0);
+    if (mha_set_threads(0) != MHA_OK)                 /* the default: never refused */
+        result = MHA_EXIT_FAILURE;
     return result;
 }
 double bench_seconds(void)
@@ -478,10 +483,13 @@ static int bench_backward_command(int argc, char **argv, int flag, FILE *out, FI
         return MHA_EXIT_USAGE;
     if (strcmp(o.impl, "batched") == 0)
         o.impl = "blocked";                          /* the forward benchmark's default */
-    mha_set_threads(o.threads);
+    if (mha_set_threads(o.threads) != MHA_OK) {
+        mha_cli_error(err, "bench: --threads: %zu is more than %zu", o.threads,
+                      mha_threads_max());
+        return MHA_EXIT_USAGE;
+    }
     const int result = bench_backward(&o, fast_kernels_select(), out, err);
-    mha_set_threads(0);
-    return result;
+    return mha_set_threads(0) == MHA_OK ? result : MHA_EXIT_FAILURE;
 }
 static int bench_backward(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err)
 {
