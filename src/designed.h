@@ -23,5 +23,6 @@ MHA_MUST_CHECK mha_status mha_designed_embed(const char *const *tokens, size_t L
    causal mask: the largest share of a query's weight outside the keys the
    head was designed for; for the averaging head, the largest distance of a
    weight from an even split.  worst (H) out. */
-MHA_MUST_CHECK mha_status mha_designed_worst_miss(const char *sentence, double worst[MHA_DESIGNED_HEADS]);
+MHA_MUST_CHECK
+mha_status mha_designed_worst_miss(const char *sentence, double worst[MHA_DESIGNED_HEADS]);
 #endif

@@ -21,9 +21,11 @@ typedef struct fast_attention_grad {
 /* The fused forward of a->context (a->weights is not written); lse (B, H, L)
    receives each row's log-sum-exp: -inf for a row whose keys are all
    blocked, NaN for a row that met a NaN. */
-MHA_MUST_CHECK mha_status fast_attend_lse(const fast_kernels *k, const fast_attention *a, float *lse);
+MHA_MUST_CHECK
+mha_status fast_attend_lse(const fast_kernels *k, const fast_attention *a, float *lse);
 /* The gradients of q, k and v.  Threads over (batch, head, key tile), then
    over (batch, head, query tile); each output row is written by one item,
    so the results do not depend on the number of threads. */
-MHA_MUST_CHECK mha_status fast_attend_backward(const fast_kernels *k, const fast_attention_grad *g);
+MHA_MUST_CHECK
+mha_status fast_attend_backward(const fast_kernels *k, const fast_attention_grad *g);
 #endif

@@ -62,7 +62,8 @@ typedef struct head_scores {
     double induction[LEARNING_MAX_LAYERS][LEARNING_MAX_HEADS];
 } head_scores;
 uint64_t learning_random(uint64_t *state);
-MHA_MUST_CHECK mha_status induction_batch_init(induction_batch *batch, size_t size, size_t length);
+MHA_MUST_CHECK
+mha_status induction_batch_init(induction_batch *batch, size_t size, size_t length);
 void induction_batch_free(induction_batch *batch);
 void induction_batch_fill(induction_batch *batch, size_t vocab, uint64_t *state);
 learning_streams learning_streams_from_seed(uint64_t seed);
@@ -102,9 +103,11 @@ typedef struct induction_trainer {
     induction_batch batch, probe;
     uint64_t data_state;                             /* the training batches' stream */
 } induction_trainer;
-MHA_MUST_CHECK mha_status induction_trainer_init(induction_trainer *t, const trainer_config *config);
+MHA_MUST_CHECK
+mha_status induction_trainer_init(induction_trainer *t, const trainer_config *config);
 MHA_MUST_CHECK mha_status induction_trainer_restart(induction_trainer *t);
 MHA_MUST_CHECK mha_status induction_trainer_step(induction_trainer *t, train_stats *stats);
-MHA_MUST_CHECK mha_status induction_trainer_measure(induction_trainer *t, head_scores *scores);
+MHA_MUST_CHECK
+mha_status induction_trainer_measure(induction_trainer *t, head_scores *scores);
 void induction_trainer_free(induction_trainer *t);
 #endif

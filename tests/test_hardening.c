@@ -361,7 +361,7 @@ Test(reentrancy, two_threads_match_one_after_the_other) {
 Test(fuzz_replay, npy)     { replay("npy", fuzz_npy_one, 5); }
 Test(fuzz_replay, cli, .timeout = 600) { replay("cli", fuzz_cli_one, 5); }
 Test(fuzz_replay, forward) { replay("forward", fuzz_forward_one, 5); }
-Test(contract, overflow_is_refused_by_every_forward) {
+Test(contract, overflow_forward) {
     const mha_shape shape = {2, 3, 3, 8, 2};
     mha_case c = case_random(shape, 21, CASE_SELF);
     float out[2 * 3 * 8], weights[2 * 2 * 3 * 3];
@@ -378,7 +378,7 @@ Test(contract, overflow_is_refused_by_every_forward) {
     }
     case_free(&c);
 }
-Test(contract, overflow_is_refused_by_every_backward) {
+Test(contract, overflow_backward) {
     const mha_shape shape = {2, 3, 3, 8, 2};
     mha_case c = case_random(shape, 22, CASE_SELF);
     float out[2 * 3 * 8], gy[2 * 3 * 8], gx[2 * 3 * 8], gw[3 * 8 * 8], gwo[8 * 8];
@@ -396,7 +396,7 @@ Test(contract, overflow_is_refused_by_every_backward) {
     mha_saved_free(&saved);
     case_free(&c);
 }
-Test(contract, overflow_is_refused_by_every_decoding_step) {
+Test(contract, overflow_decode) {
     const mha_shape shape = {2, 2, 2, 8, 2};
     mha_case c = case_random(shape, 23, CASE_SELF);
     const mha_decoder dec = {8, 2, 2, c.params, 0, 0.0f};
@@ -415,7 +415,7 @@ Test(contract, overflow_is_refused_by_every_decoding_step) {
     }
     case_free(&c);
 }
-Test(contract, overflow_is_refused_by_the_command) {
+Test(contract, overflow_command) {
     char *dir = make_temp_dir(), path[4200];
     float values[48], flood[12];
     write_clean_case(dir, values);

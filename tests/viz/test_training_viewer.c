@@ -385,7 +385,8 @@ Test(training_viewer, the_predictions_follow_training_live) {
             viz_tick(&s, 0.01);
         }
         cr_expect_eq(g->predicted_step, stops[k]);
-        cr_assert_eq(induction_forward(&g->trainer.run.model, &ws, g->trainer.run.probe.tokens), MHA_OK);
+        cr_assert_eq(induction_forward(&g->trainer.run.model, &ws, g->trainer.run.probe.tokens),
+                     MHA_OK);
         size_t differ = 0;
         for (size_t i = 0; i < T * V; i++)
             differ += ws.logits[i] != g->ws.logits[i];
