@@ -95,9 +95,9 @@ static int bench_bounds_ok(const bench_options *o, FILE *err)
         mha_cli_error(err, "bench: --reps: %zu is more than %d", o->reps, BENCH_REPS_MAX);
         return 0;
     }
-    if (o->threads == 0 || o->threads > mha_thread_limit()) {
+    if (o->threads == 0 || o->threads > mha_threads_max()) {
         mha_cli_error(err, "bench: --threads: %zu is not between 1 and %zu (%d per core)",
-                      o->threads, mha_thread_limit(), MHA_THREADS_PER_CORE);
+                      o->threads, mha_threads_max(), MHA_THREADS_PER_CORE);
         return 0;
     }
     const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
@@ -148,7 +148,8 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
         return MHA_EXIT_USAGE;
     if (!bench_bounds_ok(&o, err))
         return MHA_EXIT_USAGE;
-    mha_set_threads(o.threads);
+    if (mha_set_threads(o.threads) != MHA_OK)       /* bench_bounds_ok checked it */
+        return MHA_EXIT_FAILURE;
     const fast_kernels *k = fast_kernels_select();
     int result;
     if (o.peak)
@@ -166,7 +167,8 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
         result = bench_decode(&o, k, out, err);
     else
         result = bench_forward(&o, k, out, err);
-    mha_set_threads(0);
+    if (mha_set_threads(0) != MHA_OK)                 /* the default: never refused */
+        result = MHA_EXIT_FAILURE;
     return result;
 }
 double bench_seconds(void)
@@ -258,39 +260,46 @@ static int bench_forward(const bench_options *o, const fast_kernels *k, FILE *ou
         else if (part == 3)
             result = bench_stages(o, k, &params, query, proj, ref, got, worst, out, err);
         else {
+            mha_status timed = MHA_OK;                             /* the first failure of a run */
             for (size_t r = 0; r <= o->reps; r++) {                /* run 0 warms up */
                 const double t0 = bench_seconds();
                 fast_blocking blk = fast_blocking_for(k, E / s->heads);
                 const size_t M = s->batch * s->query_len;
                 blk.kc = o->half_kc ? blk.kc / 32 * 16 : blk.kc;       /* the textbook half of L1 */
                 fast_packed w;
+                mha_status once = MHA_OK;
                 if (part == 0)
-                    impl->forward(s, &params, query, kin, kin, &mask, got, NULL);
-                else if (part == 1 && fast_pack(k, &blk, 3 * E, E, in_w, E, &w) == MHA_OK) {
-                    fast_gemm(k, &blk, M, query, E, &w, in_b, proj, 3 * E);
+                    once = impl->forward(s, &params, query, kin, kin, &mask, got, NULL);
+                else if (part == 1 && (once = fast_pack(k, &blk, 3 * E, E, in_w, E, &w)) == MHA_OK) {
+                    once = fast_gemm(k, &blk, M, query, E, &w, in_b, proj, 3 * E);
                     fast_packed_free(&w);
-                    if (fast_pack(k, &blk, E, E, out_w, E, &w) == MHA_OK)
-                        fast_gemm(k, &blk, M, ref, E, &w, out_b, got, E);
+                    if (once == MHA_OK && (once = fast_pack(k, &blk, E, E, out_w, E, &w)) == MHA_OK)
+                        once = fast_gemm(k, &blk, M, ref, E, &w, out_b, got, E);
                     fast_packed_free(&w);
                 } else if (part == 2) {
                     const fast_attention at = {s->batch, s->heads, s->query_len, s->query_len, E / s->heads,
                                                proj, proj + E, proj + 2 * E, 3 * E, 3 * E, 3 * E, &mask, got, NULL};
-                    fast_attend(k, &blk, &at);
+                    once = fast_attend(k, &blk, &at);
                 }
+                timed = timed != MHA_OK ? timed : once;
                 times[r] = bench_seconds() - t0;
             }
             const double median = bench_median(times, o->reps);
-            const mha_flops f = bench_flop_count(s, o->causal);
-            const double flops = part == 1 ? f.q_proj + f.kv_proj + f.out_proj
-                               : part == 2 ? f.scores + f.context : f.total;
-            const double bytes = sizeof(float) * ((double)(n_q + (o->cross ? n_kv : 0)) + 4.0 * E * E + n_q);
-            const double gflops = flops / median / 1e9, peak = peak_gflops(k, 1u << 20);
-            fprintf(out, "impl=%s B=%zu L=%zu S=%zu E=%zu H=%zu causal=%d reps=%zu ms=%.3f "
-                         "gflops=%.2f maxdiff=%.2g threads=%zu part=%s%s peak=%.3f isa=%s bytes=%.0f\n",
-                    impl->name, s->batch, s->query_len, s->key_len, E, s->heads, o->causal, o->reps,
-                    median * 1e3, gflops, worst, o->threads, o->part, o->half_kc ? " half_kc=1" : "",
-                    gflops / peak, k->name, bytes);
-            result = MHA_EXIT_OK;
+            if (timed != MHA_OK)
+                mha_cli_error(err, "bench: %s: %s", impl->name, mha_status_message(timed));
+            else {
+                const mha_flops f = bench_flop_count(s, o->causal);
+                const double flops = part == 1 ? f.q_proj + f.kv_proj + f.out_proj
+                                   : part == 2 ? f.scores + f.context : f.total;
+                const double bytes = sizeof(float) * ((double)(n_q + (o->cross ? n_kv : 0)) + 4.0 * E * E + n_q);
+                const double gflops = flops / median / 1e9, peak = peak_gflops(k, 1u << 20);
+                fprintf(out, "impl=%s B=%zu L=%zu S=%zu E=%zu H=%zu causal=%d reps=%zu ms=%.3f "
+                             "gflops=%.2f maxdiff=%.2g threads=%zu part=%s%s peak=%.3f isa=%s bytes=%.0f\n",
+                        impl->name, s->batch, s->query_len, s->key_len, E, s->heads, o->causal, o->reps,
+                        median * 1e3, gflops, worst, o->threads, o->part, o->half_kc ? " half_kc=1" : "",
+                        gflops / peak, k->name, bytes);
+                result = MHA_EXIT_OK;
+            }
         }
     } else
         mha_cli_error(err, "bench: out of memory");
@@ -326,32 +335,41 @@ static int bench_stages(const bench_options *o, const fast_kernels *k, const mha
         mha_cli_error(err, "bench: out of memory");
         return MHA_EXIT_FAILURE;
     }
+    mha_status timed = MHA_OK;                      /* the first failure of a run */
     for (size_t r = 0; r < R; r++) {
         double at[STAGES + 1];
         fast_packed w_in = {0}, w_out = {0};
+        mha_status once[7] = {MHA_OK, MHA_OK, MHA_OK, MHA_OK, MHA_OK, MHA_OK, MHA_OK};
         at[0] = bench_seconds();
-        mha_forward_blocked(s, params, query, NULL, NULL, &mask, got, NULL);
+        once[0] = mha_forward_blocked(s, params, query, NULL, NULL, &mask, got, NULL);
         at[1] = bench_seconds();
         fast_scratch_release();                               /* every block fresh, as before */
-        mha_forward_blocked(s, params, query, NULL, NULL, &mask, got, NULL);
+        once[1] = mha_forward_blocked(s, params, query, NULL, NULL, &mask, got, NULL);
         at[2] = bench_seconds();
-        if (fast_pack(k, &blk, 3 * E, E, params->in_proj_weight, E, &w_in) == MHA_OK)
-            fast_pack(k, &blk, E, E, params->out_proj_weight, E, &w_out);
+        if ((once[2] = fast_pack(k, &blk, 3 * E, E, params->in_proj_weight, E, &w_in)) == MHA_OK)
+            once[3] = fast_pack(k, &blk, E, E, params->out_proj_weight, E, &w_out);
         at[3] = bench_seconds();
         if (w_in.data && w_out.data) {
             const fast_attention a = {s->batch, s->heads, s->query_len, s->query_len, E / s->heads,
                                       proj, proj + E, proj + 2 * E, 3 * E, 3 * E, 3 * E, &mask,
                                       concat, NULL};
-            fast_gemm(k, &blk, M, query, E, &w_in, params->in_proj_bias, proj, 3 * E);
+            once[4] = fast_gemm(k, &blk, M, query, E, &w_in, params->in_proj_bias, proj, 3 * E);
             at[4] = bench_seconds();
-            fast_attend(k, &blk, &a);
+            once[5] = fast_attend(k, &blk, &a);
             at[5] = bench_seconds();
-            fast_gemm(k, &blk, M, concat, E, &w_out, params->out_proj_bias, got, E);
+            once[6] = fast_gemm(k, &blk, M, concat, E, &w_out, params->out_proj_bias, got, E);
         }
         at[6] = bench_seconds();
+        for (int i = 0; i < 7; i++)
+            timed = timed != MHA_OK ? timed : once[i];
         fast_packed_free(&w_in); fast_packed_free(&w_out);
         for (size_t stage = 0; stage < STAGES; stage++)
             t[stage * R + r] = at[stage + 1] - at[stage];
+    }
+    if (timed != MHA_OK) {
+        mha_cli_error(err, "bench: blocked: %s", mha_status_message(timed));
+        free(t);
+        return MHA_EXIT_FAILURE;
     }
     for (size_t stage = 0; stage < STAGES; stage++)
         median[stage] = 1e3 * bench_median(t + stage * R, o->reps);
@@ -469,10 +487,10 @@ static int bench_backward_command(int argc, char **argv, int flag, FILE *out, FI
         return MHA_EXIT_USAGE;
     if (!bench_bounds_ok(&o, err))
         return MHA_EXIT_USAGE;
-    mha_set_threads(o.threads);
+    if (mha_set_threads(o.threads) != MHA_OK)       /* bench_bounds_ok checked it */
+        return MHA_EXIT_FAILURE;
     const int result = bench_backward(&o, fast_kernels_select(), out, err);
-    mha_set_threads(0);
-    return result;
+    return mha_set_threads(0) == MHA_OK ? result : MHA_EXIT_FAILURE;
 }
 static int bench_backward(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err)
 {
@@ -536,26 +554,35 @@ static int bench_backward(const bench_options *o, const fast_kernels *k, FILE *o
         else if (stages)
             result = bench_backward_stages(o, k, &params, x, gy, &got, worst, out, err);
         else {
+            mha_status timed = MHA_OK;                             /* the first failure of a run */
             for (size_t r = 0; r <= o->reps; r++) {                        /* run 0 warms up */
                 const double t0 = bench_seconds();
+                mha_status once;
                 if (impl->backward == mha_backward_blocked) {
                     mha_saved saved;
-                    if (mha_forward_saving(s, &params, x, NULL, NULL, &mask, y, &saved) == MHA_OK)
-                        mha_backward_saved(&params, x, NULL, NULL, &mask, &saved, gy, &got);
+                    once = mha_forward_saving(s, &params, x, NULL, NULL, &mask, y, &saved);
+                    if (once == MHA_OK)
+                        once = mha_backward_saved(&params, x, NULL, NULL, &mask, &saved, gy, &got);
                     mha_saved_free(&saved);
                 } else {
-                    mha_forward_naive(s, &params, x, NULL, NULL, &mask, y, NULL);
-                    impl->backward(s, &params, x, NULL, NULL, &mask, gy, &got);
+                    once = mha_forward_naive(s, &params, x, NULL, NULL, &mask, y, NULL);
+                    if (once == MHA_OK)
+                        once = impl->backward(s, &params, x, NULL, NULL, &mask, gy, &got);
                 }
+                timed = timed != MHA_OK ? timed : once;
                 times[r] = bench_seconds() - t0;
             }
-            const double median = bench_median(times, o->reps);
-            const double gflops = 3.0 * mha_flop_count(s).total / median / 1e9;
-            fprintf(out, "impl=%s backward=1 B=%zu L=%zu S=%zu E=%zu H=%zu causal=%d reps=%zu ms=%.3f "
-                         "gflops=%.2f maxdiff=%.2g checked_seq=%zu threads=%zu isa=%s\n",
-                    impl->name, s->batch, s->query_len, s->key_len, E, s->heads, o->causal, o->reps,
-                    median * 1e3, gflops, worst, checked.query_len, o->threads, k->name);
-            result = MHA_EXIT_OK;
+            if (timed != MHA_OK)
+                mha_cli_error(err, "bench: %s: %s", impl->name, mha_status_message(timed));
+            else {
+                const double median = bench_median(times, o->reps);
+                const double gflops = 3.0 * mha_flop_count(s).total / median / 1e9;
+                fprintf(out, "impl=%s backward=1 B=%zu L=%zu S=%zu E=%zu H=%zu causal=%d reps=%zu ms=%.3f "
+                             "gflops=%.2f maxdiff=%.2g checked_seq=%zu threads=%zu isa=%s\n",
+                        impl->name, s->batch, s->query_len, s->key_len, E, s->heads, o->causal, o->reps,
+                        median * 1e3, gflops, worst, checked.query_len, o->threads, k->name);
+                result = MHA_EXIT_OK;
+            }
         }
     } else
         mha_cli_error(err, "bench: out of memory");

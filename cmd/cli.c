@@ -80,11 +80,6 @@ static int asks_for_help(int argc, char **argv)
             return 1;
     return 0;
 }
-size_t mha_thread_limit(void)
-{
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return (size_t)(cores > 0 ? cores : 1) * MHA_THREADS_PER_CORE;
-}
 static const char *thread_setting;          /* OMP_NUM_THREADS, as main found it */
 static int thread_setting_taken;
 
@@ -113,21 +108,20 @@ static int check_environment(int argc, char **argv, FILE *err)
     if (setting == NULL || setting[0] == '\0')
         return 0;
     size_t threads = 0;
-    for (const char *p = setting; threads <= mha_thread_limit() && *p != '\0'; p++) {
+    for (const char *p = setting; threads <= mha_threads_max() && *p != '\0'; p++) {
         if (*p < '0' || *p > '9') {
             mha_cli_error(err, "OMP_NUM_THREADS: '%s' is not a positive integer", setting);
             return -1;
         }
         threads = threads * 10 + (size_t)(*p - '0');
     }
-    if (threads == 0 || threads > mha_thread_limit()) {
+    if (threads == 0 || threads > mha_threads_max()) {
         mha_cli_error(err, "OMP_NUM_THREADS=%s: %s (at most %zu here, %d per core)", setting,
                       threads == 0 ? "not a positive integer" : "too many threads",
-                      mha_thread_limit(), MHA_THREADS_PER_CORE);
+                      mha_threads_max(), MHA_THREADS_PER_CORE);
         return -1;
     }
-    mha_set_threads(threads);
-    return 0;
+    return mha_set_threads(threads) == MHA_OK ? 0 : -1;       /* within the bound above */
 }
 static int cmd_help(int argc, char **argv, FILE *out, FILE *err)
 {

@@ -26,8 +26,6 @@ void mha_cli_error(FILE *err, const char *format, ...);
 int mha_parse_size(const char *option, const char *text, size_t *value, FILE *err);
 int mha_option_value(int argc, char **argv, int *i, const char *name,
                      const char **value, FILE *err);
-enum { MHA_THREADS_PER_CORE = 8 };
-size_t mha_thread_limit(void);
 void mha_cli_take_thread_setting(const char *setting);
 mha_command_fn mha_cmd_forward, mha_cmd_decode, mha_cmd_backward, mha_cmd_train;
 mha_command_fn mha_cmd_demo, mha_cmd_bench;

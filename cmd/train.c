@@ -149,11 +149,17 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
         if (history)
             fprintf(history, "step\tloss\taccuracy\tlayer\thead\tprevious\tinduction\n");
         const double started = seconds_since_start(0);
-        for (size_t step = 1; step <= o.steps; step++) {
-            const train_stats stats = induction_trainer_step(&trainer);
-            if (step % o.every == 0 || step == o.steps) {
-                head_scores scores;
-                induction_trainer_measure(&trainer, &scores);
+        for (size_t step = 1; step <= o.steps && status == MHA_EXIT_OK; step++) {
+            train_stats stats;
+            head_scores scores;
+            const int report = step % o.every == 0 || step == o.steps;
+            mha_status failed = induction_trainer_step(&trainer, &stats);
+            if (failed == MHA_OK && report)
+                failed = induction_trainer_measure(&trainer, &scores);
+            if (failed != MHA_OK) {
+                mha_cli_error(err, "train: step %zu: %s", step, mha_status_message(failed));
+                status = MHA_EXIT_FAILURE;
+            } else if (report) {
                 const size_t layers = o.run.layers, heads = o.run.heads;
                 fprintf(out, "step=%zu loss=%.3f acc=%.3f", step, stats.loss, stats.accuracy);
                 for (int which = 0; which < 2; which++) {

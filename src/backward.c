@@ -112,5 +112,5 @@ mha_status mha_backward_naive(const mha_shape *shape, const mha_params *params,
     }
     free(q); free(k); free(v); free(c); free(p); free(bias);
     free(dc); free(dq); free(dk); free(dv); free(dz); free(scratch);
-    return MHA_OK;
+    return mha_backward_range(shape, params, query, key_in, value_in, mask, grad_out, grads);
 }

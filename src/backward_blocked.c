@@ -1,6 +1,7 @@
 /* generated from chapters/09-fast-backward.nw; edit the book, not this file */
 /* The blocked backward pass: the projections and the layer (the attention
    core is in backward_attention.c).  See that file's header for the versions. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <omp.h>
@@ -62,9 +63,42 @@ static mha_status product_tn(const fast_kernels *k, const fast_blocking *blk, si
     fast_packed_free(&packed);
     return status;
 }
+/* A (rows, cols) matrix with row stride ld: present, not empty, and its
+   extent, (rows - 1) ld + cols floats, a byte count that fits. */
+static mha_status matrix_check(const float *x, size_t rows, size_t cols, size_t ld)
+{
+    size_t n;
+    if (x == NULL)
+        return MHA_ERR_NULL;
+    if (rows == 0 || cols == 0 || ld < cols)
+        return MHA_ERR_SHAPE;
+    if (mha_mul_overflows(rows - 1, ld, &n) || n > SIZE_MAX / sizeof(float) - cols)
+        return MHA_ERR_OVERFLOW;
+    return MHA_OK;
+}
+
+static mha_status product_check(size_t a_rows, size_t a_cols, const float *A, size_t lda,
+                                size_t b_rows, size_t b_cols, const float *B, size_t ldb,
+                                size_t M, size_t N, const float *C, size_t ldc)
+{
+    const mha_status checks[3] = {matrix_check(A, a_rows, a_cols, lda),
+                                  matrix_check(B, b_rows, b_cols, ldb),
+                                  matrix_check(C, M, N, ldc)};
+    for (int i = 0; i < 3; i++)               /* a NULL first, then sizes, then overflow */
+        if (checks[i] == MHA_ERR_NULL)
+            return MHA_ERR_NULL;
+    for (int i = 0; i < 3; i++)
+        if (checks[i] != MHA_OK)
+            return checks[i];
+    return MHA_OK;
+}
+
 mha_status mha_product_nt(size_t M, size_t N, size_t K, const float *A, size_t lda,
                           const float *W, size_t ldw, float *C, size_t ldc)
 {
+    const mha_status status = product_check(M, K, A, lda, N, K, W, ldw, M, N, C, ldc);
+    if (status != MHA_OK)
+        return status;
     const fast_kernels *k = fast_kernels_select();
     const fast_blocking blk = fast_blocking_for(k, 64);
     return product_nt(k, &blk, M, N, K, A, lda, W, ldw, NULL, C, ldc);
@@ -73,6 +107,9 @@ mha_status mha_product_nt(size_t M, size_t N, size_t K, const float *A, size_t l
 mha_status mha_product_nn(size_t M, size_t N, size_t K, const float *A, size_t lda,
                           const float *B, size_t ldb, float *C, size_t ldc)
 {
+    const mha_status status = product_check(M, K, A, lda, K, N, B, ldb, M, N, C, ldc);
+    if (status != MHA_OK)
+        return status;
     const fast_kernels *k = fast_kernels_select();
     const fast_blocking blk = fast_blocking_for(k, 64);
     return product_nn(k, &blk, M, N, K, A, lda, B, ldb, C, ldc);
@@ -81,6 +118,9 @@ mha_status mha_product_nn(size_t M, size_t N, size_t K, const float *A, size_t l
 mha_status mha_product_tn(size_t M, size_t N, size_t K, const float *A, size_t lda,
                           const float *B, size_t ldb, float *C, size_t ldc)
 {
+    const mha_status status = product_check(K, M, A, lda, K, N, B, ldb, M, N, C, ldc);
+    if (status != MHA_OK)
+        return status;
     const fast_kernels *k = fast_kernels_select();
     const fast_blocking blk = fast_blocking_for(k, 64);
     return product_tn(k, &blk, M, N, K, A, lda, B, ldb, C, ldc);
@@ -96,6 +136,8 @@ static void column_sums(size_t M, size_t N, const float *x, size_t ld, float *su
 }
 void mha_saved_free(mha_saved *saved)
 {
+    if (saved == NULL)
+        return;
     fast_scratch_give(saved->projections); fast_scratch_give(saved->context);
     fast_scratch_give(saved->lse);
     memset(saved, 0, sizeof *saved);
@@ -104,6 +146,8 @@ mha_status mha_forward_saving(const mha_shape *shape, const mha_params *params,
                               const float *query, const float *key, const float *value,
                               const mha_mask *mask, float *out, mha_saved *saved)
 {
+    if (saved == NULL)
+        return MHA_ERR_NULL;
     memset(saved, 0, sizeof *saved);
     mha_status status = mha_forward_check(shape, params, query, &key, &value, out);
     if (status != MHA_OK)
@@ -146,6 +190,8 @@ mha_status mha_forward_saving(const mha_shape *shape, const mha_params *params,
     if (status == MHA_OK)
         status = product_nt(k, &blk, B * L, E, E, saved->context, E, params->out_proj_weight, E,
                             params->out_proj_bias, out, E);
+    if (status == MHA_OK)
+        status = mha_forward_range(shape, params, query, key, value, mask, out);
     if (status != MHA_OK)
         mha_saved_free(saved);
     return status;
@@ -232,6 +278,9 @@ mha_status mha_backward_saved(const mha_params *params, const float *query,
                                         saved->ldkv, gW + 2 * E * E, gb ? gb + 2 * E : NULL, gx_v,
                                         gx_v != gx_q && gx_v != gx_k, scratch);
     fast_scratch_give(dc); fast_scratch_give(dproj); fast_scratch_give(scratch);
+    if (status == MHA_OK)
+        status = mha_backward_range(shape, params, query, key_in, value_in, mask, grad_out,
+                                    grads);
     return status;
 }
 mha_status mha_backward_blocked(const mha_shape *shape, const mha_params *params,

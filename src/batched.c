@@ -54,5 +54,5 @@ mha_status mha_forward_batched(const mha_shape *shape, const mha_params *params,
     }
     mha_matmul_nn(B * L, E, E, concat, E, Wot, E, params->out_proj_bias, out, E);
     free(Wt); free(Wot); free(proj); free(concat); free(bias); free(scratch);
-    return MHA_OK;
+    return mha_forward_range(shape, params, query, key, value, mask, out);
 }

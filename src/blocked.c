@@ -303,6 +303,8 @@ mha_status mha_forward_blocked(const mha_shape *shape, const mha_params *params,
     if (status == MHA_OK)
         status = project(k, &blk, B * L, concat, E, params->out_proj_weight, E, E,
                          params->out_proj_bias, out, E);
+    if (status == MHA_OK)
+        status = mha_forward_range(shape, params, query, key, value, mask, out);
     fast_scratch_give(proj); fast_scratch_give(concat);
     return status;
 }

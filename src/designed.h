@@ -18,10 +18,11 @@ extern const char *const mha_designed_head_names[MHA_DESIGNED_HEADS];
 /* in_proj_weight (3E, E) and out_proj_weight (E, E), both written in full. */
 void mha_designed_params(float *in_proj_weight, float *out_proj_weight);
 /* tokens (L) words; x (L, E) out. */
-mha_status mha_designed_embed(const char *const *tokens, size_t L, float *x);
+MHA_MUST_CHECK mha_status mha_designed_embed(const char *const *tokens, size_t L, float *x);
 /* Each head's worst row on `sentence` (words separated by spaces) under the
    causal mask: the largest share of a query's weight outside the keys the
    head was designed for; for the averaging head, the largest distance of a
    weight from an even split.  worst (H) out. */
+MHA_MUST_CHECK
 mha_status mha_designed_worst_miss(const char *sentence, double worst[MHA_DESIGNED_HEADS]);
 #endif

@@ -63,16 +63,20 @@ typedef struct fast_packed {
     float *data;                   /* [K block][panel][k in block][nr] */
 } fast_packed;
 
+MHA_MUST_CHECK
 mha_status fast_pack(const fast_kernels *k, const fast_blocking *b,
                      size_t N, size_t K, const float *W, size_t ldw, fast_packed *p);
 void fast_packed_free(fast_packed *p);
+MHA_MUST_CHECK
 mha_status fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
                      const float *A, size_t lda, const fast_packed *Wp,
                      const float *bias, float *C, size_t ldc);
 /* The same with each operand's element (row i, column k) at X[i rs + k cs]:
    cs = 1 is the row-major case above, rs = 1 a transposed operand read in place. */
+MHA_MUST_CHECK
 mha_status fast_pack_strided(const fast_kernels *k, const fast_blocking *b, size_t N,
                              size_t K, const float *W, size_t rs, size_t cs, fast_packed *p);
+MHA_MUST_CHECK
 mha_status fast_gemm_strided(const fast_kernels *k, const fast_blocking *b, size_t M,
                              const float *A, size_t rs, size_t cs, const fast_packed *Wp,
                              const float *bias, float *C, size_t ldc);
@@ -99,6 +103,7 @@ typedef struct fast_attention {
     float *weights;                        /* (B, H, L, S) out, or NULL */
 } fast_attention;
 
+MHA_MUST_CHECK
 mha_status fast_attend(const fast_kernels *k, const fast_blocking *b,
                        const fast_attention *a);
 #endif

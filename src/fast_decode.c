@@ -12,20 +12,6 @@ static mha_status decode_task_alloc(decode_task *t, const fast_kernels *k,
                                     size_t n, const float *qkv);
 static void decode_task_free(decode_task *t);
 static void split_k_attend(const decode_task *t, float *concat, float *weights);
-static void take_back(mha_kv_cache *cache, size_t n)
-{
-    const size_t D = cache->head_dim, T = cache->capacity;
-    for (size_t b = 0; b < cache->batch; b++) {
-        const size_t start = cache->length[b] - n;
-        for (size_t g = 0; g < cache->kv_heads; g++) {
-            const size_t slot = ((b * cache->kv_heads + g) * T + start) * D;
-            memset(cache->keys + slot, 0, n * D * sizeof(float));
-            memset(cache->values + slot, 0, n * D * sizeof(float));
-        }
-        memset(cache->padding + b * T + start, 0, n);
-        cache->length[b] = start;
-    }
-}
 struct decode_task {
     const fast_kernels *k;
     const mha_kv_cache *cache;
@@ -67,13 +53,16 @@ mha_status mha_decode_step_blocked(const mha_decoder *dec, mha_kv_cache *cache, 
         {
             status = project_rows(k, &blk, B * n, x, dec->params.in_proj_weight, &in_packed, F, E,
                                   dec->params.in_proj_bias, qkv);              /* (B, n, F) */
+            if (status == MHA_OK)
+                status = mha_decode_store(dec, cache, n, qkv, padding);
             if (status == MHA_OK) {
-                mha_decode_store(dec, cache, n, qkv, padding);
                 split_k_attend(&t, concat, weights);
                 status = project_rows(k, &blk, B * n, concat, dec->params.out_proj_weight, &out_packed,
                                       E, E, dec->params.out_proj_bias, out);
+                if (status == MHA_OK)
+                    status = mha_decode_range(dec, cache, n, x, out);
                 if (status != MHA_OK)
-                    take_back(cache, n);
+                    mha_kv_cache_take_back(cache, n);
             }
         }
     if (qkv && concat && t.part)

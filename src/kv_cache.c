@@ -42,6 +42,8 @@ mha_status mha_kv_cache_init(mha_kv_cache *cache, size_t batch, size_t kv_heads,
 }
 void mha_kv_cache_reset(mha_kv_cache *cache)
 {
+    if (cache == NULL || cache->keys == NULL)
+        return;
     const size_t n = cache->batch * cache->kv_heads * cache->capacity * cache->head_dim;
     memset(cache->keys, 0, n * sizeof(float));
     memset(cache->values, 0, n * sizeof(float));
@@ -55,6 +57,20 @@ void mha_kv_cache_free(mha_kv_cache *cache)
         return;
     free(cache->keys); free(cache->values); free(cache->length); free(cache->padding);
     memset(cache, 0, sizeof *cache);
+}
+void mha_kv_cache_take_back(mha_kv_cache *cache, size_t n)
+{
+    const size_t D = cache->head_dim, T = cache->capacity;
+    for (size_t b = 0; b < cache->batch; b++) {
+        const size_t start = cache->length[b] - n;
+        for (size_t g = 0; g < cache->kv_heads; g++) {
+            const size_t slot = ((b * cache->kv_heads + g) * T + start) * D;
+            memset(cache->keys + slot, 0, n * D * sizeof(float));
+            memset(cache->values + slot, 0, n * D * sizeof(float));
+        }
+        memset(cache->padding + b * T + start, 0, n);
+        cache->length[b] = start;
+    }
 }
 /* keys, values: (n, H_kv D) with row stride ld; padding: (n) or NULL. */
 mha_status mha_kv_cache_append(mha_kv_cache *cache, size_t b, size_t n,
@@ -136,7 +152,11 @@ static mha_status decode_step(const mha_decoder *dec, mha_kv_cache *cache, size_
         return MHA_ERR_NOMEM;
     }
     project(dec, B * n, x, qkv);                              /* (B, n, F) */
-    mha_decode_store(dec, cache, n, qkv, padding);
+    status = mha_decode_store(dec, cache, n, qkv, padding);
+    if (status != MHA_OK) {
+        free(qkv); free(concat); free(bias); free(scratch);
+        return status;
+    }
     for (size_t b = 0; b < B; b++) {
         const size_t T = cache->length[b];
         decode_bias(cache, b, n, bias);                       /* (n, T) */
@@ -157,7 +177,10 @@ static mha_status decode_step(const mha_decoder *dec, mha_kv_cache *cache, size_
     mha_matmul_nt(B * n, E, E, concat, E, dec->params.out_proj_weight, E,
                   dec->params.out_proj_bias, out, E);
     free(qkv); free(concat); free(bias); free(scratch);
-    return MHA_OK;
+    status = mha_decode_range(dec, cache, n, x, out);
+    if (status != MHA_OK)
+        mha_kv_cache_take_back(cache, n);                 /* as if the step never ran */
+    return status;
 }
 mha_status mha_decode_check(const mha_decoder *dec, const mha_kv_cache *cache, size_t n,
                             const float *x, const float *out)
@@ -177,20 +200,26 @@ mha_status mha_decode_check(const mha_decoder *dec, const mha_kv_cache *cache, s
     for (size_t b = 0; b < cache->batch; b++)
         if (n > cache->capacity - cache->length[b])
             return MHA_ERR_CACHE_FULL;
-    size_t rows_n, qkv_n, score_n;
-    if (mha_mul_overflows(cache->batch, n, &rows_n) ||
-        mha_mul_overflows(rows_n, 3 * dec->embed_dim, &qkv_n) ||
-        mha_mul_overflows(n, cache->capacity, &score_n) ||
+    size_t width3, rows_n, qkv_n, score_n, weight_n, weights_n;
+    if (mha_mul_overflows(3, dec->embed_dim, &width3) ||
+        mha_mul_overflows(width3, dec->embed_dim, &weight_n) ||
+        mha_mul_overflows(weight_n, sizeof(float), &weight_n) ||
+        mha_mul_overflows(cache->batch, n, &rows_n) ||
+        mha_mul_overflows(rows_n, width3, &qkv_n) ||
         mha_mul_overflows(qkv_n, sizeof(float), &qkv_n) ||
-        mha_mul_overflows(score_n, sizeof(float), &score_n))
+        mha_mul_overflows(n, cache->capacity, &score_n) ||
+        mha_mul_overflows(score_n, sizeof(float), &score_n) ||
+        mha_mul_overflows(score_n, cache->batch, &weights_n) ||
+        mha_mul_overflows(weights_n, dec->heads, &weights_n))
         return MHA_ERR_OVERFLOW;
     return MHA_OK;
 }
-void mha_decode_store(const mha_decoder *dec, mha_kv_cache *cache, size_t n, float *qkv,
-                      const unsigned char *padding)
+mha_status mha_decode_store(const mha_decoder *dec, mha_kv_cache *cache, size_t n, float *qkv,
+                            const unsigned char *padding)
 {
     const size_t B = cache->batch, E = dec->embed_dim, H = dec->heads, G = dec->kv_heads,
                  D = E / H, F = E + 2 * G * D;
+    mha_status status = MHA_OK;
     if (dec->rope) {
         const double base = dec->rope_base > 0 ? dec->rope_base : 10000.0;
         for (size_t b = 0; b < B; b++)
@@ -200,9 +229,11 @@ void mha_decode_store(const mha_decoder *dec, mha_kv_cache *cache, size_t n, flo
                     mha_rope(row + h * D, D, cache->length[b] + i, base);
             }
     }
-    for (size_t b = 0; b < B; b++)
-        mha_kv_cache_append(cache, b, n, qkv + b * n * F + E, qkv + b * n * F + E + G * D,
-                            F, padding ? padding + b * n : NULL);
+    for (size_t b = 0; b < B && status == MHA_OK; b++)
+        status = mha_kv_cache_append(cache, b, n, qkv + b * n * F + E,
+                                     qkv + b * n * F + E + G * D, F,
+                                     padding ? padding + b * n : NULL);
+    return status;
 }
 mha_status mha_decode_step_naive(const mha_decoder *dec, mha_kv_cache *cache, size_t n,
                                  const float *x, const unsigned char *padding,

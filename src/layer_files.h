@@ -22,19 +22,25 @@ __attribute__((format(printf, 4, 5)))
 mha_status mha_fail(mha_status status, char *message, size_t size, const char *format, ...);
 void mha_layer_files_free(mha_layer_files *in);
 int mha_npy_loaded(const mha_npy *array);
+MHA_MUST_CHECK
 mha_status mha_layer_read(const char *dir, const char *name, int required, int kinds,
                           mha_npy *array, char *message, size_t size);
+MHA_MUST_CHECK
 mha_status mha_layer_check_shape(const char *dir, const char *name, const mha_npy *array,
                                  size_t rank, const mha_axis *axes,
                                  char *message, size_t size);
+MHA_MUST_CHECK
 mha_status mha_layer_read_checked(const char *dir, const char *name, int required, int kinds,
                                   mha_npy *array, size_t rank, const mha_axis *axes,
                                   char *message, size_t size);
+MHA_MUST_CHECK
 mha_status mha_layer_read_projections(const char *dir, const char *rows_letters, size_t rows,
                                       size_t E, mha_layer_files *in,
                                       char *message, size_t size);
+MHA_MUST_CHECK
 mha_status mha_layer_read_query(const char *dir, mha_layer_files *in,
                                 char *message, size_t size);
+MHA_MUST_CHECK
 mha_status mha_layer_read_forward(const char *dir, size_t heads, mha_layer_files *in,
                                   mha_shape *shape, char *message, size_t size);
 #endif

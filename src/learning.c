@@ -179,8 +179,8 @@ static mha_params layer_params(const model_tensors *t, size_t l)
     return (mha_params){t->in_w[l], t->in_b[l], t->out_w[l], t->out_b[l]};
 }
 
-static void forward_layers(const induction_model *model, learning_workspace *ws,
-                           const int *tokens, int keep_state)
+static mha_status forward_layers(const induction_model *model, learning_workspace *ws,
+                                 const int *tokens, int keep_state)
 {
     const size_t B = ws->batch, T = model->length, E = model->embed_dim, H = model->heads,
                  V = model->vocab, n = B * T * E;
@@ -192,25 +192,31 @@ static void forward_layers(const induction_model *model, learning_workspace *ws,
             for (size_t e = 0; e < E; e++)
                 ws->stream[(b * T + i) * E + e] =
                     t.tok_emb[(size_t)tokens[b * T + i] * E + e] + t.pos_emb[i * E + e];
-    for (size_t l = 0; l < model->layers; l++) {
+    mha_status status = MHA_OK;
+    for (size_t l = 0; l < model->layers && status == MHA_OK; l++) {
         const mha_params p = layer_params(&t, l);
         float *in = ws->stream + l * n, *out = ws->stream + (l + 1) * n;
         if (keep_state)
-            mha_forward_saving(&shape, &p, in, NULL, NULL, &causal, out, &ws->saved[l]);
+            status = mha_forward_saving(&shape, &p, in, NULL, NULL, &causal, out,
+                                        &ws->saved[l]);
         else
-            mha_forward_batched(&shape, &p, in, NULL, NULL, &causal, out,
-                                ws->weights + l * B * H * T * T);
-        for (size_t i = 0; i < n; i++)
+            status = mha_forward_batched(&shape, &p, in, NULL, NULL, &causal, out,
+                                         ws->weights + l * B * H * T * T);
+        for (size_t i = 0; status == MHA_OK && i < n; i++)
             out[i] += in[i];                              /* the residual connection */
     }
-    mha_product_nt(B * T, V, E, ws->stream + model->layers * n, E, t.unembed, E,
-                   ws->logits, V);                        /* (B, T, V) */
+    if (status == MHA_OK)
+        status = mha_product_nt(B * T, V, E, ws->stream + model->layers * n, E, t.unembed, E,
+                                ws->logits, V);           /* (B, T, V) */
+    for (size_t l = 0; status != MHA_OK && keep_state && l < model->layers; l++)
+        mha_saved_free(&ws->saved[l]);                    /* nothing is left half made */
+    return status;
 }
 
-void induction_forward(const induction_model *model, learning_workspace *ws,
-                       const int *tokens)
+mha_status induction_forward(const induction_model *model, learning_workspace *ws,
+                             const int *tokens)
 {
-    forward_layers(model, ws, tokens, 0);
+    return forward_layers(model, ws, tokens, 0);
 }
 static void softmax_in_place(float *z, size_t V)
 {
@@ -254,8 +260,8 @@ static loss_sums loss_and_gradient(const induction_model *model, learning_worksp
         }
     return (loss_sums){loss, right, predictable};
 }
-static void induction_backward(induction_model *model, learning_workspace *ws,
-                               const int *tokens, float *gradient)
+static mha_status induction_backward(induction_model *model, learning_workspace *ws,
+                                     const int *tokens, float *gradient)
 {
     const size_t B = ws->batch, T = model->length, E = model->embed_dim, V = model->vocab,
                  n = B * T * E;
@@ -264,18 +270,22 @@ static void induction_backward(induction_model *model, learning_workspace *ws,
     const mha_mask causal = {.causal = 1};
     memset(gradient, 0, model->count * sizeof(float));
     const float *top = ws->stream + model->layers * n;               /* (B T, E) */
-    mha_product_tn(V, E, B * T, ws->logits, V, top, E, g.unembed, E);   /* (V, E) */
-    mha_product_nn(B * T, E, V, ws->logits, V, t.unembed, E, ws->grad_stream, E);
+    mha_status status = mha_product_tn(V, E, B * T, ws->logits, V, top, E, g.unembed, E);
+    if (status == MHA_OK)                                            /* (V, E), then (B T, E) */
+        status = mha_product_nn(B * T, E, V, ws->logits, V, t.unembed, E, ws->grad_stream, E);
     for (size_t l = model->layers; l-- > 0;) {
         const mha_params p = layer_params(&t, l);
         const mha_grads grads = {ws->grad_input, NULL, NULL, g.in_w[l], g.in_b[l],
                                  g.out_w[l], g.out_b[l]};
-        mha_backward_saved(&p, ws->stream + l * n, NULL, NULL, &causal, &ws->saved[l],
-                           ws->grad_stream, &grads);
-        mha_saved_free(&ws->saved[l]);
-        for (size_t i = 0; i < n; i++)
+        if (status == MHA_OK)
+            status = mha_backward_saved(&p, ws->stream + l * n, NULL, NULL, &causal,
+                                        &ws->saved[l], ws->grad_stream, &grads);
+        mha_saved_free(&ws->saved[l]);                    /* every layer's, even on failure */
+        for (size_t i = 0; status == MHA_OK && i < n; i++)
             ws->grad_stream[i] += ws->grad_input[i];      /* through the residual */
     }
+    if (status != MHA_OK)
+        return status;
     for (size_t b = 0; b < B; b++)
         for (size_t i = 0; i < T; i++)
             for (size_t e = 0; e < E; e++) {
@@ -283,6 +293,7 @@ static void induction_backward(induction_model *model, learning_workspace *ws,
                 g.tok_emb[(size_t)tokens[b * T + i] * E + e] += d;
                 g.pos_emb[i * E + e] += d;
             }
+    return MHA_OK;
 }
 static void adamw_step(induction_model *model, const train_options *o)
 {
@@ -298,27 +309,42 @@ static void adamw_step(induction_model *model, const train_options *o)
         model->params[i] -= (float)(rate * (step + o->weight_decay * model->params[i]));
     }
 }
-train_stats induction_gradients(induction_model *model, learning_workspace *ws,
-                                const induction_batch *batch)
+mha_status induction_gradients(induction_model *model, learning_workspace *ws,
+                               const induction_batch *batch, train_stats *stats)
 {
     const size_t T = model->length, parts = ws->parts;
     const double count = (double)(batch->batch * (T - 1));
     loss_sums total = {0, 0, 0};
+    mha_status status = MHA_OK;
     if (parts <= 1) {
-        forward_layers(model, ws, batch->tokens, 1);
-        total = loss_and_gradient(model, ws, batch, 0, count);
-        induction_backward(model, ws, batch->tokens, model->grads);
+        status = forward_layers(model, ws, batch->tokens, 1);
+        if (status == MHA_OK) {
+            total = loss_and_gradient(model, ws, batch, 0, count);
+            status = induction_backward(model, ws, batch->tokens, model->grads);
+        }
     } else {
         loss_sums *sums = calloc(parts, sizeof *sums);
+        mha_status *statuses = calloc(parts, sizeof *statuses);        /* MHA_OK is 0 */
+        if (sums == NULL || statuses == NULL) {
+            free(sums); free(statuses);
+            return MHA_ERR_NOMEM;
+        }
         #pragma omp parallel for schedule(dynamic)
         for (size_t p = 0; p < parts; p++) {
             learning_workspace *w = &ws->part[p];
             const int *tokens = batch->tokens + p * LEARNING_SLICE * T;
-            forward_layers(model, w, tokens, 1);
-            const loss_sums s = loss_and_gradient(model, w, batch, p * LEARNING_SLICE, count);
-            if (sums)
-                sums[p] = s;
-            induction_backward(model, w, tokens, ws->part_grads + p * model->count);
+            statuses[p] = forward_layers(model, w, tokens, 1);
+            if (statuses[p] == MHA_OK) {
+                sums[p] = loss_and_gradient(model, w, batch, p * LEARNING_SLICE, count);
+                statuses[p] = induction_backward(model, w, tokens, ws->part_grads + p * model->count);
+            }
+        }
+        for (size_t p = 0; p < parts; p++)
+            status = status != MHA_OK ? status : statuses[p];
+        free(statuses);
+        if (status != MHA_OK) {
+            free(sums);
+            return status;
         }
         #pragma omp parallel for schedule(static)
         for (size_t i = 0; i < model->count; i++) {
@@ -327,22 +353,25 @@ train_stats induction_gradients(induction_model *model, learning_workspace *ws,
                 g += ws->part_grads[p * model->count + i];
             model->grads[i] = g;
         }
-        for (size_t p = 0; sums && p < parts; p++) {
+        for (size_t p = 0; p < parts; p++) {
             total.loss += sums[p].loss;
             total.right += sums[p].right;
             total.predictable += sums[p].predictable;
         }
         free(sums);
     }
-    return (train_stats){total.loss / count,
-                         total.predictable ? (double)total.right / total.predictable : 0.0};
+    *stats = (train_stats){total.loss / count,
+                           total.predictable ? (double)total.right / total.predictable : 0.0};
+    return status;
 }
-train_stats induction_train_step(induction_model *model, learning_workspace *ws,
-                                 const induction_batch *batch, const train_options *o)
+mha_status induction_train_step(induction_model *model, learning_workspace *ws,
+                                const induction_batch *batch, const train_options *o,
+                                train_stats *stats)
 {
-    const train_stats stats = induction_gradients(model, ws, batch);
-    adamw_step(model, o);
-    return stats;
+    const mha_status status = induction_gradients(model, ws, batch, stats);
+    if (status == MHA_OK)
+        adamw_step(model, o);
+    return status;
 }
 /* weights: (B, H, T, T) of one layer. */
 void head_scores_from_weights(const float *weights, const induction_batch *batch,

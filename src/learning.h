@@ -62,23 +62,30 @@ typedef struct head_scores {
     double induction[LEARNING_MAX_LAYERS][LEARNING_MAX_HEADS];
 } head_scores;
 uint64_t learning_random(uint64_t *state);
+MHA_MUST_CHECK
 mha_status induction_batch_init(induction_batch *batch, size_t size, size_t length);
 void induction_batch_free(induction_batch *batch);
 void induction_batch_fill(induction_batch *batch, size_t vocab, uint64_t *state);
 learning_streams learning_streams_from_seed(uint64_t seed);
+MHA_MUST_CHECK
 mha_status induction_model_init(induction_model *model, size_t vocab, size_t length,
                                 size_t embed_dim, size_t heads, size_t layers, uint64_t seed);
 void induction_model_free(induction_model *model);
 model_tensors induction_model_tensors(const induction_model *model);
+MHA_MUST_CHECK
 mha_status learning_workspace_init(learning_workspace *ws, const induction_model *model,
                                    size_t batch);
 void learning_workspace_free(learning_workspace *ws);
-void induction_forward(const induction_model *model, learning_workspace *ws,
-                       const int *tokens);
-train_stats induction_gradients(induction_model *model, learning_workspace *ws,
-                                const induction_batch *batch);
-train_stats induction_train_step(induction_model *model, learning_workspace *ws,
-                                 const induction_batch *batch, const train_options *o);
+MHA_MUST_CHECK
+mha_status induction_forward(const induction_model *model, learning_workspace *ws,
+                             const int *tokens);
+MHA_MUST_CHECK
+mha_status induction_gradients(induction_model *model, learning_workspace *ws,
+                               const induction_batch *batch, train_stats *stats);
+MHA_MUST_CHECK
+mha_status induction_train_step(induction_model *model, learning_workspace *ws,
+                                const induction_batch *batch, const train_options *o,
+                                train_stats *stats);
 void head_scores_from_weights(const float *weights, const induction_batch *batch,
                               size_t heads, size_t layer, head_scores *scores);
 typedef struct trainer_config {
@@ -96,9 +103,11 @@ typedef struct induction_trainer {
     induction_batch batch, probe;
     uint64_t data_state;                             /* the training batches' stream */
 } induction_trainer;
+MHA_MUST_CHECK
 mha_status induction_trainer_init(induction_trainer *t, const trainer_config *config);
-mha_status induction_trainer_restart(induction_trainer *t);
-train_stats induction_trainer_step(induction_trainer *t);
-void induction_trainer_measure(induction_trainer *t, head_scores *scores);
+MHA_MUST_CHECK mha_status induction_trainer_restart(induction_trainer *t);
+MHA_MUST_CHECK mha_status induction_trainer_step(induction_trainer *t, train_stats *stats);
+MHA_MUST_CHECK
+mha_status induction_trainer_measure(induction_trainer *t, head_scores *scores);
 void induction_trainer_free(induction_trainer *t);
 #endif

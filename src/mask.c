@@ -11,6 +11,8 @@ int mha_mask_bias(const mha_mask *mask, const mha_shape *shape, size_t b, float 
     if (mask == NULL || (!mask->causal && !mask->attn_mask_bool &&
                          !mask->attn_mask_float && !mask->key_padding_mask))
         return 0;
+    if (shape == NULL || bias == NULL || b >= shape->batch)
+        return -1;
     const size_t L = shape->query_len, S = shape->key_len;
     for (size_t i = 0; i < L; i++)
         for (size_t j = 0; j < S; j++) {

@@ -39,5 +39,5 @@ mha_status mha_forward_naive(const mha_shape *shape, const mha_params *params,
                       out + b * L * E, E);                               /* (L, E) */
     }
     free(q); free(k); free(v); free(concat); free(bias); free(scratch);
-    return MHA_OK;
+    return mha_forward_range(shape, params, query, key, value, mask, out);
 }

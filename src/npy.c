@@ -234,6 +234,8 @@ mha_status mha_npy_read(const char *path, mha_npy *array,
                         char *message, size_t message_size)
 {
     struct npy_reader r;
+    if (path == NULL || array == NULL)
+        return report(message, message_size, MHA_ERR_NULL, "no %s", path ? "array" : "path");
     memset(&r, 0, sizeof r);
     memset(array, 0, sizeof *array);
     r.message = message;
@@ -459,11 +461,15 @@ mha_status mha_npy_write_fd(int fd, const float *values, size_t rank, const size
     if (rank > MHA_NPY_MAX_RANK)
         refused = report(message, message_size, MHA_ERR_ARG,
                          "rank %zu exceeds the limit of %d", rank, MHA_NPY_MAX_RANK);
+    else if (rank > 0 && shape == NULL)
+        refused = report(message, message_size, MHA_ERR_NULL, "no shape");
     for (size_t i = 0; refused == MHA_OK && i < rank; i++)
         if (mha_mul_overflows(count, shape[i], &count))
             refused = report(message, message_size, MHA_ERR_OVERFLOW, "shape too large");
     if (refused == MHA_OK && mha_mul_overflows(count, sizeof(float), &bytes))
         refused = report(message, message_size, MHA_ERR_OVERFLOW, "shape too large");
+    if (refused == MHA_OK && count > 0 && values == NULL)
+        refused = report(message, message_size, MHA_ERR_NULL, "no values");
     if (refused != MHA_OK) {
         close(fd);
         return refused;
@@ -515,6 +521,8 @@ mha_status mha_npy_write(const char *path, const float *values,
                          size_t rank, const size_t *shape,
                          char *message, size_t message_size)
 {
+    if (path == NULL)
+        return report(message, message_size, MHA_ERR_NULL, "no path");
     if (unlink(path) != 0 && errno != ENOENT && errno != EISDIR && errno != EPERM)
         return report(message, message_size, MHA_ERR_IO, "cannot replace: %s",
                       strerror(errno));

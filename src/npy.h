@@ -23,12 +23,15 @@ typedef struct mha_npy {
     float *values;                    /* count floats if kind is MHA_NPY_FLOAT, else NULL */
     unsigned char *flags;             /* count bytes, 0 or 1, if MHA_NPY_BOOL, else NULL */
 } mha_npy;
+MHA_MUST_CHECK
 mha_status mha_npy_read(const char *path, mha_npy *array,
                         char *message, size_t message_size);
 void mha_npy_free(mha_npy *array);
+MHA_MUST_CHECK
 mha_status mha_npy_write(const char *path, const float *values,
                          size_t rank, const size_t *shape,
                          char *message, size_t message_size);
+MHA_MUST_CHECK
 mha_status mha_npy_write_fd(int fd, const float *values, size_t rank, const size_t *shape,
                             char *message, size_t message_size);
 char *mha_npy_shape_text(char *text, size_t size, size_t rank, const size_t *shape);

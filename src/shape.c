@@ -13,6 +13,7 @@ static const char *const status_messages[MHA_STATUS_COUNT] = {
     [MHA_ERR_FORMAT]   = "the file is not a valid NumPy .npy file of the expected kind",
     [MHA_ERR_ARG]      = "an argument is out of range",
     [MHA_ERR_CACHE_FULL] = "the KV cache is full: nothing was appended",
+    [MHA_ERR_RANGE]    = "values overflow float: finite inputs give an infinite or NaN result",
 };
 
 const char *mha_status_message(mha_status status)

@@ -43,19 +43,20 @@ mha_status induction_trainer_restart(induction_trainer *t)
                                 c->layers, c->seed);
 }
 
-train_stats induction_trainer_step(induction_trainer *t)
+mha_status induction_trainer_step(induction_trainer *t, train_stats *stats)
 {
     induction_batch_fill(&t->batch, t->config.vocab, &t->data_state);
-    return induction_train_step(&t->model, &t->ws, &t->batch, &t->config.optimiser);
+    return induction_train_step(&t->model, &t->ws, &t->batch, &t->config.optimiser, stats);
 }
-void induction_trainer_measure(induction_trainer *t, head_scores *scores)
+mha_status induction_trainer_measure(induction_trainer *t, head_scores *scores)
 {
     const size_t P = t->config.probe_batch, H = t->config.heads, T = t->config.length;
     memset(scores, 0, sizeof *scores);
-    induction_forward(&t->model, &t->probe_ws, t->probe.tokens);
-    for (size_t l = 0; l < t->model.layers; l++)
+    const mha_status status = induction_forward(&t->model, &t->probe_ws, t->probe.tokens);
+    for (size_t l = 0; status == MHA_OK && l < t->model.layers; l++)
         head_scores_from_weights(t->probe_ws.weights + l * P * H * T * T, &t->probe, H, l,
                                  scores);
+    return status;
 }
 
 void induction_trainer_free(induction_trainer *t)

@@ -58,7 +58,7 @@ Test(fast, gemm_edges_in_every_instruction_set) {
                         double *want = malloc(M * N * sizeof *want);
                         fast_packed p;
                         cr_assert_eq(fast_pack(k, &b, N, K, Wm, ldw, &p), MHA_OK);
-                        fast_gemm(k, &b, M, A, lda, &p, d % 2 ? bias : NULL, C, ldc);
+                        cr_assert_eq(fast_gemm(k, &b, M, A, lda, &p, d % 2 ? bias : NULL, C, ldc), MHA_OK);
                         for (size_t i = 0; i < M; i++)
                             for (size_t j = 0; j < N; j++) {
                                 double s = d % 2 ? bias[j] : 0.0;
@@ -298,12 +298,12 @@ Test(fast, results_do_not_depend_on_the_thread_count) {
         out[t] = malloc(n_out * sizeof **out);
         w[t] = malloc(n_w * sizeof **w);
         cr_assert(out[t] && w[t]);
-        mha_set_threads((size_t)t + 1);
+        cr_assert_eq(mha_set_threads((size_t)t + 1), MHA_OK);
         cr_assert_eq(mha_threads(), (size_t)t + 1);
         cr_assert_eq(mha_forward_blocked(&s, &c.params, c.query, NULL, NULL, &causal,
                                          out[t], w[t]), MHA_OK);
     }
-    mha_set_threads(0);
+    cr_assert_eq(mha_set_threads(0), MHA_OK);
     for (int t = 1; t < 3; t++) {
         cr_expect(memcmp(out[0], out[t], n_out * sizeof **out) == 0, "%d threads: out", t + 1);
         cr_expect(memcmp(w[0], w[t], n_w * sizeof **w) == 0, "%d threads: weights", t + 1);
@@ -339,10 +339,10 @@ Test(fast, decoding_does_not_depend_on_the_thread_count) {
     for (int t = 0; t < 3; t++) {
         out[t] = malloc(300 * 24 * sizeof **out);
         cr_assert_not_null(out[t]);
-        mha_set_threads((size_t)t + 1);
+        cr_assert_eq(mha_set_threads((size_t)t + 1), MHA_OK);
         decode_long(mha_decode_step_blocked, &c, out[t]);
     }
-    mha_set_threads(0);
+    cr_assert_eq(mha_set_threads(0), MHA_OK);
     for (int t = 1; t < 3; t++)
         cr_expect(memcmp(out[0], out[t], 300 * 24 * sizeof **out) == 0, "%d threads", t + 1);
     for (int t = 0; t < 3; t++) free(out[t]);

@@ -362,11 +362,11 @@ Test(fast_backward, threads_change_no_bit) {
             got[v][i] = calloc(n[i], sizeof(float));
         const mha_grads g = {got[v][0], got[v][1], got[v][2], got[v][3], got[v][4], got[v][5],
                              got[v][6]};
-        mha_set_threads(threads[v]);
+        cr_assert_eq(mha_set_threads(threads[v]), MHA_OK);
         cr_assert_eq(mha_backward_blocked(&c.shape, &c.params, c.query, c.key, c.value, &mask,
                                           gy, &g), MHA_OK);
     }
-    mha_set_threads(0);
+    cr_assert_eq(mha_set_threads(0), MHA_OK);
     for (int v = 1; v < 3; v++)
         for (int i = 0; i < 7; i++)
             cr_expect(memcmp(got[v][i], got[0][i], n[i] * sizeof(float)) == 0,

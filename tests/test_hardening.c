@@ -139,6 +139,16 @@ static void replay(const char *name, fuzz_target *target, size_t at_least)
     fuzz_teardown();
     cr_expect_geq(seeds, at_least, "%s: found %zu seeds in %s", name, seeds, corpus);
 }
+#include "learning.h"
+
+/* Sequence 1 of c's query (B >= 2), every element 3e38. */
+static void flood_query(mha_case *c)
+{
+    const mha_shape *s = &c->shape;
+    const size_t row = s->query_len * s->embed_dim;
+    for (size_t i = 0; i < row; i++)
+        c->query[row + i] = 3e38f;
+}
 Test(hardening, absurd_shapes_are_refused_by_the_library) {
     float one[1] = {0}, out[1], weights[1];
     const mha_params params = {one, one, one, one};
@@ -511,3 +521,198 @@ Test(options, environment_is_checked_by_name, .timeout = 60) {
 Test(fuzz_replay, npy)     { replay("npy", fuzz_npy_one, 5); }
 Test(fuzz_replay, cli, .timeout = 600) { replay("cli", fuzz_cli_one, 5); }
 Test(fuzz_replay, forward) { replay("forward", fuzz_forward_one, 5); }
+Test(contract, overflow_forward) {
+    const mha_shape shape = {2, 3, 3, 8, 2};
+    mha_case c = case_random(shape, 21, CASE_SELF);
+    float out[2 * 3 * 8], weights[2 * 2 * 3 * 3];
+    for (size_t k = 0; k < mha_impl_count; k++)
+        cr_expect_eq(mha_impls[k].forward(&shape, &c.params, c.query, NULL, NULL, NULL,
+                                          out, weights), MHA_OK, "%s", mha_impls[k].name);
+    flood_query(&c);
+    const mha_mask causal = {.causal = 1};
+    for (size_t k = 0; k < mha_impl_count; k++) {
+        cr_expect_eq(mha_impls[k].forward(&shape, &c.params, c.query, NULL, NULL, NULL,
+                                          out, weights), MHA_ERR_RANGE, "%s", mha_impls[k].name);
+        cr_expect_eq(mha_impls[k].forward(&shape, &c.params, c.query, NULL, NULL, &causal,
+                                          out, NULL), MHA_ERR_RANGE, "%s", mha_impls[k].name);
+    }
+    case_free(&c);
+}
+Test(contract, overflow_backward) {
+    const mha_shape shape = {2, 3, 3, 8, 2};
+    mha_case c = case_random(shape, 22, CASE_SELF);
+    float out[2 * 3 * 8], gy[2 * 3 * 8], gx[2 * 3 * 8], gw[3 * 8 * 8], gwo[8 * 8];
+    for (size_t i = 0; i < 2 * 3 * 8; i++)
+        gy[i] = 0.25f;
+    const mha_grads grads = {gx, NULL, NULL, gw, NULL, gwo, NULL};
+    flood_query(&c);
+    for (size_t k = 0; k < mha_backward_impl_count; k++)
+        cr_expect_eq(mha_backward_impls[k].backward(&shape, &c.params, c.query, NULL, NULL, NULL,
+                                                    gy, &grads),
+                     MHA_ERR_RANGE, "%s", mha_backward_impls[k].name);
+    mha_saved saved;
+    cr_expect_eq(mha_forward_saving(&shape, &c.params, c.query, NULL, NULL, NULL, out, &saved),
+                 MHA_ERR_RANGE);
+    mha_saved_free(&saved);
+    case_free(&c);
+}
+Test(contract, overflow_decode) {
+    const mha_shape shape = {2, 2, 2, 8, 2};
+    mha_case c = case_random(shape, 23, CASE_SELF);
+    const mha_decoder dec = {8, 2, 2, c.params, 0, 0.0f};
+    float out[2 * 2 * 8], weights[2 * 2 * 2 * 4];
+    flood_query(&c);
+    for (size_t k = 0; k < mha_decode_impl_count; k++) {
+        mha_kv_cache cache;
+        cr_assert_eq(mha_kv_cache_init(&cache, 2, 2, 4, 4), MHA_OK);
+        cr_expect_eq(mha_decode_impls[k].step(&dec, &cache, 2, c.query, NULL, out, weights),
+                     MHA_ERR_RANGE, "%s", mha_decode_impls[k].name);
+        cr_expect(cache.length[0] == 0 && cache.length[1] == 0, "%s: the cache changed",
+                  mha_decode_impls[k].name);
+        cr_expect_eq(mha_decode_impls[k].step(&dec, &cache, 1, c.query, NULL, out, weights),
+                     MHA_OK, "%s: the clean row after a refusal", mha_decode_impls[k].name);
+        mha_kv_cache_free(&cache);
+    }
+    case_free(&c);
+}
+Test(contract, overflow_command) {
+    char *dir = make_temp_dir(), path[4200];
+    float values[48], flood[12];
+    write_clean_case(dir, values);
+    write_floats(dir, "grad_out.npy", values, 3, (size_t[]){1, 3, 4});
+    for (size_t i = 0; i < 12; i++)
+        flood[i] = 3e38f;
+    write_floats(dir, "query.npy", flood, 3, (size_t[]){1, 3, 4});
+    const char *runs[][2] = {{"forward", "naive"}, {"forward", "batched"},
+                             {"forward", "blocked"}, {"decode", "naive"},
+                             {"decode", "blocked"}, {"backward", "naive"},
+                             {"backward", "blocked"}};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        char *argv[] = {"mha", (char *)runs[i][0], dir, "--heads", "2", "--impl",
+                        (char *)runs[i][1], NULL};
+        struct cli_result r = run_command(argv);
+        expect_one_line(&r, MHA_EXIT_FAILURE, "values overflow float");
+        free_result(&r);
+        snprintf(path, sizeof path, "%s/out.npy", dir);
+        cr_expect(access(path, F_OK) != 0, "%s %s left %s", runs[i][0], runs[i][1], path);
+    }
+    remove_dir(dir);
+}
+Test(contract, products_check_their_arguments) {
+    typedef mha_status product_fn(size_t, size_t, size_t, const float *, size_t,
+                                  const float *, size_t, float *, size_t);
+    product_fn *const products[3] = {mha_product_nt, mha_product_nn, mha_product_tn};
+    const float a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1};
+    float c[4];
+    const size_t huge = SIZE_MAX / 2;
+    for (int p = 0; p < 3; p++) {
+        cr_expect_eq(products[p](2, 2, 2, NULL, 2, b, 2, c, 2), MHA_ERR_NULL, "product %d", p);
+        cr_expect_eq(products[p](2, 2, 2, a, 2, NULL, 2, c, 2), MHA_ERR_NULL, "product %d", p);
+        cr_expect_eq(products[p](2, 2, 2, a, 2, b, 2, NULL, 2), MHA_ERR_NULL, "product %d", p);
+        cr_expect_eq(products[p](0, 2, 2, a, 2, b, 2, c, 2), MHA_ERR_SHAPE, "product %d", p);
+        cr_expect_eq(products[p](2, 2, 0, a, 2, b, 2, c, 2), MHA_ERR_SHAPE, "product %d", p);
+        cr_expect_eq(products[p](2, 2, 2, a, 1, b, 2, c, 2), MHA_ERR_SHAPE, "product %d", p);
+        cr_expect_eq(products[p](huge, 2, huge, a, huge, b, huge, c, 2), MHA_ERR_OVERFLOW,
+                     "product %d", p);
+        cr_expect_eq(products[p](2, huge, 2, a, 2, b, huge, c, huge), MHA_ERR_OVERFLOW,
+                     "product %d", p);
+        cr_assert_eq(products[p](2, 2, 2, a, 2, b, 2, c, 2), MHA_OK, "product %d", p);
+        cr_expect(memcmp(c, a, sizeof c) == 0 ||                   /* a times the identity */
+                  (p == 2 && c[0] == 1 && c[1] == 3 && c[2] == 2 && c[3] == 4),
+                  "product %d: %g %g %g %g", p, c[0], c[1], c[2], c[3]);
+    }
+}
+Test(contract, decode_check_bounds_every_product) {
+    float one[4] = {0}, out[4];
+    const size_t wide = (size_t)1 << 32;
+    const mha_decoder dec = {wide, wide, 1, {one, NULL, one, NULL}, 0, 0.0f};
+    mha_kv_cache cache;
+    cr_assert_eq(mha_kv_cache_init(&cache, 1, 1, 4, 1), MHA_OK);
+    cr_expect_eq(mha_decode_check(&dec, &cache, 1, one, out), MHA_ERR_OVERFLOW);
+    for (size_t k = 0; k < mha_decode_impl_count; k++)
+        cr_expect_eq(mha_decode_impls[k].step(&dec, &cache, 1, one, NULL, out, NULL),
+                     MHA_ERR_OVERFLOW, "%s", mha_decode_impls[k].name);
+    mha_kv_cache_free(&cache);
+}
+Test(contract, null_arguments_are_refused) {
+    const mha_shape shape = {1, 2, 2, 4, 2};
+    mha_case c = case_random(shape, 24, CASE_SELF);
+    float out[8], bias[4];
+    cr_expect_eq(mha_forward_saving(&shape, &c.params, c.query, NULL, NULL, NULL, out, NULL),
+                 MHA_ERR_NULL);
+    mha_saved_free(NULL);
+    const mha_mask causal = {.causal = 1};
+    cr_expect_eq(mha_mask_bias(&causal, NULL, 0, bias), -1);
+    cr_expect_eq(mha_mask_bias(&causal, &shape, 0, NULL), -1);
+    cr_expect_eq(mha_mask_bias(&causal, &shape, 1, bias), -1);
+    cr_expect_eq(mha_mask_bias(&causal, &shape, 0, bias), 1);
+    mha_kv_cache_reset(NULL);
+    mha_kv_cache empty = {0};
+    mha_kv_cache_reset(&empty);
+    mha_kv_cache_free(NULL);
+    char *dir = make_temp_dir(), message[256];
+    mha_npy array;
+    cr_expect_eq(mha_npy_read(NULL, &array, message, sizeof message), MHA_ERR_NULL);
+    cr_expect_eq(mha_npy_read(path_in(dir, "x.npy"), NULL, message, sizeof message),
+                 MHA_ERR_NULL);
+    cr_expect_eq(mha_npy_write(NULL, out, 1, (size_t[]){8}, message, sizeof message),
+                 MHA_ERR_NULL);
+    cr_expect_eq(mha_npy_write(path_in(dir, "x.npy"), NULL, 1, (size_t[]){8}, message,
+                               sizeof message), MHA_ERR_NULL);
+    cr_expect_eq(mha_npy_write(path_in(dir, "x.npy"), out, 1, NULL, message, sizeof message),
+                 MHA_ERR_NULL);
+    cr_expect(access(path_in(dir, "x.npy"), F_OK) != 0, "a refused write left a file");
+    remove_dir(dir);
+    case_free(&c);
+}
+Test(contract, absurd_thread_counts_are_refused) {
+    const size_t before = mha_threads();
+    const mha_shape shape = {2, 64, 64, 16, 2};
+    mha_case c = case_random(shape, 25, CASE_SELF);
+    float *out = malloc(2 * 64 * 16 * sizeof *out);
+    cr_assert_not_null(out);
+    cr_expect_eq(mha_set_threads(100000), MHA_ERR_ARG);
+    cr_expect_eq(mha_forward_blocked(&shape, &c.params, c.query, NULL, NULL, NULL, out, NULL),
+                 MHA_OK);
+    cr_expect_eq(mha_threads(), before);
+    cr_expect_eq(mha_set_threads(mha_threads_max() + 1), MHA_ERR_ARG);
+    cr_expect_eq(mha_set_threads(2), MHA_OK);
+    cr_expect_eq(mha_threads(), 2);
+    cr_expect_eq(mha_set_threads(0), MHA_OK);
+    free(out);
+    case_free(&c);
+}
+Test(contract, a_failed_training_step_changes_nothing) {
+    const size_t batches[2] = {2, 2 * LEARNING_SLICE};     /* one slice, then two */
+    for (int t = 0; t < 2; t++) {
+        induction_model model;
+        learning_workspace ws;
+        induction_batch batch;
+        cr_assert_eq(induction_model_init(&model, 8, 8, 8, 2, 2, 5), MHA_OK);
+        cr_assert_eq(learning_workspace_init(&ws, &model, batches[t]), MHA_OK);
+        cr_assert_eq(induction_batch_init(&batch, batches[t], 8), MHA_OK);
+        uint64_t state = 6;
+        induction_batch_fill(&batch, 8, &state);
+        const model_tensors tensors = induction_model_tensors(&model);
+        for (size_t i = 0; i < 8 * 8; i++)
+            tensors.tok_emb[i] = 3e38f;
+        float *kept = malloc(3 * model.count * sizeof *kept);
+        cr_assert_not_null(kept);
+        memcpy(kept, model.params, model.count * sizeof *kept);
+        memcpy(kept + model.count, model.m, model.count * sizeof *kept);
+        memcpy(kept + 2 * model.count, model.v, model.count * sizeof *kept);
+        const train_options o = {1e-2, 0.01, 0.9, 0.98, 1e-8, 10};
+        train_stats stats;
+        cr_expect_eq(induction_train_step(&model, &ws, &batch, &o, &stats), MHA_ERR_RANGE,
+                     "batch of %zu", batches[t]);
+        cr_expect_eq(model.steps_taken, 0);
+        cr_expect(memcmp(kept, model.params, model.count * sizeof *kept) == 0 &&
+                  memcmp(kept + model.count, model.m, model.count * sizeof *kept) == 0 &&
+                  memcmp(kept + 2 * model.count, model.v, model.count * sizeof *kept) == 0,
+                  "batch of %zu: the failed step changed the model", batches[t]);
+        free(kept);
+        induction_batch_free(&batch);
+        learning_workspace_free(&ws);
+        induction_model_free(&model);
+    }
+}

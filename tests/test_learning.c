@@ -17,18 +17,19 @@ Test(learning, model_gradient_matches_finite_differences) {
     cr_assert_eq(induction_batch_init(&batch, 2, 8), MHA_OK);
     uint64_t state = 12;
     induction_batch_fill(&batch, 5, &state);
-    induction_gradients(&model, &ws, &batch);
+    train_stats up, down;
+    cr_assert_eq(induction_gradients(&model, &ws, &batch, &up), MHA_OK);
     float *analytic = malloc(model.count * sizeof *analytic);
     memcpy(analytic, model.grads, model.count * sizeof *analytic);
     double worst = 0, largest = 0;
     for (size_t i = 0; i < model.count; i++) {
         const float keep = model.params[i];
         model.params[i] = keep + 0x1p-7f;
-        const double up = induction_gradients(&model, &ws, &batch).loss;
+        cr_assert_eq(induction_gradients(&model, &ws, &batch, &up), MHA_OK);
         model.params[i] = keep - 0x1p-7f;
-        const double down = induction_gradients(&model, &ws, &batch).loss;
+        cr_assert_eq(induction_gradients(&model, &ws, &batch, &down), MHA_OK);
         model.params[i] = keep;
-        const double fd = (up - down) / 0x1p-6;
+        const double fd = (up.loss - down.loss) / 0x1p-6;
         worst = fmax(worst, fabs(fd - analytic[i]));
         largest = fmax(largest, fabs(analytic[i]));
     }
@@ -49,7 +50,9 @@ Test(learning, a_short_run_lowers_the_loss) {
     double first = 0, last = 0;
     for (int step = 0; step < 150; step++) {
         induction_batch_fill(&batch, 8, &state);
-        const double loss = induction_train_step(&model, &ws, &batch, &o).loss;
+        train_stats stats;
+        cr_assert_eq(induction_train_step(&model, &ws, &batch, &o, &stats), MHA_OK);
+        const double loss = stats.loss;
         cr_assert(isfinite(loss));
         if (step < 20) first += loss / 20;
         if (step >= 130) last += loss / 20;
@@ -155,7 +158,8 @@ Test(learning, checkpoints_round_trip) {
     uint64_t state = learning_streams_from_seed(9).data;      /* the command's data stream */
     for (int step = 0; step < 3; step++) {
         induction_batch_fill(&batch, 7, &state);
-        induction_train_step(&model, &ws, &batch, &o);
+        train_stats stats;
+        cr_assert_eq(induction_train_step(&model, &ws, &batch, &o, &stats), MHA_OK);
     }
     const model_tensors t = induction_model_tensors(&model);
     const struct { const char *name; const float *data; size_t count; } files[] = {

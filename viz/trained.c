@@ -73,9 +73,10 @@ void viz_trained_new_sequence(viz_trained *m)
     memset(b->predictable, 0, T);
     memset(b->predictable + r, 1, r - 1);
     b->copy_from[0] = 0, b->copy_to[0] = r, b->copy_length[0] = r;
-    induction_forward(&m->model, &m->ws, b->tokens);
-    for (size_t l = 0; l < m->model.layers; l++)
-        head_scores_from_weights(m->ws.weights + l * H * T * T, b, H, l, &m->scores);
+    memset(&m->scores, 0, sizeof m->scores);            /* no scores if the pass fails */
+    if (induction_forward(&m->model, &m->ws, b->tokens) == MHA_OK)
+        for (size_t l = 0; l < m->model.layers; l++)
+            head_scores_from_weights(m->ws.weights + l * H * T * T, b, H, l, &m->scores);
     m->step = 0;
     viz_trained_go_to(m, 1);
 }
@@ -85,7 +86,12 @@ void viz_trained_go_to(viz_trained *m, size_t step)
     m->step = step < 1 ? 1 : step > T ? T : step;
     memset(m->prefix, 0, T * sizeof *m->prefix);
     memcpy(m->prefix, m->sequence.tokens, m->step * sizeof *m->prefix);
-    induction_forward(&m->model, &m->ws, m->prefix);
+    if (induction_forward(&m->model, &m->ws, m->prefix) != MHA_OK) {
+        memset(m->weights, 0, m->model.layers * HTT * sizeof(float));
+        for (size_t i = 0; i < T; i++)
+            m->predicted[i] = -1;
+        return;
+    }
     memcpy(m->weights, m->ws.weights, m->model.layers * HTT * sizeof(float));
     for (size_t lh = 0; lh < m->model.layers * m->model.heads; lh++)   /* rows to come */
         memset(m->weights + lh * T * T + m->step * T, 0, (T - m->step) * T * sizeof(float));

@@ -89,21 +89,26 @@ static int hit_training(const viz_state *s, const void *data, int width, int hei
     viz_learning_layout_compute(width, height, &l);
     return viz_learning_hit(&l, g->focus, x, y, head, row, col);
 }
-static void predict(viz_training *g)
+static mha_status predict(viz_training *g)
 {
     if (g->predicted_step == g->view.step)
-        return;
-    induction_forward(&g->model, &g->ws, g->trainer.run.probe.tokens);   /* sequence 0 */
+        return MHA_OK;
+    const mha_status status =
+        induction_forward(&g->model, &g->ws, g->trainer.run.probe.tokens);   /* sequence 0 */
     g->predicted_step = g->view.step;
+    return status;
 }
 
 static int tick_training(viz_state *s, void *data, double seconds)
 {
     viz_training *g = data;
-    (void)s;
     const size_t before = g->view.step;
     viz_trainer_take(&g->trainer, &g->view, 0);
-    predict(g);
+    const mha_status predicted = predict(g);
+    const mha_status failed = g->view.failed != MHA_OK ? g->view.failed : predicted;
+    if (failed != MHA_OK)                  /* training stopped: say why in the status bar */
+        snprintf(s->message, sizeof s->message, "training stopped: %s",
+                 mha_status_message(failed));
     int changed = g->view.step != before;
     if ((g->clock += seconds) >= 1.0) {
         const double rate = g->rate;
@@ -127,7 +132,12 @@ static mha_status start_training(viz_state *s, void *data, const viz_start *how)
         if (how->picture) {
             viz_trainer_wait(&g->trainer, how->train_steps);
             viz_trainer_take(&g->trainer, &g->view, 1);
-            predict(g);
+            const mha_status predicted = predict(g);
+            if (predicted != MHA_OK || g->view.failed != MHA_OK) {
+                snprintf(s->message, sizeof s->message, "training stopped: %s",
+                         mha_status_message(predicted != MHA_OK ? predicted : g->view.failed));
+                return predicted != MHA_OK ? predicted : g->view.failed;
+            }
         }
     }
     return MHA_OK;

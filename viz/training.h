@@ -13,6 +13,7 @@ enum { VIZ_LEARN_VOCAB = 64, VIZ_LEARN_LENGTH = 32, VIZ_LEARN_EMBED = 32, VIZ_LE
 #define VIZ_INDUCTION_THRESHOLD 0.5
 typedef struct viz_snapshot {
     size_t step;                   /* training steps taken */
+    mha_status failed;             /* what stopped the worker; MHA_OK while it trains */
     size_t induction_step;         /* first step with an induction head; 0: none yet */
     size_t count;                  /* number of parameters */
     float *params;                 /* (count) */

@@ -33,10 +33,11 @@ size_t viz_induction_step(const float *induction, size_t steps)
             return k + 1;
     return 0;
 }
-static head_scores measure_probe(viz_trainer *t, double *best_previous, double *best_induction)
+static head_scores measure_probe(viz_trainer *t, double *best_previous, double *best_induction,
+                                 mha_status *status)
 {
     head_scores scores;
-    induction_trainer_measure(&t->run, &scores);
+    *status = induction_trainer_measure(&t->run, &scores);
     *best_previous = *best_induction = 0;
     for (size_t h = 0; h < VIZ_LEARN_HEADS; h++) {
         *best_previous = fmax(*best_previous, scores.previous[0][h]);
@@ -44,12 +45,19 @@ static head_scores measure_probe(viz_trainer *t, double *best_previous, double *
     }
     return scores;
 }
-static void publish(viz_trainer *t, const train_stats *stats)
+static mha_status publish(viz_trainer *t, const train_stats *stats)
 {
     const size_t P = VIZ_PROBE_BATCH, HTT = VIZ_LEARN_HEADS * VIZ_LEARN_LENGTH * VIZ_LEARN_LENGTH;
     viz_snapshot *s = &t->shared;
     double previous, induction;
-    s->scores = measure_probe(t, &previous, &induction);
+    mha_status status;
+    const head_scores scores = measure_probe(t, &previous, &induction, &status);
+    if (status != MHA_OK) {
+        s->failed = status;
+        SDL_CondBroadcast(t->changed);
+        return status;
+    }
+    s->scores = scores;
     s->step = t->run.model.steps_taken;
     memcpy(s->params, t->run.model.params, s->count * sizeof(float));
     for (size_t l = 0; l < VIZ_LEARN_LAYERS; l++)
@@ -64,6 +72,7 @@ static void publish(viz_trainer *t, const train_stats *stats)
             s->induction_step = s->step;
     }
     SDL_CondBroadcast(t->changed);
+    return MHA_OK;
 }
 static int train_in_background(void *data)
 {
@@ -88,13 +97,24 @@ static int train_in_background(void *data)
                 break;
             }
             const train_stats none = {0, 0};
-            publish(t, &none);
+            if (publish(t, &none) != MHA_OK) {
+                t->quit = 1;
+                break;
+            }
             continue;
         }
         SDL_UnlockMutex(t->lock);
-        const train_stats stats = induction_trainer_step(&t->run);
+        train_stats stats;
+        const mha_status stepped = induction_trainer_step(&t->run, &stats);
         SDL_LockMutex(t->lock);
-        publish(t, &stats);
+        if (stepped != MHA_OK) {
+            t->shared.failed = stepped;       /* the window shows why training stopped */
+            SDL_CondBroadcast(t->changed);
+        }
+        if (stepped != MHA_OK || publish(t, &stats) != MHA_OK) {
+            t->quit = 1;
+            break;
+        }
     }
     SDL_UnlockMutex(t->lock);
     return 0;
@@ -119,8 +139,10 @@ mha_status viz_trainer_init(viz_trainer *t, uint64_t seed)
         return status;
     }
     const train_stats none = {0, 0};
-    publish(t, &none);
-    return MHA_OK;
+    status = publish(t, &none);
+    if (status != MHA_OK)
+        viz_trainer_free(t);
+    return status;
 }
 int viz_trainer_start(viz_trainer *t)
 {
@@ -171,6 +193,7 @@ int viz_trainer_take(viz_trainer *t, viz_snapshot *into, int wait)
            VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS * VIZ_LEARN_LENGTH * VIZ_LEARN_LENGTH *
            sizeof(float));
     into->scores = s->scores, into->step = s->step, into->induction_step = s->induction_step;
+    into->failed = s->failed;
     SDL_UnlockMutex(t->lock);
     return 1;
 }

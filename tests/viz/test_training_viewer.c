@@ -41,13 +41,14 @@ Test(training_viewer, the_worker_trains_as_the_library_does) {
     uint64_t state = streams.data, probe_state = streams.probe;
     for (int step = 0; step < 3; step++) {
         induction_batch_fill(&batch, 64, &state);
-        const double loss = induction_train_step(&model, &ws, &batch, &o).loss;
-        cr_expect_float_eq(view.loss[step], loss, 1e-6, "step %d", step + 1);
+        train_stats stats;
+        cr_assert_eq(induction_train_step(&model, &ws, &batch, &o, &stats), MHA_OK);
+        cr_expect_float_eq(view.loss[step], stats.loss, 1e-6, "step %d", step + 1);
     }
     cr_expect(memcmp(view.params, model.params, model.count * sizeof(float)) == 0,
               "the worker's parameters differ from the library's");
     induction_batch_fill(&probe, 64, &probe_state);
-    induction_forward(&model, &probe_ws, probe.tokens);
+    cr_assert_eq(induction_forward(&model, &probe_ws, probe.tokens), MHA_OK);
     cr_expect(memcmp(view.weights + 2 * 32 * 32, probe_ws.weights + 16 * 2 * 32 * 32,
                      2 * 32 * 32 * sizeof(float)) == 0, "layer 2's probe maps differ");
     induction_batch_free(&batch); induction_batch_free(&probe);
@@ -166,7 +167,7 @@ Test(training_viewer, the_trained_model_has_an_induction_head) {
     cr_assert_eq(induction_batch_init(&batch, 64, m.length), MHA_OK);
     uint64_t state = 31337;
     induction_batch_fill(&batch, m.vocab, &state);
-    induction_forward(&m, &ws, batch.tokens);
+    cr_assert_eq(induction_forward(&m, &ws, batch.tokens), MHA_OK);
     head_scores scores;
     const size_t HTT = 64 * m.heads * m.length * m.length;
     for (size_t l = 0; l < m.layers; l++)
@@ -191,7 +192,7 @@ Test(training_viewer, decoding_the_trained_model_matches_its_forward_pass) {
     cr_assert_eq(viz_trained_load(&m, viz_model_dir(), message, sizeof message), MHA_OK,
                  "%s", message);
     const size_t T = m.model.length, LH = m.model.layers * m.model.heads;
-    induction_forward(&m.model, &m.ws, m.sequence.tokens);
+    cr_assert_eq(induction_forward(&m.model, &m.ws, m.sequence.tokens), MHA_OK);
     float *full = malloc(LH * T * T * sizeof *full);
     memcpy(full, m.ws.weights, LH * T * T * sizeof *full);
     size_t right = 0;
@@ -384,7 +385,8 @@ Test(training_viewer, the_predictions_follow_training_live) {
             viz_tick(&s, 0.01);
         }
         cr_expect_eq(g->predicted_step, stops[k]);
-        induction_forward(&g->trainer.run.model, &ws, g->trainer.run.probe.tokens);
+        cr_assert_eq(induction_forward(&g->trainer.run.model, &ws, g->trainer.run.probe.tokens),
+                     MHA_OK);
         size_t differ = 0;
         for (size_t i = 0; i < T * V; i++)
             differ += ws.logits[i] != g->ws.logits[i];
