@@ -164,8 +164,10 @@ static void draw_score_table(viz_view *v, const viz_learning_layout *l, const he
         const int y = r.y + 24 + (int)k * l->score_row;
         const double p = sc->previous[k / H][k % H], q = sc->induction[k / H][k % H];
         char text[64];
+        const int words = l->score_row >= 16;     /* room for a line of text */
         snprintf(text, sizeof text, "L%zu H%zu", k / H + 1, k % H + 1);
-        viz_text(v, v->small, text, r.x, y + 7, 0, viz_ink, 0);
+        if (words)
+            viz_text(v, v->small, text, r.x, y + 7, 0, viz_ink, 0);
         for (int which = 0; which < 2; which++) {
             const double x = which ? q : p;
             const SDL_Rect box = {r.x + 44 + which * (bar + 40), y, bar, tall};
@@ -174,7 +176,8 @@ static void draw_score_table(viz_view *v, const viz_learning_layout *l, const he
                  which ? score_colour : source_colour);
             viz_fill(v, (SDL_Rect){box.x + bar / 2, box.y - 2, 1, tall + 4}, viz_white);
             snprintf(text, sizeof text, "%.2f", x);
-            viz_text(v, v->small, text, box.x + bar + 4, box.y + 7, 0, viz_ink, 0);
+            if (words)
+                viz_text(v, v->small, text, box.x + bar + 4, box.y + 7, 0, viz_ink, 0);
         }
     }
 }
