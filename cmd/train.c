@@ -144,7 +144,8 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
     induction_model start = {0};
     if (o.from) {
         char message[MHA_PATH_SIZE + 256];
-        if (induction_checkpoint_read(o.from, o.run.heads, &start, message, sizeof message) != MHA_OK) {
+        if (induction_checkpoint_read(o.from, o.run.heads, &start, message,
+                                      sizeof message) != MHA_OK) {
             mha_cli_error(err, "%s", message);
             return MHA_EXIT_FAILURE;
         }
@@ -196,7 +197,8 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
         }
         if (o.out_dir && status == MHA_EXIT_OK) {
             char message[MHA_PATH_SIZE + 256];
-            if (induction_checkpoint_write(o.out_dir, &trainer.model, message, sizeof message) != MHA_OK) {
+            if (induction_checkpoint_write(o.out_dir, &trainer.model, message,
+                                           sizeof message) != MHA_OK) {
                 mha_cli_error(err, "%s", message);
                 status = MHA_EXIT_FAILURE;
             } else {

@@ -107,7 +107,8 @@ mha_status induction_checkpoint_write(const char *dir, const induction_model *mo
         else if (f == 0 && (status = write_text(fd, text, length)) != MHA_OK)
             mha_fail(status, message, size, "%s/%s: write failed", dir, CHECKPOINT_METADATA);
         else if (f > 0 && (status = mha_npy_write_fd(fd, files[f - 1].data, files[f - 1].rank,
-                                                     files[f - 1].shape, why, sizeof why)) != MHA_OK)
+                                                     files[f - 1].shape, why,
+                                                     sizeof why)) != MHA_OK)
             mha_fail(status, message, size, "%s/%s: %s", dir, files[f - 1].name, why);
     }
     if (status == MHA_OK)

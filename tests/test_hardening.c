@@ -259,7 +259,8 @@ Test(hardening, absurd_shapes_are_refused_by_forward) {
     remove_dir(dir);
 }
 Test(hardening, checkpoint_metadata_is_checked_field_by_field) {
-    char dir[] = "/tmp/mha-checkpoint-XXXXXX", good[CHECKPOINT_TEXT_MAX], text[2 * CHECKPOINT_TEXT_MAX];
+    char dir[] = "/tmp/mha-checkpoint-XXXXXX", good[CHECKPOINT_TEXT_MAX];
+    char text[2 * CHECKPOINT_TEXT_MAX];
     induction_model m;
     make_checkpoint(dir, &m);
     const size_t length = induction_checkpoint_metadata(&m, good, sizeof good);
@@ -275,7 +276,8 @@ Test(hardening, checkpoint_metadata_is_checked_field_by_field) {
     memset(text, '#', sizeof text);
     memcpy(text, good, length);
     write_text_file(dir, "model.txt", text, CHECKPOINT_TEXT_MAX + 1);
-    expect_checkpoint_refused(dir, 0, MHA_ERR_FORMAT, "longer than 4096 bytes", "a long model.txt");
+    expect_checkpoint_refused(dir, 0, MHA_ERR_FORMAT, "longer than 4096 bytes",
+                              "a long model.txt");
     write_text_file(dir, "model.txt", good, length);
     char message[512];
     induction_model back;
@@ -296,8 +298,9 @@ Test(hardening, checkpoint_refuses_a_boolean_tensor_by_its_type) {
     npy[127] = '\n';
     memset(npy + 128, 1, 28);
     write_text_file(dir, "tok_emb.npy", npy, sizeof npy);
-    expect_checkpoint_refused(dir, 0, MHA_ERR_FORMAT, "tok_emb.npy: element type '|b1', expected float32",
-                   "a boolean tok_emb.npy");
+    expect_checkpoint_refused(dir, 0, MHA_ERR_FORMAT,
+                              "tok_emb.npy: element type '|b1', expected float32",
+                              "a boolean tok_emb.npy");
     char message[512];
     induction_model back;
     induction_checkpoint_read(dir, 0, &back, message, sizeof message);
@@ -315,14 +318,14 @@ Test(hardening, checkpoint_refuses_weights_that_are_not_finite) {
     values[2] = NAN;
     snprintf(path, sizeof path, "%s/layers.1.out_proj_bias.npy", dir);
     cr_assert_eq(mha_npy_write(path, values, 1, bias, message, sizeof message), MHA_OK);
-    expect_checkpoint_refused(dir, 0, MHA_ERR_FORMAT, "layers.1.out_proj_bias.npy: weight 2 is not finite",
-                   "a NaN");
+    expect_checkpoint_refused(dir, 0, MHA_ERR_FORMAT,
+                              "layers.1.out_proj_bias.npy: weight 2 is not finite", "a NaN");
     values[2] = 0, values[27] = -INFINITY;
     cr_assert_eq(mha_npy_write(path, values, 1, bias, message, sizeof message), MHA_OK);
     snprintf(path, sizeof path, "%s/unembed.npy", dir);
     cr_assert_eq(mha_npy_write(path, values, 2, emb, message, sizeof message), MHA_OK);
-    expect_checkpoint_refused(dir, 0, MHA_ERR_FORMAT, "unembed.npy: weight 27 is not finite (-inf)",
-                   "an infinity");
+    expect_checkpoint_refused(dir, 0, MHA_ERR_FORMAT,
+                              "unembed.npy: weight 27 is not finite (-inf)", "an infinity");
     induction_model_free(&m);
     remove_checkpoint(dir);
 }
@@ -332,8 +335,9 @@ Test(hardening, checkpoint_of_format_0_is_refused_by_name_or_read) {
     make_checkpoint(dir, &m);
     snprintf(path, sizeof path, "%s/model.txt", dir);
     cr_assert_eq(unlink(path), 0);
-    expect_checkpoint_refused(dir, 0, MHA_ERR_IO, "model.txt: No such file or directory; a checkpoint of "
-                   "format 0", "format 0, heads unknown");
+    expect_checkpoint_refused(dir, 0, MHA_ERR_IO,
+                              "model.txt: No such file or directory; a checkpoint of format 0",
+                              "format 0, heads unknown");
     cr_assert_eq(induction_checkpoint_read(dir, 2, &back, message, sizeof message), MHA_OK,
                  "%s", message);
     cr_expect(back.heads == 2 && back.layers == 2 && back.vocab == 7 && back.length == 8 &&
