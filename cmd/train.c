@@ -17,7 +17,7 @@
 
 struct train_command {
     size_t steps, every, seed;
-    const char *out_dir, *history;
+    const char *out_dir, *from, *history;
     trainer_config run;
 };
 
@@ -25,23 +25,26 @@ static void train_usage(FILE *out, const struct train_command *d)
 {
     fprintf(out,
         "usage: mha train [--steps N] [--seed S] [--layers 1|2] [--every K] [--out DIR]\n"
-        "                 [--history FILE] [--batch B] [--vocab V] [--length T]\n"
-        "                 [--dim E] [--heads H] [--lr RATE]\n"
+        "                 [--from DIR] [--history FILE] [--batch B] [--vocab V]\n"
+        "                 [--length T] [--dim E] [--heads H] [--lr RATE]\n"
         "Trains an attention-only model on random sequences that repeat a segment, and\n"
         "prints every K steps: the loss, the accuracy on the repeated tokens, and each\n"
         "head's previous-token and induction scores (layer by layer, heads separated by\n"
         "commas, layers by '|').  Defaults: --steps %zu --seed %zu --layers %zu --every %zu\n"
         "--batch %zu --vocab %zu --length %zu --dim %zu --heads %zu --lr %g.  --out DIR\n"
-        "saves the model as .npy files; --history FILE writes the progress as a table.\n",
+        "saves the model as a checkpoint (model.txt and .npy files); --from DIR starts\n"
+        "from the weights of the checkpoint in DIR, whose sizes replace the options'\n"
+        "(one of format 0, without model.txt, has --heads heads); --history FILE writes\n"
+        "the progress as a table.\n",
         d->steps, d->seed, d->run.layers, d->every, d->run.batch, d->run.vocab,
         d->run.length, d->run.embed_dim, d->run.heads, d->run.optimiser.learning_rate);
 }
 static int parse_train_options(int argc, char **argv, struct train_command *o, int *help,
                                FILE *err)
 {
-    const char *names[] = {"--steps", "--every", "--batch", "--vocab", "--length",
+    const char *names[] = {"--every", "--batch", "--vocab", "--length",
                            "--dim", "--heads", "--layers", "--seed"};
-    size_t *fields[] = {&o->steps, &o->every, &o->run.batch, &o->run.vocab, &o->run.length,
+    size_t *fields[] = {&o->every, &o->run.batch, &o->run.vocab, &o->run.length,
                         &o->run.embed_dim, &o->run.heads, &o->run.layers, &o->seed};
     for (int i = 1; i < argc; i++) {
         const char *value = NULL;
@@ -51,6 +54,7 @@ static int parse_train_options(int argc, char **argv, struct train_command *o, i
             return MHA_EXIT_OK;
         }
         if ((r = mha_option_value(argc, argv, &i, "--out", &o->out_dir, err)) ||
+            (r = mha_option_value(argc, argv, &i, "--from", &o->from, err)) ||
             (r = mha_option_value(argc, argv, &i, "--history", &o->history, err))) {
             if (r < 0) return MHA_EXIT_USAGE;
             continue;
@@ -64,6 +68,13 @@ static int parse_train_options(int argc, char **argv, struct train_command *o, i
                 mha_cli_error(err, "--lr: '%s' is not a learning rate in (0, 1]", value);
                 return MHA_EXIT_USAGE;
             }
+            continue;
+        }
+        if ((r = mha_option_value(argc, argv, &i, "--steps", &value, err)) != 0) {
+            const int none = r > 0 && strcmp(value, "0") == 0;       /* save the start, untrained */
+            if (r < 0 || (!none && mha_parse_size("--steps", value, &o->steps, err) != 0))
+                return MHA_EXIT_USAGE;
+            o->steps = none ? 0 : o->steps;
             continue;
         }
         for (size_t n = 0; n < sizeof names / sizeof names[0] && !matched; n++)
@@ -94,7 +105,7 @@ static int write_history(FILE *file, void *context)
 }
 int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
 {
-    struct train_command o = {1000, 100, (size_t)trainer_defaults.seed, NULL, NULL,
+    struct train_command o = {1000, 100, (size_t)trainer_defaults.seed, NULL, NULL, NULL,
                               trainer_defaults};
     int help = 0, status = parse_train_options(argc, argv, &o, &help, err);
     if (status != MHA_EXIT_OK || help) {
@@ -130,6 +141,17 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
         mha_cli_error(err, "%s", where);
         return MHA_EXIT_FAILURE;
     }
+    induction_model start = {0};
+    if (o.from) {
+        char message[MHA_PATH_SIZE + 256];
+        if (induction_checkpoint_read(o.from, o.run.heads, &start, message,
+                                      sizeof message) != MHA_OK) {
+            mha_cli_error(err, "%s", message);
+            return MHA_EXIT_FAILURE;
+        }
+        o.run.vocab = start.vocab, o.run.length = start.length, o.run.embed_dim = start.embed_dim;
+        o.run.heads = start.heads, o.run.layers = start.layers;
+    }
     o.run.seed = o.seed;
     #if defined(__GLIBC__)
     mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
@@ -146,6 +168,8 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
         mha_cli_error(err, "%s: %s", o.history, strerror(errno));
         status = MHA_EXIT_FAILURE;
     } else {
+        if (o.from)
+            memcpy(trainer.model.params, start.params, start.count * sizeof(float));
         if (history)
             fprintf(history, "step\tloss\taccuracy\tlayer\thead\tprevious\tinduction\n");
         const double started = seconds_since_start(0);
@@ -178,15 +202,16 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
             }
         }
         if (o.out_dir && status == MHA_EXIT_OK) {
-            checkpoint_file table[CHECKPOINT_FILES_MAX];
-            struct output_file files[CHECKPOINT_FILES_MAX];
-            const size_t n = induction_checkpoint_files(&trainer.model, table);
-            for (size_t i = 0; i < n; i++)
-                files[i] = (struct output_file){table[i].name, table[i].data, table[i].rank,
-                                                table[i].shape};
-            status = write_files(o.out_dir, (int)n, files, err);
-            if (status == MHA_EXIT_OK)
-                fprintf(out, "mha train: wrote %zu files to %s\n", n, o.out_dir);
+            char message[MHA_PATH_SIZE + 256];
+            if (induction_checkpoint_write(o.out_dir, &trainer.model, message,
+                                           sizeof message) != MHA_OK) {
+                mha_cli_error(err, "%s", message);
+                status = MHA_EXIT_FAILURE;
+            } else {
+                checkpoint_file table[CHECKPOINT_FILES_MAX];
+                fprintf(out, "mha train: wrote %s and %zu tensors to %s\n", CHECKPOINT_METADATA,
+                        induction_checkpoint_files(&trainer.model, table), o.out_dir);
+            }
         }
     }
     if (history && fclose(history) != 0 && status == MHA_EXIT_OK) {
@@ -202,5 +227,6 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
     }
     free(text.bytes);
     induction_trainer_free(&trainer);
+    induction_model_free(&start);
     return status;
 }

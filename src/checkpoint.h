@@ -1,17 +1,27 @@
 /* generated from chapters/23-train-command.nw; edit the book, not this file */
 #ifndef MHA_CHECKPOINT_H
 #define MHA_CHECKPOINT_H
-/* A trained model's checkpoint: a directory of .npy files, one per tensor,
+/* A trained model's checkpoint: a directory holding model.txt, which names
+   the format and its version, the kind of model, its sizes (layers, heads,
+   V, T, E) and every tensor's file and shape, and one .npy file per tensor,
    each layer's under the names of PyTorch's nn.MultiheadAttention
-   ("layers.0.in_proj_weight.npy").  induction_checkpoint_files lists them
-   (the command writes them); induction_checkpoint_read, if it fails, returns
-   its status (MHA_ERR_IO for a missing or unwritable file
-   or directory, MHA_ERR_SHAPE for a tensor of the wrong shape, MHA_ERR_FORMAT
-   for a file that is not .npy, MHA_ERR_NOMEM) and writes one line naming the
-   file into message; nothing is printed. */
+   ("layers.0.in_proj_weight.npy").  induction_checkpoint_files lists the
+   tensors; induction_checkpoint_write writes them and model.txt, all or
+   nothing; induction_checkpoint_read reads them back, checking every field
+   of model.txt, every shape and every value.  A checkpoint of format 0, the
+   .npy files without model.txt, does not record its heads: it is read when
+   legacy_heads gives them and refused, by name, when legacy_heads is 0.  A
+   function that fails returns its status (MHA_ERR_IO for a missing or
+   unwritable file or directory, MHA_ERR_FORMAT for a model.txt or .npy file
+   that is malformed or holds a weight that is not finite, MHA_ERR_SHAPE for
+   sizes or a shape that do not fit, MHA_ERR_ARG for a directory name too
+   long, MHA_ERR_NOMEM) and writes one line naming the file into message;
+   nothing is printed. */
 #include "learning.h"
 
-enum { CHECKPOINT_FILES_MAX = 3 + 4 * LEARNING_MAX_LAYERS };
+#define CHECKPOINT_METADATA "model.txt"
+enum { CHECKPOINT_FORMAT = 1, CHECKPOINT_FILES_MAX = 3 + 4 * LEARNING_MAX_LAYERS,
+       CHECKPOINT_TEXT_MAX = 4096 };
 typedef struct checkpoint_file {
     char name[48];                 /* in the directory: "layers.1.out_proj_bias.npy" */
     size_t rank, shape[2];
@@ -19,6 +29,9 @@ typedef struct checkpoint_file {
 } checkpoint_file;
 size_t induction_checkpoint_files(const induction_model *model,
                                   checkpoint_file files[CHECKPOINT_FILES_MAX]);
-mha_status induction_checkpoint_read(const char *dir, size_t heads, induction_model *model,
-                                     char *message, size_t size);
+size_t induction_checkpoint_metadata(const induction_model *model, char *text, size_t size);
+mha_status induction_checkpoint_write(const char *dir, const induction_model *model,
+                                      char *message, size_t size);
+mha_status induction_checkpoint_read(const char *dir, size_t legacy_heads,
+                                     induction_model *model, char *message, size_t size);
 #endif

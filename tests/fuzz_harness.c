@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "checkpoint.h"
 #include "cli.h"
 #include "fuzz_harness.h"
 #include "mha.h"
@@ -432,4 +433,82 @@ void fuzz_forward_one(const uint8_t *data, size_t size)
     }
     free(naive.out); free(naive.weights);
     free(floats); free(bytes); free(p.floats); free(p.bytes);
+}
+static void write_fuzz_checkpoint(const uint8_t *data, size_t size)
+{
+    static induction_model model;
+    static checkpoint_file files[CHECKPOINT_FILES_MAX];
+    char message[256], path[64];
+    if (model.params == NULL && induction_model_init(&model, 5, 6, 4, 2, 2, 11) != MHA_OK)
+        fail("checkpoint: cannot make the model");
+    const size_t n = induction_checkpoint_files(&model, files);
+    mkdir("ck", 0700);
+    for (size_t f = 0; f < n; f++) {
+        snprintf(path, sizeof path, "ck/%.47s", files[f].name);
+        if (mha_npy_write(path, files[f].data, files[f].rank, files[f].shape, message,
+                          sizeof message) != MHA_OK)
+            fail("checkpoint: cannot write %s: %s", path, message);
+    }
+    const uint8_t *text = size > 0 ? data + 1 : data, *end = data + size;
+    const uint8_t *zero = memchr(text, 0, (size_t)(end - text));
+    const size_t text_size = (size_t)((zero != NULL ? zero : end) - text);
+    if (text_size > 0)
+        write_file("ck/model.txt", text, text_size);
+    else
+        unlink("ck/model.txt");
+    const size_t which = size > 0 ? (data[0] & 15u) : n;
+    if (zero != NULL && which < n) {
+        snprintf(path, sizeof path, "ck/%.47s", files[which].name);
+        write_file(path, zero + 1, (size_t)(end - zero - 1));
+    }
+}
+static void check_checkpoint_refusal(mha_status status, const induction_model *m,
+                                     const char *message)
+{
+    static const induction_model empty;
+    if (status <= MHA_OK || status >= MHA_STATUS_COUNT)
+        fail("checkpoint: status %d is not an error", (int)status);
+    if (message[0] == '\0' || strchr(message, '\n') != NULL || strstr(message, "ck") == NULL)
+        fail("checkpoint: status %d with message '%s': want one line naming ck", (int)status,
+             message);
+    if (memcmp(m, &empty, sizeof empty) != 0)
+        fail("checkpoint: refused with '%s' but left a model", message);
+}
+static void check_checkpoint(const induction_model *m)
+{
+    const size_t V = m->vocab, T = m->length, E = m->embed_dim;
+    char message[256];
+    induction_model again;
+    if (m->layers < 1 || m->layers > LEARNING_MAX_LAYERS || m->heads < 1 ||
+        m->heads > LEARNING_MAX_HEADS || E % m->heads != 0 || V < 2 || T < 6 ||
+        m->count != 2 * V * E + T * E + m->layers * (4 * E * E + 4 * E))
+        fail("checkpoint: accepted %zu layers, %zu heads, V %zu, T %zu, E %zu, %zu weights",
+             m->layers, m->heads, V, T, E, m->count);
+    if (mha_first_nonfinite(m->params, m->count, 0) < m->count)
+        fail("checkpoint: accepted a weight that is not finite");
+    mkdir("ck-again", 0700);
+    if (induction_checkpoint_write("ck-again", m, message, sizeof message) != MHA_OK)
+        fail("checkpoint: cannot write back what was read: %s", message);
+    if (induction_checkpoint_read("ck-again", 0, &again, message, sizeof message) != MHA_OK)
+        fail("checkpoint: cannot read back what was written: %s", message);
+    if (again.layers != m->layers || again.heads != m->heads || again.vocab != V ||
+        again.length != T || again.embed_dim != E ||
+        memcmp(again.params, m->params, m->count * sizeof(float)) != 0)
+        fail("checkpoint: the round trip changed the model");
+    induction_model_free(&again);
+}
+void fuzz_checkpoint_one(const uint8_t *data, size_t size)
+{
+    char message[256] = "";
+    induction_model m;
+    write_fuzz_checkpoint(data, size);
+    const size_t legacy_heads = size > 0 ? (data[0] >> 4 & 3u) : 0;
+    const mha_status status = induction_checkpoint_read("ck", legacy_heads, &m, message,
+                                                        sizeof message);
+    if (status != MHA_OK) {
+        check_checkpoint_refusal(status, &m, message);
+        return;
+    }
+    check_checkpoint(&m);
+    induction_model_free(&m);
 }

@@ -13,4 +13,5 @@ void fuzz_teardown(void);          /* leave it and remove it */
 void fuzz_npy_one(const uint8_t *data, size_t size);
 void fuzz_cli_one(const uint8_t *data, size_t size);
 void fuzz_forward_one(const uint8_t *data, size_t size);
+void fuzz_checkpoint_one(const uint8_t *data, size_t size);
 #endif

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include "check.h"
+#include "checkpoint.h"
 #include "cli.h"
 #include "fuzz_harness.h"
 #include "npy.h"
@@ -43,6 +44,65 @@ static void expect_one_line(const struct cli_result *r, int status, const char *
     cr_expect(strstr(r->err, needle) != NULL, "'%s' not in: %s", needle, r->err);
 }
 
+static void make_checkpoint(char *dir, induction_model *m)
+{
+    char message[512];
+    cr_assert_not_null(mkdtemp(dir));
+    cr_assert_eq(induction_model_init(m, 7, 8, 4, 2, 2, 3), MHA_OK);
+    cr_assert_eq(induction_checkpoint_write(dir, m, message, sizeof message), MHA_OK, "%s",
+                 message);
+}
+
+static void remove_checkpoint(const char *dir)
+{
+    char command[256];
+    snprintf(command, sizeof command, "rm -rf %s", dir);
+    cr_expect_eq(system(command), 0);
+}
+
+static void write_text_file(const char *dir, const char *name, const char *text, size_t length)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f != NULL && fwrite(text, 1, length, f) == length && fclose(f) == 0, "%s", path);
+}
+
+static void expect_checkpoint_refused(const char *dir, size_t legacy_heads, mha_status status,
+                           const char *needle, const char *what)
+{
+    char message[512] = "";
+    induction_model m;
+    cr_expect_eq(induction_checkpoint_read(dir, legacy_heads, &m, message, sizeof message),
+                 status, "%s: status, with '%s'", what, message);
+    cr_expect(strstr(message, needle) != NULL, "%s: '%s' not in '%s'", what, needle, message);
+    cr_expect(strchr(message, '\n') == NULL && strstr(message, dir) != NULL,
+              "%s: want one line naming the file: '%s'", what, message);
+    cr_expect_null(m.params, "%s: nothing is left allocated", what);
+}
+static const struct metadata_case {
+    const char *from, *to;
+    mha_status status;
+    const char *needle;
+} metadata_cases[] = {
+    {"mha-checkpoint 1", "mha-checkpoint 2", MHA_ERR_FORMAT, "format version '2'"},
+    {"format mha-checkpoint 1", "format npy", MHA_ERR_FORMAT, "line 1"},
+    {"model induction", "model gpt", MHA_ERR_FORMAT, "line 2"},
+    {"heads 2\n", "", MHA_ERR_FORMAT, "must all be given"},
+    {"heads 2\n", "heads 2\nheads 2\n", MHA_ERR_FORMAT, "'heads' must appear once"},
+    {"vocab 7\n", "vocab -7\n", MHA_ERR_FORMAT, "'vocab' must appear once"},
+    {"heads 2\n", "heads 3\n", MHA_ERR_SHAPE, "not a model the trainer makes"},
+    {"vocab 7\n", "vocab 999999999\n", MHA_ERR_SHAPE, "not a model the trainer makes"},
+    {"layers 2\n", "layers 3\n", MHA_ERR_SHAPE, "not a model the trainer makes"},
+    {"tensor unembed.npy 7 4\n", "", MHA_ERR_SHAPE, "tensor 3 is layers.0.in_proj_weight.npy"},
+    {"pos_emb.npy 8 4", "pos_emb.npy 8 5", MHA_ERR_SHAPE, "tensor 2 is pos_emb.npy (8, 5)"},
+    {"layers 2\n", "layers 1\n", MHA_ERR_SHAPE, "expected none"},
+    {"dim 4\n", "dim 4\ncolour blue\n", MHA_ERR_FORMAT, "unknown key 'colour'"},
+    {"dim 4\n", "dim 4 \n", MHA_ERR_FORMAT, "not words separated by single spaces"},
+    {"dim 4\n", "dim\t4\n", MHA_ERR_FORMAT, "is not printable text"},
+    {"layers.1.out_proj_bias.npy 4\n", "layers.1.out_proj_bias.npy 4", MHA_ERR_FORMAT,
+     "does not end"},
+};
 typedef int poisoned_fn(size_t index, const mha_shape *s, int is_weight);
 
 static void expect_poisoned(const char *what, const float *got, const float *clean, size_t n,
@@ -222,6 +282,135 @@ Test(hardening, absurd_shapes_are_refused_by_forward) {
     free_result(&r);
     remove_dir(dir);
 }
+Test(hardening, checkpoint_metadata_is_checked_field_by_field) {
+    char dir[] = "/tmp/mha-checkpoint-XXXXXX", good[CHECKPOINT_TEXT_MAX];
+    char text[2 * CHECKPOINT_TEXT_MAX];
+    induction_model m;
+    make_checkpoint(dir, &m);
+    const size_t length = induction_checkpoint_metadata(&m, good, sizeof good);
+    for (size_t c = 0; c < sizeof metadata_cases / sizeof metadata_cases[0]; c++) {
+        const struct metadata_case *k = &metadata_cases[c];
+        const char *at = strstr(good, k->from);
+        cr_assert_not_null(at, "case %zu: '%s' not in model.txt", c, k->from);
+        const int n = snprintf(text, sizeof text, "%.*s%s%s", (int)(at - good), good, k->to,
+                               at + strlen(k->from));
+        write_text_file(dir, "model.txt", text, (size_t)n);
+        expect_checkpoint_refused(dir, 0, k->status, k->needle, k->to);
+    }
+    memset(text, '#', sizeof text);
+    memcpy(text, good, length);
+    write_text_file(dir, "model.txt", text, CHECKPOINT_TEXT_MAX + 1);
+    expect_checkpoint_refused(dir, 0, MHA_ERR_FORMAT, "longer than 4096 bytes",
+                              "a long model.txt");
+    write_text_file(dir, "model.txt", good, length);
+    char message[512];
+    induction_model back;
+    cr_expect_eq(induction_checkpoint_read(dir, 0, &back, message, sizeof message), MHA_OK,
+                 "%s", message);
+    induction_model_free(&back);
+    induction_model_free(&m);
+    remove_checkpoint(dir);
+}
+Test(hardening, checkpoint_refuses_a_boolean_tensor_by_its_type) {
+    char dir[] = "/tmp/mha-checkpoint-XXXXXX", npy[128 + 28] = "\x93NUMPY\x01";
+    induction_model m;
+    make_checkpoint(dir, &m);
+    const char *header = "{'descr': '|b1', 'fortran_order': False, 'shape': (7, 4), }";
+    memset(npy + 8, ' ', 120);
+    npy[8] = 118, npy[9] = 0;                      /* header length: 128 bytes in all */
+    memcpy(npy + 10, header, strlen(header));
+    npy[127] = '\n';
+    memset(npy + 128, 1, 28);
+    write_text_file(dir, "tok_emb.npy", npy, sizeof npy);
+    expect_checkpoint_refused(dir, 0, MHA_ERR_FORMAT,
+                              "tok_emb.npy: element type '|b1', expected float32",
+                              "a boolean tok_emb.npy");
+    char message[512];
+    induction_model back;
+    induction_checkpoint_read(dir, 0, &back, message, sizeof message);
+    cr_expect(strstr(message, "(0, 0)") == NULL, "%s", message);
+    induction_model_free(&m);
+    remove_checkpoint(dir);
+}
+
+Test(hardening, checkpoint_refuses_weights_that_are_not_finite) {
+    char dir[] = "/tmp/mha-checkpoint-XXXXXX", path[256], message[512];
+    induction_model m;
+    make_checkpoint(dir, &m);
+    const size_t bias[1] = {4}, emb[2] = {7, 4};
+    float values[28] = {0};
+    values[2] = NAN;
+    snprintf(path, sizeof path, "%s/layers.1.out_proj_bias.npy", dir);
+    cr_assert_eq(mha_npy_write(path, values, 1, bias, message, sizeof message), MHA_OK);
+    expect_checkpoint_refused(dir, 0, MHA_ERR_FORMAT,
+                              "layers.1.out_proj_bias.npy: weight 2 is not finite", "a NaN");
+    values[2] = 0, values[27] = -INFINITY;
+    cr_assert_eq(mha_npy_write(path, values, 1, bias, message, sizeof message), MHA_OK);
+    snprintf(path, sizeof path, "%s/unembed.npy", dir);
+    cr_assert_eq(mha_npy_write(path, values, 2, emb, message, sizeof message), MHA_OK);
+    expect_checkpoint_refused(dir, 0, MHA_ERR_FORMAT,
+                              "unembed.npy: weight 27 is not finite (-inf)", "an infinity");
+    induction_model_free(&m);
+    remove_checkpoint(dir);
+}
+Test(hardening, checkpoint_of_format_0_is_refused_by_name_or_read) {
+    char dir[] = "/tmp/mha-checkpoint-XXXXXX", path[256], message[512];
+    induction_model m, back;
+    make_checkpoint(dir, &m);
+    snprintf(path, sizeof path, "%s/model.txt", dir);
+    cr_assert_eq(unlink(path), 0);
+    expect_checkpoint_refused(dir, 0, MHA_ERR_IO,
+                              "model.txt: No such file or directory; a checkpoint of format 0",
+                              "format 0, heads unknown");
+    cr_assert_eq(induction_checkpoint_read(dir, 2, &back, message, sizeof message), MHA_OK,
+                 "%s", message);
+    cr_expect(back.heads == 2 && back.layers == 2 && back.vocab == 7 && back.length == 8 &&
+              back.embed_dim == 4 && back.count == m.count);
+    cr_expect(memcmp(back.params, m.params, m.count * sizeof(float)) == 0);
+    induction_model_free(&back);
+    induction_model_free(&m);
+    remove_checkpoint(dir);
+}
+Test(hardening, train_from_rewrites_a_checkpoint_bit_for_bit, .timeout = 60) {
+    char old[] = "/tmp/mha-checkpoint-XXXXXX", fresh[] = "/tmp/mha-checkpoint-XXXXXX";
+    char path[256], command[600];
+    induction_model m;
+    make_checkpoint(old, &m);
+    cr_assert_not_null(mkdtemp(fresh));
+    snprintf(path, sizeof path, "%s/model.txt", old);
+    cr_assert_eq(unlink(path), 0);
+    struct cli_result r = run_command((char *[]){"mha", "train", "--from", old, "--steps", "0",
+                                                 "--out", fresh, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    checkpoint_file files[CHECKPOINT_FILES_MAX];
+    const size_t n = induction_checkpoint_files(&m, files);
+    for (size_t f = 0; f < n; f++) {
+        snprintf(command, sizeof command, "cmp -s %s/%s %s/%s", old, files[f].name, fresh,
+                 files[f].name);
+        cr_expect_eq(system(command), 0, "%s differs", files[f].name);
+    }
+    snprintf(path, sizeof path, "%s/model.txt", fresh);
+    cr_expect_eq(access(path, F_OK), 0, "no model.txt was written");
+    induction_model_free(&m);
+    remove_checkpoint(old);
+    remove_checkpoint(fresh);
+}
+Test(hardening, committed_model_is_format_1) {
+    char message[512], text[CHECKPOINT_TEXT_MAX], committed[CHECKPOINT_TEXT_MAX + 1];
+    induction_model m;
+    cr_assert_eq(induction_checkpoint_read("../models/induction", 0, &m, message, sizeof message),
+                 MHA_OK, "%s", message);
+    const size_t length = induction_checkpoint_metadata(&m, text, sizeof text);
+    FILE *f = fopen("../models/induction/model.txt", "rb");
+    cr_assert_not_null(f);
+    const size_t got = fread(committed, 1, sizeof committed, f);
+    fclose(f);
+    cr_expect(got == length && memcmp(committed, text, length) == 0, "model.txt differs");
+    cr_expect(m.layers == 2 && m.heads == 2);
+    induction_model_free(&m);
+}
+Test(fuzz_replay, checkpoint) { replay("checkpoint", fuzz_checkpoint_one, 5); }
 Test(nan_policy, first_nonfinite_finds_the_first_bad_value) {
     const float x[] = {0.0f, -FLT_MAX, FLT_MAX, 1e-45f, -INFINITY, NAN, INFINITY};
     cr_expect_eq(mha_first_nonfinite(x, 4, 0), 4);

@@ -8,27 +8,37 @@ static const SDL_Color source_colour = {110, 170, 255, 255}, copy_colour = {250,
 const SDL_Color viz_right_colour = {40, 170, 90, 255};
 void viz_learning_layout_compute(int width, int height, viz_learning_layout *l)
 {
+    viz_learning_layout_for(width, height, VIZ_LEARN_LAYERS, VIZ_LEARN_HEADS, VIZ_LEARN_LENGTH, l);
+}
+
+void viz_learning_layout_for(int width, int height, size_t layers, size_t heads, size_t length,
+                             viz_learning_layout *l)
+{
     enum { M = 14, TOP = 78, TITLE = 32, LABELS = 34 };
+    const int H = (int)heads, layer_rows = (int)layers, maps = H * layer_rows;
     l->width = width, l->height = height;
+    l->layers = layers, l->heads = heads, l->length = length;
     l->banner_y = 46;
     l->status_y = height - 52;
     const int panel_h = (l->status_y - TOP) * 30 / 100 > 110 ? (l->status_y - TOP) * 30 / 100 : 110;
     l->panel = (SDL_Rect){M + 44, l->status_y - panel_h, width - 2 * M - 44 - 44, panel_h - 26};
     const int avail = l->panel.y - 44 - TOP, left = width * 30 / 100;   /* room for a legend */
-    int side = (left - 3 * M) / 2 < (avail - 2 * (TITLE + M)) / 2
-             ? (left - 3 * M) / 2 : (avail - 2 * (TITLE + M)) / 2;
+    int side = (left - (H + 1) * M) / H < (avail - layer_rows * (TITLE + M)) / layer_rows
+             ? (left - (H + 1) * M) / H : (avail - layer_rows * (TITLE + M)) / layer_rows;
     side = side < 8 ? 8 : side;
-    for (int k = 0; k < VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS; k++)
-        l->maps[k] = (SDL_Rect){M + (k % 2) * (side + M),
-                                TOP + (k / 2) * (side + TITLE + M) + TITLE, side, side};
+    for (int k = 0; k < maps; k++)                 /* a row of heads per layer */
+        l->maps[k] = (SDL_Rect){M + (k % H) * (side + M),
+                                TOP + (k / H) * (side + TITLE + M) + TITLE, side, side};
     const int bx = left + M + LABELS, by = TOP + LABELS;
     int big = width - bx - M - 60 - 260 < avail - LABELS ? width - bx - M - 60 - 260
                                                           : avail - LABELS;
     big = big < 8 ? 8 : big;
     l->big = (SDL_Rect){bx, by, big, big};
     l->legend = (SDL_Rect){bx + big + 14, by, 14, big};
+    const int room = avail - LABELS - 24 - 12 - (22 + VIZ_TOP_TOKENS * 18);
+    l->score_row = maps * 22 <= room ? 22 : room / maps > 6 ? room / maps : 6;
     l->scores = (SDL_Rect){l->legend.x + 56, by, width - M - (l->legend.x + 56),
-                           24 + VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS * 22};
+                           24 + maps * l->score_row};
     l->predictions = (SDL_Rect){l->scores.x, l->scores.y + l->scores.h + 12, l->scores.w,
                                 22 + VIZ_TOP_TOKENS * 18};
 }
@@ -73,14 +83,14 @@ static void draw_token_labels(viz_view *v, const induction_batch *b, size_t rows
 int viz_learning_hit(const viz_learning_layout *l, size_t focus, int x, int y, int *head,
                      int *row, int *col)
 {
-    const int maps = VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS;
+    const int maps = (int)(l->layers * l->heads);
     for (int m = 0; m <= maps; m++) {
         const SDL_Rect *r = m < maps ? &l->maps[m] : &l->big;
         if (x < r->x || y < r->y || x >= r->x + r->w || y >= r->y + r->h)
             continue;
         *head = m < maps ? m : (int)focus;
-        *col = (int)((size_t)(x - r->x) * VIZ_LEARN_LENGTH / (size_t)r->w);
-        *row = (int)((size_t)(y - r->y) * VIZ_LEARN_LENGTH / (size_t)r->h);
+        *col = (int)((size_t)(x - r->x) * l->length / (size_t)r->w);
+        *row = (int)((size_t)(y - r->y) * l->length / (size_t)r->h);
         return m < maps ? 1 : 2;
     }
     return 0;
@@ -90,7 +100,7 @@ static void draw_learning_hover(viz_view *v, const viz_state *s, const viz_learn
                                 const float *weights, const induction_batch *b, size_t rows,
                                 size_t focus)
 {
-    const size_t T = b->length, H = VIZ_LEARN_HEADS;
+    const size_t T = b->length, H = l->heads;
     const int i = s->hover_row, j = s->hover_col;
     if (s->hover_head != (int)focus || i < 0 || j < 0 || (size_t)i >= T || (size_t)j >= T)
         return;
@@ -121,8 +131,8 @@ static void draw_heads(viz_view *v, const viz_state *s, const viz_learning_layou
                        const float *weights, const induction_batch *b, size_t rows,
                        const head_scores *scores, size_t focus)
 {
-    const size_t T = b->length, H = VIZ_LEARN_HEADS;
-    for (size_t k = 0; k < VIZ_LEARN_LAYERS * H; k++) {
+    const size_t T = b->length, H = l->heads;
+    for (size_t k = 0; k < l->layers * H; k++) {
         const SDL_Rect r = l->maps[k];
         char title[96];
         snprintf(title, sizeof title, "layer %zu head %zu", k / H + 1, k % H + 1);
@@ -148,22 +158,26 @@ static void draw_score_table(viz_view *v, const viz_learning_layout *l, const he
     const int bar = (r.w - 44 - 2 * 40) / 2 > 10 ? (r.w - 44 - 2 * 40) / 2 : 10;
     viz_text(v, v->small, "previous-token", r.x + 44, r.y + 8, 0, source_colour, 0);
     viz_text(v, v->small, "induction", r.x + 44 + bar + 40, r.y + 8, 0, score_colour, 0);
-    for (size_t k = 0; k < VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS; k++) {
-        const int y = r.y + 24 + (int)k * 22;
-        const double p = sc->previous[k / VIZ_LEARN_HEADS][k % VIZ_LEARN_HEADS],
-                     q = sc->induction[k / VIZ_LEARN_HEADS][k % VIZ_LEARN_HEADS];
+    const size_t H = l->heads;
+    const int tall = l->score_row * 14 / 22;         /* 14 pixels at the full pitch */
+    for (size_t k = 0; k < l->layers * H; k++) {
+        const int y = r.y + 24 + (int)k * l->score_row;
+        const double p = sc->previous[k / H][k % H], q = sc->induction[k / H][k % H];
         char text[64];
-        snprintf(text, sizeof text, "L%zu H%zu", k / VIZ_LEARN_HEADS + 1, k % VIZ_LEARN_HEADS + 1);
-        viz_text(v, v->small, text, r.x, y + 7, 0, viz_ink, 0);
+        const int words = l->score_row >= 16;     /* room for a line of text */
+        snprintf(text, sizeof text, "L%zu H%zu", k / H + 1, k % H + 1);
+        if (words)
+            viz_text(v, v->small, text, r.x, y + 7, 0, viz_ink, 0);
         for (int which = 0; which < 2; which++) {
             const double x = which ? q : p;
-            const SDL_Rect box = {r.x + 44 + which * (bar + 40), y, bar, 14};
+            const SDL_Rect box = {r.x + 44 + which * (bar + 40), y, bar, tall};
             viz_fill(v, box, viz_undecoded);
-            viz_fill(v, (SDL_Rect){box.x, box.y, (int)lround(bar * fmin(fmax(x, 0), 1)), 14},
+            viz_fill(v, (SDL_Rect){box.x, box.y, (int)lround(bar * fmin(fmax(x, 0), 1)), tall},
                  which ? score_colour : source_colour);
-            viz_fill(v, (SDL_Rect){box.x + bar / 2, box.y - 2, 1, 18}, viz_white);
+            viz_fill(v, (SDL_Rect){box.x + bar / 2, box.y - 2, 1, tall + 4}, viz_white);
             snprintf(text, sizeof text, "%.2f", x);
-            viz_text(v, v->small, text, box.x + bar + 4, box.y + 7, 0, viz_ink, 0);
+            if (words)
+                viz_text(v, v->small, text, box.x + bar + 4, box.y + 7, 0, viz_ink, 0);
         }
     }
 }
@@ -352,8 +366,10 @@ static void draw_trained(viz_view *v, const viz_state *s, const viz_trained *m,
                          const viz_learning_layout *l)
 {
     char line[512];
-    snprintf(line, sizeof line, "trained model (%zu layers, mha train --out): token %zu of %zu   %s",
-             m->model.layers, m->step, m->model.length, s->playing ? "playing" : "paused");
+    snprintf(line, sizeof line, "trained model (%zu %s of %zu %s, mha train --out): token %zu "
+             "of %zu   %s", m->model.layers, m->model.layers == 1 ? "layer" : "layers",
+             m->model.heads, m->model.heads == 1 ? "head" : "heads", m->step, m->model.length,
+             s->playing ? "playing" : "paused");
     viz_text(v, v->font, line, 14, 20, 0, viz_ink, 0);
     draw_heads(v, s, l, m->weights, &m->sequence, m->step, &m->scores, m->focus);
     draw_score_table(v, l, &m->scores);
@@ -384,8 +400,9 @@ void viz_draw_training(viz_view *v, const viz_state *s, const void *training,
 void viz_draw_trained(viz_view *v, const viz_state *s, const void *trained,
                       int width, int height)
 {
+    const viz_trained *m = trained;
     viz_learning_layout l;
-    viz_learning_layout_compute(width, height, &l);
+    viz_learning_layout_for(width, height, m->model.layers, m->model.heads, m->model.length, &l);
     draw_trained(v, s, trained, &l);
     draw_message(v, s, width);
 }

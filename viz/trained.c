@@ -25,8 +25,7 @@ void viz_token_label(int token, char label[8])
 mha_status viz_trained_load(viz_trained *m, const char *dir, char *message, size_t size)
 {
     memset(m, 0, sizeof *m);
-    mha_status status = induction_checkpoint_read(dir, VIZ_LEARN_HEADS, &m->model, message,
-                                                  size);
+    mha_status status = induction_checkpoint_read(dir, 0, &m->model, message, size);
     if (status != MHA_OK)
         return status;
     const size_t T = m->model.length, H = m->model.heads;
@@ -148,7 +147,7 @@ static mha_status enter_trained(viz_state *s, void **data)
         }
         *data = m;
     }
-    m->focus = VIZ_LEARN_HEADS;
+    m->focus = (m->model.layers - 1) * m->model.heads;      /* the last layer's first head */
     return MHA_OK;
 }
 static void act_trained(viz_state *s, void *data, const viz_action *a)
@@ -160,7 +159,7 @@ static void act_trained(viz_state *s, void *data, const viz_action *a)
     case VIZ_STEP_BACK: s->playing = 0; viz_trained_go_to(m, m->step - 1); break;
     case VIZ_FIRST_TOKEN: viz_trained_go_to(m, 1); break;
     case VIZ_NEW_SEQUENCE: viz_trained_new_sequence(m); break;
-    case VIZ_NEXT_FOCUS: m->focus = (m->focus + 1) % (VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS);
+    case VIZ_NEXT_FOCUS: m->focus = (m->focus + 1) % (m->model.layers * m->model.heads);
         break;
     case VIZ_FOCUS_HEAD: m->focus = (size_t)a->head; break;
     case VIZ_POINT: s->hover_head = a->head; s->hover_row = a->row; s->hover_col = a->col; break;
@@ -175,7 +174,7 @@ static int hit_trained(const viz_state *s, const void *data, int width, int heig
     const viz_trained *m = data;
     viz_learning_layout l;
     (void)s;
-    viz_learning_layout_compute(width, height, &l);
+    viz_learning_layout_for(width, height, m->model.layers, m->model.heads, m->model.length, &l);
     return viz_learning_hit(&l, m->focus, x, y, head, row, col);
 }
 

@@ -79,12 +79,16 @@ typedef struct viz_training {
 viz_training *viz_training_of(const viz_state *s);
 typedef struct viz_learning_layout {
     int width, height;
-    SDL_Rect maps[VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS];   /* layer by layer */
+    size_t layers, heads, length;                         /* the model's, and its T */
+    SDL_Rect maps[LEARNING_MAX_LAYERS * LEARNING_MAX_HEADS];   /* layer by layer */
     SDL_Rect big, legend, scores, panel;
     SDL_Rect predictions;                                 /* the top five next tokens */
+    int score_row;                                        /* the score table's line pitch */
     int banner_y, status_y;
 } viz_learning_layout;
 void viz_learning_layout_compute(int width, int height, viz_learning_layout *l);
+void viz_learning_layout_for(int width, int height, size_t layers, size_t heads, size_t length,
+                             viz_learning_layout *l);
 void viz_draw_training(viz_view *v, const viz_state *s, const void *training,
                        int width, int height);
 void viz_draw_trained(viz_view *v, const viz_state *s, const void *trained,

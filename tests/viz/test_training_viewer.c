@@ -129,7 +129,7 @@ Test(training_viewer, the_induction_marker_is_where_the_history_says) {
 Test(training_viewer, the_loader_refuses_wrong_shapes) {
     char dir[] = "/tmp/mha-viz-model-XXXXXX", command[512], message[512];
     cr_assert_not_null(mkdtemp(dir));
-    snprintf(command, sizeof command, "cp %s/*.npy %s", viz_model_dir(), dir);
+    snprintf(command, sizeof command, "cp %s/* %s", viz_model_dir(), dir);
     cr_assert_eq(system(command), 0);
     induction_model m;
     cr_assert_eq(induction_checkpoint_read(dir, 2, &m, message, sizeof message), MHA_OK,
@@ -149,10 +149,10 @@ Test(training_viewer, the_loader_refuses_wrong_shapes) {
     cr_assert_eq(unlink(path), 0);
     cr_expect_neq(induction_checkpoint_read(dir, 2, &m, message, sizeof message), MHA_OK);
     cr_expect(strstr(message, "unembed.npy") != NULL, "%s", message);
-    snprintf(command, sizeof command, "rm -f %s/layers.*", dir);
-    cr_assert_eq(system(command), 0);
-    cr_expect_eq(induction_checkpoint_read(dir, 2, &m, message, sizeof message), MHA_ERR_IO);
-    cr_expect(strstr(message, "no layers.0") != NULL, "%s", message);
+    snprintf(path, sizeof path, "%s/model.txt", dir);
+    cr_assert_eq(unlink(path), 0);
+    cr_expect_eq(induction_checkpoint_read(dir, 0, &m, message, sizeof message), MHA_ERR_IO);
+    cr_expect(strstr(message, "model.txt") != NULL, "%s", message);
     snprintf(command, sizeof command, "rm -rf %s", dir);
     cr_expect_eq(system(command), 0);
 }
@@ -182,7 +182,7 @@ Test(training_viewer, the_trained_model_has_an_induction_head) {
     setenv("MHA_MODEL_DIR", "/nonexistent/model", 1);
     press(&s, SDLK_l);
     cr_expect_eq(s.mode, &viz_sentence_mode);
-    cr_expect(strstr(s.message, "/nonexistent/model/tok_emb.npy") != NULL, "%s", s.message);
+    cr_expect(strstr(s.message, "/nonexistent/model/model.txt") != NULL, "%s", s.message);
     unsetenv("MHA_MODEL_DIR");
     viz_free(&s);
 }
@@ -442,4 +442,74 @@ Test(training_viewer, the_predictions_are_drawn_as_bars) {
     SDL_FreeSurface(surface);
     TTF_Quit();
     viz_free(&s);
+}
+static void write_checkpoint(const char *dir, size_t layers, size_t heads)
+{
+    induction_model m;
+    char message[512];
+    cr_assert_eq(induction_model_init(&m, 64, 32, 32, heads, layers, 7), MHA_OK);
+    cr_assert_eq(induction_checkpoint_write(dir, &m, message, sizeof message), MHA_OK, "%s",
+                 message);
+    induction_model_free(&m);
+}
+
+static void expect_drawn_as_recorded(size_t layers, size_t heads)
+{
+    char dir[] = "/tmp/mha-viz-shape-XXXXXX", command[256];
+    cr_assert_not_null(mkdtemp(dir));
+    write_checkpoint(dir, layers, heads);
+    setenv("MHA_MODEL_DIR", dir, 1);
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_assert_eq(viz_switch_mode(&s, &viz_trained_mode), MHA_OK, "%s", s.message);
+    viz_trained *m = viz_mode_data(&s, &viz_trained_mode);
+    cr_expect(m->model.layers == layers && m->model.heads == heads, "%zu layers, %zu heads",
+              m->model.layers, m->model.heads);
+    viz_trained_go_to(m, 20);
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 1280, 760, 32, SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    viz_layout frame;
+    viz_layout_compute(&s, 1280, 760, &frame);
+    viz_draw(&view, &s, &frame);
+    SDL_RenderPresent(renderer);
+    viz_learning_layout l;
+    viz_learning_layout_for(1280, 760, layers, heads, 32, &l);
+    const SDL_Rect first = l.maps[0];
+    for (size_t k = 0; k <= layers * heads; k++) {
+        const int x = first.x + (int)(k % heads) * (l.maps[1].x - first.x) + first.w * 5 / 64;
+        const int y = first.y + (int)(k / heads) * (first.h + 46) + first.h * 57 / 64;
+        if (k < layers * heads)
+            cr_expect(is_colour(surface, x, y, viz_undecoded), "map %zu at (%d, %d)", k, x, y);
+        else
+            cr_expect(is_colour(surface, x, y, viz_background), "no map %zu at (%d, %d)", k, x, y);
+    }
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    SDL_FreeSurface(surface);
+    TTF_Quit();
+    for (size_t k = 0; k < 2 * layers * heads; k++) {
+        press(&s, SDLK_TAB);
+        cr_expect_lt(m->focus, layers * heads, "focus %zu after %zu presses", m->focus, k + 1);
+    }
+    for (size_t k = 0; k < layers * heads; k++) {
+        int head = -1, row = -1, col = -1;
+        const SDL_Rect r = l.maps[k];
+        cr_expect_eq(viz_learning_hit(&l, m->focus, r.x + r.w / 2, r.y + r.h / 2, &head, &row, &col),
+                     1, "map %zu", k);
+        cr_expect_eq(head, (int)k);
+    }
+    viz_free(&s);
+    unsetenv("MHA_MODEL_DIR");
+    snprintf(command, sizeof command, "rm -rf %s", dir);
+    cr_expect_eq(system(command), 0);
+}
+
+Test(training_viewer, a_one_layer_checkpoint_is_drawn_as_one_layer) {
+    expect_drawn_as_recorded(1, 2);
+}
+
+Test(training_viewer, a_four_head_checkpoint_is_drawn_with_four_heads) {
+    expect_drawn_as_recorded(2, 4);
 }
