@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "mha.h"
 #include "npy.h"
+#include "signals.h"
 
 static mha_command_fn cmd_help;
 
@@ -54,7 +55,7 @@ int mha_cli_main(int argc, char **argv, FILE *out, FILE *err)
                       mha_thread_limit());
         return MHA_EXIT_USAGE;
     }
-    return command->run(argc - 1, argv + 1, out, err);
+    return mha_run_stoppable(command->run, argc - 1, argv + 1, out, err);
 }
 size_t mha_thread_limit(void)
 {

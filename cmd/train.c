@@ -19,6 +19,7 @@ struct train_command {
     size_t steps, every, seed;
     const char *out_dir, *history;
     trainer_config run;
+    double wait;
 };
 
 static void train_usage(FILE *out, const struct train_command *d)
@@ -26,13 +27,16 @@ static void train_usage(FILE *out, const struct train_command *d)
     fprintf(out,
         "usage: mha train [--steps N] [--seed S] [--layers 1|2] [--every K] [--out DIR]\n"
         "                 [--history FILE] [--batch B] [--vocab V] [--length T]\n"
-        "                 [--dim E] [--heads H] [--lr RATE]\n"
+        "                 [--dim E] [--heads H] [--lr RATE] [--wait SECONDS]\n"
         "Trains an attention-only model on random sequences that repeat a segment, and\n"
         "prints every K steps: the loss, the accuracy on the repeated tokens, and each\n"
         "head's previous-token and induction scores (layer by layer, heads separated by\n"
         "commas, layers by '|').  Defaults: --steps %zu --seed %zu --layers %zu --every %zu\n"
         "--batch %zu --vocab %zu --length %zu --dim %zu --heads %zu --lr %g.  --out DIR\n"
-        "saves the model as .npy files; --history FILE writes the progress as a table.\n",
+        "saves the model as .npy files; --history FILE writes the progress as a table\n"
+        "(--history - writes it to standard output instead of the progress lines).\n"
+        "The checkpoint and the history are replaced together, or not at all; --wait\n"
+        "sets how long to wait for another run writing there (default 30 s).\n",
         d->steps, d->seed, d->run.layers, d->every, d->run.batch, d->run.vocab,
         d->run.length, d->run.embed_dim, d->run.heads, d->run.optimiser.learning_rate);
 }
@@ -53,6 +57,10 @@ static int parse_train_options(int argc, char **argv, struct train_command *o, i
         if ((r = mha_option_value(argc, argv, &i, "--out", &o->out_dir, err)) ||
             (r = mha_option_value(argc, argv, &i, "--history", &o->history, err))) {
             if (r < 0) return MHA_EXIT_USAGE;
+            continue;
+        }
+        if ((r = mha_option_value(argc, argv, &i, "--wait", &value, err)) != 0) {
+            if (r < 0 || parse_wait(value, &o->wait, err) != 0) return MHA_EXIT_USAGE;
             continue;
         }
         if ((r = mha_option_value(argc, argv, &i, "--lr", &value, err)) != 0) {
@@ -95,7 +103,7 @@ static int write_history(FILE *file, void *context)
 int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
 {
     struct train_command o = {1000, 100, (size_t)trainer_defaults.seed, NULL, NULL,
-                              trainer_defaults};
+                              trainer_defaults, MHA_OUTPUT_WAIT};
     int help = 0, status = parse_train_options(argc, argv, &o, &help, err);
     if (status != MHA_EXIT_OK || help) {
         if (help)
@@ -121,12 +129,9 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
     }
     if (o.out_dir && (check_directory(o.out_dir, err) != MHA_EXIT_OK))
         return MHA_EXIT_FAILURE;
-    if (o.out_dir && access(o.out_dir, W_OK | X_OK) != 0) {
-        mha_cli_error(err, "%s: cannot write there: %s", o.out_dir, strerror(errno));
-        return MHA_EXIT_FAILURE;
-    }
     char where[MHA_PATH_SIZE + 256];
-    if (o.history && mha_output_check(o.history, where, sizeof where) != MHA_OK) {
+    if (o.history && strcmp(o.history, "-") != 0 &&
+        mha_output_check(o.history, where, sizeof where) != MHA_OK) {
         mha_cli_error(err, "%s", where);
         return MHA_EXIT_FAILURE;
     }
@@ -137,17 +142,37 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
     #endif
     induction_trainer trainer;
     struct history_text text = {NULL, 0};
-    FILE *history = NULL;
+    const int history_out = o.history != NULL && strcmp(o.history, "-") == 0;
+    const int saving = o.out_dir != NULL || (o.history != NULL && !history_out);
+    FILE *history = history_out ? out : NULL;
+    const struct output_stream also = {o.history, write_history, &text};
+    checkpoint_file table[CHECKPOINT_FILES_MAX];
+    struct output_file files[CHECKPOINT_FILES_MAX];
+    size_t n = 0;
+    wait_for_other_runs("train", o.wait, err);
     const mha_status made = induction_trainer_init(&trainer, &o.run);
     if (made != MHA_OK) {
         mha_cli_error(err, "train: %s", mha_status_message(made));
         status = made == MHA_ERR_NOMEM ? MHA_EXIT_FAILURE : MHA_EXIT_USAGE;
-    } else if (o.history && (history = open_memstream(&text.bytes, &text.length)) == NULL) {
+    } else if (o.history && !history_out &&
+               (history = open_memstream(&text.bytes, &text.length)) == NULL) {
         mha_cli_error(err, "%s: %s", o.history, strerror(errno));
         status = MHA_EXIT_FAILURE;
     } else {
+        n = o.out_dir ? induction_checkpoint_files(&trainer.model, table) : 0;
+        for (size_t i = 0; i < n; i++)
+            files[i] = (struct output_file){table[i].name, table[i].data, table[i].rank,
+                                            table[i].shape};
+        if (saving)
+            status = begin_files(o.out_dir, (int)n, files,
+                                 o.out_dir ? induction_checkpoint_names : NULL,
+                                 o.history && !history_out ? &also : NULL, err);
+    }
+    if (status == MHA_EXIT_OK) {
         if (history)
             fprintf(history, "step\tloss\taccuracy\tlayer\thead\tprevious\tinduction\n");
+        if (history_out)
+            fflush(out);
         const double started = seconds_since_start(0);
         for (size_t step = 1; step <= o.steps; step++) {
             const train_stats stats = induction_trainer_step(&trainer);
@@ -155,45 +180,39 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
                 head_scores scores;
                 induction_trainer_measure(&trainer, &scores);
                 const size_t layers = o.run.layers, heads = o.run.heads;
-                fprintf(out, "step=%zu loss=%.3f acc=%.3f", step, stats.loss, stats.accuracy);
-                for (int which = 0; which < 2; which++) {
-                    fprintf(out, which ? " ind=" : " prev=");
-                    for (size_t l = 0; l < layers; l++)
-                        for (size_t h = 0; h < heads; h++)
-                            fprintf(out, "%.2f%s", which ? scores.induction[l][h] : scores.previous[l][h],
-                                    h + 1 < heads ? "," : l + 1 < layers ? "|" : "");
+                if (!history_out) {
+                    fprintf(out, "step=%zu loss=%.3f acc=%.3f", step, stats.loss, stats.accuracy);
+                    for (int which = 0; which < 2; which++) {
+                        fprintf(out, which ? " ind=" : " prev=");
+                        for (size_t l = 0; l < layers; l++)
+                            for (size_t h = 0; h < heads; h++)
+                                fprintf(out, "%.2f%s", which ? scores.induction[l][h] : scores.previous[l][h],
+                                        h + 1 < heads ? "," : l + 1 < layers ? "|" : "");
+                    }
+                    fprintf(out, " time=%.1fs\n", seconds_since_start(started));
                 }
-                fprintf(out, " time=%.1fs\n", seconds_since_start(started));
-                fflush(out);
                 for (size_t l = 0; history && l < layers; l++)
                     for (size_t h = 0; h < heads; h++)
                         fprintf(history, "%zu\t%.4f\t%.4f\t%zu\t%zu\t%.4f\t%.4f\n", step, stats.loss,
                                 stats.accuracy, l, h, scores.previous[l][h], scores.induction[l][h]);
+                fflush(out);
             }
         }
-        if (o.out_dir && status == MHA_EXIT_OK) {
-            checkpoint_file table[CHECKPOINT_FILES_MAX];
-            struct output_file files[CHECKPOINT_FILES_MAX];
-            const size_t n = induction_checkpoint_files(&trainer.model, table);
-            for (size_t i = 0; i < n; i++)
-                files[i] = (struct output_file){table[i].name, table[i].data, table[i].rank,
-                                                table[i].shape};
-            status = write_files(o.out_dir, (int)n, files, err);
-            if (status == MHA_EXIT_OK)
-                fprintf(out, "mha train: wrote %zu files to %s\n", n, o.out_dir);
-        }
-    }
-    if (history && fclose(history) != 0 && status == MHA_EXIT_OK) {
-        mha_cli_error(err, "%s: %s", o.history, strerror(errno));
-        status = MHA_EXIT_FAILURE;
-    }
-    if (history && status == MHA_EXIT_OK) {
-        char message[MHA_PATH_SIZE + 256];
-        if (mha_output_file(o.history, write_history, &text, message, sizeof message) != MHA_OK) {
-            mha_cli_error(err, "%s", message);
+        if (history != NULL && !history_out && fclose(history) != 0) {
+            mha_cli_error(err, "%s: %s", o.history, strerror(errno));
+            mha_output_end();
             status = MHA_EXIT_FAILURE;
+        } else if (saving) {
+            status = finish_files(o.out_dir, (int)n, files,
+                                  o.history && !history_out ? &also : NULL, err);
         }
+        if (!history_out)
+            history = NULL;
+        if (status == MHA_EXIT_OK && o.out_dir)
+            fprintf(out, "mha train: wrote %zu files to %s\n", n, o.out_dir);
     }
+    if (history != NULL && !history_out)
+        fclose(history);
     free(text.bytes);
     induction_trainer_free(&trainer);
     return status;

@@ -28,6 +28,10 @@ size_t induction_checkpoint_files(const induction_model *model,
     }
     return n;
 }
+const char *const induction_checkpoint_names[] = {
+    "tok_emb.npy", "pos_emb.npy", "unembed.npy",
+    "layers.#.in_proj_weight.npy", "layers.#.in_proj_bias.npy",
+    "layers.#.out_proj_weight.npy", "layers.#.out_proj_bias.npy", NULL};
 static void checkpoint_path(char path[PATH_MAX_BYTES], const char *dir, const char *name)
 {
     snprintf(path, PATH_MAX_BYTES, "%s/%s", dir, name);

@@ -19,6 +19,7 @@ typedef struct checkpoint_file {
 } checkpoint_file;
 size_t induction_checkpoint_files(const induction_model *model,
                                   checkpoint_file files[CHECKPOINT_FILES_MAX]);
+extern const char *const induction_checkpoint_names[];
 mha_status induction_checkpoint_read(const char *dir, size_t heads, induction_model *model,
                                      char *message, size_t size);
 #endif
