@@ -148,7 +148,8 @@ int begin_files(const char *dir, int n, const struct output_file *files,
                                       "%s: too many files", dir), message, err);
     for (int i = 0; i < n; i++)
         names[i] = files[i].name;
-    mha_status status = mha_output_begin(dir, n, names, message, sizeof message);
+    mha_status status = mha_output_begin(dir != NULL ? dir : ".", n, names, message,
+                                         sizeof message);
     if (status == MHA_OK && own != NULL)
         status = mha_output_own(own, message, sizeof message);
     if (status == MHA_OK && also != NULL)

@@ -38,7 +38,8 @@ static int caught[CLEANUP_SIGNALS];
 static void catch_signals(void);
 static mha_status refuse_special(const char *path, char *message, size_t size);
 static mha_status check_roles(char *message, size_t size);
-static mha_status add_slot(const char *dir, const char *name, char *message, size_t size)
+static mha_status add_slot(const char *dir, const char *name, int check, char *message,
+                           size_t size)
 {
     struct stat st;
     if (stat(dir, &st) != 0)
@@ -57,7 +58,7 @@ static mha_status add_slot(const char *dir, const char *name, char *message, siz
                         dir, name);
     if (*name == '\0' || strchr(name, '/') != NULL)
         return mha_fail(MHA_ERR_ARG, message, size, "%s/%s: not a file name", dir, name);
-    for (int i = 0; i < set.n; i++)
+    for (int i = 0; check && i < set.n; i++)
         if (set.slot[i].place == p && strcmp(set.slot[i].name, name) == 0)
             return mha_fail(MHA_ERR_ARG, message, size,
                             "%s/%s: named twice in one set of outputs; no output was replaced",
@@ -89,6 +90,21 @@ static void free_set(void)
     set.own = NULL;
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static const char **sorted_names(int n)              /* of slots 0..n-1, all in place 0 */
+{
+    const char **sorted = malloc((size_t)(n > 0 ? n : 1) * sizeof *sorted);
+    for (int i = 0; sorted != NULL && i < n; i++)
+        sorted[i] = set.slot[i].name;
+    if (sorted != NULL)
+        qsort(sorted, (size_t)n, sizeof *sorted, by_name);
+    return sorted;
+}
+
 mha_status mha_output_begin(const char *dir, int n, const char *const names[],
                             char *message, size_t size)
 {
@@ -104,7 +120,15 @@ mha_status mha_output_begin(const char *dir, int n, const char *const names[],
     set.capacity = n + ADDED_MAX;
     mha_status status = MHA_OK;
     for (int i = 0; status == MHA_OK && i < n; i++)
-        status = add_slot(dir, names[i], message, size);
+        status = add_slot(dir, names[i], 0, message, size);
+    const char **sorted = status == MHA_OK ? sorted_names(n) : NULL;
+    if (status == MHA_OK && sorted == NULL && n > 0)
+        status = mha_fail(MHA_ERR_NOMEM, message, size, "%s: out of memory", dir);
+    for (int i = 1; status == MHA_OK && i < n; i++)
+        if (strcmp(sorted[i - 1], sorted[i]) == 0)
+            status = mha_fail(MHA_ERR_ARG, message, size, "%s/%s: named twice in one set of "
+                              "outputs; no output was replaced", dir, sorted[i]);
+    free(sorted);
     if (status != MHA_OK) {
         free_set();
         return status;
@@ -124,7 +148,7 @@ mha_status mha_output_add(const char *path, char *message, size_t size)
         return mha_fail(MHA_ERR_ARG, message, size, "%s: no set of outputs is being begun", path);
     if (snprintf(dir, sizeof dir, "%.*s", length, slash == NULL ? "." : path) >= MHA_PATH_SIZE)
         return mha_fail(MHA_ERR_ARG, message, size, "%s: not a file name", path);
-    const mha_status status = add_slot(dir, slash != NULL ? slash + 1 : path, message, size);
+    const mha_status status = add_slot(dir, slash != NULL ? slash + 1 : path, 1, message, size);
     return status == MHA_OK ? check_roles(message, size) : status;
 }
 static mha_status refuse_special(const char *path, char *message, size_t size)
@@ -301,12 +325,17 @@ static mha_status find_removals(char *message, size_t size)
     DIR *d = set.own != NULL ? opendir(set.place[0].path) : NULL;
     if (set.own != NULL && d == NULL)
         return mha_fail(MHA_ERR_IO, message, size, "%s: %s", set.place[0].path, strerror(errno));
-    mha_status status = MHA_OK;
+    const int n = set.n;
+    const char **sorted = d != NULL ? sorted_names(set.named) : NULL;
+    mha_status status = d == NULL || sorted != NULL ? MHA_OK
+                      : mha_fail(MHA_ERR_NOMEM, message, size, "%s: out of memory",
+                                 set.place[0].path);
     for (struct dirent *e; d != NULL && status == MHA_OK && (e = readdir(d)) != NULL;) {
-        int written = 0;
-        for (int i = 0; i < set.n && !written; i++)
-            written = set.slot[i].place == 0 && strcmp(set.slot[i].name, e->d_name) == 0;
-        if (!written && owned(e->d_name)) {
+        const char *name = e->d_name;
+        int written = bsearch(&name, sorted, (size_t)set.named, sizeof *sorted, by_name) != NULL;
+        for (int i = set.named; i < n && !written; i++)
+            written = set.slot[i].place == 0 && strcmp(set.slot[i].name, name) == 0;
+        if (!written && owned(name)) {
             if (set.n == set.capacity) {
                 struct slot *more = realloc(set.slot, 2 * (size_t)set.capacity * sizeof *more);
                 if (more == NULL)
@@ -316,9 +345,10 @@ static mha_status find_removals(char *message, size_t size)
                     set.slot = more, set.capacity *= 2;
             }
             if (status == MHA_OK)
-                status = add_slot(set.place[0].path, e->d_name, message, size);
+                status = add_slot(set.place[0].path, name, 0, message, size);
         }
     }
+    free(sorted);
     if (d != NULL)
         closedir(d);
     return status;
