@@ -10,7 +10,14 @@
    write are removed in the same commit.  On any failure, or a terminating
    signal, every temporary is removed and every old output stays as it was.
    One set at a time in a process.  On failure a function returns the status
-   and writes one line into message[0..size-1], naming the file at fault. */
+   and writes one line into message[0..size-1], naming the file at fault.
+   begin: n >= 0 distinct names in dir; add: one more path, anywhere, and own:
+   the owned patterns of dir (NULL-terminated, kept by the caller), both
+   before the first next; commit waits at most the seconds of
+   mha_output_wait (default MHA_OUTPUT_WAIT) for another run's lock, calling
+   its notice once.  mha_output_abandon, for a signal handler of the
+   caller's: removes the temporaries and returns 1, or returns 0 during a
+   commit, after which end raises the signal again. */
 #include <stddef.h>
 #include <stdio.h>
 #include "mha.h"

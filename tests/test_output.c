@@ -186,7 +186,7 @@ Test(output, an_output_set_replaces_the_whole_set, .timeout = 120) {
     cr_expect(holds(checkpoint, "layers.1.notes.txt", "mine"), "a file of the user's went");
     remove_dir(checkpoint);
 }
-Test(output, train_replaces_checkpoint_and_history_together, .timeout = 120) {
+Test(output, checkpoint_and_history_are_one_set, .timeout = 120) {
     char *dir = make_temp_dir(), history[4200];
     const char *clashes[] = {"tok_emb.npy", "layers.1.in_proj_weight.npy"};
     for (int k = 0; k < 2; k++) {
@@ -219,7 +219,7 @@ Test(output, train_replaces_checkpoint_and_history_together, .timeout = 120) {
     cr_expect_eq(count_temporaries(dir), 0);
     remove_dir(dir);
 }
-Test(output, links_to_devices_and_pipes_are_refused_and_kept, .timeout = 30) {
+Test(output, device_links_are_refused_and_kept, .timeout = 30) {
     char *dir = make_case(), history[4200];
     cr_assert_eq(mkfifo(path_in(dir, "pipe"), 0666), 0);
     cr_assert_eq(symlink("/dev/null", path_in(dir, "h.tsv")), 0);
@@ -246,7 +246,7 @@ Test(output, links_to_devices_and_pipes_are_refused_and_kept, .timeout = 30) {
     free_result(&r);
     remove_dir(dir);
 }
-Test(output, stopping_signals_leave_one_line_and_no_temporaries, .timeout = 120) {
+Test(output, stopping_signals_print_one_line, .timeout = 120) {
     const int signals[] = {SIGALRM, SIGUSR1, SIGPIPE, SIGTERM};
     const char *names[] = {"SIGALRM", "SIGUSR1", "SIGPIPE", "SIGTERM"};
     for (int s = 0; s < 4; s++) {
