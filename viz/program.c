@@ -6,6 +6,12 @@
 #include "output.h"
 #include "viz.h"
 
+static void tell_waiting(const char *dir, double seconds, void *context)
+{
+    (void)context;
+    fprintf(stderr, "mha-viz: waiting up to %g s for another run writing in %s\n", seconds,
+            dir);
+}
 static int record_frames(viz_state *s, const struct viz_options *o)
 {
     static const char *const own[] = {"frame-#.png", NULL};
@@ -122,6 +128,7 @@ int viz_main(int argc, char **argv)
     if (parsed != 0)
         return parsed > 0 ? VIZ_EXIT_OK : VIZ_EXIT_USAGE;
     char place[MHA_PATH_SIZE + 256];
+    mha_output_wait(MHA_OUTPUT_WAIT, tell_waiting, NULL);
     if ((o.screenshot != NULL && strcmp(o.screenshot, "-") != 0 &&
          mha_output_check(o.screenshot, place, sizeof place) != MHA_OK) ||
         (o.record != NULL && mha_output_check_dir(o.record, place, sizeof place) != MHA_OK)) {
