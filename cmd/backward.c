@@ -17,7 +17,9 @@ static void backward_usage(FILE *out)
         "(3E) when in_proj_bias.npy was given; grad_out_proj_weight.npy (E,E);\n"
         "grad_out_proj_bias.npy (E) when out_proj_bias.npy was given.  In\n"
         "self-attention grad_query.npy is the gradient of the one input through all\n"
-        "three of its uses.  All files are written, or none.\n"
+        "three of its uses.  All files are written, or none; gradient files of an\n"
+        "earlier run that this one does not write are removed.\n"
+        "  --wait SECONDS how long to wait for another run writing in DIR (default 30)\n"
         "  --impl NAME    implementation:");
     for (size_t i = 0; i < mha_backward_impl_count; i++)
         fprintf(out, " %s", mha_backward_impls[i].name);
@@ -120,7 +122,10 @@ int mha_cmd_backward(int argc, char **argv, FILE *out, FILE *err)
                 files[n++] = (struct output_file){"grad_out_proj_weight.npy", grads.grad_out_proj_weight, 2, os};
                 if (out_bias)
                     files[n++] = (struct output_file){"grad_out_proj_bias.npy", grads.grad_out_proj_bias, 1, obs};
-                status = write_files(options.dir, n, files, err);
+                static const char *const own[] = {"grad_query.npy", "grad_key.npy", "grad_value.npy",
+                                                  "grad_in_proj_weight.npy", "grad_in_proj_bias.npy",
+                                                  "grad_out_proj_weight.npy", "grad_out_proj_bias.npy", NULL};
+                status = write_files(options.dir, n, files, own, err);
                 if (status == MHA_EXIT_OK)
                     fprintf(out, "mha backward: wrote %d gradient files to %s\n", n, options.dir);
             }

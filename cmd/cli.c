@@ -12,6 +12,7 @@
 #include "mha.h"
 #include "npy.h"
 #include "printable.h"
+#include "signals.h"
 
 static int refuse_repeated_options(int argc, char **argv, FILE *err);
 static int asks_for_help(int argc, char **argv);
@@ -57,7 +58,7 @@ int mha_cli_main(int argc, char **argv, FILE *out, FILE *err)
     if (command->run != cmd_help && !asks_for_help(argc, argv) &&
         check_environment(argc, argv, err) != 0)
         return MHA_EXIT_USAGE;
-    return command->run(argc - 1, argv + 1, out, err);
+    return mha_run_stoppable(command->run, argc - 1, argv + 1, out, err);
 }
 static int refuse_repeated_options(int argc, char **argv, FILE *err)
 {

@@ -69,7 +69,9 @@ static void decode_usage(FILE *out)
         "attn_mask.npy (the mask is causal).  D = E/H; K (default H) must divide H.\n"
         "Writes DIR/out.npy (B,L,E) and, unless --no-weights, DIR/attn_weights.npy\n"
         "(B,H,L,L): row t holds step t's weights, zero after position t.  The result\n"
-        "equals 'mha forward DIR --heads H --causal'.\n", out);
+        "equals 'mha forward DIR --heads H --causal'.  --no-weights removes an old\n"
+        "attn_weights.npy; --wait SECONDS (default 30) bounds the wait for another run\n"
+        "writing in DIR.\n", out);
 }
 static int load_decode_inputs(const struct decode_options *o, mha_layer_files *in,
                               mha_shape *shape, FILE *err)

@@ -8,6 +8,7 @@ static void forward_usage(FILE *out)
 {
     fputs(
 "usage: mha forward DIR --heads H [--impl NAME] [--causal] [--no-weights]\n"
+"                   [--wait SECONDS]\n"
 "\n"
 "Runs torch.nn.MultiheadAttention(E, H, batch_first=True) in eval mode on the\n"
 "NumPy files in DIR.  Shapes: B batch, L query length, S key length, E width.\n"
@@ -36,7 +37,8 @@ static void forward_usage(FILE *out)
     fprintf(out, " (default %s)\n", mha_impls[0].name);
     fputs(
 "  --causal       block key j > query i, as is_causal=True\n"
-"  --no-weights   do not write attn_weights.npy\n"
+"  --no-weights   do not write attn_weights.npy (and remove an old one)\n"
+"  --wait SECONDS how long to wait for another run writing in DIR (default 30)\n"
 "  --help         this text\n", out);
 }
 static int compute_forward(const struct forward_options *o, const mha_layer_files *in,

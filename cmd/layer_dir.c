@@ -14,6 +14,7 @@ int parse_forward_options(int argc, char **argv, struct forward_options *o, FILE
     memset(o, 0, sizeof *o);
     o->impl = &mha_impls[0];
     o->want_weights = 1;
+    o->wait = MHA_OUTPUT_WAIT;
     for (int i = 1; i < argc; i++) {
         const char *value = NULL;
         int matched;
@@ -41,6 +42,9 @@ int parse_forward_options(int argc, char **argv, struct forward_options *o, FILE
                 mha_cli_error(err, "--impl: unknown implementation '%s' (known: %s)", value, known);
                 return MHA_EXIT_USAGE;
             }
+        } else if ((matched = mha_option_value(argc, argv, &i, "--wait", &value, err)) != 0) {
+            if (matched < 0 || parse_wait(value, &o->wait, err) != 0)
+                return MHA_EXIT_USAGE;
         } else if (argv[i][0] == '-') {
             mha_cli_error(err, "%s: unknown option '%s' (try 'mha %s --help')", argv[0], argv[i],
                           argv[0]);
@@ -61,6 +65,7 @@ int parse_forward_options(int argc, char **argv, struct forward_options *o, FILE
         mha_cli_error(err, "--heads: required (the number of heads, a divisor of E)");
         return MHA_EXIT_USAGE;
     }
+    wait_for_other_runs(argv[0], o->wait, err);
     return MHA_EXIT_OK;
 }
 /* The exit status for a loader's status: a head count that does not divide
@@ -124,14 +129,43 @@ int load_forward_inputs(const struct forward_options *o, mha_layer_files *in,
     return report(mha_layer_read_forward(o->dir, o->heads, in, shape, message, sizeof message),
                   message, err);
 }
-/* Write files[0..n-1] into dir, all or nothing; files[0] is renamed last. */
-int write_files(const char *dir, int n, const struct output_file *files, FILE *err)
+static int report_output(mha_status status, const char *message, FILE *err)
+{
+    if (status != MHA_OK)
+        mha_cli_error(err, "%s", message);
+    return status == MHA_OK ? MHA_EXIT_OK : MHA_EXIT_FAILURE;
+}
+
+/* Begin the set files[0..n-1] in dir (n may be 0 and dir NULL), owning own[]
+   there, with also->path as one more file when also is not NULL. */
+int begin_files(const char *dir, int n, const struct output_file *files,
+                const char *const own[], const struct output_stream *also, FILE *err)
 {
     char message[MHA_PATH_SIZE + 256];
-    const char *names[MHA_OUTPUT_MAX] = {NULL};
-    for (int i = 0; i < n && i < MHA_OUTPUT_MAX; i++)
+    const char *names[OUTPUT_FILES_MAX];
+    if (n > OUTPUT_FILES_MAX)
+        return report_output(mha_fail(MHA_ERR_ARG, message, sizeof message,
+                                      "%s: too many files", dir), message, err);
+    for (int i = 0; i < n; i++)
         names[i] = files[i].name;
-    mha_status status = mha_output_begin(dir, n, names, message, sizeof message);
+    mha_status status = mha_output_begin(dir != NULL ? dir : ".", n, names, message,
+                                         sizeof message);
+    if (status == MHA_OK && own != NULL)
+        status = mha_output_own(own, message, sizeof message);
+    if (status == MHA_OK && also != NULL)
+        status = mha_output_add(also->path, message, sizeof message);
+    if (status != MHA_OK)
+        mha_output_end();
+    return report_output(status, message, err);
+}
+
+/* Write and commit the set begun with the same files and also; files[0] is
+   renamed last.  The set is ended whatever happens. */
+int finish_files(const char *dir, int n, const struct output_file *files,
+                 const struct output_stream *also, FILE *err)
+{
+    char message[MHA_PATH_SIZE + 256];
+    mha_status status = MHA_OK;
     for (int i = 0; status == MHA_OK && i < n; i++) {
         char why[256];
         const int fd = mha_output_next(message, sizeof message);
@@ -141,24 +175,32 @@ int write_files(const char *dir, int n, const struct output_file *files, FILE *e
                                             why, sizeof why)) != MHA_OK)
             snprintf(message, sizeof message, "%s/%s: %s", dir, files[i].name, why);
     }
+    if (status == MHA_OK && also != NULL)
+        status = mha_output_stream(also->writer, also->context, message, sizeof message);
     if (status == MHA_OK)
         status = mha_output_commit(message, sizeof message);
     mha_output_end();
-    if (status != MHA_OK)
-        mha_cli_error(err, "%s", message);
-    return status == MHA_OK ? MHA_EXIT_OK : MHA_EXIT_FAILURE;
+    return report_output(status, message, err);
+}
+
+int write_files(const char *dir, int n, const struct output_file *files,
+                const char *const own[], FILE *err)
+{
+    const int status = begin_files(dir, n, files, own, NULL, err);
+    return status == MHA_EXIT_OK ? finish_files(dir, n, files, NULL, err) : status;
 }
 int write_outputs(const char *dir, const char *label, int want_weights,
                   const mha_shape *shape, const float *output,
                   const float *weights, FILE *out, FILE *err)
 {
+    static const char *const own[] = {"out.npy", "attn_weights.npy", NULL};
     const size_t output_shape[3] = {shape->batch, shape->query_len, shape->embed_dim};
     const size_t weight_shape[4] = {shape->batch, shape->heads, shape->query_len,
                                     shape->key_len};
     const struct output_file files[2] = {{"out.npy", output, 3, output_shape},
                                          {"attn_weights.npy", weights, 4, weight_shape}};
     const int n = want_weights ? 2 : 1;
-    int status = write_files(dir, n, files, err);
+    int status = write_files(dir, n, files, own, err);
     if (status == MHA_EXIT_OK) {
         char text[2][128];
         mha_npy_shape_text(text[0], sizeof text[0], 3, output_shape);
@@ -170,15 +212,39 @@ int write_outputs(const char *dir, const char *label, int want_weights,
     }
     return status;
 }
+static struct { const char *command; FILE *err; } waiting;
+
+static void tell_waiting(const char *dir, double seconds, void *context)
+{
+    (void)context;
+    fprintf(waiting.err, "mha %s: waiting up to %g s for another run writing in %s\n",
+            waiting.command, seconds, dir);
+    fflush(waiting.err);
+}
+
+void wait_for_other_runs(const char *command, double seconds, FILE *err)
+{
+    waiting.command = command, waiting.err = err;
+    mha_output_wait(seconds, tell_waiting, NULL);
+}
+
+int parse_wait(const char *text, double *seconds, FILE *err)
+{
+    char *end = NULL;
+    errno = 0;
+    const double value = strtod(text, &end);
+    if (end == text || *end != '\0' || errno != 0 || !(value >= 0 && value <= 86400)) {
+        mha_cli_error(err, "--wait: '%s' is not a number of seconds from 0 to 86400", text);
+        return -1;
+    }
+    *seconds = value;
+    return 0;
+}
 int check_directory(const char *dir, FILE *err)
 {
-    struct stat st;
-    if (stat(dir, &st) != 0) {
-        mha_cli_error(err, "%s: %s", dir, strerror(errno));
-        return MHA_EXIT_FAILURE;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        mha_cli_error(err, "%s: not a directory", dir);
+    char message[MHA_PATH_SIZE + 256];
+    if (mha_output_check_dir(dir, message, sizeof message) != MHA_OK) {
+        mha_cli_error(err, "%s", message);
         return MHA_EXIT_FAILURE;
     }
     if (strlen(dir) + 64 >= MHA_PATH_SIZE) {

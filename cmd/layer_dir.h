@@ -12,12 +12,14 @@
 #include "mha.h"
 #include "npy.h"
 #include "layer_files.h"
+#include "output.h"
 
 struct forward_options {
     const char *dir;
     size_t heads;                /* H, 0 until --heads is seen */
     const mha_impl *impl;
     int causal, want_weights, help;
+    double wait;                 /* seconds to wait for another run's lock */
 };
 struct output_file {
     const char *name;            /* in the directory: "out.npy" */
@@ -25,6 +27,12 @@ struct output_file {
     size_t rank;
     const size_t *shape;
 };
+struct output_stream {           /* one more file, anywhere, written through a FILE */
+    const char *path;
+    mha_output_writer writer;
+    void *context;
+};
+enum { OUTPUT_FILES_MAX = 32 };
 int parse_forward_options(int argc, char **argv, struct forward_options *o, FILE *err);
 int join_path(char path[MHA_PATH_SIZE], const char *dir, const char *name);
 int load_input(const char *dir, const char *name, int required, int kinds,
@@ -38,7 +46,14 @@ int load_projections(const char *dir, const char *rows_letters, size_t rows, siz
 int load_query(const char *dir, mha_layer_files *in, FILE *err);
 int load_forward_inputs(const struct forward_options *o, mha_layer_files *in,
                         mha_shape *shape, FILE *err);
-int write_files(const char *dir, int n, const struct output_file *files, FILE *err);
+int begin_files(const char *dir, int n, const struct output_file *files,
+                const char *const own[], const struct output_stream *also, FILE *err);
+int finish_files(const char *dir, int n, const struct output_file *files,
+                 const struct output_stream *also, FILE *err);
+int write_files(const char *dir, int n, const struct output_file *files,
+                const char *const own[], FILE *err);
+void wait_for_other_runs(const char *command, double seconds, FILE *err);
+int parse_wait(const char *text, double *seconds, FILE *err);
 int write_outputs(const char *dir, const char *label, int want_weights,
                   const mha_shape *shape, const float *output,
                   const float *weights, FILE *out, FILE *err);

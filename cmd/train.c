@@ -19,6 +19,7 @@ struct train_command {
     size_t steps, every, seed;
     const char *out_dir, *from, *history;
     trainer_config run;
+    double wait;
 };
 
 static void train_usage(FILE *out, const struct train_command *d)
@@ -26,7 +27,7 @@ static void train_usage(FILE *out, const struct train_command *d)
     fprintf(out,
         "usage: mha train [--steps N] [--seed S] [--layers 1|2] [--every K] [--out DIR]\n"
         "                 [--from DIR] [--history FILE] [--batch B] [--vocab V]\n"
-        "                 [--length T] [--dim E] [--heads H] [--lr RATE]\n"
+        "                 [--length T] [--dim E] [--heads H] [--lr RATE] [--wait SECONDS]\n"
         "Trains an attention-only model on random sequences that repeat a segment, and\n"
         "prints every K steps: the loss, the accuracy on the repeated tokens, and each\n"
         "head's previous-token and induction scores (layer by layer, heads separated by\n"
@@ -35,7 +36,10 @@ static void train_usage(FILE *out, const struct train_command *d)
         "saves the model as a checkpoint (model.txt and .npy files); --from DIR starts\n"
         "from the weights of the checkpoint in DIR, whose sizes replace the options'\n"
         "(one of format 0, without model.txt, has --heads heads); --history FILE writes\n"
-        "the progress as a table.\n",
+        "the progress as a table (--history - writes it to standard output instead of\n"
+        "the progress lines).  The checkpoint and the history are replaced together, or\n"
+        "not at all; --wait sets how long to wait for another run writing there\n"
+        "(default 30 s).\n",
         d->steps, d->seed, d->run.layers, d->every, d->run.batch, d->run.vocab,
         d->run.length, d->run.embed_dim, d->run.heads, d->run.optimiser.learning_rate);
 }
@@ -57,6 +61,10 @@ static int parse_train_options(int argc, char **argv, struct train_command *o, i
             (r = mha_option_value(argc, argv, &i, "--from", &o->from, err)) ||
             (r = mha_option_value(argc, argv, &i, "--history", &o->history, err))) {
             if (r < 0) return MHA_EXIT_USAGE;
+            continue;
+        }
+        if ((r = mha_option_value(argc, argv, &i, "--wait", &value, err)) != 0) {
+            if (r < 0 || parse_wait(value, &o->wait, err) != 0) return MHA_EXIT_USAGE;
             continue;
         }
         if ((r = mha_option_value(argc, argv, &i, "--lr", &value, err)) != 0) {
@@ -106,7 +114,7 @@ static int write_history(FILE *file, void *context)
 int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
 {
     struct train_command o = {1000, 100, (size_t)trainer_defaults.seed, NULL, NULL, NULL,
-                              trainer_defaults};
+                              trainer_defaults, MHA_OUTPUT_WAIT};
     int help = 0, status = parse_train_options(argc, argv, &o, &help, err);
     if (status != MHA_EXIT_OK || help) {
         if (help)
@@ -132,12 +140,9 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
     }
     if (o.out_dir && (check_directory(o.out_dir, err) != MHA_EXIT_OK))
         return MHA_EXIT_FAILURE;
-    if (o.out_dir && access(o.out_dir, W_OK | X_OK) != 0) {
-        mha_cli_error(err, "%s: cannot write there: %s", o.out_dir, strerror(errno));
-        return MHA_EXIT_FAILURE;
-    }
     char where[MHA_PATH_SIZE + 256];
-    if (o.history && mha_output_check(o.history, where, sizeof where) != MHA_OK) {
+    if (o.history && strcmp(o.history, "-") != 0 &&
+        mha_output_check(o.history, where, sizeof where) != MHA_OK) {
         mha_cli_error(err, "%s", where);
         return MHA_EXIT_FAILURE;
     }
@@ -159,19 +164,40 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
     #endif
     induction_trainer trainer;
     struct history_text text = {NULL, 0};
-    FILE *history = NULL;
+    const int history_out = o.history != NULL && strcmp(o.history, "-") == 0;
+    const int saving = o.out_dir != NULL || (o.history != NULL && !history_out);
+    FILE *history = history_out ? out : NULL;
+    char message[MHA_PATH_SIZE + 256];
+    wait_for_other_runs("train", o.wait, err);
     const mha_status made = induction_trainer_init(&trainer, &o.run);
     if (made != MHA_OK) {
         mha_cli_error(err, "train: %s", mha_status_message(made));
         status = made == MHA_ERR_NOMEM ? MHA_EXIT_FAILURE : MHA_EXIT_USAGE;
-    } else if (o.history && (history = open_memstream(&text.bytes, &text.length)) == NULL) {
+    } else if (o.history && !history_out &&
+               (history = open_memstream(&text.bytes, &text.length)) == NULL) {
         mha_cli_error(err, "%s: %s", o.history, strerror(errno));
         status = MHA_EXIT_FAILURE;
     } else {
         if (o.from)
             memcpy(trainer.model.params, start.params, start.count * sizeof(float));
+        if (saving) {
+            mha_status begun = o.out_dir
+                ? induction_checkpoint_begin(o.out_dir, &trainer.model, message, sizeof message)
+                : mha_output_begin(".", 0, NULL, message, sizeof message);
+            if (begun == MHA_OK && o.history && !history_out)
+                begun = mha_output_add(o.history, message, sizeof message);
+            if (begun != MHA_OK) {
+                mha_output_end();
+                mha_cli_error(err, "%s", message);
+                status = MHA_EXIT_FAILURE;
+            }
+        }
+    }
+    if (status == MHA_EXIT_OK) {
         if (history)
             fprintf(history, "step\tloss\taccuracy\tlayer\thead\tprevious\tinduction\n");
+        if (history_out)
+            fflush(out);
         const double started = seconds_since_start(0);
         for (size_t step = 1; step <= o.steps && status == MHA_EXIT_OK; step++) {
             train_stats stats;
@@ -185,46 +211,53 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
                 status = MHA_EXIT_FAILURE;
             } else if (report) {
                 const size_t layers = o.run.layers, heads = o.run.heads;
-                fprintf(out, "step=%zu loss=%.3f acc=%.3f", step, stats.loss, stats.accuracy);
-                for (int which = 0; which < 2; which++) {
-                    fprintf(out, which ? " ind=" : " prev=");
-                    for (size_t l = 0; l < layers; l++)
-                        for (size_t h = 0; h < heads; h++)
-                            fprintf(out, "%.2f%s", which ? scores.induction[l][h] : scores.previous[l][h],
-                                    h + 1 < heads ? "," : l + 1 < layers ? "|" : "");
+                if (!history_out) {
+                    fprintf(out, "step=%zu loss=%.3f acc=%.3f", step, stats.loss, stats.accuracy);
+                    for (int which = 0; which < 2; which++) {
+                        fprintf(out, which ? " ind=" : " prev=");
+                        for (size_t l = 0; l < layers; l++)
+                            for (size_t h = 0; h < heads; h++)
+                                fprintf(out, "%.2f%s", which ? scores.induction[l][h] : scores.previous[l][h],
+                                        h + 1 < heads ? "," : l + 1 < layers ? "|" : "");
+                    }
+                    fprintf(out, " time=%.1fs\n", seconds_since_start(started));
                 }
-                fprintf(out, " time=%.1fs\n", seconds_since_start(started));
-                fflush(out);
                 for (size_t l = 0; history && l < layers; l++)
                     for (size_t h = 0; h < heads; h++)
                         fprintf(history, "%zu\t%.4f\t%.4f\t%zu\t%zu\t%.4f\t%.4f\n", step, stats.loss,
                                 stats.accuracy, l, h, scores.previous[l][h], scores.induction[l][h]);
+                fflush(out);
             }
         }
-        if (o.out_dir && status == MHA_EXIT_OK) {
-            char message[MHA_PATH_SIZE + 256];
-            if (induction_checkpoint_write(o.out_dir, &trainer.model, message,
-                                           sizeof message) != MHA_OK) {
+        if (saving) {
+            mha_status put = status == MHA_EXIT_OK ? MHA_OK : MHA_ERR_ARG;
+            if (put == MHA_OK && history != NULL && !history_out) {
+                const int closed = fclose(history);
+                history = NULL;
+                if (closed != 0)
+                    put = mha_fail(MHA_ERR_IO, message, sizeof message, "%s: %s", o.history,
+                                   strerror(errno));
+            }
+            if (put == MHA_OK && o.out_dir)
+                put = induction_checkpoint_put(o.out_dir, &trainer.model, message, sizeof message);
+            if (put == MHA_OK && o.history && !history_out)
+                put = mha_output_stream(write_history, &text, message, sizeof message);
+            if (put == MHA_OK)
+                put = mha_output_commit(message, sizeof message);
+            mha_output_end();
+            if (put != MHA_OK && status == MHA_EXIT_OK) {
                 mha_cli_error(err, "%s", message);
                 status = MHA_EXIT_FAILURE;
-            } else {
-                checkpoint_file table[CHECKPOINT_FILES_MAX];
-                fprintf(out, "mha train: wrote %s and %zu tensors to %s\n", CHECKPOINT_METADATA,
-                        induction_checkpoint_files(&trainer.model, table), o.out_dir);
             }
         }
-    }
-    if (history && fclose(history) != 0 && status == MHA_EXIT_OK) {
-        mha_cli_error(err, "%s: %s", o.history, strerror(errno));
-        status = MHA_EXIT_FAILURE;
-    }
-    if (history && status == MHA_EXIT_OK) {
-        char message[MHA_PATH_SIZE + 256];
-        if (mha_output_file(o.history, write_history, &text, message, sizeof message) != MHA_OK) {
-            mha_cli_error(err, "%s", message);
-            status = MHA_EXIT_FAILURE;
+        if (status == MHA_EXIT_OK && o.out_dir) {
+            checkpoint_file table[CHECKPOINT_FILES_MAX];
+            fprintf(out, "mha train: wrote %s and %zu tensors to %s\n", CHECKPOINT_METADATA,
+                    induction_checkpoint_files(&trainer.model, table), o.out_dir);
         }
     }
+    if (history != NULL && !history_out)
+        fclose(history);
     free(text.bytes);
     induction_trainer_free(&trainer);
     induction_model_free(&start);

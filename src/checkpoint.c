@@ -76,6 +76,10 @@ size_t induction_checkpoint_metadata(const induction_model *model, char *text, s
     #undef APPEND
     return used;
 }
+const char *const induction_checkpoint_names[] = {
+    CHECKPOINT_METADATA, "tok_emb.npy", "pos_emb.npy", "unembed.npy",
+    "layers.#.in_proj_weight.npy", "layers.#.in_proj_bias.npy",
+    "layers.#.out_proj_weight.npy", "layers.#.out_proj_bias.npy", NULL};
 static mha_status write_text(int fd, const char *text, size_t length)
 {
     int ok = 1;
@@ -87,18 +91,27 @@ static mha_status write_text(int fd, const char *text, size_t length)
     ok = ok && (fsync(fd) == 0 || errno == EINVAL);
     return close(fd) == 0 && ok ? MHA_OK : MHA_ERR_IO;
 }
-mha_status induction_checkpoint_write(const char *dir, const induction_model *model,
+mha_status induction_checkpoint_begin(const char *dir, const induction_model *model,
                                       char *message, size_t size)
 {
     checkpoint_file files[CHECKPOINT_FILES_MAX];
     const char *names[1 + CHECKPOINT_FILES_MAX] = {CHECKPOINT_METADATA};
+    const size_t n = induction_checkpoint_files(model, files);
+    for (size_t f = 0; f < n; f++)
+        names[1 + f] = files[f].name;
+    mha_status status = mha_output_begin(dir, (int)n + 1, names, message, size);
+    if (status == MHA_OK)
+        status = mha_output_own(induction_checkpoint_names, message, size);
+    return status;
+}
+mha_status induction_checkpoint_put(const char *dir, const induction_model *model,
+                                    char *message, size_t size)
+{
+    checkpoint_file files[CHECKPOINT_FILES_MAX];
     char text[CHECKPOINT_TEXT_MAX], why[256];
     const size_t n = induction_checkpoint_files(model, files);
     const size_t length = induction_checkpoint_metadata(model, text, sizeof text);
-    for (size_t f = 0; f < n; f++)
-        names[1 + f] = files[f].name;
-    mha_status status = length < sizeof text ? mha_output_begin(dir, (int)n + 1, names, message,
-                                                                size)
+    mha_status status = length < sizeof text ? MHA_OK
                       : mha_fail(MHA_ERR_SHAPE, message, size, "%s: model too large", dir);
     for (size_t f = 0; status == MHA_OK && f <= n; f++) {
         const int fd = mha_output_next(message, size);
@@ -111,6 +124,14 @@ mha_status induction_checkpoint_write(const char *dir, const induction_model *mo
                                                      sizeof why)) != MHA_OK)
             mha_fail(status, message, size, "%s/%s: %s", dir, files[f - 1].name, why);
     }
+    return status;
+}
+mha_status induction_checkpoint_write(const char *dir, const induction_model *model,
+                                      char *message, size_t size)
+{
+    mha_status status = induction_checkpoint_begin(dir, model, message, size);
+    if (status == MHA_OK)
+        status = induction_checkpoint_put(dir, model, message, size);
     if (status == MHA_OK)
         status = mha_output_commit(message, size);
     mha_output_end();

@@ -30,8 +30,14 @@ typedef struct checkpoint_file {
 size_t induction_checkpoint_files(const induction_model *model,
                                   checkpoint_file files[CHECKPOINT_FILES_MAX]);
 size_t induction_checkpoint_metadata(const induction_model *model, char *text, size_t size);
-mha_status induction_checkpoint_write(const char *dir, const induction_model *model,
-                                      char *message, size_t size);
-mha_status induction_checkpoint_read(const char *dir, size_t legacy_heads,
-                                     induction_model *model, char *message, size_t size);
+extern const char *const induction_checkpoint_names[];
+MHA_MUST_CHECK mha_status induction_checkpoint_begin(const char *dir, const induction_model *model,
+                                                     char *message, size_t size);
+MHA_MUST_CHECK mha_status induction_checkpoint_put(const char *dir, const induction_model *model,
+                                                   char *message, size_t size);
+MHA_MUST_CHECK mha_status induction_checkpoint_write(const char *dir, const induction_model *model,
+                                                     char *message, size_t size);
+MHA_MUST_CHECK mha_status induction_checkpoint_read(const char *dir, size_t legacy_heads,
+                                                    induction_model *model, char *message,
+                                                    size_t size);
 #endif

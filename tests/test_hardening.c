@@ -327,7 +327,8 @@ Test(hardening, checkpoint_refuses_a_boolean_tensor_by_its_type) {
                               "a boolean tok_emb.npy");
     char message[512];
     induction_model back;
-    induction_checkpoint_read(dir, 0, &back, message, sizeof message);
+    cr_expect_eq(induction_checkpoint_read(dir, 0, &back, message, sizeof message),
+                 MHA_ERR_FORMAT);
     cr_expect(strstr(message, "(0, 0)") == NULL, "%s", message);
     induction_model_free(&m);
     remove_checkpoint(dir);

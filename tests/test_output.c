@@ -1,4 +1,5 @@
 /* generated from chapters/45-tests-command.nw; edit the book, not this file */
+#define _DEFAULT_SOURCE            /* flock */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -6,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -58,6 +60,294 @@ static void expect_one_mha_line(const struct cli_result *r, const char *needle)
     cr_expect(strncmp(r->err, "mha: ", 5) == 0 && newline != NULL && newline[1] == '\0',
               "want one 'mha: ' line, got: %s", r->err);
     cr_expect(strstr(r->err, needle) != NULL, "'%s' not in: %s", needle, r->err);
+}
+static size_t count_suffix(const char *dir, const char *suffix)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        const size_t length = strlen(e->d_name), s = strlen(suffix);
+        n += length >= s && strcmp(e->d_name + length - s, suffix) == 0;
+    }
+    closedir(d);
+    return n;
+}
+
+static int exists(const char *dir, const char *name)
+{
+    struct stat st;
+    return lstat(path_in(dir, name), &st) == 0;
+}
+
+static int holds(const char *dir, const char *name, const char *text)
+{
+    if (access(path_in(dir, name), F_OK) != 0)
+        return 0;
+    size_t size;
+    char *bytes = slurp(path_in(dir, name), &size);
+    const int same = size == strlen(text) && memcmp(bytes, text, size) == 0;
+    free(bytes);
+    return same;
+}
+
+static int mha_lines(const char *text)
+{
+    int n = 0;
+    for (const char *line = text; line != NULL && *line != '\0';) {
+        n += strncmp(line, "mha: ", 5) == 0;
+        line = strchr(line, '\n');
+        line = line != NULL ? line + 1 : NULL;
+    }
+    return n;
+}
+Test(output, a_commit_that_fails_half_way_is_undone) {
+    for (int planted = 0; planted < 2; planted++) {
+        char *dir = make_temp_dir(), message[1024] = "";
+        write_bytes(dir, "out.npy", "old out", 7);
+        if (!planted)
+            write_bytes(dir, "attn_weights.npy", "old weights", 11);
+        const char *names[] = {"out.npy", "attn_weights.npy"};
+        cr_assert_eq(mha_output_begin(dir, 2, names, message, sizeof message), MHA_OK, "%s",
+                     message);
+        for (int i = 0; i < 2; i++) {
+            const int fd = mha_output_next(message, sizeof message);
+            cr_assert(fd >= 0 && write(fd, "new", 3) == 3, "%s", message);
+            close(fd);
+        }
+        if (planted) {
+            cr_assert_eq(unlink(path_in(dir, "out.npy")), 0);
+            cr_assert_eq(mkdir(path_in(dir, "out.npy"), 0755), 0);
+        } else {
+            DIR *d = opendir(dir);
+            for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
+                if (strncmp(e->d_name, ".out.npy.", 9) == 0)
+                    cr_assert_eq(unlink(path_in(dir, e->d_name)), 0);
+            closedir(d);
+        }
+        cr_expect_neq(mha_output_commit(message, sizeof message), MHA_OK, "the commit worked");
+        cr_expect(strstr(message, "out.npy") != NULL, "message: %s", message);
+        mha_output_end();
+        if (planted)
+            cr_expect(!exists(dir, "attn_weights.npy"), "a new attn_weights.npy stayed");
+        else
+            cr_expect(holds(dir, "attn_weights.npy", "old weights"),
+                      "attn_weights.npy stayed replaced");
+        if (!planted)
+            cr_expect(holds(dir, "out.npy", "old out"), "out.npy changed");
+        cr_expect_eq(count_suffix(dir, ".tmp") + count_suffix(dir, ".old"), 0,
+                     "temporaries or backups were left");
+        rmdir(path_in(dir, "out.npy"));
+        remove_dir(dir);
+    }
+}
+
+Test(output, an_output_set_replaces_the_whole_set, .timeout = 120) {
+    char *dir = make_case();
+    write_bytes(dir, "notes.txt", "mine", 4);
+    struct cli_result r = run_mha("forward", dir, "--heads", "2", NULL);
+    cr_expect(r.status == 0 && exists(dir, "attn_weights.npy"), "%s", r.err);
+    free_result(&r);
+    r = run_mha("forward", dir, "--heads", "2", "--no-weights", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    cr_expect(!exists(dir, "attn_weights.npy"), "forward --no-weights kept old weights");
+    cr_expect(exists(dir, "out.npy") && exists(dir, "query.npy") &&
+              holds(dir, "notes.txt", "mine"), "a file that is not an output went");
+    write_random(dir, "key.npy", 7, 3, (const size_t[]){1, 5, 4});
+    write_random(dir, "value.npy", 8, 3, (const size_t[]){1, 5, 4});
+    write_random(dir, "grad_out.npy", 9, 3, (const size_t[]){1, 3, 4});
+    r = run_mha("backward", dir, "--heads", "2", NULL);
+    cr_expect(r.status == 0 && exists(dir, "grad_key.npy"), "%s", r.err);
+    free_result(&r);
+    unlink(path_in(dir, "key.npy"));
+    unlink(path_in(dir, "value.npy"));
+    r = run_mha("backward", dir, "--heads", "2", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    cr_expect(!exists(dir, "grad_key.npy") && !exists(dir, "grad_value.npy"),
+              "backward kept the gradients of an earlier cross-attention run");
+    cr_expect(exists(dir, "grad_query.npy") && exists(dir, "out.npy"));
+    remove_dir(dir);
+
+    char *checkpoint = make_temp_dir();
+    write_bytes(checkpoint, "layers.1.notes.txt", "mine", 4);
+    const char *layers[] = {"2", "1"};
+    for (int k = 0; k < 2; k++) {
+        r = run_mha("train", "--steps", "1", "--dim", "8", "--heads", "2", "--layers", layers[k],
+                    "--out", checkpoint, NULL);
+        cr_expect_eq(r.status, 0, "%s", r.err);
+        free_result(&r);
+    }
+    cr_expect(!exists(checkpoint, "layers.1.in_proj_weight.npy") &&
+              !exists(checkpoint, "layers.1.out_proj_bias.npy"),
+              "a one-layer checkpoint kept the second layer of an older one");
+    cr_expect(exists(checkpoint, "layers.0.in_proj_weight.npy"));
+    cr_expect(holds(checkpoint, "layers.1.notes.txt", "mine"), "a file of the user's went");
+    remove_dir(checkpoint);
+}
+Test(output, checkpoint_and_history_are_one_set, .timeout = 120) {
+    char *dir = make_temp_dir(), history[4200];
+    const char *clashes[] = {"tok_emb.npy", "layers.1.in_proj_weight.npy"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(history, sizeof history, "%s", path_in(dir, clashes[k]));
+        struct cli_result r = run_mha("train", "--steps", "100000000", "--layers", "1",
+                                      "--out", dir, "--history", history, NULL);
+        expect_one_mha_line(&r, clashes[k]);
+        cr_expect_str_eq(r.out, "", "it trained before refusing --history %s", history);
+        free_result(&r);
+    }
+    cr_expect(!exists(dir, "tok_emb.npy"));
+    snprintf(history, sizeof history, "%s", path_in(dir, "h.tsv"));
+    fflush(NULL);
+    const pid_t child = fork();
+    cr_assert(child >= 0);
+    if (child == 0) {
+        const struct rlimit limit = {8192, 8192};      /* the history passes it */
+        setrlimit(RLIMIT_FSIZE, &limit);
+        FILE *quiet = fopen("/dev/null", "w");
+        char *argv[] = {"mha", "train", "--steps", "300", "--every", "1", "--dim", "8",
+                        "--heads", "2", "--out", dir, "--history", history, NULL};
+        _exit(mha_cli_main(14, argv, quiet, quiet));
+    }
+    int wstatus;
+    cr_assert_eq(waitpid(child, &wstatus, 0), child);
+    cr_expect(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == MHA_EXIT_FAILURE,
+              "status %#x", wstatus);
+    cr_expect(!exists(dir, "tok_emb.npy") && !exists(dir, "h.tsv"),
+              "part of the set was put in place");
+    cr_expect_eq(count_temporaries(dir), 0);
+    remove_dir(dir);
+}
+Test(output, device_links_are_refused_and_kept, .timeout = 30) {
+    char *dir = make_case(), history[4200];
+    cr_assert_eq(mkfifo(path_in(dir, "pipe"), 0666), 0);
+    cr_assert_eq(symlink("/dev/null", path_in(dir, "h.tsv")), 0);
+    cr_assert_eq(symlink("pipe", path_in(dir, "attn_weights.npy")), 0);
+    snprintf(history, sizeof history, "%s", path_in(dir, "h.tsv"));
+    struct cli_result r = run_mha("train", "--steps", "100000000", "--history", history, NULL);
+    expect_one_mha_line(&r, "h.tsv: a link to a device");
+    cr_expect_str_eq(r.out, "", "it trained before refusing the history");
+    free_result(&r);
+    r = run_mha("forward", dir, "--heads", "2", NULL);
+    expect_one_mha_line(&r, "attn_weights.npy: a link to a device, a pipe");
+    free_result(&r);
+    struct stat st;
+    cr_expect(lstat(path_in(dir, "h.tsv"), &st) == 0 && S_ISLNK(st.st_mode), "h.tsv replaced");
+    cr_expect(lstat(path_in(dir, "attn_weights.npy"), &st) == 0 && S_ISLNK(st.st_mode),
+              "attn_weights.npy replaced");
+    cr_expect(!exists(dir, "out.npy"));
+    r = run_mha("train", "--steps", "2", "--every", "1", "--dim", "8", "--heads", "2",
+                "--history", "-", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strncmp(r.out, "step\tloss\t", 10) == 0 && strstr(r.out, "step=") == NULL,
+              "--history - did not print the table alone: %s", r.out);
+    cr_expect(!exists(".", "-"), "a file named '-' was written");
+    free_result(&r);
+    remove_dir(dir);
+}
+Test(output, stopping_signals_print_one_line, .timeout = 120) {
+    const int signals[] = {SIGALRM, SIGUSR1, SIGPIPE, SIGTERM};
+    const char *names[] = {"SIGALRM", "SIGUSR1", "SIGPIPE", "SIGTERM"};
+    for (int s = 0; s < 4; s++) {
+        char *dir = make_case(), err_path[] = "/tmp/mha-err-XXXXXX";
+        write_bytes(dir, "out.npy", "old out", 7);
+        const int lock = open(dir, O_RDONLY | O_DIRECTORY), efd = mkstemp(err_path);
+        cr_assert(lock >= 0 && efd >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0);
+        close(efd);
+        fflush(NULL);
+        const pid_t child = fork();
+        cr_assert(child >= 0);
+        if (child == 0) {
+            close(lock);
+            FILE *err = fopen(err_path, "w"), *out = fopen("/dev/null", "w");
+            char *argv[] = {"mha", "forward", dir, "--heads", "2", NULL};
+            _exit(mha_cli_main(5, argv, out, err));
+        }
+        for (int wait = 0; wait < 1000 && count_temporaries(dir) < 2; wait++)
+            nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+        cr_expect_eq(count_temporaries(dir), 2, "%s: the run did not wait to commit", names[s]);
+        kill(child, signals[s]);
+        int wstatus;
+        cr_assert_eq(waitpid(child, &wstatus, 0), child);
+        cr_expect(WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == signals[s],
+                  "%s: status %#x", names[s], wstatus);
+        cr_expect_eq(count_temporaries(dir), 0, "%s left temporaries", names[s]);
+        cr_expect(holds(dir, "out.npy", "old out"), "%s: out.npy was replaced", names[s]);
+        size_t size;
+        char *text = slurp(err_path, &size);
+        cr_expect(mha_lines(text) == 1 && strstr(text, names[s]) != NULL,
+                  "%s: want one 'mha: ' line naming it, got: %s", names[s], text);
+        free(text);
+        close(lock);
+        unlink(err_path);
+        remove_dir(dir);
+    }
+}
+Test(output, a_file_size_limit_is_reported_not_fatal) {
+    char *dir = make_case(), err_path[] = "/tmp/mha-err-XXXXXX";
+    write_random(dir, "query.npy", 1, 3, (const size_t[]){2, 40, 8});
+    write_random(dir, "in_proj_weight.npy", 2, 2, (const size_t[]){24, 8});
+    write_random(dir, "out_proj_weight.npy", 3, 2, (const size_t[]){8, 8});
+    write_bytes(dir, "attn_weights.npy", "old weights", 11);
+    const int efd = mkstemp(err_path);
+    cr_assert(efd >= 0);
+    close(efd);
+    fflush(NULL);
+    const pid_t child = fork();
+    cr_assert(child >= 0);
+    if (child == 0) {
+        const struct rlimit limit = {4096, 4096};      /* attn_weights is 25600 bytes */
+        setrlimit(RLIMIT_FSIZE, &limit);
+        FILE *err = fopen(err_path, "w"), *out = fopen("/dev/null", "w");
+        char *argv[] = {"mha", "forward", dir, "--heads", "2", NULL};
+        const int status = mha_cli_main(5, argv, out, err);
+        fclose(err);
+        _exit(status);
+    }
+    int wstatus;
+    cr_assert_eq(waitpid(child, &wstatus, 0), child);
+    cr_expect(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == MHA_EXIT_FAILURE,
+              "status %#x", wstatus);
+    size_t size;
+    char *text = slurp(err_path, &size);
+    cr_expect(mha_lines(text) == 1 && strstr(text, "attn_weights.npy") != NULL &&
+              strstr(text, "File too large") != NULL, "got: %s", text);
+    free(text);
+    cr_expect(holds(dir, "attn_weights.npy", "old weights"));
+    cr_expect(!exists(dir, "out.npy"));
+    cr_expect_eq(count_temporaries(dir), 0);
+    unlink(err_path);
+    remove_dir(dir);
+}
+Test(output, a_held_lock_is_waited_for_then_refused, .timeout = 30) {
+    char *dir = make_case();
+    const int lock = open(dir, O_RDONLY | O_DIRECTORY);
+    cr_assert(lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0);
+    struct cli_result r = run_mha("forward", dir, "--heads", "2", "--wait", "0.5", NULL);
+    cr_expect_eq(r.status, MHA_EXIT_FAILURE, "%s", r.err);
+    cr_expect(strstr(r.err, "waiting up to 0.5 s") != NULL, "no notice: %s", r.err);
+    cr_expect(mha_lines(r.err) == 1 && strstr(r.err, "another run kept it locked") != NULL,
+              "got: %s", r.err);
+    free_result(&r);
+    cr_expect(!exists(dir, "out.npy"));
+    cr_expect_eq(count_temporaries(dir), 0);
+    close(lock);
+    cr_assert_eq(mkdir(path_in(dir, ".mha.lock"), 0700), 0);
+    r = run_mha("forward", dir, "--heads", "2", NULL);
+    cr_expect_eq(r.status, 0, "a planted directory blocked the run: %s", r.err);
+    free_result(&r);
+    rmdir(path_in(dir, ".mha.lock"));
+    cr_assert_eq(symlink("/nonexistent/lock", path_in(dir, ".mha.lock")), 0);
+    r = run_mha("forward", dir, "--heads", "2", NULL);
+    cr_expect_eq(r.status, 0, "a planted link blocked the run: %s", r.err);
+    free_result(&r);
+    unlink(path_in(dir, ".mha.lock"));
+    r = run_mha("forward", dir, "--heads", "2", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    cr_expect(!exists(dir, ".mha.lock"), "a lock file was left behind");
+    remove_dir(dir);
 }
 Test(output, planted_links_at_temporary_names_are_not_followed) {
     char *dir = make_case(), victim[] = "/tmp/mha-victim-XXXXXX", name[256];
@@ -201,14 +491,14 @@ Test(output, a_signal_removes_the_temporaries) {
 }
 Test(output, two_runs_on_one_directory_take_turns, .timeout = 30) {
     char *dir = make_case();
-    const int lock = open(path_in(dir, ".mha.lock"), O_RDWR | O_CREAT, 0666);
-    struct flock whole = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-    cr_assert(lock >= 0 && fcntl(lock, F_SETLK, &whole) == 0);
+    const int lock = open(dir, O_RDONLY | O_DIRECTORY);
+    cr_assert(lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0);
     fflush(NULL);
     const pid_t child = fork();
     cr_assert(child >= 0);
     if (child == 0) {
         char *argv[] = {"mha", "forward", dir, "--heads", "2", NULL};
+        close(lock);                   /* the lock belongs to the parent's descriptor */
         _exit(mha_cli_main(5, argv, stdout, stderr));
     }
     nanosleep(&(struct timespec){0, 300 * 1000 * 1000}, NULL);

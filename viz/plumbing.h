@@ -27,6 +27,7 @@ void viz_fill(viz_view *view, SDL_Rect r, SDL_Color colour);
 void viz_outline(viz_view *view, SDL_Rect r, SDL_Color colour, int thickness);
 int viz_write_png(SDL_Surface *surface, const char *path);
 int viz_save_png(viz_state *s, int width, int height, const char *path);
+mha_status viz_next_png(viz_state *s, int width, int height, char *message, size_t size);
 void viz_save_window(viz_state *s, SDL_Renderer *renderer, int width, int height);
 struct viz_options {
     const char *text, *screenshot, *record, *press;

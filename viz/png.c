@@ -1,4 +1,5 @@
 /* generated from chapters/28-viewer-plumbing.nw; edit the book, not this file */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <SDL_image.h>
@@ -22,13 +23,13 @@ int viz_write_png(SDL_Surface *surface, const char *path)
         return SDL_SetError("%s", message);
     return 0;
 }
-int viz_save_png(viz_state *s, int width, int height, const char *path)
+static SDL_Surface *draw_picture(viz_state *s, int width, int height)
 {
     SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, width, height, 32,
                                                           SDL_PIXELFORMAT_RGBA32);
     SDL_Renderer *renderer = surface ? SDL_CreateSoftwareRenderer(surface) : NULL;
     viz_view view = {0};
-    int status = -1, drawn = 0;
+    int drawn = 0;
     const float scale = viz_scale(width, height, s->zoom);
     if (renderer != NULL && viz_view_open(&view, renderer) == 0 &&
         viz_view_scale(&view, scale) == 0) {
@@ -37,15 +38,42 @@ int viz_save_png(viz_state *s, int width, int height, const char *path)
         viz_draw(&view, s, &layout);
         SDL_RenderPresent(renderer);
         drawn = 1;
-        status = viz_write_png(surface, path);       /* its error names the file */
         viz_view_close(&view);
     }
-    if (!drawn) {                                    /* SDL's error does not */
+    if (renderer) SDL_DestroyRenderer(renderer);
+    if (!drawn) {
+        SDL_FreeSurface(surface);
+        return NULL;
+    }
+    return surface;
+}
+
+int viz_save_png(viz_state *s, int width, int height, const char *path)
+{
+    SDL_Surface *surface = draw_picture(s, width, height);
+    int status = -1;
+    if (surface == NULL) {                           /* SDL's error does not name the file */
         char why[512];
         snprintf(why, sizeof why, "%s", SDL_GetError());
         SDL_SetError("%s: %s", path, why);
+    } else if (strcmp(path, "-") != 0) {
+        status = viz_write_png(surface, path);       /* its error names the file */
+    } else if (png_to_stream(stdout, surface) != 0 || fflush(stdout) != 0 || ferror(stdout)) {
+        SDL_SetError("standard output: %s", errno != 0 ? strerror(errno) : SDL_GetError());
+    } else {
+        status = 0;
     }
-    if (renderer) SDL_DestroyRenderer(renderer);
+    SDL_FreeSurface(surface);
+    return status;
+}
+mha_status viz_next_png(viz_state *s, int width, int height, char *message, size_t size)
+{
+    SDL_Surface *surface = draw_picture(s, width, height);
+    if (surface == NULL) {
+        snprintf(message, size, "cannot draw a frame: %s", SDL_GetError());
+        return MHA_ERR_IO;
+    }
+    const mha_status status = mha_output_stream(png_to_stream, surface, message, size);
     SDL_FreeSurface(surface);
     return status;
 }

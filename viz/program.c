@@ -2,21 +2,46 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "layer_files.h"
+#include "output.h"
 #include "viz.h"
 
+static void tell_waiting(const char *dir, double seconds, void *context)
+{
+    (void)context;
+    viz_error("waiting up to %g s for another run writing in %s", seconds, dir);
+}
 static int record_frames(viz_state *s, const struct viz_options *o)
 {
-    for (size_t f = 0; f < o->frames; f++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/frame-%04zu.png", o->record, f + 1);
-        if (viz_save_png(s, o->width, o->height, path) != 0) {
-            viz_error("%s", SDL_GetError());
-            return VIZ_EXIT_FAILURE;
-        }
+    static const char *const own[] = {"frame-#.png", NULL};
+    char message[MHA_PATH_SIZE + 256] = "";
+    char (*names)[32] = malloc(o->frames * sizeof *names);
+    const char **list = malloc(o->frames * sizeof *list);
+    mha_status status = names != NULL && list != NULL ? MHA_OK : MHA_ERR_NOMEM;
+    if (status != MHA_OK)
+        snprintf(message, sizeof message, "%s: out of memory for %zu frames", o->record,
+                 o->frames);
+    for (size_t f = 0; status == MHA_OK && f < o->frames; f++) {
+        snprintf(names[f], sizeof names[f], "frame-%04zu.png", f + 1);
+        list[f] = names[f];
+    }
+    if (status == MHA_OK)
+        status = mha_output_begin(o->record, (int)o->frames, list, message, sizeof message);
+    if (status == MHA_OK)
+        status = mha_output_own(own, message, sizeof message);
+    for (size_t f = 0; status == MHA_OK && f < o->frames; f++) {
+        status = viz_next_png(s, o->width, o->height, message, sizeof message);
         s->playing = 1;
         viz_tick(s, 1.0 / s->speed);
     }
-    return VIZ_EXIT_OK;
+    if (status == MHA_OK)
+        status = mha_output_commit(message, sizeof message);
+    mha_output_end();
+    free(names);
+    free(list);
+    if (status != MHA_OK)
+        viz_error("%s", message);
+    return status == MHA_OK ? VIZ_EXIT_OK : VIZ_EXIT_FAILURE;
 }
 SDL_Event *viz_event_in_layout(SDL_Event *e, float scale)
 {
@@ -101,6 +126,14 @@ int viz_main(int argc, char **argv)
     const int parsed = viz_parse_options(argc, argv, &o);
     if (parsed != 0)
         return parsed > 0 ? VIZ_EXIT_OK : VIZ_EXIT_USAGE;
+    char place[MHA_PATH_SIZE + 256];
+    mha_output_wait(MHA_OUTPUT_WAIT, tell_waiting, NULL);
+    if ((o.screenshot != NULL && strcmp(o.screenshot, "-") != 0 &&
+         mha_output_check(o.screenshot, place, sizeof place) != MHA_OK) ||
+        (o.record != NULL && mha_output_check_dir(o.record, place, sizeof place) != MHA_OK)) {
+        fprintf(stderr, "mha-viz: %s\n", place);          /* before any training */
+        return VIZ_EXIT_FAILURE;
+    }
     viz_state s;
     if (viz_init(&s, o.text) != MHA_OK) {
         char rule[128];

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
@@ -113,6 +114,95 @@ Test(viewer, cells_have_the_colour_of_their_weight) {
         SDL_FreeSurface(surface);
     }
     viz_free(&s);
+}
+static int viewer_in_child(char **argv, int argc, rlim_t bytes, const char *out_path)
+{
+    fflush(NULL);
+    const pid_t child = fork();
+    if (child == 0) {
+        const struct rlimit limit = {bytes, bytes};
+        setrlimit(RLIMIT_FSIZE, &limit);
+        if (freopen("/dev/null", "w", stderr) == NULL ||
+            (out_path != NULL && freopen(out_path, "wb", stdout) == NULL))
+            _exit(99);
+        _exit(viz_main(argc, argv));
+    }
+    int status = 0;
+    cr_assert_eq(waitpid(child, &status, 0), child);
+    cr_assert(WIFEXITED(status), "the child died: status %#x", status);
+    return WEXITSTATUS(status);
+}
+
+static int frame_holds(const char *dir, int frame, const char *text)
+{
+    char path[128], got[32] = {0};
+    snprintf(path, sizeof path, "%s/frame-%04d.png", dir, frame);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return 0;
+    const size_t n = fread(got, 1, sizeof got - 1, f);
+    fclose(f);
+    return n == strlen(text) && memcmp(got, text, n) == 0;
+}
+
+static size_t hidden_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    size_t n = 0;
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
+        n += e->d_name[0] == '.' && strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    if (d != NULL)
+        closedir(d);
+    return n;
+}
+
+Test(viewer, a_recording_is_one_set_of_frames) {
+    char dir[] = "/tmp/mha-viz-set-XXXXXX", path[128];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/frame-0001.png", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f != NULL && fputs("old frame", f) >= 0 && fclose(f) == 0);
+    snprintf(path, sizeof path, "%s/frame-0002.png", dir);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    char *three[] = {"mha-viz", "--record", dir, "--frames", "3", "--size", "640x480", NULL};
+    cr_expect_eq(viz_main(7, three), VIZ_EXIT_FAILURE, "a directory at frame-0002.png");
+    cr_expect(frame_holds(dir, 1, "old frame"), "a failed recording replaced frame 1");
+    rmdir(path);
+    cr_expect_eq(viewer_in_child(three, 7, 4096, NULL), VIZ_EXIT_FAILURE, "a full disk");
+    cr_expect(frame_holds(dir, 1, "old frame"), "a full disk replaced frame 1");
+    cr_expect_eq(hidden_in(dir), 0, "temporaries were left");
+    cr_expect_eq(viz_main(7, three), VIZ_EXIT_OK);
+    char *two[] = {"mha-viz", "--record", dir, "--frames", "2", "--size", "640x480", NULL};
+    cr_expect_eq(viz_main(7, two), VIZ_EXIT_OK);
+    snprintf(path, sizeof path, "%s/frame-0003.png", dir);
+    cr_expect_neq(access(path, F_OK), 0, "frame 3 of the longer recording stayed");
+    for (int k = 1; k <= 3; k++) {
+        snprintf(path, sizeof path, "%s/frame-%04d.png", dir, k);
+        unlink(path);
+    }
+    cr_expect_eq(rmdir(dir), 0, "the directory holds more than the frames");
+}
+
+Test(viewer, screenshots_through_device_links_are_refused) {
+    char dir[] = "/tmp/mha-viz-link-XXXXXX", link[128], out[128], magic[8];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(link, sizeof link, "%s/shot.png", dir);
+    cr_assert_eq(symlink("/dev/null", link), 0);
+    char *shot[] = {"mha-viz", "--screenshot", link, "--size", "640x480", NULL};
+    cr_expect_eq(viz_main(5, shot), VIZ_EXIT_FAILURE);
+    struct stat st;
+    cr_expect(lstat(link, &st) == 0 && S_ISLNK(st.st_mode), "the link was replaced");
+    unlink(link);
+    snprintf(out, sizeof out, "%s/stdout", dir);
+    char *dash[] = {"mha-viz", "--screenshot", "-", "--size", "640x480", NULL};
+    cr_expect_eq(viewer_in_child(dash, 5, RLIM_INFINITY, out), VIZ_EXIT_OK);
+    FILE *f = fopen(out, "rb");
+    cr_assert_not_null(f);
+    cr_expect(fread(magic, 1, 8, f) == 8 && memcmp(magic, "\x89PNG\r\n\x1a\n", 8) == 0,
+              "--screenshot - wrote no PNG to the standard output");
+    fclose(f);
+    unlink(out);
+    cr_expect_eq(rmdir(dir), 0, "a file named '-' or a temporary was left");
 }
 static void expect_viz_refusal(int argc, char **argv, const char *want)
 {
