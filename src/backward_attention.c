@@ -141,32 +141,6 @@ static void mask_tile(const heads_packed *p, const mha_mask *m, size_t b, size_t
         }
     }
 }
-static void online_update(const fast_kernels *k, float *p, size_t n, float *m, float *l,
-                          float *acc, size_t Dp)
-{
-    const float tile_max = k->row_max(p, n);
-    const float mu = fmaxf(*m, tile_max);
-    if (isnan(*m) || mu == -INFINITY) {
-        int poisoned = isnan(*m);
-        for (size_t c = 0; !poisoned && c < n; c++)
-            poisoned = isnan(p[c]);
-        if (poisoned) {
-            *m = *l = NAN;
-            for (size_t c = 0; c < n; c++)
-                p[c] = NAN;
-        } else
-            memset(p, 0, n * sizeof *p);
-        return;
-    }
-    const float alpha = *m == mu ? 1.0f : *m == -INFINITY ? 0.0f : expf(*m - mu);
-    const float sum = k->exp_sum(p, n, mu);
-    if (alpha != 1.0f) {
-        *l *= alpha;
-        k->scale(acc, Dp, alpha);
-    }
-    *l += sum;
-    *m = mu;
-}
 typedef struct tile_scratch {
     float *s, *dp;                 /* (t, t) */
     float *acc, *acc2;             /* (t, Dp) */
@@ -200,7 +174,7 @@ static void forward_tile(const fast_kernels *k, const heads_packed *p, const fas
                   w->s, t);
         mask_tile(p, a->mask, b, i0, j0, 0, w->s);
         for (size_t r = 0; r < nq; r++)
-            online_update(k, w->s + r * t, t, &w->m[r], &w->l[r], w->acc + r * Dp, Dp);
+            fast_online_update(k, w->s + r * t, t, &w->m[r], &w->l[r], w->acc + r * Dp, Dp);
         memset(w->s + nq * t, 0, (t - nq) * t * sizeof *w->s);
         k->pv(t, t, Dp, w->s, t, p->v + (bh * p->Sp + j0) * Dp, Dp, w->acc, Dp);
     }

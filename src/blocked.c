@@ -88,8 +88,8 @@ static void mask_tile(const attend_state *st, size_t b, size_t i0, size_t nq,
             row[c] = -INFINITY;
     }
 }
-static void online_update(const fast_kernels *k, float *p, size_t cols, float *m, float *l,
-                          float *acc, size_t Dp)
+void fast_online_update(const fast_kernels *k, float *p, size_t cols, float *m, float *l,
+                        float *acc, size_t Dp)
 {
     const float tile_max = k->row_max(p, cols);
     const float mu = fmaxf(*m, tile_max);
@@ -166,7 +166,8 @@ static void attend_tile(const attend_state *st, size_t b, size_t h, size_t t, at
                       1.0f / sqrtf((float)D), w->s, st->bk);
             mask_tile(st, b, i0, nq, j0, nk, cols, w->s);
             for (size_t r = 0; r < nq; r++)
-                online_update(k, w->s + r * st->bk, cols, &w->m[r], &w->l[r], w->acc + r * Dp, Dp);
+                fast_online_update(k, w->s + r * st->bk, cols, &w->m[r], &w->l[r], w->acc + r * Dp,
+                                   Dp);
             for (size_t r = nq; r < rows; r++)
                 memset(w->s + r * st->bk, 0, cols * sizeof *w->s);
             const float *v = st->vp + (bh * st->Sp + j0) * Dp;

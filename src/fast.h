@@ -106,4 +106,8 @@ typedef struct fast_attention {
 MHA_MUST_CHECK
 mha_status fast_attend(const fast_kernels *k, const fast_blocking *b,
                        const fast_attention *a);
+/* One row's online softmax: fold the scores p (cols) of one tile into the running
+   maximum m, sum l and context acc (Dp); p becomes the tile's weights e^(p - m). */
+void fast_online_update(const fast_kernels *k, float *p, size_t cols, float *m, float *l,
+                        float *acc, size_t Dp);
 #endif

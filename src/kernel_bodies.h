@@ -1,0 +1,275 @@
+/* generated from chapters/07-simd.nw; edit the book, not this file */
+/* The kernels, written once for any vector width.  No include guard: each of
+   kernels_scalar.c, kernels_avx2.c and kernels_avx512.c includes this file
+   once, after defining its vector vocabulary (VEC, W, ISA, TARGET, ...). */
+static TARGET void ISA(gemm)(size_t K, const float *Ap, const float *Bp, float *C, size_t ldc)
+{
+    VEC acc[GMR][GNV];
+    UNROLL for (int r = 0; r < GMR; r++) {
+        __builtin_prefetch(C + r * ldc, 1);
+        __builtin_prefetch(C + r * ldc + GNV * W - 1, 1);
+        UNROLL for (int v = 0; v < GNV; v++)
+            acc[r][v] = VZERO();
+    }
+    for (size_t k = 0; k < K; k++) {
+        VEC b[GNV];
+        UNROLL for (int v = 0; v < GNV; v++)
+            b[v] = VLOAD(Bp + k * GNV * W + v * W);
+        UNROLL for (int r = 0; r < GMR; r++) {
+            const VEC a = VSET1(Ap[k * GMR + r]);
+            UNROLL for (int v = 0; v < GNV; v++)
+                acc[r][v] = VFMA(a, b[v], acc[r][v]);
+        }
+    }
+    UNROLL for (int r = 0; r < GMR; r++)
+        UNROLL for (int v = 0; v < GNV; v++)
+            VSTORE(C + r * ldc + v * W, VADD(VLOAD(C + r * ldc + v * W), acc[r][v]));
+}
+static TARGET float ISA(dot)(const float *x, const float *y, size_t n)
+{
+    VEC acc[4] = {VZERO(), VZERO(), VZERO(), VZERO()};
+    size_t i = 0;
+    for (; i + 4 * W <= n; i += 4 * W)
+        UNROLL for (int u = 0; u < 4; u++)
+            acc[u] = VFMA(VLOAD(x + i + u * W), VLOAD(y + i + u * W), acc[u]);
+    for (; i + W <= n; i += W)
+        acc[0] = VFMA(VLOAD(x + i), VLOAD(y + i), acc[0]);
+    float s = VHSUM(VADD(VADD(acc[0], acc[1]), VADD(acc[2], acc[3])));
+    for (; i < n; i++)
+        s += x[i] * y[i];
+    return s;
+}
+
+static TARGET void ISA(axpy)(float a, const float *x, float *y, size_t n)
+{
+    size_t i = 0;
+    for (; i + W <= n; i += W)
+        VSTORE(y + i, VFMA(VSET1(a), VLOAD(x + i), VLOAD(y + i)));
+    for (; i < n; i++)
+        y[i] += a * x[i];
+}
+static inline __attribute__((always_inline)) TARGET void
+ISA(direct_block)(int nv, size_t K, const float *a, size_t rs, size_t cs, const float *b,
+                  size_t ldb, float *c, size_t ldc)
+{
+    VEC acc[4][ANV];
+    UNROLL for (int i = 0; i < 4; i++)
+        UNROLL for (int u = 0; u < nv; u++) acc[i][u] = VLOAD(c + i * ldc + u * W);
+    for (size_t k = 0; k < K; k++) {
+        VEC row[ANV];
+        UNROLL for (int u = 0; u < nv; u++) row[u] = VLOAD(b + k * ldb + u * W);
+        UNROLL for (int i = 0; i < 4; i++) {
+            const VEC x = VSET1(a[i * rs + k * cs]);
+            UNROLL for (int u = 0; u < nv; u++) acc[i][u] = VFMA(x, row[u], acc[i][u]);
+        }
+    }
+    UNROLL for (int i = 0; i < 4; i++)
+        UNROLL for (int u = 0; u < nv; u++) VSTORE(c + i * ldc + u * W, acc[i][u]);
+}
+static inline __attribute__((always_inline)) TARGET void
+ISA(direct_rows)(size_t rows, size_t cols, size_t K, const float *a, size_t rs, size_t cs,
+                 const float *b, size_t ldb, float *c, size_t ldc)
+{
+    for (size_t i = 0; i < rows; i += 4) {
+        size_t j = 0;
+        for (; j + ANV * W <= cols; j += ANV * W)
+            ISA(direct_block)(ANV, K, a + i * rs, rs, cs, b + j, ldb, c + i * ldc + j, ldc);
+        for (; ANV > 2 && j + 2 * W <= cols; j += 2 * W)
+            ISA(direct_block)(2, K, a + i * rs, rs, cs, b + j, ldb, c + i * ldc + j, ldc);
+        for (; j + W <= cols; j += W)
+            ISA(direct_block)(1, K, a + i * rs, rs, cs, b + j, ldb, c + i * ldc + j, ldc);
+        for (; j < cols; j++)                           /* the last columns, one sum each */
+            for (size_t r = i; r < i + 4; r++) {
+                float sum = c[r * ldc + j];
+                for (size_t k = 0; k < K; k++)
+                    sum += a[r * rs + k * cs] * b[k * ldb + j];
+                c[r * ldc + j] = sum;
+            }
+    }
+}
+static TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *a, size_t rs,
+                               size_t cs, const float *b, size_t ldb, float *c, size_t ldc)
+{
+    if (cs == 1)                        /* the common case, with its stride a constant */
+        ISA(direct_rows)(rows, cols, K, a, rs, 1, b, ldb, c, ldc);
+    else
+        ISA(direct_rows)(rows, cols, K, a, rs, cs, b, ldb, c, ldc);
+}
+static TARGET double ISA(fma_loop)(size_t n)
+{
+    VEC acc[16];
+    UNROLL for (int u = 0; u < 16; u++) acc[u] = VSET1((float)u * 1e-3f);
+    const VEC a = VSET1(0.999999f), b = VSET1(1e-6f);
+    for (size_t i = 0; i < n; i++)
+        UNROLL for (int u = 0; u < 16; u++) acc[u] = VFMA(acc[u], a, b);
+    VEC sum = VZERO();
+    UNROLL for (int u = 0; u < 16; u++) sum = VADD(sum, acc[u]);
+    volatile float sink = VHSUM(sum);
+    (void)sink;
+    return 2.0 * 16.0 * W * (double)n;
+}
+static TARGET float ISA(stream_sum)(const float *x, size_t n)
+{
+    VEC acc[4] = {VZERO(), VZERO(), VZERO(), VZERO()};
+    for (size_t i = 0; i < n; i += 4 * W)
+        UNROLL for (int u = 0; u < 4; u++) acc[u] = VADD(acc[u], VLOAD(x + i + u * W));
+    return VHSUM(VADD(VADD(acc[0], acc[1]), VADD(acc[2], acc[3])));
+}
+static inline TARGET VEC ISA(vexp)(VEC x)
+{
+    const VEC lo = VSET1(-87.0f), hi = VSET1(88.0f);
+    const VEC t = VMIN(hi, VMAX(lo, x));                 /* NaN stays NaN */
+    const VEC n = VROUND(VMUL(t, VSET1(1.44269504088896341f)));
+    VEC r = VFMA(n, VSET1(-0.693359375f), t);            /* exact: few bits */
+    r = VFMA(n, VSET1(2.12194440e-4f), r);               /* the rest of ln 2 */
+    VEC p = VSET1(1.9875691500e-4f);
+    p = VFMA(p, r, VSET1(1.3981999507e-3f));
+    p = VFMA(p, r, VSET1(8.3334519073e-3f));
+    p = VFMA(p, r, VSET1(4.1665795894e-2f));
+    p = VFMA(p, r, VSET1(1.6666665459e-1f));
+    p = VFMA(p, r, VSET1(5.0000001201e-1f));
+    const VEC y = VADD(VFMA(VMUL(p, r), r, r), VSET1(1.0f));   /* 1 + r + r^2 p(r) */
+    return VKEEP_NOT_BELOW(x, lo, VMUL(y, VPOW2I(n)));
+}
+static TARGET float ISA(fast_row_max)(const float *x, size_t n)
+{
+    VEC m = VSET1(-INFINITY);
+    for (size_t i = 0; i < n; i += W)
+        m = VMAX(m, VLOAD(x + i));
+    return VHMAX(m);
+}
+
+static TARGET float ISA(fast_exp_sum)(float *x, size_t n, float shift)
+{
+    const VEC s = VSET1(shift);
+    VEC sum = VZERO();
+    for (size_t i = 0; i < n; i += W) {
+        const VEC e = ISA(vexp)(VADD(VLOAD(x + i), VMUL(s, VSET1(-1.0f))));
+        VSTORE(x + i, e);
+        sum = VADD(sum, e);
+    }
+    return VHSUM(sum);
+}
+
+static TARGET void ISA(fast_scale)(float *x, size_t n, float a)
+{
+    for (size_t i = 0; i < n; i += W)
+        VSTORE(x + i, VMUL(VLOAD(x + i), VSET1(a)));
+}
+static TARGET void ISA(fast_scores)(size_t rows, size_t cols, size_t D, const float *q, size_t ldq,
+                                    const float *kt, size_t ldk, float scale, float *s, size_t lds)
+{
+    for (size_t r = 0; r < rows; r += 4)
+        for (size_t c = 0; c < cols; c += ANV * W) {
+            VEC acc[4][ANV];
+            UNROLL for (int i = 0; i < 4; i++)
+                UNROLL for (int v = 0; v < ANV; v++) acc[i][v] = VZERO();
+            for (size_t d = 0; d < D; d++) {
+                VEC key[ANV];
+                UNROLL for (int v = 0; v < ANV; v++) key[v] = VLOAD(kt + d * ldk + c + v * W);
+                UNROLL for (int i = 0; i < 4; i++) {
+                    const VEC a = VSET1(q[(r + i) * ldq + d]);
+                    UNROLL for (int v = 0; v < ANV; v++) acc[i][v] = VFMA(a, key[v], acc[i][v]);
+                }
+            }
+            UNROLL for (int i = 0; i < 4; i++)
+                UNROLL for (int v = 0; v < ANV; v++)
+                    VSTORE(s + (r + i) * lds + c + v * W, VMUL(acc[i][v], VSET1(scale)));
+        }
+}
+static TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
+                                const float *v, size_t ldv, float *acc, size_t lda)
+{
+    ISA(direct)(rows, Dp, n, p, ldp, 1, v, ldv, acc, lda);
+}
+static TARGET void ISA(fast_key_dots)(const float *q, size_t ldq, size_t heads, const float *keys,
+                                      size_t n, size_t D, float scale, float *s, size_t lds)
+{
+    for (size_t h0 = 0; h0 < heads; h0 += 4) {
+        const size_t hn = heads - h0 < 4 ? heads - h0 : 4;
+        for (size_t j = 0; j < n; j++) {
+            const float *key = keys + j * D;
+            for (size_t e = 0; e < D; e += 64 / sizeof(float))    /* each line, 8 keys ahead */
+                __builtin_prefetch(key + 8 * D + e);
+            VEC acc[4] = {VZERO(), VZERO(), VZERO(), VZERO()};
+            size_t d = 0;
+            for (; d + W <= D; d += W) {
+                const VEC k = VLOAD(key + d);
+                UNROLL for (size_t h = 0; h < 4; h++)
+                    if (h < hn) acc[h] = VFMA(VLOAD(q + (h0 + h) * ldq + d), k, acc[h]);
+            }
+            UNROLL for (size_t h = 0; h < 4; h++) {
+                if (h >= hn) continue;
+                const float *qh = q + (h0 + h) * ldq;
+                float sum = VHSUM(acc[h]);
+                for (size_t e = d; e < D; e++)
+                    sum += qh[e] * key[e];
+                s[(h0 + h) * lds + j] = sum * scale;
+            }
+        }
+    }
+}
+
+static TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t heads,
+                                           const float *values, size_t n, size_t D, float *acc,
+                                           size_t lda)
+{
+    for (size_t h0 = 0; h0 < heads; h0 += 4, p += 4 * ldp, acc += 4 * lda) {
+        const size_t hn = heads - h0 < 4 ? heads - h0 : 4;
+        size_t d = 0;
+        for (; d + ANV * W <= D; d += ANV * W) {
+            VEC a[4][ANV];
+            UNROLL for (size_t h = 0; h < 4; h++)
+                UNROLL for (int u = 0; u < ANV; u++)
+                    a[h][u] = h < hn ? VLOAD(acc + h * lda + d + u * W) : VZERO();
+            for (size_t j = 0; j < n; j++) {
+                VEC v[ANV];
+                for (size_t e = 0; e < ANV * W; e += 64 / sizeof(float))   /* 8 rows ahead */
+                    __builtin_prefetch(values + (j + 8) * D + d + e);
+                UNROLL for (int u = 0; u < ANV; u++) v[u] = VLOAD(values + j * D + d + u * W);
+                UNROLL for (size_t h = 0; h < 4; h++)
+                    if (h < hn && p[h * ldp + j] != 0.0f) {
+                        const VEC w = VSET1(p[h * ldp + j]);
+                        UNROLL for (int u = 0; u < ANV; u++) a[h][u] = VFMA(w, v[u], a[h][u]);
+                    }
+            }
+            UNROLL for (size_t h = 0; h < 4; h++)
+                UNROLL for (int u = 0; u < ANV; u++)
+                    if (h < hn) VSTORE(acc + h * lda + d + u * W, a[h][u]);
+        }
+        for (size_t h = 0; h < hn; h++)                 /* the last columns, head by head */
+            for (size_t e = d; e < D; e++)
+                for (size_t j = 0; j < n; j++)
+                    if (p[h * ldp + j] != 0.0f)
+                        acc[h * lda + e] += p[h * ldp + j] * values[j * D + e];
+    }
+}
+static TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift,
+                                         const float *log_sum, size_t step)
+{
+    const VEC minus = VSET1(-1.0f);
+    for (size_t i = 0; i < n; i += W) {
+        const VEC m = step ? VLOAD(shift + i) : VSET1(*shift);
+        const VEC g = step ? VLOAD(log_sum + i) : VSET1(*log_sum);
+        VSTORE(x + i, ISA(vexp)(VADD(VADD(VLOAD(x + i), VMUL(m, minus)), VMUL(g, minus))));
+    }
+}
+
+static TARGET void ISA(fast_softmax_grad)(float *dp, const float *p, size_t n, const float *delta,
+                                          size_t step, float scale)
+{
+    const VEC s = VSET1(scale), minus = VSET1(-1.0f);
+    for (size_t i = 0; i < n; i += W) {
+        const VEC d = step ? VLOAD(delta + i) : VSET1(*delta);
+        VSTORE(dp + i, VMUL(VMUL(s, VLOAD(p + i)), VADD(VLOAD(dp + i), VMUL(d, minus))));
+    }
+}
+const fast_kernels ISA(fast_kernels) = {
+    .name = ISA_NAME, .mr = GMR, .nr = GNV * W, .width = ANV * W,
+    .gemm = ISA(gemm), .scores = ISA(fast_scores), .pv = ISA(fast_pv),
+    .row_max = ISA(fast_row_max), .exp_sum = ISA(fast_exp_sum), .scale = ISA(fast_scale),
+    .dot = ISA(dot), .axpy = ISA(axpy), .fma_loop = ISA(fma_loop),
+    .stream_sum = ISA(stream_sum), .key_dots = ISA(fast_key_dots),
+    .weighted_rows = ISA(fast_weighted_rows), .direct = ISA(direct),
+    .exp_shifted = ISA(fast_exp_shifted), .softmax_grad = ISA(fast_softmax_grad),
+};

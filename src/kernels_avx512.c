@@ -1,0 +1,36 @@
+/* generated from chapters/07-simd.nw; edit the book, not this file */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include "fast.h"
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#define UNROLL _Pragma("GCC unroll 16")
+#if defined(__x86_64__)
+#define ISA(name) name##_avx512
+#define ISA_NAME "avx512"
+#define TARGET __attribute__((target("avx512f")))
+#define VEC __m512
+#define W 16
+#define GMR 14
+#define GNV 2
+#define ANV 4
+#define VLOAD(p) _mm512_loadu_ps(p)
+#define VSTORE(p, x) _mm512_storeu_ps(p, x)
+#define VSET1(x) _mm512_set1_ps(x)
+#define VZERO() _mm512_setzero_ps()
+#define VADD(a, b) _mm512_add_ps(a, b)
+#define VMUL(a, b) _mm512_mul_ps(a, b)
+#define VFMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define VMAX(a, b) _mm512_max_ps(a, b)
+#define VMIN(a, b) _mm512_min_ps(a, b)
+#define VHMAX(x) _mm512_reduce_max_ps(x)
+#define VHSUM(x) _mm512_reduce_add_ps(x)
+#define VROUND(x) _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define VPOW2I(n) _mm512_castsi512_ps(_mm512_slli_epi32( \
+        _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23))
+#define VKEEP_NOT_BELOW(x, lo, y) _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, lo, _CMP_NLT_UQ), y)
+#include "kernel_bodies.h"
+#endif

@@ -1,0 +1,42 @@
+/* generated from chapters/07-simd.nw; edit the book, not this file */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include "fast.h"
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#define UNROLL _Pragma("GCC unroll 16")
+#define ISA(name) name##_scalar
+#define ISA_NAME "scalar"
+#define TARGET
+#define VEC float
+#define W 1
+#define GMR 4
+#define GNV 4
+#define ANV 4
+#define VLOAD(p) (*(p))
+#define VSTORE(p, x) (*(p) = (x))
+#define VSET1(x) (x)
+#define VZERO() 0.0f
+#define VADD(a, b) ((a) + (b))
+#define VMUL(a, b) ((a) * (b))
+#define VFMA(a, b, c) ((a) * (b) + (c))
+#define VMAX(a, b) ((a) > (b) ? (a) : (b))      /* NaN in b passes through */
+#define VMIN(a, b) ((a) < (b) ? (a) : (b))
+#define VHMAX(x) (x)
+#define VHSUM(x) (x)
+#define VROUND(x) nearbyintf(x)
+#define VPOW2I(n) pow2i_scalar(n)
+#define VKEEP_NOT_BELOW(x, lo, y) ((x) < (lo) ? 0.0f : (y))
+static __attribute__((unused)) float pow2i_scalar(float n)
+{
+    if (n != n)
+        return n;
+    uint32_t bits = (uint32_t)((int32_t)n + 127) << 23;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+#include "kernel_bodies.h"
