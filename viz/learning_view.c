@@ -80,17 +80,8 @@ static void draw_token_labels(viz_view *v, const induction_batch *b, size_t rows
 int viz_learning_hit(const viz_learning_layout *l, size_t focus, int x, int y, int *head,
                      int *row, int *col)
 {
-    const int maps = (int)(l->layers * l->heads);
-    for (int m = 0; m <= maps; m++) {
-        const SDL_Rect *r = m < maps ? &l->maps[m] : &l->big;
-        if (x < r->x || y < r->y || x >= r->x + r->w || y >= r->y + r->h)
-            continue;
-        *head = m < maps ? m : (int)focus;
-        *col = (int)((size_t)(x - r->x) * l->length / (size_t)r->w);
-        *row = (int)((size_t)(y - r->y) * l->length / (size_t)r->h);
-        return m < maps ? 1 : 2;
-    }
-    return 0;
+    return viz_maps_hit(l->maps, (int)(l->layers * l->heads), &l->big, l->length, focus, x, y,
+                        head, row, col);
 }
 
 static void draw_learning_hover(viz_view *v, const viz_state *s, const viz_learning_layout *l,

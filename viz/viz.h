@@ -1,10 +1,12 @@
 /* generated from chapters/12-viewer.nw; edit the book, not this file */
 #ifndef VIZ_H
 #define VIZ_H
-/* The viewer's SDL side, each part over the ones before it: the colours
-   (palette.h), the layout (layout.c), the views (view.c, explain_view.c),
-   the input (input.c), the frame (frame.c) and the program (program.c),
-   over the state and the modes of state.h, which know nothing of SDL.
+/* The viewer's SDL side.  Each file calls only files beneath it; from the
+   bottom: the colours (palette.c) and the drawing (draw.c), the state
+   (state.c, explain.c), the layout (layout.c), the views (view.c,
+   explain_view.c; the learning modes' in training.h), the modes (modes.c),
+   the input (input.c), the frame (frame.c) and the program (png.c,
+   options.c, program.c).  state.h knows nothing of SDL.
    plumbing.h: fonts, text, PNG files, options. */
 #include "palette.h"
 #include "plumbing.h"
@@ -28,6 +30,8 @@ SDL_Event *viz_event_in_layout(SDL_Event *event, float scale);
 SDL_Rect viz_cell(const SDL_Rect *map, size_t L, size_t i, size_t j);
 int viz_hit(const viz_layout *layout, const viz_state *s, int x, int y,
             int *head, int *row, int *col);
+int viz_maps_hit(const SDL_Rect *maps, int count, const SDL_Rect *big, size_t L, size_t focus,
+                 int x, int y, int *head, int *row, int *col);
 SDL_Rect viz_word_box(const viz_layout *layout, size_t k);
 int viz_hit_word(const viz_layout *layout, const viz_state *s, int x, int y);
 enum { VIZ_ACTIONS_PER_EVENT = 3 };
