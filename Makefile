@@ -179,6 +179,7 @@ test: $(BUILD)/tests $(BUILD)/mha $(BUILD)/viz-tests $(BUILD)/mha-viz
 	cd tests && ../$(BUILD)/tests --jobs=2
 	cd tests && $(VIZ_HEADLESS) ../$(BUILD)/viz-tests --jobs=2
 	bash tools/viewer-smoke.sh $(BUILD)/mha-viz
+	bash tools/viz-layers.sh $(BUILD)/obj/viz
 
 -include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/obj/*/*/*.d)
 

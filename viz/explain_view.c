@@ -3,11 +3,10 @@
 #include <stdio.h>
 #include "viz.h"
 
-const SDL_Color viz_positive = {250, 160, 60, 255}, viz_negative = {90, 150, 250, 255};
 static SDL_Color ink_on(SDL_Color patch)
 {
     const int light = (299 * patch.r + 587 * patch.g + 114 * patch.b) / 1000;
-    return light > 140 ? (SDL_Color){0, 0, 0, 255} : viz_white;
+    return light > 140 ? viz_ink_on_light : viz_emphasis;
 }
 
 void viz_draw_words(viz_view *v, const viz_state *s, const viz_layout *l)
@@ -15,7 +14,7 @@ void viz_draw_words(viz_view *v, const viz_state *s, const viz_layout *l)
     const size_t L = s->length, h = s->focus, i = viz_query_row(s);
     char line[96];
     snprintf(line, sizeof line, "query '%s' (%zu), head %zu, gives:", s->tokens[i], i, h + 1);
-    viz_text_fit(v, v->small, line, l->words.x, l->words.y + 8, l->words.w, viz_white);
+    viz_text_fit(v, v->small, line, l->words.x, l->words.y + 8, l->words.w, viz_emphasis);
     for (size_t k = 0; k < L; k++) {
         const SDL_Rect box = viz_word_box(l, k);
         const SDL_Color patch = k >= s->step ? viz_undecoded
@@ -23,7 +22,7 @@ void viz_draw_words(viz_view *v, const viz_state *s, const viz_layout *l)
                               : viz_colour(s->colour_map, s->weights[(h * L + i) * L + k]);
         viz_fill(v, box, patch);
         if (k == i)
-            viz_outline(v, box, viz_white, 2);
+            viz_outline(v, box, viz_emphasis, 2);
         viz_text_fit(v, v->small, s->tokens[k], box.x + 3, box.y + box.h / 2, box.w - 6,
                      k >= s->step || viz_blocked(s, i, k) ? viz_dim : ink_on(patch));
     }
@@ -60,7 +59,7 @@ void viz_draw_breakdown(viz_view *v, const viz_state *s, const viz_layout *l)
     char line[128];
     snprintf(line, sizeof line, "score of '%s' (%zu) -> '%s' (%zu)", s->tokens[i], i,
              s->tokens[j], j);
-    viz_text_fit(v, v->small, line, r.x, r.y + 8, r.w, viz_white);
+    viz_text_fit(v, v->small, line, r.x, r.y + 8, r.w, viz_emphasis);
     const int rows = (r.h - 24 - 4 * 18) / 3, y = r.y + 22;
     draw_bars(v, q, D, (SDL_Rect){r.x, y, r.w, rows - 4}, "query q");
     draw_bars(v, k, D, (SDL_Rect){r.x, y + rows, r.w, rows - 4}, "key k");
@@ -78,5 +77,5 @@ void viz_draw_breakdown(viz_view *v, const viz_state *s, const viz_layout *l)
     viz_text_fit(v, v->small, line, r.x, t + 36, r.w, viz_ink);
     snprintf(line, sizeof line, "softmax, %zu keys: weight %.3f", n,
              s->weights[(s->focus * L + i) * L + j]);
-    viz_text_fit(v, v->small, line, r.x, t + 54, r.w, viz_white);
+    viz_text_fit(v, v->small, line, r.x, t + 54, r.w, viz_emphasis);
 }

@@ -67,18 +67,24 @@ SDL_Rect viz_cell(const SDL_Rect *map, size_t L, size_t i, size_t j)
     return (SDL_Rect){x0, y0, x1 - x0, y1 - y0};
 }
 
-int viz_hit(const viz_layout *l, const viz_state *s, int x, int y, int *head, int *row, int *col)
+int viz_maps_hit(const SDL_Rect *maps, int count, const SDL_Rect *big, size_t L, size_t focus,
+                 int x, int y, int *head, int *row, int *col)
 {
-    for (int m = 0; m <= VIZ_HEADS; m++) {
-        const SDL_Rect *r = m < VIZ_HEADS ? &l->grid[m] : &l->big;
+    for (int m = 0; m <= count; m++) {
+        const SDL_Rect *r = m < count ? &maps[m] : big;
         if (x < r->x || y < r->y || x >= r->x + r->w || y >= r->y + r->h)
             continue;
-        *head = m < VIZ_HEADS ? m : (int)s->focus;
-        *col = (int)((size_t)(x - r->x) * s->length / (size_t)r->w);
-        *row = (int)((size_t)(y - r->y) * s->length / (size_t)r->h);
-        return m < VIZ_HEADS ? 1 : 2;
+        *head = m < count ? m : (int)focus;
+        *col = (int)((size_t)(x - r->x) * L / (size_t)r->w);
+        *row = (int)((size_t)(y - r->y) * L / (size_t)r->h);
+        return m < count ? 1 : 2;
     }
     return 0;
+}
+
+int viz_hit(const viz_layout *l, const viz_state *s, int x, int y, int *head, int *row, int *col)
+{
+    return viz_maps_hit(l->grid, VIZ_HEADS, &l->big, s->length, s->focus, x, y, head, row, col);
 }
 float viz_scale(int width, int height, double zoom)
 {

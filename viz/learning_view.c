@@ -1,11 +1,8 @@
-/* generated from chapters/28-viewer-plumbing.nw; edit the book, not this file */
+/* generated from chapters/14-training-viewer.nw; edit the book, not this file */
 #include <math.h>
 #include <stdio.h>
 #include "training.h"
 
-static const SDL_Color source_colour = {110, 170, 255, 255}, copy_colour = {250, 210, 80, 255},
-                       loss_colour = {255, 160, 60, 255}, score_colour = {240, 90, 110, 255};
-const SDL_Color viz_right_colour = {40, 170, 90, 255};
 void viz_learning_layout_compute(int width, int height, viz_learning_layout *l)
 {
     viz_learning_layout_for(width, height, VIZ_LEARN_LAYERS, VIZ_LEARN_HEADS, VIZ_LEARN_LENGTH, l);
@@ -55,7 +52,7 @@ static SDL_Color token_colour(const induction_batch *b, size_t t, int decoded)
 {
     const size_t a = b->copy_from[0], c = b->copy_to[0], r = b->copy_length[0];
     if (!decoded) return viz_dim;
-    return t >= c && t < c + r ? copy_colour : t >= a && t < a + r ? source_colour : viz_ink;
+    return t >= c && t < c + r ? viz_copy : t >= a && t < a + r ? viz_copy_source : viz_ink;
 }
 size_t viz_label_stride(int map_side, size_t T, int text_height)
 {
@@ -83,17 +80,8 @@ static void draw_token_labels(viz_view *v, const induction_batch *b, size_t rows
 int viz_learning_hit(const viz_learning_layout *l, size_t focus, int x, int y, int *head,
                      int *row, int *col)
 {
-    const int maps = (int)(l->layers * l->heads);
-    for (int m = 0; m <= maps; m++) {
-        const SDL_Rect *r = m < maps ? &l->maps[m] : &l->big;
-        if (x < r->x || y < r->y || x >= r->x + r->w || y >= r->y + r->h)
-            continue;
-        *head = m < maps ? m : (int)focus;
-        *col = (int)((size_t)(x - r->x) * l->length / (size_t)r->w);
-        *row = (int)((size_t)(y - r->y) * l->length / (size_t)r->h);
-        return m < maps ? 1 : 2;
-    }
-    return 0;
+    return viz_maps_hit(l->maps, (int)(l->layers * l->heads), &l->big, l->length, focus, x, y,
+                        head, row, col);
 }
 
 static void draw_learning_hover(viz_view *v, const viz_state *s, const viz_learning_layout *l,
@@ -105,7 +93,7 @@ static void draw_learning_hover(viz_view *v, const viz_state *s, const viz_learn
     if (s->hover_head != (int)focus || i < 0 || j < 0 || (size_t)i >= T || (size_t)j >= T)
         return;
     const SDL_Rect cell = viz_cell(&l->big, T, (size_t)i, (size_t)j);
-    viz_outline(v, cell, viz_white, 2);
+    viz_outline(v, cell, viz_emphasis, 2);
     char query[8], key[8], line[160];
     viz_token_label(b->tokens[i], query);
     viz_token_label(b->tokens[j], key);
@@ -125,7 +113,7 @@ static void draw_learning_hover(viz_view *v, const viz_state *s, const viz_learn
         x = l->width - 10 - w;
     viz_fill(v, (SDL_Rect){x, y, w, h + 8}, viz_box);
     viz_outline(v, (SDL_Rect){x, y, w, h + 8}, viz_dim, 1);
-    viz_text(v, v->small, line, x + 8, y + 4 + h / 2, 0, viz_white, 0);
+    viz_text(v, v->small, line, x + 8, y + 4 + h / 2, 0, viz_emphasis, 0);
 }
 static void draw_heads(viz_view *v, const viz_state *s, const viz_learning_layout *l,
                        const float *weights, const induction_batch *b, size_t rows,
@@ -136,18 +124,18 @@ static void draw_heads(viz_view *v, const viz_state *s, const viz_learning_layou
         const SDL_Rect r = l->maps[k];
         char title[96];
         snprintf(title, sizeof title, "layer %zu head %zu", k / H + 1, k % H + 1);
-        viz_text_fit(v, v->small, title, r.x, r.y - 22, r.w + 8, k == focus ? viz_white : viz_dim);
+        viz_text_fit(v, v->small, title, r.x, r.y - 22, r.w + 8, k == focus ? viz_emphasis : viz_dim);
         snprintf(title, sizeof title, "prev %.2f ind %.2f", scores->previous[k / H][k % H],
                  scores->induction[k / H][k % H]);
-        viz_text_fit(v, v->small, title, r.x, r.y - 9, r.w + 8, k == focus ? viz_white : viz_dim);
+        viz_text_fit(v, v->small, title, r.x, r.y - 9, r.w + 8, k == focus ? viz_emphasis : viz_dim);
         draw_block(v, weights + k * T * T, T, rows, r, s->colour_map);
         if (k == focus)
-            viz_outline(v, (SDL_Rect){r.x - 2, r.y - 2, r.w + 4, r.h + 4}, viz_white, 1);
+            viz_outline(v, (SDL_Rect){r.x - 2, r.y - 2, r.w + 4, r.h + 4}, viz_emphasis, 1);
     }
     draw_block(v, weights + focus * T * T, T, rows, l->big, s->colour_map);
     char title[64];
     snprintf(title, sizeof title, "layer %zu head %zu, enlarged", focus / H + 1, focus % H + 1);
-    viz_text(v, v->small, title, l->big.x, l->big.y - 42, 0, viz_white, 0);
+    viz_text(v, v->small, title, l->big.x, l->big.y - 42, 0, viz_emphasis, 0);
     draw_token_labels(v, b, rows, l->big);
     viz_draw_legend(v, s, l->legend);
     draw_learning_hover(v, s, l, weights, b, rows, focus);
@@ -156,8 +144,8 @@ static void draw_score_table(viz_view *v, const viz_learning_layout *l, const he
 {
     const SDL_Rect r = l->scores;
     const int bar = (r.w - 44 - 2 * 40) / 2 > 10 ? (r.w - 44 - 2 * 40) / 2 : 10;
-    viz_text(v, v->small, "previous-token", r.x + 44, r.y + 8, 0, source_colour, 0);
-    viz_text(v, v->small, "induction", r.x + 44 + bar + 40, r.y + 8, 0, score_colour, 0);
+    viz_text(v, v->small, "previous-token", r.x + 44, r.y + 8, 0, viz_copy_source, 0);
+    viz_text(v, v->small, "induction", r.x + 44 + bar + 40, r.y + 8, 0, viz_induction_score, 0);
     const size_t H = l->heads;
     const int tall = l->score_row * 14 / 22;         /* 14 pixels at the full pitch */
     for (size_t k = 0; k < l->layers * H; k++) {
@@ -173,8 +161,8 @@ static void draw_score_table(viz_view *v, const viz_learning_layout *l, const he
             const SDL_Rect box = {r.x + 44 + which * (bar + 40), y, bar, tall};
             viz_fill(v, box, viz_undecoded);
             viz_fill(v, (SDL_Rect){box.x, box.y, (int)lround(bar * fmin(fmax(x, 0), 1)), tall},
-                 which ? score_colour : source_colour);
-            viz_fill(v, (SDL_Rect){box.x + bar / 2, box.y - 2, 1, tall + 4}, viz_white);
+                 which ? viz_induction_score : viz_copy_source);
+            viz_fill(v, (SDL_Rect){box.x + bar / 2, box.y - 2, 1, tall + 4}, viz_emphasis);
             snprintf(text, sizeof text, "%.2f", x);
             if (words)
                 viz_text(v, v->small, text, box.x + bar + 4, box.y + 7, 0, viz_ink, 0);
@@ -191,7 +179,7 @@ static void draw_top_tokens(viz_view *v, const viz_learning_layout *l, const flo
     char label[8], line[96];
     viz_token_label(tokens[position], label);
     snprintf(line, sizeof line, "after '%s' (%zu), the model predicts:", label, position);
-    viz_text_fit(v, v->small, line, r.x, r.y + 8, r.w, viz_white);
+    viz_text_fit(v, v->small, line, r.x, r.y + 8, r.w, viz_emphasis);
     const int bar = r.w - 40 - 44 > 10 ? r.w - 40 - 44 : 10;
     for (size_t k = 0; k < n; k++) {
         const int y = r.y + 22 + (int)k * 18;
@@ -200,7 +188,7 @@ static void draw_top_tokens(viz_view *v, const viz_learning_layout *l, const flo
         viz_text(v, v->small, label, r.x, y + 7, 0, viz_ink, 0);
         viz_fill(v, (SDL_Rect){r.x + 40, y, bar, 14}, viz_undecoded);
         viz_fill(v, (SDL_Rect){r.x + 40, y, (int)lround(bar * p[k]), 14},
-                 next ? viz_right_colour : source_colour);
+                 next ? viz_right_colour : viz_copy_source);
         snprintf(line, sizeof line, "%.2f", p[k]);
         viz_text(v, v->small, line, r.x + 44 + bar, y + 7, 0, viz_ink, 0);
     }
@@ -242,12 +230,12 @@ static void draw_curve_axes(viz_view *v, const viz_learning_layout *l, size_t ho
         snprintf(text, sizeof text, "%.2g", 0.25 * k);
         viz_text(v, v->small, text, p.x - 6, y, 1, viz_ink, 0);
         snprintf(text, sizeof text, "%.1f", 0.25 * k * log(VIZ_LEARN_VOCAB));
-        viz_text(v, v->small, text, p.x + p.w + 6, y, 0, loss_colour, 0);
+        viz_text(v, v->small, text, p.x + p.w + 6, y, 0, viz_loss, 0);
         snprintf(text, sizeof text, "%zu", horizon * (size_t)k / 4);
         viz_text(v, v->small, text, x, p.y + p.h + 10, k == 0 ? 0 : k == 4 ? 1 : 2, viz_ink, 0);
     }
     viz_text(v, v->small, "step", p.x + p.w / 2 + 40, p.y + p.h + 10, 0, viz_dim, 0);
-    const SDL_Color colours[4] = {loss_colour, viz_ink, source_colour, score_colour};
+    const SDL_Color colours[4] = {viz_loss, viz_ink, viz_copy_source, viz_induction_score};
     SDL_Rect at[4];
     viz_curve_legend(l, v, at);
     for (int k = 0; k < 4; k++)
@@ -283,16 +271,16 @@ static void draw_curves(viz_view *v, const viz_learning_layout *l, const viz_sna
 {
     const size_t horizon = viz_curve_horizon(s->step), n = s->step;
     draw_curve_axes(v, l, horizon);
-    plot_history(v, l, s->loss, n, horizon, log(VIZ_LEARN_VOCAB), 1, loss_colour);
+    plot_history(v, l, s->loss, n, horizon, log(VIZ_LEARN_VOCAB), 1, viz_loss);
     plot_history(v, l, s->accuracy, n, horizon, 1, 1, viz_ink);
-    plot_history(v, l, s->previous, n, horizon, 1, 0, source_colour);
-    plot_history(v, l, s->induction, n, horizon, 1, 0, score_colour);
+    plot_history(v, l, s->previous, n, horizon, 1, 0, viz_copy_source);
+    plot_history(v, l, s->induction, n, horizon, 1, 0, viz_induction_score);
     if (s->induction_step != 0) {
         const int x = viz_curve_x(l, s->induction_step, horizon);
-        viz_fill(v, (SDL_Rect){x - 1, l->panel.y + 1, 3, l->panel.h - 2}, copy_colour);
+        viz_fill(v, (SDL_Rect){x - 1, l->panel.y + 1, 3, l->panel.h - 2}, viz_copy);
         char text[64];
         snprintf(text, sizeof text, "induction head: step %zu", s->induction_step);
-        viz_text(v, v->small, text, x + 6, l->panel.y + l->panel.h - 12, 0, copy_colour, 0);
+        viz_text(v, v->small, text, x + 6, l->panel.y + l->panel.h - 12, 0, viz_copy, 0);
     }
 }
 static void draw_training(viz_view *v, const viz_state *s, const viz_training *g,
@@ -315,7 +303,7 @@ static void draw_training(viz_view *v, const viz_state *s, const viz_training *g
         snprintf(line, sizeof line, "an induction head formed at step %zu  --  now the best, "
                  "layer 2 head %zu, puts %.2f of its attention on the token after the earlier copy",
                  snap->induction_step, best + 1, snap->scores.induction[1][best]);
-        viz_fill(v, (SDL_Rect){14, l->banner_y - 12, l->width - 28, 26}, copy_colour);
+        viz_fill(v, (SDL_Rect){14, l->banner_y - 12, l->width - 28, 26}, viz_copy);
         viz_text_fit(v, v->font, line, 24, l->banner_y + 1, l->width - 48, viz_background);
     }
     draw_heads(v, s, l, snap->weights, &g->trainer.run.probe, VIZ_LEARN_LENGTH, &snap->scores,
@@ -352,7 +340,7 @@ static void draw_predictions(viz_view *v, const viz_trained *m, const viz_learni
         const int ok = t + 1 < m->step && m->predicted[t] == m->sequence.tokens[t + 1];
         viz_token_label(m->predicted[t], label);
         viz_fill(v, (SDL_Rect){c.x, c.y + 30, c.w, 24},
-                 ok ? (SDL_Color){40, 130, 70, 255} : viz_undecoded);
+                 ok ? viz_right_guess : viz_undecoded);
         viz_text(v, v->small, label, c.x + c.w / 2, c.y + 42, 2, viz_ink, 0);
         right += ok && m->sequence.predictable[t];
         counted += t + 1 < m->step && m->sequence.predictable[t];

@@ -68,6 +68,18 @@ void viz_modes_free(viz_state *s)
         if (s->mode_data[m] != NULL && viz_modes[m]->free != NULL)
             viz_modes[m]->free(s->mode_data[m]);
 }
+mha_status viz_init(viz_state *s, const char *text)
+{
+    const mha_status status = viz_state_init(s, text);
+    s->mode = viz_modes[0];
+    return status;
+}
+
+void viz_free(viz_state *s)
+{
+    viz_modes_free(s);
+    viz_state_free(s);
+}
 void viz_act(viz_state *s, const viz_action *a)
 {
     if (a->key)
@@ -90,4 +102,8 @@ void viz_act(viz_state *s, const viz_action *a)
 int viz_tick(viz_state *s, double seconds)
 {
     return s->mode->tick != NULL && s->mode->tick(s, viz_mode_data(s, s->mode), seconds);
+}
+viz_training *viz_training_of(const viz_state *s)
+{
+    return viz_mode_data(s, &viz_training_mode);
 }

@@ -86,7 +86,7 @@ void viz_text_rule(char *message, size_t size, const char *text, int padding)
         snprintf(message, size, "a sentence is 1 to %d words",
                  VIZ_TOKENS_MAX - (padding ? VIZ_PADDING : 0));
 }
-mha_status viz_init(viz_state *s, const char *text)
+mha_status viz_state_init(viz_state *s, const char *text)
 {
     memset(s, 0, sizeof *s);
     const size_t E = VIZ_EMBED, L = VIZ_TOKENS_MAX;
@@ -100,10 +100,9 @@ mha_status viz_init(viz_state *s, const char *text)
     if (mha_kv_cache_init(&s->cache, 1, VIZ_HEADS, L, MHA_DESIGNED_HEAD_DIM) != MHA_OK ||
         !s->in_proj_weight || !s->effective_weight || !s->out_proj_weight || !s->x ||
         !s->weights || !s->out || !s->reference_out) {
-        viz_free(s);
+        viz_state_free(s);
         return MHA_ERR_NOMEM;
     }
-    s->mode = viz_modes[0];
     s->speed = 1.5;
     s->causal = 1;
     s->temperature = 1.0f;
@@ -114,9 +113,8 @@ mha_status viz_init(viz_state *s, const char *text)
     mha_designed_params(s->in_proj_weight, s->out_proj_weight);
     return viz_set_text(s, text ? text : viz_default_text);
 }
-void viz_free(viz_state *s)
+void viz_state_free(viz_state *s)
 {
-    viz_modes_free(s);
     free(s->in_proj_weight);
     free(s->effective_weight);
     free(s->out_proj_weight);

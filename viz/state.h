@@ -3,9 +3,9 @@
 #define VIZ_STATE_H
 /* The viewer's state: the designed layer, the sentence, the decoding and the
    switches.  It changes only through actions (viz_act) and the passing of
-   time (viz_tick).  Pure C: no SDL and no drawing here.  input.c turns SDL's
-   events into actions; the view (view.c) draws a state; modes.c holds the
-   table of modes, the things the window can show. */
+   time (viz_tick).  Pure C: no SDL and no drawing here.  state.c is the
+   state and the sentence; modes.c holds the table of modes, the things the
+   window can show, and makes a state with them.  The SDL side is viz.h's. */
 #include "designed.h"
 
 enum {
@@ -92,6 +92,10 @@ typedef struct viz_mode {
                  int width, int height);
     void (*free)(void *data);
 } viz_mode;
+mha_status viz_init(viz_state *s, const char *text);
+void viz_free(viz_state *s);
+void viz_act(viz_state *s, const viz_action *action);
+int viz_tick(viz_state *s, double seconds);
 extern const viz_mode *const viz_modes[];
 extern const size_t viz_mode_count;
 extern const viz_mode viz_sentence_mode;
@@ -105,13 +109,11 @@ mha_status viz_sentence_start(viz_state *s, void *data, const viz_start *how);
 void viz_sentence_act(viz_state *s, void *data, const viz_action *action);
 int viz_sentence_tick(viz_state *s, void *data, double seconds);
 int viz_sentence_busy(const viz_state *s, const void *data);
-mha_status viz_init(viz_state *s, const char *text);
-void viz_free(viz_state *s);
+mha_status viz_state_init(viz_state *s, const char *text);
+void viz_state_free(viz_state *s);
 mha_status viz_set_text(viz_state *s, const char *text);
 void viz_text_rule(char *message, size_t size, const char *text, int padding);
 mha_status viz_run(viz_state *s);
-void viz_act(viz_state *s, const viz_action *action);
-int viz_tick(viz_state *s, double seconds);
 double viz_score(const viz_state *s, size_t h, size_t i, size_t j);
 int viz_blocked(const viz_state *s, size_t i, size_t j);
 extern const char viz_default_text[];

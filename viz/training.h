@@ -2,8 +2,8 @@
 #ifndef VIZ_TRAINING_H
 #define VIZ_TRAINING_H
 /* Training in the viewer: a worker thread around the library's trainer
-   (worker.c), the trained model (trained.c), the two modes that show them
-   (training.c, trained.c) and their pictures (learning_view.c). */
+   (worker.c), the trained model (trained.c), their pictures
+   (learning_view.c) and the two modes that show them (learning_modes.c). */
 #include "learning.h"
 #include "viz.h"
 
@@ -100,5 +100,4 @@ void viz_curve_legend(const viz_learning_layout *l, viz_view *v, SDL_Rect at[4])
 size_t viz_label_stride(int map_side, size_t T, int text_height);
 int viz_learning_hit(const viz_learning_layout *l, size_t focus, int x, int y, int *head,
                      int *row, int *col);
-extern const SDL_Color viz_right_colour;       /* the prediction that comes true */
 #endif

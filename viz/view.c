@@ -1,49 +1,8 @@
 /* generated from chapters/12-viewer.nw; edit the book, not this file */
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 #include "viz.h"
 
-const SDL_Color viz_background = {24, 24, 28, 255}, viz_undecoded = {52, 52, 60, 255},
-                viz_masked = {30, 30, 34, 255}, viz_hatch = {110, 110, 120, 255},
-                viz_box = {8, 8, 10, 255},
-                viz_ink = {230, 230, 230, 255}, viz_dim = {150, 150, 160, 255},
-                viz_white = {255, 255, 255, 255}, viz_alarm = {255, 90, 90, 255};
-static const Uint8 viridis[11][3] = {
-    {68, 1, 84},    {72, 36, 117},  {65, 68, 135},  {53, 95, 141},
-    {42, 120, 142}, {33, 145, 140}, {34, 168, 132}, {68, 191, 112},
-    {122, 209, 81}, {189, 223, 38}, {253, 231, 37},
-};
-static const Uint8 cividis[10][3] = {
-    {0, 32, 77},     {0, 51, 111},    {57, 72, 107},   {87, 92, 109},   {112, 113, 115},
-    {138, 135, 121}, {166, 157, 117}, {196, 181, 108}, {228, 207, 91},  {255, 234, 70},
-};
-const char *const viz_colour_map_names[VIZ_COLOUR_MAPS] = {"viridis", "cividis", "grey"};
-static SDL_Color sample(const Uint8 (*table)[3], int n, double t)
-{
-    const double x = t * (n - 1);
-    const int i = x >= n - 1 ? n - 2 : (int)x;
-    const double f = x - i;
-    SDL_Color c = {0, 0, 0, 255};
-    c.r = (Uint8)lround((1 - f) * table[i][0] + f * table[i + 1][0]);
-    c.g = (Uint8)lround((1 - f) * table[i][1] + f * table[i + 1][1]);
-    c.b = (Uint8)lround((1 - f) * table[i][2] + f * table[i + 1][2]);
-    return c;
-}
-
-SDL_Color viz_colour(viz_colour_map map, double t)
-{
-    if (isnan(t))
-        return (SDL_Color){255, 0, 255, 255};
-    t = t < 0 ? 0 : t > 1 ? 1 : t;
-    if (map == VIZ_CIVIDIS)
-        return sample(cividis, 10, t);
-    if (map == VIZ_GREY) {
-        const Uint8 v = (Uint8)lround(255 * t);
-        return (SDL_Color){v, v, v, 255};
-    }
-    return sample(viridis, 11, t);
-}
 static void draw_map(viz_view *v, const viz_state *s, size_t h, SDL_Rect map)
 {
     const size_t L = s->length;
@@ -63,10 +22,10 @@ static void draw_map(viz_view *v, const viz_state *s, size_t h, SDL_Rect map)
         }
     SDL_Rect newest = viz_cell(&map, L, s->step - 1, 0);
     newest.w = map.w;
-    viz_outline(v, newest, viz_white, map.w > 200 ? 2 : 1);
+    viz_outline(v, newest, viz_emphasis, map.w > 200 ? 2 : 1);
     if (s->ablated >> h & 1) {
         SDL_SetRenderDrawBlendMode(v->renderer, SDL_BLENDMODE_BLEND);
-        viz_fill(v, map, (SDL_Color){0, 0, 0, 150});
+        viz_fill(v, map, viz_veil);
         SDL_SetRenderDrawColor(v->renderer, viz_alarm.r, viz_alarm.g, viz_alarm.b, 255);
         SDL_RenderDrawLine(v->renderer, map.x, map.y, map.x + map.w - 1, map.y + map.h - 1);
         SDL_RenderDrawLine(v->renderer, map.x, map.y + map.h - 1, map.x + map.w - 1, map.y);
@@ -90,7 +49,7 @@ static void draw_labels(viz_view *v, const viz_state *s, SDL_Rect map)
     }
     if (s->hover_head == (int)s->focus && s->hover_row >= 0)
         viz_outline(v, viz_cell(&map, L, (size_t)s->hover_row, (size_t)s->hover_col),
-                    viz_white, 2);
+                    viz_emphasis, 2);
     const size_t query = viz_query_row(s);            /* the row the words show */
     if (query + 1 != s->step) {
         SDL_Rect row = viz_cell(&map, L, query, 0);
@@ -112,7 +71,7 @@ static void draw_caption(viz_view *v, const viz_state *s, const viz_layout *l)
     char line[160];
     snprintf(line, sizeof line, "head %zu, %s: %s", s->focus + 1,
              mha_designed_head_names[s->focus], head_rules[s->focus]);
-    viz_text_fit(v, v->font, line, c.x, c.y + 10, c.w, viz_white);
+    viz_text_fit(v, v->font, line, c.x, c.y + 10, c.w, viz_emphasis);
     viz_text_fit(v, v->small, "columns: keys in the KV cache", c.x, c.y + 32, c.w / 2, viz_ink);
     const int key = c.x + c.w / 2;
     viz_fill(v, (SDL_Rect){key, c.y + 26, 12, 12}, viz_masked);
@@ -198,7 +157,7 @@ static void draw_status(viz_view *v, const viz_state *s, const viz_layout *l)
     viz_fill(v, r, viz_undecoded);
     const int knob = r.x + (int)lround(r.w * viz_slider_place(s->temperature));
     viz_fill(v, (SDL_Rect){r.x + r.w / 2, r.y - 2, 1, r.h + 4}, viz_dim);     /* T = 1 */
-    viz_fill(v, (SDL_Rect){knob - 3, r.y - 4, 7, r.h + 8}, viz_white);
+    viz_fill(v, (SDL_Rect){knob - 3, r.y - 4, 7, r.h + 8}, viz_emphasis);
     snprintf(line, sizeof line, "temperature %.3g", s->temperature);
     viz_text(v, v->font, line, 14, r.y + r.h / 2, 0, viz_ink, 0);
     viz_temperature_note(s, line, sizeof line);
@@ -225,7 +184,7 @@ static void draw_tooltip(viz_view *v, const viz_state *s, const viz_layout *l)
         y = cell.y - th - 14;
     viz_fill(v, (SDL_Rect){x, y, w, th + 8}, viz_box);
     viz_outline(v, (SDL_Rect){x, y, w, th + 8}, viz_dim, 1);
-    viz_text_fit(v, v->small, line, x + 8, y + 4 + th / 2, w - 16, viz_white);
+    viz_text_fit(v, v->small, line, x + 8, y + 4 + th / 2, w - 16, viz_emphasis);
 }
 void viz_draw_sentence(viz_view *v, const viz_state *s, const void *data, int width, int height)
 {
@@ -237,10 +196,10 @@ void viz_draw_sentence(viz_view *v, const viz_state *s, const void *data, int wi
         const SDL_Rect r = l.grid[h];
         char title[64];
         snprintf(title, sizeof title, "%zu  %s", h + 1, mha_designed_head_names[h]);
-        viz_text(v, v->small, title, r.x, r.y - 9, 0, h == s->focus ? viz_white : viz_dim, 0);
+        viz_text(v, v->small, title, r.x, r.y - 9, 0, h == s->focus ? viz_emphasis : viz_dim, 0);
         draw_map(v, s, h, r);
         if (h == s->focus)
-            viz_outline(v, (SDL_Rect){r.x - 2, r.y - 2, r.w + 4, r.h + 4}, viz_white, 1);
+            viz_outline(v, (SDL_Rect){r.x - 2, r.y - 2, r.w + 4, r.h + 4}, viz_emphasis, 1);
     }
     SDL_SetRenderDrawBlendMode(v->renderer, SDL_BLENDMODE_NONE);
     draw_map(v, s, s->focus, l.big);
@@ -251,41 +210,4 @@ void viz_draw_sentence(viz_view *v, const viz_state *s, const void *data, int wi
     viz_draw_breakdown(v, s, &l);
     draw_status(v, s, &l);
     draw_tooltip(v, s, &l);
-}
-void viz_draw(viz_view *v, const viz_state *s, const viz_layout *l)
-{
-    SDL_SetRenderDrawBlendMode(v->renderer, SDL_BLENDMODE_NONE);
-    viz_fill(v, (SDL_Rect){0, 0, l->width, l->height}, viz_background);
-    s->mode->draw(v, s, viz_mode_data(s, s->mode), l->width, l->height);
-    SDL_SetRenderDrawBlendMode(v->renderer, SDL_BLENDMODE_BLEND);
-    if (s->help) {
-        const char *lines[40][2];
-        int n = 0;
-        for (size_t k = 0; k < viz_help_count && n < 40 - VIZ_MODES_MAX; k++)
-            if (strchr(viz_help[k][1], s->mode->key) != NULL) {
-                lines[n][0] = viz_help[k][0];
-                lines[n++][1] = viz_help[k][2];
-            }
-        char keys[VIZ_MODES_MAX][2];
-        for (size_t m = 0; m < viz_mode_count; m++) {
-            keys[m][0] = viz_modes[m]->key;
-            keys[m][1] = '\0';
-            lines[n][0] = keys[m];
-            lines[n++][1] = viz_modes[m]->help;
-        }
-        const int w = l->width - 40 < 720 ? l->width - 40 : 720, x = (l->width - w) / 2;
-        viz_fill(v, (SDL_Rect){x, 60, w, 40 + 22 * n}, viz_box);
-        for (int k = 0; k < n; k++) {
-            viz_text(v, v->font, lines[k][0], x + 20, 84 + 22 * k, 0, viz_white, 0);
-            viz_text_fit(v, v->font, lines[k][1], x + 130, 84 + 22 * k, w - 150, viz_ink);
-        }
-    }
-    if (s->typing) {
-        char line[VIZ_TEXT_MAX + 64];
-        snprintf(line, sizeof line, "new sentence: %s_", s->typed);
-        viz_fill(v, (SDL_Rect){40, l->height / 2 - 30, l->width - 80, 84}, viz_box);
-        viz_text_tail(v, v->font, line, 60, l->height / 2, l->width - 120, viz_white);
-        viz_text_fit(v, v->small, s->message[0] ? s->message : "enter runs it, escape cancels",
-                     60, l->height / 2 + 32, l->width - 120, s->message[0] ? viz_alarm : viz_dim);
-    }
 }

@@ -1,9 +1,14 @@
 /* generated from chapters/12-viewer.nw; edit the book, not this file */
 #ifndef VIZ_H
 #define VIZ_H
-/* The viewer's SDL side: the layout (layout.c), the input (input.c), the
-   view (view.c) and the program (program.c), over the state of state.h,
-   which knows nothing of SDL.  plumbing.h: fonts, text, PNG files, options. */
+/* The viewer's SDL side.  Each file calls only files beneath it; from the
+   bottom: the colours (palette.c) and the drawing (draw.c), the state
+   (state.c, explain.c), the layout (layout.c), the views (view.c,
+   explain_view.c; the learning modes' in training.h), the modes (modes.c),
+   the input (input.c), the frame (frame.c) and the program (png.c,
+   options.c, program.c).  state.h knows nothing of SDL.
+   plumbing.h: fonts, text, PNG files, options. */
+#include "palette.h"
 #include "plumbing.h"
 
 enum { VIZ_MIN_WIDTH = 640, VIZ_MIN_HEIGHT = 480 };     /* the smallest window that fits */
@@ -25,6 +30,8 @@ SDL_Event *viz_event_in_layout(SDL_Event *event, float scale);
 SDL_Rect viz_cell(const SDL_Rect *map, size_t L, size_t i, size_t j);
 int viz_hit(const viz_layout *layout, const viz_state *s, int x, int y,
             int *head, int *row, int *col);
+int viz_maps_hit(const SDL_Rect *maps, int count, const SDL_Rect *big, size_t L, size_t focus,
+                 int x, int y, int *head, int *row, int *col);
 SDL_Rect viz_word_box(const viz_layout *layout, size_t k);
 int viz_hit_word(const viz_layout *layout, const viz_state *s, int x, int y);
 enum { VIZ_ACTIONS_PER_EVENT = 3 };
@@ -33,17 +40,12 @@ extern const size_t viz_help_count;
 size_t viz_actions_from_event(const viz_state *s, const SDL_Event *event,
                               const viz_layout *layout, viz_action actions[]);
 void viz_handle_event(viz_state *s, const SDL_Event *event, const viz_layout *layout);
-SDL_Color viz_colour(viz_colour_map map, double t);
-extern const char *const viz_colour_map_names[VIZ_COLOUR_MAPS];
-extern const SDL_Color viz_background, viz_undecoded, viz_masked, viz_hatch, viz_box, viz_ink,
-                       viz_dim, viz_white, viz_alarm;
 void viz_draw_legend(viz_view *v, const viz_state *s, SDL_Rect r);
 void viz_draw_sentence(viz_view *v, const viz_state *s, const void *data,
                        int width, int height);
 void viz_draw(viz_view *v, const viz_state *s, const viz_layout *layout);
 void viz_draw_words(viz_view *v, const viz_state *s, const viz_layout *layout);
 void viz_draw_breakdown(viz_view *v, const viz_state *s, const viz_layout *layout);
-extern const SDL_Color viz_positive, viz_negative;
 enum { VIZ_EXIT_OK = 0, VIZ_EXIT_FAILURE = 1, VIZ_EXIT_USAGE = 2, VIZ_EXIT_NO_DISPLAY = 3 };
 int viz_main(int argc, char **argv);
 #endif

@@ -622,8 +622,8 @@ Test(viewer, labels_read_upwards_lose_no_pixels) {
     SDL_RenderClear(renderer);
     int w, h;
     TTF_SizeUTF8(view.small, "brown little", &w, &h);
-    viz_text(&view, view.small, "brown little", 10, 10 + h / 2, 0, viz_white, 0);
-    viz_text(&view, view.small, "brown little", 150, 190, 0, viz_white, 1);
+    viz_text(&view, view.small, "brown little", 10, 10 + h / 2, 0, viz_emphasis, 0);
+    viz_text(&view, view.small, "brown little", 150, 190, 0, viz_emphasis, 1);
     SDL_RenderPresent(renderer);
     size_t differ = 0, ink = 0;
     for (int y = 0; y < h; y++)

@@ -4,11 +4,85 @@
 #include <string.h>
 #include "training.h"
 
-viz_training *viz_training_of(const viz_state *s)
+static mha_status enter_trained(viz_state *s, void **data)
 {
-    return viz_mode_data(s, &viz_training_mode);
+    viz_trained *m = *data;
+    if (m == NULL) {
+        mha_status status = (m = malloc(sizeof *m)) != NULL
+            ? viz_trained_load(m, viz_model_dir(), s->message, sizeof s->message)
+            : MHA_ERR_NOMEM;
+        if (status != MHA_OK) {
+            free(m);
+            return status;
+        }
+        *data = m;
+    }
+    m->focus = (m->model.layers - 1) * m->model.heads;      /* the last layer's first head */
+    return MHA_OK;
+}
+static void act_trained(viz_state *s, void *data, const viz_action *a)
+{
+    viz_trained *m = data;
+    switch (a->kind) {
+    case VIZ_PLAY_PAUSE: s->playing = !s->playing; s->since_step = 0; break;
+    case VIZ_STEP_FORWARD: s->playing = 0; viz_trained_go_to(m, m->step + 1); break;
+    case VIZ_STEP_BACK: s->playing = 0; viz_trained_go_to(m, m->step - 1); break;
+    case VIZ_FIRST_TOKEN: viz_trained_go_to(m, 1); break;
+    case VIZ_NEW_SEQUENCE: viz_trained_new_sequence(m); break;
+    case VIZ_NEXT_FOCUS: m->focus = (m->focus + 1) % (m->model.layers * m->model.heads);
+        break;
+    case VIZ_FOCUS_HEAD: m->focus = (size_t)a->head; break;
+    case VIZ_POINT: s->hover_head = a->head; s->hover_row = a->row; s->hover_col = a->col; break;
+    case VIZ_SELECT: s->selected = a->row; break;
+    default: break;
+    }
 }
 
+static int hit_trained(const viz_state *s, const void *data, int width, int height, int x,
+                       int y, int *head, int *row, int *col)
+{
+    const viz_trained *m = data;
+    viz_learning_layout l;
+    (void)s;
+    viz_learning_layout_for(width, height, m->model.layers, m->model.heads, m->model.length, &l);
+    return viz_learning_hit(&l, m->focus, x, y, head, row, col);
+}
+
+static mha_status start_trained(viz_state *s, void *data, const viz_start *how)
+{
+    (void)s;
+    if (how->step != 0)
+        viz_trained_go_to(data, how->step);
+    return MHA_OK;
+}
+static int tick_trained(viz_state *s, void *data, double seconds)
+{
+    viz_trained *m = data;
+    if (!s->playing || (s->since_step += seconds) < 1.0 / s->speed)
+        return 0;
+    s->since_step = 0;
+    viz_trained_go_to(m, m->step == m->model.length ? 1 : m->step + 1);
+    return 1;
+}
+
+static int trained_busy(const viz_state *s, const void *data)
+{
+    (void)data;
+    return s->playing;
+}
+
+static void free_trained(void *data)
+{
+    viz_trained_free(data);
+    free(data);
+}
+
+const viz_mode viz_trained_mode = {
+    .name = "trained", .key = 'l',
+    .help = "the trained model on a repeated sequence; n: another",
+    .enter = enter_trained, .start = start_trained, .act = act_trained, .tick = tick_trained,
+    .busy = trained_busy, .hit = hit_trained, .draw = viz_draw_trained, .free = free_trained,
+};
 static mha_status enter_training(viz_state *s, void **data)
 {
     viz_training *g = *data;
