@@ -1,4 +1,4 @@
-/* generated from chapters/07-simd.nw; edit the book, not this file */
+/* generated from chapters/07-simd.nw, chapters/08-fast-attention.nw, chapters/09-fast-backward.nw, chapters/24-measuring.nw; edit the book, not this file */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>

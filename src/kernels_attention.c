@@ -1,4 +1,4 @@
-/* generated from chapters/08-fast-attention.nw; edit the book, not this file */
+/* generated from chapters/07-simd.nw, chapters/08-fast-attention.nw, chapters/09-fast-backward.nw; edit the book, not this file */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
