@@ -58,13 +58,16 @@ deps deps-bench:
 # The web, in reading order: file order decides the order of continued chunks.
 NW        := book.nw $(sort $(wildcard chapters/*.nw))
 ROOTS_CMD  = noroots $(NW) | sed -n 's/^<<\[\[\(.*\)\]\]>>$$/\1/p'
-# Every root is an output path; each file gets a banner naming its chapter, and
+# Every root is an output path; each file gets a banner naming every chapter that
+# feeds it, in the web's order, and
 # cpif leaves unchanged files (and their timestamps) alone.
 tangle: | deps
 	@tmp=$$(mktemp); trap 'rm -f "$$tmp"' EXIT; for root in $$($(ROOTS_CMD)); do \
-	  chapter=$$(grep -l -F "<<[[$$root]]>>=" $(NW) | head -n 1); \
+	  chapters=$$(notangle -L'@@MHA-CHAPTER %F%N' -R"[[$$root]]" $(NW) | \
+	              sed -n 's/.*@@MHA-CHAPTER \(.*\)$$/\1/p' | awk '!seen[$$0]++' | paste -sd ' '); \
+	  chapters=$$(for f in $(NW); do [[ " $$chapters " != *" $$f "* ]] || printf '%s, ' "$$f"; done); \
 	  case "$$root" in *.py|*.mk|*.sh|*.awk) open='#'; close='' ;; *) open='/*'; close=' */' ;; esac; \
-	  banner="$$open generated from $$chapter; edit the book, not this file$$close"; \
+	  banner="$$open generated from $${chapters%, }; edit the book, not this file$$close"; \
 	  mkdir -p "$$(dirname "$$root")" "$(BUILD)/L/$$(dirname "$$root")"; \
 	  notangle -R"[[$$root]]" $(NW) > "$$tmp"; { echo "$$banner"; cat "$$tmp"; } | cpif "$$root"; \
 	  [[ "$$root" != *.[ch] ]] || { notangle -L -R"[[$$root]]" $(NW) > "$$tmp"; \

@@ -1,4 +1,4 @@
-/* generated from chapters/27-book-tables.nw; edit the book, not this file */
+/* generated from chapters/27-book-tables.nw, chapters/95-answers.nw; edit the book, not this file */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* generated from chapters/10-terminal-heads.nw; edit the book, not this file */
+/* generated from chapters/10-terminal-heads.nw, chapters/23-demo-command.nw; edit the book, not this file */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

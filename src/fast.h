@@ -1,4 +1,4 @@
-/* generated from chapters/07-simd.nw; edit the book, not this file */
+/* generated from chapters/07-simd.nw, chapters/08-fast-attention.nw; edit the book, not this file */
 #ifndef MHA_FAST_H
 #define MHA_FAST_H
 /* Internal interface of the fast versions: the kernels of one instruction

@@ -1,4 +1,4 @@
-/* generated from chapters/07-simd.nw; edit the book, not this file */
+/* generated from chapters/07-simd.nw, chapters/08-fast-attention.nw; edit the book, not this file */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-/* generated from chapters/03-naive.nw; edit the book, not this file */
+/* generated from chapters/03-naive.nw, chapters/04-batched.nw, chapters/08-fast-attention.nw; edit the book, not this file */
 #include <string.h>
 #include "mha.h"
 

@@ -1,4 +1,4 @@
-/* generated from chapters/07-simd.nw; edit the book, not this file */
+/* generated from chapters/07-simd.nw, chapters/08-fast-attention.nw, chapters/09-fast-backward.nw, chapters/24-measuring.nw; edit the book, not this file */
 /* The kernels, written once for any vector width.  No include guard: each of
    kernels_scalar.c, kernels_avx2.c and kernels_avx512.c includes this file
    once, after defining its vector vocabulary (VEC, W, ISA, TARGET, ...). */

@@ -1,4 +1,4 @@
-/* generated from chapters/06-kv-cache.nw; edit the book, not this file */
+/* generated from chapters/06-kv-cache.nw, chapters/08-fast-attention.nw; edit the book, not this file */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* generated from chapters/01-shape.nw; edit the book, not this file */
+/* generated from chapters/01-shape.nw, chapters/04-batched.nw; edit the book, not this file */
 #include <stddef.h>
 #include "mha.h"
 

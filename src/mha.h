@@ -1,4 +1,4 @@
-/* generated from chapters/01-shape.nw; edit the book, not this file */
+/* generated from chapters/01-shape.nw, chapters/02-sdpa.nw, chapters/03-naive.nw, chapters/04-batched.nw, chapters/05-masking.nw, chapters/06-kv-cache.nw, chapters/07-simd.nw, chapters/08-fast-attention.nw, chapters/09-backward.nw, chapters/09-fast-backward.nw, chapters/25-hardening.nw; edit the book, not this file */
 #ifndef MHA_H
 #define MHA_H
 /* Multi-head attention, the library's one public header.

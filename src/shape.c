@@ -1,4 +1,4 @@
-/* generated from chapters/01-shape.nw; edit the book, not this file */
+/* generated from chapters/01-shape.nw, chapters/06-kv-cache.nw, chapters/25-hardening.nw; edit the book, not this file */
 #include <stdint.h>
 #include "mha.h"
 

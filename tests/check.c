@@ -1,4 +1,4 @@
-/* generated from chapters/01-shape.nw; edit the book, not this file */
+/* generated from chapters/01-shape.nw, chapters/45-tests-command.nw; edit the book, not this file */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* generated from chapters/01-shape.nw; edit the book, not this file */
+/* generated from chapters/01-shape.nw, chapters/45-tests-command.nw; edit the book, not this file */
 #ifndef CHECK_H
 #define CHECK_H
 #include <stddef.h>

@@ -1,4 +1,4 @@
-# generated from chapters/20-command.nw; edit the book, not this file
+# generated from chapters/20-command.nw, chapters/39-tests-backward.nw; edit the book, not this file
 """Golden cases for the mha command: torch.nn.MultiheadAttention on fixed
 inputs.  Usage: python3 tests/make_golden.py tests/golden"""
 import os

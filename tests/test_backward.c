@@ -1,4 +1,4 @@
-/* generated from chapters/09-backward.nw; edit the book, not this file */
+/* generated from chapters/09-backward.nw, chapters/39-tests-backward.nw; edit the book, not this file */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* generated from chapters/04-batched.nw; edit the book, not this file */
+/* generated from chapters/04-batched.nw, chapters/34-tests-batched.nw; edit the book, not this file */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* generated from chapters/10-terminal-heads.nw; edit the book, not this file */
+/* generated from chapters/10-terminal-heads.nw, chapters/40-tests-demo.nw; edit the book, not this file */
 #define _XOPEN_SOURCE 700          /* posix_openpt, grantpt, unlockpt, ptsname */
 #include <errno.h>
 #include <fcntl.h>

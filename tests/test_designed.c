@@ -1,4 +1,4 @@
-/* generated from chapters/11-designed-heads.nw; edit the book, not this file */
+/* generated from chapters/11-designed-heads.nw, chapters/41-tests-designed.nw; edit the book, not this file */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* generated from chapters/09-fast-backward.nw; edit the book, not this file */
+/* generated from chapters/09-fast-backward.nw, chapters/39-tests-fast-backward.nw; edit the book, not this file */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>

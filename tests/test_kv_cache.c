@@ -1,4 +1,4 @@
-/* generated from chapters/06-kv-cache.nw; edit the book, not this file */
+/* generated from chapters/06-kv-cache.nw, chapters/36-tests-kv-cache.nw; edit the book, not this file */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* generated from chapters/13-learning.nw; edit the book, not this file */
+/* generated from chapters/13-learning.nw, chapters/43-tests-learning.nw; edit the book, not this file */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

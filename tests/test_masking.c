@@ -1,4 +1,4 @@
-/* generated from chapters/05-masking.nw; edit the book, not this file */
+/* generated from chapters/05-masking.nw, chapters/35-tests-masking.nw; edit the book, not this file */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

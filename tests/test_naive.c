@@ -1,4 +1,4 @@
-/* generated from chapters/03-naive.nw; edit the book, not this file */
+/* generated from chapters/03-naive.nw, chapters/33-tests-naive.nw; edit the book, not this file */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

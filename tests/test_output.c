@@ -1,4 +1,4 @@
-/* generated from chapters/45-tests-command.nw; edit the book, not this file */
+/* generated from chapters/25-hardening.nw, chapters/45-tests-command.nw; edit the book, not this file */
 #define _DEFAULT_SOURCE            /* flock */
 #include <dirent.h>
 #include <errno.h>

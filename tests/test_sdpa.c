@@ -1,4 +1,4 @@
-/* generated from chapters/02-sdpa.nw; edit the book, not this file */
+/* generated from chapters/02-sdpa.nw, chapters/32-tests-sdpa.nw; edit the book, not this file */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

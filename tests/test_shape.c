@@ -1,4 +1,4 @@
-/* generated from chapters/01-shape.nw; edit the book, not this file */
+/* generated from chapters/01-shape.nw, chapters/31-tests-shape.nw; edit the book, not this file */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* generated from chapters/12-viewer.nw; edit the book, not this file */
+/* generated from chapters/12-viewer.nw, chapters/14-training-viewer.nw; edit the book, not this file */
 #include <math.h>
 #include <string.h>
 #include "viz.h"

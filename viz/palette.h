@@ -1,4 +1,4 @@
-/* generated from chapters/12-viewer.nw; edit the book, not this file */
+/* generated from chapters/12-viewer.nw, chapters/14-training-viewer.nw; edit the book, not this file */
 #ifndef VIZ_PALETTE_H
 #define VIZ_PALETTE_H
 /* Every colour of the viewer, named by what it shows, and the colour maps

@@ -1,4 +1,4 @@
-/* generated from chapters/14-training-viewer.nw; edit the book, not this file */
+/* generated from chapters/14-training-viewer.nw, chapters/44-tests-training-viewer.nw; edit the book, not this file */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

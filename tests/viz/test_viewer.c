@@ -1,4 +1,4 @@
-/* generated from chapters/12-viewer.nw; edit the book, not this file */
+/* generated from chapters/12-viewer.nw, chapters/25-hardening.nw, chapters/42-tests-viewer.nw; edit the book, not this file */
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
