@@ -103,7 +103,7 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
               "peak (gflops as a fraction of this machine's FMA peak on N threads), maxdiff.\n"
               "Defaults: --impl batched --batch 1 --seq 128 --dim 128 --heads 4, one thread\n"
               "per core or OMP_NUM_THREADS; self-attention unless --kv-len is given.\n"
-              "--part times only the projections or only the attention core of 'blocked',\n"
+              "--part times the projections or the attention core within a 'blocked' pass,\n"
               "or (stages) the whole pass, the pass with fresh scratch, and each part;\n"
               "--half-kc (with --part proj) times the two products with depth blocks that\n"
               "fill half of L1 instead of all.\n"

@@ -546,9 +546,11 @@ Test(fast, bench_fast_refuses_bad_options) {
                       {"bench", "--impl", "fastest", NULL},
                       {"bench", "--decode", "--kv-heads", "3", NULL},
                       {"bench", "--threads", "0", NULL},
-                      {"bench", "--warp", NULL}};
-    const char *named[] = {"--part", "--part", "--impl", "--kv-heads", "--threads", "--warp"};
-    for (size_t t = 0; t < 6; t++) {
+                      {"bench", "--warp", NULL},
+                      {"bench", "--impl", "blocked", "--half-kc", NULL}};
+    const char *named[] = {"--part", "--part", "--impl", "--kv-heads", "--threads", "--warp",
+                           "--half-kc"};
+    for (size_t t = 0; t < 7; t++) {
         char *argv[7] = {"mha"}, *text = NULL, *errors = NULL;
         int argc = 1;
         while (bad[t][argc - 1]) { argv[argc] = bad[t][argc - 1]; argc++; }
