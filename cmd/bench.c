@@ -9,20 +9,19 @@
 #include "cli.h"
 #include "fast.h"
 
-int bench_parse_options(int argc, char **argv, const char *default_impl, bench_options *o,
-                        FILE *err)
+int bench_parse_options(int argc, char **argv, bench_options *o, FILE *err)
 {
-    *o = (bench_options){NULL, {1, 128, 128, 128, 4}, 0, 0, 0, 0, 0, 0, 0, 7,
+    *o = (bench_options){NULL, {1, 128, 128, 128, 4}, 0, 0, 0, 0, 0, 0, 0, 0, 7,
                          mha_threads(), 1024, 0, 512, "all"};
     for (int i = 1; i < argc; i++) {
         const char *value = NULL;
         int r;
         static const char *const flags[] = {"--causal", "--decode", "--peak", "--bandwidth",
-                                            "--denormals", "--half-kc"};
+                                            "--denormals", "--half-kc", "--backward"};
         int *const flag_fields[] = {&o->causal, &o->decode, &o->peak, &o->bandwidth, &o->denormals,
-                                    &o->half_kc};
+                                    &o->half_kc, &o->backward};
         int flagged = 0;
-        for (size_t f = 0; f < 6; f++)
+        for (size_t f = 0; f < 7; f++)
             if (strcmp(argv[i], flags[f]) == 0)
                 *flag_fields[f] = flagged = 1;
         if (flagged)
@@ -59,7 +58,7 @@ int bench_parse_options(int argc, char **argv, const char *default_impl, bench_o
     if (o->kv_heads == 0)
         o->kv_heads = o->shape.heads;
     if (o->impl == NULL)
-        o->impl = default_impl;
+        o->impl = o->backward ? "blocked" : "batched";
     return 0;
 }
 enum { BENCH_REPS_MAX = 1000000 };
@@ -117,10 +116,7 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
               "Kernels: MHA_ISA=scalar|avx2|avx512 or MHA_FORCE_SCALAR=1 choose them.\n", out);
         return MHA_EXIT_OK;
     }
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--backward") == 0)
-            return bench_backward_command(argc, argv, i, out, err);
-    if (bench_parse_options(argc, argv, "batched", &o, err) != 0)
+    if (bench_parse_options(argc, argv, &o, err) != 0)
         return MHA_EXIT_USAGE;
     if (!bench_bounds_ok(&o, err))
         return MHA_EXIT_USAGE;
@@ -128,7 +124,9 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
         return MHA_EXIT_FAILURE;
     const fast_kernels *k = fast_kernels_select();
     int result;
-    if (o.peak)
+    if (o.backward)
+        result = bench_backward(&o, k, out, err);
+    else if (o.peak)
         result = bench_peak(&o, k, out);
     else if (o.bandwidth)
         result = bench_bandwidth(&o, k, out, err);
@@ -180,6 +178,16 @@ double bench_largest_difference(const float *got, const float *want, size_t n, d
         *scale = fmax(*scale, fabs((double)want[i]));
     }
     return worst;
+}
+
+int bench_check_agrees(const char *name, mha_status status, double worst, double scale,
+                       FILE *err)
+{
+    if (status != MHA_OK)
+        mha_cli_error(err, "bench: %s: %s", name, mha_status_message(status));
+    else if (!(worst <= 1e-4 * scale))
+        mha_cli_error(err, "bench: %s disagrees with naive: max difference %.3g", name, worst);
+    return status == MHA_OK && worst <= 1e-4 * scale;
 }
 static void book_stage(void *context, fast_stage stage)
 {

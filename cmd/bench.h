@@ -13,18 +13,21 @@ struct fast_kernels;
 typedef struct bench_options {
     const char *impl;
     mha_shape shape;
-    int cross, causal, decode, peak, bandwidth, denormals, half_kc;
+    int cross, causal, decode, peak, bandwidth, denormals, half_kc, backward;
     size_t reps, threads, cache, kv_heads, mib;
     const char *part;                       /* "all", "proj", "attention" or "stages" */
 } bench_options;
 /* Parses argv[1..argc-1] into *o; 0, or -1 after one error line on err. */
-int bench_parse_options(int argc, char **argv, const char *default_impl, bench_options *o,
-                        FILE *err);
+int bench_parse_options(int argc, char **argv, bench_options *o, FILE *err);
 /* 1 if the counts of *o are in bounds; 0 after one error line on err. */
 int bench_bounds_ok(const bench_options *o, FILE *err);
+/* 1 if a version's check ran (status) and agreed with the naive version's to
+   1e-4 of scale; 0 after one error line on err. */
+int bench_check_agrees(const char *name, mha_status status, double worst, double scale,
+                       FILE *err);
 int bench_forward(const bench_options *o, const struct fast_kernels *k, FILE *out, FILE *err);
 int bench_decode(const bench_options *o, const struct fast_kernels *k, FILE *out, FILE *err);
-int bench_backward_command(int argc, char **argv, int flag, FILE *out, FILE *err);
+int bench_backward(const bench_options *o, const struct fast_kernels *k, FILE *out, FILE *err);
 int bench_peak(const bench_options *o, const struct fast_kernels *k, FILE *out);
 int bench_bandwidth(const bench_options *o, const struct fast_kernels *k, FILE *out, FILE *err);
 int bench_denormals(const struct fast_kernels *k, FILE *out, FILE *err);

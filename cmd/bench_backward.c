@@ -7,36 +7,11 @@
 #include "cli.h"
 #include "fast.h"
 
-static int bench_backward(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err);
 static int bench_backward_stages(const bench_options *o, const fast_kernels *k,
                                  const mha_params *params, const float *x, const float *gy,
                                  float *y, const mha_grads *grads, double worst, FILE *out,
                                  FILE *err);
-
-int bench_backward_command(int argc, char **argv, int flag, FILE *out, FILE *err)
-{
-    char **rest = malloc((size_t)argc * sizeof *rest);
-    int n = 0;
-    if (rest == NULL) {
-        mha_cli_error(err, "bench: out of memory");
-        return MHA_EXIT_FAILURE;
-    }
-    for (int i = 0; i < argc; i++)
-        if (i != flag)
-            rest[n++] = argv[i];
-    bench_options o;
-    const int parsed = bench_parse_options(n, rest, "blocked", &o, err);
-    free(rest);
-    if (parsed != 0)
-        return MHA_EXIT_USAGE;
-    if (!bench_bounds_ok(&o, err))
-        return MHA_EXIT_USAGE;
-    if (mha_set_threads(o.threads) != MHA_OK)       /* bench_bounds_ok checked it */
-        return MHA_EXIT_FAILURE;
-    const int result = bench_backward(&o, fast_kernels_select(), out, err);
-    return mha_set_threads(0) == MHA_OK ? result : MHA_EXIT_FAILURE;
-}
-static int bench_backward(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err)
+int bench_backward(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err)
 {
     const mha_backward_impl *impl = mha_backward_impl_find(o->impl);
     mha_status status = mha_shape_check(&o->shape);
@@ -91,10 +66,8 @@ static int bench_backward(const bench_options *o, const fast_kernels *k, FILE *o
             worst = (e > worst || isnan(e)) ? e : worst;
             largest = fmax(largest, scale);
         }
-        if (status != MHA_OK)
-            mha_cli_error(err, "bench: %s: %s", impl->name, mha_status_message(status));
-        else if (!(worst <= 1e-4 * largest))
-            mha_cli_error(err, "bench: %s disagrees with naive: max difference %.3g", impl->name, worst);
+        if (!bench_check_agrees(impl->name, status, worst, largest, err))
+            result = MHA_EXIT_FAILURE;
         else if (stages)
             result = bench_backward_stages(o, k, &params, x, gy, y, &got, worst, out, err);
         else {

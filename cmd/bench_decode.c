@@ -59,11 +59,7 @@ int bench_decode(const bench_options *o, const fast_kernels *k, FILE *out, FILE 
         if (status == MHA_OK)
             status = impl->step(&dec, &cache, 1, x, NULL, got, NULL);
         worst = status == MHA_OK ? bench_largest_difference(got, ref, B * E, &scale) : 0;
-        if (status != MHA_OK)
-            mha_cli_error(err, "bench: %s: %s", impl->name, mha_status_message(status));
-        else if (!(worst <= 1e-4 * scale))
-            mha_cli_error(err, "bench: %s disagrees with naive: max difference %.3g", impl->name, worst);
-        else {
+        if (bench_check_agrees(impl->name, status, worst, scale, err)) {
             for (size_t r = 0; r <= o->reps; r++) {
                 for (size_t b = 0; b < B; b++) cache.length[b] = T;
                 const double t0 = bench_seconds();

@@ -61,10 +61,8 @@ int bench_forward(const bench_options *o, const fast_kernels *k, FILE *out, FILE
         if (status == MHA_OK)
             status = impl->forward(s, &params, query, kin, kin, &mask, got, NULL);
         worst = status == MHA_OK ? bench_largest_difference(got, ref, n_q, &scale) : 0;
-        if (status != MHA_OK)
-            mha_cli_error(err, "bench: %s: %s", impl->name, mha_status_message(status));
-        else if (!(worst <= 1e-4 * scale))
-            mha_cli_error(err, "bench: %s disagrees with naive: max difference %.3g", impl->name, worst);
+        if (!bench_check_agrees(impl->name, status, worst, scale, err))
+            result = MHA_EXIT_FAILURE;
         else if (part == 3)
             result = bench_forward_stages(o, k, &params, query, got, worst, out, err);
         else {
