@@ -52,7 +52,7 @@ int bench_decode(const bench_options *o, const fast_kernels *k, FILE *out, FILE 
                 }
                 free(keys); free(values);
             }
-        double scale, worst = 0;
+        double scale = 1, worst = 0;
         for (size_t b = 0; b < B; b++) cache.length[b] = T;
         mha_status status = mha_decode_step_naive(&dec, &cache, 1, x, NULL, ref, NULL);
         for (size_t b = 0; b < B; b++) cache.length[b] = T;

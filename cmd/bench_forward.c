@@ -56,7 +56,7 @@ int bench_forward(const bench_options *o, const fast_kernels *k, FILE *out, FILE
         const mha_params params = {in_w, in_b, out_w, out_b};
         const mha_mask mask = {.causal = o->causal};
         const float *kin = o->cross ? key : NULL;
-        double scale, worst;
+        double scale = 1, worst;
         status = mha_forward_naive(s, &params, query, kin, kin, &mask, ref, NULL);
         if (status == MHA_OK)
             status = impl->forward(s, &params, query, kin, kin, &mask, got, NULL);
