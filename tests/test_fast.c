@@ -525,7 +525,18 @@ Test(fast, stage_marks_follow_the_pipelines_and_change_no_bit) {
     expect_marks(&step, want_step, 8, "a training step");
     free(x); free(gy); free(w);
 }
+#if defined(__SANITIZE_ADDRESS__)
+#define BUILT_WITH_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BUILT_WITH_ASAN 1
+#endif
+#endif
+
 Test(fast, bench_parts_time_only_written_memory, .timeout = 180) {
+#if defined(BUILT_WITH_ASAN)
+    cr_skip_test("memcheck cannot run a program built with AddressSanitizer");
+#endif
     if (system("valgrind --version > /dev/null 2>&1") != 0)
         cr_skip_test("valgrind is not installed");
     const char *program = getenv("MHA_BINARY") ? getenv("MHA_BINARY") : "../build/mha";
