@@ -6,6 +6,7 @@
 #include <string.h>
 #include <omp.h>
 #include "fast_backward.h"
+#include "stages.h"
 
 enum { DIRECT_MAX = 16384 };           /* floats of B for the direct product */
 /* C (M, N) = A (M, K) W (N, K)^T + bias, through the packed product. */
@@ -165,6 +166,7 @@ mha_status mha_forward_saving(const mha_shape *shape, const mha_params *params,
         mha_saved_free(saved);
         return MHA_ERR_NOMEM;
     }
+    fast_stage_mark(FAST_STAGE_PROJECT_IN);
     const float *W = params->in_proj_weight, *bias = params->in_proj_bias;
     float *proj = saved->projections;
     if (saved->self) {
@@ -185,11 +187,14 @@ mha_status mha_forward_saving(const mha_shape *shape, const mha_params *params,
     if (status == MHA_OK) {
         const fast_attention a = {B, H, L, S, D, saved->q, saved->k, saved->v, saved->ldq,
                                   saved->ldkv, saved->ldkv, mask, saved->context, NULL};
+        fast_stage_mark(FAST_STAGE_ATTEND);
         status = fast_attend_lse(k, &a, saved->lse);
     }
+    fast_stage_mark(FAST_STAGE_PROJECT_OUT);
     if (status == MHA_OK)
         status = product_nt(k, &blk, B * L, E, E, saved->context, E, params->out_proj_weight, E,
                             params->out_proj_bias, out, E);
+    fast_stage_mark(FAST_STAGE_OUTSIDE);
     if (status == MHA_OK)
         status = mha_forward_range(shape, params, query, key, value, mask, out);
     if (status != MHA_OK)
@@ -245,6 +250,7 @@ mha_status mha_backward_saved(const mha_params *params, const float *query,
     float *dproj = fast_scratch_take(B * rows * 3 * E * sizeof *dproj);    /* as projections */
     float *scratch = fast_scratch_take(B * rows * E * sizeof *scratch);
     mha_status status = dc && dproj && scratch ? MHA_OK : MHA_ERR_NOMEM;
+    fast_stage_mark(FAST_STAGE_GRAD_OUT);
     if (status == MHA_OK)
         status = product_nn(k, &blk, B * L, E, E, grad_out, E, params->out_proj_weight, E, dc, E);
     if (status == MHA_OK)
@@ -260,8 +266,10 @@ mha_status mha_backward_saved(const mha_params *params, const float *query,
                                        saved->ldkv, saved->ldkv, mask, saved->context, dc,
                                        saved->lse, gq, gk, gv, saved->ldq, saved->ldkv,
                                        saved->ldkv};
+        fast_stage_mark(FAST_STAGE_GRAD_ATTEND);
         status = fast_attend_backward(k, &g);
     }
+    fast_stage_mark(FAST_STAGE_GRAD_IN);
     const float *W = params->in_proj_weight;
     float *gW = grads->grad_in_proj_weight, *gb = grads->grad_in_proj_bias;
     const int one_input = saved->self && gx_k == gx_q && gx_v == gx_q;
@@ -277,6 +285,7 @@ mha_status mha_backward_saved(const mha_params *params, const float *query,
         status = input_projection_grads(k, &blk, B * S, E, 1, value, W + 2 * E * E, gv,
                                         saved->ldkv, gW + 2 * E * E, gb ? gb + 2 * E : NULL, gx_v,
                                         gx_v != gx_q && gx_v != gx_k, scratch);
+    fast_stage_mark(FAST_STAGE_OUTSIDE);
     fast_scratch_give(dc); fast_scratch_give(dproj); fast_scratch_give(scratch);
     if (status == MHA_OK)
         status = mha_backward_range(shape, params, query, key_in, value_in, mask, grad_out,

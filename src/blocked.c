@@ -8,7 +8,7 @@
    Measured: make bench writes figures/bench-fast.tex (times against PyTorch and
              OpenBLAS), figures/bench-steps.tex (the gain of each step) and
              figures/bench-stages.tex (each part's time, and the time outside
-             them: mha bench --part stages).
+             them: mha bench --part stages, through the stage marks of stages.h).
    Force the kernels with MHA_ISA=scalar|avx2|avx512 (or MHA_FORCE_SCALAR=1),
    read once, when the program starts. */
 #include <math.h>
@@ -17,6 +17,7 @@
 #include <string.h>
 #include <omp.h>
 #include "fast.h"
+#include "stages.h"
 
 typedef struct attend_state {
     const fast_kernels *k;
@@ -33,8 +34,8 @@ typedef struct attend_scratch {
     float *acc;                /* (bq, Dp) */
     float *m, *l;              /* (bq) */
 } attend_scratch;
-static mha_status project(const fast_kernels *k, const fast_blocking *blk, size_t M,
-                          const float *X, size_t ldx, const float *Wrows, size_t N,
+static mha_status project(const fast_kernels *k, const fast_blocking *blk, fast_stage stage,
+                          size_t M, const float *X, size_t ldx, const float *Wrows, size_t N,
                           size_t K, const float *bias, float *C, size_t ldc);
 static void pack_head(const attend_state *st, size_t b, size_t h)
 {
@@ -284,39 +285,44 @@ mha_status mha_forward_blocked(const mha_shape *shape, const mha_params *params,
     const float *W = params->in_proj_weight, *bias = params->in_proj_bias;
     float *qp = proj, *kp = proj + E, *vp = proj + 2 * E;     /* self: (B, L, 3E) */
     size_t ldq = 3 * E, ldkv = 3 * E;
+    const fast_stage in = FAST_STAGE_PROJECT_IN;
     if (self) {
-        status = project(k, &blk, B * L, query, E, W, 3 * E, E, bias, proj, 3 * E);
+        status = project(k, &blk, in, B * L, query, E, W, 3 * E, E, bias, proj, 3 * E);
     } else {
         kp = proj + B * L * E; vp = kp + E; ldq = E; ldkv = 2 * E;   /* (B, L, E), (B, S, 2E) */
-        status = project(k, &blk, B * L, query, E, W, E, E, bias, qp, E);
+        status = project(k, &blk, in, B * L, query, E, W, E, E, bias, qp, E);
         if (status == MHA_OK)
-            status = project(k, &blk, B * S, key, E, W + E * E, E, E, bias ? bias + E : NULL,
+            status = project(k, &blk, in, B * S, key, E, W + E * E, E, E, bias ? bias + E : NULL,
                              kp, 2 * E);
         if (status == MHA_OK)
-            status = project(k, &blk, B * S, value, E, W + 2 * E * E, E, E,
+            status = project(k, &blk, in, B * S, value, E, W + 2 * E * E, E, E,
                              bias ? bias + 2 * E : NULL, vp, 2 * E);
     }
     if (status == MHA_OK)
         {
             const fast_attention a = {B, H, L, S, D, qp, kp, vp, ldq, ldkv, ldkv, mask, concat, weights};
+            fast_stage_mark(FAST_STAGE_ATTEND);
             status = fast_attend(k, &blk, &a);
         }
     if (status == MHA_OK)
-        status = project(k, &blk, B * L, concat, E, params->out_proj_weight, E, E,
-                         params->out_proj_bias, out, E);
+        status = project(k, &blk, FAST_STAGE_PROJECT_OUT, B * L, concat, E,
+                         params->out_proj_weight, E, E, params->out_proj_bias, out, E);
+    fast_stage_mark(FAST_STAGE_OUTSIDE);
     if (status == MHA_OK)
         status = mha_forward_range(shape, params, query, key, value, mask, out);
     fast_scratch_give(proj); fast_scratch_give(concat);
     return status;
 }
-static mha_status project(const fast_kernels *k, const fast_blocking *blk, size_t M,
-                          const float *X, size_t ldx, const float *Wrows, size_t N,
+static mha_status project(const fast_kernels *k, const fast_blocking *blk, fast_stage stage,
+                          size_t M, const float *X, size_t ldx, const float *Wrows, size_t N,
                           size_t K, const float *bias, float *C, size_t ldc)
 {
     fast_packed packed;
+    fast_stage_mark(FAST_STAGE_PACK);
     mha_status status = fast_pack(k, blk, N, K, Wrows, K, &packed);
     if (status != MHA_OK)
         return status;
+    fast_stage_mark(stage);
     status = fast_gemm(k, blk, M, X, ldx, &packed, bias, C, ldc);
     fast_packed_free(&packed);
     return status;

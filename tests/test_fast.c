@@ -464,15 +464,104 @@ Test(fast, bench_backward_stages_add_up) {
         free(text); free(errors);
     }
 }
+#include <sys/wait.h>
+#include "stages.h"
+
+typedef struct mark_log {
+    fast_stage stages[16];
+    size_t n;
+} mark_log;
+
+static void log_mark(void *context, fast_stage stage)
+{
+    mark_log *log = context;
+    if (log->n < 16)
+        log->stages[log->n] = stage;
+    log->n++;
+}
+
+static void expect_marks(const mark_log *log, const fast_stage *want, size_t n, const char *what)
+{
+    cr_expect_eq(log->n, n, "%s: %zu marks, not %zu", what, log->n, n);
+    for (size_t i = 0; i < n && i < log->n; i++)
+        cr_expect_eq(log->stages[i], want[i], "%s: mark %zu is %d, not %d", what, i,
+                     (int)log->stages[i], (int)want[i]);
+}
+
+Test(fast, stage_marks_follow_the_pipelines_and_change_no_bit) {
+    const mha_shape s = {2, 9, 9, 12, 3};
+    enum { E = 12, n = 2 * 9 * E };
+    rng r = rng_seeded(11);
+    float *x = random_floats(&r, n, -1, 1), *gy = random_floats(&r, n, -1, 1);
+    float *w = random_floats(&r, 4 * E * E + 4 * E, -0.3f, 0.3f);
+    const mha_params p = {w, w + 4 * E * E, w + 3 * E * E, w + 4 * E * E + 3 * E};
+    const mha_mask mask = {.causal = 1};
+    float y[2][n], g[2][n + 4 * E * E + 4 * E];
+    mark_log forward = {0}, step = {0};
+    for (int timed = 0; timed < 2; timed++) {
+        fast_stage_timer timer = {log_mark, &forward};
+        cr_expect_eq(fast_stage_timer_set(timed ? &timer : NULL), NULL);
+        cr_assert_eq(mha_forward_blocked(&s, &p, x, NULL, NULL, &mask, y[timed], NULL), MHA_OK);
+        timer.context = &step;
+        float *gg = g[timed];
+        const mha_grads grads = {gg, NULL, NULL, gg + n, gg + n + 4 * E * E, gg + n + 3 * E * E,
+                                 gg + n + 4 * E * E + 3 * E};
+        mha_saved saved;
+        cr_assert_eq(mha_forward_saving(&s, &p, x, NULL, NULL, &mask, y[timed], &saved), MHA_OK);
+        cr_assert_eq(mha_backward_saved(&p, x, NULL, NULL, &mask, &saved, gy, &grads), MHA_OK);
+        mha_saved_free(&saved);
+        cr_expect_eq(fast_stage_timer_set(NULL), timed ? &timer : NULL);
+    }
+    cr_expect(memcmp(y[0], y[1], sizeof y[0]) == 0, "a timer changed the output");
+    cr_expect(memcmp(g[0], g[1], sizeof g[0]) == 0, "a timer changed the gradients");
+    const fast_stage want_forward[] = {FAST_STAGE_PACK, FAST_STAGE_PROJECT_IN, FAST_STAGE_ATTEND,
+                                       FAST_STAGE_PACK, FAST_STAGE_PROJECT_OUT,
+                                       FAST_STAGE_OUTSIDE};
+    const fast_stage want_step[] = {FAST_STAGE_PROJECT_IN, FAST_STAGE_ATTEND,
+                                    FAST_STAGE_PROJECT_OUT, FAST_STAGE_OUTSIDE,
+                                    FAST_STAGE_GRAD_OUT, FAST_STAGE_GRAD_ATTEND,
+                                    FAST_STAGE_GRAD_IN, FAST_STAGE_OUTSIDE};
+    expect_marks(&forward, want_forward, 6, "mha_forward_blocked");
+    expect_marks(&step, want_step, 8, "a training step");
+    free(x); free(gy); free(w);
+}
+#if defined(__SANITIZE_ADDRESS__)
+#define BUILT_WITH_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BUILT_WITH_ASAN 1
+#endif
+#endif
+
+Test(fast, bench_parts_time_only_written_memory, .timeout = 180) {
+#if defined(BUILT_WITH_ASAN)
+    cr_skip_test("memcheck cannot run a program built with AddressSanitizer");
+#endif
+    if (system("valgrind --version > /dev/null 2>&1") != 0)
+        cr_skip_test("valgrind is not installed");
+    const char *program = getenv("MHA_BINARY") ? getenv("MHA_BINARY") : "../build/mha";
+    const char *parts[] = {"attention", "proj", "stages"};
+    for (size_t i = 0; i < 3; i++) {
+        char command[512];
+        snprintf(command, sizeof command, "MHA_ISA=scalar valgrind -q --error-exitcode=99 %s "
+                 "bench --impl blocked --seq 9 --dim 12 --heads 3 --reps 1 --threads 1 "
+                 "--part %s > /dev/null", program, parts[i]);
+        const int status = system(command);
+        cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "--part %s: status %d",
+                  parts[i], WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    }
+}
 Test(fast, bench_fast_refuses_bad_options) {
     char *bad[][6] = {{"bench", "--impl", "batched", "--part", "proj", NULL},
                       {"bench", "--part", "everything", NULL},
                       {"bench", "--impl", "fastest", NULL},
                       {"bench", "--decode", "--kv-heads", "3", NULL},
                       {"bench", "--threads", "0", NULL},
-                      {"bench", "--warp", NULL}};
-    const char *named[] = {"--part", "--part", "--impl", "--kv-heads", "--threads", "--warp"};
-    for (size_t t = 0; t < 6; t++) {
+                      {"bench", "--warp", NULL},
+                      {"bench", "--impl", "blocked", "--half-kc", NULL}};
+    const char *named[] = {"--part", "--part", "--impl", "--kv-heads", "--threads", "--warp",
+                           "--half-kc"};
+    for (size_t t = 0; t < 7; t++) {
         char *argv[7] = {"mha"}, *text = NULL, *errors = NULL;
         int argc = 1;
         while (bad[t][argc - 1]) { argv[argc] = bad[t][argc - 1]; argc++; }
