@@ -245,17 +245,20 @@ Test(command, bad_command_lines) {
 }
 
 Test(command, parse_size) {
-    FILE *devnull = fopen("/dev/null", "w");
+    char m[256];
     size_t v = 0;
-    cr_expect(mha_parse_size("--n", "1", &v, devnull) == 0 && v == 1);
-    cr_expect(mha_parse_size("--n", "007", &v, devnull) == 0 && v == 7);
-    cr_expect(mha_parse_size("--n", "18446744073709551615", &v, devnull) == 0 &&
-              v == SIZE_MAX);
+    cr_expect(mha_option_size("--n", "1", 1, SIZE_MAX, &v, m, sizeof m) == MHA_OK && v == 1);
+    cr_expect(mha_option_size("--n", "007", 1, SIZE_MAX, &v, m, sizeof m) == MHA_OK && v == 7);
+    cr_expect(mha_option_size("--n", "18446744073709551615", 1, SIZE_MAX, &v, m, sizeof m) ==
+              MHA_OK && v == SIZE_MAX);
+    cr_expect(mha_option_size("--n", "0", 0, 9, &v, m, sizeof m) == MHA_OK && v == 0);
     const char *bad[] = {"", "0", "-1", "+1", " 1", "1 ", "1e3", "0x10",
                          "18446744073709551616"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        cr_expect_eq(mha_parse_size("--n", bad[i], &v, devnull), -1, "'%s'", bad[i]);
-    fclose(devnull);
+        cr_expect_eq(mha_option_size("--n", bad[i], 1, SIZE_MAX, &v, m, sizeof m), MHA_ERR_ARG,
+                     "'%s'", bad[i]);
+    cr_expect_eq(mha_option_size("--n", "10", 1, 9, &v, m, sizeof m), MHA_ERR_ARG);
+    cr_expect_str_eq(m, "--n: 10 is out of range (1 to 9)");
 }
 Test(command, missing_and_broken_files) {
     char *dir = make_good_case(), absent[4200];
