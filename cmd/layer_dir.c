@@ -19,7 +19,8 @@ size_t layer_options(struct forward_options *o, mha_option options[LAYER_OPTIONS
     options[1] = (mha_option){"--impl", MHA_OPTION_TEXT, &o->impl_name, 0, 0, 0, 0, NULL};
     options[2] = (mha_option){"--causal", MHA_OPTION_FLAG, &o->causal, 0, 0, 0, 0, NULL};
     options[3] = wait_option(&o->wait);
-    options[4] = (mha_option){"--no-weights", MHA_OPTION_FLAG, &o->no_weights, 0, 0, 0, 0, NULL};
+    options[4] = (mha_option){"--no-weights", MHA_OPTION_FLAG, &o->no_weights, 0, 0, 0, 0,
+                              NULL};
     return LAYER_OPTIONS;
 }
 int parse_layer_options(int argc, char **argv, const mha_option *options, size_t count,

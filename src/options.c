@@ -49,11 +49,10 @@ mha_status mha_options_parse(int argc, char **argv, const mha_option *options, s
             break;
         const char *arg = argv[at];
         mha_status status;
-        const int k = code >= OPTION_CODE ? code - OPTION_CODE
-                    : (code == '?' || code == ':') && optopt >= OPTION_CODE ? optopt - OPTION_CODE
-                    : -1;
+        const int asked = code == '?' || code == ':' ? optopt : code;      /* the option's code */
+        const int k = asked >= OPTION_CODE ? asked - OPTION_CODE : -1;
         const char *name = k >= 0 ? options[k].name : "--help";
-        const int known = k >= 0 || code == 'h' || ((code == '?' || code == ':') && optopt == 'h');
+        const int known = k >= 0 || asked == 'h';
         if (code == 1) {
             if ((status = take_operand(line, arg, message, size)) != MHA_OK)
                 return status;
@@ -71,7 +70,8 @@ mha_status mha_options_parse(int argc, char **argv, const mha_option *options, s
             return mha_fail(MHA_ERR_ARG, message, size, "%s: given more than once", name);
         } else if (options[k].kind != MHA_OPTION_FLAG && optarg[0] == '-' && optarg[1] != '\0') {
             return mha_fail(MHA_ERR_ARG, message, size,
-                            "%s: missing value: got '%s' (a value may not start with '-')", name, optarg);
+                            "%s: missing value: got '%s' (a value may not start with '-')", name,
+                            optarg);
         } else if ((status = store_value(&options[k], optarg, message, size)) != MHA_OK) {
             return status;
         }
@@ -141,7 +141,8 @@ mha_status mha_option_size(const char *name, const char *text, size_t low, size_
         v = v * 10 + digit;
     }
     if (v == 0 && low == 1)
-        return mha_fail(MHA_ERR_ARG, message, size, "%s: must be positive, got '%s'", name, text);
+        return mha_fail(MHA_ERR_ARG, message, size, "%s: must be positive, got '%s'", name,
+                        text);
     if (v < low || v > high)
         return high == SIZE_MAX
             ? mha_fail(MHA_ERR_ARG, message, size, "%s: %zu is out of range (at least %zu)",
