@@ -28,33 +28,18 @@ static void backward_usage(FILE *out)
 static int parse_backward_options(int argc, char **argv, struct forward_options *o,
                                   const mha_backward_impl **impl, FILE *err)
 {
-    char **rest = malloc((size_t)argc * sizeof *rest);
-    int n = 0, status = MHA_EXIT_OK;
+    mha_option options[LAYER_OPTIONS];
+    const size_t count = layer_options(o, options) - 1;          /* no --no-weights */
     *impl = &mha_backward_impls[0];
-    if (rest == NULL) {
-        mha_cli_error(err, "backward: out of memory for the options");
-        return MHA_EXIT_FAILURE;
+    const int status = parse_layer_options(argc, argv, options, count, o, err);
+    if (status != MHA_EXIT_OK || o->help || o->impl_name == NULL)
+        return status;
+    if ((*impl = mha_backward_impl_find(o->impl_name)) == NULL) {
+        mha_cli_error(err, "backward: --impl: unknown implementation '%s' (known: naive, blocked)",
+                      o->impl_name);
+        return MHA_EXIT_USAGE;
     }
-    for (int i = 0; i < argc && status == MHA_EXIT_OK; i++) {
-        const char *value = NULL;
-        int matched = i > 0 ? mha_option_value(argc, argv, &i, "--impl", &value, err) : 0;
-        if (matched < 0) {
-            status = MHA_EXIT_USAGE;
-        } else if (matched > 0 && (*impl = mha_backward_impl_find(value)) == NULL) {
-            mha_cli_error(err, "backward: --impl: unknown implementation '%s' (known: naive, blocked)",
-                          value);
-            status = MHA_EXIT_USAGE;
-        } else if (matched == 0 && strcmp(argv[i], "--no-weights") == 0) {
-            mha_cli_error(err, "backward: unknown option '%s' (try 'mha backward --help')", argv[i]);
-            status = MHA_EXIT_USAGE;
-        } else if (matched == 0) {
-            rest[n++] = argv[i];
-        }
-    }
-    if (status == MHA_EXIT_OK)
-        status = parse_forward_options(n, rest, o, err);
-    free(rest);
-    return status;
+    return MHA_EXIT_OK;
 }
 int mha_cmd_backward(int argc, char **argv, FILE *out, FILE *err)
 {

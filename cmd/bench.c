@@ -9,50 +9,37 @@
 #include "cli.h"
 #include "fast.h"
 
-int bench_parse_options(int argc, char **argv, bench_options *o, FILE *err)
+int bench_parse_options(int argc, char **argv, bench_options *o, int *help, FILE *err)
 {
-    *o = (bench_options){NULL, {1, 128, 128, 128, 4}, 0, 0, 0, 0, 0, 0, 0, 0, 7,
-                         mha_threads(), 1024, 0, 512, "all"};
-    for (int i = 1; i < argc; i++) {
-        const char *value = NULL;
-        int r;
-        static const char *const flags[] = {"--causal", "--decode", "--peak", "--bandwidth",
-                                            "--denormals", "--half-kc", "--backward"};
-        int *const flag_fields[] = {&o->causal, &o->decode, &o->peak, &o->bandwidth, &o->denormals,
-                                    &o->half_kc, &o->backward};
-        int flagged = 0;
-        for (size_t f = 0; f < 7; f++)
-            if (strcmp(argv[i], flags[f]) == 0)
-                *flag_fields[f] = flagged = 1;
-        if (flagged)
-            continue;
-        if ((r = mha_option_value(argc, argv, &i, "--impl", &value, err)) != 0) {
-            if (r < 0) return -1;
-            o->impl = value;
-            continue;
-        }
-        if ((r = mha_option_value(argc, argv, &i, "--part", &value, err)) != 0) {
-            if (r < 0) return -1;
-            o->part = value;
-            continue;
-        }
-        static const char *const names[] = {"--batch", "--seq", "--kv-len", "--dim", "--heads", "--reps",
-                                            "--threads", "--cache", "--kv-heads", "--mib"};
-        size_t *const fields[] = {&o->shape.batch, &o->shape.query_len, &o->shape.key_len,
-                                  &o->shape.embed_dim, &o->shape.heads, &o->reps, &o->threads,
-                                  &o->cache, &o->kv_heads, &o->mib};
-        int matched = 0;
-        for (size_t n = 0; n < sizeof names / sizeof names[0] && !matched; n++)
-            if ((r = mha_option_value(argc, argv, &i, names[n], &value, err)) != 0) {
-                if (r < 0 || mha_parse_size(names[n], value, fields[n], err) != 0) return -1;
-                o->cross |= (n == 2);
-                matched = 1;
-            }
-        if (!matched) {
-            mha_cli_error(err, "bench: unknown option '%s' (see 'mha %s --help')", argv[i], argv[0]);
-            return -1;
-        }
-    }
+    *o = (bench_options){.shape = {1, 128, 0, 128, 4}, .reps = 7, .threads = mha_threads(),
+                         .cache = 1024, .mib = 512, .part = "all"};
+    const mha_option options[] = {
+        {"--causal", MHA_OPTION_FLAG, &o->causal, 0, 0, 0, 0, NULL},
+        {"--decode", MHA_OPTION_FLAG, &o->decode, 0, 0, 0, 0, NULL},
+        {"--backward", MHA_OPTION_FLAG, &o->backward, 0, 0, 0, 0, NULL},
+        {"--peak", MHA_OPTION_FLAG, &o->peak, 0, 0, 0, 0, NULL},
+        {"--bandwidth", MHA_OPTION_FLAG, &o->bandwidth, 0, 0, 0, 0, NULL},
+        {"--denormals", MHA_OPTION_FLAG, &o->denormals, 0, 0, 0, 0, NULL},
+        {"--half-kc", MHA_OPTION_FLAG, &o->half_kc, 0, 0, 0, 0, NULL},
+        {"--impl", MHA_OPTION_TEXT, &o->impl, 0, 0, 0, 0, NULL},
+        {"--part", MHA_OPTION_TEXT, &o->part, 0, 0, 0, 0, NULL},
+        {"--batch", MHA_OPTION_SIZE, &o->shape.batch, 1, SIZE_MAX, 0, 0, NULL},
+        {"--seq", MHA_OPTION_SIZE, &o->shape.query_len, 1, SIZE_MAX, 0, 0, NULL},
+        {"--kv-len", MHA_OPTION_SIZE, &o->shape.key_len, 1, SIZE_MAX, 0, 0, NULL},
+        {"--dim", MHA_OPTION_SIZE, &o->shape.embed_dim, 1, SIZE_MAX, 0, 0, NULL},
+        {"--heads", MHA_OPTION_SIZE, &o->shape.heads, 1, SIZE_MAX, 0, 0, NULL},
+        {"--reps", MHA_OPTION_SIZE, &o->reps, 1, SIZE_MAX, 0, 0, NULL},
+        {"--threads", MHA_OPTION_SIZE, &o->threads, 1, SIZE_MAX, 0, 0, NULL},
+        {"--cache", MHA_OPTION_SIZE, &o->cache, 1, SIZE_MAX, 0, 0, NULL},
+        {"--kv-heads", MHA_OPTION_SIZE, &o->kv_heads, 1, SIZE_MAX, 0, 0, NULL},
+        {"--mib", MHA_OPTION_SIZE, &o->mib, 1, SIZE_MAX, 0, 0, NULL},
+    };
+    mha_command_line line;
+    if (mha_cli_options(argc, argv, options, sizeof options / sizeof options[0], NULL, &line,
+                        err) != MHA_EXIT_OK)
+        return -1;
+    *help = line.help;
+    o->cross = o->shape.key_len != 0;
     if (!o->cross)
         o->shape.key_len = o->shape.query_len;
     if (o->kv_heads == 0)
@@ -87,7 +74,10 @@ int bench_bounds_ok(const bench_options *o, FILE *err)
 int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
 {
     bench_options o;
-    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    int help = 0;
+    if (bench_parse_options(argc, argv, &o, &help, err) != 0)
+        return MHA_EXIT_USAGE;
+    if (help) {
         fprintf(out,
             "usage: mha %s [--impl NAME] [--batch B] [--seq L] [--kv-len S] [--dim E]\n"
             "       [--heads H] [--causal] [--reps R] [--threads N]\n"
@@ -116,8 +106,6 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
               "Kernels: MHA_ISA=scalar|avx2|avx512 or MHA_FORCE_SCALAR=1 choose them.\n", out);
         return MHA_EXIT_OK;
     }
-    if (bench_parse_options(argc, argv, &o, err) != 0)
-        return MHA_EXIT_USAGE;
     if (!bench_bounds_ok(&o, err))
         return MHA_EXIT_USAGE;
     if (mha_set_threads(o.threads) != MHA_OK)       /* bench_bounds_ok checked it */

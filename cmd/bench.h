@@ -17,8 +17,8 @@ typedef struct bench_options {
     size_t reps, threads, cache, kv_heads, mib;
     const char *part;                       /* "all", "proj", "attention" or "stages" */
 } bench_options;
-/* Parses argv[1..argc-1] into *o; 0, or -1 after one error line on err. */
-int bench_parse_options(int argc, char **argv, bench_options *o, FILE *err);
+/* Parses argv[1..argc-1] into *o and *help; 0, or -1 after one error line on err. */
+int bench_parse_options(int argc, char **argv, bench_options *o, int *help, FILE *err);
 /* 1 if the counts of *o are in bounds; 0 after one error line on err. */
 int bench_bounds_ok(const bench_options *o, FILE *err);
 /* 1 if a version's check ran (status) and agreed with the naive version's to

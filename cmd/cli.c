@@ -14,7 +14,6 @@
 #include "printable.h"
 #include "signals.h"
 
-static int refuse_repeated_options(int argc, char **argv, FILE *err);
 static int asks_for_help(int argc, char **argv);
 static int check_environment(int argc, char **argv, FILE *err);
 static mha_command_fn cmd_help;
@@ -53,26 +52,10 @@ int mha_cli_main(int argc, char **argv, FILE *out, FILE *err)
         mha_cli_error(err, "unknown command '%s' (try 'mha --help')", argv[1]);
         return MHA_EXIT_USAGE;
     }
-    if (refuse_repeated_options(argc - 1, argv + 1, err) != 0)
-        return MHA_EXIT_USAGE;
     if (command->run != cmd_help && !asks_for_help(argc, argv) &&
         check_environment(argc, argv, err) != 0)
         return MHA_EXIT_USAGE;
     return mha_run_stoppable(command->run, argc - 1, argv + 1, out, err);
-}
-static int refuse_repeated_options(int argc, char **argv, FILE *err)
-{
-    for (int i = 1; i < argc; i++) {
-        const size_t n = strcspn(argv[i], "=");
-        if (argv[i][0] != '-' || argv[i][1] == '\0')
-            continue;
-        for (int j = 1; j < i; j++)
-            if (strncmp(argv[j], argv[i], n) == 0 && (argv[j][n] == '\0' || argv[j][n] == '=')) {
-                mha_cli_error(err, "%.*s: given more than once", (int)n, argv[i]);
-                return -1;
-            }
-    }
-    return 0;
 }
 static int asks_for_help(int argc, char **argv)
 {
@@ -175,50 +158,19 @@ void mha_cli_error(FILE *err, const char *format, ...)
     if (text != line)
         free(text);
 }
-int mha_parse_size(const char *option, const char *text, size_t *value, FILE *err)
+int mha_cli_options(int argc, char **argv, const mha_option *options, size_t count,
+                    const char *operand, mha_command_line *line, FILE *err)
 {
-    size_t v = 0;
-    if (*text == '\0') {
-        mha_cli_error(err, "%s: expected a positive integer, got an empty string", option);
-        return -1;
+    char program[64], prefix[64], message[1024];
+    snprintf(program, sizeof program, "mha %s", argv[0]);
+    snprintf(prefix, sizeof prefix, "%s: ", argv[0]);
+    *line = (mha_command_line){program, prefix, operand, NULL, 0};
+    const mha_status status = mha_options_parse(argc, argv, options, count, line, message,
+                                                sizeof message);
+    line->program = line->prefix = NULL;              /* they were on this stack */
+    if (status != MHA_OK) {
+        mha_cli_error(err, "%s", message);
+        return MHA_EXIT_USAGE;
     }
-    for (const char *p = text; *p != '\0'; p++) {
-        if (*p < '0' || *p > '9') {
-            mha_cli_error(err, "%s: '%s' is not a positive integer", option, text);
-            return -1;
-        }
-        const size_t digit = (size_t)(*p - '0');
-        if (v > (SIZE_MAX - digit) / 10) {
-            mha_cli_error(err, "%s: '%s' is too large", option, text);
-            return -1;
-        }
-        v = v * 10 + digit;
-    }
-    if (v == 0) {
-        mha_cli_error(err, "%s: must be positive, got '%s'", option, text);
-        return -1;
-    }
-    *value = v;
-    return 0;
-}
-int mha_option_value(int argc, char **argv, int *i, const char *name,
-                     const char **value, FILE *err)
-{
-    const char *arg = argv[*i];
-    const size_t n = strlen(name);
-    if (strncmp(arg, name, n) != 0 || (arg[n] != '=' && arg[n] != '\0'))
-        return 0;
-    if (arg[n] == '\0' && *i + 1 >= argc) {
-        mha_cli_error(err, "%s: missing value", name);
-        return -1;
-    }
-    const char *v = arg[n] == '=' ? arg + n + 1 : argv[*i + 1];
-    if (v[0] == '-' && v[1] != '\0') {
-        mha_cli_error(err, "%s: missing value: got '%s' (a value may not start with '-')",
-                      name, v);
-        return -1;
-    }
-    *i += arg[n] == '\0';
-    *value = v;
-    return 1;
+    return MHA_EXIT_OK;
 }

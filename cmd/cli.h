@@ -8,6 +8,7 @@
    MHA_EXIT_USAGE (the command line is wrong). */
 #include <stddef.h>
 #include <stdio.h>
+#include "options.h"
 
 enum { MHA_EXIT_OK = 0, MHA_EXIT_FAILURE = 1, MHA_EXIT_USAGE = 2 };
 
@@ -23,9 +24,8 @@ int mha_cli_main(int argc, char **argv, FILE *out, FILE *err);
 __attribute__((format(printf, 2, 3)))
 #endif
 void mha_cli_error(FILE *err, const char *format, ...);
-int mha_parse_size(const char *option, const char *text, size_t *value, FILE *err);
-int mha_option_value(int argc, char **argv, int *i, const char *name,
-                     const char **value, FILE *err);
+int mha_cli_options(int argc, char **argv, const mha_option *options, size_t count,
+                    const char *operand, mha_command_line *line, FILE *err);
 void mha_cli_take_thread_setting(const char *setting);
 mha_command_fn mha_cmd_forward, mha_cmd_decode, mha_cmd_backward, mha_cmd_train;
 mha_command_fn mha_cmd_demo, mha_cmd_bench;

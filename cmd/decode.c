@@ -1,5 +1,6 @@
 /* generated from chapters/21-decode-command.nw; edit the book, not this file */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,43 +14,28 @@ struct decode_options {
 };
 static int parse_decode_options(int argc, char **argv, struct decode_options *o, FILE *err)
 {
-    char **rest = malloc(((size_t)argc + 1) * sizeof *rest);
-    int n = 0, status = MHA_EXIT_OK;
-    if (rest == NULL) {
-        mha_cli_error(err, "decode: out of memory");
-        return MHA_EXIT_FAILURE;
-    }
-    memset(o, 0, sizeof *o);                  /* read below even if parsing fails */
+    mha_option options[LAYER_OPTIONS + 1];
+    size_t count = layer_options(&o->common, options);
+    o->kv_heads = 0;
     o->impl = &mha_decode_impls[0];
-    for (int i = 0; i < argc && status == MHA_EXIT_OK; i++) {
-        const char *value = NULL;
-        int matched;
-        if (i > 0 && (matched = mha_option_value(argc, argv, &i, "--kv-heads", &value, err)) != 0) {
-            if (matched < 0 || mha_parse_size("--kv-heads", value, &o->kv_heads, err) != 0)
-                status = MHA_EXIT_USAGE;
-        } else if (i > 0 && (matched = mha_option_value(argc, argv, &i, "--impl", &value, err)) != 0) {
-            if (matched < 0)
-                status = MHA_EXIT_USAGE;
-            else if ((o->impl = mha_decode_impl_find(value)) == NULL) {
-                char known[256] = "";
-                for (size_t k = 0, used = 0; k < mha_decode_impl_count && used < sizeof known; k++)
-                    used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", k ? ", " : "",
-                                             mha_decode_impls[k].name);
-                mha_cli_error(err, "--impl: unknown decode implementation '%s' (known: %s)", value, known);
-                status = MHA_EXIT_USAGE;
-            }
-        } else
-            rest[n++] = argv[i];
-    }
-    rest[n] = NULL;
-    if (status == MHA_EXIT_OK)
-        status = parse_forward_options(n, rest, &o->common, err);
-    free(rest);
+    options[count++] = (mha_option){"--kv-heads", MHA_OPTION_SIZE, &o->kv_heads, 1, SIZE_MAX,
+                                    0, 0, NULL};
+    int status = parse_layer_options(argc, argv, options, count, &o->common, err);
     if (status == MHA_EXIT_OK && o->common.causal) {
         mha_cli_error(err, "decode: --causal: decoding is always causal; leave it out");
         status = MHA_EXIT_USAGE;
     }
-    if (o->kv_heads == 0)
+    if (status == MHA_EXIT_OK && o->common.impl_name != NULL &&
+        (o->impl = mha_decode_impl_find(o->common.impl_name)) == NULL) {
+        char known[256] = "";
+        for (size_t k = 0, used = 0; k < mha_decode_impl_count && used < sizeof known; k++)
+            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", k ? ", " : "",
+                                     mha_decode_impls[k].name);
+        mha_cli_error(err, "--impl: unknown decode implementation '%s' (known: %s)",
+                      o->common.impl_name, known);
+        status = MHA_EXIT_USAGE;
+    }
+    if (o->kv_heads == 0)                     /* read below even if parsing failed */
         o->kv_heads = o->common.heads;
     return status;
 }

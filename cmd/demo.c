@@ -287,37 +287,31 @@ int mha_cmd_demo(int argc, char **argv, FILE *out, FILE *err)
 {
     size_t heads = 4;
     const char *text = default_sentence;
-    int force_colour = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *value = NULL;
-        int matched;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            demo_usage(out);
-            return MHA_EXIT_OK;
-        } else if (strcmp(argv[i], "--color") == 0 || strcmp(argv[i], "--colour") == 0) {
-            force_colour = 1;
-        } else if ((matched = mha_option_value(argc, argv, &i, "--heads", &value, err)) != 0) {
-            if (matched < 0 || mha_parse_size("--heads", value, &heads, err) != 0)
-                return MHA_EXIT_USAGE;
-            if (heads > HEADS_MAX) {
-                mha_cli_error(err, "--heads: at most %d heads in the demo, got %zu", HEADS_MAX, heads);
-                return MHA_EXIT_USAGE;
-            }
-        } else if ((matched = mha_option_value(argc, argv, &i, "--text", &value, err)) != 0) {
-            if (matched < 0)
-                return MHA_EXIT_USAGE;
-            text = value;
-        } else {
-            mha_cli_error(err, "demo: unknown argument '%s' (try 'mha demo --help')", argv[i]);
-            return MHA_EXIT_USAGE;
-        }
+    int color = 0, colour = 0;
+    const mha_option options[] = {
+        {"--heads", MHA_OPTION_SIZE, &heads, 1, SIZE_MAX, 0, 0, NULL},
+        {"--text", MHA_OPTION_TEXT, &text, 0, 0, 0, 0, NULL},
+        {"--color", MHA_OPTION_FLAG, &color, 0, 0, 0, 0, NULL},
+        {"--colour", MHA_OPTION_FLAG, &colour, 0, 0, 0, 0, NULL},
+    };
+    mha_command_line line;
+    if (mha_cli_options(argc, argv, options, sizeof options / sizeof options[0], NULL, &line,
+                        err) != MHA_EXIT_OK)
+        return MHA_EXIT_USAGE;
+    if (line.help) {
+        demo_usage(out);
+        return MHA_EXIT_OK;
+    }
+    if (heads > HEADS_MAX) {
+        mha_cli_error(err, "--heads: at most %d heads in the demo, got %zu", HEADS_MAX, heads);
+        return MHA_EXIT_USAGE;
     }
     char words[WORDS_SIZE], *tokens[TOKENS_MAX];
     size_t L;
     int status = split_words(text, words, tokens, &L, err);
     if (status != MHA_EXIT_OK)
         return status;
-    const int colour = force_colour || mha_demo_wants_colour(out);
+    colour = color || colour || mha_demo_wants_colour(out);
     print_legend(out, colour);
     status = show_worked_example(out, err, colour);
     if (status == MHA_EXIT_OK)

@@ -9,54 +9,31 @@
 #include "layer_dir.h"
 #include "output.h"
 
-int parse_forward_options(int argc, char **argv, struct forward_options *o, FILE *err)
+size_t layer_options(struct forward_options *o, mha_option options[LAYER_OPTIONS])
 {
     memset(o, 0, sizeof *o);
     o->impl = &mha_impls[0];
     o->want_weights = 1;
     o->wait = MHA_OUTPUT_WAIT;
-    for (int i = 1; i < argc; i++) {
-        const char *value = NULL;
-        int matched;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            o->help = 1;
-            return MHA_EXIT_OK;
-        } else if (strcmp(argv[i], "--causal") == 0) {
-            o->causal = 1;
-        } else if (strcmp(argv[i], "--no-weights") == 0) {
-            o->want_weights = 0;
-        } else if ((matched = mha_option_value(argc, argv, &i, "--heads", &value, err)) != 0) {
-            if (matched < 0 || mha_parse_size("--heads", value, &o->heads, err) != 0)
-                return MHA_EXIT_USAGE;
-        } else if ((matched = mha_option_value(argc, argv, &i, "--impl", &value, err)) != 0) {
-            if (matched < 0)
-                return MHA_EXIT_USAGE;
-            o->impl = mha_impl_find(value);
-            if (o->impl == NULL) {
-                char known[256];
-                size_t used = 0;
-                known[0] = '\0';
-                for (size_t k = 0; k < mha_impl_count && used < sizeof known; k++)
-                    used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
-                                             k ? ", " : "", mha_impls[k].name);
-                mha_cli_error(err, "--impl: unknown implementation '%s' (known: %s)", value, known);
-                return MHA_EXIT_USAGE;
-            }
-        } else if ((matched = mha_option_value(argc, argv, &i, "--wait", &value, err)) != 0) {
-            if (matched < 0 || parse_wait(value, &o->wait, err) != 0)
-                return MHA_EXIT_USAGE;
-        } else if (argv[i][0] == '-') {
-            mha_cli_error(err, "%s: unknown option '%s' (try 'mha %s --help')", argv[0], argv[i],
-                          argv[0]);
-            return MHA_EXIT_USAGE;
-        } else if (o->dir != NULL) {
-            mha_cli_error(err, "%s: '%s': only one directory, please (already have '%s')",
-                          argv[0], argv[i], o->dir);
-            return MHA_EXIT_USAGE;
-        } else {
-            o->dir = argv[i];
-        }
-    }
+    options[0] = (mha_option){"--heads", MHA_OPTION_SIZE, &o->heads, 1, SIZE_MAX, 0, 0, NULL};
+    options[1] = (mha_option){"--impl", MHA_OPTION_TEXT, &o->impl_name, 0, 0, 0, 0, NULL};
+    options[2] = (mha_option){"--causal", MHA_OPTION_FLAG, &o->causal, 0, 0, 0, 0, NULL};
+    options[3] = wait_option(&o->wait);
+    options[4] = (mha_option){"--no-weights", MHA_OPTION_FLAG, &o->no_weights, 0, 0, 0, 0,
+                              NULL};
+    return LAYER_OPTIONS;
+}
+int parse_layer_options(int argc, char **argv, const mha_option *options, size_t count,
+                        struct forward_options *o, FILE *err)
+{
+    mha_command_line line;
+    if (mha_cli_options(argc, argv, options, count, "directory", &line, err) != MHA_EXIT_OK)
+        return MHA_EXIT_USAGE;
+    o->help = line.help;
+    if (o->help)
+        return MHA_EXIT_OK;
+    o->dir = line.operand_given;
+    o->want_weights = !o->no_weights;
     if (o->dir == NULL) {
         mha_cli_error(err, "%s: no directory given (try 'mha %s --help')", argv[0], argv[0]);
         return MHA_EXIT_USAGE;
@@ -66,6 +43,26 @@ int parse_forward_options(int argc, char **argv, struct forward_options *o, FILE
         return MHA_EXIT_USAGE;
     }
     wait_for_other_runs(argv[0], o->wait, err);
+    return MHA_EXIT_OK;
+}
+int parse_forward_options(int argc, char **argv, struct forward_options *o, FILE *err)
+{
+    mha_option options[LAYER_OPTIONS];
+    const size_t count = layer_options(o, options);
+    const int status = parse_layer_options(argc, argv, options, count, o, err);
+    if (status != MHA_EXIT_OK || o->help || o->impl_name == NULL)
+        return status;
+    o->impl = mha_impl_find(o->impl_name);
+    if (o->impl == NULL) {
+        char known[256];
+        size_t used = 0;
+        known[0] = '\0';
+        for (size_t k = 0; k < mha_impl_count && used < sizeof known; k++)
+            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
+                                     k ? ", " : "", mha_impls[k].name);
+        mha_cli_error(err, "--impl: unknown implementation '%s' (known: %s)", o->impl_name, known);
+        return MHA_EXIT_USAGE;
+    }
     return MHA_EXIT_OK;
 }
 /* The exit status for a loader's status: a head count that does not divide
@@ -228,17 +225,10 @@ void wait_for_other_runs(const char *command, double seconds, FILE *err)
     mha_output_wait(seconds, tell_waiting, NULL);
 }
 
-int parse_wait(const char *text, double *seconds, FILE *err)
+mha_option wait_option(double *seconds)
 {
-    char *end = NULL;
-    errno = 0;
-    const double value = strtod(text, &end);
-    if (end == text || *end != '\0' || errno != 0 || !(value >= 0 && value <= 86400)) {
-        mha_cli_error(err, "--wait: '%s' is not a number of seconds from 0 to 86400", text);
-        return -1;
-    }
-    *seconds = value;
-    return 0;
+    return (mha_option){"--wait", MHA_OPTION_DOUBLE, seconds, 0, 0, 0, 86400,
+                        "a number of seconds from 0 to 86400"};
 }
 int check_directory(const char *dir, FILE *err)
 {

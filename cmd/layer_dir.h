@@ -17,10 +17,12 @@
 struct forward_options {
     const char *dir;
     size_t heads;                /* H, 0 until --heads is seen */
+    const char *impl_name;       /* --impl as given; NULL: the default */
     const mha_impl *impl;
-    int causal, want_weights, help;
+    int causal, no_weights, want_weights, help;
     double wait;                 /* seconds to wait for another run's lock */
 };
+enum { LAYER_OPTIONS = 5 };      /* how many options layer_options describes */
 struct output_file {
     const char *name;            /* in the directory: "out.npy" */
     const float *data;
@@ -33,6 +35,9 @@ struct output_stream {           /* one more file, anywhere, written through a F
     void *context;
 };
 enum { OUTPUT_FILES_MAX = 32 };
+size_t layer_options(struct forward_options *o, mha_option options[LAYER_OPTIONS]);
+int parse_layer_options(int argc, char **argv, const mha_option *options, size_t count,
+                        struct forward_options *o, FILE *err);
 int parse_forward_options(int argc, char **argv, struct forward_options *o, FILE *err);
 int join_path(char path[MHA_PATH_SIZE], const char *dir, const char *name);
 int load_input(const char *dir, const char *name, int required, int kinds,
@@ -53,7 +58,7 @@ int finish_files(const char *dir, int n, const struct output_file *files,
 int write_files(const char *dir, int n, const struct output_file *files,
                 const char *const own[], FILE *err);
 void wait_for_other_runs(const char *command, double seconds, FILE *err);
-int parse_wait(const char *text, double *seconds, FILE *err);
+mha_option wait_option(double *seconds);
 int write_outputs(const char *dir, const char *label, int want_weights,
                   const mha_shape *shape, const float *output,
                   const float *weights, FILE *out, FILE *err);

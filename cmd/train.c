@@ -1,5 +1,6 @@
 /* generated from chapters/23-train-command.nw; edit the book, not this file */
 #include <errno.h>
+#include <float.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,57 +47,28 @@ static void train_usage(FILE *out, const struct train_command *d)
 static int parse_train_options(int argc, char **argv, struct train_command *o, int *help,
                                FILE *err)
 {
-    const char *names[] = {"--every", "--batch", "--vocab", "--length",
-                           "--dim", "--heads", "--layers", "--seed"};
-    size_t *fields[] = {&o->every, &o->run.batch, &o->run.vocab, &o->run.length,
-                        &o->run.embed_dim, &o->run.heads, &o->run.layers, &o->seed};
-    for (int i = 1; i < argc; i++) {
-        const char *value = NULL;
-        int matched = 0, r;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            *help = 1;
-            return MHA_EXIT_OK;
-        }
-        if ((r = mha_option_value(argc, argv, &i, "--out", &o->out_dir, err)) ||
-            (r = mha_option_value(argc, argv, &i, "--from", &o->from, err)) ||
-            (r = mha_option_value(argc, argv, &i, "--history", &o->history, err))) {
-            if (r < 0) return MHA_EXIT_USAGE;
-            continue;
-        }
-        if ((r = mha_option_value(argc, argv, &i, "--wait", &value, err)) != 0) {
-            if (r < 0 || parse_wait(value, &o->wait, err) != 0) return MHA_EXIT_USAGE;
-            continue;
-        }
-        if ((r = mha_option_value(argc, argv, &i, "--lr", &value, err)) != 0) {
-            char *end = NULL;
-            if (r < 0) return MHA_EXIT_USAGE;
-            o->run.optimiser.learning_rate = strtod(value, &end);
-            if (end == value || *end != '\0' || !(o->run.optimiser.learning_rate > 0) ||
-                o->run.optimiser.learning_rate > 1) {
-                mha_cli_error(err, "--lr: '%s' is not a learning rate in (0, 1]", value);
-                return MHA_EXIT_USAGE;
-            }
-            continue;
-        }
-        if ((r = mha_option_value(argc, argv, &i, "--steps", &value, err)) != 0) {
-            const int none = r > 0 && strcmp(value, "0") == 0;       /* save the start, untrained */
-            if (r < 0 || (!none && mha_parse_size("--steps", value, &o->steps, err) != 0))
-                return MHA_EXIT_USAGE;
-            o->steps = none ? 0 : o->steps;
-            continue;
-        }
-        for (size_t n = 0; n < sizeof names / sizeof names[0] && !matched; n++)
-            if ((r = mha_option_value(argc, argv, &i, names[n], &value, err)) != 0) {
-                if (r < 0 || mha_parse_size(names[n], value, fields[n], err) != 0)
-                    return MHA_EXIT_USAGE;
-                matched = 1;
-            }
-        if (!matched) {
-            mha_cli_error(err, "train: unknown option '%s' (try 'mha train --help')", argv[i]);
-            return MHA_EXIT_USAGE;
-        }
-    }
-    return MHA_EXIT_OK;
+    const mha_option options[] = {
+        {"--steps", MHA_OPTION_SIZE, &o->steps, 0, SIZE_MAX, 0, 0, NULL},
+        {"--every", MHA_OPTION_SIZE, &o->every, 1, SIZE_MAX, 0, 0, NULL},
+        {"--seed", MHA_OPTION_SIZE, &o->seed, 1, SIZE_MAX, 0, 0, NULL},
+        {"--batch", MHA_OPTION_SIZE, &o->run.batch, 1, 65536, 0, 0, NULL},
+        {"--vocab", MHA_OPTION_SIZE, &o->run.vocab, 2, 65536, 0, 0, NULL},
+        {"--length", MHA_OPTION_SIZE, &o->run.length, 6, 4096, 0, 0, NULL},
+        {"--dim", MHA_OPTION_SIZE, &o->run.embed_dim, 1, 4096, 0, 0, NULL},
+        {"--heads", MHA_OPTION_SIZE, &o->run.heads, 1, LEARNING_MAX_HEADS, 0, 0, NULL},
+        {"--layers", MHA_OPTION_SIZE, &o->run.layers, 1, LEARNING_MAX_LAYERS, 0, 0, NULL},
+        {"--out", MHA_OPTION_TEXT, &o->out_dir, 0, 0, 0, 0, NULL},
+        {"--from", MHA_OPTION_TEXT, &o->from, 0, 0, 0, 0, NULL},
+        {"--history", MHA_OPTION_TEXT, &o->history, 0, 0, 0, 0, NULL},
+        {"--lr", MHA_OPTION_DOUBLE, &o->run.optimiser.learning_rate, 0, 0, DBL_TRUE_MIN, 1,
+         "a learning rate in (0, 1]"},
+        wait_option(&o->wait),
+    };
+    mha_command_line line;
+    const int status = mha_cli_options(argc, argv, options, sizeof options / sizeof options[0],
+                                       NULL, &line, err);
+    *help = line.help;
+    return status;
 }
 static double seconds_since_start(double start)
 {
@@ -121,19 +93,6 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
             train_usage(out, &o);
         return status;
     }
-    const struct { const char *name; size_t value, low, high; } ranges[] = {
-        {"--batch", o.run.batch, 1, 65536},   {"--vocab", o.run.vocab, 2, 65536},
-        {"--length", o.run.length, 6, 4096},  {"--dim", o.run.embed_dim, 1, 4096},
-        {"--heads", o.run.heads, 1, LEARNING_MAX_HEADS},
-        {"--layers", o.run.layers, 1, LEARNING_MAX_LAYERS}, {"--every", o.every, 1, SIZE_MAX},
-    };
-    for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++)
-        if (ranges[r].value < ranges[r].low || ranges[r].value > ranges[r].high) {
-            mha_cli_error(err, ranges[r].high == SIZE_MAX ? "%s: %zu is out of range (at least %zu)"
-                                                           : "%s: %zu is out of range (%zu to %zu)",
-                          ranges[r].name, ranges[r].value, ranges[r].low, ranges[r].high);
-            return MHA_EXIT_USAGE;
-        }
     if (o.run.embed_dim % o.run.heads != 0) {
         mha_cli_error(err, "--heads: %zu does not divide --dim %zu", o.run.heads, o.run.embed_dim);
         return MHA_EXIT_USAGE;

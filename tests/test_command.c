@@ -198,6 +198,37 @@ Test(command, no_weights_and_option_forms) {
     free_result(&r);
     remove_dir(dir);
 }
+Test(command, every_command_reads_options_by_the_same_rules) {
+    static const char *const commands[][2] = {
+        {"forward", "--causal"}, {"decode", "--no-weights"}, {"backward", "--causal"},
+        {"train", NULL}, {"demo", "--color"}, {"bench", "--peak"},
+    };
+    char *dir = make_good_case();
+    for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {
+        char *name = (char *)commands[c][0], flag[32];
+        REFUSED(dir, "--heads: must be positive, got '0'", name, "--heads=0", dir);
+        REFUSED(dir, "unknown option '--head'", name, "--head", "2", dir);
+        REFUSED(dir, "unknown option '--head=2'", name, "--head=2", dir);
+        REFUSED(dir, "--heads: given more than once", name, "--heads", "1", "--heads=1", dir);
+        REFUSED(dir, "--heads: missing value: got '-1'", name, "--heads", "-1", dir);
+        REFUSED(dir, "--heads: '1e3' is not a positive integer", name, "--heads=1e3", dir);
+        REFUSED(dir, "--heads: missing value", name, "--heads");
+        if (commands[c][1] == NULL)
+            continue;
+        snprintf(flag, sizeof flag, "%s=1", commands[c][1]);
+        char want[64];
+        snprintf(want, sizeof want, "%s: takes no value, got '%s'", commands[c][1], flag);
+        REFUSED(dir, want, name, flag, dir);
+    }
+    struct cli_result r = run_mha("forward", "--heads", "2", "--", dir, NULL);
+    cr_expect_eq(r.status, MHA_EXIT_OK, "%s", r.err);
+    free_result(&r);
+    r = run_mha("bench", "--seq", "3", "--help", NULL);
+    cr_expect(r.status == MHA_EXIT_OK && strstr(r.out, "usage: mha bench") != NULL,
+              "status %d, err: %s", r.status, r.err);
+    free_result(&r);
+    remove_dir(dir);
+}
 Test(command, help_describes_everything) {
     static const char *const words[] = {
         "forward", "help", "query.npy", "key.npy", "value.npy", "in_proj_weight.npy",
@@ -245,17 +276,20 @@ Test(command, bad_command_lines) {
 }
 
 Test(command, parse_size) {
-    FILE *devnull = fopen("/dev/null", "w");
+    char m[256];
     size_t v = 0;
-    cr_expect(mha_parse_size("--n", "1", &v, devnull) == 0 && v == 1);
-    cr_expect(mha_parse_size("--n", "007", &v, devnull) == 0 && v == 7);
-    cr_expect(mha_parse_size("--n", "18446744073709551615", &v, devnull) == 0 &&
-              v == SIZE_MAX);
+    cr_expect(mha_option_size("--n", "1", 1, SIZE_MAX, &v, m, sizeof m) == MHA_OK && v == 1);
+    cr_expect(mha_option_size("--n", "007", 1, SIZE_MAX, &v, m, sizeof m) == MHA_OK && v == 7);
+    cr_expect(mha_option_size("--n", "18446744073709551615", 1, SIZE_MAX, &v, m, sizeof m) ==
+              MHA_OK && v == SIZE_MAX);
+    cr_expect(mha_option_size("--n", "0", 0, 9, &v, m, sizeof m) == MHA_OK && v == 0);
     const char *bad[] = {"", "0", "-1", "+1", " 1", "1 ", "1e3", "0x10",
                          "18446744073709551616"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        cr_expect_eq(mha_parse_size("--n", bad[i], &v, devnull), -1, "'%s'", bad[i]);
-    fclose(devnull);
+        cr_expect_eq(mha_option_size("--n", bad[i], 1, SIZE_MAX, &v, m, sizeof m), MHA_ERR_ARG,
+                     "'%s'", bad[i]);
+    cr_expect_eq(mha_option_size("--n", "10", 1, 9, &v, m, sizeof m), MHA_ERR_ARG);
+    cr_expect_str_eq(m, "--n: 10 is out of range (1 to 9)");
 }
 Test(command, missing_and_broken_files) {
     char *dir = make_good_case(), absent[4200];

@@ -543,6 +543,27 @@ Test(viewer, an_unknown_option_is_called_unknown, .init = cr_redirect_stderr) {
     cr_expect_stderr_eq_str("mha-viz: unknown option '--bogus' (try 'mha-viz --help')\n");
 }
 
+Test(viewer, a_flag_takes_no_value, .init = cr_redirect_stderr) {
+    expect_viz_refusal(2, (char *[]){"mha-viz", "--train=1", NULL},
+                       "mha-viz: --train: takes no value, got '--train=1'\n");
+}
+
+Test(viewer, a_count_is_a_size_in_its_bounds, .init = cr_redirect_stderr) {
+    expect_viz_refusal(2, (char *[]){"mha-viz", "--step=100001", NULL},
+                       "mha-viz: --step: 100001 is out of range (1 to 100000)\n");
+}
+
+Test(viewer, options_by_the_commands_rules) {
+    struct viz_options o;
+    char *abbreviated[] = {"mha-viz", "--scr", "x.png", NULL};
+    cr_expect_eq(viz_parse_options(3, abbreviated, &o), -1);
+    char *ended[] = {"mha-viz", "--step=2", "--", NULL};
+    cr_expect_eq(viz_parse_options(3, ended, &o), 0);
+    cr_expect_eq(o.step, 2);
+    char *leading[] = {"mha-viz", "--step", "+2", NULL};
+    cr_expect_eq(viz_parse_options(3, leading, &o), -1);
+}
+
 Test(viewer, a_refused_sentence_names_the_rule_it_broke) {
     viz_state s;
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
