@@ -148,13 +148,10 @@ cmd_create() {
         [[ -d "$d" ]] && mkdir -p "$dir/$d" && cp -pR "$d." "$dir/$d"
     done
     mkdir -p "$dir/figures" && cp -p figures/*.tsv "$dir/figures/"
+    mkdir -p "$dir/models" && cp -pR models/induction "$dir/models/"
     cpif "$dir/Makefile" < "$tools_dir/exercise-workspace.mk"
     cpif "$dir/tests/reached_end.c" < "$tools_dir/exercise-reached-end.c"
-    if [[ "$(region_file "$dir")" == viz/* ]]; then
-        mkdir -p "$dir/models" && cp -pR models/induction "$dir/models/"
-    else
-        rm -rf "$dir/viz" "$dir/tests/viz"
-    fi
+    [[ "$(region_file "$dir")" == viz/* ]] || rm -rf "$dir/viz" "$dir/tests/viz"
     printf 'EXERCISE := %s\nTESTS    := @(%s)\nBOOK_CFLAGS := %s\n' \
         "$ex_id" "${ex_tests//,/|}" "${EXERCISE_CFLAGS:-}" | cpif "$dir/exercise.mk"
     local chapter place
