@@ -32,14 +32,14 @@
 #define VPOW2I(n) _mm256_castsi256_ps(_mm256_slli_epi32( \
         _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23))
 #define VKEEP_NOT_BELOW(x, lo, y) _mm256_and_ps(_mm256_cmp_ps(x, lo, _CMP_NLT_UQ), y)
-static __attribute__((unused)) TARGET float hsum_avx2(__m256 x)
+static TARGET float hsum_avx2(__m256 x)
 {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
     return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
 }
 
-static __attribute__((unused)) TARGET float hmax_avx2(__m256 x)
+static TARGET float hmax_avx2(__m256 x)
 {
     __m128 s = _mm_max_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
     s = _mm_max_ps(s, _mm_movehl_ps(s, s));

@@ -30,7 +30,7 @@
 #define VROUND(x) nearbyintf(x)
 #define VPOW2I(n) pow2i_scalar(n)
 #define VKEEP_NOT_BELOW(x, lo, y) ((x) < (lo) ? 0.0f : (y))
-static __attribute__((unused)) float pow2i_scalar(float n)
+static float pow2i_scalar(float n)
 {
     if (n != n)
         return n;
