@@ -91,17 +91,17 @@ void mha_cli_take_thread_setting(const char *setting)
 }
 static int check_environment(int argc, char **argv, FILE *err)
 {
-    const char *isa = getenv("MHA_ISA");
+    const char *isa = getenv("MHA_ISA"), *scalar = getenv("MHA_FORCE_SCALAR");
     const fast_kernels *const known[] = {&fast_kernels_scalar, &fast_kernels_avx2,
                                          &fast_kernels_avx512};
-    int found = isa == NULL || isa[0] == '\0';
-    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
-        found |= !found && strcmp(isa, known[k]->name) == 0;
-    if (!found) {
+    if (mha_set_isa(isa) != MHA_OK) {
         mha_cli_error(err, "MHA_ISA: unknown instruction set '%s' (known: %s, %s, %s)", isa,
                       known[0]->name, known[1]->name, known[2]->name);
         return -1;
     }
+    if (scalar != NULL && scalar[0] != '\0' && strcmp(scalar, "0") != 0 &&
+        mha_set_isa("scalar") != MHA_OK)
+        return -1;
     const char *setting = thread_setting_taken ? thread_setting : getenv("OMP_NUM_THREADS");
     for (int i = 2; i < argc; i++)
         if (strncmp(argv[i], "--threads", 9) == 0 && (argv[i][9] == '\0' || argv[i][9] == '='))

@@ -144,6 +144,11 @@ MHA_MUST_CHECK
 mha_status mha_decode_store(const mha_decoder *dec, mha_kv_cache *cache, size_t n, float *qkv,
                             const unsigned char *padding);
 double mha_decode_flops(size_t embed_dim, size_t heads, size_t kv_heads, size_t position);
+/* mha_set_isa(name) chooses the kernels of the fast versions: "scalar",
+   "avx2" or "avx512", never one the processor lacks (the best it has below
+   the one named); NULL or "" the best.  MHA_ERR_ARG, and nothing changed,
+   for another name.  Not while another thread is inside a call. */
+MHA_MUST_CHECK mha_status mha_set_isa(const char *name);
 /* The fast versions run on mha_threads() threads, OpenMP's (one per core by
    default).  mha_set_threads(n) sets the number for the calls this thread
    makes from now on; n = 0 restores the default.  Results do not depend on it.
