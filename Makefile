@@ -10,7 +10,7 @@
 #   the files      io/    -> build/libmha-io.a    (npy, layer files, checkpoint, the writer)
 #   the command    cmd/   -> build/mha            (one file per subcommand)
 #   the viewer     viz/   -> build/mha-viz
-#   the tests      tests/ -> build/tests, build/viz-tests
+#   the tests      tests/ -> build/tests-lib (libmha.a alone), build/tests, build/viz-tests
 #   the book       book/  -> build/mha-tables, build/book.pdf, the student's edition
 #   the checks     lint, check-tangle, sanitizers, valgrind, fuzzing, exercises: `make check`
 #   the benchmark  `make bench`
@@ -43,7 +43,8 @@ LDLIBS  := -lm
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
         test-training-race exercises exercise exercise-check exercises-verify grade hint \
         exercise-lab
-all: $(BUILD)/mha $(BUILD)/mha-viz $(BUILD)/mha-tables $(BUILD)/tests $(BUILD)/viz-tests
+all: $(BUILD)/mha $(BUILD)/mha-viz $(BUILD)/mha-tables $(BUILD)/tests-lib $(BUILD)/tests \
+     $(BUILD)/viz-tests
 
 # ================================================================ the web
 # Debian packages: `make deps` installs the missing ones (through sudo when not
@@ -175,10 +176,18 @@ figures/viewer-trained.png: | $(BUILD)/mha-viz
 	  --size 1280x760 --screenshot $@
 
 # ================================================================ the tests
-TEST_OBJ := $(call objects,tests)
+# The library's own suites link libmha.a alone, with the shared helpers of
+# tests/check.c and the float64 reference; every other suite, which runs the
+# command or reads the book's tables, is in build/tests.
+LIB_TESTS    := tests/check.c tests/oracle.c tests/test_naive.c tests/test_masking.c \
+                tests/test_fast_backward.c
+LIB_TEST_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_TESTS))
+TEST_OBJ := $(call objects,tests,tests/test_naive.c tests/test_masking.c tests/test_fast_backward.c)
 $(BUILD)/obj/tests/%.o: $(BUILD)/L/tests/%.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -I$(BUILD)/L/tests $(INC_BOOK) -I$(BUILD)/L/viz $(VIZ_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+$(BUILD)/tests-lib: $(LIB_TEST_OBJ) $(BUILD)/libmha.a
+	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
 $(BUILD)/tests: $(TEST_OBJ) $(BUILD)/libmha-cmd.a $(BUILD)/libmha-book.a $(LIBS_BELOW_CMD)
 	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
 $(BUILD)/viz-tests: $(call objects,tests/viz) $(VIZ_OBJ) $(LIBS_BELOW_CMD)
@@ -194,7 +203,8 @@ test-training-race: | deps
 	  $(BUILD)/tsan/race-training
 	$(VIZ_HEADLESS) OMP_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/race-training
 
-test: $(BUILD)/tests $(BUILD)/mha $(BUILD)/viz-tests $(BUILD)/mha-viz
+test: $(BUILD)/tests-lib $(BUILD)/tests $(BUILD)/mha $(BUILD)/viz-tests $(BUILD)/mha-viz
+	cd tests && ../$(BUILD)/tests-lib --jobs=2
 	cd tests && ../$(BUILD)/tests --jobs=2
 	cd tests && $(VIZ_HEADLESS) ../$(BUILD)/viz-tests --jobs=2
 	bash tools/viewer-smoke.sh $(BUILD)/mha-viz
@@ -302,10 +312,11 @@ SAN_ENV     := ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:strict_st
 # every test had passed); a leak in the library, the command or the tests still fails.
 sanitize:
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(SAN_CFLAGS)" \
-	  $(BUILD)/asan/tests $(BUILD)/asan/mha
+	  $(BUILD)/asan/tests-lib $(BUILD)/asan/tests $(BUILD)/asan/mha
 	printf 'leak:libcriterion.so\n' > $(BUILD)/asan/lsan.supp
-	cd tests && $(SAN_ENV) LSAN_OPTIONS=suppressions=$(abspath $(BUILD))/asan/lsan.supp \
-	  MHA_BINARY=../$(BUILD)/asan/mha ../$(BUILD)/asan/tests --jobs=2
+	cd tests && for suite in tests-lib tests; do $(SAN_ENV) \
+	  LSAN_OPTIONS=suppressions=$(abspath $(BUILD))/asan/lsan.supp \
+	  MHA_BINARY=../$(BUILD)/asan/mha ../$(BUILD)/asan/$$suite --jobs=2; done
 
 valgrind: $(BUILD)/mha $(BUILD)/tests
 	bash tools/valgrind.sh $(BUILD)

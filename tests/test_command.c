@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "layer_files.h"
 #include "npy.h"
+#include "run.h"
 #include "scratch.h"
 
 static void expect_one_error_line(const struct cli_result *r, const char *culprit)
