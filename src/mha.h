@@ -90,6 +90,9 @@ typedef struct mha_impl {
 extern const mha_impl mha_impls[];
 extern const size_t mha_impl_count;
 const mha_impl *mha_impl_find(const char *name);
+/* The entry named name in a table of count entries of size bytes, each of
+   which begins with its name (a const char *); NULL if none is. */
+const void *mha_version_find(const void *table, size_t count, size_t size, const char *name);
 void mha_transpose(size_t rows, size_t cols, const float *src, size_t lds,
                    float *dst, size_t ldd);
 void mha_matmul_nn(size_t M, size_t N, size_t K,

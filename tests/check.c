@@ -8,16 +8,13 @@
 
 rng rng_seeded(uint64_t seed)
 {
-    rng r = {seed * 0x9E3779B97F4A7C15ull + 1};
+    rng r = {mha_random_seeded(seed)};
     return r;
 }
 
 float rng_uniform(rng *r, float lo, float hi)
 {
-    r->state ^= r->state << 13;
-    r->state ^= r->state >> 7;
-    r->state ^= r->state << 17;
-    double u = (double)(r->state >> 11) / (double)(1ull << 53);   /* [0, 1) */
+    double u = mha_random_unit(&r->state);
     return (float)(lo + (hi - lo) * u);
 }
 

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mha.h"
+#include "random.h"
 
 typedef struct { uint64_t state; } rng;
 rng rng_seeded(uint64_t seed);
