@@ -8,6 +8,7 @@
 #include <omp.h>
 #include "bench.h"
 #include "cli.h"
+#include "clock.h"
 #include "fast.h"
 #include "fast_backward.h"
 
@@ -173,9 +174,7 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
 }
 double bench_seconds(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    return mha_seconds();
 }
 
 float *bench_random(size_t n, unsigned long long *state, float scale)

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "layer_files.h"
 #include "output.h"
 
@@ -277,13 +278,6 @@ void mha_output_wait(double seconds, mha_output_notice notice, void *context)
     wait_context = context;
 }
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static mha_status lock_place(int p, char *message, size_t size)
 {
     const char *dir = set.place[p].path;
@@ -291,13 +285,13 @@ static mha_status lock_place(int p, char *message, size_t size)
     if (fd < 0)
         return mha_fail(MHA_ERR_IO, message, size, "%s: cannot lock: %s", dir, strerror(errno));
     set.place[p].lock = fd;
-    const double deadline = now() + wait_seconds;
+    const double deadline = mha_seconds() + wait_seconds;
     int noticed = 0;
     while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         if (errno != EWOULDBLOCK && errno != EINTR)
             return mha_fail(MHA_ERR_IO, message, size, "%s: cannot lock: %s", dir,
                             strerror(errno));
-        if (now() >= deadline)
+        if (mha_seconds() >= deadline)
             return mha_fail(MHA_ERR_IO, message, size, "%s: another run kept it locked for "
                             "%g s; no output was replaced", dir, wait_seconds);
         if (!noticed && wait_notice != NULL)
