@@ -34,7 +34,6 @@ struct output_stream {           /* one more file, anywhere, written through a F
 };
 enum { OUTPUT_FILES_MAX = 32 };
 int parse_forward_options(int argc, char **argv, struct forward_options *o, FILE *err);
-int join_path(char path[MHA_PATH_SIZE], const char *dir, const char *name);
 int load_input(const char *dir, const char *name, int required, int kinds,
                mha_npy *array, FILE *err);
 int check_shape(const char *dir, const char *name, const mha_npy *array,

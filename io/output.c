@@ -74,7 +74,7 @@ static mha_status add_slot(const char *dir, const char *name, int check, char *m
     }
     struct slot *s = &set.slot[set.n++];
     *s = (struct slot){memory, memory + room, memory + 2 * room, NULL, p, 0};
-    snprintf(s->final, room, "%s/%s", dir, name);
+    (void)mha_join_path(s->final, room, dir, name);
     s->name = s->final + strlen(dir) + 1;
     s->temporary[0] = s->backup[0] = '\0';
     return refuse_special(s->final, message, size);
@@ -215,8 +215,7 @@ mha_status mha_output_own(const char *const patterns[], char *message, size_t si
     mha_status status = MHA_OK;
     for (struct dirent *e; status == MHA_OK && (e = readdir(d)) != NULL;) {
         char path[MHA_PATH_SIZE];
-        if (owned(e->d_name) && snprintf(path, sizeof path, "%s/%s", set.place[0].path,
-                                         e->d_name) < MHA_PATH_SIZE)
+        if (owned(e->d_name) && mha_join_path(path, sizeof path, set.place[0].path, e->d_name))
             status = refuse_special(path, message, size);
     }
     closedir(d);
