@@ -147,34 +147,14 @@ static int cmd_help(int argc, char **argv, FILE *out, FILE *err)
             "Every error is one line on standard error, starting 'mha: '.\n");
     return MHA_EXIT_OK;
 }
-static void print_escaped(FILE *err, const char *text)
-{
-    for (const char *p = text; *p != '\0';) {
-        const size_t n = mha_printable_char(p);
-        if (n > 0)
-            fwrite(p, 1, n, err);
-        else
-            fprintf(err, "\\x%02x", (unsigned char)*p);
-        p += n > 0 ? n : 1;
-    }
-}
 void mha_cli_error(FILE *err, const char *format, ...)
 {
-    va_list args, again;
-    char line[1024], *text = line;
+    va_list args;
     va_start(args, format);
-    va_copy(again, args);
-    const int n = vsnprintf(line, sizeof line, format, args);
-    if (n >= (int)sizeof line && (text = malloc((size_t)n + 1)) != NULL)
-        vsnprintf(text, (size_t)n + 1, format, again);
-    va_end(again);
+    mha_print_error(err, "mha", format, args);
     va_end(args);
-    fputs("mha: ", err);
-    print_escaped(err, text != NULL ? text : line);
-    fputc('\n', err);
-    if (text != line)
-        free(text);
 }
+
 int mha_parse_size(const char *option, const char *text, size_t *value, FILE *err)
 {
     size_t v = 0;
