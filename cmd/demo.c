@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "example.h"
 #include "mha.h"
 #include "printable.h"
 #include "random.h"

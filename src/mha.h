@@ -62,8 +62,6 @@ void mha_attend(size_t L, size_t S, size_t D,
                 const float *bias,
                 float *weights,
                 float *context, size_t ldc);
-extern const float mha_example_x[3 * 4];
-void mha_example_params(float in_proj_weight[3 * 4 * 4], float out_proj_weight[4 * 4]);
 typedef struct mha_mask {
     int causal;                            /* block key j > query i */
     const unsigned char *attn_mask_bool;   /* (L, S), nonzero = blocked, or NULL */
