@@ -15,7 +15,6 @@
 #include "mha.h"
 #include "npy.h"
 #include "printable.h"
-#include "run.h"
 
 static char home[4096], private_dir[64];
 
