@@ -54,22 +54,7 @@ test: build/tests build/mha $(VIZ_TESTS)
 all-tests: build/tests build/mha $(VIZ_TESTS)
 > cd tests && status=0; ../build/tests $(RUN) || status=1; \
 >   $(if $(VIZ_TESTS),$(VIZ_HEADLESS) ../build/viz-tests $(RUN) || status=1;) exit $$status
-build/obj/src/%.o: src/%.c
-> @mkdir -p $(@D)
-> $(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
-build/obj/learn/%.o: learn/%.c
-> @mkdir -p $(@D)
-> $(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
-build/obj/io/%.o: io/%.c
-> @mkdir -p $(@D)
-> $(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
-build/obj/cmd/%.o: cmd/%.c
-> @mkdir -p $(@D)
-> $(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
-build/obj/book/%.o: book/%.c
-> @mkdir -p $(@D)
-> $(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
-build/obj/tests/%.o: tests/%.c
+build/obj/%.o: %.c
 > @mkdir -p $(@D)
 > $(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 build/libmha.a: $(LIB_OBJ)
