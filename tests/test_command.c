@@ -421,7 +421,8 @@ Test(command, a_path_too_long_for_the_loader_is_refused) {
     mha_layer_files_free(&files);
 }
 Test(command, the_environment_chooses_the_instruction_set) {
-    static const char *const variables[2][2] = {{"MHA_ISA", "scalar"}, {"MHA_FORCE_SCALAR", "1"}};
+    static const char *const variables[2][2] = {{"MHA_ISA", "scalar"},
+                                                {"MHA_FORCE_SCALAR", "1"}};
     for (int v = 0; v < 2; v++) {
         cr_assert_eq(setenv(variables[v][0], variables[v][1], 1), 0);
         struct cli_result r = run_mha("bench", "--impl", "blocked", "--seq", "4", "--dim", "8",

@@ -33,7 +33,7 @@ Test(fast, the_caller_forces_the_scalar_kernels) {
     cr_expect_eq(mha_set_isa("scalar"), MHA_OK);
     cr_expect_eq(fast_kernels_select(), &fast_kernels_scalar);
     cr_expect_eq(mha_set_isa("avx"), MHA_ERR_ARG);
-    cr_expect_eq(fast_kernels_select(), &fast_kernels_scalar, "an unknown name changed the choice");
+    cr_expect_eq(fast_kernels_select(), &fast_kernels_scalar, "an unknown name changed it");
     cr_expect_eq(mha_set_isa(NULL), MHA_OK);
     cr_expect_eq(fast_kernels_select(), at_start_up);
     cr_expect(fast_kernels_supported(fast_kernels_select()));

@@ -264,15 +264,15 @@ withhold() {
     cut -f 2- "$scratch/giveaways" | grep -v '^$' > "$scratch/giveaway-strings"
     : > "$scratch/withheld"
     while IFS= read -r id; do
-        call=$(cd "$dir" && grep -rlF -- "/* exercise $id: the book's code" src learn io cmd book tests viz \
-                   2>/dev/null || true)
+        call=$(cd "$dir" && grep -rlF -- "/* exercise $id: the book's code" \
+                   src learn io cmd book tests viz 2>/dev/null || true)
         [[ -n "$call" ]] || die "$ex_id: the call to the compiled answer of $id is missing"
         rel="$(dirname "$call")/exercise_${id//-/_}.c"
         { grep '^#include' "$dir/$call"; echo; cat "$scratch/helper-$id"; } > "$dir/$rel"
         echo "$rel" >> "$scratch/withheld"
     done < "$scratch/helpers"
-    (cd "$dir" && grep -rlIF -f "$scratch/giveaway-strings" src learn io cmd book tests viz 2>/dev/null ||
-        true) |
+    (cd "$dir" && grep -rlIF -f "$scratch/giveaway-strings" src learn io cmd book tests viz \
+        2>/dev/null || true) |
         { grep -vxF -- "$mine" || true; } >> "$scratch/withheld"
     while IFS= read -r rel; do
         [[ "$rel" == *.c ]] ||
