@@ -1,14 +1,16 @@
 # Makefile for "Multi-Head Attention, from the Ground Up" -- a literate C program.
 #
 # The web (book.nw and chapters/*.nw) is the single source.  `make tangle`
-# writes the committed sources in src/ cmd/ book/ tests/ viz/ tools/; the
+# writes the committed sources in src/ learn/ io/ cmd/ book/ tests/ viz/ tools/; the
 # compiler reads a second tangle under build/L/ made with `notangle -L`, so
 # errors and gdb point into the chapters.  One section per concern:
 #   the web        deps, tangle
-#   the library    src/   -> build/libmha.a       (no main, no printing)
+#   the library    src/   -> build/libmha.a       (attention only: no main, no printing, no files)
+#   the model      learn/ -> build/libmha-learn.a (the small model, its trainer, designed heads)
+#   the files      io/    -> build/libmha-io.a    (npy, layer files, checkpoint, the writer)
 #   the command    cmd/   -> build/mha            (one file per subcommand)
 #   the viewer     viz/   -> build/mha-viz
-#   the tests      tests/ -> build/tests, build/viz-tests
+#   the tests      tests/ -> build/tests-lib (libmha.a alone), build/tests, build/viz-tests
 #   the book       book/  -> build/mha-tables, build/book.pdf, the student's edition
 #   the checks     lint, check-tangle, sanitizers, valgrind, fuzzing, exercises: `make check`
 #   the benchmark  `make bench`
@@ -28,14 +30,21 @@ BUILD   ?= build
 CFLAGS  ?= -O2 -g
 override CFLAGS += -fopenmp
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wvla
-CPPFLAGS:= -D_POSIX_C_SOURCE=200809L -I$(BUILD)/L/src -I$(BUILD)/L/cmd -I$(BUILD)/L/book
+CPPFLAGS:= -D_POSIX_C_SOURCE=200809L
+# Each folder sees its own headers and those of the folders below it.
+INC_SRC   := -I$(BUILD)/L/src
+INC_LEARN := -I$(BUILD)/L/learn $(INC_SRC)
+INC_IO    := -I$(BUILD)/L/io $(INC_LEARN)
+INC_CMD   := -I$(BUILD)/L/cmd $(INC_IO)
+INC_BOOK  := -I$(BUILD)/L/book $(INC_CMD)
 LDLIBS  := -lm
 
 .PHONY: all deps deps-bench tangle test test-viz check lint check-tangle check-figures clang-build book \
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
         test-training-race exercises exercise exercise-check exercises-verify grade hint \
         exercise-lab
-all: $(BUILD)/mha $(BUILD)/mha-viz $(BUILD)/mha-tables $(BUILD)/tests $(BUILD)/viz-tests
+all: $(BUILD)/mha $(BUILD)/mha-viz $(BUILD)/mha-tables $(BUILD)/tests-lib $(BUILD)/tests \
+     $(BUILD)/viz-tests
 
 # ================================================================ the web
 # Debian packages: `make deps` installs the missing ones (through sudo when not
@@ -84,7 +93,7 @@ $(BUILD)/L/%: $(BUILD)/.tangled
 	@:
 .PRECIOUS: $(BUILD)/L/%
 
-# One compile rule per folder: $(1) the folder, $(2) its extra flags.
+# One compile rule per folder: $(1) the folder, $(2) its include paths and extra flags.
 define compile_rule
 $(BUILD)/obj/$(1)/%.o: $(BUILD)/L/$(1)/%.c | deps
 	@mkdir -p $$(@D)
@@ -94,16 +103,27 @@ objects = $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out $(2),$(sort $(wildcard $(
 
 # ================================================================ the library
 LIB_OBJ := $(call objects,src)
-$(eval $(call compile_rule,src,))
+$(eval $(call compile_rule,src,$$(INC_SRC)))
 $(BUILD)/libmha.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
+# ================================================================ the model and the files
+LEARN_OBJ := $(call objects,learn)
+$(eval $(call compile_rule,learn,$$(INC_LEARN)))
+$(BUILD)/libmha-learn.a: $(LEARN_OBJ)
+	rm -f $@ && ar rcs $@ $^
+IO_OBJ := $(call objects,io)
+$(eval $(call compile_rule,io,$$(INC_IO)))
+$(BUILD)/libmha-io.a: $(IO_OBJ)
+	rm -f $@ && ar rcs $@ $^
+LIBS_BELOW_CMD := $(BUILD)/libmha-io.a $(BUILD)/libmha-learn.a $(BUILD)/libmha.a
+
 # ================================================================ the command
 CMD_OBJ := $(call objects,cmd,cmd/main.c)
-$(eval $(call compile_rule,cmd,))
+$(eval $(call compile_rule,cmd,$$(INC_CMD)))
 $(BUILD)/libmha-cmd.a: $(CMD_OBJ)
 	rm -f $@ && ar rcs $@ $^
-$(BUILD)/mha: $(BUILD)/obj/cmd/main.o $(BUILD)/libmha-cmd.a $(BUILD)/libmha.a
+$(BUILD)/mha: $(BUILD)/obj/cmd/main.o $(BUILD)/libmha-cmd.a $(LIBS_BELOW_CMD)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # The viewer when a display is there, else the terminal heatmaps.
@@ -133,8 +153,8 @@ VIZ_CFLAGS    = $(shell pkg-config --cflags $(VIZ_PKGS) 2>/dev/null) \
 VIZ_LIBS      = $(shell pkg-config --libs $(VIZ_PKGS) 2>/dev/null)
 VIZ_HEADLESS := SDL_VIDEODRIVER=dummy SDL_RENDER_DRIVER=software
 VIZ_OBJ      := $(call objects,viz,viz/main.c)
-$(eval $(call compile_rule,viz,-I$$(BUILD)/L/viz $$(VIZ_CFLAGS)))
-$(BUILD)/mha-viz: $(BUILD)/obj/viz/main.o $(VIZ_OBJ) $(BUILD)/libmha.a
+$(eval $(call compile_rule,viz,-I$$(BUILD)/L/viz $$(INC_IO) $$(VIZ_CFLAGS)))
+$(BUILD)/mha-viz: $(BUILD)/obj/viz/main.o $(VIZ_OBJ) $(LIBS_BELOW_CMD)
 	$(CC) $(CFLAGS) -o $@ $^ $(VIZ_LIBS) $(LDLIBS)
 
 # The screenshots the book shows are committed, and only `make figures` draws
@@ -159,26 +179,35 @@ figures/viewer-trained.png: | $(BUILD)/mha-viz
 	  --size 1280x760 --screenshot $@
 
 # ================================================================ the tests
-TEST_OBJ := $(call objects,tests)
+# The library's own suites link libmha.a alone, with the shared helpers of
+# tests/check.c and the float64 reference; every other suite, which runs the
+# command or reads the book's tables, is in build/tests.
+LIB_TESTS    := tests/check.c tests/oracle.c tests/test_naive.c tests/test_masking.c \
+                tests/test_fast_backward.c
+LIB_TEST_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_TESTS))
+TEST_OBJ := $(call objects,tests,tests/test_naive.c tests/test_masking.c tests/test_fast_backward.c)
 $(BUILD)/obj/tests/%.o: $(BUILD)/L/tests/%.c | deps
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -I$(BUILD)/L/tests -I$(BUILD)/L/viz $(VIZ_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
-$(BUILD)/tests: $(TEST_OBJ) $(BUILD)/libmha-cmd.a $(BUILD)/libmha-book.a $(BUILD)/libmha.a
+	$(CC) $(CPPFLAGS) -I$(BUILD)/L/tests $(INC_BOOK) -I$(BUILD)/L/viz $(VIZ_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+$(BUILD)/tests-lib: $(LIB_TEST_OBJ) $(BUILD)/libmha.a
 	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
-$(BUILD)/viz-tests: $(call objects,tests/viz) $(VIZ_OBJ) $(BUILD)/libmha.a
+$(BUILD)/tests: $(TEST_OBJ) $(BUILD)/libmha-cmd.a $(BUILD)/libmha-book.a $(LIBS_BELOW_CMD)
+	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
+$(BUILD)/viz-tests: $(call objects,tests/viz) $(VIZ_OBJ) $(LIBS_BELOW_CMD)
 	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(VIZ_LIBS) $(LDLIBS)
 
 # The training worker and the window under ThreadSanitizer: the viewer is
 # built again with -fsanitize=thread under $(BUILD)/tsan, and the race program
 # (tests/race/, apart from the suites, for it has a main) runs.
-$(BUILD)/race-training: $(BUILD)/obj/tests/race/race_training.o $(VIZ_OBJ) $(BUILD)/libmha.a
+$(BUILD)/race-training: $(BUILD)/obj/tests/race/race_training.o $(VIZ_OBJ) $(LIBS_BELOW_CMD)
 	$(CC) $(CFLAGS) -o $@ $^ $(VIZ_LIBS) $(LDLIBS)
 test-training-race: | deps
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan CFLAGS='-O1 -g -fsanitize=thread' \
 	  $(BUILD)/tsan/race-training
 	$(VIZ_HEADLESS) OMP_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/race-training
 
-test: $(BUILD)/tests $(BUILD)/mha $(BUILD)/viz-tests $(BUILD)/mha-viz
+test: $(BUILD)/tests-lib $(BUILD)/tests $(BUILD)/mha $(BUILD)/viz-tests $(BUILD)/mha-viz
+	cd tests && ../$(BUILD)/tests-lib --jobs=2
 	cd tests && ../$(BUILD)/tests --jobs=2
 	cd tests && $(VIZ_HEADLESS) ../$(BUILD)/viz-tests --jobs=2
 	bash tools/viewer-smoke.sh $(BUILD)/mha-viz
@@ -188,10 +217,11 @@ test: $(BUILD)/tests $(BUILD)/mha $(BUILD)/viz-tests $(BUILD)/mha-viz
 
 # ================================================================ the book
 BOOK_OBJ := $(call objects,book,book/tables_main.c)
-$(eval $(call compile_rule,book,))
+$(eval $(call compile_rule,book,$$(INC_BOOK)))
 $(BUILD)/libmha-book.a: $(BOOK_OBJ)
 	rm -f $@ && ar rcs $@ $^
-$(BUILD)/mha-tables: $(BUILD)/obj/book/tables_main.o $(BUILD)/libmha-book.a $(BUILD)/libmha-cmd.a $(BUILD)/libmha.a
+$(BUILD)/mha-tables: $(BUILD)/obj/book/tables_main.o $(BUILD)/libmha-book.a $(BUILD)/libmha-cmd.a \
+                     $(LIBS_BELOW_CMD)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # pdflatex runs until the cross-references settle (at least two passes, at
@@ -252,7 +282,7 @@ lint: | deps
 
 # Re-tangling must leave every tangled file as committed, and every committed
 # file that says it was generated must still have its root in the web.
-TANGLED_DIRS := src cmd book tests viz tools bench figures/bench_report.py
+TANGLED_DIRS := src learn io cmd book tests viz tools bench figures/bench_report.py
 check-tangle: tangle
 	@changed=$$(git diff --name-only -- $(TANGLED_DIRS); git ls-files --others --exclude-standard -- $(TANGLED_DIRS)); \
 	[[ -z "$$changed" ]] || { echo "check: re-tangling changed files that git has not seen" \
@@ -286,10 +316,11 @@ SAN_ENV     := ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:strict_st
 # every test had passed); a leak in the library, the command or the tests still fails.
 sanitize:
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(SAN_CFLAGS)" \
-	  $(BUILD)/asan/tests $(BUILD)/asan/mha
+	  $(BUILD)/asan/tests-lib $(BUILD)/asan/tests $(BUILD)/asan/mha
 	printf 'leak:libcriterion.so\n' > $(BUILD)/asan/lsan.supp
-	cd tests && $(SAN_ENV) LSAN_OPTIONS=suppressions=$(abspath $(BUILD))/asan/lsan.supp \
-	  MHA_BINARY=../$(BUILD)/asan/mha ../$(BUILD)/asan/tests --jobs=2
+	cd tests && for suite in tests-lib tests; do $(SAN_ENV) \
+	  LSAN_OPTIONS=suppressions=$(abspath $(BUILD))/asan/lsan.supp \
+	  MHA_BINARY=../$(BUILD)/asan/mha ../$(BUILD)/asan/$$suite --jobs=2; done
 
 valgrind: $(BUILD)/mha $(BUILD)/tests
 	bash tools/valgrind.sh $(BUILD)
@@ -321,7 +352,7 @@ FUZZ_CFLAGS := $(SAN_CFLAGS) -fsanitize=fuzzer-no-link -Wno-pass-failed
 MSAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=memory -fsanitize-memory-track-origins \
                -fsanitize=fuzzer-no-link -Wno-pass-failed
 $(BUILD)/fuzz-%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz_harness.o \
-                 $(BUILD)/libmha-cmd.a $(BUILD)/libmha.a
+                 $(BUILD)/libmha-cmd.a $(LIBS_BELOW_CMD)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 fuzz:
 	$(MAKE) --no-print-directory CC=clang BUILD=$(BUILD)/fuzz CFLAGS="$(FUZZ_CFLAGS)" \
@@ -359,8 +390,8 @@ exercise-lab: | deps
 # python3-torch) and an OpenBLAS layer side by side.  Measure on an idle
 # machine: the script prints the load average it started with.
 BENCH_THREADS ?= 2
-$(BUILD)/sgemm-openblas: bench/sgemm_openblas.c $(BUILD)/libmha-cmd.a $(BUILD)/libmha.a | deps-bench
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $< -o $@ $(BUILD)/libmha-cmd.a $(BUILD)/libmha.a \
+$(BUILD)/sgemm-openblas: bench/sgemm_openblas.c $(BUILD)/libmha-cmd.a $(LIBS_BELOW_CMD) | deps-bench
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $< -o $@ $(BUILD)/libmha-cmd.a $(LIBS_BELOW_CMD) \
 	  -lopenblas $(LDLIBS)
 bench: $(BUILD)/mha $(BUILD)/sgemm-openblas | deps deps-bench
 	bash tools/bench.sh $(BUILD) $(BENCH_THREADS) "$(CC) $(CFLAGS)"

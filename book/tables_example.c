@@ -1,6 +1,7 @@
 /* generated from chapters/27-book-tables.nw; edit the book, not this file */
 #include <math.h>
 #include <stdio.h>
+#include "example.h"
 #include "tables.h"
 
 static void print_matrix(FILE *out, const char *name, const float *m,

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "bench.h"
 #include "cli.h"
+#include "clock.h"
 #include "fast.h"
 
 int bench_parse_options(int argc, char **argv, bench_options *o, int *help, FILE *err)
@@ -130,9 +131,7 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
 }
 double bench_seconds(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    return mha_seconds();
 }
 
 float *bench_random(size_t n, unsigned long long *state, float scale)

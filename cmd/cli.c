@@ -74,17 +74,17 @@ void mha_cli_take_thread_setting(const char *setting)
 }
 static int check_environment(int argc, char **argv, FILE *err)
 {
-    const char *isa = getenv("MHA_ISA");
+    const char *isa = getenv("MHA_ISA"), *scalar = getenv("MHA_FORCE_SCALAR");
     const fast_kernels *const known[] = {&fast_kernels_scalar, &fast_kernels_avx2,
                                          &fast_kernels_avx512};
-    int found = isa == NULL || isa[0] == '\0';
-    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
-        found |= !found && strcmp(isa, known[k]->name) == 0;
-    if (!found) {
+    if (mha_set_isa(isa) != MHA_OK) {
         mha_cli_error(err, "MHA_ISA: unknown instruction set '%s' (known: %s, %s, %s)", isa,
                       known[0]->name, known[1]->name, known[2]->name);
         return -1;
     }
+    if (scalar != NULL && scalar[0] != '\0' && strcmp(scalar, "0") != 0 &&
+        mha_set_isa("scalar") != MHA_OK)
+        return -1;
     const char *setting = thread_setting_taken ? thread_setting : getenv("OMP_NUM_THREADS");
     for (int i = 2; i < argc; i++)
         if (strncmp(argv[i], "--threads", 9) == 0 && (argv[i][9] == '\0' || argv[i][9] == '='))
@@ -130,34 +130,14 @@ static int cmd_help(int argc, char **argv, FILE *out, FILE *err)
             "Every error is one line on standard error, starting 'mha: '.\n");
     return MHA_EXIT_OK;
 }
-static void print_escaped(FILE *err, const char *text)
-{
-    for (const char *p = text; *p != '\0';) {
-        const size_t n = mha_printable_char(p);
-        if (n > 0)
-            fwrite(p, 1, n, err);
-        else
-            fprintf(err, "\\x%02x", (unsigned char)*p);
-        p += n > 0 ? n : 1;
-    }
-}
 void mha_cli_error(FILE *err, const char *format, ...)
 {
-    va_list args, again;
-    char line[1024], *text = line;
+    va_list args;
     va_start(args, format);
-    va_copy(again, args);
-    const int n = vsnprintf(line, sizeof line, format, args);
-    if (n >= (int)sizeof line && (text = malloc((size_t)n + 1)) != NULL)
-        vsnprintf(text, (size_t)n + 1, format, again);
-    va_end(again);
+    mha_print_error(err, "mha", format, args);
     va_end(args);
-    fputs("mha: ", err);
-    print_escaped(err, text != NULL ? text : line);
-    fputc('\n', err);
-    if (text != line)
-        free(text);
 }
+
 int mha_cli_options(int argc, char **argv, const mha_option *options, size_t count,
                     const char *operand, mha_command_line *line, FILE *err)
 {

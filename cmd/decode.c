@@ -72,7 +72,7 @@ static int load_decode_inputs(const struct decode_options *o, mha_layer_files *i
         {"key.npy", "decoding is self-attention"}, {"value.npy", "decoding is self-attention"},
         {"attn_mask.npy", "decoding applies the causal mask only"}};
     for (int i = 0; i < 3; i++) {
-        join_path(path, dir, refused[i][0]);
+        (void)mha_join_path(path, sizeof path, dir, refused[i][0]);
         if (access(path, F_OK) == 0) {
             mha_cli_error(err, "%s: %s; remove it or use 'mha forward'", path, refused[i][1]);
             return MHA_EXIT_FAILURE;

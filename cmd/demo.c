@@ -6,8 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "example.h"
 #include "mha.h"
 #include "printable.h"
+#include "random.h"
 
 static const unsigned char viridis_table[11][3] = {
     {68, 1, 84},    {72, 36, 117},  {65, 68, 135},  {53, 95, 141},
@@ -150,17 +152,9 @@ static int show_worked_example(FILE *out, FILE *err, int colour)
     return show_heads(out, err, colour, "Worked example (E = 4, no mask)",
                       &shape, &params, mha_example_x, NULL, tokens);
 }
-static uint64_t demo_next(uint64_t *state)
-{
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    return *state;
-}
-
 static float demo_uniform(uint64_t *state)      /* in [-1, 1) */
 {
-    return (float)((double)(demo_next(state) >> 11) / (double)(1ull << 52) - 1.0);
+    return (float)(mha_random_unit(state) * 2 - 1.0);
 }
 
 static uint64_t word_state(const char *word)

@@ -75,12 +75,6 @@ static int report(mha_status status, const char *message, FILE *err)
     return status == MHA_ERR_HEADS ? MHA_EXIT_USAGE : MHA_EXIT_FAILURE;
 }
 
-int join_path(char path[MHA_PATH_SIZE], const char *dir, const char *name)
-{
-    int n = snprintf(path, MHA_PATH_SIZE, "%s/%s", dir, name);
-    return n >= 0 && n < MHA_PATH_SIZE;
-}
-
 int load_input(const char *dir, const char *name, int required, int kinds,
                mha_npy *array, FILE *err)
 {

@@ -39,7 +39,6 @@ size_t layer_options(struct forward_options *o, mha_option options[LAYER_OPTIONS
 int parse_layer_options(int argc, char **argv, const mha_option *options, size_t count,
                         struct forward_options *o, FILE *err);
 int parse_forward_options(int argc, char **argv, struct forward_options *o, FILE *err);
-int join_path(char path[MHA_PATH_SIZE], const char *dir, const char *name);
 int load_input(const char *dir, const char *name, int required, int kinds,
                mha_npy *array, FILE *err);
 int check_shape(const char *dir, const char *name, const mha_npy *array,

@@ -12,6 +12,7 @@
 #endif
 #include "checkpoint.h"
 #include "cli.h"
+#include "clock.h"
 #include "layer_dir.h"
 #include "learning.h"
 #include "output.h"
@@ -72,9 +73,7 @@ static int parse_train_options(int argc, char **argv, struct train_command *o, i
 }
 static double seconds_since_start(double start)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec - start;
+    return mha_seconds() - start;
 }
 struct history_text { char *bytes; size_t length; };
 

@@ -323,8 +323,6 @@ const size_t mha_backward_impl_count = sizeof mha_backward_impls / sizeof mha_ba
 
 const mha_backward_impl *mha_backward_impl_find(const char *name)
 {
-    for (size_t i = 0; name != NULL && i < mha_backward_impl_count; i++)
-        if (strcmp(mha_backward_impls[i].name, name) == 0)
-            return &mha_backward_impls[i];
-    return NULL;
+    return mha_version_find(mha_backward_impls, mha_backward_impl_count,
+                            sizeof mha_backward_impls[0], name);
 }

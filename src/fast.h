@@ -48,8 +48,7 @@ extern const fast_kernels fast_kernels_scalar;
 #if defined(__x86_64__)
 extern const fast_kernels fast_kernels_avx2, fast_kernels_avx512;
 #endif
-const fast_kernels *fast_kernels_select(void);    /* chosen at start-up */
-const fast_kernels *fast_kernels_reselect(void);  /* read the environment again (tests) */
+const fast_kernels *fast_kernels_select(void);    /* chosen at start-up or by mha_set_isa */
 int fast_kernels_supported(const fast_kernels *k);
 typedef struct fast_blocking {
     size_t l1, l2;            /* bytes of L1 data cache and of L2, per core */

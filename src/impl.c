@@ -9,10 +9,16 @@ const mha_impl mha_impls[] = {
 };
 const size_t mha_impl_count = sizeof mha_impls / sizeof mha_impls[0];
 
+const void *mha_version_find(const void *table, size_t count, size_t size, const char *name)
+{
+    const unsigned char *entry = table;
+    for (size_t i = 0; name != NULL && i < count; i++, entry += size)
+        if (strcmp(*(const char *const *)(const void *)entry, name) == 0)
+            return entry;
+    return NULL;
+}
+
 const mha_impl *mha_impl_find(const char *name)
 {
-    for (size_t i = 0; name != NULL && i < mha_impl_count; i++)
-        if (strcmp(mha_impls[i].name, name) == 0)
-            return &mha_impls[i];
-    return NULL;
+    return mha_version_find(mha_impls, mha_impl_count, sizeof mha_impls[0], name);
 }

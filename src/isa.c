@@ -1,5 +1,5 @@
 /* generated from chapters/07-simd.nw; edit the book, not this file */
-#include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include "fast.h"
 
@@ -13,10 +13,9 @@ int fast_kernels_supported(const fast_kernels *k)
 #endif
     return k == &fast_kernels_scalar;
 }
-static const fast_kernels *choose_from_the_environment(void)
+static const fast_kernels *choose_by_name(const char *isa)
 {
-    const char *isa = getenv("MHA_ISA"), *scalar = getenv("MHA_FORCE_SCALAR");
-    if ((scalar && strcmp(scalar, "0") != 0 && *scalar) || (isa && strcmp(isa, "scalar") == 0))
+    if (isa && strcmp(isa, "scalar") == 0)
         return &fast_kernels_scalar;
 #if defined(__x86_64__)
     if (fast_kernels_supported(&fast_kernels_avx512) && !(isa && strcmp(isa, "avx2") == 0))
@@ -33,7 +32,7 @@ __attribute__((constructor)) static void choose_at_start_up(void)
 #if defined(__x86_64__)
     __builtin_cpu_init();
 #endif
-    chosen = choose_from_the_environment();
+    chosen = choose_by_name(NULL);
 }
 
 const fast_kernels *fast_kernels_select(void)
@@ -41,7 +40,14 @@ const fast_kernels *fast_kernels_select(void)
     return chosen;
 }
 
-const fast_kernels *fast_kernels_reselect(void)
+mha_status mha_set_isa(const char *name)
 {
-    return chosen = choose_from_the_environment();
+    static const char *const known[] = {"scalar", "avx2", "avx512"};
+    int found = name == NULL || name[0] == '\0';
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+        found |= !found && strcmp(name, known[k]) == 0;
+    if (!found)
+        return MHA_ERR_ARG;
+    chosen = choose_by_name(name);
+    return MHA_OK;
 }

@@ -258,10 +258,8 @@ const size_t mha_decode_impl_count = sizeof mha_decode_impls / sizeof mha_decode
 
 const mha_decode_impl *mha_decode_impl_find(const char *name)
 {
-    for (size_t i = 0; name != NULL && i < mha_decode_impl_count; i++)
-        if (strcmp(mha_decode_impls[i].name, name) == 0)
-            return &mha_decode_impls[i];
-    return NULL;
+    return mha_version_find(mha_decode_impls, mha_decode_impl_count, sizeof mha_decode_impls[0],
+                            name);
 }
 /* Operations of one cached decoding step for the token at [[position]]. */
 double mha_decode_flops(size_t embed_dim, size_t heads, size_t kv_heads, size_t position)

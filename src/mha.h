@@ -62,8 +62,6 @@ void mha_attend(size_t L, size_t S, size_t D,
                 const float *bias,
                 float *weights,
                 float *context, size_t ldc);
-extern const float mha_example_x[3 * 4];
-void mha_example_params(float in_proj_weight[3 * 4 * 4], float out_proj_weight[4 * 4]);
 typedef struct mha_mask {
     int causal;                            /* block key j > query i */
     const unsigned char *attn_mask_bool;   /* (L, S), nonzero = blocked, or NULL */
@@ -90,6 +88,9 @@ typedef struct mha_impl {
 extern const mha_impl mha_impls[];
 extern const size_t mha_impl_count;
 const mha_impl *mha_impl_find(const char *name);
+/* The entry named name in a table of count entries of size bytes, each of
+   which begins with its name (a const char *); NULL if none is. */
+const void *mha_version_find(const void *table, size_t count, size_t size, const char *name);
 void mha_transpose(size_t rows, size_t cols, const float *src, size_t lds,
                    float *dst, size_t ldd);
 void mha_matmul_nn(size_t M, size_t N, size_t K,
@@ -144,6 +145,11 @@ MHA_MUST_CHECK
 mha_status mha_decode_store(const mha_decoder *dec, mha_kv_cache *cache, size_t n, float *qkv,
                             const unsigned char *padding);
 double mha_decode_flops(size_t embed_dim, size_t heads, size_t kv_heads, size_t position);
+/* mha_set_isa(name) chooses the kernels of the fast versions: "scalar",
+   "avx2" or "avx512", never one the processor lacks (the best it has below
+   the one named); NULL or "" the best.  MHA_ERR_ARG, and nothing changed,
+   for another name.  Not while another thread is inside a call. */
+MHA_MUST_CHECK mha_status mha_set_isa(const char *name);
 /* The fast versions run on mha_threads() threads, OpenMP's (one per core by
    default).  mha_set_threads(n) sets the number for the calls this thread
    makes from now on; n = 0 restores the default.  Results do not depend on it.

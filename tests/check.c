@@ -1,26 +1,20 @@
-/* generated from chapters/01-shape.nw, chapters/45-tests-command.nw; edit the book, not this file */
+/* generated from chapters/01-shape.nw; edit the book, not this file */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <criterion/criterion.h>
 #include "check.h"
-#include <stdarg.h>
-#include "cli.h"
-#include "npy.h"
 
 rng rng_seeded(uint64_t seed)
 {
-    rng r = {seed * 0x9E3779B97F4A7C15ull + 1};
+    rng r = {mha_random_seeded(seed)};
     return r;
 }
 
 float rng_uniform(rng *r, float lo, float hi)
 {
-    r->state ^= r->state << 13;
-    r->state ^= r->state >> 7;
-    r->state ^= r->state << 17;
-    double u = (double)(r->state >> 11) / (double)(1ull << 53);   /* [0, 1) */
+    double u = mha_random_unit(&r->state);
     return (float)(lo + (hi - lo) * u);
 }
 
@@ -76,47 +70,4 @@ void expect_close(const char *what, const float *got, const double *want,
     }
     cr_expect(worst <= tolerance, "%s: worst error %.3g exceeds tolerance %.3g",
               what, worst, tolerance);
-}
-struct cli_result run_argv(int argc, char **argv)
-{
-    struct cli_result r;
-    size_t out_size, err_size;
-    FILE *out = open_memstream(&r.out, &out_size), *err = open_memstream(&r.err, &err_size);
-    cr_assert(out != NULL && err != NULL);
-    r.status = mha_cli_main(argc, argv, out, err);
-    fclose(out);
-    fclose(err);
-    return r;
-}
-
-struct cli_result run_mha(const char *first, ...)
-{
-    char *argv[32] = {"mha"};
-    int argc = 1;
-    va_list args;
-    va_start(args, first);
-    for (const char *a = first; a != NULL && argc < 31; a = va_arg(args, const char *))
-        argv[argc++] = (char *)a;
-    va_end(args);
-    argv[argc] = NULL;
-    return run_argv(argc, argv);
-}
-
-void free_result(struct cli_result *r)
-{
-    free(r->out);
-    free(r->err);
-}
-float *read_npy_floats(const char *path, size_t *count)
-{
-    mha_npy a;
-    char message[256];
-    cr_assert_eq(mha_npy_read(path, &a, message, sizeof message), MHA_OK, "%s: %s", path,
-                 message);
-    cr_assert_not_null(a.values, "%s holds no floats", path);
-    float *values = a.values;
-    *count = a.count;
-    a.values = NULL;
-    mha_npy_free(&a);
-    return values;
 }

@@ -1,10 +1,10 @@
-/* generated from chapters/01-shape.nw, chapters/45-tests-command.nw; edit the book, not this file */
+/* generated from chapters/01-shape.nw; edit the book, not this file */
 #ifndef CHECK_H
 #define CHECK_H
 #include <stddef.h>
 #include <stdint.h>
 #include "mha.h"
-#include "tables.h"   /* the book's printers, whose text some tests read */
+#include "random.h"
 
 typedef struct { uint64_t state; } rng;
 rng rng_seeded(uint64_t seed);
@@ -15,9 +15,4 @@ double max_abs_value(const double *x, size_t n);
 double tolerance_rule(double naive_error, const double *want, size_t n);
 void expect_close(const char *what, const float *got, const double *want,
                   size_t n, double tolerance);
-struct cli_result { int status; char *out, *err; };
-struct cli_result run_argv(int argc, char **argv);
-struct cli_result run_mha(const char *first, ...);       /* arguments, then NULL */
-void free_result(struct cli_result *r);
-float *read_npy_floats(const char *path, size_t *count);
 #endif

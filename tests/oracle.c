@@ -1,6 +1,7 @@
 /* generated from chapters/03-naive.nw; edit the book, not this file */
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <criterion/criterion.h>

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mha.h"
+#include "random.h"
 #include "reentrancy.h"
 
 struct job {
@@ -26,10 +27,8 @@ static int make_job(struct job *j, const mha_impl *impl, mha_shape shape, int cr
                       malloc(B * L * E * sizeof(float)),
                       malloc(B * shape.heads * L * S * sizeof(float)),
                       B * L * E, B * shape.heads * L * S, MHA_ERR_ARG};
-    for (size_t i = 0; j->inputs != NULL && i < n_inputs; i++) {
-        seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17;
-        j->inputs[i] = (float)((double)(seed >> 11) / (double)(1ull << 53) - 0.5);
-    }
+    for (size_t i = 0; j->inputs != NULL && i < n_inputs; i++)
+        j->inputs[i] = (float)(mha_random_unit(&seed) - 0.5);
     return j->inputs && j->out && j->weights ? 0 : -1;
 }
 static void *run_job(void *arg)

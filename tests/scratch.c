@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include "check.h"
+#include "layer_files.h"
 #include "npy.h"
 #include "scratch.h"
 
@@ -27,8 +28,8 @@ void remove_dir(char *dir)
     char path[4096];
     while (d != NULL && (entry = readdir(d)) != NULL)
         if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) {
-            snprintf(path, sizeof path, "%s/%s", dir, entry->d_name);
-            remove(path);
+            if (mha_join_path(path, sizeof path, dir, entry->d_name))
+                remove(path);
         }
     if (d != NULL)
         closedir(d);
@@ -38,7 +39,7 @@ void remove_dir(char *dir)
 char *path_in(const char *dir, const char *name)
 {
     static char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    cr_assert(mha_join_path(path, sizeof path, dir, name), "%s/%s: too long", dir, name);
     return path;
 }
 

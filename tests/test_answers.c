@@ -6,6 +6,7 @@
 #include <string.h>
 #include <criterion/criterion.h>
 #include "check.h"
+#include "tables.h"
 
 static void expect_macro(const char *text, const char *name, const char *value)
 {

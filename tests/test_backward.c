@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "npy.h"
 #include "oracle.h"
+#include "run.h"
 
 static double loss(const mha_case *c, const mha_mask *mask, const float *grad_out)
 {

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "layer_files.h"
 #include "npy.h"
+#include "run.h"
 #include "scratch.h"
 
 static void expect_one_error_line(const struct cli_result *r, const char *culprit)
@@ -452,4 +453,18 @@ Test(command, a_path_too_long_for_the_loader_is_refused) {
                                 message, sizeof message), MHA_ERR_ARG);
     cr_expect(strstr(message, "the path of query.npy is too long") != NULL, "%.80s", message);
     mha_layer_files_free(&files);
+}
+Test(command, the_environment_chooses_the_instruction_set) {
+    static const char *const variables[2][2] = {{"MHA_ISA", "scalar"},
+                                                {"MHA_FORCE_SCALAR", "1"}};
+    for (int v = 0; v < 2; v++) {
+        cr_assert_eq(setenv(variables[v][0], variables[v][1], 1), 0);
+        struct cli_result r = run_mha("bench", "--impl", "blocked", "--seq", "4", "--dim", "8",
+                                      "--heads", "2", "--reps", "1", NULL);
+        cr_expect_eq(r.status, MHA_EXIT_OK, "%s", r.err);
+        cr_expect(strstr(r.out, " isa=scalar ") != NULL, "%s=%s: %s", variables[v][0],
+                  variables[v][1], r.out);
+        free_result(&r);
+        unsetenv(variables[v][0]);
+    }
 }

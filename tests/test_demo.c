@@ -11,6 +11,8 @@
 #include <criterion/criterion.h>
 #include "check.h"
 #include "cli.h"
+#include "example.h"
+#include "run.h"
 
 static size_t occurrences(const char *text, const char *word)
 {

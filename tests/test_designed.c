@@ -6,6 +6,7 @@
 #include "check.h"
 #include "designed.h"
 #include "oracle.h"
+#include "tables.h"
 
 static const char *const sentences[] = {
     "the cat sat on the mat because the cat was tired",

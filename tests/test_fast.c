@@ -21,21 +21,21 @@ static int use_isa(size_t i)
 {
     if (!fast_kernels_supported(every_isa[i]))
         return 0;
-    setenv("MHA_ISA", every_isa[i]->name, 1);
-    cr_assert_eq(fast_kernels_reselect(), every_isa[i], "MHA_ISA=%s", every_isa[i]->name);
-    cr_assert_eq(fast_kernels_select(), every_isa[i], "MHA_ISA=%s", every_isa[i]->name);
+    cr_assert_eq(mha_set_isa(every_isa[i]->name), MHA_OK, "%s", every_isa[i]->name);
+    cr_assert_eq(fast_kernels_select(), every_isa[i], "%s", every_isa[i]->name);
     return 1;
 }
-Test(fast, the_environment_forces_the_scalar_kernels) {
+Test(fast, the_caller_forces_the_scalar_kernels) {
     const fast_kernels *at_start_up = fast_kernels_select();
-    setenv("MHA_FORCE_SCALAR", "1", 1);
-    cr_expect_eq(fast_kernels_select(), at_start_up, "the environment was read again");
-    cr_expect_eq(fast_kernels_reselect(), &fast_kernels_scalar);
-    unsetenv("MHA_FORCE_SCALAR");
     setenv("MHA_ISA", "scalar", 1);
-    cr_expect_eq(fast_kernels_reselect(), &fast_kernels_scalar);
+    cr_expect_eq(fast_kernels_select(), at_start_up, "the library read the environment");
     unsetenv("MHA_ISA");
-    cr_expect_eq(fast_kernels_reselect(), at_start_up);
+    cr_expect_eq(mha_set_isa("scalar"), MHA_OK);
+    cr_expect_eq(fast_kernels_select(), &fast_kernels_scalar);
+    cr_expect_eq(mha_set_isa("avx"), MHA_ERR_ARG);
+    cr_expect_eq(fast_kernels_select(), &fast_kernels_scalar, "an unknown name changed it");
+    cr_expect_eq(mha_set_isa(NULL), MHA_OK);
+    cr_expect_eq(fast_kernels_select(), at_start_up);
     cr_expect(fast_kernels_supported(fast_kernels_select()));
 }
 Test(fast, gemm_edges_in_every_instruction_set) {

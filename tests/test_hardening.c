@@ -19,6 +19,7 @@
 #include "printable.h"
 #include "reentrancy.h"
 #include "scratch.h"
+#include "run.h"
 
 static const mha_shape absurd_shapes[] = {
     {1u << 20, 1u << 16, 1u << 16, 1024, 1024},      /* B H L S = 2^62 weights */

@@ -8,6 +8,8 @@
 #include "cli.h"
 #include "npy.h"
 #include "oracle.h"
+#include "tables.h"
+#include "run.h"
 
 static void decode_all(const mha_decode_impl *impl, const mha_case *c, size_t kv_heads,
                        const size_t *steps, const unsigned char *padding,

@@ -7,6 +7,8 @@
 #include <criterion/criterion.h>
 #include "check.h"
 #include "learning.h"
+#include "tables.h"
+#include "run.h"
 
 Test(learning, model_gradient_matches_finite_differences) {
     induction_model model;

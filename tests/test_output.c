@@ -19,6 +19,7 @@
 #include "layer_dir.h"
 #include "output.h"
 #include "npy.h"
+#include "run.h"
 #include "scratch.h"
 
 static char *make_case(void)

@@ -4,6 +4,8 @@
 #include <string.h>
 #include <criterion/criterion.h>
 #include "check.h"
+#include "example.h"
+#include "tables.h"
 
 static void softmax_as_written(float *x, size_t n)
 {

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <criterion/criterion.h>
 #include "check.h"
+#include "tables.h"
 
 Test(shape, check_refuses_bad_shapes) {
     mha_shape ok = {2, 3, 5, 15, 5};

@@ -12,13 +12,13 @@ SHELL       := /bin/bash
 CFLAGS   ?= -O1 -g
 override CFLAGS += $(BOOK_CFLAGS)
 WARN     := -std=c11 -Wall -Wextra -Wshadow -Wvla $(WERROR)
-CPPFLAGS := -D_POSIX_C_SOURCE=200809L -Isrc -Icmd -Ibook -Itests
-LIB_OBJ  := $(patsubst %.c,build/obj/%.o,$(wildcard src/*.c))
+CPPFLAGS := -D_POSIX_C_SOURCE=200809L -Isrc -Ilearn -Iio -Icmd -Ibook -Itests
+LIB_OBJ  := $(patsubst %.c,build/obj/%.o,$(wildcard src/*.c learn/*.c io/*.c))
 CMD_OBJ  := $(patsubst %.c,build/obj/%.o,$(filter-out cmd/main.c,$(wildcard cmd/*.c)))
 BOOK_OBJ := $(patsubst %.c,build/obj/%.o,\
               $(filter-out book/tables_main.c,$(wildcard book/*.c)))
 TEST_OBJ := $(patsubst tests/%.c,build/obj/tests/%.o,$(wildcard tests/*.c))
-LIB_OBJ  += $(wildcard withheld/src/*.o)
+LIB_OBJ  += $(wildcard withheld/src/*.o withheld/learn/*.o withheld/io/*.o)
 CMD_OBJ  += $(wildcard withheld/cmd/*.o)
 BOOK_OBJ += $(wildcard withheld/book/*.o)
 TEST_OBJ += $(wildcard withheld/tests/*.o)
@@ -54,16 +54,7 @@ test: build/tests build/mha $(VIZ_TESTS)
 all-tests: build/tests build/mha $(VIZ_TESTS)
 > cd tests && status=0; ../build/tests $(RUN) || status=1; \
 >   $(if $(VIZ_TESTS),$(VIZ_HEADLESS) ../build/viz-tests $(RUN) || status=1;) exit $$status
-build/obj/src/%.o: src/%.c
-> @mkdir -p $(@D)
-> $(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
-build/obj/cmd/%.o: cmd/%.c
-> @mkdir -p $(@D)
-> $(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
-build/obj/book/%.o: book/%.c
-> @mkdir -p $(@D)
-> $(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
-build/obj/tests/%.o: tests/%.c
+build/obj/%.o: %.c
 > @mkdir -p $(@D)
 > $(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 build/libmha.a: $(LIB_OBJ)

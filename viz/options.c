@@ -30,27 +30,10 @@ static int usage(FILE *out)
 }
 void viz_error(const char *format, ...)
 {
-    va_list args, again;
-    char line[512], *text = line;
+    va_list args;
     va_start(args, format);
-    va_copy(again, args);
-    const int n = vsnprintf(line, sizeof line, format, args);
-    if (n >= (int)sizeof line && (text = malloc((size_t)n + 1)) != NULL)
-        vsnprintf(text, (size_t)n + 1, format, again);
-    va_end(again);
+    mha_print_error(stderr, "mha-viz", format, args);
     va_end(args);
-    fputs("mha-viz: ", stderr);
-    for (const char *p = text != NULL ? text : line; *p != '\0';) {
-        const size_t k = mha_printable_char(p);
-        if (k > 0)
-            fwrite(p, 1, k, stderr);
-        else
-            fprintf(stderr, "\\x%02x", (unsigned char)*p);
-        p += k > 0 ? k : 1;
-    }
-    fputc('\n', stderr);
-    if (text != line)
-        free(text);
 }
 int viz_parse_options(int argc, char **argv, struct viz_options *o)
 {

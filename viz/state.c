@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include <omp.h>
+#include "clock.h"
 #include "state.h"
 
 const char viz_default_text[] = "the cat sat on the mat because the cat was tired";
@@ -137,9 +138,7 @@ static void make_effective_weight(viz_state *s, int ablate)
 }
 static double now_ms(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+    return mha_seconds() * 1e3;
 }
 static mha_status decode_tokens(viz_state *s, const mha_decode_impl *impl, int extend)
 {

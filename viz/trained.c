@@ -66,7 +66,7 @@ void viz_trained_new_sequence(viz_trained *m)
     const size_t T = m->model.length, r = T / 2, H = m->model.heads;
     induction_batch *b = &m->sequence;
     for (size_t t = 0; t < r; t++)
-        b->tokens[t] = (int)(learning_random(&m->state) % m->model.vocab);
+        b->tokens[t] = (int)(mha_random(&m->state) % m->model.vocab);
     memcpy(b->tokens + r, b->tokens, r * sizeof *b->tokens);
     if (T % 2) b->tokens[T - 1] = b->tokens[0];
     memset(b->predictable, 0, T);

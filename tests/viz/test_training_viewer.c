@@ -339,7 +339,7 @@ Test(training_viewer, the_top_tokens_are_the_softmax_s_largest) {
     float logits[64];
     uint64_t state = 7;
     for (size_t v = 0; v < 64; v++)
-        logits[v] = (float)(learning_random(&state) % 1000) / 100.0f;
+        logits[v] = (float)(mha_random(&state) % 1000) / 100.0f;
     int top[VIZ_TOP_TOKENS];
     double p[VIZ_TOP_TOKENS], sum = 0;
     cr_assert_eq(viz_top_tokens(logits, 64, VIZ_TOP_TOKENS, top, p), VIZ_TOP_TOKENS);

@@ -20,6 +20,7 @@ typedef struct mha_axis { const char *letter; size_t size; } mha_axis;  /* size 
 __attribute__((format(printf, 4, 5)))
 #endif
 mha_status mha_fail(mha_status status, char *message, size_t size, const char *format, ...);
+int mha_join_path(char *path, size_t size, const char *dir, const char *name);  /* 1: fitted */
 void mha_layer_files_free(mha_layer_files *in);
 int mha_npy_loaded(const mha_npy *array);
 MHA_MUST_CHECK

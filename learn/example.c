@@ -1,6 +1,6 @@
 /* generated from chapters/02-sdpa.nw; edit the book, not this file */
 #include <string.h>
-#include "mha.h"
+#include "example.h"
 
 /* The worked example: B = 1, L = S = 3, E = 4, H = 2, D = 2. */
 const float mha_example_x[3 * 4] = {

@@ -16,6 +16,11 @@ mha_status mha_fail(mha_status status, char *message, size_t size, const char *f
     va_end(args);
     return status;
 }
+int mha_join_path(char *path, size_t size, const char *dir, const char *name)
+{
+    const int n = snprintf(path, size, "%s/%s", dir, name);
+    return n >= 0 && (size_t)n < size;
+}
 void mha_layer_files_free(mha_layer_files *in)
 {
     mha_npy *all[] = {&in->query, &in->key, &in->value, &in->in_proj_weight,
@@ -33,8 +38,7 @@ mha_status mha_layer_read(const char *dir, const char *name, int required, int k
                           mha_npy *array, char *message, size_t size)
 {
     char path[MHA_PATH_SIZE], reason[256];
-    int n = snprintf(path, sizeof path, "%s/%s", dir, name);
-    if (n < 0 || (size_t)n >= sizeof path)
+    if (!mha_join_path(path, sizeof path, dir, name))
         return mha_fail(MHA_ERR_ARG, message, size, "%s: the path of %s is too long", dir, name);
     struct stat name_status;
     if (lstat(path, &name_status) != 0) {

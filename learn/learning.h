@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mha.h"
+#include "random.h"
 
 typedef struct induction_batch {
     size_t batch, length;          /* B, T */
@@ -61,7 +62,6 @@ typedef struct head_scores {
     double previous[LEARNING_MAX_LAYERS][LEARNING_MAX_HEADS];    /* [layer][head] */
     double induction[LEARNING_MAX_LAYERS][LEARNING_MAX_HEADS];
 } head_scores;
-uint64_t learning_random(uint64_t *state);
 MHA_MUST_CHECK
 mha_status induction_batch_init(induction_batch *batch, size_t size, size_t length);
 void induction_batch_free(induction_batch *batch);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "layer_files.h"
 #include "output.h"
 
@@ -73,7 +74,7 @@ static mha_status add_slot(const char *dir, const char *name, int check, char *m
     }
     struct slot *s = &set.slot[set.n++];
     *s = (struct slot){memory, memory + room, memory + 2 * room, NULL, p, 0};
-    snprintf(s->final, room, "%s/%s", dir, name);
+    (void)mha_join_path(s->final, room, dir, name);
     s->name = s->final + strlen(dir) + 1;
     s->temporary[0] = s->backup[0] = '\0';
     return refuse_special(s->final, message, size);
@@ -214,8 +215,7 @@ mha_status mha_output_own(const char *const patterns[], char *message, size_t si
     mha_status status = MHA_OK;
     for (struct dirent *e; status == MHA_OK && (e = readdir(d)) != NULL;) {
         char path[MHA_PATH_SIZE];
-        if (owned(e->d_name) && snprintf(path, sizeof path, "%s/%s", set.place[0].path,
-                                         e->d_name) < MHA_PATH_SIZE)
+        if (owned(e->d_name) && mha_join_path(path, sizeof path, set.place[0].path, e->d_name))
             status = refuse_special(path, message, size);
     }
     closedir(d);
@@ -277,13 +277,6 @@ void mha_output_wait(double seconds, mha_output_notice notice, void *context)
     wait_context = context;
 }
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static mha_status lock_place(int p, char *message, size_t size)
 {
     const char *dir = set.place[p].path;
@@ -291,13 +284,13 @@ static mha_status lock_place(int p, char *message, size_t size)
     if (fd < 0)
         return mha_fail(MHA_ERR_IO, message, size, "%s: cannot lock: %s", dir, strerror(errno));
     set.place[p].lock = fd;
-    const double deadline = now() + wait_seconds;
+    const double deadline = mha_seconds() + wait_seconds;
     int noticed = 0;
     while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         if (errno != EWOULDBLOCK && errno != EINTR)
             return mha_fail(MHA_ERR_IO, message, size, "%s: cannot lock: %s", dir,
                             strerror(errno));
-        if (now() >= deadline)
+        if (mha_seconds() >= deadline)
             return mha_fail(MHA_ERR_IO, message, size, "%s: another run kept it locked for "
                             "%g s; no output was replaced", dir, wait_seconds);
         if (!noticed && wait_notice != NULL)

@@ -6,21 +6,13 @@
 #include "fast.h"
 #include "learning.h"
 
-uint64_t learning_random(uint64_t *state)
-{
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    return *state;
-}
-
 static size_t uniform_below(uint64_t *state, size_t n)
 {
-    return (size_t)(learning_random(state) % n);
+    return (size_t)(mha_random(state) % n);
 }
 learning_streams learning_streams_from_seed(uint64_t seed)
 {
-    return (learning_streams){seed * 0x9E3779B97F4A7C15ull + 1, seed * 2654435761u + 7,
+    return (learning_streams){mha_random_seeded(seed), seed * 2654435761u + 7,
                               seed * 2654435761u + 99};
 }
 mha_status induction_batch_init(induction_batch *b, size_t size, size_t length)
@@ -105,7 +97,7 @@ mha_status induction_model_init(induction_model *model, size_t vocab, size_t len
     const model_tensors t = tensors_at(model, model->params);
     const float a = 1.0f / sqrtf((float)E);
     #define FILL(p, n, scale) for (size_t i_ = 0; i_ < (n); i_++) \
-        (p)[i_] = (scale) * (float)((double)(learning_random(&state) >> 11) / 0x1p53 * 2 - 1)
+        (p)[i_] = (scale) * (float)(mha_random_unit(&state) * 2 - 1)
     FILL(t.tok_emb, vocab * E, 1.0f);
     FILL(t.pos_emb, length * E, 1.0f);
     FILL(t.unembed, vocab * E, a);

@@ -1,4 +1,5 @@
 /* generated from chapters/20-command.nw; edit the book, not this file */
+#include <stdlib.h>
 #include "printable.h"
 
 size_t mha_printable_char(const char *s)
@@ -20,4 +21,27 @@ size_t mha_printable_char(const char *s)
         (code >= 0x80 && code < 0xa0))
         return 0;
     return n;
+}
+
+void mha_print_error(FILE *stream, const char *program, const char *format, va_list args)
+{
+    va_list again;
+    char line[1024], *text = line;
+    va_copy(again, args);
+    const int n = vsnprintf(line, sizeof line, format, args);
+    if (n >= (int)sizeof line && (text = malloc((size_t)n + 1)) != NULL)
+        vsnprintf(text, (size_t)n + 1, format, again);
+    va_end(again);
+    fprintf(stream, "%s: ", program);
+    for (const char *p = text != NULL ? text : line; *p != '\0';) {
+        const size_t k = mha_printable_char(p);
+        if (k > 0)
+            fwrite(p, 1, k, stream);
+        else
+            fprintf(stream, "\\x%02x", (unsigned char)*p);
+        p += k > 0 ? k : 1;
+    }
+    fputc('\n', stream);
+    if (text != line)
+        free(text);
 }

@@ -139,7 +139,7 @@ mha_status induction_checkpoint_write(const char *dir, const induction_model *mo
 }
 static void checkpoint_path(char path[PATH_MAX_BYTES], const char *dir, const char *name)
 {
-    snprintf(path, PATH_MAX_BYTES, "%s/%s", dir, name);
+    (void)mha_join_path(path, PATH_MAX_BYTES, dir, name);      /* fits: see check_length */
 }
 
 static mha_status check_length(const char *dir, char *message, size_t size)

@@ -1,0 +1,22 @@
+/* generated from chapters/01-shape.nw; edit the book, not this file */
+#ifndef MHA_RANDOM_H
+#define MHA_RANDOM_H
+/* The one seeded generator: Marsaglia's 64-bit xorshift (shifts 13, 7, 17).
+   A state must never be zero; mha_random_seeded gives one for a seed. */
+#include <stdint.h>
+static inline uint64_t mha_random(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+static inline double mha_random_unit(uint64_t *state)         /* in [0, 1), 53 bits */
+{
+    return (double)(mha_random(state) >> 11) / (double)(1ull << 53);
+}
+static inline uint64_t mha_random_seeded(uint64_t seed)
+{
+    return seed * 0x9E3779B97F4A7C15ull + 1;
+}
+#endif

@@ -1,0 +1,10 @@
+/* generated from chapters/45-tests-command.nw; edit the book, not this file */
+#ifndef RUN_H
+#define RUN_H
+#include <stddef.h>
+struct cli_result { int status; char *out, *err; };
+struct cli_result run_argv(int argc, char **argv);
+struct cli_result run_mha(const char *first, ...);       /* arguments, then NULL */
+void free_result(struct cli_result *r);
+float *read_npy_floats(const char *path, size_t *count);
+#endif
