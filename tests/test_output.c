@@ -205,11 +205,13 @@ Test(output, checkpoint_and_history_are_one_set, .timeout = 120) {
     cr_assert(child >= 0);
     if (child == 0) {
         const struct rlimit limit = {8192, 8192};      /* the history passes it */
+        /* a small model, so that the test is quick under valgrind too */
         setrlimit(RLIMIT_FSIZE, &limit);
         FILE *quiet = fopen("/dev/null", "w");
         char *argv[] = {"mha", "train", "--steps", "300", "--every", "1", "--dim", "8",
-                        "--heads", "2", "--out", dir, "--history", history, NULL};
-        _exit(mha_cli_main(14, argv, quiet, quiet));
+                        "--heads", "2", "--layers", "1", "--batch", "1", "--vocab", "8",
+                        "--length", "8", "--out", dir, "--history", history, NULL};
+        _exit(mha_cli_main(22, argv, quiet, quiet));
     }
     int wstatus;
     cr_assert_eq(waitpid(child, &wstatus, 0), child);

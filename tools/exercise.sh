@@ -201,7 +201,7 @@ cmd_handout() {
 }
 region_file() {
     local files
-    files=$(cd "$1" && grep -rlF -- "$begin_key" src tests viz 2>/dev/null || true)
+    files=$(cd "$1" && grep -rlF -- "$begin_key" src learn io tests viz 2>/dev/null || true)
     [[ -n "$files" && "$files" != *$'\n'* ]] || return 1
     echo "$files"
 }
