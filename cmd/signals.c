@@ -45,7 +45,7 @@ int mha_run_stoppable(mha_command_fn *run, int argc, char **argv, FILE *out, FIL
     stop_fd = fileno(err) >= 0 ? fileno(err) : STDERR_FILENO;
     for (int k = 0; k < STOPS; k++) {
         sigaction(stops[k].sig, NULL, &previous[k]);
-        if ((previous[k].sa_flags & SA_SIGINFO) || previous[k].sa_handler != SIG_IGN)
+        if (!(previous[k].sa_flags & SA_SIGINFO) && previous[k].sa_handler == SIG_DFL)
             sigaction(stops[k].sig, &action, NULL);
     }
     sigaction(SIGXFSZ, &ignore, &previous_xfsz);

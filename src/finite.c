@@ -1,4 +1,5 @@
 /* generated from chapters/25-hardening.nw; edit the book, not this file */
+#include <float.h>
 #include <math.h>
 #include "mha.h"
 
@@ -28,6 +29,9 @@ mha_status mha_range_check(const mha_span *inputs, size_t n_inputs, const mha_sp
         return MHA_OK;
     return MHA_ERR_RANGE;
 }
+static int forward_may_overflow(const mha_shape *shape, const mha_params *params,
+                                const float *query, const float *key, const float *value,
+                                const mha_mask *mask);
 mha_status mha_forward_range(const mha_shape *shape, const mha_params *params,
                              const float *query, const float *key, const float *value,
                              const mha_mask *mask, const float *out)
@@ -41,7 +45,49 @@ mha_status mha_forward_range(const mha_shape *shape, const mha_params *params,
         {mask ? mask->attn_mask_float : NULL, L * S, 1},
     };
     const mha_span result = {out, B * L * E, 0};
+    if (all_finite(inputs, sizeof inputs / sizeof inputs[0]) &&
+        forward_may_overflow(shape, params, query, key ? key : query,
+                             value ? value : key ? key : query, mask))
+        return MHA_ERR_RANGE;
     return mha_range_check(inputs, sizeof inputs / sizeof inputs[0], &result, 1);
+}
+/* max over rows of the Euclidean norm of x (rows, cols), in double */
+static double largest_row(const float *x, size_t rows, size_t cols)
+{
+    double largest = 0.0;
+    for (size_t r = 0; x != NULL && r < rows; r++) {
+        double sum = 0.0;
+        for (size_t c = 0; c < cols; c++)
+            sum += (double)x[r * cols + c] * x[r * cols + c];
+        largest = fmax(largest, sqrt(sum));
+    }
+    return largest;
+}
+
+static int forward_may_overflow(const mha_shape *shape, const mha_params *params,
+                                const float *query, const float *key, const float *value,
+                                const mha_mask *mask)
+{
+    const size_t B = shape->batch, L = shape->query_len, S = shape->key_len,
+                 E = shape->embed_dim, H = shape->heads;
+    const float *W = params->in_proj_weight, *b = params->in_proj_bias;
+    const double q = largest_row(W, 1, E * E) * largest_row(query, B * L, E) +
+                     largest_row(b, 1, E);
+    const double k = largest_row(W + E * E, 1, E * E) * largest_row(key, B * S, E) +
+                     largest_row(b ? b + E : NULL, 1, E);
+    const double v = largest_row(W + 2 * E * E, 1, E * E) * largest_row(value, B * S, E) +
+                     largest_row(b ? b + 2 * E : NULL, 1, E);
+    const double score = q * k / sqrt((double)(E / H));
+    double masked = 0.0;
+    for (size_t i = 0; mask && mask->attn_mask_float && i < L * S; i++)
+        if (isfinite(mask->attn_mask_float[i]))
+            masked = fmax(masked, fabs((double)mask->attn_mask_float[i]));
+    const double context = sqrt((double)H) * v;
+    const double out = largest_row(params->out_proj_weight, 1, E * E) * context +
+                       largest_row(params->out_proj_bias, 1, E);
+    const double limit = FLT_MAX / 16.0;
+    return !(q <= limit && k <= limit && v <= limit && score <= limit && context <= limit &&
+             out <= limit && score + masked <= FLT_MAX * (1.0 - 1e-6));
 }
 mha_status mha_backward_range(const mha_shape *shape, const mha_params *params,
                               const float *query, const float *key, const float *value,

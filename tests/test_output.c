@@ -21,6 +21,7 @@
 #include "npy.h"
 #include "run.h"
 #include "scratch.h"
+#include "signals.h"
 
 static char *make_case(void)
 {
@@ -221,6 +222,24 @@ Test(output, checkpoint_and_history_are_one_set, .timeout = 120) {
               "part of the set was put in place");
     cr_expect_eq(count_temporaries(dir), 0);
     remove_dir(dir);
+}
+static volatile sig_atomic_t caller_saw_it;
+static void callers_handler(int sig) { (void)sig; caller_saw_it = 1; }
+static int raise_usr1(int argc, char **argv, FILE *out, FILE *err)
+{
+    (void)argc; (void)argv; (void)out; (void)err;
+    return raise(SIGUSR1);
+}
+
+Test(output, a_signal_the_caller_handles_stays_its_own) {
+    struct sigaction mine, before;
+    memset(&mine, 0, sizeof mine);
+    mine.sa_handler = callers_handler;
+    cr_assert_eq(sigaction(SIGUSR1, &mine, &before), 0);
+    caller_saw_it = 0;
+    cr_expect_eq(mha_run_stoppable(raise_usr1, 0, NULL, stdout, stderr), 0);
+    cr_expect(caller_saw_it, "the caller's handler did not run");
+    cr_assert_eq(sigaction(SIGUSR1, &before, NULL), 0);
 }
 Test(output, device_links_are_refused_and_kept, .timeout = 30) {
     char *dir = make_case(), history[4200];
