@@ -1,4 +1,4 @@
-/* generated from chapters/20-command.nw; edit the book, not this file */
+/* generated from chapters/20-command.nw, chapters/23-writing-results.nw; edit the book, not this file */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* generated from chapters/20-command.nw; edit the book, not this file */
+/* generated from chapters/20-command.nw, chapters/23-writing-results.nw; edit the book, not this file */
 #ifndef MHA_LAYER_DIR_H
 #define MHA_LAYER_DIR_H
 /* A layer directory: a layer's inputs and parameters as .npy files under

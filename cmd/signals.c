@@ -1,4 +1,4 @@
-/* generated from chapters/20-command.nw; edit the book, not this file */
+/* generated from chapters/23-writing-results.nw; edit the book, not this file */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>

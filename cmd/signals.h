@@ -1,4 +1,4 @@
-/* generated from chapters/20-command.nw; edit the book, not this file */
+/* generated from chapters/23-writing-results.nw; edit the book, not this file */
 #ifndef MHA_SIGNALS_H
 #define MHA_SIGNALS_H
 /* Runs a subcommand so that a terminating signal removes the writer's

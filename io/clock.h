@@ -1,4 +1,4 @@
-/* generated from chapters/20-command.nw; edit the book, not this file */
+/* generated from chapters/23-writing-results.nw; edit the book, not this file */
 #ifndef MHA_CLOCK_H
 #define MHA_CLOCK_H
 #include <time.h>

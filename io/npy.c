@@ -1,4 +1,4 @@
-/* generated from chapters/20-command.nw; edit the book, not this file */
+/* generated from chapters/19-npy-format.nw; edit the book, not this file */
 #include <errno.h>
 #include <float.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-/* generated from chapters/20-command.nw; edit the book, not this file */
+/* generated from chapters/19-npy-format.nw; edit the book, not this file */
 #ifndef MHA_NPY_H
 #define MHA_NPY_H
 /* Reading and writing NumPy .npy files (appendix "The mha command").

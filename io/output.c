@@ -1,4 +1,4 @@
-/* generated from chapters/20-command.nw; edit the book, not this file */
+/* generated from chapters/23-writing-results.nw; edit the book, not this file */
 #define _DEFAULT_SOURCE            /* flock */
 #include <dirent.h>
 #include <errno.h>

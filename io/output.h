@@ -1,4 +1,4 @@
-/* generated from chapters/20-command.nw; edit the book, not this file */
+/* generated from chapters/23-writing-results.nw; edit the book, not this file */
 #ifndef MHA_OUTPUT_H
 #define MHA_OUTPUT_H
 /* Files replaced as a unit (appendix "The mha command").  A set of outputs is
