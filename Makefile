@@ -1,7 +1,7 @@
 # Makefile for "Multi-Head Attention, from the Ground Up" -- a literate C program.
 #
 # The web (book.nw and chapters/*.nw) is the single source.  `make tangle`
-# writes the committed sources in src/ learn/ io/ cmd/ book/ tests/ viz/ tools/; the
+# writes the committed sources in src/ learn/ io/ cmd/ tables/ tests/ viz/ tools/; the
 # compiler reads a second tangle under build/L/ made with `notangle -L`, so
 # errors and gdb point into the chapters.  One section per concern:
 #   the web        deps, tangle
@@ -11,7 +11,8 @@
 #   the command    cmd/   -> build/mha            (one file per subcommand)
 #   the viewer     viz/   -> build/mha-viz
 #   the tests      tests/ -> build/tests-lib (libmha.a alone), build/tests, build/viz-tests
-#   the book       book/  -> build/mha-tables, build/book.pdf, the student's edition
+#   the tables     tables/ -> build/mha-tables (the printers of the book's tables)
+#   the book       build/book.pdf, the student's edition
 #   the checks     lint, check-tangle, sanitizers, valgrind, fuzzing, exercises: `make check`
 #   the benchmark  `make bench`
 # Recipes longer than a few lines are scripts in tools/, tangled from the book.
@@ -36,7 +37,7 @@ INC_SRC   := -I$(BUILD)/L/src
 INC_LEARN := -I$(BUILD)/L/learn $(INC_SRC)
 INC_IO    := -I$(BUILD)/L/io $(INC_LEARN)
 INC_CMD   := -I$(BUILD)/L/cmd $(INC_IO)
-INC_BOOK  := -I$(BUILD)/L/book $(INC_CMD)
+INC_TABLES := -I$(BUILD)/L/tables $(INC_CMD)
 LDLIBS  := -lm
 
 .PHONY: all deps deps-bench tangle test test-viz check lint check-tangle check-figures clang-build book \
@@ -188,10 +189,10 @@ LIB_TEST_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_TESTS))
 TEST_OBJ := $(call objects,tests,tests/test_naive.c tests/test_masking.c tests/test_fast_backward.c)
 $(BUILD)/obj/tests/%.o: $(BUILD)/L/tests/%.c | deps
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -I$(BUILD)/L/tests $(INC_BOOK) -I$(BUILD)/L/viz $(VIZ_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) -I$(BUILD)/L/tests $(INC_TABLES) -I$(BUILD)/L/viz $(VIZ_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 $(BUILD)/tests-lib: $(LIB_TEST_OBJ) $(BUILD)/libmha.a
 	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
-$(BUILD)/tests: $(TEST_OBJ) $(BUILD)/libmha-cmd.a $(BUILD)/libmha-book.a $(LIBS_BELOW_CMD)
+$(BUILD)/tests: $(TEST_OBJ) $(BUILD)/libmha-cmd.a $(BUILD)/libmha-tables.a $(LIBS_BELOW_CMD)
 	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
 $(BUILD)/viz-tests: $(call objects,tests/viz) $(VIZ_OBJ) $(LIBS_BELOW_CMD)
 	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(VIZ_LIBS) $(LDLIBS)
@@ -215,14 +216,16 @@ test: $(BUILD)/tests-lib $(BUILD)/tests $(BUILD)/mha $(BUILD)/viz-tests $(BUILD)
 
 -include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/obj/*/*/*.d)
 
-# ================================================================ the book
-BOOK_OBJ := $(call objects,book,book/tables_main.c)
-$(eval $(call compile_rule,book,$$(INC_BOOK)))
-$(BUILD)/libmha-book.a: $(BOOK_OBJ)
+# ================================================================ the tables
+TABLES_OBJ := $(call objects,tables,tables/tables_main.c)
+$(eval $(call compile_rule,tables,$$(INC_TABLES)))
+$(BUILD)/libmha-tables.a: $(TABLES_OBJ)
 	rm -f $@ && ar rcs $@ $^
-$(BUILD)/mha-tables: $(BUILD)/obj/book/tables_main.o $(BUILD)/libmha-book.a $(BUILD)/libmha-cmd.a \
-                     $(LIBS_BELOW_CMD)
+$(BUILD)/mha-tables: $(BUILD)/obj/tables/tables_main.o $(BUILD)/libmha-tables.a \
+                     $(BUILD)/libmha-cmd.a $(LIBS_BELOW_CMD)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# ================================================================ the book
 
 # pdflatex runs until the cross-references settle (at least two passes, at
 # most five, with makeindex between them for the index of terms), so every
@@ -282,7 +285,7 @@ lint: | deps
 
 # Re-tangling must leave every tangled file as committed, and every committed
 # file that says it was generated must still have its root in the web.
-TANGLED_DIRS := src learn io cmd book tests viz tools bench figures/bench_report.py
+TANGLED_DIRS := src learn io cmd tables tests viz tools bench figures/bench_report.py
 check-tangle: tangle
 	@changed=$$(git diff --name-only -- $(TANGLED_DIRS); git ls-files --others --exclude-standard -- $(TANGLED_DIRS)); \
 	[[ -z "$$changed" ]] || { echo "check: re-tangling changed files that git has not seen" \

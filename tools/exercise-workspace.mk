@@ -12,15 +12,15 @@ SHELL       := /bin/bash
 CFLAGS   ?= -O1 -g
 override CFLAGS += $(BOOK_CFLAGS)
 WARN     := -std=c11 -Wall -Wextra -Wshadow -Wvla $(WERROR)
-CPPFLAGS := -D_POSIX_C_SOURCE=200809L -Isrc -Ilearn -Iio -Icmd -Ibook -Itests
+CPPFLAGS := -D_POSIX_C_SOURCE=200809L -Isrc -Ilearn -Iio -Icmd -Itables -Itests
 LIB_OBJ  := $(patsubst %.c,build/obj/%.o,$(wildcard src/*.c learn/*.c io/*.c))
 CMD_OBJ  := $(patsubst %.c,build/obj/%.o,$(filter-out cmd/main.c,$(wildcard cmd/*.c)))
-BOOK_OBJ := $(patsubst %.c,build/obj/%.o,\
-              $(filter-out book/tables_main.c,$(wildcard book/*.c)))
+TABLES_OBJ := $(patsubst %.c,build/obj/%.o,\
+              $(filter-out tables/tables_main.c,$(wildcard tables/*.c)))
 TEST_OBJ := $(patsubst tests/%.c,build/obj/tests/%.o,$(wildcard tests/*.c))
 LIB_OBJ  += $(wildcard withheld/src/*.o withheld/learn/*.o withheld/io/*.o)
 CMD_OBJ  += $(wildcard withheld/cmd/*.o)
-BOOK_OBJ += $(wildcard withheld/book/*.o)
+TABLES_OBJ += $(wildcard withheld/tables/*.o)
 TEST_OBJ += $(wildcard withheld/tests/*.o)
 
 VIZ_SRC  := $(filter-out viz/main.c,$(wildcard viz/*.c))
@@ -61,11 +61,11 @@ build/libmha.a: $(LIB_OBJ)
 > rm -f $@ && ar rcs $@ $^
 build/libmha-cmd.a: $(CMD_OBJ)
 > rm -f $@ && ar rcs $@ $^
-build/libmha-book.a: $(BOOK_OBJ)
+build/libmha-tables.a: $(TABLES_OBJ)
 > rm -f $@ && ar rcs $@ $^
 build/mha: build/obj/cmd/main.o build/libmha-cmd.a build/libmha.a
 > $(CC) $(CFLAGS) -o $@ $^ -lm
-build/tests: $(TEST_OBJ) build/libmha-cmd.a build/libmha-book.a build/libmha.a
+build/tests: $(TEST_OBJ) build/libmha-cmd.a build/libmha-tables.a build/libmha.a
 > $(CC) $(CFLAGS) $(REACHED_END) -o $@ $^ -lcriterion -lm
 clean:
 > rm -rf build

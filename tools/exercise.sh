@@ -122,7 +122,7 @@ tangle_into() {
     local dir=$1 root
     for root in $(noroots "${copied[@]}" | sed -n 's/^<<\[\[\(.*\)\]\]>>$/\1/p'); do
         case "$root" in
-            src/*.[ch]|learn/*.[ch]|io/*.[ch]|cmd/*.[ch]|book/*.[ch]|tests/*.[ch]|viz/*.[ch]) ;;
+            src/*.[ch]|learn/*.[ch]|io/*.[ch]|cmd/*.[ch]|tables/*.[ch]|tests/*.[ch]|viz/*.[ch]) ;;
             *) continue ;;
         esac
         mkdir -p "$dir/$(dirname "$root")"
@@ -231,7 +231,7 @@ all_giveaways() {
 telltale_lines() {
     local line
     sed 's/^[[:space:]]*//' | awk 'length >= 12' | sort -u | while IFS= read -r line; do
-        [[ $(grep -rhF -- "$line" src learn io cmd book tests viz 2>/dev/null | wc -l) -ne 1 ]] ||
+        [[ $(grep -rhF -- "$line" src learn io cmd tables tests viz 2>/dev/null | wc -l) -ne 1 ]] ||
             echo "$line"
     done
 }
@@ -262,13 +262,13 @@ withhold() {
     : > "$scratch/withheld"
     while IFS= read -r id; do
         call=$(cd "$dir" && grep -rlF -- "/* exercise $id: the book's code" \
-                   src learn io cmd book tests viz 2>/dev/null || true)
+                   src learn io cmd tables tests viz 2>/dev/null || true)
         [[ -n "$call" ]] || die "$ex_id: the call to the compiled answer of $id is missing"
         rel="$(dirname "$call")/exercise_${id//-/_}.c"
         { grep '^#include' "$dir/$call"; echo; cat "$scratch/helper-$id"; } > "$dir/$rel"
         echo "$rel" >> "$scratch/withheld"
     done < "$scratch/helpers"
-    (cd "$dir" && grep -rlIF -f "$scratch/giveaway-strings" src learn io cmd book tests viz \
+    (cd "$dir" && grep -rlIF -f "$scratch/giveaway-strings" src learn io cmd tables tests viz \
         2>/dev/null || true) |
         { grep -vxF -- "$mine" || true; } >> "$scratch/withheld"
     while IFS= read -r rel; do

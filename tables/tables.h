@@ -3,7 +3,7 @@
 #define MHA_TABLES_H
 /* The book's table printers: each writes one table, or the numbers the
    prose quotes, as LaTeX to out.  The attention library (src/) never
-   prints; these functions do, and they live in book/. */
+   prints; these functions do, and they live in tables/. */
 #include <stdio.h>
 #include "mha.h"
 void mha_print_decode_flop_table(FILE *out);
