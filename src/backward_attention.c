@@ -19,7 +19,7 @@ typedef struct heads_packed {
     float *qt, *grad_t;                    /* (B H, D, Lp): the same, transposed */
     float *k, *v;                          /* (B H, Sp, Dp) */
     float *kt, *vt;                        /* (B H, D, Sp) */
-    float *shift, *log_sum, *delta;        /* (B H, Lp): m (+inf if blocked), log l, delta */
+    float *shift, *log_sum, *delta;        /* (B H, Lp): m (+inf if masked), log l, delta */
     float *memory;
 } heads_packed;
 

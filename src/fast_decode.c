@@ -125,7 +125,7 @@ static void decode_chunk(const decode_task *t, size_t b, size_t g, size_t c, flo
             const float m = padded ? t->k->row_max(sh, padded) : -INFINITY;
             memset(part, 0, (D + 2) * sizeof *part);
             part[0] = m;
-            for (size_t j = 0; m == -INFINITY && j < len; j++)   /* all NaN is not all blocked */
+            for (size_t j = 0; m == -INFINITY && j < len; j++)   /* all NaN is not all masked */
                 if (isnan(sh[j]))
                     part[0] = part[1] = NAN;
             if (m != -INFINITY)

@@ -4,7 +4,7 @@
 #include "mha.h"
 
 /* bias (L, S) gets the additive mask of sequence b: the float mask where
-   given, -inf where any mask blocks.  Returns 0, leaving bias untouched, when
+   given, -inf where a key is masked.  Returns 0, leaving bias untouched, when
    there is no mask at all. */
 int mha_mask_bias(const mha_mask *mask, const mha_shape *shape, size_t b, float *bias)
 {
@@ -17,12 +17,12 @@ int mha_mask_bias(const mha_mask *mask, const mha_shape *shape, size_t b, float 
     for (size_t i = 0; i < L; i++)
         for (size_t j = 0; j < S; j++) {
             float x = mask->attn_mask_float ? mask->attn_mask_float[i * S + j] : 0.0f;
-            int blocked = mask->attn_mask_bool && mask->attn_mask_bool[i * S + j];
+            int masked = mask->attn_mask_bool && mask->attn_mask_bool[i * S + j];
             if (mask->causal && j > i)
-                blocked = 1;
+                masked = 1;
             if (mask->key_padding_mask && mask->key_padding_mask[b * S + j])
-                blocked = 1;
-            bias[i * S + j] = blocked ? -INFINITY : x;
+                masked = 1;
+            bias[i * S + j] = masked ? -INFINITY : x;
         }
     return 1;
 }

@@ -63,8 +63,8 @@ void mha_attend(size_t L, size_t S, size_t D,
                 float *weights,
                 float *context, size_t ldc);
 typedef struct mha_mask {
-    int causal;                            /* block key j > query i */
-    const unsigned char *attn_mask_bool;   /* (L, S), nonzero = blocked, or NULL */
+    int causal;                            /* mask key j > query i */
+    const unsigned char *attn_mask_bool;   /* (L, S), nonzero = masked, or NULL */
     const float *attn_mask_float;          /* (L, S), added to the scores, or NULL */
     const unsigned char *key_padding_mask; /* (B, S), nonzero = padding, or NULL */
 } mha_mask;
@@ -227,7 +227,7 @@ size_t mha_first_nonfinite(const float *x, size_t n, int allow_minus_infinity);
 typedef struct mha_span {
     const float *x;                /* NULL: an absent optional array */
     size_t n;
-    int allow_minus_infinity;      /* a float mask's -inf blocks */
+    int allow_minus_infinity;      /* a float mask's -inf masks the key */
 } mha_span;
 /* MHA_ERR_RANGE when one of the results holds a NaN or an infinity while every
    input is finite; MHA_OK otherwise. */

@@ -352,7 +352,7 @@ static struct result run_one(const mha_impl *impl, const struct problem *p, mha_
         fail("forward: %s refused a valid problem: %s", impl->name, mha_status_message(*status));
     return r;
 }
-static int blocked(const struct problem *p, size_t b, size_t i, size_t j)
+static int key_masked(const struct problem *p, size_t b, size_t i, size_t j)
 {
     const size_t S = p->shape.key_len;
     const mha_mask *m = &p->mask;
@@ -374,7 +374,7 @@ static void check_tame(const char *name, const struct problem *p, const struct r
         const size_t b = row / (H * L), i = row % L;
         double sum = 0;
         for (size_t j = 0; j < S; j++) {
-            if (isnan(w[j]) || w[j] < 0 || (blocked(p, b, i, j) && w[j] != 0))
+            if (isnan(w[j]) || w[j] < 0 || (key_masked(p, b, i, j) && w[j] != 0))
                 fail("forward: %s: weight (%zu, %zu, %zu, %zu) is %g", name, b,
                      row / L % H, i, j, (double)w[j]);
             sum += w[j];

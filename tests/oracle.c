@@ -22,7 +22,7 @@ static double *project(const float *x, size_t N, size_t E, const float *W,
         }
     return y;
 }
-static int blocked(const mha_mask *m, const mha_shape *s, size_t b, size_t i, size_t j)
+static int masked(const mha_mask *m, const mha_shape *s, size_t b, size_t i, size_t j)
 {
     if (m == NULL)
         return 0;
@@ -57,7 +57,7 @@ mha_status mha_forward_reference(const mha_shape *shape, const mha_params *p,
                 double m = -INFINITY, sum = 0.0;
                 for (size_t j = 0; j < S; j++) {
                     w[j] = -INFINITY;
-                    if (blocked(mask, shape, b, i, j))
+                    if (masked(mask, shape, b, i, j))
                         continue;
                     double s = 0.0;
                     for (size_t d = 0; d < D; d++)

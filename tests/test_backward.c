@@ -81,10 +81,10 @@ Test(backward, gradients_match_finite_differences) {
 Test(backward, gradients_with_masks) {
     mha_case c = case_random((mha_shape){2, 3, 3, 4, 2}, 1420, CASE_SELF);
     const unsigned char pad[2 * 3] = {0, 0, 1, 1, 0, 0};
-    const unsigned char blocked[3 * 3] = {1, 1, 1, 0, 0, 1, 0, 0, 0};   /* row 0: all */
+    const unsigned char masked[3 * 3] = {1, 1, 1, 0, 0, 1, 0, 0, 0};   /* row 0: all */
     const float fm[3 * 3] = {0.5f, -1, 0, 2, 0, -0.5f, 0, 1, -2};
     const mha_mask masks[4] = {{.causal = 1}, {.key_padding_mask = pad},
-                               {.attn_mask_float = fm}, {1, blocked, fm, pad}};
+                               {.attn_mask_float = fm}, {1, masked, fm, pad}};
     for (int m = 0; m < 4; m++)
         for (size_t v = 0; v < mha_backward_impl_count; v++)
             check_all_gradients(mha_backward_impls[v].backward, &c, &masks[m], 1430 + m);

@@ -245,7 +245,7 @@ static void expect_sweep(const char *what, const char *isa, size_t D, float got,
 }
 Test(fast, the_decoding_sweeps_in_every_instruction_set) {
     rng r = rng_seeded(950);
-    enum { N = 37, BLOCKED = 5, HEADS = 6 };
+    enum { N = 37, MASKED = 5, HEADS = 6 };
     const size_t Ds[] = {1, 7, 8, 16, 24, 64, 67};
     for (size_t isa = 0; isa < ISA_COUNT; isa++) {
         if (!use_isa(isa)) continue;
@@ -269,16 +269,16 @@ Test(fast, the_decoding_sweeps_in_every_instruction_set) {
                     expect_sweep("key_dots", k->name, D, s[h * N + j], 0.125 * want, 0.125f * plain);
                 }
             for (size_t h = 0; h < heads; h++)
-                p[h * N + BLOCKED] = 0.0f;
+                p[h * N + MASKED] = 0.0f;
             for (size_t d = 0; d < D; d++)
-                rows[BLOCKED * D + d] = INFINITY;
+                rows[MASKED * D + d] = INFINITY;
             k->weighted_rows(p, N, heads, rows, N, D, acc, D);
             for (size_t h = 0; h < heads; h++)
                 for (size_t d = 0; d < D; d++) {
                     double want = start[h * D + d];
                     float plain = start[h * D + d];
                     for (size_t j = 0; j < N; j++)
-                        if (j != BLOCKED) {
+                        if (j != MASKED) {
                             want += (double)p[h * N + j] * rows[j * D + d];
                             plain += p[h * N + j] * rows[j * D + d];
                         }

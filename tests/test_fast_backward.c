@@ -250,18 +250,18 @@ Test(fast_backward, blocked_meets_the_tolerance_rule) {
         mha_case c = case_random(cases[t].s, 1500 + t, cases[t].flags);
         const size_t B = c.shape.batch, L = c.shape.query_len, S = c.shape.key_len;
         rng r = rng_seeded(1600 + t);
-        unsigned char *pad = malloc(B * S), *blocked = malloc(L * S);
+        unsigned char *pad = malloc(B * S), *masked = malloc(L * S);
         float *fm = random_floats(&r, L * S, -2, 2);
         for (size_t i = 0; i < B * S; i++)
             pad[i] = (i % S) % 3 == 2;
         for (size_t i = 0; i < L * S; i++)
-            blocked[i] = i < S || rng_uniform(&r, 0, 1) < 0.3f;
+            masked[i] = i < S || rng_uniform(&r, 0, 1) < 0.3f;
         const mha_mask masks[] = {{0, NULL, NULL, NULL}, {.causal = L == S},
                                   {.key_padding_mask = pad}, {.attn_mask_float = fm},
-                                  {.attn_mask_bool = blocked}, {L == S, blocked, fm, pad}};
+                                  {.attn_mask_bool = masked}, {L == S, masked, fm, pad}};
         for (size_t m = 0; m < sizeof masks / sizeof masks[0]; m++)
             check_blocked_gradients(&c, &masks[m], 1700 + 10 * t + m);
-        free(pad); free(blocked); free(fm);
+        free(pad); free(masked); free(fm);
         case_free(&c);
     }
 }
@@ -279,10 +279,10 @@ Test(fast_backward, one_tensor_passed_three_times_gets_three_gradients) {
 Test(fast_backward, blocked_rows_get_exactly_zero) {
     mha_case c = case_random((mha_shape){2, 70, 67, 16, 2}, 1800, CASE_CROSS);
     const size_t L = 70, S = 67, E = 16;
-    unsigned char *blocked = calloc(L * S, 1);
+    unsigned char *masked = calloc(L * S, 1);
     for (size_t j = 0; j < S; j++)
-        blocked[3 * S + j] = blocked[65 * S + j] = 1;        /* rows 3 and 65 */
-    const mha_mask mask = {.attn_mask_bool = blocked};
+        masked[3 * S + j] = masked[65 * S + j] = 1;        /* rows 3 and 65 */
+    const mha_mask mask = {.attn_mask_bool = masked};
     rng r = rng_seeded(1801);
     float *gy = random_floats(&r, 2 * L * E, -1, 1), *gq = calloc(2 * L * E, sizeof *gq);
     float *gk = calloc(2 * S * E, 4), *gv = calloc(2 * S * E, 4), *gw = calloc(3 * E * E, 4),
@@ -296,7 +296,7 @@ Test(fast_backward, blocked_rows_get_exactly_zero) {
             cr_expect_eq(gq[(b * L + 65) * E + e], 0.0f);
             cr_expect(gq[(b * L + 4) * E + e] != 0.0f, "a row beside them has a gradient");
         }
-    free(blocked); free(gy); free(gq); free(gk); free(gv); free(gw); free(gb); free(gow);
+    free(masked); free(gy); free(gq); free(gk); free(gv); free(gw); free(gb); free(gow);
     free(gob);
     case_free(&c);
 }

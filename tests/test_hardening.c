@@ -482,10 +482,10 @@ Test(nan_policy, the_command_refuses_non_finite_inputs) {
 Test(nan_policy, a_float_mask_may_block_with_minus_infinity) {
     char *dir = make_temp_dir(), path[4200], message[256];
     float values[48], mask[9] = {0};
-    const unsigned char blocked_bytes[9] = {0, 1, 1, 0, 0, 1, 0, 0, 0};
+    const unsigned char masked_bytes[9] = {0, 1, 1, 0, 0, 1, 0, 0, 0};
     write_clean_case(dir, values);
     for (size_t i = 0; i < 9; i++)
-        mask[i] = blocked_bytes[i] ? -INFINITY : 0.0f;
+        mask[i] = masked_bytes[i] ? -INFINITY : 0.0f;
     write_floats(dir, "attn_mask.npy", mask, 2, (size_t[]){3, 3});
     struct cli_result r = run_command((char *[]){"mha", "forward", dir, "--heads", "2", NULL});
     cr_expect_eq(r.status, MHA_EXIT_OK, "%s", r.err);
@@ -494,7 +494,7 @@ Test(nan_policy, a_float_mask_may_block_with_minus_infinity) {
     snprintf(path, sizeof path, "%s/out.npy", dir);
     cr_assert_eq(mha_npy_read(path, &with_float, message, sizeof message), MHA_OK, "%s", message);
     char header[] = "{'descr': '|b1', 'fortran_order': False, 'shape': (3, 3), }\n";
-    write_npy_raw(dir, "attn_mask.npy", 1, header, blocked_bytes, 9);
+    write_npy_raw(dir, "attn_mask.npy", 1, header, masked_bytes, 9);
     remove(path);
     r = run_command((char *[]){"mha", "forward", dir, "--heads", "2", NULL});
     cr_expect_eq(r.status, MHA_EXIT_OK, "%s", r.err);

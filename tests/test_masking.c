@@ -57,8 +57,8 @@ Test(masking, causal_outputs_ignore_later_tokens) {
 Test(masking, fully_blocked_row_gives_output_bias_not_nan) {
     const size_t L = 3, S = 4, E = 8;
     mha_case c = case_random((mha_shape){1, L, S, E, 2}, 73, CASE_CROSS);
-    c.value[0] = INFINITY;                        /* in a blocked key */
-    const unsigned char am[3 * 4] = {1, 1, 1, 1,    /* query 0: every key blocked */
+    c.value[0] = INFINITY;                        /* in a masked key */
+    const unsigned char am[3 * 4] = {1, 1, 1, 1,    /* query 0: every key masked */
                                      1, 1, 0, 1,
                                      1, 0, 1, 0};
     const mha_mask mask = {.attn_mask_bool = am};

@@ -127,22 +127,22 @@ Test(sdpa, softmax_rows_sum_to_one) {
     }
 }
 Test(sdpa, softmax_blocked_row_is_zero_and_nan_propagates) {
-    float blocked[3] = {-INFINITY, -INFINITY, -INFINITY};
-    mha_softmax_row(blocked, 3);
+    float masked[3] = {-INFINITY, -INFINITY, -INFINITY};
+    mha_softmax_row(masked, 3);
     for (int j = 0; j < 3; j++)
-        cr_expect(blocked[j] == 0.0f, "blocked[%d] = %g", j, (double)blocked[j]);
+        cr_expect(masked[j] == 0.0f, "masked[%d] = %g", j, (double)masked[j]);
 
     float partly[3] = {-INFINITY, 2.0f, -INFINITY};
     mha_softmax_row(partly, 3);
     cr_expect(partly[0] == 0.0f && partly[1] == 1.0f && partly[2] == 0.0f);
 
-    float poisoned[3] = {1.0f, NAN, 2.0f}, poisoned_blocked[2] = {-INFINITY, NAN};
+    float poisoned[3] = {1.0f, NAN, 2.0f}, poisoned_masked[2] = {-INFINITY, NAN};
     mha_softmax_row(poisoned, 3);
-    mha_softmax_row(poisoned_blocked, 2);
+    mha_softmax_row(poisoned_masked, 2);
     for (int j = 0; j < 3; j++)
         cr_expect(isnan(poisoned[j]), "poisoned[%d] = %g", j, (double)poisoned[j]);
     for (int j = 0; j < 2; j++)
-        cr_expect(isnan(poisoned_blocked[j]));
+        cr_expect(isnan(poisoned_masked[j]));
 }
 static void example_weights(double w[2][9])
 {
