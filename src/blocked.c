@@ -27,6 +27,7 @@ typedef struct attend_state {
     float *vp;                             /* (B, H, Sp, Dp) */
     unsigned char *finite;                 /* (B, H) */
     float *row_max, *row_sum;              /* (B, H, L) */
+    float *lse;                            /* (B, H, L, 2), or NULL */
 } attend_state;
 typedef struct attend_scratch {
     float *q;                  /* (bq, D) */
@@ -184,6 +185,11 @@ static void attend_tile(const attend_state *st, size_t b, size_t h, size_t t, at
             c[d] = l != 0.0f ? w->acc[r * Dp + d] * inv : 0.0f;
         st->row_max[bh * a->L + i0 + r] = w->m[r];
         st->row_sum[bh * a->L + i0 + r] = l;
+        if (st->lse) {
+            float *row = st->lse + 2 * (bh * a->L + i0 + r);
+            row[0] = isnan(l) ? NAN : l == 0.0f ? -INFINITY : w->m[r];
+            row[1] = l == 0.0f ? 0.0f : logf(l);
+        }
     }
 }
 static void weights_tile(const attend_state *st, size_t b, size_t h, size_t t, attend_scratch *w)
@@ -212,9 +218,10 @@ static void weights_tile(const attend_state *st, size_t b, size_t h, size_t t, a
         }
     }
 }
-mha_status fast_attend(const fast_kernels *k, const fast_blocking *b, const fast_attention *a)
+mha_status fast_attend(const fast_kernels *k, const fast_blocking *b, const fast_attention *a,
+                       float *lse)
 {
-    attend_state st = {k, a, b->bq, b->bk, 0, 0, 0, NULL, NULL, NULL, NULL, NULL};
+    attend_state st = {k, a, b->bq, b->bk, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, lse};
     st.Sp = (a->S + b->bk - 1) / b->bk * b->bk;
     st.Dp = (a->D + k->width - 1) / k->width * k->width;
     st.tiles = (a->L + st.bq - 1) / st.bq;
@@ -302,7 +309,7 @@ mha_status mha_forward_blocked(const mha_shape *shape, const mha_params *params,
         {
             const fast_attention a = {B, H, L, S, D, qp, kp, vp, ldq, ldkv, ldkv, mask, concat, weights};
             fast_stage_mark(FAST_STAGE_ATTEND);
-            status = fast_attend(k, &blk, &a);
+            status = fast_attend(k, &blk, &a, NULL);
         }
     if (status == MHA_OK)
         status = project(k, &blk, FAST_STAGE_PROJECT_OUT, B * L, concat, E,
