@@ -1,4 +1,4 @@
-/* generated from chapters/09-fast-backward.nw; edit the book, not this file */
+/* generated from chapters/08-fast-attention.nw, chapters/09-fast-backward.nw; edit the book, not this file */
 /* The blocked backward pass, the second version of the layer's gradients:
      naive    per-sequence loops, P stored, the reference for every test
      blocked  the forward pass keeps each row's log-sum-exp; two sweeps of
@@ -110,34 +110,21 @@ static void mask_tile(const heads_packed *p, const mha_mask *m, size_t b, size_t
                       int by_key, float *s)
 {
     const size_t t = p->t, L = p->L, S = p->S;
-    const int causal = m && m->causal;
     const int elements = m && (m->attn_mask_bool || m->attn_mask_float || m->key_padding_mask);
-    if (!elements && i0 + t <= L && j0 + t <= S && (!causal || j0 + t - 1 <= i0))
+    if (!elements && i0 + t <= L && j0 + t <= S && !mha_mask_blocks(m, S, b, i0, j0 + t - 1))
         return;
-    const unsigned char *pad = m && m->key_padding_mask ? m->key_padding_mask + b * S : NULL;
     for (size_t a = 0; a < t; a++) {
         float *row = s + a * t;
-        size_t lo = 0, hi = t;
-        if (!by_key) {
-            const size_t i = i0 + a;
-            hi = i >= L ? 0 : S - j0 < t ? S - j0 : t;
-            if (causal && hi > 0)
-                hi = i + 1 <= j0 ? 0 : i + 1 - j0 < hi ? i + 1 - j0 : hi;
-        } else {
-            const size_t j = j0 + a;
-            hi = j >= S ? 0 : L - i0 < t ? L - i0 : t;
-            lo = causal && j > i0 ? (j - i0 < hi ? j - i0 : hi) : 0;
-        }
-        for (size_t c = 0; c < lo; c++)
-            row[c] = -INFINITY;
-        for (size_t c = hi; c < t; c++)
-            row[c] = -INFINITY;
-        for (size_t c = lo; elements && c < hi; c++) {
+        for (size_t c = 0; c < t; c++) {
             const size_t i = by_key ? i0 + c : i0 + a, j = by_key ? j0 + a : j0 + c;
-            if (m->attn_mask_float)
-                row[c] += m->attn_mask_float[i * S + j];
-            if ((m->attn_mask_bool && m->attn_mask_bool[i * S + j]) || (pad && pad[j]))
-                row[c] = -INFINITY;
+            if (i >= L || j >= S)
+                row[c] = -INFINITY;              /* a padding row or column of the tile */
+            else {
+                if (m && m->attn_mask_float)
+                    row[c] += m->attn_mask_float[i * S + j];
+                if (mha_mask_blocks(m, S, b, i, j))
+                    row[c] = -INFINITY;
+            }
         }
     }
 }

@@ -70,22 +70,18 @@ static void mask_tile(const attend_state *st, size_t b, size_t i0, size_t nq,
 {
     const mha_mask *m = st->a->mask;
     const size_t S = st->a->S, lds = st->bk;
-    const unsigned char *pad = m && m->key_padding_mask ? m->key_padding_mask + b * S : NULL;
+    const int elements = m && (m->attn_mask_bool || m->attn_mask_float || m->key_padding_mask);
+    const int open = !elements && !mha_mask_blocks(m, S, b, i0, j0 + nk - 1);
     for (size_t r = 0; r < nq; r++) {
         float *row = s + r * lds;
         const size_t i = i0 + r;
-        if (m && m->attn_mask_float)
-            for (size_t c = 0; c < nk; c++)
-                row[c] += m->attn_mask_float[i * S + j0 + c];
-        if (m && m->attn_mask_bool)
-            for (size_t c = 0; c < nk; c++)
-                if (m->attn_mask_bool[i * S + j0 + c])
-                    row[c] = -INFINITY;
-        for (size_t c = 0; pad && c < nk; c++)
-            if (pad[j0 + c])
+        for (size_t c = 0; !open && c < nk; c++) {
+            const size_t j = j0 + c;
+            if (m && m->attn_mask_float)
+                row[c] += m->attn_mask_float[i * S + j];
+            if (mha_mask_blocks(m, S, b, i, j))
                 row[c] = -INFINITY;
-        for (size_t c = (i + 1 > j0 ? i + 1 - j0 : 0); m && m->causal && c < nk; c++)
-            row[c] = -INFINITY;                       /* key j0 + c > i */
+        }
         for (size_t c = nk; c < cols; c++)
             row[c] = -INFINITY;
     }
