@@ -210,6 +210,18 @@ static void flood_query(mha_case *c)
     for (size_t i = 0; i < row; i++)
         c->query[row + i] = 3e38f;
 }
+/* Version k of a pass answered st at 10^(tenth/10): an answer of the rule, the
+   answer of version 0 (*first), and a finite result (n) when it accepted. */
+static void expect_same_answer(const char *pass, const char *name, size_t k, int tenth,
+                               mha_status st, mha_status *first, const float *result, size_t n)
+{
+    cr_assert(st == MHA_OK || st == MHA_ERR_RANGE, "%s %s: status %d", pass, name, (int)st);
+    if (k == 0)
+        *first = st;
+    cr_expect_eq(st, *first, "%s %s at 1e%.1f", pass, name, tenth / 10.0);
+    for (size_t i = 0; st == MHA_OK && i < n; i++)
+        cr_assert(isfinite(result[i]), "%s %s at 1e%.1f", pass, name, tenth / 10.0);
+}
 Test(hardening, absurd_shapes_are_refused_by_the_library) {
     float one[1] = {0}, out[1], weights[1];
     const mha_params params = {one, one, one, one};
@@ -790,15 +802,8 @@ Test(contract, versions_agree_near_the_bound) {
         for (size_t k = 0; k < mha_backward_impl_count; k++) {
             const mha_status st = mha_backward_impls[k].backward(&shape, &c.params, c.query,
                                                                  NULL, NULL, NULL, gy, &grads);
-            cr_assert(st == MHA_OK || st == MHA_ERR_RANGE, "%s: status %d",
-                      mha_backward_impls[k].name, (int)st);
-            if (k == 0)
-                first = st;
-            cr_expect_eq(st, first, "backward %s at 1e%.1f", mha_backward_impls[k].name,
-                         tenth / 10.0);
-            for (size_t i = 0; st == MHA_OK && i < 2 * 3 * 8; i++)
-                cr_assert(isfinite(gx[i]), "backward %s at 1e%.1f", mha_backward_impls[k].name,
-                          tenth / 10.0);
+            expect_same_answer("backward", mha_backward_impls[k].name, k, tenth, st, &first, gx,
+                               2 * 3 * 8);
         }
         seen[0][first == MHA_ERR_RANGE] = 1;
         const mha_status forward = mha_impls[0].forward(&shape, &c.params, c.query, NULL, NULL,
@@ -810,15 +815,8 @@ Test(contract, versions_agree_near_the_bound) {
             mha_status st = mha_decode_impls[k].step(&dec, &cache, 2, prompt, NULL, out, NULL);
             cr_assert_eq(st, MHA_OK, "%s", mha_decode_impls[k].name);
             st = mha_decode_impls[k].step(&dec, &cache, 1, row, NULL, out, NULL);
-            cr_assert(st == MHA_OK || st == MHA_ERR_RANGE, "%s: status %d",
-                      mha_decode_impls[k].name, (int)st);
-            if (k == 0)
-                first = st;
-            cr_expect_eq(st, first, "decode %s at 1e%.1f", mha_decode_impls[k].name,
-                         tenth / 10.0);
-            for (size_t i = 0; st == MHA_OK && i < 2 * 8; i++)
-                cr_assert(isfinite(out[i]), "decode %s at 1e%.1f", mha_decode_impls[k].name,
-                          tenth / 10.0);
+            expect_same_answer("decode", mha_decode_impls[k].name, k, tenth, st, &first, out,
+                               2 * 8);
             mha_kv_cache_free(&cache);
             cr_assert_eq(mha_kv_cache_init(&cache, 2, 2, 4, 4), MHA_OK);
             cr_expect_eq(mha_decode_impls[k].step(&dec, &cache, 3, c.query, NULL, out, NULL),
