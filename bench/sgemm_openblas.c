@@ -66,7 +66,7 @@ int main(int argc, char **argv)
                  E = strtoul(argv[3], 0, 10), H = strtoul(argv[4], 0, 10),
                  reps = strtoul(argv[6], 0, 10);
     const int causal = atoi(argv[5]), threads = atoi(argv[7]);
-    unsigned long long state = 42;
+    uint64_t state = mha_random_seeded(42);
     const float a = 1.0f / sqrtf((float)E);
     float *x = bench_random(B * L * E, &state, 1), *in_w = bench_random(3 * E * E, &state, a);
     float *in_b = bench_random(3 * E, &state, a), *out_w = bench_random(E * E, &state, a);

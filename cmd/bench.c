@@ -134,13 +134,11 @@ double bench_seconds(void)
     return mha_seconds();
 }
 
-float *bench_random(size_t n, unsigned long long *state, float scale)
+float *bench_random(size_t n, uint64_t *state, float scale)
 {
     float *x = n <= SIZE_MAX / sizeof *x ? malloc((n ? n : 1) * sizeof *x) : NULL;
-    for (size_t i = 0; x != NULL && i < n; i++) {
-        *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-        x[i] = scale * (float)((double)(*state >> 40) / (double)(1ull << 24) * 2.0 - 1.0);
-    }
+    for (size_t i = 0; x != NULL && i < n; i++)
+        x[i] = scale * (float)mha_random_between(state, -1, 1);
     return x;
 }
 static int by_value(const void *a, const void *b)

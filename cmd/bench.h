@@ -5,8 +5,10 @@
    bench_decode.c, bench_backward.c, bench_machine.c); its measuring helpers
    are shared with bench/sgemm_openblas.c. */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "mha.h"
+#include "random.h"
 #include "stages.h"
 struct fast_kernels;
 
@@ -36,7 +38,7 @@ double bench_peak_gflops(const struct fast_kernels *k, size_t rounds);
 
 double bench_seconds(void);                     /* a monotonic clock */
 /* n floats uniform on [-scale, scale] from the generator at *state; NULL if no memory */
-float *bench_random(size_t n, unsigned long long *state, float scale);
+float *bench_random(size_t n, uint64_t *state, float scale);
 /* times[0] is the warm-up run; sorts times[1..reps] and returns their median */
 double bench_median(double *times, size_t reps);
 /* max |got - want| (NaN if any is NaN); *scale = max(1, max |want|) */

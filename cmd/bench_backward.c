@@ -34,7 +34,7 @@ int bench_backward(const bench_options *o, const fast_kernels *k, FILE *out, FIL
     const mha_shape *s = &o->shape;
     const size_t E = s->embed_dim, n_x = s->batch * s->query_len * E;
     const size_t n[4] = {n_x, 3 * E * E, E * E, 4 * E};       /* dX, dW_in, dW_out, biases */
-    unsigned long long state = 43;
+    uint64_t state = mha_random_seeded(43);
     const float a = 1.0f / sqrtf((float)E);
     float *x = bench_random(n_x, &state, 1), *gy = bench_random(n_x, &state, 1);
     float *in_w = bench_random(3 * E * E, &state, a), *in_b = bench_random(3 * E, &state, a);

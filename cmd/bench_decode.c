@@ -30,7 +30,7 @@ int bench_decode(const bench_options *o, const fast_kernels *k, FILE *out, FILE 
         return MHA_EXIT_USAGE;
     }
     const size_t D = E / H, F = E + 2 * G * D;
-    unsigned long long state = 7;
+    uint64_t state = mha_random_seeded(7);
     const float a = 1.0f / sqrtf((float)E);
     float *x = bench_random(B * E, &state, 1), *in_w = bench_random(F * E, &state, a);
     float *in_b = bench_random(F, &state, a), *out_w = bench_random(E * E, &state, a);

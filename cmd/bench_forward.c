@@ -42,7 +42,7 @@ int bench_forward(const bench_options *o, const fast_kernels *k, FILE *out, FILE
     const mha_shape *s = &o->shape;
     const size_t E = s->embed_dim, n_q = s->batch * s->query_len * E,
                  n_kv = s->batch * s->key_len * E;
-    unsigned long long state = 42;
+    uint64_t state = mha_random_seeded(42);
     const float a = 1.0f / sqrtf((float)E);
     float *query = bench_random(n_q, &state, 1), *key = bench_random(o->cross ? n_kv : 0, &state, 1);
     float *in_w = bench_random(3 * E * E, &state, a), *in_b = bench_random(3 * E, &state, a);

@@ -152,11 +152,6 @@ static int show_worked_example(FILE *out, FILE *err, int colour)
     return show_heads(out, err, colour, "Worked example (E = 4, no mask)",
                       &shape, &params, mha_example_x, NULL, tokens);
 }
-static float demo_uniform(uint64_t *state)      /* in [-1, 1) */
-{
-    return (float)(mha_random_unit(state) * 2 - 1.0);
-}
-
 static uint64_t word_state(const char *word)
 {
     uint64_t hash = 14695981039346656037ull;
@@ -170,7 +165,8 @@ static void embed_tokens(const char *const *tokens, size_t L, size_t E, float *x
         uint64_t state = word_state(tokens[p]);
         for (size_t e = 0; e < E; e++) {
             const double angle = (double)p / pow(10000.0, (double)(e - e % 2) / (double)E);
-            x[p * E + e] = demo_uniform(&state) + (float)(e % 2 ? cos(angle) : sin(angle));
+            x[p * E + e] = (float)mha_random_between(&state, -1, 1) +
+                           (float)(e % 2 ? cos(angle) : sin(angle));
         }
     }
 }
@@ -179,7 +175,8 @@ static void make_sentence_params(size_t E, float *in_proj_weight, float *out_pro
     uint64_t state = 2024;
     const float scale = sqrtf(3.0f / (float)E);
     for (size_t i = 0; i < 3 * E * E; i++)
-        in_proj_weight[i] = scale * demo_uniform(&state) * (i < E * E ? 2.0f : 1.0f);
+        in_proj_weight[i] = scale * (float)mha_random_between(&state, -1, 1) *
+                            (i < E * E ? 2.0f : 1.0f);
     for (size_t i = 0; i < E * E; i++)
         out_proj_weight[i] = i / E == i % E;
 }

@@ -15,6 +15,10 @@ static inline double mha_random_unit(uint64_t *state)         /* in [0, 1), 53 b
 {
     return (double)(mha_random(state) >> 11) / (double)(1ull << 53);
 }
+static inline double mha_random_between(uint64_t *state, double lo, double hi)
+{                                                             /* in [lo, hi) */
+    return lo + (hi - lo) * mha_random_unit(state);
+}
 static inline uint64_t mha_random_seeded(uint64_t seed)
 {
     return seed * 0x9E3779B97F4A7C15ull + 1;

@@ -1,4 +1,4 @@
-/* generated from chapters/09-fast-backward.nw; edit the book, not this file */
+/* generated from chapters/08-fast-attention.nw, chapters/09-fast-backward.nw; edit the book, not this file */
 /* The blocked backward pass, the second version of the layer's gradients:
      naive    per-sequence loops, P stored, the reference for every test
      blocked  the forward pass keeps each row's log-sum-exp; two sweeps of
@@ -24,18 +24,22 @@ typedef struct heads_packed {
 } heads_packed;
 
 static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
+static size_t tile_for(const fast_kernels *k, size_t longest)
+{
+    return round_up(longest < 64 ? longest : 64, k->width);
+}
 static mha_status packed_init(heads_packed *p, const fast_kernels *k, size_t B, size_t H,
-                              size_t L, size_t S, size_t D, int backward)
+                              size_t L, size_t S, size_t D)
 {
     memset(p, 0, sizeof *p);
     const size_t longest = L > S ? L : S;
     p->B = B; p->H = H; p->L = L; p->S = S; p->D = D;
     p->Dp = round_up(D, k->width);
-    p->t = round_up(longest < 64 ? longest : 64, k->width);
+    p->t = tile_for(k, longest);
     p->Lp = round_up(L, p->t);
     p->Sp = round_up(S, p->t);
     const size_t per_q = p->Lp * (p->Dp + D), per_k = p->Sp * (p->Dp + D);
-    const size_t per_head = backward ? 2 * per_q + 2 * per_k + 3 * p->Lp : per_q + 2 * per_k;
+    const size_t per_head = 2 * per_q + 2 * per_k + 3 * p->Lp;
     size_t n;
     if (mha_mul_overflows(B * H, per_head, &n))
         return MHA_ERR_OVERFLOW;
@@ -49,13 +53,11 @@ static mha_status packed_init(heads_packed *p, const fast_kernels *k, size_t B, 
     p->kt = at; at += heads * D * p->Sp;
     p->v = at; at += heads * p->Sp * p->Dp;
     p->vt = at; at += heads * D * p->Sp;
-    if (backward) {
-        p->grad = at; at += heads * p->Lp * p->Dp;
-        p->grad_t = at; at += heads * D * p->Lp;
-        p->shift = at; at += heads * p->Lp;
-        p->log_sum = at; at += heads * p->Lp;
-        p->delta = at;
-    }
+    p->grad = at; at += heads * p->Lp * p->Dp;
+    p->grad_t = at; at += heads * D * p->Lp;
+    p->shift = at; at += heads * p->Lp;
+    p->log_sum = at; at += heads * p->Lp;
+    p->delta = at;
     return MHA_OK;
 }
 /* x (n, D), row stride ld, into xp (np, Dp) and, unless NULL, xt (D, np), zero-padded */
@@ -77,16 +79,14 @@ static void pack_head(heads_packed *p, size_t bh, const float *q, size_t ldq, co
                       size_t ldk, const float *v, size_t ldv, const float *grad, size_t ldg)
 {
     const size_t b = bh / p->H, h = bh % p->H, D = p->D, Dp = p->Dp, Lp = p->Lp, Sp = p->Sp;
-    const int backward = grad != NULL;             /* the forward pass needs no q^T, v^T */
     pack_rows(p->L, Lp, D, Dp, q + b * p->L * ldq + h * D, ldq, p->q + bh * Lp * Dp,
-              backward ? p->qt + bh * D * Lp : NULL);
+              p->qt + bh * D * Lp);
     pack_rows(p->S, Sp, D, Dp, k + b * p->S * ldk + h * D, ldk, p->k + bh * Sp * Dp,
               p->kt + bh * D * Sp);
     pack_rows(p->S, Sp, D, Dp, v + b * p->S * ldv + h * D, ldv, p->v + bh * Sp * Dp,
-              backward ? p->vt + bh * D * Sp : NULL);
-    if (grad)
-        pack_rows(p->L, Lp, D, Dp, grad + b * p->L * ldg + h * D, ldg, p->grad + bh * Lp * Dp,
-                  p->grad_t + bh * D * Lp);
+              p->vt + bh * D * Sp);
+    pack_rows(p->L, Lp, D, Dp, grad + b * p->L * ldg + h * D, ldg, p->grad + bh * Lp * Dp,
+              p->grad_t + bh * D * Lp);
 }
 /* The kernel table for heads of width D and sequences up to longest: the
    chosen one, or AVX2 where it pads less. */
@@ -110,108 +110,46 @@ static void mask_tile(const heads_packed *p, const mha_mask *m, size_t b, size_t
                       int by_key, float *s)
 {
     const size_t t = p->t, L = p->L, S = p->S;
-    const int causal = m && m->causal;
     const int elements = m && (m->attn_mask_bool || m->attn_mask_float || m->key_padding_mask);
-    if (!elements && i0 + t <= L && j0 + t <= S && (!causal || j0 + t - 1 <= i0))
+    if (!elements && i0 + t <= L && j0 + t <= S && !mha_key_masked(m, S, b, i0, j0 + t - 1))
         return;
-    const unsigned char *pad = m && m->key_padding_mask ? m->key_padding_mask + b * S : NULL;
     for (size_t a = 0; a < t; a++) {
         float *row = s + a * t;
-        size_t lo = 0, hi = t;
-        if (!by_key) {
-            const size_t i = i0 + a;
-            hi = i >= L ? 0 : S - j0 < t ? S - j0 : t;
-            if (causal && hi > 0)
-                hi = i + 1 <= j0 ? 0 : i + 1 - j0 < hi ? i + 1 - j0 : hi;
-        } else {
-            const size_t j = j0 + a;
-            hi = j >= S ? 0 : L - i0 < t ? L - i0 : t;
-            lo = causal && j > i0 ? (j - i0 < hi ? j - i0 : hi) : 0;
-        }
-        for (size_t c = 0; c < lo; c++)
-            row[c] = -INFINITY;
-        for (size_t c = hi; c < t; c++)
-            row[c] = -INFINITY;
-        for (size_t c = lo; elements && c < hi; c++) {
+        for (size_t c = 0; c < t; c++) {
             const size_t i = by_key ? i0 + c : i0 + a, j = by_key ? j0 + a : j0 + c;
-            if (m->attn_mask_float)
-                row[c] += m->attn_mask_float[i * S + j];
-            if ((m->attn_mask_bool && m->attn_mask_bool[i * S + j]) || (pad && pad[j]))
-                row[c] = -INFINITY;
+            if (i >= L || j >= S)
+                row[c] = -INFINITY;              /* a padding row or column of the tile */
+            else {
+                if (m && m->attn_mask_float)
+                    row[c] += m->attn_mask_float[i * S + j];
+                if (mha_key_masked(m, S, b, i, j))
+                    row[c] = -INFINITY;
+            }
         }
     }
+}
+mha_status fast_attend_lse(const fast_kernels *k, const fast_attention *a, float *lse)
+{
+    const size_t longest = a->L > a->S ? a->L : a->S;
+    k = core_kernels(k, a->D, longest);
+    const fast_blocking tiles = {.bq = tile_for(k, longest), .bk = tile_for(k, longest)};
+    return fast_attend(k, &tiles, a, lse);
 }
 typedef struct tile_scratch {
     float *s, *dp;                 /* (t, t) */
     float *acc, *acc2;             /* (t, Dp) */
-    float *m, *l;                  /* (t) */
     float *memory;
 } tile_scratch;
 
 static int scratch_init(const heads_packed *p, tile_scratch *w)
 {
     const size_t t = p->t;
-    w->memory = malloc((2 * t * t + 2 * t * p->Dp + 2 * t) * sizeof(float));
+    w->memory = malloc((2 * t * t + 2 * t * p->Dp) * sizeof(float));
     if (w->memory == NULL)
         return 0;
     w->s = w->memory; w->dp = w->s + t * t;
     w->acc = w->dp + t * t; w->acc2 = w->acc + t * p->Dp;
-    w->m = w->acc2 + t * p->Dp; w->l = w->m + t;
     return 1;
-}
-static void forward_tile(const fast_kernels *k, const heads_packed *p, const fast_attention *a,
-                         size_t bh, size_t i0, float *lse, tile_scratch *w)
-{
-    const size_t t = p->t, D = p->D, Dp = p->Dp, b = bh / p->H, h = bh % p->H;
-    const size_t nq = p->L - i0 < t ? p->L - i0 : t;
-    const int causal = a->mask && a->mask->causal;
-    const size_t end = causal && i0 + nq < p->S ? i0 + nq : p->S;
-    const float *q = p->q + (bh * p->Lp + i0) * Dp;
-    memset(w->acc, 0, t * Dp * sizeof *w->acc);
-    for (size_t r = 0; r < t; r++) { w->m[r] = -INFINITY; w->l[r] = 0.0f; }
-    for (size_t j0 = 0; j0 < end; j0 += t) {
-        k->scores(t, t, D, q, Dp, p->kt + bh * D * p->Sp + j0, p->Sp, 1.0f / sqrtf((float)D),
-                  w->s, t);
-        mask_tile(p, a->mask, b, i0, j0, 0, w->s);
-        for (size_t r = 0; r < nq; r++)
-            fast_online_update(k, w->s + r * t, t, &w->m[r], &w->l[r], w->acc + r * Dp, Dp);
-        memset(w->s + nq * t, 0, (t - nq) * t * sizeof *w->s);
-        k->pv(t, t, Dp, w->s, t, p->v + (bh * p->Sp + j0) * Dp, Dp, w->acc, Dp);
-    }
-    for (size_t r = 0; r < nq; r++) {
-        float *c = a->context + (b * p->L + i0 + r) * (p->H * D) + h * D;
-        const float l = w->l[r], inv = l != 0.0f ? 1.0f / l : 0.0f;
-        for (size_t d = 0; d < D; d++)
-            c[d] = w->acc[r * Dp + d] * inv;
-        float *row = lse + 2 * (bh * p->L + i0 + r);
-        row[0] = isnan(l) ? NAN : l == 0.0f ? -INFINITY : w->m[r];
-        row[1] = l == 0.0f ? 0.0f : logf(l);
-    }
-}
-mha_status fast_attend_lse(const fast_kernels *k, const fast_attention *a, float *lse)
-{
-    k = core_kernels(k, a->D, a->L > a->S ? a->L : a->S);
-    heads_packed p;
-    mha_status status = packed_init(&p, k, a->B, a->H, a->L, a->S, a->D, 0);
-    if (status != MHA_OK)
-        return status;
-    const size_t heads = a->B * a->H, tiles = p.Lp / p.t, items = heads * tiles;
-    #pragma omp parallel for schedule(static)
-    for (size_t bh = 0; bh < heads; bh++)
-        pack_head(&p, bh, a->q, a->ldq, a->k, a->ldk, a->v, a->ldv, NULL, 0);
-    int failed = 0;
-    #pragma omp parallel reduction(|:failed)
-    {
-        tile_scratch w;
-        failed = !scratch_init(&p, &w);
-        #pragma omp for schedule(dynamic)
-        for (size_t item = 0; item < items; item++)
-            if (!failed)
-                forward_tile(k, &p, a, item / tiles, item % tiles * p.t, lse, &w);
-        free(w.memory);
-    }
-    fast_scratch_give(p.memory);
-    return failed ? MHA_ERR_NOMEM : MHA_OK;
 }
 static void row_terms(heads_packed *p, const fast_attention_grad *g, size_t bh)
 {
@@ -310,7 +248,7 @@ mha_status fast_attend_backward(const fast_kernels *k, const fast_attention_grad
 {
     k = core_kernels(k, g->D, g->L > g->S ? g->L : g->S);
     heads_packed p;
-    mha_status status = packed_init(&p, k, g->B, g->H, g->L, g->S, g->D, 1);
+    mha_status status = packed_init(&p, k, g->B, g->H, g->L, g->S, g->D);
     if (status != MHA_OK)
         return status;
     const size_t heads = g->B * g->H, key_tiles = p.Sp / p.t, query_tiles = p.Lp / p.t;

@@ -27,6 +27,7 @@ typedef struct attend_state {
     float *vp;                             /* (B, H, Sp, Dp) */
     unsigned char *finite;                 /* (B, H) */
     float *row_max, *row_sum;              /* (B, H, L) */
+    float *lse;                            /* (B, H, L, 2), or NULL */
 } attend_state;
 typedef struct attend_scratch {
     float *q;                  /* (bq, D) */
@@ -69,22 +70,18 @@ static void mask_tile(const attend_state *st, size_t b, size_t i0, size_t nq,
 {
     const mha_mask *m = st->a->mask;
     const size_t S = st->a->S, lds = st->bk;
-    const unsigned char *pad = m && m->key_padding_mask ? m->key_padding_mask + b * S : NULL;
+    const int elements = m && (m->attn_mask_bool || m->attn_mask_float || m->key_padding_mask);
+    const int open = !elements && !mha_key_masked(m, S, b, i0, j0 + nk - 1);
     for (size_t r = 0; r < nq; r++) {
         float *row = s + r * lds;
         const size_t i = i0 + r;
-        if (m && m->attn_mask_float)
-            for (size_t c = 0; c < nk; c++)
-                row[c] += m->attn_mask_float[i * S + j0 + c];
-        if (m && m->attn_mask_bool)
-            for (size_t c = 0; c < nk; c++)
-                if (m->attn_mask_bool[i * S + j0 + c])
-                    row[c] = -INFINITY;
-        for (size_t c = 0; pad && c < nk; c++)
-            if (pad[j0 + c])
+        for (size_t c = 0; !open && c < nk; c++) {
+            const size_t j = j0 + c;
+            if (m && m->attn_mask_float)
+                row[c] += m->attn_mask_float[i * S + j];
+            if (mha_key_masked(m, S, b, i, j))
                 row[c] = -INFINITY;
-        for (size_t c = (i + 1 > j0 ? i + 1 - j0 : 0); m && m->causal && c < nk; c++)
-            row[c] = -INFINITY;                       /* key j0 + c > i */
+        }
         for (size_t c = nk; c < cols; c++)
             row[c] = -INFINITY;
     }
@@ -184,6 +181,11 @@ static void attend_tile(const attend_state *st, size_t b, size_t h, size_t t, at
             c[d] = l != 0.0f ? w->acc[r * Dp + d] * inv : 0.0f;
         st->row_max[bh * a->L + i0 + r] = w->m[r];
         st->row_sum[bh * a->L + i0 + r] = l;
+        if (st->lse) {
+            float *row = st->lse + 2 * (bh * a->L + i0 + r);
+            row[0] = isnan(l) ? NAN : l == 0.0f ? -INFINITY : w->m[r];
+            row[1] = l == 0.0f ? 0.0f : logf(l);
+        }
     }
 }
 static void weights_tile(const attend_state *st, size_t b, size_t h, size_t t, attend_scratch *w)
@@ -212,9 +214,10 @@ static void weights_tile(const attend_state *st, size_t b, size_t h, size_t t, a
         }
     }
 }
-mha_status fast_attend(const fast_kernels *k, const fast_blocking *b, const fast_attention *a)
+mha_status fast_attend(const fast_kernels *k, const fast_blocking *b, const fast_attention *a,
+                       float *lse)
 {
-    attend_state st = {k, a, b->bq, b->bk, 0, 0, 0, NULL, NULL, NULL, NULL, NULL};
+    attend_state st = {k, a, b->bq, b->bk, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, lse};
     st.Sp = (a->S + b->bk - 1) / b->bk * b->bk;
     st.Dp = (a->D + k->width - 1) / k->width * k->width;
     st.tiles = (a->L + st.bq - 1) / st.bq;
@@ -302,7 +305,7 @@ mha_status mha_forward_blocked(const mha_shape *shape, const mha_params *params,
         {
             const fast_attention a = {B, H, L, S, D, qp, kp, vp, ldq, ldkv, ldkv, mask, concat, weights};
             fast_stage_mark(FAST_STAGE_ATTEND);
-            status = fast_attend(k, &blk, &a);
+            status = fast_attend(k, &blk, &a, NULL);
         }
     if (status == MHA_OK)
         status = project(k, &blk, FAST_STAGE_PROJECT_OUT, B * L, concat, E,

@@ -102,9 +102,12 @@ typedef struct fast_attention {
     float *weights;                        /* (B, H, L, S) out, or NULL */
 } fast_attention;
 
+/* The fused core, in tiles of b->bq queries and b->bk keys.  Unless lse is
+   NULL, lse (B, H, L, 2) receives each row's m and log l: m is -inf for a row
+   whose keys are all masked (then log l is 0), NaN for a row that met a NaN. */
 MHA_MUST_CHECK
 mha_status fast_attend(const fast_kernels *k, const fast_blocking *b,
-                       const fast_attention *a);
+                       const fast_attention *a, float *lse);
 /* One row's online softmax: fold the scores p (cols) of one tile into the running
    maximum m, sum l and context acc (Dp); p becomes the tile's weights e^(p - m). */
 void fast_online_update(const fast_kernels *k, float *p, size_t cols, float *m, float *l,

@@ -18,10 +18,8 @@ typedef struct fast_attention_grad {
     size_t ldgq, ldgk, ldgv;
 } fast_attention_grad;
 
-/* The fused forward of a->context (a->weights is not written); lse (B, H, L, 2)
-   receives each row's log-sum-exp in two parts, its largest score m and the
-   log of its sum l = sum_j e^(z_j - m): m is -inf for a row whose keys are
-   all masked (then log l is 0), NaN for a row that met a NaN. */
+/* fast_attend with the tiles and kernels of the backward pass: a->context and
+   lse (B, H, L, 2), each row's m and log l; a->weights is not written. */
 MHA_MUST_CHECK
 mha_status fast_attend_lse(const fast_kernels *k, const fast_attention *a, float *lse);
 /* The gradients of q, k and v.  Threads over (batch, head, key tile), then

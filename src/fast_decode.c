@@ -99,8 +99,8 @@ static float *part_at(const decode_task *t, size_t b, size_t g, size_t c, size_t
 }
 static int visible(const mha_kv_cache *cache, size_t b, size_t n, size_t i, size_t j)
 {
-    const size_t T = cache->length[b];
-    return j <= T - n + i && !cache->padding[b * cache->capacity + j];
+    const mha_mask mask = {.causal = 1, .key_padding_mask = cache->padding};
+    return !mha_key_masked(&mask, cache->capacity, b, cache->length[b] - n + i, j);
 }
 static void decode_chunk(const decode_task *t, size_t b, size_t g, size_t c, float *s)
 {
@@ -113,9 +113,9 @@ static void decode_chunk(const decode_task *t, size_t b, size_t g, size_t c, flo
     for (size_t i = 0; i < t->n; i++) {
         const float *q = t->qkv + (b * t->n + i) * t->F + g * per * D;    /* (per, D) */
         t->k->key_dots(q, D, per, keys, len, D, scale, s, DECODE_CHUNK);
-        int all_seen = len > 0 && j0 + len - 1 <= T - t->n + i;     /* the same for every head */
+        int all_seen = len > 0;                                     /* the same for every head */
         for (size_t j = 0; all_seen && j < len; j++)
-            all_seen = !cache->padding[b * cache->capacity + j0 + j];
+            all_seen = visible(cache, b, t->n, i, j0 + j);
         for (size_t hh = 0; hh < per; hh++) {
             float *sh = s + hh * DECODE_CHUNK, *part = part_at(t, b, g, c, hh, i);
             const size_t padded = (len + t->k->width - 1) / t->k->width * t->k->width;

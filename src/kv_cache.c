@@ -99,11 +99,11 @@ mha_status mha_kv_cache_append(mha_kv_cache *cache, size_t b, size_t n,
 static void decode_bias(const mha_kv_cache *cache, size_t b, size_t n, float *bias)
 {
     const size_t T = cache->length[b];
-    const unsigned char *pad = cache->padding + b * cache->capacity;
+    const mha_mask mask = {.causal = 1, .key_padding_mask = cache->padding};
     for (size_t i = 0; i < n; i++) {
         const size_t p = T - n + i;                       /* the query's position */
         for (size_t j = 0; j < T; j++)
-            bias[i * T + j] = (j > p || pad[j]) ? -INFINITY : 0.0f;
+            bias[i * T + j] = mha_key_masked(&mask, cache->capacity, b, p, j) ? -INFINITY : 0.0f;
     }
 }
 /* Rotate the D features of x (one head) to position p, pairs (2j, 2j+1). */

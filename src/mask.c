@@ -16,13 +16,19 @@ int mha_mask_bias(const mha_mask *mask, const mha_shape *shape, size_t b, float 
     const size_t L = shape->query_len, S = shape->key_len;
     for (size_t i = 0; i < L; i++)
         for (size_t j = 0; j < S; j++) {
-            float x = mask->attn_mask_float ? mask->attn_mask_float[i * S + j] : 0.0f;
-            int masked = mask->attn_mask_bool && mask->attn_mask_bool[i * S + j];
-            if (mask->causal && j > i)
-                masked = 1;
-            if (mask->key_padding_mask && mask->key_padding_mask[b * S + j])
-                masked = 1;
-            bias[i * S + j] = masked ? -INFINITY : x;
+            const float x = mask->attn_mask_float ? mask->attn_mask_float[i * S + j] : 0.0f;
+            bias[i * S + j] = mha_key_masked(mask, S, b, i, j) ? -INFINITY : x;
         }
     return 1;
+}
+int mha_key_masked(const mha_mask *mask, size_t S, size_t b, size_t i, size_t j)
+{
+    if (mask == NULL)
+        return 0;
+    int masked = mask->attn_mask_bool && mask->attn_mask_bool[i * S + j];
+    if (mask->causal && j > i)
+        masked = 1;
+    if (mask->key_padding_mask && mask->key_padding_mask[b * S + j])
+        masked = 1;
+    return masked;
 }

@@ -68,6 +68,10 @@ typedef struct mha_mask {
     const float *attn_mask_float;          /* (L, S), added to the scores, or NULL */
     const unsigned char *key_padding_mask; /* (B, S), nonzero = padding, or NULL */
 } mha_mask;
+/* 1 when the mask removes key j for query i of sequence b, S keys a sequence: a
+   causal mask (j > i), the boolean mask, or key j being padding in sequence b;
+   0 otherwise, and for a NULL mask.  Unchecked: i < L, j < S and b < B. */
+int mha_key_masked(const mha_mask *mask, size_t S, size_t b, size_t i, size_t j);
 /* 1: bias (L, S) holds sequence b's additive mask; 0: there is no mask, bias
    untouched; -1: shape or bias is NULL, or b >= B, bias untouched. */
 MHA_MUST_CHECK

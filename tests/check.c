@@ -14,8 +14,7 @@ rng rng_seeded(uint64_t seed)
 
 float rng_uniform(rng *r, float lo, float hi)
 {
-    double u = mha_random_unit(&r->state);
-    return (float)(lo + (hi - lo) * u);
+    return (float)mha_random_between(&r->state, lo, hi);
 }
 
 float *random_floats(rng *r, size_t n, float lo, float hi)

@@ -210,6 +210,18 @@ static void flood_query(mha_case *c)
     for (size_t i = 0; i < row; i++)
         c->query[row + i] = 3e38f;
 }
+/* Version k of a pass answered st at 10^(tenth/10): an answer of the rule, the
+   answer of version 0 (*first), and a finite result (n) when it accepted. */
+static void expect_same_answer(const char *pass, const char *name, size_t k, int tenth,
+                               mha_status st, mha_status *first, const float *result, size_t n)
+{
+    cr_assert(st == MHA_OK || st == MHA_ERR_RANGE, "%s %s: status %d", pass, name, (int)st);
+    if (k == 0)
+        *first = st;
+    cr_expect_eq(st, *first, "%s %s at 1e%.1f", pass, name, tenth / 10.0);
+    for (size_t i = 0; st == MHA_OK && i < n; i++)
+        cr_assert(isfinite(result[i]), "%s %s at 1e%.1f", pass, name, tenth / 10.0);
+}
 Test(hardening, absurd_shapes_are_refused_by_the_library) {
     float one[1] = {0}, out[1], weights[1];
     const mha_params params = {one, one, one, one};
@@ -764,6 +776,60 @@ Test(contract, overflow_decode) {
                      MHA_OK, "%s: the clean row after a refusal", mha_decode_impls[k].name);
         mha_kv_cache_free(&cache);
     }
+    case_free(&c);
+}
+Test(contract, versions_agree_near_the_bound) {
+    const mha_shape shape = {2, 3, 3, 8, 2};
+    mha_case c = case_random(shape, 24, CASE_SELF);
+    const mha_decoder dec = {8, 2, 2, c.params, 0, 0.0f};
+    float clean[2 * 3 * 8], gy[2 * 3 * 8], gx[2 * 3 * 8], gw[3 * 8 * 8], gwo[8 * 8];
+    float prompt[2 * 2 * 8], row[2 * 8], out[2 * 3 * 8];
+    const mha_mask causal = {.causal = 1};
+    memcpy(clean, c.query, sizeof clean);
+    for (size_t b = 0; b < 2; b++)                     /* positions 0, 1 of each sequence */
+        memcpy(prompt + b * 2 * 8, clean + b * 3 * 8, 2 * 8 * sizeof *prompt);
+    for (size_t i = 0; i < 2 * 3 * 8; i++)
+        gy[i] = 0.25f;
+    const mha_grads grads = {gx, NULL, NULL, gw, NULL, gwo, NULL};
+    int seen[2][2] = {{0, 0}, {0, 0}};                 /* [backward, decode][refused] */
+    for (int tenth = 80; tenth <= 220; tenth++) {
+        const float scale = (float)pow(10.0, tenth / 10.0);
+        for (size_t i = 0; i < 3 * 8; i++)
+            c.query[3 * 8 + i] = clean[3 * 8 + i] * scale;
+        memcpy(row, clean + 2 * 8, 8 * sizeof *row);   /* position 2: sequence 1's scaled */
+        memcpy(row + 8, c.query + 3 * 8 + 2 * 8, 8 * sizeof *row);
+        mha_status first = MHA_OK;
+        for (size_t k = 0; k < mha_backward_impl_count; k++) {
+            const mha_status st = mha_backward_impls[k].backward(&shape, &c.params, c.query,
+                                                                 NULL, NULL, NULL, gy, &grads);
+            expect_same_answer("backward", mha_backward_impls[k].name, k, tenth, st, &first, gx,
+                               2 * 3 * 8);
+        }
+        seen[0][first == MHA_ERR_RANGE] = 1;
+        const mha_status forward = mha_impls[0].forward(&shape, &c.params, c.query, NULL, NULL,
+                                                        &causal, out, NULL);
+        first = MHA_OK;
+        for (size_t k = 0; k < mha_decode_impl_count; k++) {
+            mha_kv_cache cache;
+            cr_assert_eq(mha_kv_cache_init(&cache, 2, 2, 4, 4), MHA_OK);
+            mha_status st = mha_decode_impls[k].step(&dec, &cache, 2, prompt, NULL, out, NULL);
+            cr_assert_eq(st, MHA_OK, "%s", mha_decode_impls[k].name);
+            st = mha_decode_impls[k].step(&dec, &cache, 1, row, NULL, out, NULL);
+            expect_same_answer("decode", mha_decode_impls[k].name, k, tenth, st, &first, out,
+                               2 * 8);
+            mha_kv_cache_free(&cache);
+            cr_assert_eq(mha_kv_cache_init(&cache, 2, 2, 4, 4), MHA_OK);
+            cr_expect_eq(mha_decode_impls[k].step(&dec, &cache, 3, c.query, NULL, out, NULL),
+                         forward, "prefill %s at 1e%.1f", mha_decode_impls[k].name,
+                         tenth / 10.0);
+            mha_kv_cache_free(&cache);
+        }
+        seen[1][first == MHA_ERR_RANGE] = 1;
+    }
+    cr_expect(seen[0][0] && seen[0][1], "backward: accepted %d, refused %d", seen[0][0],
+              seen[0][1]);
+    cr_expect(seen[1][0] && seen[1][1], "decode: accepted %d, refused %d", seen[1][0],
+              seen[1][1]);
     case_free(&c);
 }
 Test(contract, overflow_command) {

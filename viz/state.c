@@ -165,16 +165,22 @@ static mha_status decode_tokens(viz_state *s, const mha_decode_impl *impl, int e
     }
     return status;
 }
+/* The mask the switches stand for; padding (VIZ_TOKENS_MAX) receives its flags. */
+static mha_mask viz_mask(const viz_state *s, unsigned char *padding)
+{
+    for (size_t j = 0; j < VIZ_TOKENS_MAX; j++)
+        padding[j] = s->padding && j < VIZ_PADDING;
+    return (mha_mask){s->causal, NULL, NULL, s->padding ? padding : NULL};
+}
+
 static mha_status run_prefix(const viz_state *s, const mha_impl *impl, const float *in_w,
                              float *out, float *weights)
 {
     const size_t n = s->step;
-    unsigned char padding[VIZ_TOKENS_MAX] = {0};
-    for (size_t j = 0; s->padding && j < VIZ_PADDING; j++)
-        padding[j] = 1;
+    unsigned char padding[VIZ_TOKENS_MAX];
     const mha_shape shape = {1, n, n, VIZ_EMBED, VIZ_HEADS};
     const mha_params params = {in_w, NULL, s->out_proj_weight, NULL};
-    const mha_mask mask = {s->causal, NULL, NULL, s->padding ? padding : NULL};
+    const mha_mask mask = viz_mask(s, padding);
     return impl->forward(&shape, &params, s->x, NULL, NULL, &mask, out, weights);
 }
 static mha_status run_layer(viz_state *s, int extend)
@@ -251,7 +257,9 @@ double viz_score(const viz_state *s, size_t h, size_t i, size_t j)
 
 int viz_blocked(const viz_state *s, size_t i, size_t j)
 {
-    return (s->causal && j > i) || (s->padding && j < VIZ_PADDING);
+    unsigned char padding[VIZ_TOKENS_MAX];
+    const mha_mask mask = viz_mask(s, padding);
+    return mha_key_masked(&mask, VIZ_TOKENS_MAX, 0, i, j);
 }
 static void go_to_step(viz_state *s, size_t step)
 {
