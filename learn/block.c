@@ -129,15 +129,17 @@ mha_status mha_layer_norm_backward(size_t rows, size_t E, const float *x, const 
     #pragma omp parallel for schedule(static)
     for (size_t r = 0; r < rows; r++) {
         const float *xr = x + r * E, *gy = grad_y + r * E;
+        float *gx = grad_x + r * E;
+        const double mu = mean[r], s = rstd[r];
         double g_mean = 0.0, gx_mean = 0.0;
         for (size_t j = 0; j < E; j++) {
-            const double g = (double)gy[j] * weight[j], xhat = (xr[j] - (double)mean[r]) * rstd[r];
+            const double g = (double)gy[j] * weight[j], xhat = (xr[j] - mu) * s;
             g_mean += g, gx_mean += g * xhat;
         }
         g_mean /= (double)E, gx_mean /= (double)E;
         for (size_t j = 0; j < E; j++) {
-            const double g = (double)gy[j] * weight[j], xhat = (xr[j] - (double)mean[r]) * rstd[r];
-            grad_x[r * E + j] = (float)(rstd[r] * (g - g_mean - xhat * gx_mean));
+            const double g = (double)gy[j] * weight[j], xhat = (xr[j] - mu) * s;
+            gx[j] = (float)(s * (g - g_mean - xhat * gx_mean));
         }
     }
     #pragma omp parallel for schedule(static)
