@@ -202,7 +202,8 @@ Test(block, gradients_match_central_differences) {
 static double layer_norm_loss(size_t rows, size_t E, const float *x, const float *w,
                               const float *b, const float *gy)
 {
-    double *xd = malloc(rows * E * sizeof *xd), *y = malloc(rows * E * sizeof *y), sum = 0.0;
+    double *xd = calloc(rows * E, sizeof *xd), *y = calloc(rows * E, sizeof *y), sum = 0.0;
+    cr_assert(xd && y);
     for (size_t i = 0; i < rows * E; i++)
         xd[i] = x[i];
     layer_norm64(rows, E, xd, w, b, y);
