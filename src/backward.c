@@ -2,7 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "mha.h"
+#include "mha_internal.h"
 
 /* C (M, N) += A (K, M) transposed times B (K, N). */
 static void matmul_tn_add(size_t M, size_t N, size_t K, const float *A, size_t lda,

@@ -1,6 +1,6 @@
 /* generated from chapters/04-batched.nw; edit the book, not this file */
 #include <stdlib.h>
-#include "mha.h"
+#include "mha_internal.h"
 
 mha_status mha_forward_batched(const mha_shape *shape, const mha_params *params,
                                const float *query, const float *key,

@@ -5,7 +5,7 @@
    set and their choice, the packed matrix product and the fused attention.
    Not part of mha.h. */
 #include <stddef.h>
-#include "mha.h"
+#include "mha_internal.h"
 
 typedef struct fast_kernels {
     const char *name;                      /* "avx512", "avx2" or "scalar" */

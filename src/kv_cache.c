@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "mha.h"
+#include "mha_internal.h"
 
 static float *zeroed_lines(size_t bytes)
 {
@@ -72,7 +72,6 @@ void mha_kv_cache_take_back(mha_kv_cache *cache, size_t n)
         cache->length[b] = start;
     }
 }
-/* keys, values: (n, H_kv D) with row stride ld; padding: (n) or NULL. */
 mha_status mha_kv_cache_append(mha_kv_cache *cache, size_t b, size_t n,
                                const float *keys, const float *values, size_t ld,
                                const unsigned char *padding)
@@ -106,7 +105,6 @@ static void decode_bias(const mha_kv_cache *cache, size_t b, size_t n, float *bi
             bias[i * T + j] = (j > p || pad[j]) ? -INFINITY : 0.0f;
     }
 }
-/* Rotate the D features of x (one head) to position p, pairs (2j, 2j+1). */
 void mha_rope(float *x, size_t D, size_t position, double base)
 {
     for (size_t j = 0; 2 * j + 1 < D; j++) {
@@ -261,7 +259,6 @@ const mha_decode_impl *mha_decode_impl_find(const char *name)
     return mha_version_find(mha_decode_impls, mha_decode_impl_count, sizeof mha_decode_impls[0],
                             name);
 }
-/* Operations of one cached decoding step for the token at [[position]]. */
 double mha_decode_flops(size_t embed_dim, size_t heads, size_t kv_heads, size_t position)
 {
     const double E = (double)embed_dim, D = E / (double)heads, T = (double)position + 1;

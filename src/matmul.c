@@ -1,8 +1,7 @@
 /* generated from chapters/01-shape.nw, chapters/04-batched.nw; edit the book, not this file */
 #include <stddef.h>
-#include "mha.h"
+#include "mha_internal.h"
 
-/* C (M, N) = A (M, K) times W (N, K) transposed, plus bias (N) if not NULL. */
 void mha_matmul_nt(size_t M, size_t N, size_t K,
                    const float *A, size_t lda,
                    const float *W, size_t ldw,
@@ -20,7 +19,6 @@ void mha_matmul_nt(size_t M, size_t N, size_t K,
 
 enum { TILE_ROWS = 4, TILE_COLS = 16 };
 
-/* dst (cols, rows) = src (rows, cols) transposed. */
 void mha_transpose(size_t rows, size_t cols, const float *src, size_t lds,
                    float *dst, size_t ldd)
 {
@@ -63,7 +61,6 @@ static void tile_edge(size_t rows, size_t cols, size_t K, const float *A, size_t
         }
     }
 }
-/* C (M, N) = A (M, K) times Wt (K, N), plus bias (N) if not NULL. */
 void mha_matmul_nn(size_t M, size_t N, size_t K,
                    const float *A, size_t lda,
                    const float *Wt, size_t ldw,

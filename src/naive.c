@@ -1,6 +1,6 @@
 /* generated from chapters/03-naive.nw; edit the book, not this file */
 #include <stdlib.h>
-#include "mha.h"
+#include "mha_internal.h"
 
 mha_status mha_forward_naive(const mha_shape *shape, const mha_params *params,
                              const float *query, const float *key,

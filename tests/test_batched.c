@@ -4,6 +4,7 @@
 #include <string.h>
 #include <criterion/criterion.h>
 #include "check.h"
+#include "mha_internal.h"
 #include "cli.h"
 #include "oracle.h"
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include "check.h"
+#include "mha_internal.h"
 #include "checkpoint.h"
 #include "cli.h"
 #include "fuzz_harness.h"

@@ -1,0 +1,18 @@
+/* generated from chapters/05-masking.nw; edit the book, not this file */
+#ifndef MHA_MASK_H
+#define MHA_MASK_H
+/* Which keys a query may not see. */
+#include <stddef.h>
+
+/* A NULL mask, or one whose fields are all 0 or NULL, blocks nothing.  A key
+   is blocked when any field blocks it; a query whose keys are all blocked
+   gets zero weights and a zero context, so its output is the output bias.
+   The arrays are the caller's, read during the call only. */
+typedef struct mha_mask {
+    int causal;                            /* block key j > query i */
+    const unsigned char *attn_mask_bool;   /* (L, S), nonzero = blocked, or NULL */
+    const float *attn_mask_float;          /* (L, S), added to the scores, or NULL */
+    const unsigned char *key_padding_mask; /* (B, S), nonzero = padding, or NULL */
+} mha_mask;
+
+#endif
