@@ -7,14 +7,14 @@
 
 /* Unchecked: C (M, N) = A (M, K) W (N, K)^T, plus bias (N) if not NULL;
    row strides lda, ldw, ldc. */
-void mha_matmul_nt(size_t M, size_t N, size_t K,
+void mha_product_nt_plain(size_t M, size_t N, size_t K,
                    const float *A, size_t lda,
                    const float *W, size_t ldw,
                    const float *bias,
                    float *C, size_t ldc);
 /* Unchecked: C (M, N) = A (M, K) Wt (K, N), plus bias (N) if not NULL; row
-   strides lda, ldw, ldc; the same sums as mha_matmul_nt, tiled. */
-void mha_matmul_nn(size_t M, size_t N, size_t K,
+   strides lda, ldw, ldc; the same sums as mha_product_nt_plain, tiled. */
+void mha_product_nn_plain(size_t M, size_t N, size_t K,
                    const float *A, size_t lda,
                    const float *Wt, size_t ldw,
                    const float *bias,

@@ -18,7 +18,7 @@ Test(batched, matmul_nn_edges) {
             float *bias = random_floats(&r, N, -1, 1), *C = random_floats(&r, M * ldc, 7, 7);
             double *want = malloc(M * N * sizeof *want);
             float *got = malloc(M * N * sizeof *got);
-            mha_matmul_nn(M, N, K, A, lda, Wt, ldw, (a + b) % 2 ? bias : NULL, C, ldc);
+            mha_product_nn_plain(M, N, K, A, lda, Wt, ldw, (a + b) % 2 ? bias : NULL, C, ldc);
             for (size_t i = 0; i < M; i++)
                 for (size_t j = 0; j < N; j++) {
                     double s = (a + b) % 2 ? bias[j] : 0.0;

@@ -58,7 +58,7 @@ Test(fast, gemm_edges_in_every_instruction_set) {
                         double *want = malloc(M * N * sizeof *want);
                         fast_packed p;
                         cr_assert_eq(fast_pack(k, &b, N, K, Wm, ldw, &p), MHA_OK);
-                        cr_assert_eq(fast_gemm(k, &b, M, A, lda, &p, d % 2 ? bias : NULL, C, ldc), MHA_OK);
+                        cr_assert_eq(fast_product(k, &b, M, A, lda, &p, d % 2 ? bias : NULL, C, ldc), MHA_OK);
                         for (size_t i = 0; i < M; i++)
                             for (size_t j = 0; j < N; j++) {
                                 double s = d % 2 ? bias[j] : 0.0;
@@ -93,7 +93,7 @@ Test(fast, gemm_reads_transposed_operands_in_place) {
                         double *want = malloc(M * N * sizeof *want);
                         fast_packed p;
                         cr_assert_eq(fast_pack_strided(k, &b, N, K, Wm, 1, ldw, &p), MHA_OK);
-                        cr_assert_eq(fast_gemm_strided(k, &b, M, A, 1, lda, &p, NULL, C, N), MHA_OK);
+                        cr_assert_eq(fast_product_strided(k, &b, M, A, 1, lda, &p, NULL, C, N), MHA_OK);
                         for (size_t i = 0; i < M; i++)
                             for (size_t j = 0; j < N; j++) {
                                 double sum = 0.0;
@@ -127,7 +127,7 @@ Test(fast, the_direct_product_in_every_instruction_set) {
                             float *bias = random_floats(&r, N, -1, 1), *C = random_floats(&r, M * ldc, 7, 7);
                             float *got = malloc(M * N * sizeof *got);
                             double *want = malloc(M * N * sizeof *want);
-                            fast_gemm_direct(k, M, N, K, A, rs, cs, B, ldb, d ? bias : NULL, C, ldc);
+                            fast_product_direct(k, M, N, K, A, rs, cs, B, ldb, d ? bias : NULL, C, ldc);
                             for (size_t i = 0; i < M; i++)
                                 for (size_t j = 0; j < N; j++) {
                                     double s = d ? bias[j] : 0.0;

@@ -168,9 +168,12 @@ Test(sdpa, worked_example_matches_closed_form) {
     mha_example_params(in_w, out_w);
     for (size_t h = 0; h < 2; h++) {
         float q[6], k[6], v[6], weights[9], context[6];
-        mha_matmul_nt(3, 2, 4, mha_example_x, 4, in_w + (0 * 4 + h * 2) * 4, 4, NULL, q, 2);
-        mha_matmul_nt(3, 2, 4, mha_example_x, 4, in_w + (1 * 4 + h * 2) * 4, 4, NULL, k, 2);
-        mha_matmul_nt(3, 2, 4, mha_example_x, 4, in_w + (2 * 4 + h * 2) * 4, 4, NULL, v, 2);
+        mha_product_nt_plain(3, 2, 4, mha_example_x, 4, in_w + (0 * 4 + h * 2) * 4, 4,
+                             NULL, q, 2);
+        mha_product_nt_plain(3, 2, 4, mha_example_x, 4, in_w + (1 * 4 + h * 2) * 4, 4,
+                             NULL, k, 2);
+        mha_product_nt_plain(3, 2, 4, mha_example_x, 4, in_w + (2 * 4 + h * 2) * 4, 4,
+                             NULL, v, 2);
         mha_attend(3, 3, 2, q, 2, k, 2, v, 2, NULL, weights, context, 2);
         expect_close(h == 0 ? "head 1 weights" : "head 2 weights", weights, want[h], 9, 1e-6);
         if (h == 1)

@@ -34,7 +34,7 @@ Test(shape, matmul_nt_strided) {
     float *A = random_floats(&r, M * lda, -1, 1), *W = random_floats(&r, N * ldw, -1, 1);
     float *bias = random_floats(&r, N, -1, 1), C[7 * 6];
     double want[7 * 5];
-    mha_matmul_nt(M, N, K, A, lda, W, ldw, bias, C, ldc);
+    mha_product_nt_plain(M, N, K, A, lda, W, ldw, bias, C, ldc);
     float got[7 * 5];
     for (size_t i = 0; i < M; i++)
         for (size_t j = 0; j < N; j++) {
@@ -102,7 +102,7 @@ Test(shape, matmul_nt_small) {
     const float W[2 * 3] = {1, 0, 0, 0, 1, 1};          /* (2, 3) */
     const float bias[2] = {10, 20};
     float C[4];
-    mha_matmul_nt(2, 2, 3, A, 3, W, 3, bias, C, 2);
+    mha_product_nt_plain(2, 2, 3, A, 3, W, 3, bias, C, 2);
     cr_expect_eq(C[0], 11); cr_expect_eq(C[1], 25);
     cr_expect_eq(C[2], 14); cr_expect_eq(C[3], 31);
 }

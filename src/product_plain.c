@@ -2,7 +2,7 @@
 #include <stddef.h>
 #include "mha_internal.h"
 
-void mha_matmul_nt(size_t M, size_t N, size_t K,
+void mha_product_nt_plain(size_t M, size_t N, size_t K,
                    const float *A, size_t lda,
                    const float *W, size_t ldw,
                    const float *bias,
@@ -61,7 +61,7 @@ static void tile_edge(size_t rows, size_t cols, size_t K, const float *A, size_t
         }
     }
 }
-void mha_matmul_nn(size_t M, size_t N, size_t K,
+void mha_product_nn_plain(size_t M, size_t N, size_t K,
                    const float *A, size_t lda,
                    const float *Wt, size_t ldw,
                    const float *bias,
