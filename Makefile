@@ -182,10 +182,12 @@ figures/viewer-trained.png: | $(BUILD)/mha-viz
 # The library's own suites link libmha.a alone, with the shared helpers of
 # tests/check.c and the float64 reference; every other suite, which runs the
 # command or reads the book's tables, is in build/tests.
-LIB_TESTS    := tests/check.c tests/oracle.c tests/test_naive.c tests/test_masking.c \
-                tests/test_fast_backward.c
+LIB_SUITES   := tests/test_shape.c tests/test_sdpa.c tests/test_naive.c tests/test_batched.c \
+                tests/test_masking.c tests/test_kv_cache.c tests/test_fast.c \
+                tests/test_backward.c tests/test_fast_backward.c
+LIB_TESTS    := tests/check.c tests/oracle.c $(LIB_SUITES)
 LIB_TEST_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_TESTS))
-TEST_OBJ := $(call objects,tests,tests/test_naive.c tests/test_masking.c tests/test_fast_backward.c)
+TEST_OBJ := $(call objects,tests,$(LIB_SUITES))
 $(BUILD)/obj/tests/%.o: $(BUILD)/L/tests/%.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -I$(BUILD)/L/tests $(INC_BOOK) -I$(BUILD)/L/viz $(VIZ_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
