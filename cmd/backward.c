@@ -65,7 +65,7 @@ int mha_cmd_backward(int argc, char **argv, FILE *out, FILE *err)
         const size_t B = shape.batch, L = shape.query_len, S = shape.key_len, E = shape.embed_dim;
         const mha_axis grad_axes[] = {{"B", B}, {"L", L}, {"E", E}};
         status = mha_load_checked(options.dir, "grad_out.npy", 1, MHA_WANT_FLOAT, &grad_out, 3,
-                              grad_axes, err);
+                                  grad_axes, err);
         const size_t counts[7] = {B * L * E, B * S * E, B * S * E, 3 * E * E, 3 * E, E * E, E};
         size_t total = 0;
         for (int i = 0; i < 7; i++)

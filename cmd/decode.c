@@ -94,7 +94,7 @@ static int load_decode_inputs(const struct decode_options *o, mha_layer_files *i
     const mha_axis padding_axes[] = {{"B", B}, {"L", L}};
     if ((status = mha_load_projections(dir, "E+2KD", F, E, in, err)) != MHA_EXIT_OK ||
         (status = mha_load_checked(dir, "key_padding_mask.npy", 0, MHA_WANT_BOOL, &in->key_padding_mask,
-                               2, padding_axes, err)) != MHA_EXIT_OK)
+                                   2, padding_axes, err)) != MHA_EXIT_OK)
         return status;
     return MHA_EXIT_OK;
 }
@@ -162,7 +162,7 @@ int mha_cmd_decode(int argc, char **argv, FILE *out, FILE *err)
             char label[64];
             snprintf(label, sizeof label, "decode (%s)", options.impl->name);
             status = mha_write_outputs(options.common.dir, label, want_weights, &shape, output,
-                                   weights, out, err);
+                                       weights, out, err);
         }
     }
     free(output); free(weights);

@@ -94,7 +94,7 @@ int mha_cmd_forward(int argc, char **argv, FILE *out, FILE *err)
         char label[64];
         snprintf(label, sizeof label, "forward (%s)", options.impl->name);
         status = mha_write_outputs(options.dir, label, options.want_weights, &shape,
-                               output, weights, out, err);
+                                   output, weights, out, err);
     }
     free(output);
     free(weights);

@@ -24,7 +24,7 @@ size_t mha_layer_options(struct mha_forward_options *o, mha_option options[MHA_L
     return MHA_LAYER_OPTIONS;
 }
 int mha_parse_layer_options(int argc, char **argv, const mha_option *options, size_t count,
-                        struct mha_forward_options *o, FILE *err)
+                            struct mha_forward_options *o, FILE *err)
 {
     mha_command_line line;
     if (mha_cli_options(argc, argv, options, count, "directory", &line, err) != MHA_EXIT_OK)
@@ -76,7 +76,7 @@ static int report(mha_status status, const char *message, FILE *err)
 }
 
 int mha_load_input(const char *dir, const char *name, int required, int kinds,
-               mha_npy *array, FILE *err)
+                   mha_npy *array, FILE *err)
 {
     char message[MHA_PATH_SIZE + 512];
     return report(mha_layer_read(dir, name, required, kinds, array, message, sizeof message),
@@ -84,7 +84,7 @@ int mha_load_input(const char *dir, const char *name, int required, int kinds,
 }
 
 int mha_check_shape(const char *dir, const char *name, const mha_npy *array,
-                size_t rank, const mha_axis *axes, FILE *err)
+                    size_t rank, const mha_axis *axes, FILE *err)
 {
     char message[MHA_PATH_SIZE + 512];
     return report(mha_layer_check_shape(dir, name, array, rank, axes, message, sizeof message),
@@ -92,7 +92,7 @@ int mha_check_shape(const char *dir, const char *name, const mha_npy *array,
 }
 
 int mha_load_checked(const char *dir, const char *name, int required, int kinds,
-                 mha_npy *array, size_t rank, const mha_axis *axes, FILE *err)
+                     mha_npy *array, size_t rank, const mha_axis *axes, FILE *err)
 {
     char message[MHA_PATH_SIZE + 512];
     return report(mha_layer_read_checked(dir, name, required, kinds, array, rank, axes,
@@ -100,7 +100,7 @@ int mha_load_checked(const char *dir, const char *name, int required, int kinds,
 }
 
 int mha_load_projections(const char *dir, const char *rows_letters, size_t rows, size_t E,
-                     mha_layer_files *in, FILE *err)
+                         mha_layer_files *in, FILE *err)
 {
     char message[MHA_PATH_SIZE + 512];
     return report(mha_layer_read_projections(dir, rows_letters, rows, E, in,
@@ -114,7 +114,7 @@ int mha_load_query(const char *dir, mha_layer_files *in, FILE *err)
 }
 
 int mha_load_forward_inputs(const struct mha_forward_options *o, mha_layer_files *in,
-                        mha_shape *shape, FILE *err)
+                            mha_shape *shape, FILE *err)
 {
     char message[MHA_PATH_SIZE + 512];
     return report(mha_layer_read_forward(o->dir, o->heads, in, shape, message, sizeof message),
@@ -130,7 +130,7 @@ static int report_output(mha_status status, const char *message, FILE *err)
 /* Begin the set files[0..n-1] in dir (n may be 0 and dir NULL), owning own[]
    there, with also->path as one more file when also is not NULL. */
 int mha_begin_files(const char *dir, int n, const struct mha_written_file *files,
-                const char *const own[], const struct mha_written_stream *also, FILE *err)
+                    const char *const own[], const struct mha_written_stream *also, FILE *err)
 {
     char message[MHA_PATH_SIZE + 256];
     const char *names[MHA_OUTPUT_FILES_MAX];
@@ -153,7 +153,7 @@ int mha_begin_files(const char *dir, int n, const struct mha_written_file *files
 /* Write and commit the set begun with the same files and also; files[0] is
    renamed last.  The set is ended whatever happens. */
 int mha_finish_files(const char *dir, int n, const struct mha_written_file *files,
-                 const struct mha_written_stream *also, FILE *err)
+                     const struct mha_written_stream *also, FILE *err)
 {
     char message[MHA_PATH_SIZE + 256];
     mha_status status = MHA_OK;
@@ -175,14 +175,14 @@ int mha_finish_files(const char *dir, int n, const struct mha_written_file *file
 }
 
 int mha_write_files(const char *dir, int n, const struct mha_written_file *files,
-                const char *const own[], FILE *err)
+                    const char *const own[], FILE *err)
 {
     const int status = mha_begin_files(dir, n, files, own, NULL, err);
     return status == MHA_EXIT_OK ? mha_finish_files(dir, n, files, NULL, err) : status;
 }
 int mha_write_outputs(const char *dir, const char *label, int want_weights,
-                  const mha_shape *shape, const float *output,
-                  const float *weights, FILE *out, FILE *err)
+                      const mha_shape *shape, const float *output,
+                      const float *weights, FILE *out, FILE *err)
 {
     static const char *const own[] = {"out.npy", "attn_weights.npy", NULL};
     const size_t output_shape[3] = {shape->batch, shape->query_len, shape->embed_dim};

@@ -73,7 +73,7 @@ static mha_model_tensors tensors_at(const mha_induction_model *model, float *bas
     return t;
 }
 mha_status mha_induction_model_init(mha_induction_model *model, size_t vocab, size_t length,
-                                size_t embed_dim, size_t heads, size_t layers, uint64_t seed)
+                                    size_t embed_dim, size_t heads, size_t layers, uint64_t seed)
 {
     memset(model, 0, sizeof *model);
     if (vocab < 2 || length < 6 || embed_dim == 0 || layers == 0 || layers > MHA_LEARNING_MAX_LAYERS)
@@ -121,7 +121,7 @@ mha_model_tensors mha_induction_model_tensors(const mha_induction_model *model)
     return tensors_at(model, model->params);
 }
 mha_status mha_learning_workspace_init(mha_learning_workspace *ws, const mha_induction_model *model,
-                                   size_t batch)
+                                       size_t batch)
 {
     const size_t T = model->length, E = model->embed_dim, H = model->heads;
     const size_t n = batch * T * E;
@@ -146,7 +146,7 @@ mha_status mha_learning_workspace_init(mha_learning_workspace *ws, const mha_ind
         for (size_t p = 0; p < ws->parts && status == MHA_OK; p++) {
             const size_t size = batch - p * MHA_LEARNING_SLICE;
             status = mha_learning_workspace_init(&ws->part[p], model,
-                                             size < MHA_LEARNING_SLICE ? size : MHA_LEARNING_SLICE);
+                                                 size < MHA_LEARNING_SLICE ? size : MHA_LEARNING_SLICE);
         }
         if (status != MHA_OK) {
             mha_learning_workspace_free(ws);
@@ -207,7 +207,7 @@ static mha_status forward_layers(const mha_induction_model *model, mha_learning_
 }
 
 mha_status mha_induction_forward(const mha_induction_model *model, mha_learning_workspace *ws,
-                             const int *tokens)
+                                 const int *tokens)
 {
     return forward_layers(model, ws, tokens, 0);
 }
@@ -303,7 +303,7 @@ static void adamw_step(mha_induction_model *model, const mha_train_options *o)
     }
 }
 mha_status mha_induction_gradients(mha_induction_model *model, mha_learning_workspace *ws,
-                               const mha_induction_batch *batch, mha_train_stats *stats)
+                                   const mha_induction_batch *batch, mha_train_stats *stats)
 {
     const size_t T = model->length, parts = ws->parts;
     const double count = (double)(batch->batch * (T - 1));
@@ -358,8 +358,8 @@ mha_status mha_induction_gradients(mha_induction_model *model, mha_learning_work
     return status;
 }
 mha_status mha_induction_train_step(mha_induction_model *model, mha_learning_workspace *ws,
-                                const mha_induction_batch *batch, const mha_train_options *o,
-                                mha_train_stats *stats)
+                                    const mha_induction_batch *batch, const mha_train_options *o,
+                                    mha_train_stats *stats)
 {
     const mha_status status = mha_induction_gradients(model, ws, batch, stats);
     if (status == MHA_OK)
@@ -368,7 +368,7 @@ mha_status mha_induction_train_step(mha_induction_model *model, mha_learning_wor
 }
 /* weights: (B, H, T, T) of one layer. */
 void mha_head_scores_from_weights(const float *weights, const mha_induction_batch *batch,
-                              size_t heads, size_t layer, mha_head_scores *scores)
+                                  size_t heads, size_t layer, mha_head_scores *scores)
 {
     const size_t B = batch->batch, T = batch->length;
     for (size_t h = 0; h < heads && h < MHA_LEARNING_MAX_HEADS; h++) {

@@ -69,25 +69,25 @@ void mha_induction_batch_fill(mha_induction_batch *batch, size_t vocab, uint64_t
 mha_learning_streams mha_learning_streams_from_seed(uint64_t seed);
 MHA_MUST_CHECK
 mha_status mha_induction_model_init(mha_induction_model *model, size_t vocab, size_t length,
-                                size_t embed_dim, size_t heads, size_t layers, uint64_t seed);
+                                    size_t embed_dim, size_t heads, size_t layers, uint64_t seed);
 void mha_induction_model_free(mha_induction_model *model);
 mha_model_tensors mha_induction_model_tensors(const mha_induction_model *model);
 MHA_MUST_CHECK
 mha_status mha_learning_workspace_init(mha_learning_workspace *ws, const mha_induction_model *model,
-                                   size_t batch);
+                                       size_t batch);
 void mha_learning_workspace_free(mha_learning_workspace *ws);
 MHA_MUST_CHECK
 mha_status mha_induction_forward(const mha_induction_model *model, mha_learning_workspace *ws,
-                             const int *tokens);
+                                 const int *tokens);
 MHA_MUST_CHECK
 mha_status mha_induction_gradients(mha_induction_model *model, mha_learning_workspace *ws,
-                               const mha_induction_batch *batch, mha_train_stats *stats);
+                                   const mha_induction_batch *batch, mha_train_stats *stats);
 MHA_MUST_CHECK
 mha_status mha_induction_train_step(mha_induction_model *model, mha_learning_workspace *ws,
-                                const mha_induction_batch *batch, const mha_train_options *o,
-                                mha_train_stats *stats);
+                                    const mha_induction_batch *batch, const mha_train_options *o,
+                                    mha_train_stats *stats);
 void mha_head_scores_from_weights(const float *weights, const mha_induction_batch *batch,
-                              size_t heads, size_t layer, mha_head_scores *scores);
+                                  size_t heads, size_t layer, mha_head_scores *scores);
 typedef struct mha_trainer_config {
     size_t vocab, length, embed_dim, heads, layers;  /* the model: V, T, E, H, layers */
     size_t batch, probe_batch;                       /* sequences per step, in the probe */

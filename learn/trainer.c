@@ -16,7 +16,7 @@ mha_status mha_induction_trainer_init(mha_induction_trainer *t, const mha_traine
     if (c->heads > MHA_LEARNING_MAX_HEADS)
         return MHA_ERR_HEADS;
     mha_status status = mha_induction_model_init(&t->model, c->vocab, c->length, c->embed_dim,
-                                             c->heads, c->layers, c->seed);
+                                                 c->heads, c->layers, c->seed);
     if (status == MHA_OK)
         status = mha_learning_workspace_init(&t->ws, &t->model, c->batch);
     if (status == MHA_OK)
@@ -40,7 +40,7 @@ mha_status mha_induction_trainer_restart(mha_induction_trainer *t)
     mha_induction_model_free(&t->model);
     t->data_state = mha_learning_streams_from_seed(c->seed).data;
     return mha_induction_model_init(&t->model, c->vocab, c->length, c->embed_dim, c->heads,
-                                c->layers, c->seed);
+                                    c->layers, c->seed);
 }
 
 mha_status mha_induction_trainer_step(mha_induction_trainer *t, mha_train_stats *stats)
@@ -55,7 +55,7 @@ mha_status mha_induction_trainer_measure(mha_induction_trainer *t, mha_head_scor
     const mha_status status = mha_induction_forward(&t->model, &t->probe_ws, t->probe.tokens);
     for (size_t l = 0; status == MHA_OK && l < t->model.layers; l++)
         mha_head_scores_from_weights(t->probe_ws.weights + l * P * H * T * T, &t->probe, H, l,
-                                 scores);
+                                     scores);
     return status;
 }
 

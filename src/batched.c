@@ -40,7 +40,7 @@ mha_status mha_forward_batched(const mha_shape *shape, const mha_params *params,
             mha_product_nn_plain(B * S, E, E, key, E, Wt + E, 3 * E, in_b ? in_b + E : NULL, kvp,
                                  2 * E);
             mha_product_nn_plain(B * S, E, E, value, E, Wt + 2 * E, 3 * E, in_b ? in_b + 2 * E : NULL,
-                          kvp + E, 2 * E);
+                                 kvp + E, 2 * E);
         }
         q = qp; k = kvp; v = kvp + E;
         ldq = E; ldk = ldv = 2 * E;

@@ -68,8 +68,8 @@ mha_status fast_pack(const fast_kernels *k, const fast_blocking *b,
 void fast_packed_free(fast_packed *p);
 MHA_MUST_CHECK
 mha_status fast_product(const fast_kernels *k, const fast_blocking *b, size_t M,
-                     const float *A, size_t lda, const fast_packed *Wp,
-                     const float *bias, float *C, size_t ldc);
+                        const float *A, size_t lda, const fast_packed *Wp,
+                        const float *bias, float *C, size_t ldc);
 /* The same with each operand's element (row i, column k) at X[i rs + k cs]:
    cs = 1 is the row-major case above, rs = 1 a transposed operand read in place. */
 MHA_MUST_CHECK
@@ -77,15 +77,16 @@ mha_status fast_pack_strided(const fast_kernels *k, const fast_blocking *b, size
                              size_t K, const float *W, size_t rs, size_t cs, fast_packed *p);
 MHA_MUST_CHECK
 mha_status fast_product_strided(const fast_kernels *k, const fast_blocking *b, size_t M,
-                             const float *A, size_t rs, size_t cs, const fast_packed *Wp,
-                             const float *bias, float *C, size_t ldc);
+                                const float *A, size_t rs, size_t cs, const fast_packed *Wp,
+                                const float *bias, float *C, size_t ldc);
 void fast_product_vector(const fast_kernels *k, size_t M, const float *X, size_t ldx,
-               const float *W, size_t N, size_t K, const float *bias, float *Y, size_t ldy);
+                         const float *W, size_t N, size_t K, const float *bias, float *Y,
+                         size_t ldy);
 /* C (M, N) = A B + bias: A's element (i, k) at A[i rs + k cs], B (K, N) with row
    stride ldb, bias NULL or (N); for B small enough to stay in cache */
 void fast_product_direct(const fast_kernels *k, size_t M, size_t N, size_t K, const float *A,
-                      size_t rs, size_t cs, const float *B, size_t ldb, const float *bias,
-                      float *C, size_t ldc);
+                         size_t rs, size_t cs, const float *B, size_t ldb, const float *bias,
+                         float *C, size_t ldc);
 /* Scratch that outlives a call.  fast_scratch_take(n) returns n bytes (64-byte
    aligned, contents undefined) or NULL; fast_scratch_give(p) hands a block back
    (NULL is ignored), where the next take of at most its size may find it.

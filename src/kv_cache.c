@@ -124,7 +124,7 @@ static void project_per_head(const mha_decoder *dec, size_t rows, const float *x
     for (size_t r = 0; r < dec->heads + 2 * G; r++) {     /* H query heads, G keys, G values */
         const size_t first = r * D;                       /* the block's first output feature */
         mha_product_nt_plain(rows, D, E, x, E, W + first * E, E, bias ? bias + first : NULL,
-                      qkv + first, F);
+                             qkv + first, F);
     }
 }
 static void project_fused(const mha_decoder *dec, size_t rows, const float *x, float *qkv)
@@ -132,7 +132,7 @@ static void project_fused(const mha_decoder *dec, size_t rows, const float *x, f
     const size_t E = dec->embed_dim, D = E / dec->heads;
     const size_t F = E + 2 * dec->kv_heads * D;
     mha_product_nt_plain(rows, F, E, x, E, dec->params.in_proj_weight, E,
-                  dec->params.in_proj_bias, qkv, F);
+                         dec->params.in_proj_bias, qkv, F);
 }
 static mha_status decode_step(const mha_decoder *dec, mha_kv_cache *cache, size_t n,
                               const float *x, const unsigned char *padding,
@@ -173,7 +173,7 @@ static mha_status decode_step(const mha_decoder *dec, mha_kv_cache *cache, size_
         }
     }
     mha_product_nt_plain(B * n, E, E, concat, E, dec->params.out_proj_weight, E,
-                  dec->params.out_proj_bias, out, E);
+                         dec->params.out_proj_bias, out, E);
     free(qkv); free(concat); free(bias); free(scratch);
     status = mha_decode_range(dec, cache, n, x, out);
     if (status != MHA_OK)

@@ -36,7 +36,7 @@ mha_status mha_forward_naive(const mha_shape *shape, const mha_params *params,
                        w, concat + h * D, E);
         }
         mha_product_nt_plain(L, E, E, concat, E, params->out_proj_weight, E, params->out_proj_bias,
-                      out + b * L * E, E);                               /* (L, E) */
+                             out + b * L * E, E);                               /* (L, E) */
     }
     free(q); free(k); free(v); free(concat); free(bias); free(scratch);
     return mha_forward_range(shape, params, query, key, value, mask, out);

@@ -98,15 +98,15 @@ static void kernel_at(const fast_kernels *k, size_t rows, size_t cols, size_t de
         memcpy(C + r * ldc, tile + r * k->nr, cols * sizeof *C);
 }
 mha_status fast_product(const fast_kernels *k, const fast_blocking *b, size_t M,
-                     const float *A, size_t lda, const fast_packed *Wp,
-                     const float *bias, float *C, size_t ldc)
+                        const float *A, size_t lda, const fast_packed *Wp,
+                        const float *bias, float *C, size_t ldc)
 {
     return fast_product_strided(k, b, M, A, lda, 1, Wp, bias, C, ldc);
 }
 
 mha_status fast_product_strided(const fast_kernels *k, const fast_blocking *b, size_t M,
-                             const float *A, size_t rs, size_t cs, const fast_packed *Wp,
-                             const float *bias, float *C, size_t ldc)
+                                const float *A, size_t rs, size_t cs, const fast_packed *Wp,
+                                const float *bias, float *C, size_t ldc)
 {
     const size_t N = Wp->N, K = Wp->K, kc = Wp->kc, mr = k->mr, nr = k->nr;
     const size_t threads = (size_t)omp_get_max_threads();
@@ -157,7 +157,8 @@ mha_status fast_product_strided(const fast_kernels *k, const fast_blocking *b, s
 }
 /* Y (M, N) = X (M, K) W (N, K)^T + bias, one dot product per element. */
 void fast_product_vector(const fast_kernels *k, size_t M, const float *X, size_t ldx,
-               const float *W, size_t N, size_t K, const float *bias, float *Y, size_t ldy)
+                         const float *W, size_t N, size_t K, const float *bias, float *Y,
+                         size_t ldy)
 {
     #pragma omp parallel for schedule(static)
     for (size_t j = 0; j < N; j++)
@@ -165,8 +166,8 @@ void fast_product_vector(const fast_kernels *k, size_t M, const float *X, size_t
             Y[i * ldy + j] = (bias ? bias[j] : 0.0f) + k->dot(X + i * ldx, W + j * K, K);
 }
 void fast_product_direct(const fast_kernels *k, size_t M, size_t N, size_t K, const float *A,
-                      size_t rs, size_t cs, const float *B, size_t ldb, const float *bias,
-                      float *C, size_t ldc)
+                         size_t rs, size_t cs, const float *B, size_t ldb, const float *bias,
+                         float *C, size_t ldc)
 {
     const size_t blocks = M / 4;
     #pragma omp parallel for schedule(static) if (M * N * K >= (size_t)1 << 22)

@@ -3,10 +3,10 @@
 #include "mha_internal.h"
 
 void mha_product_nt_plain(size_t M, size_t N, size_t K,
-                   const float *A, size_t lda,
-                   const float *W, size_t ldw,
-                   const float *bias,
-                   float *C, size_t ldc)
+                          const float *A, size_t lda,
+                          const float *W, size_t ldw,
+                          const float *bias,
+                          float *C, size_t ldc)
 {
     for (size_t i = 0; i < M; i++)
         for (size_t j = 0; j < N; j++) {
@@ -62,10 +62,10 @@ static void tile_edge(size_t rows, size_t cols, size_t K, const float *A, size_t
     }
 }
 void mha_product_nn_plain(size_t M, size_t N, size_t K,
-                   const float *A, size_t lda,
-                   const float *Wt, size_t ldw,
-                   const float *bias,
-                   float *C, size_t ldc)
+                          const float *A, size_t lda,
+                          const float *Wt, size_t ldw,
+                          const float *bias,
+                          float *C, size_t ldc)
 {
     for (size_t i = 0; i < M; i += TILE_ROWS)
         for (size_t j = 0; j < N; j += TILE_COLS) {

@@ -34,7 +34,7 @@ size_t viz_induction_step(const float *induction, size_t steps)
     return 0;
 }
 static mha_head_scores measure_probe(viz_trainer *t, double *best_previous, double *best_induction,
-                                 mha_status *status)
+                                     mha_status *status)
 {
     mha_head_scores scores;
     *status = mha_induction_trainer_measure(&t->run, &scores);
