@@ -281,6 +281,13 @@ lint: | deps
 	@stray=$$(noroots $(NW) | grep -v '^<<\[\[' || true); [[ -z "$$stray" ]] || \
 	  { echo "lint: chunks that are neither used nor file roots:"; echo "$$stray"; exit 1; }
 	@echo "lint: every root of the web is an output path"
+	@for h in src/mha*.h; do echo "#include \"$${h#src/}\"" | \
+	  $(CC) $(CPPFLAGS) $(WARN) -Isrc -fsyntax-only -x c - || \
+	  { echo "lint: $$h does not compile on its own"; exit 1; }; done
+	@internal=$$(grep -o 'mha_[a-z_0-9]*(' src/mha_internal.h | tr -d '(' | sort -u); \
+	public=$$($(CC) $(CPPFLAGS) -Isrc -E -P src/mha.h); for name in $$internal; do \
+	  ! grep -qw "$$name" <<< "$$public" || { echo "lint: mha.h declares $$name"; exit 1; }; done
+	@echo "lint: every public header compiles on its own; mha.h declares no internal helper"
 
 # Re-tangling must leave every tangled file as committed, and every committed
 # file that says it was generated must still have its root in the web.
