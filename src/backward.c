@@ -5,8 +5,8 @@
 #include "mha_internal.h"
 
 /* C (M, N) += A (K, M) transposed times B (K, N). */
-static void matmul_tn_add(size_t M, size_t N, size_t K, const float *A, size_t lda,
-                          const float *B, size_t ldb, float *C, size_t ldc)
+static void product_tn_add(size_t M, size_t N, size_t K, const float *A, size_t lda,
+                           const float *B, size_t ldb, float *C, size_t ldc)
 {
     for (size_t k = 0; k < K; k++)
         for (size_t m = 0; m < M; m++) {
@@ -20,7 +20,7 @@ static void linear_backward(size_t N, size_t E_in, size_t E_out, const float *X,
                             const float *W, const float *grad_y, size_t ldy,
                             float *grad_W, float *grad_b, float *grad_x, float *scratch)
 {
-    matmul_tn_add(E_out, E_in, N, grad_y, ldy, X, E_in, grad_W, E_in);
+    product_tn_add(E_out, E_in, N, grad_y, ldy, X, E_in, grad_W, E_in);
     for (size_t i = 0; grad_b && i < N; i++)
         for (size_t o = 0; o < E_out; o++)
             grad_b[o] += grad_y[i * ldy + o];
@@ -88,7 +88,7 @@ mha_status mha_backward_naive(const mha_shape *shape, const mha_params *params,
             mha_product_nt_plain(L, S, D, dc + h * D, E, v + h * D, E, NULL, dz, S);       /* dP = dC V^T */
             for (size_t j = 0; j < S; j++)                                          /* dV = P^T dC */
                 memset(dv + j * E + h * D, 0, D * sizeof *dv);
-            matmul_tn_add(S, D, L, ph, S, dc + h * D, E, dv + h * D, E);
+            product_tn_add(S, D, L, ph, S, dc + h * D, E, dv + h * D, E);
             for (size_t i = 0; i < L; i++) {
                 const float *pr = ph + i * S;
                 float *zr = dz + i * S;
@@ -101,7 +101,7 @@ mha_status mha_backward_naive(const mha_shape *shape, const mha_params *params,
             mha_product_nn_plain(L, D, S, dz, S, k + h * D, E, NULL, dq + h * D, E);      /* dQ = s dZ K */
             for (size_t j = 0; j < S; j++)
                 memset(dk + j * E + h * D, 0, D * sizeof *dk);
-            matmul_tn_add(S, D, L, dz, S, q + h * D, E, dk + h * D, E);             /* dK = s dZ^T Q */
+            product_tn_add(S, D, L, dz, S, q + h * D, E, dk + h * D, E);             /* dK = s dZ^T Q */
         }
         float *gW = grads->grad_in_proj_weight, *gb = grads->grad_in_proj_bias;
         linear_backward(L, E, E, xq, W, dq, E, gW, gb, gx_q ? gx_q + b * L * E : NULL, scratch);

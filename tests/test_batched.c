@@ -7,7 +7,7 @@
 #include "mha_internal.h"
 #include "oracle.h"
 
-Test(batched, matmul_nn_edges) {
+Test(batched, product_nn_plain_edges) {
     const size_t sizes[] = {1, 3, 4, 5, 15, 16, 17, 33};
     rng r = rng_seeded(40);
     for (size_t a = 0; a < 8; a++)

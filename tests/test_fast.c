@@ -37,7 +37,7 @@ Test(fast, the_caller_forces_the_scalar_kernels) {
     cr_expect_eq(fast_kernels_select(), at_start_up);
     cr_expect(fast_kernels_supported(fast_kernels_select()));
 }
-Test(fast, gemm_edges_in_every_instruction_set) {
+Test(fast, product_edges_in_every_instruction_set) {
     rng r = rng_seeded(90);
     for (size_t isa = 0; isa < ISA_COUNT; isa++) {
         if (!use_isa(isa)) continue;
@@ -74,7 +74,7 @@ Test(fast, gemm_edges_in_every_instruction_set) {
                     }
     }
 }
-Test(fast, gemm_reads_transposed_operands_in_place) {
+Test(fast, product_reads_transposed_operands_in_place) {
     rng r = rng_seeded(92);
     for (size_t isa = 0; isa < ISA_COUNT; isa++) {
         if (!use_isa(isa)) continue;

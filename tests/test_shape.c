@@ -27,7 +27,7 @@ Test(shape, mul_overflows_at_the_edge) {
     cr_expect_eq(mha_mul_overflows(0, SIZE_MAX, &p), 0);
     cr_expect_eq(p, 0);
 }
-Test(shape, matmul_nt_strided) {
+Test(shape, product_nt_plain_strided) {
     rng r = rng_seeded(1);
     const size_t M = 7, N = 5, K = 9, lda = 11, ldw = 12, ldc = 6;
     float *A = random_floats(&r, M * lda, -1, 1), *W = random_floats(&r, N * ldw, -1, 1);
@@ -67,7 +67,7 @@ Test(shape, flop_count) {
     cr_expect_eq(f.total, 4 * f.q_proj + 2 * f.scores);
     cr_expect_eq(f.softmax, 128000.0);
 }
-Test(shape, matmul_nt_small) {
+Test(shape, product_nt_plain_small) {
     const float A[2 * 3] = {1, 2, 3, 4, 5, 6};          /* (2, 3) */
     const float W[2 * 3] = {1, 0, 0, 0, 1, 1};          /* (2, 3) */
     const float bias[2] = {10, 20};
