@@ -6,8 +6,8 @@
    library's own files and its tests include it. */
 #include "mha.h"
 
-/* The checks of mha_forward_fn, in its order; on MHA_OK *key and *value hold
-   the resolved inputs (query, key). */
+/* The checks of mha_forward_fn, in its order.  On MHA_OK a NULL *key has
+   become query, and a NULL *value *key. */
 MHA_MUST_CHECK
 mha_status mha_forward_check(const mha_shape *shape, const mha_params *params,
                              const float *query, const float **key,
