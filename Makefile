@@ -183,10 +183,12 @@ figures/viewer-trained.png: | $(BUILD)/mha-viz
 # The library's own suites link libmha.a alone, with the shared helpers of
 # tests/check.c and the float64 reference; every other suite, which runs the
 # command or reads the book's tables, is in build/tests.
-LIB_TESTS    := tests/check.c tests/oracle.c tests/test_naive.c tests/test_masking.c \
-                tests/test_fast_backward.c
+LIB_SUITES   := tests/test_shape.c tests/test_sdpa.c tests/test_naive.c tests/test_batched.c \
+                tests/test_masking.c tests/test_kv_cache.c tests/test_fast.c \
+                tests/test_backward.c tests/test_fast_backward.c
+LIB_TESTS    := tests/check.c tests/oracle.c $(LIB_SUITES)
 LIB_TEST_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_TESTS))
-TEST_OBJ := $(call objects,tests,tests/test_naive.c tests/test_masking.c tests/test_fast_backward.c)
+TEST_OBJ := $(call objects,tests,$(LIB_SUITES))
 $(BUILD)/obj/tests/%.o: $(BUILD)/L/tests/%.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -I$(BUILD)/L/tests $(INC_TABLES) -I$(BUILD)/L/viz $(VIZ_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
@@ -282,6 +284,13 @@ lint: | deps
 	@stray=$$(noroots $(NW) | grep -v '^<<\[\[' || true); [[ -z "$$stray" ]] || \
 	  { echo "lint: chunks that are neither used nor file roots:"; echo "$$stray"; exit 1; }
 	@echo "lint: every root of the web is an output path"
+	@for h in src/mha*.h; do echo "#include \"$${h#src/}\"" | \
+	  $(CC) $(CPPFLAGS) $(WARN) -Isrc -fsyntax-only -x c - || \
+	  { echo "lint: $$h does not compile on its own"; exit 1; }; done
+	@internal=$$(grep -o 'mha_[a-z_0-9]*(' src/mha_internal.h | tr -d '(' | sort -u); \
+	public=$$($(CC) $(CPPFLAGS) -Isrc -E -P src/mha.h); for name in $$internal; do \
+	  ! grep -qw "$$name" <<< "$$public" || { echo "lint: mha.h declares $$name"; exit 1; }; done
+	@echo "lint: every public header compiles on its own; mha.h declares no internal helper"
 
 # Re-tangling must leave every tangled file as committed, and every committed
 # file that says it was generated must still have its root in the web.

@@ -25,13 +25,13 @@ static void backward_usage(FILE *out)
         fprintf(out, " %s", mha_backward_impls[i].name);
     fprintf(out, " (default %s)\n", mha_backward_impls[0].name);
 }
-static int parse_backward_options(int argc, char **argv, struct forward_options *o,
+static int parse_backward_options(int argc, char **argv, struct mha_forward_options *o,
                                   const mha_backward_impl **impl, FILE *err)
 {
-    mha_option options[LAYER_OPTIONS];
-    const size_t count = layer_options(o, options) - 1;          /* no --no-weights */
+    mha_option options[MHA_LAYER_OPTIONS];
+    const size_t count = mha_layer_options(o, options) - 1;          /* no --no-weights */
     *impl = &mha_backward_impls[0];
-    const int status = parse_layer_options(argc, argv, options, count, o, err);
+    const int status = mha_parse_layer_options(argc, argv, options, count, o, err);
     if (status != MHA_EXIT_OK || o->help || o->impl_name == NULL)
         return status;
     if ((*impl = mha_backward_impl_find(o->impl_name)) == NULL) {
@@ -43,7 +43,7 @@ static int parse_backward_options(int argc, char **argv, struct forward_options 
 }
 int mha_cmd_backward(int argc, char **argv, FILE *out, FILE *err)
 {
-    struct forward_options options;
+    struct mha_forward_options options;
     const mha_backward_impl *impl;
     int status = parse_backward_options(argc, argv, &options, &impl, err);
     if (status != MHA_EXIT_OK)
@@ -52,7 +52,7 @@ int mha_cmd_backward(int argc, char **argv, FILE *out, FILE *err)
         backward_usage(out);
         return MHA_EXIT_OK;
     }
-    if ((status = check_directory(options.dir, err)) != MHA_EXIT_OK)
+    if ((status = mha_check_directory(options.dir, err)) != MHA_EXIT_OK)
         return status;
     mha_layer_files in;
     memset(&in, 0, sizeof in);
@@ -60,12 +60,12 @@ int mha_cmd_backward(int argc, char **argv, FILE *out, FILE *err)
     memset(&grad_out, 0, sizeof grad_out);
     mha_shape shape;
     float *memory = NULL;
-    status = load_forward_inputs(&options, &in, &shape, err);
+    status = mha_load_forward_inputs(&options, &in, &shape, err);
     if (status == MHA_EXIT_OK) {
         const size_t B = shape.batch, L = shape.query_len, S = shape.key_len, E = shape.embed_dim;
         const mha_axis grad_axes[] = {{"B", B}, {"L", L}, {"E", E}};
-        status = load_checked(options.dir, "grad_out.npy", 1, MHA_WANT_FLOAT, &grad_out, 3,
-                              grad_axes, err);
+        status = mha_load_checked(options.dir, "grad_out.npy", 1, MHA_WANT_FLOAT, &grad_out, 3,
+                                  grad_axes, err);
         const size_t counts[7] = {B * L * E, B * S * E, B * S * E, 3 * E * E, 3 * E, E * E, E};
         size_t total = 0;
         for (int i = 0; i < 7; i++)
@@ -94,23 +94,24 @@ int mha_cmd_backward(int argc, char **argv, FILE *out, FILE *err)
             } else {
                 const size_t qs[3] = {B, L, E}, ks[3] = {B, S, E}, ws[2] = {3 * E, E}, bs[1] = {3 * E};
                 const size_t os[2] = {E, E}, obs[1] = {E};
-                struct output_file files[7];
+                struct mha_written_file files[7];
                 int n = 0;
-                files[n++] = (struct output_file){"grad_query.npy", grads.grad_query, 3, qs};
+                files[n++] = (struct mha_written_file){"grad_query.npy", grads.grad_query, 3, qs};
                 if (cross) {
-                    files[n++] = (struct output_file){"grad_key.npy", grads.grad_key, 3, ks};
-                    files[n++] = (struct output_file){"grad_value.npy", grads.grad_value, 3, ks};
+                    files[n++] = (struct mha_written_file){"grad_key.npy", grads.grad_key, 3, ks};
+                    files[n++] = (struct mha_written_file){"grad_value.npy", grads.grad_value, 3, ks};
                 }
-                files[n++] = (struct output_file){"grad_in_proj_weight.npy", grads.grad_in_proj_weight, 2, ws};
+                files[n++] = (struct mha_written_file){"grad_in_proj_weight.npy", grads.grad_in_proj_weight, 2, ws};
                 if (in_bias)
-                    files[n++] = (struct output_file){"grad_in_proj_bias.npy", grads.grad_in_proj_bias, 1, bs};
-                files[n++] = (struct output_file){"grad_out_proj_weight.npy", grads.grad_out_proj_weight, 2, os};
+                    files[n++] = (struct mha_written_file){"grad_in_proj_bias.npy", grads.grad_in_proj_bias, 1, bs};
+                files[n++] = (struct mha_written_file){"grad_out_proj_weight.npy", grads.grad_out_proj_weight, 2, os};
                 if (out_bias)
-                    files[n++] = (struct output_file){"grad_out_proj_bias.npy", grads.grad_out_proj_bias, 1, obs};
+                    files[n++] = (struct mha_written_file){"grad_out_proj_bias.npy", grads.grad_out_proj_bias, 1,
+                                                           obs};
                 static const char *const own[] = {"grad_query.npy", "grad_key.npy", "grad_value.npy",
                                                   "grad_in_proj_weight.npy", "grad_in_proj_bias.npy",
                                                   "grad_out_proj_weight.npy", "grad_out_proj_bias.npy", NULL};
-                status = write_files(options.dir, n, files, own, err);
+                status = mha_write_files(options.dir, n, files, own, err);
                 if (status == MHA_EXIT_OK)
                     fprintf(out, "mha backward: wrote %d gradient files to %s\n", n, options.dir);
             }

@@ -120,11 +120,11 @@ static mha_status project_half_depth(const fast_kernels *k, const mha_shape *s,
     fast_packed w;
     mha_status status = fast_pack(k, &blk, 3 * E, E, params->in_proj_weight, E, &w);
     if (status == MHA_OK)
-        status = fast_gemm(k, &blk, M, query, E, &w, params->in_proj_bias, proj, 3 * E);
+        status = fast_product(k, &blk, M, query, E, &w, params->in_proj_bias, proj, 3 * E);
     fast_packed_free(&w);
     if (status == MHA_OK && (status = fast_pack(k, &blk, E, E, params->out_proj_weight, E,
                                                 &w)) == MHA_OK)
-        status = fast_gemm(k, &blk, M, context, E, &w, params->out_proj_bias, out, E);
+        status = fast_product(k, &blk, M, context, E, &w, params->out_proj_bias, out, E);
     fast_packed_free(&w);
     return status;
 }

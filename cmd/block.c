@@ -61,11 +61,11 @@ static const char *const block_letters[MHA_BLOCK_TENSORS][2] = {
     {"3E", "E"}, {"3E", ""}, {"E", "E"}, {"E", ""}, {"F", "E"}, {"F", ""},
     {"E", "F"}, {"E", ""}, {"E", ""}, {"E", ""}, {"E", ""}, {"E", ""},
 };
-static int load_block_files(const struct forward_options *o, int backward, block_files *in,
+static int load_block_files(const struct mha_forward_options *o, int backward, block_files *in,
                             mha_block_shape *shape, FILE *err)
 {
     const mha_axis src_axes[] = {{"B", 0}, {"L", 0}, {"E", 0}};
-    int status = load_checked(o->dir, "src.npy", 1, MHA_WANT_FLOAT, &in->src, 3, src_axes, err);
+    int status = mha_load_checked(o->dir, "src.npy", 1, MHA_WANT_FLOAT, &in->src, 3, src_axes, err);
     if (status != MHA_EXIT_OK)
         return status;
     const size_t B = in->src.shape[0], L = in->src.shape[1], E = in->src.shape[2];
@@ -75,7 +75,7 @@ static int load_block_files(const struct forward_options *o, int backward, block
         return MHA_EXIT_USAGE;
     }
     const mha_axis linear1_axes[] = {{"F", 0}, {"E", E}};
-    if ((status = load_checked(o->dir, "linear1.weight.npy", 1, MHA_WANT_FLOAT, &in->tensor[4],
+    if ((status = mha_load_checked(o->dir, "linear1.weight.npy", 1, MHA_WANT_FLOAT, &in->tensor[4],
                                2, linear1_axes, err)) != MHA_EXIT_OK)
         return status;
     *shape = (mha_block_shape){B, L, E, o->heads, in->tensor[4].shape[0]};
@@ -87,19 +87,19 @@ static int load_block_files(const struct forward_options *o, int backward, block
         const size_t rank = mha_block_tensor_shape(shape, i, dims);
         const mha_axis axes[2] = {{block_letters[i][0], dims[0]}, {block_letters[i][1], dims[1]}};
         snprintf(name, sizeof name, "%s.npy", mha_block_tensor_names[i]);
-        if ((status = load_checked(o->dir, name, 1, MHA_WANT_FLOAT, &in->tensor[i], rank, axes,
+        if ((status = mha_load_checked(o->dir, name, 1, MHA_WANT_FLOAT, &in->tensor[i], rank, axes,
                                    err)) != MHA_EXIT_OK)
             return status;
     }
     const mha_axis mask_axes[] = {{"L", L}, {"L", L}}, padding_axes[] = {{"B", B}, {"L", L}};
-    if ((status = load_checked(o->dir, "src_mask.npy", 0, MHA_WANT_FLOAT | MHA_WANT_BOOL,
+    if ((status = mha_load_checked(o->dir, "src_mask.npy", 0, MHA_WANT_FLOAT | MHA_WANT_BOOL,
                                &in->mask, 2, mask_axes, err)) != MHA_EXIT_OK ||
-        (status = load_checked(o->dir, "src_key_padding_mask.npy", 0, MHA_WANT_BOOL,
+        (status = mha_load_checked(o->dir, "src_key_padding_mask.npy", 0, MHA_WANT_BOOL,
                                &in->padding, 2, padding_axes, err)) != MHA_EXIT_OK)
         return status;
     const mha_axis stream_axes[] = {{"B", B}, {"L", L}, {"E", E}};
     if (backward)
-        status = load_checked(o->dir, "grad_out.npy", 1, MHA_WANT_FLOAT, &in->grad_out, 3,
+        status = mha_load_checked(o->dir, "grad_out.npy", 1, MHA_WANT_FLOAT, &in->grad_out, 3,
                               stream_axes, err);
     return status;
 }
@@ -112,38 +112,38 @@ static int write_block_files(const char *dir, int backward, const mha_block_shap
     char names[MHA_BLOCK_TENSORS + 2][64];
     const char *own[MHA_BLOCK_TENSORS + 3];
     size_t dims[MHA_BLOCK_TENSORS][2];
-    struct output_file files[MHA_BLOCK_TENSORS + 2];
+    struct mha_written_file files[MHA_BLOCK_TENSORS + 2];
     snprintf(names[0], sizeof names[0], "out.npy");
     snprintf(names[1], sizeof names[1], "grad_src.npy");
-    files[0] = (struct output_file){names[0], memory, 3, stream};
-    files[1] = (struct output_file){names[1], memory + n, 3, stream};
+    files[0] = (struct mha_written_file){names[0], memory, 3, stream};
+    files[1] = (struct mha_written_file){names[1], memory + n, 3, stream};
     for (size_t i = 0; i < MHA_BLOCK_TENSORS; i++) {
         snprintf(names[i + 2], sizeof names[i + 2], "grad_%s.npy", mha_block_tensor_names[i]);
         const size_t rank = mha_block_tensor_shape(s, i, dims[i]);
-        files[i + 2] = (struct output_file){names[i + 2], g[i], rank, dims[i]};
+        files[i + 2] = (struct mha_written_file){names[i + 2], g[i], rank, dims[i]};
     }
     for (size_t i = 0; i < MHA_BLOCK_TENSORS + 2; i++)
         own[i] = names[i];
     own[MHA_BLOCK_TENSORS + 2] = NULL;
     const int n_files = backward ? MHA_BLOCK_TENSORS + 2 : 1;
-    const int status = write_files(dir, n_files, files, own, err);
+    const int status = mha_write_files(dir, n_files, files, own, err);
     if (status == MHA_EXIT_OK)
         fprintf(out, "mha block: wrote %d file%s to %s\n", n_files, n_files > 1 ? "s" : "", dir);
     return status;
 }
-static int parse_block_options(int argc, char **argv, struct forward_options *o,
+static int parse_block_options(int argc, char **argv, struct mha_forward_options *o,
                                int *backward, FILE *err)
 {
-    mha_option layer[LAYER_OPTIONS];
-    layer_options(o, layer);
+    mha_option layer[MHA_LAYER_OPTIONS];
+    mha_layer_options(o, layer);
     *backward = 0;
     const mha_option options[] = {
         layer[0], layer[2], layer[3],                /* --heads, --causal, --wait */
         {"--backward", MHA_OPTION_FLAG, backward, 0, 0, 0, 0, NULL},
     };
-    return parse_layer_options(argc, argv, options, sizeof options / sizeof options[0], o, err);
+    return mha_parse_layer_options(argc, argv, options, sizeof options / sizeof options[0], o, err);
 }
-static int run_block(const struct forward_options *o, int backward, const block_files *in,
+static int run_block(const struct mha_forward_options *o, int backward, const block_files *in,
                      const mha_block_shape *s, FILE *out, FILE *err)
 {
     const size_t n = s->batch * s->length * s->embed_dim;
@@ -182,7 +182,7 @@ static int run_block(const struct forward_options *o, int backward, const block_
 }
 int mha_cmd_block(int argc, char **argv, FILE *out, FILE *err)
 {
-    struct forward_options options;
+    struct mha_forward_options options;
     int backward, status = parse_block_options(argc, argv, &options, &backward, err);
     if (status != MHA_EXIT_OK)
         return status;
@@ -190,7 +190,7 @@ int mha_cmd_block(int argc, char **argv, FILE *out, FILE *err)
         block_usage(out);
         return MHA_EXIT_OK;
     }
-    if ((status = check_directory(options.dir, err)) != MHA_EXIT_OK)
+    if ((status = mha_check_directory(options.dir, err)) != MHA_EXIT_OK)
         return status;
     block_files in;
     memset(&in, 0, sizeof in);

@@ -8,19 +8,19 @@
 #include "layer_dir.h"
 
 struct decode_options {
-    struct forward_options common;            /* dir, heads, want_weights, help */
+    struct mha_forward_options common;            /* dir, heads, want_weights, help */
     size_t kv_heads;                          /* H_kv; defaults to H */
     const mha_decode_impl *impl;
 };
 static int parse_decode_options(int argc, char **argv, struct decode_options *o, FILE *err)
 {
-    mha_option options[LAYER_OPTIONS + 1];
-    size_t count = layer_options(&o->common, options);
+    mha_option options[MHA_LAYER_OPTIONS + 1];
+    size_t count = mha_layer_options(&o->common, options);
     o->kv_heads = 0;
     o->impl = &mha_decode_impls[0];
     options[count++] = (mha_option){"--kv-heads", MHA_OPTION_SIZE, &o->kv_heads, 1, SIZE_MAX,
                                     0, 0, NULL};
-    int status = parse_layer_options(argc, argv, options, count, &o->common, err);
+    int status = mha_parse_layer_options(argc, argv, options, count, &o->common, err);
     if (status == MHA_EXIT_OK && o->common.causal) {
         mha_cli_error(err, "decode: --causal: decoding is always causal; leave it out");
         status = MHA_EXIT_USAGE;
@@ -63,7 +63,7 @@ static int load_decode_inputs(const struct decode_options *o, mha_layer_files *i
                               mha_shape *shape, FILE *err)
 {
     const char *dir = o->common.dir;
-    int status = load_query(dir, in, err);
+    int status = mha_load_query(dir, in, err);
     if (status != MHA_EXIT_OK)
         return status;
     const size_t B = in->query.shape[0], L = in->query.shape[1], E = in->query.shape[2];
@@ -92,9 +92,9 @@ static int load_decode_inputs(const struct decode_options *o, mha_layer_files *i
     }
     const size_t F = E + 2 * o->kv_heads * (E / o->common.heads);
     const mha_axis padding_axes[] = {{"B", B}, {"L", L}};
-    if ((status = load_projections(dir, "E+2KD", F, E, in, err)) != MHA_EXIT_OK ||
-        (status = load_checked(dir, "key_padding_mask.npy", 0, MHA_WANT_BOOL, &in->key_padding_mask,
-                               2, padding_axes, err)) != MHA_EXIT_OK)
+    if ((status = mha_load_projections(dir, "E+2KD", F, E, in, err)) != MHA_EXIT_OK ||
+        (status = mha_load_checked(dir, "key_padding_mask.npy", 0, MHA_WANT_BOOL, &in->key_padding_mask,
+                                   2, padding_axes, err)) != MHA_EXIT_OK)
         return status;
     return MHA_EXIT_OK;
 }
@@ -142,7 +142,7 @@ int mha_cmd_decode(int argc, char **argv, FILE *out, FILE *err)
         decode_usage(out);
         return MHA_EXIT_OK;
     }
-    if ((status = check_directory(options.common.dir, err)) != MHA_EXIT_OK)
+    if ((status = mha_check_directory(options.common.dir, err)) != MHA_EXIT_OK)
         return status;
     mha_layer_files in;
     memset(&in, 0, sizeof in);
@@ -161,8 +161,8 @@ int mha_cmd_decode(int argc, char **argv, FILE *out, FILE *err)
         } else if ((status = run_decode(&options, &in, &shape, output, weights, err)) == MHA_EXIT_OK) {
             char label[64];
             snprintf(label, sizeof label, "decode (%s)", options.impl->name);
-            status = write_outputs(options.common.dir, label, want_weights, &shape, output,
-                                   weights, out, err);
+            status = mha_write_outputs(options.common.dir, label, want_weights, &shape, output,
+                                       weights, out, err);
         }
     }
     free(output); free(weights);

@@ -41,7 +41,7 @@ static void forward_usage(FILE *out)
 "  --wait SECONDS how long to wait for another run writing in DIR (default 30)\n"
 "  --help         this text\n", out);
 }
-static int compute_forward(const struct forward_options *o, const mha_layer_files *in,
+static int compute_forward(const struct mha_forward_options *o, const mha_layer_files *in,
                            const mha_shape *shape, float **output, float **weights,
                            FILE *err)
 {
@@ -73,28 +73,28 @@ static int compute_forward(const struct forward_options *o, const mha_layer_file
 }
 int mha_cmd_forward(int argc, char **argv, FILE *out, FILE *err)
 {
-    struct forward_options options;
-    int status = parse_forward_options(argc, argv, &options, err);
+    struct mha_forward_options options;
+    int status = mha_parse_forward_options(argc, argv, &options, err);
     if (status != MHA_EXIT_OK)
         return status;
     if (options.help) {
         forward_usage(out);
         return MHA_EXIT_OK;
     }
-    if ((status = check_directory(options.dir, err)) != MHA_EXIT_OK)
+    if ((status = mha_check_directory(options.dir, err)) != MHA_EXIT_OK)
         return status;
     mha_layer_files in;
     memset(&in, 0, sizeof in);
     mha_shape shape;
     float *output = NULL, *weights = NULL;
-    status = load_forward_inputs(&options, &in, &shape, err);
+    status = mha_load_forward_inputs(&options, &in, &shape, err);
     if (status == MHA_EXIT_OK)
         status = compute_forward(&options, &in, &shape, &output, &weights, err);
     if (status == MHA_EXIT_OK) {
         char label[64];
         snprintf(label, sizeof label, "forward (%s)", options.impl->name);
-        status = write_outputs(options.dir, label, options.want_weights, &shape,
-                               output, weights, out, err);
+        status = mha_write_outputs(options.dir, label, options.want_weights, &shape,
+                                   output, weights, out, err);
     }
     free(output);
     free(weights);

@@ -9,7 +9,7 @@
 #include "layer_dir.h"
 #include "output.h"
 
-size_t layer_options(struct forward_options *o, mha_option options[LAYER_OPTIONS])
+size_t mha_layer_options(struct mha_forward_options *o, mha_option options[MHA_LAYER_OPTIONS])
 {
     memset(o, 0, sizeof *o);
     o->impl = &mha_impls[0];
@@ -18,13 +18,13 @@ size_t layer_options(struct forward_options *o, mha_option options[LAYER_OPTIONS
     options[0] = (mha_option){"--heads", MHA_OPTION_SIZE, &o->heads, 1, SIZE_MAX, 0, 0, NULL};
     options[1] = (mha_option){"--impl", MHA_OPTION_TEXT, &o->impl_name, 0, 0, 0, 0, NULL};
     options[2] = (mha_option){"--causal", MHA_OPTION_FLAG, &o->causal, 0, 0, 0, 0, NULL};
-    options[3] = wait_option(&o->wait);
+    options[3] = mha_wait_option(&o->wait);
     options[4] = (mha_option){"--no-weights", MHA_OPTION_FLAG, &o->no_weights, 0, 0, 0, 0,
                               NULL};
-    return LAYER_OPTIONS;
+    return MHA_LAYER_OPTIONS;
 }
-int parse_layer_options(int argc, char **argv, const mha_option *options, size_t count,
-                        struct forward_options *o, FILE *err)
+int mha_parse_layer_options(int argc, char **argv, const mha_option *options, size_t count,
+                            struct mha_forward_options *o, FILE *err)
 {
     mha_command_line line;
     if (mha_cli_options(argc, argv, options, count, "directory", &line, err) != MHA_EXIT_OK)
@@ -42,14 +42,14 @@ int parse_layer_options(int argc, char **argv, const mha_option *options, size_t
         mha_cli_error(err, "--heads: required (the number of heads, a divisor of E)");
         return MHA_EXIT_USAGE;
     }
-    wait_for_other_runs(argv[0], o->wait, err);
+    mha_wait_for_other_runs(argv[0], o->wait, err);
     return MHA_EXIT_OK;
 }
-int parse_forward_options(int argc, char **argv, struct forward_options *o, FILE *err)
+int mha_parse_forward_options(int argc, char **argv, struct mha_forward_options *o, FILE *err)
 {
-    mha_option options[LAYER_OPTIONS];
-    const size_t count = layer_options(o, options);
-    const int status = parse_layer_options(argc, argv, options, count, o, err);
+    mha_option options[MHA_LAYER_OPTIONS];
+    const size_t count = mha_layer_options(o, options);
+    const int status = mha_parse_layer_options(argc, argv, options, count, o, err);
     if (status != MHA_EXIT_OK || o->help || o->impl_name == NULL)
         return status;
     o->impl = mha_impl_find(o->impl_name);
@@ -75,46 +75,46 @@ static int report(mha_status status, const char *message, FILE *err)
     return status == MHA_ERR_HEADS ? MHA_EXIT_USAGE : MHA_EXIT_FAILURE;
 }
 
-int load_input(const char *dir, const char *name, int required, int kinds,
-               mha_npy *array, FILE *err)
+int mha_load_input(const char *dir, const char *name, int required, int kinds,
+                   mha_npy *array, FILE *err)
 {
     char message[MHA_PATH_SIZE + 512];
     return report(mha_layer_read(dir, name, required, kinds, array, message, sizeof message),
                   message, err);
 }
 
-int check_shape(const char *dir, const char *name, const mha_npy *array,
-                size_t rank, const mha_axis *axes, FILE *err)
+int mha_check_shape(const char *dir, const char *name, const mha_npy *array,
+                    size_t rank, const mha_axis *axes, FILE *err)
 {
     char message[MHA_PATH_SIZE + 512];
     return report(mha_layer_check_shape(dir, name, array, rank, axes, message, sizeof message),
                   message, err);
 }
 
-int load_checked(const char *dir, const char *name, int required, int kinds,
-                 mha_npy *array, size_t rank, const mha_axis *axes, FILE *err)
+int mha_load_checked(const char *dir, const char *name, int required, int kinds,
+                     mha_npy *array, size_t rank, const mha_axis *axes, FILE *err)
 {
     char message[MHA_PATH_SIZE + 512];
     return report(mha_layer_read_checked(dir, name, required, kinds, array, rank, axes,
                                          message, sizeof message), message, err);
 }
 
-int load_projections(const char *dir, const char *rows_letters, size_t rows, size_t E,
-                     mha_layer_files *in, FILE *err)
+int mha_load_projections(const char *dir, const char *rows_letters, size_t rows, size_t E,
+                         mha_layer_files *in, FILE *err)
 {
     char message[MHA_PATH_SIZE + 512];
     return report(mha_layer_read_projections(dir, rows_letters, rows, E, in,
                                              message, sizeof message), message, err);
 }
 
-int load_query(const char *dir, mha_layer_files *in, FILE *err)
+int mha_load_query(const char *dir, mha_layer_files *in, FILE *err)
 {
     char message[MHA_PATH_SIZE + 512];
     return report(mha_layer_read_query(dir, in, message, sizeof message), message, err);
 }
 
-int load_forward_inputs(const struct forward_options *o, mha_layer_files *in,
-                        mha_shape *shape, FILE *err)
+int mha_load_forward_inputs(const struct mha_forward_options *o, mha_layer_files *in,
+                            mha_shape *shape, FILE *err)
 {
     char message[MHA_PATH_SIZE + 512];
     return report(mha_layer_read_forward(o->dir, o->heads, in, shape, message, sizeof message),
@@ -129,12 +129,12 @@ static int report_output(mha_status status, const char *message, FILE *err)
 
 /* Begin the set files[0..n-1] in dir (n may be 0 and dir NULL), owning own[]
    there, with also->path as one more file when also is not NULL. */
-int begin_files(const char *dir, int n, const struct output_file *files,
-                const char *const own[], const struct output_stream *also, FILE *err)
+int mha_begin_files(const char *dir, int n, const struct mha_written_file *files,
+                    const char *const own[], const struct mha_written_stream *also, FILE *err)
 {
     char message[MHA_PATH_SIZE + 256];
-    const char *names[OUTPUT_FILES_MAX];
-    if (n > OUTPUT_FILES_MAX)
+    const char *names[MHA_OUTPUT_FILES_MAX];
+    if (n > MHA_OUTPUT_FILES_MAX)
         return report_output(mha_fail(MHA_ERR_ARG, message, sizeof message,
                                       "%s: too many files", dir), message, err);
     for (int i = 0; i < n; i++)
@@ -152,8 +152,8 @@ int begin_files(const char *dir, int n, const struct output_file *files,
 
 /* Write and commit the set begun with the same files and also; files[0] is
    renamed last.  The set is ended whatever happens. */
-int finish_files(const char *dir, int n, const struct output_file *files,
-                 const struct output_stream *also, FILE *err)
+int mha_finish_files(const char *dir, int n, const struct mha_written_file *files,
+                     const struct mha_written_stream *also, FILE *err)
 {
     char message[MHA_PATH_SIZE + 256];
     mha_status status = MHA_OK;
@@ -174,24 +174,24 @@ int finish_files(const char *dir, int n, const struct output_file *files,
     return report_output(status, message, err);
 }
 
-int write_files(const char *dir, int n, const struct output_file *files,
-                const char *const own[], FILE *err)
+int mha_write_files(const char *dir, int n, const struct mha_written_file *files,
+                    const char *const own[], FILE *err)
 {
-    const int status = begin_files(dir, n, files, own, NULL, err);
-    return status == MHA_EXIT_OK ? finish_files(dir, n, files, NULL, err) : status;
+    const int status = mha_begin_files(dir, n, files, own, NULL, err);
+    return status == MHA_EXIT_OK ? mha_finish_files(dir, n, files, NULL, err) : status;
 }
-int write_outputs(const char *dir, const char *label, int want_weights,
-                  const mha_shape *shape, const float *output,
-                  const float *weights, FILE *out, FILE *err)
+int mha_write_outputs(const char *dir, const char *label, int want_weights,
+                      const mha_shape *shape, const float *output,
+                      const float *weights, FILE *out, FILE *err)
 {
     static const char *const own[] = {"out.npy", "attn_weights.npy", NULL};
     const size_t output_shape[3] = {shape->batch, shape->query_len, shape->embed_dim};
     const size_t weight_shape[4] = {shape->batch, shape->heads, shape->query_len,
                                     shape->key_len};
-    const struct output_file files[2] = {{"out.npy", output, 3, output_shape},
+    const struct mha_written_file files[2] = {{"out.npy", output, 3, output_shape},
                                          {"attn_weights.npy", weights, 4, weight_shape}};
     const int n = want_weights ? 2 : 1;
-    int status = write_files(dir, n, files, own, err);
+    int status = mha_write_files(dir, n, files, own, err);
     if (status == MHA_EXIT_OK) {
         char text[2][128];
         mha_npy_shape_text(text[0], sizeof text[0], 3, output_shape);
@@ -213,18 +213,18 @@ static void tell_waiting(const char *dir, double seconds, void *context)
     fflush(waiting.err);
 }
 
-void wait_for_other_runs(const char *command, double seconds, FILE *err)
+void mha_wait_for_other_runs(const char *command, double seconds, FILE *err)
 {
     waiting.command = command, waiting.err = err;
     mha_output_wait(seconds, tell_waiting, NULL);
 }
 
-mha_option wait_option(double *seconds)
+mha_option mha_wait_option(double *seconds)
 {
     return (mha_option){"--wait", MHA_OPTION_DOUBLE, seconds, 0, 0, 0, 86400,
                         "a number of seconds from 0 to 86400"};
 }
-int check_directory(const char *dir, FILE *err)
+int mha_check_directory(const char *dir, FILE *err)
 {
     char message[MHA_PATH_SIZE + 256];
     if (mha_output_check_dir(dir, message, sizeof message) != MHA_OK) {

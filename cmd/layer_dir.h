@@ -14,7 +14,7 @@
 #include "layer_files.h"
 #include "output.h"
 
-struct forward_options {
+struct mha_forward_options {
     const char *dir;
     size_t heads;                /* H, 0 until --heads is seen */
     const char *impl_name;       /* --impl as given; NULL: the default */
@@ -22,44 +22,44 @@ struct forward_options {
     int causal, no_weights, want_weights, help;
     double wait;                 /* seconds to wait for another run's lock */
 };
-enum { LAYER_OPTIONS = 5 };      /* how many options layer_options describes */
-struct output_file {
+enum { MHA_LAYER_OPTIONS = 5 };      /* how many options mha_layer_options describes */
+struct mha_written_file {
     const char *name;            /* in the directory: "out.npy" */
     const float *data;
     size_t rank;
     const size_t *shape;
 };
-struct output_stream {           /* one more file, anywhere, written through a FILE */
+struct mha_written_stream {           /* one more file, anywhere, written through a FILE */
     const char *path;
     mha_output_writer writer;
     void *context;
 };
-enum { OUTPUT_FILES_MAX = 32 };
-size_t layer_options(struct forward_options *o, mha_option options[LAYER_OPTIONS]);
-int parse_layer_options(int argc, char **argv, const mha_option *options, size_t count,
-                        struct forward_options *o, FILE *err);
-int parse_forward_options(int argc, char **argv, struct forward_options *o, FILE *err);
-int load_input(const char *dir, const char *name, int required, int kinds,
-               mha_npy *array, FILE *err);
-int check_shape(const char *dir, const char *name, const mha_npy *array,
-                size_t rank, const mha_axis *axes, FILE *err);
-int load_checked(const char *dir, const char *name, int required, int kinds,
-                 mha_npy *array, size_t rank, const mha_axis *axes, FILE *err);
-int load_projections(const char *dir, const char *rows_letters, size_t rows, size_t E,
-                     mha_layer_files *in, FILE *err);
-int load_query(const char *dir, mha_layer_files *in, FILE *err);
-int load_forward_inputs(const struct forward_options *o, mha_layer_files *in,
-                        mha_shape *shape, FILE *err);
-int begin_files(const char *dir, int n, const struct output_file *files,
-                const char *const own[], const struct output_stream *also, FILE *err);
-int finish_files(const char *dir, int n, const struct output_file *files,
-                 const struct output_stream *also, FILE *err);
-int write_files(const char *dir, int n, const struct output_file *files,
-                const char *const own[], FILE *err);
-void wait_for_other_runs(const char *command, double seconds, FILE *err);
-mha_option wait_option(double *seconds);
-int write_outputs(const char *dir, const char *label, int want_weights,
-                  const mha_shape *shape, const float *output,
-                  const float *weights, FILE *out, FILE *err);
-int check_directory(const char *dir, FILE *err);
+enum { MHA_OUTPUT_FILES_MAX = 32 };
+size_t mha_layer_options(struct mha_forward_options *o, mha_option options[MHA_LAYER_OPTIONS]);
+int mha_parse_layer_options(int argc, char **argv, const mha_option *options, size_t count,
+                            struct mha_forward_options *o, FILE *err);
+int mha_parse_forward_options(int argc, char **argv, struct mha_forward_options *o, FILE *err);
+int mha_load_input(const char *dir, const char *name, int required, int kinds,
+                   mha_npy *array, FILE *err);
+int mha_check_shape(const char *dir, const char *name, const mha_npy *array,
+                    size_t rank, const mha_axis *axes, FILE *err);
+int mha_load_checked(const char *dir, const char *name, int required, int kinds,
+                     mha_npy *array, size_t rank, const mha_axis *axes, FILE *err);
+int mha_load_projections(const char *dir, const char *rows_letters, size_t rows, size_t E,
+                         mha_layer_files *in, FILE *err);
+int mha_load_query(const char *dir, mha_layer_files *in, FILE *err);
+int mha_load_forward_inputs(const struct mha_forward_options *o, mha_layer_files *in,
+                            mha_shape *shape, FILE *err);
+int mha_begin_files(const char *dir, int n, const struct mha_written_file *files,
+                    const char *const own[], const struct mha_written_stream *also, FILE *err);
+int mha_finish_files(const char *dir, int n, const struct mha_written_file *files,
+                     const struct mha_written_stream *also, FILE *err);
+int mha_write_files(const char *dir, int n, const struct mha_written_file *files,
+                    const char *const own[], FILE *err);
+void mha_wait_for_other_runs(const char *command, double seconds, FILE *err);
+mha_option mha_wait_option(double *seconds);
+int mha_write_outputs(const char *dir, const char *label, int want_weights,
+                      const mha_shape *shape, const float *output,
+                      const float *weights, FILE *out, FILE *err);
+int mha_check_directory(const char *dir, FILE *err);
 #endif

@@ -20,7 +20,7 @@
 struct train_command {
     size_t steps, every, seed;
     const char *out_dir, *from, *history;
-    trainer_config run;
+    mha_trainer_config run;
     double wait;
 };
 
@@ -56,14 +56,14 @@ static int parse_train_options(int argc, char **argv, struct train_command *o, i
         {"--vocab", MHA_OPTION_SIZE, &o->run.vocab, 2, 65536, 0, 0, NULL},
         {"--length", MHA_OPTION_SIZE, &o->run.length, 6, 4096, 0, 0, NULL},
         {"--dim", MHA_OPTION_SIZE, &o->run.embed_dim, 1, 4096, 0, 0, NULL},
-        {"--heads", MHA_OPTION_SIZE, &o->run.heads, 1, LEARNING_MAX_HEADS, 0, 0, NULL},
-        {"--layers", MHA_OPTION_SIZE, &o->run.layers, 1, LEARNING_MAX_LAYERS, 0, 0, NULL},
+        {"--heads", MHA_OPTION_SIZE, &o->run.heads, 1, MHA_LEARNING_MAX_HEADS, 0, 0, NULL},
+        {"--layers", MHA_OPTION_SIZE, &o->run.layers, 1, MHA_LEARNING_MAX_LAYERS, 0, 0, NULL},
         {"--out", MHA_OPTION_TEXT, &o->out_dir, 0, 0, 0, 0, NULL},
         {"--from", MHA_OPTION_TEXT, &o->from, 0, 0, 0, 0, NULL},
         {"--history", MHA_OPTION_TEXT, &o->history, 0, 0, 0, 0, NULL},
         {"--lr", MHA_OPTION_DOUBLE, &o->run.optimiser.learning_rate, 0, 0, DBL_TRUE_MIN, 1,
          "a learning rate in (0, 1]"},
-        wait_option(&o->wait),
+        mha_wait_option(&o->wait),
     };
     mha_command_line line;
     const int status = mha_cli_options(argc, argv, options, sizeof options / sizeof options[0],
@@ -84,8 +84,8 @@ static int write_history(FILE *file, void *context)
 }
 int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
 {
-    struct train_command o = {1000, 100, (size_t)trainer_defaults.seed, NULL, NULL, NULL,
-                              trainer_defaults, MHA_OUTPUT_WAIT};
+    struct train_command o = {1000, 100, (size_t)mha_trainer_defaults.seed, NULL, NULL, NULL,
+                              mha_trainer_defaults, MHA_OUTPUT_WAIT};
     int help = 0, status = parse_train_options(argc, argv, &o, &help, err);
     if (status != MHA_EXIT_OK || help) {
         if (help)
@@ -96,7 +96,7 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
         mha_cli_error(err, "--heads: %zu does not divide --dim %zu", o.run.heads, o.run.embed_dim);
         return MHA_EXIT_USAGE;
     }
-    if (o.out_dir && (check_directory(o.out_dir, err) != MHA_EXIT_OK))
+    if (o.out_dir && (mha_check_directory(o.out_dir, err) != MHA_EXIT_OK))
         return MHA_EXIT_FAILURE;
     char where[MHA_PATH_SIZE + 256];
     if (o.history && strcmp(o.history, "-") != 0 &&
@@ -104,7 +104,7 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
         mha_cli_error(err, "%s", where);
         return MHA_EXIT_FAILURE;
     }
-    induction_model start = {0};
+    mha_induction_model start = {0};
     if (o.from) {
         char message[MHA_PATH_SIZE + 256];
         if (induction_checkpoint_read(o.from, o.run.heads, &start, message,
@@ -120,14 +120,14 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
     mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
     mallopt(M_MMAP_THRESHOLD, 64 * 1024 * 1024);
     #endif
-    induction_trainer trainer;
+    mha_induction_trainer trainer;
     struct history_text text = {NULL, 0};
     const int history_out = o.history != NULL && strcmp(o.history, "-") == 0;
     const int saving = o.out_dir != NULL || (o.history != NULL && !history_out);
     FILE *history = history_out ? out : NULL;
     char message[MHA_PATH_SIZE + 256];
-    wait_for_other_runs("train", o.wait, err);
-    const mha_status made = induction_trainer_init(&trainer, &o.run);
+    mha_wait_for_other_runs("train", o.wait, err);
+    const mha_status made = mha_induction_trainer_init(&trainer, &o.run);
     if (made != MHA_OK) {
         mha_cli_error(err, "train: %s", mha_status_message(made));
         status = made == MHA_ERR_NOMEM ? MHA_EXIT_FAILURE : MHA_EXIT_USAGE;
@@ -158,12 +158,12 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
             fflush(out);
         const double started = seconds_since_start(0);
         for (size_t step = 1; step <= o.steps && status == MHA_EXIT_OK; step++) {
-            train_stats stats;
-            head_scores scores;
+            mha_train_stats stats;
+            mha_head_scores scores;
             const int report = step % o.every == 0 || step == o.steps;
-            mha_status failed = induction_trainer_step(&trainer, &stats);
+            mha_status failed = mha_induction_trainer_step(&trainer, &stats);
             if (failed == MHA_OK && report)
-                failed = induction_trainer_measure(&trainer, &scores);
+                failed = mha_induction_trainer_measure(&trainer, &scores);
             if (failed != MHA_OK) {
                 mha_cli_error(err, "train: step %zu: %s", step, mha_status_message(failed));
                 status = MHA_EXIT_FAILURE;
@@ -217,7 +217,7 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
     if (history != NULL && !history_out)
         fclose(history);
     free(text.bytes);
-    induction_trainer_free(&trainer);
-    induction_model_free(&start);
+    mha_induction_trainer_free(&trainer);
+    mha_induction_model_free(&start);
     return status;
 }

@@ -11,25 +11,25 @@
 enum { PATH_MAX_BYTES = 4096, NAME_ROOM = 96 };    /* NAME_ROOM: for a file's name */
 enum { LINE_WORDS = 8, SIZE_KEYS = 5 };           /* in a line of model.txt; its size keys */
 
-static mha_status read_metadata(const char *dir, size_t legacy_heads, induction_model *sizes,
+static mha_status read_metadata(const char *dir, size_t legacy_heads, mha_induction_model *sizes,
                                 char *message, size_t size);
 static mha_status read_tensor(const char *dir, const checkpoint_file *file, mha_npy *a,
                               char *message, size_t size);
-static mha_status read_format_0(const char *dir, size_t heads, induction_model *sizes,
+static mha_status read_format_0(const char *dir, size_t heads, mha_induction_model *sizes,
                                 char *message, size_t size);
 static mha_status parse_metadata(const char *path, char *text, size_t length,
-                                 induction_model *sizes, char *message, size_t size);
+                                 mha_induction_model *sizes, char *message, size_t size);
 static mha_status parse_line(const char *path, size_t line, char **w, int count,
-                             induction_model *sizes, int *seen, checkpoint_file *listed,
+                             mha_induction_model *sizes, int *seen, checkpoint_file *listed,
                              size_t *tensors, char *message, size_t size);
-static mha_status check_sizes(const char *path, const induction_model *s,
+static mha_status check_sizes(const char *path, const mha_induction_model *s,
                               char *message, size_t size);
-static mha_status check_listing(const char *path, const induction_model *s,
+static mha_status check_listing(const char *path, const mha_induction_model *s,
                                 const checkpoint_file *listed, size_t tensors,
                                 char *message, size_t size);
 static int split_words(char *line, char *words[LINE_WORDS]);
 
-static size_t describe(const induction_model *sizes, const model_tensors *t,
+static size_t describe(const mha_induction_model *sizes, const mha_model_tensors *t,
                        checkpoint_file files[CHECKPOINT_FILES_MAX])
 {
     const size_t V = sizes->vocab, T = sizes->length, E = sizes->embed_dim;
@@ -51,13 +51,13 @@ static size_t describe(const induction_model *sizes, const model_tensors *t,
     return n;
 }
 
-size_t induction_checkpoint_files(const induction_model *model,
+size_t induction_checkpoint_files(const mha_induction_model *model,
                                   checkpoint_file files[CHECKPOINT_FILES_MAX])
 {
-    const model_tensors t = induction_model_tensors(model);
+    const mha_model_tensors t = mha_induction_model_tensors(model);
     return describe(model, &t, files);
 }
-size_t induction_checkpoint_metadata(const induction_model *model, char *text, size_t size)
+size_t induction_checkpoint_metadata(const mha_induction_model *model, char *text, size_t size)
 {
     checkpoint_file files[CHECKPOINT_FILES_MAX];
     const size_t n = describe(model, NULL, files);
@@ -91,7 +91,7 @@ static mha_status write_text(int fd, const char *text, size_t length)
     ok = ok && (fsync(fd) == 0 || errno == EINVAL);
     return close(fd) == 0 && ok ? MHA_OK : MHA_ERR_IO;
 }
-mha_status induction_checkpoint_begin(const char *dir, const induction_model *model,
+mha_status induction_checkpoint_begin(const char *dir, const mha_induction_model *model,
                                       char *message, size_t size)
 {
     checkpoint_file files[CHECKPOINT_FILES_MAX];
@@ -104,7 +104,7 @@ mha_status induction_checkpoint_begin(const char *dir, const induction_model *mo
         status = mha_output_own(induction_checkpoint_names, message, size);
     return status;
 }
-mha_status induction_checkpoint_put(const char *dir, const induction_model *model,
+mha_status induction_checkpoint_put(const char *dir, const mha_induction_model *model,
                                     char *message, size_t size)
 {
     checkpoint_file files[CHECKPOINT_FILES_MAX];
@@ -126,7 +126,7 @@ mha_status induction_checkpoint_put(const char *dir, const induction_model *mode
     }
     return status;
 }
-mha_status induction_checkpoint_write(const char *dir, const induction_model *model,
+mha_status induction_checkpoint_write(const char *dir, const mha_induction_model *model,
                                       char *message, size_t size)
 {
     mha_status status = induction_checkpoint_begin(dir, model, message, size);
@@ -150,9 +150,9 @@ static mha_status check_length(const char *dir, char *message, size_t size)
     return MHA_ERR_ARG;
 }
 mha_status induction_checkpoint_read(const char *dir, size_t legacy_heads,
-                                     induction_model *model, char *message, size_t size)
+                                     mha_induction_model *model, char *message, size_t size)
 {
-    induction_model sizes = {0};
+    mha_induction_model sizes = {0};
     checkpoint_file files[CHECKPOINT_FILES_MAX];
     mha_npy arrays[CHECKPOINT_FILES_MAX];
     size_t n = 0, read = 0;
@@ -166,7 +166,7 @@ mha_status induction_checkpoint_read(const char *dir, size_t legacy_heads,
         status = read_tensor(dir, &files[read], &arrays[read], message, size);
         read += status == MHA_OK;
     }
-    if (status == MHA_OK && (status = induction_model_init(model, sizes.vocab, sizes.length,
+    if (status == MHA_OK && (status = mha_induction_model_init(model, sizes.vocab, sizes.length,
                              sizes.embed_dim, sizes.heads, sizes.layers, 0)) != MHA_OK)
         snprintf(message, size, "%s: %s", dir, mha_status_message(status));
     if (status == MHA_OK) {
@@ -177,7 +177,7 @@ mha_status induction_checkpoint_read(const char *dir, size_t legacy_heads,
     for (size_t f = 0; f < read; f++)
         mha_npy_free(&arrays[f]);
     if (status != MHA_OK)
-        induction_model_free(model);
+        mha_induction_model_free(model);
     return status;
 }
 static mha_status read_tensor(const char *dir, const checkpoint_file *file, mha_npy *a,
@@ -207,7 +207,7 @@ static mha_status read_tensor(const char *dir, const checkpoint_file *file, mha_
         mha_npy_free(a);
     return status;
 }
-static mha_status read_metadata(const char *dir, size_t legacy_heads, induction_model *sizes,
+static mha_status read_metadata(const char *dir, size_t legacy_heads, mha_induction_model *sizes,
                                 char *message, size_t size)
 {
     char path[PATH_MAX_BYTES], text[CHECKPOINT_TEXT_MAX + 1];
@@ -231,7 +231,7 @@ static mha_status read_metadata(const char *dir, size_t legacy_heads, induction_
     return parse_metadata(path, text, length, sizes, message, size);
 }
 static mha_status parse_metadata(const char *path, char *text, size_t length,
-                                 induction_model *sizes, char *message, size_t size)
+                                 mha_induction_model *sizes, char *message, size_t size)
 {
     checkpoint_file listed[CHECKPOINT_FILES_MAX];
     size_t tensors = 0, line_number = 0;
@@ -288,7 +288,7 @@ static int parse_count(const char *word, size_t *value)
     return digits > 0 ? 0 : -1;
 }
 static mha_status parse_line(const char *path, size_t line, char **w, int count,
-                             induction_model *sizes, int *seen, checkpoint_file *listed,
+                             mha_induction_model *sizes, int *seen, checkpoint_file *listed,
                              size_t *tensors, char *message, size_t size)
 {
     static const char *const keys[SIZE_KEYS] = {"layers", "heads", "vocab", "length", "dim"};
@@ -329,11 +329,11 @@ static mha_status parse_line(const char *path, size_t line, char **w, int count,
     (*tensors)++;
     return MHA_OK;
 }
-static mha_status check_sizes(const char *path, const induction_model *s,
+static mha_status check_sizes(const char *path, const mha_induction_model *s,
                               char *message, size_t size)
 {
-    if (s->layers < 1 || s->layers > LEARNING_MAX_LAYERS || s->heads < 1 ||
-        s->heads > LEARNING_MAX_HEADS || s->vocab < 2 || s->vocab > 65536 || s->length < 6 ||
+    if (s->layers < 1 || s->layers > MHA_LEARNING_MAX_LAYERS || s->heads < 1 ||
+        s->heads > MHA_LEARNING_MAX_HEADS || s->vocab < 2 || s->vocab > 65536 || s->length < 6 ||
         s->length > 4096 || s->embed_dim < 1 || s->embed_dim > 4096 ||
         s->embed_dim % s->heads != 0)
         return mha_fail(MHA_ERR_SHAPE, message, size, "%s: layers %zu, heads %zu, vocab %zu, "
@@ -341,7 +341,7 @@ static mha_status check_sizes(const char *path, const induction_model *s,
                         s->heads, s->vocab, s->length, s->embed_dim);
     return MHA_OK;
 }
-static mha_status check_listing(const char *path, const induction_model *s,
+static mha_status check_listing(const char *path, const mha_induction_model *s,
                                 const checkpoint_file *listed, size_t tensors,
                                 char *message, size_t size)
 {
@@ -363,7 +363,7 @@ static mha_status check_listing(const char *path, const induction_model *s,
     }
     return MHA_OK;
 }
-static mha_status read_format_0(const char *dir, size_t heads, induction_model *sizes,
+static mha_status read_format_0(const char *dir, size_t heads, mha_induction_model *sizes,
                                 char *message, size_t size)
 {
     char path[PATH_MAX_BYTES], why[256];
@@ -373,7 +373,7 @@ static mha_status read_format_0(const char *dir, size_t heads, induction_model *
     if (status != MHA_OK)
         return mha_fail(status, message, size, "%s: %s", path, why);
     const int matrix = tok.rank == 2;
-    *sizes = (induction_model){.vocab = matrix ? tok.shape[0] : 0,
+    *sizes = (mha_induction_model){.vocab = matrix ? tok.shape[0] : 0,
                                .embed_dim = matrix ? tok.shape[1] : 0, .heads = heads};
     mha_npy_free(&tok);
     checkpoint_path(path, dir, "pos_emb.npy");
@@ -382,7 +382,7 @@ static mha_status read_format_0(const char *dir, size_t heads, induction_model *
     sizes->length = matrix && pos.rank == 2 ? pos.shape[0] : 0;
     if (matrix)
         mha_npy_free(&pos);
-    for (; sizes->layers < LEARNING_MAX_LAYERS; sizes->layers++) {
+    for (; sizes->layers < MHA_LEARNING_MAX_LAYERS; sizes->layers++) {
         char name[48];
         snprintf(name, sizeof name, "layers.%zu.in_proj_weight.npy", sizes->layers);
         checkpoint_path(path, dir, name);

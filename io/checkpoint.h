@@ -20,24 +20,26 @@
 #include "learning.h"
 
 #define CHECKPOINT_METADATA "model.txt"
-enum { CHECKPOINT_FORMAT = 1, CHECKPOINT_FILES_MAX = 3 + 4 * LEARNING_MAX_LAYERS,
+enum { CHECKPOINT_FORMAT = 1, CHECKPOINT_FILES_MAX = 3 + 4 * MHA_LEARNING_MAX_LAYERS,
        CHECKPOINT_TEXT_MAX = 4096 };
 typedef struct checkpoint_file {
     char name[48];                 /* in the directory: "layers.1.out_proj_bias.npy" */
     size_t rank, shape[2];
     float *data;                   /* the model's tensor */
 } checkpoint_file;
-size_t induction_checkpoint_files(const induction_model *model,
+size_t induction_checkpoint_files(const mha_induction_model *model,
                                   checkpoint_file files[CHECKPOINT_FILES_MAX]);
-size_t induction_checkpoint_metadata(const induction_model *model, char *text, size_t size);
+size_t induction_checkpoint_metadata(const mha_induction_model *model, char *text, size_t size);
 extern const char *const induction_checkpoint_names[];
-MHA_MUST_CHECK mha_status induction_checkpoint_begin(const char *dir, const induction_model *model,
-                                                     char *message, size_t size);
-MHA_MUST_CHECK mha_status induction_checkpoint_put(const char *dir, const induction_model *model,
+MHA_MUST_CHECK
+mha_status induction_checkpoint_begin(const char *dir, const mha_induction_model *model,
+                                      char *message, size_t size);
+MHA_MUST_CHECK mha_status induction_checkpoint_put(const char *dir, const mha_induction_model *model,
                                                    char *message, size_t size);
-MHA_MUST_CHECK mha_status induction_checkpoint_write(const char *dir, const induction_model *model,
-                                                     char *message, size_t size);
+MHA_MUST_CHECK
+mha_status induction_checkpoint_write(const char *dir, const mha_induction_model *model,
+                                      char *message, size_t size);
 MHA_MUST_CHECK mha_status induction_checkpoint_read(const char *dir, size_t legacy_heads,
-                                                    induction_model *model, char *message,
+                                                    mha_induction_model *model, char *message,
                                                     size_t size);
 #endif

@@ -10,12 +10,12 @@ static size_t uniform_below(uint64_t *state, size_t n)
 {
     return (size_t)(mha_random(state) % n);
 }
-learning_streams learning_streams_from_seed(uint64_t seed)
+mha_learning_streams mha_learning_streams_from_seed(uint64_t seed)
 {
-    return (learning_streams){mha_random_seeded(seed), seed * 2654435761u + 7,
+    return (mha_learning_streams){mha_random_seeded(seed), seed * 2654435761u + 7,
                               seed * 2654435761u + 99};
 }
-mha_status induction_batch_init(induction_batch *b, size_t size, size_t length)
+mha_status mha_induction_batch_init(mha_induction_batch *b, size_t size, size_t length)
 {
     memset(b, 0, sizeof *b);
     if (size == 0 || length < 6 || size > 65536 || length > 4096)
@@ -27,19 +27,19 @@ mha_status induction_batch_init(induction_batch *b, size_t size, size_t length)
     b->copy_to = malloc(size * sizeof(size_t));
     b->copy_length = malloc(size * sizeof(size_t));
     if (!b->tokens || !b->predictable || !b->copy_from || !b->copy_to || !b->copy_length) {
-        induction_batch_free(b);
+        mha_induction_batch_free(b);
         return MHA_ERR_NOMEM;
     }
     return MHA_OK;
 }
 
-void induction_batch_free(induction_batch *b)
+void mha_induction_batch_free(mha_induction_batch *b)
 {
     free(b->tokens); free(b->predictable); free(b->copy_from); free(b->copy_to);
     free(b->copy_length);
     memset(b, 0, sizeof *b);
 }
-void induction_batch_fill(induction_batch *batch, size_t vocab, uint64_t *state)
+void mha_induction_batch_fill(mha_induction_batch *batch, size_t vocab, uint64_t *state)
 {
     const size_t T = batch->length;
     for (size_t b = 0; b < batch->batch; b++) {
@@ -56,10 +56,10 @@ void induction_batch_fill(induction_batch *batch, size_t vocab, uint64_t *state)
         batch->copy_from[b] = a, batch->copy_to[b] = c, batch->copy_length[b] = r;
     }
 }
-static model_tensors tensors_at(const induction_model *model, float *base)
+static mha_model_tensors tensors_at(const mha_induction_model *model, float *base)
 {
     const size_t V = model->vocab, T = model->length, E = model->embed_dim;
-    model_tensors t;
+    mha_model_tensors t;
     memset(&t, 0, sizeof t);
     t.tok_emb = base;  base += V * E;
     t.pos_emb = base;  base += T * E;
@@ -72,29 +72,30 @@ static model_tensors tensors_at(const induction_model *model, float *base)
     t.unembed = base;
     return t;
 }
-mha_status induction_model_init(induction_model *model, size_t vocab, size_t length,
-                                size_t embed_dim, size_t heads, size_t layers, uint64_t seed)
+mha_status mha_induction_model_init(mha_induction_model *model, size_t vocab, size_t length,
+                                    size_t embed_dim, size_t heads, size_t layers, uint64_t seed)
 {
     memset(model, 0, sizeof *model);
-    if (vocab < 2 || length < 6 || embed_dim == 0 || layers == 0 || layers > LEARNING_MAX_LAYERS)
+    if (vocab < 2 || length < 6 || embed_dim == 0 || layers == 0 || layers > MHA_LEARNING_MAX_LAYERS)
         return MHA_ERR_SHAPE;
     if (heads == 0 || embed_dim % heads != 0)
         return MHA_ERR_HEADS;
     if (vocab > 65536 || length > 4096 || embed_dim > 4096)
         return MHA_ERR_OVERFLOW;             /* far beyond a toy, and safe to multiply */
     const size_t E = embed_dim;
-    *model = (induction_model){vocab, length, embed_dim, heads, layers, 0, NULL, NULL, NULL, NULL, 0};
+    *model = (mha_induction_model){vocab, length, embed_dim, heads, layers, 0,
+                                   NULL, NULL, NULL, NULL, 0};
     model->count = 2 * vocab * E + length * E + layers * (4 * E * E + 4 * E);
     model->params = calloc(model->count, sizeof(float));
     model->grads = calloc(model->count, sizeof(float));
     model->m = calloc(model->count, sizeof(float));
     model->v = calloc(model->count, sizeof(float));
     if (!model->params || !model->grads || !model->m || !model->v) {
-        induction_model_free(model);
+        mha_induction_model_free(model);
         return MHA_ERR_NOMEM;
     }
-    uint64_t state = learning_streams_from_seed(seed).model;
-    const model_tensors t = tensors_at(model, model->params);
+    uint64_t state = mha_learning_streams_from_seed(seed).model;
+    const mha_model_tensors t = tensors_at(model, model->params);
     const float a = 1.0f / sqrtf((float)E);
     #define FILL(p, n, scale) for (size_t i_ = 0; i_ < (n); i_++) \
         (p)[i_] = (scale) * (float)(mha_random_unit(&state) * 2 - 1)
@@ -109,18 +110,18 @@ mha_status induction_model_init(induction_model *model, size_t vocab, size_t len
     return MHA_OK;
 }
 
-void induction_model_free(induction_model *model)
+void mha_induction_model_free(mha_induction_model *model)
 {
     free(model->params); free(model->grads); free(model->m); free(model->v);
     memset(model, 0, sizeof *model);
 }
 
-model_tensors induction_model_tensors(const induction_model *model)
+mha_model_tensors mha_induction_model_tensors(const mha_induction_model *model)
 {
     return tensors_at(model, model->params);
 }
-mha_status learning_workspace_init(learning_workspace *ws, const induction_model *model,
-                                   size_t batch)
+mha_status mha_learning_workspace_init(mha_learning_workspace *ws, const mha_induction_model *model,
+                                       size_t batch)
 {
     const size_t T = model->length, E = model->embed_dim, H = model->heads;
     const size_t n = batch * T * E;
@@ -134,49 +135,49 @@ mha_status learning_workspace_init(learning_workspace *ws, const induction_model
     ws->grad_input = malloc(n * sizeof(float));
     ws->weights = malloc(model->layers * batch * H * T * T * sizeof(float));
     if (!ws->stream || !ws->logits || !ws->grad_stream || !ws->grad_input || !ws->weights) {
-        learning_workspace_free(ws);
+        mha_learning_workspace_free(ws);
         return MHA_ERR_NOMEM;
     }
-    ws->parts = (batch + LEARNING_SLICE - 1) / LEARNING_SLICE;
+    ws->parts = (batch + MHA_LEARNING_SLICE - 1) / MHA_LEARNING_SLICE;
     if (ws->parts > 1) {
         ws->part = calloc(ws->parts, sizeof *ws->part);
         ws->part_grads = malloc(ws->parts * model->count * sizeof(float));
         mha_status status = ws->part && ws->part_grads ? MHA_OK : MHA_ERR_NOMEM;
         for (size_t p = 0; p < ws->parts && status == MHA_OK; p++) {
-            const size_t size = batch - p * LEARNING_SLICE;
-            status = learning_workspace_init(&ws->part[p], model,
-                                             size < LEARNING_SLICE ? size : LEARNING_SLICE);
+            const size_t size = batch - p * MHA_LEARNING_SLICE;
+            status = mha_learning_workspace_init(&ws->part[p], model,
+                                                 size < MHA_LEARNING_SLICE ? size : MHA_LEARNING_SLICE);
         }
         if (status != MHA_OK) {
-            learning_workspace_free(ws);
+            mha_learning_workspace_free(ws);
             return status;
         }
     }
     return MHA_OK;
 }
 
-void learning_workspace_free(learning_workspace *ws)
+void mha_learning_workspace_free(mha_learning_workspace *ws)
 {
     free(ws->stream); free(ws->logits); free(ws->grad_stream); free(ws->grad_input);
     free(ws->weights);
-    for (size_t l = 0; l < LEARNING_MAX_LAYERS; l++)
+    for (size_t l = 0; l < MHA_LEARNING_MAX_LAYERS; l++)
         mha_saved_free(&ws->saved[l]);
     for (size_t p = 0; ws->part && p < ws->parts; p++)
-        learning_workspace_free(&ws->part[p]);
+        mha_learning_workspace_free(&ws->part[p]);
     free(ws->part); free(ws->part_grads);
     memset(ws, 0, sizeof *ws);
 }
-static mha_params layer_params(const model_tensors *t, size_t l)
+static mha_params layer_params(const mha_model_tensors *t, size_t l)
 {
     return (mha_params){t->in_w[l], t->in_b[l], t->out_w[l], t->out_b[l]};
 }
 
-static mha_status forward_layers(const induction_model *model, learning_workspace *ws,
+static mha_status forward_layers(const mha_induction_model *model, mha_learning_workspace *ws,
                                  const int *tokens, int keep_state)
 {
     const size_t B = ws->batch, T = model->length, E = model->embed_dim, H = model->heads,
                  V = model->vocab, n = B * T * E;
-    const model_tensors t = tensors_at(model, model->params);
+    const mha_model_tensors t = tensors_at(model, model->params);
     const mha_shape shape = {B, T, T, E, H};
     const mha_mask causal = {.causal = 1};
     for (size_t b = 0; b < B; b++)                        /* stream[0] = embeddings */
@@ -205,8 +206,8 @@ static mha_status forward_layers(const induction_model *model, learning_workspac
     return status;
 }
 
-mha_status induction_forward(const induction_model *model, learning_workspace *ws,
-                             const int *tokens)
+mha_status mha_induction_forward(const mha_induction_model *model, mha_learning_workspace *ws,
+                                 const int *tokens)
 {
     return forward_layers(model, ws, tokens, 0);
 }
@@ -226,8 +227,8 @@ typedef struct loss_sums {
 } loss_sums;
 
 /* Sequences b0.. of batch, in ws; count: the predictions of the whole batch. */
-static loss_sums loss_and_gradient(const induction_model *model, learning_workspace *ws,
-                                   const induction_batch *batch, size_t b0, double count)
+static loss_sums loss_and_gradient(const mha_induction_model *model, mha_learning_workspace *ws,
+                                   const mha_induction_batch *batch, size_t b0, double count)
 {
     const size_t B = ws->batch, T = model->length, V = model->vocab;
     double loss = 0;
@@ -252,13 +253,13 @@ static loss_sums loss_and_gradient(const induction_model *model, learning_worksp
         }
     return (loss_sums){loss, right, predictable};
 }
-static mha_status induction_backward(induction_model *model, learning_workspace *ws,
+static mha_status induction_backward(mha_induction_model *model, mha_learning_workspace *ws,
                                      const int *tokens, float *gradient)
 {
     const size_t B = ws->batch, T = model->length, E = model->embed_dim, V = model->vocab,
                  n = B * T * E;
-    const model_tensors t = tensors_at(model, model->params);
-    const model_tensors g = tensors_at(model, gradient);
+    const mha_model_tensors t = tensors_at(model, model->params);
+    const mha_model_tensors g = tensors_at(model, gradient);
     const mha_mask causal = {.causal = 1};
     memset(gradient, 0, model->count * sizeof(float));
     const float *top = ws->stream + model->layers * n;               /* (B T, E) */
@@ -287,7 +288,7 @@ static mha_status induction_backward(induction_model *model, learning_workspace 
             }
     return MHA_OK;
 }
-static void adamw_step(induction_model *model, const train_options *o)
+static void adamw_step(mha_induction_model *model, const mha_train_options *o)
 {
     const double t = (double)(++model->steps_taken);
     const double rate = o->learning_rate * fmin(1.0, t / (double)(o->warmup + 1));
@@ -301,8 +302,8 @@ static void adamw_step(induction_model *model, const train_options *o)
         model->params[i] -= (float)(rate * (step + o->weight_decay * model->params[i]));
     }
 }
-mha_status induction_gradients(induction_model *model, learning_workspace *ws,
-                               const induction_batch *batch, train_stats *stats)
+mha_status mha_induction_gradients(mha_induction_model *model, mha_learning_workspace *ws,
+                                   const mha_induction_batch *batch, mha_train_stats *stats)
 {
     const size_t T = model->length, parts = ws->parts;
     const double count = (double)(batch->batch * (T - 1));
@@ -323,11 +324,11 @@ mha_status induction_gradients(induction_model *model, learning_workspace *ws,
         }
         #pragma omp parallel for schedule(dynamic)
         for (size_t p = 0; p < parts; p++) {
-            learning_workspace *w = &ws->part[p];
-            const int *tokens = batch->tokens + p * LEARNING_SLICE * T;
+            mha_learning_workspace *w = &ws->part[p];
+            const int *tokens = batch->tokens + p * MHA_LEARNING_SLICE * T;
             statuses[p] = forward_layers(model, w, tokens, 1);
             if (statuses[p] == MHA_OK) {
-                sums[p] = loss_and_gradient(model, w, batch, p * LEARNING_SLICE, count);
+                sums[p] = loss_and_gradient(model, w, batch, p * MHA_LEARNING_SLICE, count);
                 statuses[p] = induction_backward(model, w, tokens, ws->part_grads + p * model->count);
             }
         }
@@ -352,25 +353,25 @@ mha_status induction_gradients(induction_model *model, learning_workspace *ws,
         }
         free(sums);
     }
-    *stats = (train_stats){total.loss / count,
+    *stats = (mha_train_stats){total.loss / count,
                            total.predictable ? (double)total.right / total.predictable : 0.0};
     return status;
 }
-mha_status induction_train_step(induction_model *model, learning_workspace *ws,
-                                const induction_batch *batch, const train_options *o,
-                                train_stats *stats)
+mha_status mha_induction_train_step(mha_induction_model *model, mha_learning_workspace *ws,
+                                    const mha_induction_batch *batch, const mha_train_options *o,
+                                    mha_train_stats *stats)
 {
-    const mha_status status = induction_gradients(model, ws, batch, stats);
+    const mha_status status = mha_induction_gradients(model, ws, batch, stats);
     if (status == MHA_OK)
         adamw_step(model, o);
     return status;
 }
 /* weights: (B, H, T, T) of one layer. */
-void head_scores_from_weights(const float *weights, const induction_batch *batch,
-                              size_t heads, size_t layer, head_scores *scores)
+void mha_head_scores_from_weights(const float *weights, const mha_induction_batch *batch,
+                                  size_t heads, size_t layer, mha_head_scores *scores)
 {
     const size_t B = batch->batch, T = batch->length;
-    for (size_t h = 0; h < heads && h < LEARNING_MAX_HEADS; h++) {
+    for (size_t h = 0; h < heads && h < MHA_LEARNING_MAX_HEADS; h++) {
         double previous = 0, induction = 0;
         size_t n_previous = 0, n_induction = 0;
         for (size_t b = 0; b < B; b++) {

@@ -3,8 +3,6 @@
 #include <stddef.h>
 #include "mha.h"
 
-/* x (n) becomes softmax(x), computed stably.  A row of -inf becomes zeros;
-   a NaN anywhere makes the whole row NaN. */
 void mha_softmax_row(float *x, size_t n)
 {
     float max = -INFINITY;
@@ -27,9 +25,6 @@ void mha_softmax_row(float *x, size_t n)
     for (size_t j = 0; j < n; j++)
         x[j] /= sum;
 }
-/* One head.  q (L, D), k (S, D), v (S, D) with row strides ldq, ldk, ldv;
-   bias (L, S) added to the scores, or NULL; weights (L, S) out;
-   context (L, D) out, row stride ldc. */
 void mha_attend(size_t L, size_t S, size_t D,
                 const float *q, size_t ldq,
                 const float *k, size_t ldk,

@@ -2,11 +2,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "mha.h"
+#include "mha_internal.h"
 
 /* C (M, N) += A (K, M) transposed times B (K, N). */
-static void matmul_tn_add(size_t M, size_t N, size_t K, const float *A, size_t lda,
-                          const float *B, size_t ldb, float *C, size_t ldc)
+static void product_tn_add(size_t M, size_t N, size_t K, const float *A, size_t lda,
+                           const float *B, size_t ldb, float *C, size_t ldc)
 {
     for (size_t k = 0; k < K; k++)
         for (size_t m = 0; m < M; m++) {
@@ -20,12 +20,12 @@ static void linear_backward(size_t N, size_t E_in, size_t E_out, const float *X,
                             const float *W, const float *grad_y, size_t ldy,
                             float *grad_W, float *grad_b, float *grad_x, float *scratch)
 {
-    matmul_tn_add(E_out, E_in, N, grad_y, ldy, X, E_in, grad_W, E_in);
+    product_tn_add(E_out, E_in, N, grad_y, ldy, X, E_in, grad_W, E_in);
     for (size_t i = 0; grad_b && i < N; i++)
         for (size_t o = 0; o < E_out; o++)
             grad_b[o] += grad_y[i * ldy + o];
     if (grad_x) {
-        mha_matmul_nn(N, E_in, E_out, grad_y, ldy, W, E_in, NULL, scratch, E_in);
+        mha_product_nn_plain(N, E_in, E_out, grad_y, ldy, W, E_in, NULL, scratch, E_in);
         for (size_t n = 0; n < N * E_in; n++)
             grad_x[n] += scratch[n];
     }
@@ -72,9 +72,9 @@ mha_status mha_backward_naive(const mha_shape *shape, const mha_params *params,
         const float *xq = query + b * L * E, *xk = key + b * S * E, *xv = value + b * S * E;
         const float *dy = grad_out + b * L * E;                       /* (L, E) */
         const float *W = params->in_proj_weight, *bin = params->in_proj_bias;
-        mha_matmul_nt(L, E, E, xq, E, W, E, bin, q, E);                         /* (L, E) */
-        mha_matmul_nt(S, E, E, xk, E, W + E * E, E, bin ? bin + E : NULL, k, E);   /* (S, E) */
-        mha_matmul_nt(S, E, E, xv, E, W + 2 * E * E, E, bin ? bin + 2 * E : NULL, v, E);
+        mha_product_nt_plain(L, E, E, xq, E, W, E, bin, q, E);                         /* (L, E) */
+        mha_product_nt_plain(S, E, E, xk, E, W + E * E, E, bin ? bin + E : NULL, k, E);   /* (S, E) */
+        mha_product_nt_plain(S, E, E, xv, E, W + 2 * E * E, E, bin ? bin + 2 * E : NULL, v, E);
         const int masked = mha_mask_bias(mask, shape, b, bias);
         for (size_t h = 0; h < H; h++)
             mha_attend(L, S, D, q + h * D, E, k + h * D, E, v + h * D, E, masked ? bias : NULL,
@@ -85,10 +85,10 @@ mha_status mha_backward_naive(const mha_shape *shape, const mha_params *params,
         for (size_t h = 0; h < H; h++) {
             const float *ph = p + h * L * S;                                       /* (L, S) */
             const float scale = 1.0f / sqrtf((float)D);
-            mha_matmul_nt(L, S, D, dc + h * D, E, v + h * D, E, NULL, dz, S);       /* dP = dC V^T */
+            mha_product_nt_plain(L, S, D, dc + h * D, E, v + h * D, E, NULL, dz, S);       /* dP = dC V^T */
             for (size_t j = 0; j < S; j++)                                          /* dV = P^T dC */
                 memset(dv + j * E + h * D, 0, D * sizeof *dv);
-            matmul_tn_add(S, D, L, ph, S, dc + h * D, E, dv + h * D, E);
+            product_tn_add(S, D, L, ph, S, dc + h * D, E, dv + h * D, E);
             for (size_t i = 0; i < L; i++) {
                 const float *pr = ph + i * S;
                 float *zr = dz + i * S;
@@ -98,10 +98,10 @@ mha_status mha_backward_naive(const mha_shape *shape, const mha_params *params,
                 for (size_t j = 0; j < S; j++)
                     zr[j] = scale * pr[j] * (zr[j] - (float)average);
             }
-            mha_matmul_nn(L, D, S, dz, S, k + h * D, E, NULL, dq + h * D, E);      /* dQ = s dZ K */
+            mha_product_nn_plain(L, D, S, dz, S, k + h * D, E, NULL, dq + h * D, E);      /* dQ = s dZ K */
             for (size_t j = 0; j < S; j++)
                 memset(dk + j * E + h * D, 0, D * sizeof *dk);
-            matmul_tn_add(S, D, L, dz, S, q + h * D, E, dk + h * D, E);             /* dK = s dZ^T Q */
+            product_tn_add(S, D, L, dz, S, q + h * D, E, dk + h * D, E);             /* dK = s dZ^T Q */
         }
         float *gW = grads->grad_in_proj_weight, *gb = grads->grad_in_proj_bias;
         linear_backward(L, E, E, xq, W, dq, E, gW, gb, gx_q ? gx_q + b * L * E : NULL, scratch);

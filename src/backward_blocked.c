@@ -21,14 +21,14 @@ static mha_status product_nt(const fast_kernels *k, const fast_blocking *blk, si
         for (size_t j = 0; j < N; j++)
             for (size_t kk = 0; kk < K; kk++)
                 wt[kk * N + j] = W[j * ldw + kk];
-        fast_gemm_direct(k, M, N, K, A, lda, 1, wt, N, bias, C, ldc);
+        fast_product_direct(k, M, N, K, A, lda, 1, wt, N, bias, C, ldc);
         free(wt);
         return MHA_OK;
     }
     fast_packed packed;
     mha_status status = fast_pack(k, blk, N, K, W, ldw, &packed);
     if (status == MHA_OK)
-        status = fast_gemm(k, blk, M, A, lda, &packed, bias, C, ldc);
+        status = fast_product(k, blk, M, A, lda, &packed, bias, C, ldc);
     fast_packed_free(&packed);
     return status;
 }
@@ -38,13 +38,13 @@ static mha_status product_nn(const fast_kernels *k, const fast_blocking *blk, si
                              size_t ldb, float *C, size_t ldc)
 {
     if (N * K <= DIRECT_MAX) {
-        fast_gemm_direct(k, M, N, K, A, lda, 1, Bm, ldb, NULL, C, ldc);
+        fast_product_direct(k, M, N, K, A, lda, 1, Bm, ldb, NULL, C, ldc);
         return MHA_OK;
     }
     fast_packed packed;
     mha_status status = fast_pack_strided(k, blk, N, K, Bm, 1, ldb, &packed);
     if (status == MHA_OK)
-        status = fast_gemm(k, blk, M, A, lda, &packed, NULL, C, ldc);
+        status = fast_product(k, blk, M, A, lda, &packed, NULL, C, ldc);
     fast_packed_free(&packed);
     return status;
 }
@@ -54,13 +54,13 @@ static mha_status product_tn(const fast_kernels *k, const fast_blocking *blk, si
                              size_t ldb, float *C, size_t ldc)
 {
     if (N * K <= DIRECT_MAX) {
-        fast_gemm_direct(k, M, N, K, A, 1, lda, Bm, ldb, NULL, C, ldc);
+        fast_product_direct(k, M, N, K, A, 1, lda, Bm, ldb, NULL, C, ldc);
         return MHA_OK;
     }
     fast_packed packed;
     mha_status status = fast_pack_strided(k, blk, N, K, Bm, 1, ldb, &packed);
     if (status == MHA_OK)
-        status = fast_gemm_strided(k, blk, M, A, 1, lda, &packed, NULL, C, ldc);
+        status = fast_product_strided(k, blk, M, A, 1, lda, &packed, NULL, C, ldc);
     fast_packed_free(&packed);
     return status;
 }

@@ -1,6 +1,6 @@
 /* generated from chapters/04-batched.nw; edit the book, not this file */
 #include <stdlib.h>
-#include "mha.h"
+#include "mha_internal.h"
 
 mha_status mha_forward_batched(const mha_shape *shape, const mha_params *params,
                                const float *query, const float *key,
@@ -27,18 +27,20 @@ mha_status mha_forward_batched(const mha_shape *shape, const mha_params *params,
     const float *q, *k, *v;
     size_t ldq, ldk, ldv;
     if (key == query && value == key) {                       /* self-attention */
-        mha_matmul_nn(B * L, 3 * E, E, query, E, Wt, 3 * E, in_b, proj, 3 * E);
+        mha_product_nn_plain(B * L, 3 * E, E, query, E, Wt, 3 * E, in_b, proj, 3 * E);
         q = proj; k = proj + E; v = proj + 2 * E;             /* (B, L, 3E) */
         ldq = ldk = ldv = 3 * E;
     } else {
         float *qp = proj, *kvp = proj + B * L * E;                /* (B, L, E), (B, S, 2E) */
-        mha_matmul_nn(B * L, E, E, query, E, Wt, 3 * E, in_b, qp, E);
+        mha_product_nn_plain(B * L, E, E, query, E, Wt, 3 * E, in_b, qp, E);
         if (value == key) {                                       /* shared keys and values */
-            mha_matmul_nn(B * S, 2 * E, E, key, E, Wt + E, 3 * E, in_b ? in_b + E : NULL, kvp, 2 * E);
+            mha_product_nn_plain(B * S, 2 * E, E, key, E, Wt + E, 3 * E, in_b ? in_b + E : NULL,
+                                 kvp, 2 * E);
         } else {
-            mha_matmul_nn(B * S, E, E, key, E, Wt + E, 3 * E, in_b ? in_b + E : NULL, kvp, 2 * E);
-            mha_matmul_nn(B * S, E, E, value, E, Wt + 2 * E, 3 * E, in_b ? in_b + 2 * E : NULL,
-                          kvp + E, 2 * E);
+            mha_product_nn_plain(B * S, E, E, key, E, Wt + E, 3 * E, in_b ? in_b + E : NULL, kvp,
+                                 2 * E);
+            mha_product_nn_plain(B * S, E, E, value, E, Wt + 2 * E, 3 * E, in_b ? in_b + 2 * E : NULL,
+                                 kvp + E, 2 * E);
         }
         q = qp; k = kvp; v = kvp + E;
         ldq = E; ldk = ldv = 2 * E;
@@ -52,7 +54,7 @@ mha_status mha_forward_batched(const mha_shape *shape, const mha_params *params,
                        masked ? bias : NULL, w, concat + b * L * E + h * D, E);
         }
     }
-    mha_matmul_nn(B * L, E, E, concat, E, Wot, E, params->out_proj_bias, out, E);
+    mha_product_nn_plain(B * L, E, E, concat, E, Wot, E, params->out_proj_bias, out, E);
     free(Wt); free(Wot); free(proj); free(concat); free(bias); free(scratch);
     return mha_forward_range(shape, params, query, key, value, mask, out);
 }

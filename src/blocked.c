@@ -326,7 +326,7 @@ static mha_status project(const fast_kernels *k, const fast_blocking *blk, fast_
     if (status != MHA_OK)
         return status;
     fast_stage_mark(stage);
-    status = fast_gemm(k, blk, M, X, ldx, &packed, bias, C, ldc);
+    status = fast_product(k, blk, M, X, ldx, &packed, bias, C, ldc);
     fast_packed_free(&packed);
     return status;
 }

@@ -5,13 +5,13 @@
    set and their choice, the packed matrix product and the fused attention.
    Not part of mha.h. */
 #include <stddef.h>
-#include "mha.h"
+#include "mha_internal.h"
 
 typedef struct fast_kernels {
     const char *name;                      /* "avx512", "avx2" or "scalar" */
     size_t mr, nr, width;
     /* C (mr, nr) += Ap (K, mr)^T Bp (K, nr): both packed, k-major */
-    void (*gemm)(size_t K, const float *Ap, const float *Bp, float *C, size_t ldc);
+    void (*product_tile)(size_t K, const float *Ap, const float *Bp, float *C, size_t ldc);
     /* s (rows, cols) = scale * q (rows, D) kt (D, cols); rows % 4 == 0, cols % width == 0 */
     void (*scores)(size_t rows, size_t cols, size_t D, const float *q, size_t ldq,
                    const float *kt, size_t ldk, float scale, float *s, size_t lds);
@@ -67,25 +67,26 @@ mha_status fast_pack(const fast_kernels *k, const fast_blocking *b,
                      size_t N, size_t K, const float *W, size_t ldw, fast_packed *p);
 void fast_packed_free(fast_packed *p);
 MHA_MUST_CHECK
-mha_status fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
-                     const float *A, size_t lda, const fast_packed *Wp,
-                     const float *bias, float *C, size_t ldc);
+mha_status fast_product(const fast_kernels *k, const fast_blocking *b, size_t M,
+                        const float *A, size_t lda, const fast_packed *Wp,
+                        const float *bias, float *C, size_t ldc);
 /* The same with each operand's element (row i, column k) at X[i rs + k cs]:
    cs = 1 is the row-major case above, rs = 1 a transposed operand read in place. */
 MHA_MUST_CHECK
 mha_status fast_pack_strided(const fast_kernels *k, const fast_blocking *b, size_t N,
                              size_t K, const float *W, size_t rs, size_t cs, fast_packed *p);
 MHA_MUST_CHECK
-mha_status fast_gemm_strided(const fast_kernels *k, const fast_blocking *b, size_t M,
-                             const float *A, size_t rs, size_t cs, const fast_packed *Wp,
-                             const float *bias, float *C, size_t ldc);
-void fast_gemv(const fast_kernels *k, size_t M, const float *X, size_t ldx,
-               const float *W, size_t N, size_t K, const float *bias, float *Y, size_t ldy);
+mha_status fast_product_strided(const fast_kernels *k, const fast_blocking *b, size_t M,
+                                const float *A, size_t rs, size_t cs, const fast_packed *Wp,
+                                const float *bias, float *C, size_t ldc);
+void fast_product_vector(const fast_kernels *k, size_t M, const float *X, size_t ldx,
+                         const float *W, size_t N, size_t K, const float *bias, float *Y,
+                         size_t ldy);
 /* C (M, N) = A B + bias: A's element (i, k) at A[i rs + k cs], B (K, N) with row
    stride ldb, bias NULL or (N); for B small enough to stay in cache */
-void fast_gemm_direct(const fast_kernels *k, size_t M, size_t N, size_t K, const float *A,
-                      size_t rs, size_t cs, const float *B, size_t ldb, const float *bias,
-                      float *C, size_t ldc);
+void fast_product_direct(const fast_kernels *k, size_t M, size_t N, size_t K, const float *A,
+                         size_t rs, size_t cs, const float *B, size_t ldb, const float *bias,
+                         float *C, size_t ldc);
 /* Scratch that outlives a call.  fast_scratch_take(n) returns n bytes (64-byte
    aligned, contents undefined) or NULL; fast_scratch_give(p) hands a block back
    (NULL is ignored), where the next take of at most its size may find it.

@@ -26,8 +26,8 @@ static mha_status project_rows(const fast_kernels *k, const fast_blocking *blk, 
                                size_t N, size_t K, const float *bias, float *Y)
 {
     if (packed->data != NULL)
-        return fast_gemm(k, blk, M, X, K, packed, bias, Y, N);
-    fast_gemv(k, M, X, K, W, N, K, bias, Y, N);
+        return fast_product(k, blk, M, X, K, packed, bias, Y, N);
+    fast_product_vector(k, M, X, K, W, N, K, bias, Y, N);
     return MHA_OK;
 }
 mha_status mha_decode_step_blocked(const mha_decoder *dec, mha_kv_cache *cache, size_t n,

@@ -1,10 +1,8 @@
 /* generated from chapters/25-hardening.nw; edit the book, not this file */
 #include <float.h>
 #include <math.h>
-#include "mha.h"
+#include "mha_internal.h"
 
-/* The index of the first element of x (n) that is NaN or infinite, or n when
-   there is none; -inf is accepted when allow_minus_infinity is non-zero. */
 size_t mha_first_nonfinite(const float *x, size_t n, int allow_minus_infinity)
 {
     for (size_t i = 0; i < n; i++)

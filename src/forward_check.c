@@ -1,5 +1,5 @@
 /* generated from chapters/03-naive.nw; edit the book, not this file */
-#include "mha.h"
+#include "mha_internal.h"
 
 mha_status mha_forward_check(const mha_shape *shape, const mha_params *params,
                              const float *query, const float **key,

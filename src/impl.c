@@ -1,6 +1,6 @@
 /* generated from chapters/03-naive.nw, chapters/04-batched.nw, chapters/08-fast-attention.nw; edit the book, not this file */
 #include <string.h>
-#include "mha.h"
+#include "mha_internal.h"
 
 const mha_impl mha_impls[] = {
     {"naive", mha_forward_naive},

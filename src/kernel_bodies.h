@@ -2,7 +2,8 @@
 /* The kernels, written once for any vector width.  No include guard: each of
    kernels_scalar.c, kernels_avx2.c and kernels_avx512.c includes this file
    once, after defining its vector vocabulary (VEC, W, ISA, TARGET, ...). */
-static TARGET void ISA(gemm)(size_t K, const float *Ap, const float *Bp, float *C, size_t ldc)
+static TARGET void ISA(product_tile)(size_t K, const float *Ap, const float *Bp,
+                                     float *C, size_t ldc)
 {
     VEC acc[GMR][GNV];
     UNROLL for (int r = 0; r < GMR; r++) {
@@ -266,7 +267,7 @@ static TARGET void ISA(fast_softmax_grad)(float *dp, const float *p, size_t n, c
 }
 const fast_kernels ISA(fast_kernels) = {
     .name = ISA_NAME, .mr = GMR, .nr = GNV * W, .width = ANV * W,
-    .gemm = ISA(gemm), .scores = ISA(fast_scores), .pv = ISA(fast_pv),
+    .product_tile = ISA(product_tile), .scores = ISA(fast_scores), .pv = ISA(fast_pv),
     .row_max = ISA(fast_row_max), .exp_sum = ISA(fast_exp_sum), .scale = ISA(fast_scale),
     .dot = ISA(dot), .axpy = ISA(axpy), .fma_loop = ISA(fma_loop),
     .stream_sum = ISA(stream_sum), .key_dots = ISA(fast_key_dots),

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "mha.h"
+#include "mha_internal.h"
 
 static float *zeroed_lines(size_t bytes)
 {
@@ -72,7 +72,6 @@ void mha_kv_cache_take_back(mha_kv_cache *cache, size_t n)
         cache->length[b] = start;
     }
 }
-/* keys, values: (n, H_kv D) with row stride ld; padding: (n) or NULL. */
 mha_status mha_kv_cache_append(mha_kv_cache *cache, size_t b, size_t n,
                                const float *keys, const float *values, size_t ld,
                                const unsigned char *padding)
@@ -106,7 +105,6 @@ static void decode_bias(const mha_kv_cache *cache, size_t b, size_t n, float *bi
             bias[i * T + j] = mha_key_masked(&mask, cache->capacity, b, p, j) ? -INFINITY : 0.0f;
     }
 }
-/* Rotate the D features of x (one head) to position p, pairs (2j, 2j+1). */
 void mha_rope(float *x, size_t D, size_t position, double base)
 {
     for (size_t j = 0; 2 * j + 1 < D; j++) {
@@ -125,16 +123,16 @@ static void project_per_head(const mha_decoder *dec, size_t rows, const float *x
     const float *W = dec->params.in_proj_weight, *bias = dec->params.in_proj_bias;
     for (size_t r = 0; r < dec->heads + 2 * G; r++) {     /* H query heads, G keys, G values */
         const size_t first = r * D;                       /* the block's first output feature */
-        mha_matmul_nt(rows, D, E, x, E, W + first * E, E, bias ? bias + first : NULL,
-                      qkv + first, F);
+        mha_product_nt_plain(rows, D, E, x, E, W + first * E, E, bias ? bias + first : NULL,
+                             qkv + first, F);
     }
 }
 static void project_fused(const mha_decoder *dec, size_t rows, const float *x, float *qkv)
 {
     const size_t E = dec->embed_dim, D = E / dec->heads;
     const size_t F = E + 2 * dec->kv_heads * D;
-    mha_matmul_nt(rows, F, E, x, E, dec->params.in_proj_weight, E,
-                  dec->params.in_proj_bias, qkv, F);
+    mha_product_nt_plain(rows, F, E, x, E, dec->params.in_proj_weight, E,
+                         dec->params.in_proj_bias, qkv, F);
 }
 static mha_status decode_step(const mha_decoder *dec, mha_kv_cache *cache, size_t n,
                               const float *x, const unsigned char *padding,
@@ -174,8 +172,8 @@ static mha_status decode_step(const mha_decoder *dec, mha_kv_cache *cache, size_
                 }
         }
     }
-    mha_matmul_nt(B * n, E, E, concat, E, dec->params.out_proj_weight, E,
-                  dec->params.out_proj_bias, out, E);
+    mha_product_nt_plain(B * n, E, E, concat, E, dec->params.out_proj_weight, E,
+                         dec->params.out_proj_bias, out, E);
     free(qkv); free(concat); free(bias); free(scratch);
     status = mha_decode_range(dec, cache, n, x, out);
     if (status != MHA_OK)
@@ -261,7 +259,6 @@ const mha_decode_impl *mha_decode_impl_find(const char *name)
     return mha_version_find(mha_decode_impls, mha_decode_impl_count, sizeof mha_decode_impls[0],
                             name);
 }
-/* Operations of one cached decoding step for the token at [[position]]. */
 double mha_decode_flops(size_t embed_dim, size_t heads, size_t kv_heads, size_t position)
 {
     const double E = (double)embed_dim, D = E / (double)heads, T = (double)position + 1;

@@ -1,7 +1,7 @@
 /* generated from chapters/05-masking.nw; edit the book, not this file */
 #include <math.h>
 #include <string.h>
-#include "mha.h"
+#include "mha_internal.h"
 
 /* bias (L, S) gets the additive mask of sequence b: the float mask where
    given, -inf where a key is masked.  Returns 0, leaving bias untouched, when

@@ -1,6 +1,6 @@
 /* generated from chapters/03-naive.nw; edit the book, not this file */
 #include <stdlib.h>
-#include "mha.h"
+#include "mha_internal.h"
 
 mha_status mha_forward_naive(const mha_shape *shape, const mha_params *params,
                              const float *query, const float *key,
@@ -28,15 +28,15 @@ mha_status mha_forward_naive(const mha_shape *shape, const mha_params *params,
             const float *bq = params->in_proj_bias ? params->in_proj_bias + 0 * E + h * D : NULL;
             const float *bk = params->in_proj_bias ? params->in_proj_bias + 1 * E + h * D : NULL;
             const float *bv = params->in_proj_bias ? params->in_proj_bias + 2 * E + h * D : NULL;
-            mha_matmul_nt(L, D, E, query + b * L * E, E, Wq, E, bq, q, D);     /* (L, D) */
-            mha_matmul_nt(S, D, E, key + b * S * E, E, Wk, E, bk, k, D);       /* (S, D) */
-            mha_matmul_nt(S, D, E, value + b * S * E, E, Wv, E, bv, v, D);     /* (S, D) */
+            mha_product_nt_plain(L, D, E, query + b * L * E, E, Wq, E, bq, q, D);     /* (L, D) */
+            mha_product_nt_plain(S, D, E, key + b * S * E, E, Wk, E, bk, k, D);       /* (S, D) */
+            mha_product_nt_plain(S, D, E, value + b * S * E, E, Wv, E, bv, v, D);     /* (S, D) */
             float *w = weights ? weights + ((b * H + h) * L) * S : scratch;  /* (L, S) */
             mha_attend(L, S, D, q, D, k, D, v, D, masked ? bias : NULL,
                        w, concat + h * D, E);
         }
-        mha_matmul_nt(L, E, E, concat, E, params->out_proj_weight, E, params->out_proj_bias,
-                      out + b * L * E, E);                               /* (L, E) */
+        mha_product_nt_plain(L, E, E, concat, E, params->out_proj_weight, E, params->out_proj_bias,
+                             out + b * L * E, E);                               /* (L, E) */
     }
     free(q); free(k); free(v); free(concat); free(bias); free(scratch);
     return mha_forward_range(shape, params, query, key, value, mask, out);

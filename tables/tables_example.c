@@ -21,11 +21,11 @@ void mha_print_example_table(FILE *out)
     mha_example_params(in_w, out_w);
     for (size_t h = 0; h < 2; h++) {
         float q[6], k[6], v[6], scores[9], weights[9], context[6];
-        mha_matmul_nt(3, 2, 4, mha_example_x, 4, in_w + (0 * 4 + h * 2) * 4, 4, NULL, q, 2);
-        mha_matmul_nt(3, 2, 4, mha_example_x, 4, in_w + (1 * 4 + h * 2) * 4, 4, NULL, k, 2);
-        mha_matmul_nt(3, 2, 4, mha_example_x, 4, in_w + (2 * 4 + h * 2) * 4, 4, NULL, v, 2);
+        mha_product_nt_plain(3, 2, 4, mha_example_x, 4, in_w + (0 * 4 + h * 2) * 4, 4, NULL, q, 2);
+        mha_product_nt_plain(3, 2, 4, mha_example_x, 4, in_w + (1 * 4 + h * 2) * 4, 4, NULL, k, 2);
+        mha_product_nt_plain(3, 2, 4, mha_example_x, 4, in_w + (2 * 4 + h * 2) * 4, 4, NULL, v, 2);
         mha_attend(3, 3, 2, q, 2, k, 2, v, 2, NULL, weights, context, 2);
-        mha_matmul_nt(3, 3, 2, q, 2, k, 2, NULL, scores, 3);
+        mha_product_nt_plain(3, 3, 2, q, 2, k, 2, NULL, scores, 3);
         for (size_t i = 0; i < 9; i++)
             scores[i] /= sqrtf(2.0f);
         char nm[4][16];
@@ -57,9 +57,9 @@ void mha_print_example_heatmap(FILE *out)
     for (size_t h = 0; h < 2; h++) {
         float q[6], k[6], v[6], weights[9], context[6];
         const double x0 = 4.8 * (double)h;
-        mha_matmul_nt(3, 2, 4, mha_example_x, 4, in_w + (0 * 4 + h * 2) * 4, 4, NULL, q, 2);
-        mha_matmul_nt(3, 2, 4, mha_example_x, 4, in_w + (1 * 4 + h * 2) * 4, 4, NULL, k, 2);
-        mha_matmul_nt(3, 2, 4, mha_example_x, 4, in_w + (2 * 4 + h * 2) * 4, 4, NULL, v, 2);
+        mha_product_nt_plain(3, 2, 4, mha_example_x, 4, in_w + (0 * 4 + h * 2) * 4, 4, NULL, q, 2);
+        mha_product_nt_plain(3, 2, 4, mha_example_x, 4, in_w + (1 * 4 + h * 2) * 4, 4, NULL, k, 2);
+        mha_product_nt_plain(3, 2, 4, mha_example_x, 4, in_w + (2 * 4 + h * 2) * 4, 4, NULL, v, 2);
         mha_attend(3, 3, 2, q, 2, k, 2, v, 2, NULL, weights, context, 2);
         fprintf(out, "\\node at (%.2f,3.75) {head %zu};\n", x0 + 1.5, h + 1);
         for (int j = 0; j < 3; j++)

@@ -436,10 +436,10 @@ void fuzz_forward_one(const uint8_t *data, size_t size)
 }
 static void write_fuzz_checkpoint(const uint8_t *data, size_t size)
 {
-    static induction_model model;
+    static mha_induction_model model;
     static checkpoint_file files[CHECKPOINT_FILES_MAX];
     char message[256], path[64];
-    if (model.params == NULL && induction_model_init(&model, 5, 6, 4, 2, 2, 11) != MHA_OK)
+    if (model.params == NULL && mha_induction_model_init(&model, 5, 6, 4, 2, 2, 11) != MHA_OK)
         fail("checkpoint: cannot make the model");
     const size_t n = induction_checkpoint_files(&model, files);
     mkdir("ck", 0700);
@@ -462,10 +462,10 @@ static void write_fuzz_checkpoint(const uint8_t *data, size_t size)
         write_file(path, zero + 1, (size_t)(end - zero - 1));
     }
 }
-static void check_checkpoint_refusal(mha_status status, const induction_model *m,
+static void check_checkpoint_refusal(mha_status status, const mha_induction_model *m,
                                      const char *message)
 {
-    static const induction_model empty;
+    static const mha_induction_model empty;
     if (status <= MHA_OK || status >= MHA_STATUS_COUNT)
         fail("checkpoint: status %d is not an error", (int)status);
     if (message[0] == '\0' || strchr(message, '\n') != NULL || strstr(message, "ck") == NULL)
@@ -474,13 +474,13 @@ static void check_checkpoint_refusal(mha_status status, const induction_model *m
     if (memcmp(m, &empty, sizeof empty) != 0)
         fail("checkpoint: refused with '%s' but left a model", message);
 }
-static void check_checkpoint(const induction_model *m)
+static void check_checkpoint(const mha_induction_model *m)
 {
     const size_t V = m->vocab, T = m->length, E = m->embed_dim;
     char message[256];
-    induction_model again;
-    if (m->layers < 1 || m->layers > LEARNING_MAX_LAYERS || m->heads < 1 ||
-        m->heads > LEARNING_MAX_HEADS || E % m->heads != 0 || V < 2 || T < 6 ||
+    mha_induction_model again;
+    if (m->layers < 1 || m->layers > MHA_LEARNING_MAX_LAYERS || m->heads < 1 ||
+        m->heads > MHA_LEARNING_MAX_HEADS || E % m->heads != 0 || V < 2 || T < 6 ||
         m->count != 2 * V * E + T * E + m->layers * (4 * E * E + 4 * E))
         fail("checkpoint: accepted %zu layers, %zu heads, V %zu, T %zu, E %zu, %zu weights",
              m->layers, m->heads, V, T, E, m->count);
@@ -495,12 +495,12 @@ static void check_checkpoint(const induction_model *m)
         again.length != T || again.embed_dim != E ||
         memcmp(again.params, m->params, m->count * sizeof(float)) != 0)
         fail("checkpoint: the round trip changed the model");
-    induction_model_free(&again);
+    mha_induction_model_free(&again);
 }
 void fuzz_checkpoint_one(const uint8_t *data, size_t size)
 {
     char message[256] = "";
-    induction_model m;
+    mha_induction_model m;
     write_fuzz_checkpoint(data, size);
     const size_t legacy_heads = size > 0 ? (data[0] >> 4 & 3u) : 0;
     const mha_status status = induction_checkpoint_read("ck", legacy_heads, &m, message,
@@ -510,5 +510,5 @@ void fuzz_checkpoint_one(const uint8_t *data, size_t size)
         return;
     }
     check_checkpoint(&m);
-    induction_model_free(&m);
+    mha_induction_model_free(&m);
 }

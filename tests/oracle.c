@@ -6,6 +6,7 @@
 #include <string.h>
 #include <criterion/criterion.h>
 #include "check.h"
+#include "mha_internal.h"
 #include "oracle.h"
 
 static double *project(const float *x, size_t N, size_t E, const float *W,

@@ -4,10 +4,10 @@
 #include <string.h>
 #include <criterion/criterion.h>
 #include "check.h"
-#include "cli.h"
+#include "mha_internal.h"
 #include "oracle.h"
 
-Test(batched, matmul_nn_edges) {
+Test(batched, product_nn_plain_edges) {
     const size_t sizes[] = {1, 3, 4, 5, 15, 16, 17, 33};
     rng r = rng_seeded(40);
     for (size_t a = 0; a < 8; a++)
@@ -17,7 +17,7 @@ Test(batched, matmul_nn_edges) {
             float *bias = random_floats(&r, N, -1, 1), *C = random_floats(&r, M * ldc, 7, 7);
             double *want = malloc(M * N * sizeof *want);
             float *got = malloc(M * N * sizeof *got);
-            mha_matmul_nn(M, N, K, A, lda, Wt, ldw, (a + b) % 2 ? bias : NULL, C, ldc);
+            mha_product_nn_plain(M, N, K, A, lda, Wt, ldw, (a + b) % 2 ? bias : NULL, C, ldc);
             for (size_t i = 0; i < M; i++)
                 for (size_t j = 0; j < N; j++) {
                     double s = (a + b) % 2 ? bias[j] : 0.0;
@@ -56,44 +56,6 @@ Test(batched, transpose_round_trip) {
     cr_expect(memcmp(a, back, sizeof back) == 0);
     cr_expect(t[2 * 5 + 4] == a[4 * 3 + 2]);
     free(a);
-}
-Test(batched, bench_checks_then_prints_one_line) {
-    char *text = NULL, *errors = NULL;
-    size_t n1 = 0, n2 = 0;
-    FILE *out = open_memstream(&text, &n1), *err = open_memstream(&errors, &n2);
-    char *argv[] = {"mha", "bench", "--impl", "batched", "--batch", "2", "--seq", "5",
-                    "--kv-len", "7", "--dim", "12", "--heads", "3", "--reps", "3", "--causal"};
-    int status = mha_cli_main(17, argv, out, err);
-    fclose(out); fclose(err);
-    cr_expect_eq(status, 0, "stderr: %s", errors);
-    cr_expect(strstr(text, "impl=batched B=2 L=5 S=7 E=12 H=3 causal=1 reps=3 ms=") == text,
-              "%s", text);
-    cr_expect(strstr(text, " gflops=") && strstr(text, " maxdiff="), "%s", text);
-    free(text); free(errors);
-}
-
-Test(batched, bench_refuses_bad_options) {
-    char *bad[][4] = {{"bench", "--impl", "fastest", NULL},
-                      {"bench", "--heads", "0", NULL},
-                      {"bench", "--dim", "10", NULL} /* 4 heads do not divide 10 */,
-                      {"bench", "--frobnicate", NULL, NULL},
-                      {"bench", "--reps", "x", NULL}};
-    const char *named[] = {"--impl", "--heads", "heads", "--frobnicate", "--reps"};
-    for (size_t t = 0; t < 5; t++) {
-        char *text = NULL, *errors = NULL;
-        size_t n1 = 0, n2 = 0, argc = 0;
-        char *argv[5] = {"mha"};
-        while (argc < 4 && bad[t][argc]) { argv[argc + 1] = bad[t][argc]; argc++; }
-        FILE *out = open_memstream(&text, &n1), *err = open_memstream(&errors, &n2);
-        int status = mha_cli_main((int)argc + 1, argv, out, err);
-        fclose(out); fclose(err);
-        cr_expect_neq(status, 0, "case %zu", t);
-        cr_expect(strncmp(errors, "mha: ", 5) == 0 && strstr(errors, named[t]) != NULL,
-                  "case %zu: '%s'", t, errors);
-        cr_expect(strchr(errors, '\n') == errors + strlen(errors) - 1, "one line: '%s'", errors);
-        cr_expect_eq(n1, 0, "nothing on stdout");
-        free(text); free(errors);
-    }
 }
 Test(batched, output_does_not_depend_on_asking_for_weights) {
     mha_case c = case_random((mha_shape){2, 6, 6, 16, 4}, 42, CASE_SELF);

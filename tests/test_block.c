@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include "block.h"
 #include "check.h"
+#include "mha_internal.h"         /* mha_mask_bias: the reference mask */
 #include "npy.h"
 #include "run.h"
 

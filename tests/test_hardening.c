@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include "check.h"
+#include "mha_internal.h"
 #include "checkpoint.h"
 #include "cli.h"
 #include "fuzz_harness.h"
@@ -45,11 +46,11 @@ static void expect_one_line(const struct cli_result *r, int status, const char *
     cr_expect(strstr(r->err, needle) != NULL, "'%s' not in: %s", needle, r->err);
 }
 
-static void make_checkpoint(char *dir, induction_model *m)
+static void make_checkpoint(char *dir, mha_induction_model *m)
 {
     char message[512];
     cr_assert_not_null(mkdtemp(dir));
-    cr_assert_eq(induction_model_init(m, 7, 8, 4, 2, 2, 3), MHA_OK);
+    cr_assert_eq(mha_induction_model_init(m, 7, 8, 4, 2, 2, 3), MHA_OK);
     cr_assert_eq(induction_checkpoint_write(dir, m, message, sizeof message), MHA_OK, "%s",
                  message);
 }
@@ -73,7 +74,7 @@ static void expect_checkpoint_refused(const char *dir, size_t legacy_heads, mha_
                            const char *needle, const char *what)
 {
     char message[512] = "";
-    induction_model m;
+    mha_induction_model m;
     cr_expect_eq(induction_checkpoint_read(dir, legacy_heads, &m, message, sizeof message),
                  status, "%s: status, with '%s'", what, message);
     cr_expect(strstr(message, needle) != NULL, "%s: '%s' not in '%s'", what, needle, message);
@@ -298,7 +299,7 @@ Test(hardening, absurd_shapes_are_refused_by_forward) {
 Test(hardening, checkpoint_metadata_is_checked_field_by_field) {
     char dir[] = "/tmp/mha-checkpoint-XXXXXX", good[CHECKPOINT_TEXT_MAX];
     char text[2 * CHECKPOINT_TEXT_MAX];
-    induction_model m;
+    mha_induction_model m;
     make_checkpoint(dir, &m);
     const size_t length = induction_checkpoint_metadata(&m, good, sizeof good);
     for (size_t c = 0; c < sizeof metadata_cases / sizeof metadata_cases[0]; c++) {
@@ -317,16 +318,16 @@ Test(hardening, checkpoint_metadata_is_checked_field_by_field) {
                               "a long model.txt");
     write_text_file(dir, "model.txt", good, length);
     char message[512];
-    induction_model back;
+    mha_induction_model back;
     cr_expect_eq(induction_checkpoint_read(dir, 0, &back, message, sizeof message), MHA_OK,
                  "%s", message);
-    induction_model_free(&back);
-    induction_model_free(&m);
+    mha_induction_model_free(&back);
+    mha_induction_model_free(&m);
     remove_checkpoint(dir);
 }
 Test(hardening, checkpoint_refuses_a_boolean_tensor_by_its_type) {
     char dir[] = "/tmp/mha-checkpoint-XXXXXX", npy[128 + 28] = "\x93NUMPY\x01";
-    induction_model m;
+    mha_induction_model m;
     make_checkpoint(dir, &m);
     const char *header = "{'descr': '|b1', 'fortran_order': False, 'shape': (7, 4), }";
     memset(npy + 8, ' ', 120);
@@ -339,17 +340,17 @@ Test(hardening, checkpoint_refuses_a_boolean_tensor_by_its_type) {
                               "tok_emb.npy: element type '|b1', expected float32",
                               "a boolean tok_emb.npy");
     char message[512];
-    induction_model back;
+    mha_induction_model back;
     cr_expect_eq(induction_checkpoint_read(dir, 0, &back, message, sizeof message),
                  MHA_ERR_FORMAT);
     cr_expect(strstr(message, "(0, 0)") == NULL, "%s", message);
-    induction_model_free(&m);
+    mha_induction_model_free(&m);
     remove_checkpoint(dir);
 }
 
 Test(hardening, checkpoint_refuses_weights_that_are_not_finite) {
     char dir[] = "/tmp/mha-checkpoint-XXXXXX", path[256], message[512];
-    induction_model m;
+    mha_induction_model m;
     make_checkpoint(dir, &m);
     const size_t bias[1] = {4}, emb[2] = {7, 4};
     float values[28] = {0};
@@ -364,12 +365,12 @@ Test(hardening, checkpoint_refuses_weights_that_are_not_finite) {
     cr_assert_eq(mha_npy_write(path, values, 2, emb, message, sizeof message), MHA_OK);
     expect_checkpoint_refused(dir, 0, MHA_ERR_FORMAT,
                               "unembed.npy: weight 27 is not finite (-inf)", "an infinity");
-    induction_model_free(&m);
+    mha_induction_model_free(&m);
     remove_checkpoint(dir);
 }
 Test(hardening, checkpoint_of_format_0_is_refused_by_name_or_read) {
     char dir[] = "/tmp/mha-checkpoint-XXXXXX", path[256], message[512];
-    induction_model m, back;
+    mha_induction_model m, back;
     make_checkpoint(dir, &m);
     snprintf(path, sizeof path, "%s/model.txt", dir);
     cr_assert_eq(unlink(path), 0);
@@ -381,14 +382,14 @@ Test(hardening, checkpoint_of_format_0_is_refused_by_name_or_read) {
     cr_expect(back.heads == 2 && back.layers == 2 && back.vocab == 7 && back.length == 8 &&
               back.embed_dim == 4 && back.count == m.count);
     cr_expect(memcmp(back.params, m.params, m.count * sizeof(float)) == 0);
-    induction_model_free(&back);
-    induction_model_free(&m);
+    mha_induction_model_free(&back);
+    mha_induction_model_free(&m);
     remove_checkpoint(dir);
 }
 Test(hardening, train_from_rewrites_a_checkpoint_bit_for_bit, .timeout = 60) {
     char old[] = "/tmp/mha-checkpoint-XXXXXX", fresh[] = "/tmp/mha-checkpoint-XXXXXX";
     char path[256], command[600];
-    induction_model m;
+    mha_induction_model m;
     make_checkpoint(old, &m);
     cr_assert_not_null(mkdtemp(fresh));
     snprintf(path, sizeof path, "%s/model.txt", old);
@@ -406,13 +407,13 @@ Test(hardening, train_from_rewrites_a_checkpoint_bit_for_bit, .timeout = 60) {
     }
     snprintf(path, sizeof path, "%s/model.txt", fresh);
     cr_expect_eq(access(path, F_OK), 0, "no model.txt was written");
-    induction_model_free(&m);
+    mha_induction_model_free(&m);
     remove_checkpoint(old);
     remove_checkpoint(fresh);
 }
 Test(hardening, committed_model_is_format_1) {
     char message[512], text[CHECKPOINT_TEXT_MAX], committed[CHECKPOINT_TEXT_MAX + 1];
-    induction_model m;
+    mha_induction_model m;
     cr_assert_eq(induction_checkpoint_read("../models/induction", 0, &m, message, sizeof message),
                  MHA_OK, "%s", message);
     const size_t length = induction_checkpoint_metadata(&m, text, sizeof text);
@@ -422,7 +423,7 @@ Test(hardening, committed_model_is_format_1) {
     fclose(f);
     cr_expect(got == length && memcmp(committed, text, length) == 0, "model.txt differs");
     cr_expect(m.layers == 2 && m.heads == 2);
-    induction_model_free(&m);
+    mha_induction_model_free(&m);
 }
 Test(fuzz_replay, checkpoint) { replay("checkpoint", fuzz_checkpoint_one, 5); }
 Test(nan_policy, first_nonfinite_finds_the_first_bad_value) {
@@ -940,17 +941,17 @@ Test(contract, absurd_thread_counts_are_refused) {
     case_free(&c);
 }
 Test(contract, a_failed_training_step_changes_nothing) {
-    const size_t batches[2] = {2, 2 * LEARNING_SLICE};     /* one slice, then two */
+    const size_t batches[2] = {2, 2 * MHA_LEARNING_SLICE};     /* one slice, then two */
     for (int t = 0; t < 2; t++) {
-        induction_model model;
-        learning_workspace ws;
-        induction_batch batch;
-        cr_assert_eq(induction_model_init(&model, 8, 8, 8, 2, 2, 5), MHA_OK);
-        cr_assert_eq(learning_workspace_init(&ws, &model, batches[t]), MHA_OK);
-        cr_assert_eq(induction_batch_init(&batch, batches[t], 8), MHA_OK);
+        mha_induction_model model;
+        mha_learning_workspace ws;
+        mha_induction_batch batch;
+        cr_assert_eq(mha_induction_model_init(&model, 8, 8, 8, 2, 2, 5), MHA_OK);
+        cr_assert_eq(mha_learning_workspace_init(&ws, &model, batches[t]), MHA_OK);
+        cr_assert_eq(mha_induction_batch_init(&batch, batches[t], 8), MHA_OK);
         uint64_t state = 6;
-        induction_batch_fill(&batch, 8, &state);
-        const model_tensors tensors = induction_model_tensors(&model);
+        mha_induction_batch_fill(&batch, 8, &state);
+        const mha_model_tensors tensors = mha_induction_model_tensors(&model);
         for (size_t i = 0; i < 8 * 8; i++)
             tensors.tok_emb[i] = 3e38f;
         float *kept = malloc(3 * model.count * sizeof *kept);
@@ -958,9 +959,9 @@ Test(contract, a_failed_training_step_changes_nothing) {
         memcpy(kept, model.params, model.count * sizeof *kept);
         memcpy(kept + model.count, model.m, model.count * sizeof *kept);
         memcpy(kept + 2 * model.count, model.v, model.count * sizeof *kept);
-        const train_options o = {1e-2, 0.01, 0.9, 0.98, 1e-8, 10};
-        train_stats stats;
-        cr_expect_eq(induction_train_step(&model, &ws, &batch, &o, &stats), MHA_ERR_RANGE,
+        const mha_train_options o = {1e-2, 0.01, 0.9, 0.98, 1e-8, 10};
+        mha_train_stats stats;
+        cr_expect_eq(mha_induction_train_step(&model, &ws, &batch, &o, &stats), MHA_ERR_RANGE,
                      "batch of %zu", batches[t]);
         cr_expect_eq(model.steps_taken, 0);
         cr_expect(memcmp(kept, model.params, model.count * sizeof *kept) == 0 &&
@@ -968,8 +969,8 @@ Test(contract, a_failed_training_step_changes_nothing) {
                   memcmp(kept + 2 * model.count, model.v, model.count * sizeof *kept) == 0,
                   "batch of %zu: the failed step changed the model", batches[t]);
         free(kept);
-        induction_batch_free(&batch);
-        learning_workspace_free(&ws);
-        induction_model_free(&model);
+        mha_induction_batch_free(&batch);
+        mha_learning_workspace_free(&ws);
+        mha_induction_model_free(&model);
     }
 }

@@ -11,25 +11,25 @@
 #include "run.h"
 
 Test(learning, model_gradient_matches_finite_differences) {
-    induction_model model;
-    learning_workspace ws;
-    induction_batch batch;
-    cr_assert_eq(induction_model_init(&model, 5, 8, 4, 2, 2, 11), MHA_OK);
-    cr_assert_eq(learning_workspace_init(&ws, &model, 2), MHA_OK);
-    cr_assert_eq(induction_batch_init(&batch, 2, 8), MHA_OK);
+    mha_induction_model model;
+    mha_learning_workspace ws;
+    mha_induction_batch batch;
+    cr_assert_eq(mha_induction_model_init(&model, 5, 8, 4, 2, 2, 11), MHA_OK);
+    cr_assert_eq(mha_learning_workspace_init(&ws, &model, 2), MHA_OK);
+    cr_assert_eq(mha_induction_batch_init(&batch, 2, 8), MHA_OK);
     uint64_t state = 12;
-    induction_batch_fill(&batch, 5, &state);
-    train_stats up, down;
-    cr_assert_eq(induction_gradients(&model, &ws, &batch, &up), MHA_OK);
+    mha_induction_batch_fill(&batch, 5, &state);
+    mha_train_stats up, down;
+    cr_assert_eq(mha_induction_gradients(&model, &ws, &batch, &up), MHA_OK);
     float *analytic = malloc(model.count * sizeof *analytic);
     memcpy(analytic, model.grads, model.count * sizeof *analytic);
     double worst = 0, largest = 0;
     for (size_t i = 0; i < model.count; i++) {
         const float keep = model.params[i];
         model.params[i] = keep + 0x1p-7f;
-        cr_assert_eq(induction_gradients(&model, &ws, &batch, &up), MHA_OK);
+        cr_assert_eq(mha_induction_gradients(&model, &ws, &batch, &up), MHA_OK);
         model.params[i] = keep - 0x1p-7f;
-        cr_assert_eq(induction_gradients(&model, &ws, &batch, &down), MHA_OK);
+        cr_assert_eq(mha_induction_gradients(&model, &ws, &batch, &down), MHA_OK);
         model.params[i] = keep;
         const double fd = (up.loss - down.loss) / 0x1p-6;
         worst = fmax(worst, fabs(fd - analytic[i]));
@@ -38,29 +38,31 @@ Test(learning, model_gradient_matches_finite_differences) {
     cr_expect(largest > 1e-3, "the gradient is not trivially zero");
     cr_expect(worst <= 0.01 * largest, "worst %.3g against largest %.3g", worst, largest);
     free(analytic);
-    induction_batch_free(&batch); learning_workspace_free(&ws); induction_model_free(&model);
+    mha_induction_batch_free(&batch); mha_learning_workspace_free(&ws);
+    mha_induction_model_free(&model);
 }
 Test(learning, a_short_run_lowers_the_loss) {
-    induction_model model;
-    learning_workspace ws;
-    induction_batch batch;
-    cr_assert_eq(induction_model_init(&model, 8, 12, 8, 2, 2, 3), MHA_OK);
-    cr_assert_eq(learning_workspace_init(&ws, &model, 16), MHA_OK);
-    cr_assert_eq(induction_batch_init(&batch, 16, 12), MHA_OK);
-    const train_options o = {1e-2, 0.01, 0.9, 0.98, 1e-8, 10};
+    mha_induction_model model;
+    mha_learning_workspace ws;
+    mha_induction_batch batch;
+    cr_assert_eq(mha_induction_model_init(&model, 8, 12, 8, 2, 2, 3), MHA_OK);
+    cr_assert_eq(mha_learning_workspace_init(&ws, &model, 16), MHA_OK);
+    cr_assert_eq(mha_induction_batch_init(&batch, 16, 12), MHA_OK);
+    const mha_train_options o = {1e-2, 0.01, 0.9, 0.98, 1e-8, 10};
     uint64_t state = 4;
     double first = 0, last = 0;
     for (int step = 0; step < 150; step++) {
-        induction_batch_fill(&batch, 8, &state);
-        train_stats stats;
-        cr_assert_eq(induction_train_step(&model, &ws, &batch, &o, &stats), MHA_OK);
+        mha_induction_batch_fill(&batch, 8, &state);
+        mha_train_stats stats;
+        cr_assert_eq(mha_induction_train_step(&model, &ws, &batch, &o, &stats), MHA_OK);
         const double loss = stats.loss;
         cr_assert(isfinite(loss));
         if (step < 20) first += loss / 20;
         if (step >= 130) last += loss / 20;
     }
     cr_expect(last < first - 0.05, "loss %.3f -> %.3f", first, last);
-    induction_batch_free(&batch); learning_workspace_free(&ws); induction_model_free(&model);
+    mha_induction_batch_free(&batch); mha_learning_workspace_free(&ws);
+    mha_induction_model_free(&model);
 }
 Test(learning, the_measured_runs_support_the_text) {
     training_curve two, one;
@@ -97,10 +99,10 @@ Test(learning, the_measured_runs_support_the_text) {
     free(text);
 }
 Test(learning, batches_hold_their_copies) {
-    induction_batch batch;
-    cr_assert_eq(induction_batch_init(&batch, 200, 32), MHA_OK);
+    mha_induction_batch batch;
+    cr_assert_eq(mha_induction_batch_init(&batch, 200, 32), MHA_OK);
     uint64_t state = 5;
-    induction_batch_fill(&batch, 10, &state);
+    mha_induction_batch_fill(&batch, 10, &state);
     for (size_t b = 0; b < 200; b++) {
         const size_t a = batch.copy_from[b], c = batch.copy_to[b], r = batch.copy_length[b];
         const int *x = batch.tokens + b * 32;
@@ -114,12 +116,12 @@ Test(learning, batches_hold_their_copies) {
         cr_expect_eq(marked, r - 1);
         cr_expect(batch.predictable[b * 32 + c] && !batch.predictable[b * 32 + c + r - 1]);
     }
-    induction_batch_free(&batch);
-    cr_expect_eq(induction_batch_init(&batch, 1, 5), MHA_ERR_SHAPE);
+    mha_induction_batch_free(&batch);
+    cr_expect_eq(mha_induction_batch_init(&batch, 1, 5), MHA_ERR_SHAPE);
 }
 Test(learning, head_scores_of_hand_built_maps) {
     const size_t T = 8, H = 3;
-    induction_batch batch = {1, T, (int[8]){0}, (unsigned char[8]){0},
+    mha_induction_batch batch = {1, T, (int[8]){0}, (unsigned char[8]){0},
                              (size_t[1]){1}, (size_t[1]){4}, (size_t[1]){3}};
     float w[3 * 8 * 8] = {0};
     for (size_t t = 0; t < T; t++) {
@@ -131,8 +133,8 @@ Test(learning, head_scores_of_hand_built_maps) {
         w[(1 * T + t) * T + 0] = 1;                                    /* default: first */
     for (size_t i = 0; i + 1 < 3; i++)
         w[(1 * T + 4 + i) * T + 0] = 0, w[(1 * T + 4 + i) * T + 1 + i + 1] = 1;
-    head_scores s;
-    head_scores_from_weights(w, &batch, H, 0, &s);
+    mha_head_scores s;
+    mha_head_scores_from_weights(w, &batch, H, 0, &s);
     double uniform_previous = 0, uniform_induction = (1.0 / 5 + 1.0 / 6) / 2;
     for (size_t t = 1; t < T; t++)
         uniform_previous += 1.0 / (double)(t + 1) / (double)(T - 1);
@@ -150,20 +152,20 @@ Test(learning, checkpoints_round_trip) {
                                   "--seed", "9", "--out", dir, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_expect(strstr(r.out, "step=3 loss=") != NULL, "%s", r.out);
-    induction_model model;
-    learning_workspace ws;
-    induction_batch batch;
-    cr_assert_eq(induction_model_init(&model, 7, 8, 4, 2, 2, 9), MHA_OK);
-    cr_assert_eq(learning_workspace_init(&ws, &model, 4), MHA_OK);
-    cr_assert_eq(induction_batch_init(&batch, 4, 8), MHA_OK);
-    const train_options o = {1e-2, 0.01, 0.9, 0.98, 1e-8, 100};
-    uint64_t state = learning_streams_from_seed(9).data;      /* the command's data stream */
+    mha_induction_model model;
+    mha_learning_workspace ws;
+    mha_induction_batch batch;
+    cr_assert_eq(mha_induction_model_init(&model, 7, 8, 4, 2, 2, 9), MHA_OK);
+    cr_assert_eq(mha_learning_workspace_init(&ws, &model, 4), MHA_OK);
+    cr_assert_eq(mha_induction_batch_init(&batch, 4, 8), MHA_OK);
+    const mha_train_options o = {1e-2, 0.01, 0.9, 0.98, 1e-8, 100};
+    uint64_t state = mha_learning_streams_from_seed(9).data;      /* the command's data stream */
     for (int step = 0; step < 3; step++) {
-        induction_batch_fill(&batch, 7, &state);
-        train_stats stats;
-        cr_assert_eq(induction_train_step(&model, &ws, &batch, &o, &stats), MHA_OK);
+        mha_induction_batch_fill(&batch, 7, &state);
+        mha_train_stats stats;
+        cr_assert_eq(mha_induction_train_step(&model, &ws, &batch, &o, &stats), MHA_OK);
     }
-    const model_tensors t = induction_model_tensors(&model);
+    const mha_model_tensors t = mha_induction_model_tensors(&model);
     const struct { const char *name; const float *data; size_t count; } files[] = {
         {"tok_emb", t.tok_emb, 28}, {"pos_emb", t.pos_emb, 32}, {"unembed", t.unembed, 28},
         {"layers.0.in_proj_weight", t.in_w[0], 48}, {"layers.1.out_proj_bias", t.out_b[1], 4},
@@ -177,7 +179,7 @@ Test(learning, checkpoints_round_trip) {
                   "%s differs", files[f].name);
         free(saved);
     }
-    induction_batch_free(&batch); learning_workspace_free(&ws); induction_model_free(&model);
+    mha_induction_batch_free(&batch); mha_learning_workspace_free(&ws); mha_induction_model_free(&model);
     free_result(&r);
     snprintf(path, sizeof path, "rm -rf %s", dir);
     cr_expect_eq(system(path), 0);

@@ -89,7 +89,7 @@ static mha_status enter_training(viz_state *s, void **data)
     if (g == NULL) {
         if ((g = calloc(1, sizeof *g)) == NULL)
             return MHA_ERR_NOMEM;
-        mha_status status = viz_trainer_init(&g->trainer, trainer_defaults.seed);
+        mha_status status = viz_trainer_init(&g->trainer, mha_trainer_defaults.seed);
         if (status == MHA_OK &&
             (status = viz_snapshot_init(&g->view, g->trainer.run.model.count,
                                         VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS * VIZ_LEARN_LENGTH *
@@ -100,13 +100,13 @@ static mha_status enter_training(viz_state *s, void **data)
             free(g);
             return status;
         }
-        const trainer_config *c = &g->trainer.run.config;
-        g->model = (induction_model){.vocab = c->vocab, .length = c->length,
+        const mha_trainer_config *c = &g->trainer.run.config;
+        g->model = (mha_induction_model){.vocab = c->vocab, .length = c->length,
                                      .embed_dim = c->embed_dim, .heads = c->heads,
                                      .layers = c->layers, .count = g->view.count,
                                      .params = g->view.params};
         g->predicted_step = (size_t)-1;
-        if (learning_workspace_init(&g->ws, &g->model, 1) != MHA_OK) {
+        if (mha_learning_workspace_init(&g->ws, &g->model, 1) != MHA_OK) {
             viz_snapshot_free(&g->view);
             viz_trainer_free(&g->trainer);
             free(g);
@@ -168,7 +168,7 @@ static mha_status predict(viz_training *g)
     if (g->predicted_step == g->view.step)
         return MHA_OK;
     const mha_status status =
-        induction_forward(&g->model, &g->ws, g->trainer.run.probe.tokens);   /* sequence 0 */
+        mha_induction_forward(&g->model, &g->ws, g->trainer.run.probe.tokens);   /* sequence 0 */
     g->predicted_step = g->view.step;
     return status;
 }
@@ -221,7 +221,7 @@ static void free_training(void *data)
     viz_training *g = data;
     viz_trainer_free(&g->trainer);
     viz_snapshot_free(&g->view);
-    learning_workspace_free(&g->ws);
+    mha_learning_workspace_free(&g->ws);
     free(g);
 }
 

@@ -48,7 +48,7 @@ static void draw_block(viz_view *v, const float *w, size_t T, size_t rows, SDL_R
                  i < rows ? viz_colour(colours, j <= i ? w[i * T + j] : 0) : viz_undecoded);
 }
 
-static SDL_Color token_colour(const induction_batch *b, size_t t, int decoded)
+static SDL_Color token_colour(const mha_induction_batch *b, size_t t, int decoded)
 {
     const size_t a = b->copy_from[0], c = b->copy_to[0], r = b->copy_length[0];
     if (!decoded) return viz_dim;
@@ -63,7 +63,7 @@ size_t viz_label_stride(int map_side, size_t T, int text_height)
     return every;
 }
 
-static void draw_token_labels(viz_view *v, const induction_batch *b, size_t rows, SDL_Rect map)
+static void draw_token_labels(viz_view *v, const mha_induction_batch *b, size_t rows, SDL_Rect map)
 {
     const size_t T = b->length;
     const size_t every = viz_label_stride(map.h, T,
@@ -85,7 +85,7 @@ int viz_learning_hit(const viz_learning_layout *l, size_t focus, int x, int y, i
 }
 
 static void draw_learning_hover(viz_view *v, const viz_state *s, const viz_learning_layout *l,
-                                const float *weights, const induction_batch *b, size_t rows,
+                                const float *weights, const mha_induction_batch *b, size_t rows,
                                 size_t focus)
 {
     const size_t T = b->length, H = l->heads;
@@ -116,8 +116,8 @@ static void draw_learning_hover(viz_view *v, const viz_state *s, const viz_learn
     viz_text(v, v->small, line, x + 8, y + 4 + h / 2, 0, viz_emphasis, 0);
 }
 static void draw_heads(viz_view *v, const viz_state *s, const viz_learning_layout *l,
-                       const float *weights, const induction_batch *b, size_t rows,
-                       const head_scores *scores, size_t focus)
+                       const float *weights, const mha_induction_batch *b, size_t rows,
+                       const mha_head_scores *scores, size_t focus)
 {
     const size_t T = b->length, H = l->heads;
     for (size_t k = 0; k < l->layers * H; k++) {
@@ -140,7 +140,7 @@ static void draw_heads(viz_view *v, const viz_state *s, const viz_learning_layou
     viz_draw_legend(v, s, l->legend);
     draw_learning_hover(v, s, l, weights, b, rows, focus);
 }
-static void draw_score_table(viz_view *v, const viz_learning_layout *l, const head_scores *sc)
+static void draw_score_table(viz_view *v, const viz_learning_layout *l, const mha_head_scores *sc)
 {
     const SDL_Rect r = l->scores;
     const int bar = (r.w - 44 - 2 * 40) / 2 > 10 ? (r.w - 44 - 2 * 40) / 2 : 10;
@@ -310,7 +310,7 @@ static void draw_training(viz_view *v, const viz_state *s, const viz_training *g
                g->focus);
     draw_score_table(v, l, &snap->scores);
     if (g->predicted_step == snap->step) {
-        const induction_batch *probe = &g->trainer.run.probe;
+        const mha_induction_batch *probe = &g->trainer.run.probe;
         const size_t late = probe->copy_to[0] + probe->copy_length[0] - 2;
         draw_top_tokens(v, l, g->ws.logits, VIZ_LEARN_VOCAB, probe->tokens, VIZ_LEARN_LENGTH,
                         viz_learning_position(s, g->focus, VIZ_LEARN_LENGTH, late));

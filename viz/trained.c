@@ -40,9 +40,9 @@ mha_status viz_trained_load(viz_trained *m, const char *dir, char *message, size
     m->weights = calloc(m->model.layers * H * T * T, sizeof *m->weights);
     status = m->prefix && m->predicted && m->weights ? MHA_OK : MHA_ERR_NOMEM;
     if (status == MHA_OK)
-        status = learning_workspace_init(&m->ws, &m->model, 1);
+        status = mha_learning_workspace_init(&m->ws, &m->model, 1);
     if (status == MHA_OK)
-        status = induction_batch_init(&m->sequence, 1, T);
+        status = mha_induction_batch_init(&m->sequence, 1, T);
     if (status != MHA_OK) {
         snprintf(message, size, "%s", mha_status_message(status));
         viz_trained_free(m);
@@ -55,16 +55,16 @@ mha_status viz_trained_load(viz_trained *m, const char *dir, char *message, size
 }
 void viz_trained_free(viz_trained *m)
 {
-    induction_model_free(&m->model);
-    learning_workspace_free(&m->ws);
-    induction_batch_free(&m->sequence);
+    mha_induction_model_free(&m->model);
+    mha_learning_workspace_free(&m->ws);
+    mha_induction_batch_free(&m->sequence);
     free(m->prefix); free(m->predicted); free(m->weights);
     memset(m, 0, sizeof *m);
 }
 void viz_trained_new_sequence(viz_trained *m)
 {
     const size_t T = m->model.length, r = T / 2, H = m->model.heads;
-    induction_batch *b = &m->sequence;
+    mha_induction_batch *b = &m->sequence;
     for (size_t t = 0; t < r; t++)
         b->tokens[t] = (int)(mha_random(&m->state) % m->model.vocab);
     memcpy(b->tokens + r, b->tokens, r * sizeof *b->tokens);
@@ -73,9 +73,9 @@ void viz_trained_new_sequence(viz_trained *m)
     memset(b->predictable + r, 1, r - 1);
     b->copy_from[0] = 0, b->copy_to[0] = r, b->copy_length[0] = r;
     memset(&m->scores, 0, sizeof m->scores);            /* no scores if the pass fails */
-    if (induction_forward(&m->model, &m->ws, b->tokens) == MHA_OK)
+    if (mha_induction_forward(&m->model, &m->ws, b->tokens) == MHA_OK)
         for (size_t l = 0; l < m->model.layers; l++)
-            head_scores_from_weights(m->ws.weights + l * H * T * T, b, H, l, &m->scores);
+            mha_head_scores_from_weights(m->ws.weights + l * H * T * T, b, H, l, &m->scores);
     m->step = 0;
     viz_trained_go_to(m, 1);
 }
@@ -85,7 +85,7 @@ void viz_trained_go_to(viz_trained *m, size_t step)
     m->step = step < 1 ? 1 : step > T ? T : step;
     memset(m->prefix, 0, T * sizeof *m->prefix);
     memcpy(m->prefix, m->sequence.tokens, m->step * sizeof *m->prefix);
-    if (induction_forward(&m->model, &m->ws, m->prefix) != MHA_OK) {
+    if (mha_induction_forward(&m->model, &m->ws, m->prefix) != MHA_OK) {
         memset(m->weights, 0, m->model.layers * HTT * sizeof(float));
         for (size_t i = 0; i < T; i++)
             m->predicted[i] = -1;

@@ -18,11 +18,11 @@ typedef struct viz_snapshot {
     size_t count;                  /* number of parameters */
     float *params;                 /* (count) */
     float *weights;                /* (layers, H, T, T): attention on the probe sequence */
-    head_scores scores;            /* on the whole probe batch */
+    mha_head_scores scores;            /* on the whole probe batch */
     float *loss, *accuracy, *previous, *induction;   /* (VIZ_TRAIN_MAX_STEPS) each */
 } viz_snapshot;
 typedef struct viz_trainer {
-    induction_trainer run;                 /* the worker's: nobody else touches it */
+    mha_induction_trainer run;                 /* the worker's: nobody else touches it */
     SDL_mutex *lock;                       /* guards everything below */
     SDL_cond *changed;                     /* signalled on every new snapshot and request */
     viz_snapshot shared;
@@ -42,13 +42,13 @@ void viz_trainer_wait(viz_trainer *t, size_t step);
 void viz_trainer_wait_idle(viz_trainer *t);
 size_t viz_induction_step(const float *induction, size_t steps);
 typedef struct viz_trained {
-    induction_model model;                 /* loaded from the checkpoint */
-    learning_workspace ws;                 /* for one sequence */
-    induction_batch sequence;              /* (1, T): the repeated random sequence */
+    mha_induction_model model;                 /* loaded from the checkpoint */
+    mha_learning_workspace ws;                 /* for one sequence */
+    mha_induction_batch sequence;              /* (1, T): the repeated random sequence */
     int *prefix;                           /* (T): decoded tokens, then zeros */
     float *weights;                        /* (layers, H, T, T): rows step.. are zero */
     int *predicted;                        /* (T): the model's next token, by position */
-    head_scores scores;                    /* on the whole sequence */
+    mha_head_scores scores;                    /* on the whole sequence */
     size_t step;                           /* tokens decoded, 1 to T */
     size_t focus;                          /* the enlarged head: layer * H + head */
     uint64_t state;                        /* for new sequences */
@@ -72,15 +72,15 @@ typedef struct viz_training {
     int paused;                            /* the reader paused training */
     double rate, clock;                    /* steps per second, and seconds since measured */
     size_t rate_step;                      /* the step when the rate was measured */
-    induction_model model;                 /* the snapshot's parameters, for predicting */
-    learning_workspace ws;                 /* its forward pass on the probe sequence */
+    mha_induction_model model;                 /* the snapshot's parameters, for predicting */
+    mha_learning_workspace ws;                 /* its forward pass on the probe sequence */
     size_t predicted_step;                 /* the step ws.logits belong to; -1: none */
 } viz_training;
 viz_training *viz_training_of(const viz_state *s);
 typedef struct viz_learning_layout {
     int width, height;
     size_t layers, heads, length;                         /* the model's, and its T */
-    SDL_Rect maps[LEARNING_MAX_LAYERS * LEARNING_MAX_HEADS];   /* layer by layer */
+    SDL_Rect maps[MHA_LEARNING_MAX_LAYERS * MHA_LEARNING_MAX_HEADS];   /* layer by layer */
     SDL_Rect big, legend, scores, panel;
     SDL_Rect predictions;                                 /* the top five next tokens */
     int score_row;                                        /* the score table's line pitch */

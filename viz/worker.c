@@ -33,11 +33,11 @@ size_t viz_induction_step(const float *induction, size_t steps)
             return k + 1;
     return 0;
 }
-static head_scores measure_probe(viz_trainer *t, double *best_previous, double *best_induction,
-                                 mha_status *status)
+static mha_head_scores measure_probe(viz_trainer *t, double *best_previous, double *best_induction,
+                                     mha_status *status)
 {
-    head_scores scores;
-    *status = induction_trainer_measure(&t->run, &scores);
+    mha_head_scores scores;
+    *status = mha_induction_trainer_measure(&t->run, &scores);
     *best_previous = *best_induction = 0;
     for (size_t h = 0; h < VIZ_LEARN_HEADS; h++) {
         *best_previous = fmax(*best_previous, scores.previous[0][h]);
@@ -45,13 +45,13 @@ static head_scores measure_probe(viz_trainer *t, double *best_previous, double *
     }
     return scores;
 }
-static mha_status publish(viz_trainer *t, const train_stats *stats)
+static mha_status publish(viz_trainer *t, const mha_train_stats *stats)
 {
     const size_t P = VIZ_PROBE_BATCH, HTT = VIZ_LEARN_HEADS * VIZ_LEARN_LENGTH * VIZ_LEARN_LENGTH;
     viz_snapshot *s = &t->shared;
     double previous, induction;
     mha_status status;
-    const head_scores scores = measure_probe(t, &previous, &induction, &status);
+    const mha_head_scores scores = measure_probe(t, &previous, &induction, &status);
     if (status != MHA_OK) {
         s->failed = status;
         SDL_CondBroadcast(t->changed);
@@ -92,11 +92,11 @@ static int train_in_background(void *data)
             break;
         if (t->reset) {
             t->reset = 0;
-            if (induction_trainer_restart(&t->run) != MHA_OK) {
+            if (mha_induction_trainer_restart(&t->run) != MHA_OK) {
                 t->quit = 1;                          /* out of memory: stop training */
                 break;
             }
-            const train_stats none = {0, 0};
+            const mha_train_stats none = {0, 0};
             if (publish(t, &none) != MHA_OK) {
                 t->quit = 1;
                 break;
@@ -104,8 +104,8 @@ static int train_in_background(void *data)
             continue;
         }
         SDL_UnlockMutex(t->lock);
-        train_stats stats;
-        const mha_status stepped = induction_trainer_step(&t->run, &stats);
+        mha_train_stats stats;
+        const mha_status stepped = mha_induction_trainer_step(&t->run, &stats);
         SDL_LockMutex(t->lock);
         if (stepped != MHA_OK) {
             t->shared.failed = stepped;       /* the window shows why training stopped */
@@ -122,12 +122,12 @@ static int train_in_background(void *data)
 mha_status viz_trainer_init(viz_trainer *t, uint64_t seed)
 {
     const size_t HTT = VIZ_LEARN_HEADS * VIZ_LEARN_LENGTH * VIZ_LEARN_LENGTH;
-    const trainer_config run = {VIZ_LEARN_VOCAB, VIZ_LEARN_LENGTH, VIZ_LEARN_EMBED,
+    const mha_trainer_config run = {VIZ_LEARN_VOCAB, VIZ_LEARN_LENGTH, VIZ_LEARN_EMBED,
                                 VIZ_LEARN_HEADS, VIZ_LEARN_LAYERS, VIZ_LEARN_BATCH,
-                                VIZ_PROBE_BATCH, seed, trainer_defaults.optimiser};
+                                VIZ_PROBE_BATCH, seed, mha_trainer_defaults.optimiser};
     memset(t, 0, sizeof *t);
     t->stop_at = VIZ_TRAIN_MAX_STEPS;
-    mha_status status = induction_trainer_init(&t->run, &run);
+    mha_status status = mha_induction_trainer_init(&t->run, &run);
     if (status == MHA_OK)
         status = viz_snapshot_init(&t->shared, t->run.model.count, VIZ_LEARN_LAYERS * HTT);
     t->lock = SDL_CreateMutex();
@@ -138,7 +138,7 @@ mha_status viz_trainer_init(viz_trainer *t, uint64_t seed)
         viz_trainer_free(t);
         return status;
     }
-    const train_stats none = {0, 0};
+    const mha_train_stats none = {0, 0};
     status = publish(t, &none);
     if (status != MHA_OK)
         viz_trainer_free(t);
@@ -163,7 +163,7 @@ void viz_trainer_free(viz_trainer *t)
     if (t->changed) SDL_DestroyCond(t->changed);
     if (t->lock) SDL_DestroyMutex(t->lock);
     viz_snapshot_free(&t->shared);
-    induction_trainer_free(&t->run);
+    mha_induction_trainer_free(&t->run);
     memset(t, 0, sizeof *t);
 }
 void viz_trainer_request(viz_trainer *t, int pause, int reset, size_t stop_at)

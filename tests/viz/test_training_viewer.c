@@ -28,31 +28,32 @@ Test(training_viewer, the_worker_trains_as_the_library_does) {
     viz_trainer_wait(&t, 3);
     viz_trainer_take(&t, &view, 1);
     cr_expect_eq(view.step, 3);
-    induction_model model;
-    learning_workspace ws, probe_ws;
-    induction_batch batch, probe;
-    cr_assert_eq(induction_model_init(&model, 64, 32, 32, 2, 2, 1), MHA_OK);
-    cr_assert_eq(learning_workspace_init(&ws, &model, 32), MHA_OK);
-    cr_assert_eq(learning_workspace_init(&probe_ws, &model, 16), MHA_OK);
-    cr_assert_eq(induction_batch_init(&batch, 32, 32), MHA_OK);
-    cr_assert_eq(induction_batch_init(&probe, 16, 32), MHA_OK);
-    const train_options o = {1e-2, 0.01, 0.9, 0.98, 1e-8, 100};
-    const learning_streams streams = learning_streams_from_seed(1);          /* the worker's seed */
+    mha_induction_model model;
+    mha_learning_workspace ws, probe_ws;
+    mha_induction_batch batch, probe;
+    cr_assert_eq(mha_induction_model_init(&model, 64, 32, 32, 2, 2, 1), MHA_OK);
+    cr_assert_eq(mha_learning_workspace_init(&ws, &model, 32), MHA_OK);
+    cr_assert_eq(mha_learning_workspace_init(&probe_ws, &model, 16), MHA_OK);
+    cr_assert_eq(mha_induction_batch_init(&batch, 32, 32), MHA_OK);
+    cr_assert_eq(mha_induction_batch_init(&probe, 16, 32), MHA_OK);
+    const mha_train_options o = {1e-2, 0.01, 0.9, 0.98, 1e-8, 100};
+    const mha_learning_streams streams = mha_learning_streams_from_seed(1);   /* the worker's seed */
     uint64_t state = streams.data, probe_state = streams.probe;
     for (int step = 0; step < 3; step++) {
-        induction_batch_fill(&batch, 64, &state);
-        train_stats stats;
-        cr_assert_eq(induction_train_step(&model, &ws, &batch, &o, &stats), MHA_OK);
+        mha_induction_batch_fill(&batch, 64, &state);
+        mha_train_stats stats;
+        cr_assert_eq(mha_induction_train_step(&model, &ws, &batch, &o, &stats), MHA_OK);
         cr_expect_float_eq(view.loss[step], stats.loss, 1e-6, "step %d", step + 1);
     }
     cr_expect(memcmp(view.params, model.params, model.count * sizeof(float)) == 0,
               "the worker's parameters differ from the library's");
-    induction_batch_fill(&probe, 64, &probe_state);
-    cr_assert_eq(induction_forward(&model, &probe_ws, probe.tokens), MHA_OK);
+    mha_induction_batch_fill(&probe, 64, &probe_state);
+    cr_assert_eq(mha_induction_forward(&model, &probe_ws, probe.tokens), MHA_OK);
     cr_expect(memcmp(view.weights + 2 * 32 * 32, probe_ws.weights + 16 * 2 * 32 * 32,
                      2 * 32 * 32 * sizeof(float)) == 0, "layer 2's probe maps differ");
-    induction_batch_free(&batch); induction_batch_free(&probe);
-    learning_workspace_free(&ws); learning_workspace_free(&probe_ws); induction_model_free(&model);
+    mha_induction_batch_free(&batch); mha_induction_batch_free(&probe);
+    mha_learning_workspace_free(&ws); mha_learning_workspace_free(&probe_ws);
+    mha_induction_model_free(&model);
     viz_snapshot_free(&view);
     viz_trainer_free(&t);
 }
@@ -131,11 +132,11 @@ Test(training_viewer, the_loader_refuses_wrong_shapes) {
     cr_assert_not_null(mkdtemp(dir));
     snprintf(command, sizeof command, "cp %s/* %s", viz_model_dir(), dir);
     cr_assert_eq(system(command), 0);
-    induction_model m;
+    mha_induction_model m;
     cr_assert_eq(induction_checkpoint_read(dir, 2, &m, message, sizeof message), MHA_OK,
                  "%s", message);
     cr_expect(m.vocab == 64 && m.length == 32 && m.embed_dim == 32 && m.layers == 2);
-    induction_model_free(&m);
+    mha_induction_model_free(&m);
     char path[256];
     float zeros[96 * 31] = {0};
     const size_t wrong[2] = {96, 31};
@@ -157,26 +158,26 @@ Test(training_viewer, the_loader_refuses_wrong_shapes) {
     cr_expect_eq(system(command), 0);
 }
 Test(training_viewer, the_trained_model_has_an_induction_head) {
-    induction_model m;
+    mha_induction_model m;
     char message[512];
     cr_assert_eq(induction_checkpoint_read(viz_model_dir(), 2, &m, message, sizeof message), MHA_OK,
                  "%s", message);
-    learning_workspace ws;
-    induction_batch batch;
-    cr_assert_eq(learning_workspace_init(&ws, &m, 64), MHA_OK);
-    cr_assert_eq(induction_batch_init(&batch, 64, m.length), MHA_OK);
+    mha_learning_workspace ws;
+    mha_induction_batch batch;
+    cr_assert_eq(mha_learning_workspace_init(&ws, &m, 64), MHA_OK);
+    cr_assert_eq(mha_induction_batch_init(&batch, 64, m.length), MHA_OK);
     uint64_t state = 31337;
-    induction_batch_fill(&batch, m.vocab, &state);
-    cr_assert_eq(induction_forward(&m, &ws, batch.tokens), MHA_OK);
-    head_scores scores;
+    mha_induction_batch_fill(&batch, m.vocab, &state);
+    cr_assert_eq(mha_induction_forward(&m, &ws, batch.tokens), MHA_OK);
+    mha_head_scores scores;
     const size_t HTT = 64 * m.heads * m.length * m.length;
     for (size_t l = 0; l < m.layers; l++)
-        head_scores_from_weights(ws.weights + l * HTT, &batch, m.heads, l, &scores);
+        mha_head_scores_from_weights(ws.weights + l * HTT, &batch, m.heads, l, &scores);
     const double induction = fmax(scores.induction[1][0], scores.induction[1][1]);
     const double previous = fmax(scores.previous[0][0], scores.previous[0][1]);
     cr_expect_gt(induction, 0.5, "best induction score of layer 2: %.3f", induction);
     cr_expect_gt(previous, 0.5, "best previous-token score of layer 1: %.3f", previous);
-    induction_batch_free(&batch); learning_workspace_free(&ws); induction_model_free(&m);
+    mha_induction_batch_free(&batch); mha_learning_workspace_free(&ws); mha_induction_model_free(&m);
     viz_state s;
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
     setenv("MHA_MODEL_DIR", "/nonexistent/model", 1);
@@ -192,7 +193,7 @@ Test(training_viewer, decoding_the_trained_model_matches_its_forward_pass) {
     cr_assert_eq(viz_trained_load(&m, viz_model_dir(), message, sizeof message), MHA_OK,
                  "%s", message);
     const size_t T = m.model.length, LH = m.model.layers * m.model.heads;
-    cr_assert_eq(induction_forward(&m.model, &m.ws, m.sequence.tokens), MHA_OK);
+    cr_assert_eq(mha_induction_forward(&m.model, &m.ws, m.sequence.tokens), MHA_OK);
     float *full = malloc(LH * T * T * sizeof *full);
     memcpy(full, m.ws.weights, LH * T * T * sizeof *full);
     size_t right = 0;
@@ -373,8 +374,8 @@ Test(training_viewer, the_predictions_follow_training_live) {
     cr_assert_eq(viz_switch_mode(&s, &viz_training_mode), MHA_OK);
     viz_training *g = viz_training_of(&s);
     const size_t T = VIZ_LEARN_LENGTH, V = VIZ_LEARN_VOCAB, stops[2] = {3, 40};
-    learning_workspace ws;
-    cr_assert_eq(learning_workspace_init(&ws, &g->trainer.run.model, 1), MHA_OK);
+    mha_learning_workspace ws;
+    cr_assert_eq(mha_learning_workspace_init(&ws, &g->trainer.run.model, 1), MHA_OK);
     double first[VIZ_TOP_TOKENS] = {0};
     for (int k = 0; k < 2; k++) {
         viz_trainer_request(&g->trainer, -1, 0, stops[k]);
@@ -385,7 +386,7 @@ Test(training_viewer, the_predictions_follow_training_live) {
             viz_tick(&s, 0.01);
         }
         cr_expect_eq(g->predicted_step, stops[k]);
-        cr_assert_eq(induction_forward(&g->trainer.run.model, &ws, g->trainer.run.probe.tokens),
+        cr_assert_eq(mha_induction_forward(&g->trainer.run.model, &ws, g->trainer.run.probe.tokens),
                      MHA_OK);
         size_t differ = 0;
         for (size_t i = 0; i < T * V; i++)
@@ -400,7 +401,7 @@ Test(training_viewer, the_predictions_follow_training_live) {
         else
             cr_expect(memcmp(first, p, sizeof first) != 0, "the predictions moved");
     }
-    learning_workspace_free(&ws);
+    mha_learning_workspace_free(&ws);
     viz_free(&s);
 }
 static int is_colour(SDL_Surface *surface, int x, int y, SDL_Color c)
@@ -445,12 +446,12 @@ Test(training_viewer, the_predictions_are_drawn_as_bars) {
 }
 static void write_checkpoint(const char *dir, size_t layers, size_t heads)
 {
-    induction_model m;
+    mha_induction_model m;
     char message[512];
-    cr_assert_eq(induction_model_init(&m, 64, 32, 32, heads, layers, 7), MHA_OK);
+    cr_assert_eq(mha_induction_model_init(&m, 64, 32, 32, heads, layers, 7), MHA_OK);
     cr_assert_eq(induction_checkpoint_write(dir, &m, message, sizeof message), MHA_OK, "%s",
                  message);
-    induction_model_free(&m);
+    mha_induction_model_free(&m);
 }
 
 static void expect_drawn_as_recorded(size_t layers, size_t heads)

@@ -1,13 +1,12 @@
 /* generated from chapters/01-shape.nw, chapters/04-batched.nw; edit the book, not this file */
 #include <stddef.h>
-#include "mha.h"
+#include "mha_internal.h"
 
-/* C (M, N) = A (M, K) times W (N, K) transposed, plus bias (N) if not NULL. */
-void mha_matmul_nt(size_t M, size_t N, size_t K,
-                   const float *A, size_t lda,
-                   const float *W, size_t ldw,
-                   const float *bias,
-                   float *C, size_t ldc)
+void mha_product_nt_plain(size_t M, size_t N, size_t K,
+                          const float *A, size_t lda,
+                          const float *W, size_t ldw,
+                          const float *bias,
+                          float *C, size_t ldc)
 {
     for (size_t i = 0; i < M; i++)
         for (size_t j = 0; j < N; j++) {
@@ -20,7 +19,6 @@ void mha_matmul_nt(size_t M, size_t N, size_t K,
 
 enum { TILE_ROWS = 4, TILE_COLS = 16 };
 
-/* dst (cols, rows) = src (rows, cols) transposed. */
 void mha_transpose(size_t rows, size_t cols, const float *src, size_t lds,
                    float *dst, size_t ldd)
 {
@@ -63,12 +61,11 @@ static void tile_edge(size_t rows, size_t cols, size_t K, const float *A, size_t
         }
     }
 }
-/* C (M, N) = A (M, K) times Wt (K, N), plus bias (N) if not NULL. */
-void mha_matmul_nn(size_t M, size_t N, size_t K,
-                   const float *A, size_t lda,
-                   const float *Wt, size_t ldw,
-                   const float *bias,
-                   float *C, size_t ldc)
+void mha_product_nn_plain(size_t M, size_t N, size_t K,
+                          const float *A, size_t lda,
+                          const float *Wt, size_t ldw,
+                          const float *bias,
+                          float *C, size_t ldc)
 {
     for (size_t i = 0; i < M; i += TILE_ROWS)
         for (size_t j = 0; j < N; j += TILE_COLS) {

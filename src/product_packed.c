@@ -87,26 +87,26 @@ static void kernel_at(const fast_kernels *k, size_t rows, size_t cols, size_t de
                       const float *Ap, const float *Bp, float *C, size_t ldc, float *tile)
 {
     if (rows == k->mr && cols == k->nr) {
-        k->gemm(depth, Ap, Bp, C, ldc);
+        k->product_tile(depth, Ap, Bp, C, ldc);
         return;
     }
     for (size_t r = 0; r < k->mr; r++)
         for (size_t c = 0; c < k->nr; c++)
             tile[r * k->nr + c] = (r < rows && c < cols) ? C[r * ldc + c] : 0.0f;
-    k->gemm(depth, Ap, Bp, tile, k->nr);
+    k->product_tile(depth, Ap, Bp, tile, k->nr);
     for (size_t r = 0; r < rows; r++)
         memcpy(C + r * ldc, tile + r * k->nr, cols * sizeof *C);
 }
-mha_status fast_gemm(const fast_kernels *k, const fast_blocking *b, size_t M,
-                     const float *A, size_t lda, const fast_packed *Wp,
-                     const float *bias, float *C, size_t ldc)
+mha_status fast_product(const fast_kernels *k, const fast_blocking *b, size_t M,
+                        const float *A, size_t lda, const fast_packed *Wp,
+                        const float *bias, float *C, size_t ldc)
 {
-    return fast_gemm_strided(k, b, M, A, lda, 1, Wp, bias, C, ldc);
+    return fast_product_strided(k, b, M, A, lda, 1, Wp, bias, C, ldc);
 }
 
-mha_status fast_gemm_strided(const fast_kernels *k, const fast_blocking *b, size_t M,
-                             const float *A, size_t rs, size_t cs, const fast_packed *Wp,
-                             const float *bias, float *C, size_t ldc)
+mha_status fast_product_strided(const fast_kernels *k, const fast_blocking *b, size_t M,
+                                const float *A, size_t rs, size_t cs, const fast_packed *Wp,
+                                const float *bias, float *C, size_t ldc)
 {
     const size_t N = Wp->N, K = Wp->K, kc = Wp->kc, mr = k->mr, nr = k->nr;
     const size_t threads = (size_t)omp_get_max_threads();
@@ -156,17 +156,18 @@ mha_status fast_gemm_strided(const fast_kernels *k, const fast_blocking *b, size
     return failed ? MHA_ERR_NOMEM : MHA_OK;
 }
 /* Y (M, N) = X (M, K) W (N, K)^T + bias, one dot product per element. */
-void fast_gemv(const fast_kernels *k, size_t M, const float *X, size_t ldx,
-               const float *W, size_t N, size_t K, const float *bias, float *Y, size_t ldy)
+void fast_product_vector(const fast_kernels *k, size_t M, const float *X, size_t ldx,
+                         const float *W, size_t N, size_t K, const float *bias, float *Y,
+                         size_t ldy)
 {
     #pragma omp parallel for schedule(static)
     for (size_t j = 0; j < N; j++)
         for (size_t i = 0; i < M; i++)
             Y[i * ldy + j] = (bias ? bias[j] : 0.0f) + k->dot(X + i * ldx, W + j * K, K);
 }
-void fast_gemm_direct(const fast_kernels *k, size_t M, size_t N, size_t K, const float *A,
-                      size_t rs, size_t cs, const float *B, size_t ldb, const float *bias,
-                      float *C, size_t ldc)
+void fast_product_direct(const fast_kernels *k, size_t M, size_t N, size_t K, const float *A,
+                         size_t rs, size_t cs, const float *B, size_t ldb, const float *bias,
+                         float *C, size_t ldc)
 {
     const size_t blocks = M / 4;
     #pragma omp parallel for schedule(static) if (M * N * K >= (size_t)1 << 22)
