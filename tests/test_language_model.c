@@ -386,8 +386,10 @@ Test(ngram, kneser_ney_matches_direct_counts) {
     uint32_t text[300];
     uint64_t state = 9;
     const size_t n = 300, alphabet = 5;
-    for (size_t i = 0; i < n; i++)                  /* a skewed text: repeats and noise */
-        text[i] = i >= 7 && next_random(&state) % 3 ? text[i - 7] : (uint32_t)(next_random(&state) % 4);
+    for (size_t i = 0; i < n; i++) {                /* a skewed text: repeats and noise */
+        const int repeat = i >= 7 && next_random(&state) % 3;
+        text[i] = repeat ? text[i - 7] : (uint32_t)(next_random(&state) % 4);
+    }
     ngram_model m;
     cr_assert_eq(ngram_count(text, n, alphabet, 4, &m), MHA_OK);
     for (size_t order = 1; order <= 4; order++)
