@@ -40,7 +40,7 @@ INC_CMD   := -I$(BUILD)/L/cmd $(INC_IO)
 INC_TABLES := -I$(BUILD)/L/tables $(INC_CMD)
 LDLIBS  := -lm
 
-.PHONY: all deps deps-bench tangle test test-viz check lint check-tangle check-figures clang-build book \
+.PHONY: all deps deps-bench deps-corpus tangle test corpus austen-baselines test-viz check lint check-tangle check-figures clang-build book \
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
         test-training-race exercises exercise exercise-check exercises-verify grade hint \
         exercise-lab
@@ -56,9 +56,11 @@ DEPS_PKGS  := noweb libcriterion-dev gcc clang make pkg-config valgrind libomp-d
               libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core xvfb xauth \
               poppler-utils python3
 BENCH_PKGS := libopenblas-dev python3-torch python3-numpy texlive-latex-extra  # standalone.cls: the roofline
+CORPUS_PKGS := r-cran-janeaustenr  # the novels (brings R); only `make corpus` needs it
 deps: PKGS = $(DEPS_PKGS)
 deps-bench: PKGS = $(BENCH_PKGS)
-deps deps-bench:
+deps-corpus: PKGS = $(CORPUS_PKGS)
+deps deps-bench deps-corpus:
 	@missing=$$(for p in $(PKGS); do dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | \
 	            grep -q 'install ok installed' || echo "$$p"; done); \
 	[[ -z "$$missing" ]] && exit 0; echo "make $@: installing missing Debian packages:" $$missing; \
@@ -139,6 +141,26 @@ train-figure: $(BUILD)/mha
 	@mkdir -p figures
 	$(BUILD)/mha train --history figures/training-2layer.tsv
 	$(BUILD)/mha train --layers 1 --history figures/training-1layer.tsv
+
+# Jane Austen's six novels from Debian's r-cran-janeaustenr, split into a
+# training and a held-out part (chapter "A language model of Jane Austen");
+# the text is never committed.  The script prints both files' SHA-256.
+corpus: $(BUILD)/corpus/valid.txt
+$(BUILD)/corpus/valid.txt: tools/corpus.sh | deps deps-corpus
+	bash tools/corpus.sh $(BUILD)/corpus
+$(BUILD)/corpus/train.txt: $(BUILD)/corpus/valid.txt
+	@:
+
+# The n-gram baselines on that split (chapter "A language model of Jane
+# Austen"): the table the book prints.  AUSTEN_TOKENIZER names a tokenizer
+# directory for the token models; without it one of AUSTEN_VOCAB tokens is
+# learned from the training text.
+AUSTEN_VOCAB     ?= 2048
+AUSTEN_TOKENIZER ?=
+austen-baselines: $(BUILD)/mha $(BUILD)/corpus/valid.txt
+	$(BUILD)/mha lm baselines --train $(BUILD)/corpus/train.txt --valid $(BUILD)/corpus/valid.txt \
+	  $(if $(AUSTEN_TOKENIZER),--tokenizer $(AUSTEN_TOKENIZER),--vocab $(AUSTEN_VOCAB)) \
+	  --out figures/austen-baselines.tsv
 
 # PyTorch golden cases for the tests (the results are committed).
 golden: | deps deps-bench
@@ -356,7 +378,7 @@ tsan:
 # reader alone, which never enters OpenMP.
 FUZZ_SECONDS      ?= 60
 FUZZ_MSAN_SECONDS ?= 20
-FUZZ_TARGETS      := npy cli forward checkpoint
+FUZZ_TARGETS      := npy cli forward checkpoint bpe
 FUZZ_MSAN_TARGETS := npy
 # At -O1 clang does not vectorise, and says so with a warning (an error under
 # -Werror) for every `#pragma omp simd` loop: the fuzz builds let that pass.

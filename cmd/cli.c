@@ -31,6 +31,8 @@ static const struct mha_command commands[] = {
      mha_cmd_bench},
     {"block", "one transformer block (pre-norm TransformerEncoderLayer), and its gradients",
      mha_cmd_block},
+    {"lm", "a language model of Jane Austen's novels: tokenizer, baselines (mha help lm)",
+     mha_cmd_lm},
     {"help", "describe the commands, or one command: mha help COMMAND", cmd_help},
 };
 static const size_t command_count = sizeof commands / sizeof commands[0];
