@@ -39,7 +39,7 @@ INC_CMD   := -I$(BUILD)/L/cmd $(INC_IO)
 INC_BOOK  := -I$(BUILD)/L/book $(INC_CMD)
 LDLIBS  := -lm
 
-.PHONY: all deps deps-bench tangle test test-viz check lint check-tangle check-figures clang-build book \
+.PHONY: all deps deps-bench tangle test corpus austen-baselines test-viz check lint check-tangle check-figures clang-build book \
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
         test-training-race exercises exercise exercise-check exercises-verify grade hint \
         exercise-lab
@@ -53,7 +53,7 @@ DEPS_PKGS  := noweb libcriterion-dev gcc clang make pkg-config valgrind libomp-d
               libclang-rt-14-dev texlive-latex-base texlive-latex-recommended \
               texlive-fonts-recommended texlive-pictures lmodern \
               libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core xvfb xauth \
-              poppler-utils python3
+              poppler-utils python3 r-cran-janeaustenr
 BENCH_PKGS := libopenblas-dev python3-torch python3-numpy texlive-latex-extra  # standalone.cls: the roofline
 deps: PKGS = $(DEPS_PKGS)
 deps-bench: PKGS = $(BENCH_PKGS)
@@ -138,6 +138,15 @@ train-figure: $(BUILD)/mha
 	@mkdir -p figures
 	$(BUILD)/mha train --history figures/training-2layer.tsv
 	$(BUILD)/mha train --layers 1 --history figures/training-1layer.tsv
+
+# Jane Austen's six novels from Debian's r-cran-janeaustenr, split into a
+# training and a held-out part (chapter "A language model of Jane Austen");
+# the text is never committed.  The script prints both files' SHA-256.
+corpus: $(BUILD)/corpus/valid.txt
+$(BUILD)/corpus/valid.txt: tools/corpus.sh | deps
+	bash tools/corpus.sh $(BUILD)/corpus
+$(BUILD)/corpus/train.txt: $(BUILD)/corpus/valid.txt
+	@:
 
 # PyTorch golden cases for the tests (the results are committed).
 golden: | deps deps-bench

@@ -28,6 +28,6 @@ int mha_cli_options(int argc, char **argv, const mha_option *options, size_t cou
                     const char *operand, mha_command_line *line, FILE *err);
 void mha_cli_take_thread_setting(const char *setting);
 mha_command_fn mha_cmd_forward, mha_cmd_decode, mha_cmd_backward, mha_cmd_train;
-mha_command_fn mha_cmd_demo, mha_cmd_bench;
+mha_command_fn mha_cmd_demo, mha_cmd_bench, mha_cmd_lm;
 int mha_demo_wants_colour(FILE *out);
 #endif
