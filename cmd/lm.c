@@ -448,7 +448,7 @@ static int lm_train_loop(const struct lm_train_options *o, lm_run *run, lm_model
             lm_adamw_step(opt, m, ws.grads, rate);
             run->step = step;
         }
-        const int report = step % run->eval_every == 0 || step == stop;
+        const int report = step % run->eval_every == 0 || step == run->steps;
         if (failed == MHA_OK && report && d->valid)
             failed = held_out_loss(m, run, d, &valid);
         if (failed != MHA_OK) {
@@ -469,7 +469,7 @@ static int lm_train_loop(const struct lm_train_options *o, lm_run *run, lm_model
                     seconds / done * (double)(stop - step));
             fflush(out);
         }
-        if (report) {
+        if (report || step == stop) {
             fflush(h);
             status = lm_save(o, run, m, opt, d, *history, *length, err);
         }
@@ -549,31 +549,44 @@ static int lm_train(int argc, char **argv, FILE *out, FILE *err)
     lm_model_free(&m);
     return status;
 }
+static double score_row(const float *z, size_t V, int target)
+{
+    double top = z[0], sum = 0;
+    for (size_t v = 1; v < V; v++)
+        top = z[v] > top ? z[v] : top;
+    for (size_t v = 0; v < V; v++)
+        sum += exp(z[v] - top);
+    return top + log(sum) - z[target];
+}
 static mha_status sliding_loss(const lm_model *m, const int *ids, size_t n, size_t T,
                                double *total, size_t *scored)
 {
+    enum { WINDOWS = 16 };                         /* windows of T run together */
     const size_t S = T / 2 ? T / 2 : 1, V = m->config.vocab;
     lm_workspace ws;
-    mha_status status = lm_workspace_init(&ws, m, 1, T, 0);
-    size_t counted = 0;                            /* targets 1..counted are scored */
+    mha_status status = lm_workspace_init(&ws, m, WINDOWS, T, 0);
+    int *x = malloc(WINDOWS * T * sizeof *x);
+    size_t start = 0, done = 0;                    /* targets 1..done are scored */
+    if (status == MHA_OK && x == NULL)
+        status = MHA_ERR_NOMEM;
     *total = 0;
-    for (size_t start = 0; status == MHA_OK && counted < n - 1; start += S) {
-        const size_t L = n - 1 - start < T ? n - 1 - start : T;
-        status = lm_forward(m, &ws, ids + start, 1, L);
-        for (size_t i = 0; status == MHA_OK && i < L; i++) {
-            if (start + 1 + i <= counted)
-                continue;
-            const float *z = ws.logits + i * V;
-            double top = z[0], sum = 0;
-            for (size_t v = 1; v < V; v++)
-                top = z[v] > top ? z[v] : top;
-            for (size_t v = 0; v < V; v++)
-                sum += exp(z[v] - top);
-            *total += top + log(sum) - z[ids[start + 1 + i]];
+    while (status == MHA_OK && done < n - 1) {
+        /* a batch of full windows start, start + S, ...; or the last, shorter one */
+        size_t B = 0, L = n - 1 - start < T ? n - 1 - start : T;
+        while (B < WINDOWS && start + B * S + T <= n - 1 && L == T)
+            memcpy(x + B * T, ids + start + B * S, T * sizeof *x), B++;
+        if (B == 0)
+            memcpy(x, ids + start, L * sizeof *x), B = 1;
+        status = lm_forward(m, &ws, x, B, L);
+        for (size_t b = 0; status == MHA_OK && b < B; b++, start += S) {
+            for (size_t i = 0; i < L; i++)
+                if (start + 1 + i > done)
+                    *total += score_row(ws.logits + (b * L + i) * V, V, ids[start + 1 + i]);
+            done = start + L;
         }
-        counted = start + L;
     }
-    *scored = counted;
+    *scored = done;
+    free(x);
     lm_workspace_free(&ws);
     return status == MHA_OK && !isfinite(*total) ? MHA_ERR_RANGE : status;
 }

@@ -173,3 +173,154 @@ Test(lm, sampling_follows_the_softmax_and_its_seed) {
     for (size_t i = 0; i < 100; i++)
         cr_expect_eq(lm_sample(z, 4, 0.8, 3, &u, scratch), lm_sample(z, 4, 0.8, 3, &w, scratch));
 }
+#include "scratch.h"
+
+static char *small_text(const char *dir, const char *name, uint64_t seed, size_t words)
+{
+    static const char *const vocabulary[] = {
+        "the", "of", "and", "to", "her", "a", "I", "in", "was", "it", "she", "not", "be",
+        "that", "he", "had", "as", "for", "you", "with", "his", "Elizabeth", "Darcy", "Emma",
+        "Mr.", "Mrs.", "could", "would", "very", "said", "much", "must", "sister", "Anne"};
+    const size_t count = sizeof vocabulary / sizeof vocabulary[0];
+    uint64_t state = mha_random_seeded(seed);
+    char *text = malloc(words * 16 + 1);
+    size_t used = 0;
+    for (size_t w = 0; w < words; w++)
+        used += (size_t)sprintf(text + used, "%s%s", vocabulary[mha_random(&state) % count],
+                                w % 12 == 11 ? ".\n" : " ");
+    write_bytes(dir, name, text, used);
+    free(text);
+    return strdup(path_in(dir, name));
+}
+static void remove_tree(char *dir)
+{
+    char command[512];
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    cr_assert_eq(system(command), 0);
+    free(dir);
+}
+static struct cli_result train_small(const char *dir, const char *out, const char *extra1,
+                                     const char *extra2)
+{
+    char text[256], valid[256], where[256];
+    snprintf(text, sizeof text, "%s/train.txt", dir);
+    snprintf(valid, sizeof valid, "%s/valid.txt", dir);
+    snprintf(where, sizeof where, "%s/%s", dir, out);
+    return run_mha("lm", "train", "--text", text, "--valid", valid, "--out", where, "--vocab",
+                   "300", "--layers", "2", "--heads", "2", "--dim", "16", "--context", "16",
+                   "--batch", "4", "--steps", "12", "--eval-every", "4", "--lr", "0.01",
+                   extra1, extra2, NULL);
+}
+static int same_file(const char *dir, const char *a, const char *b)
+{
+    char pa[512], pb[512];
+    snprintf(pa, sizeof pa, "%s/%s", dir, a);
+    snprintf(pb, sizeof pb, "%s/%s", dir, b);
+    a = pa, b = pb;
+    size_t n, m;
+    char *x = slurp(a, &n), *y = slurp(b, &m);
+    const int same = n == m && memcmp(x, y, n) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+Test(lm_command, a_resumed_run_equals_the_uninterrupted_one) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    free(small_text(dir, "valid.txt", 2, 400));
+    struct cli_result a = train_small(dir, "a", NULL, NULL);
+    cr_assert_eq(a.status, 0, "%s", a.err);
+    struct cli_result b = train_small(dir, "b", "--stop-at", "6");
+    cr_assert_eq(b.status, 0, "%s", b.err);
+    char state[256], text[256], valid[256], out[256];
+    snprintf(state, sizeof state, "%s/b.state", dir);
+    snprintf(text, sizeof text, "%s/train.txt", dir);
+    snprintf(valid, sizeof valid, "%s/valid.txt", dir);
+    snprintf(out, sizeof out, "%s/b", dir);
+    cr_assert(!same_file(dir, "a.state/arrays.npy", "b.state/arrays.npy"),
+              "the stopped run's state equals the finished one's");
+    struct cli_result c = run_mha("lm", "train", "--resume", state, "--text", text, "--valid",
+                                  valid, "--out", out, NULL);
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    static const char *const files[] = {
+        "a.state/arrays.npy", "a.state/history.tsv", "a.state/state.txt", "a/model.txt",
+        "a/tok_emb.weight.npy", "a/blocks.1.linear2.weight.npy", "a/norm.bias.npy",
+        "a/merges.txt"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        char other[256];
+        snprintf(other, sizeof other, "b%s", files[f] + 1);
+        cr_expect(same_file(dir, files[f], other), "%s differs after the resume",
+                  files[f] + 1);
+    }
+    free_result(&a); free_result(&b); free_result(&c);
+    remove_tree(dir);
+}
+Test(lm_command, eval_prints_one_line_and_generation_follows_its_seed) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    free(small_text(dir, "valid.txt", 2, 400));
+    struct cli_result t = train_small(dir, "m", NULL, NULL);
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    char model[256], valid[256];
+    snprintf(model, sizeof model, "%s/m", dir);
+    snprintf(valid, sizeof valid, "%s/valid.txt", dir);
+    struct cli_result e = run_mha("lm", "eval", model, "--text", valid, NULL);
+    cr_assert_eq(e.status, 0, "%s", e.err);
+    size_t tokens, bytes, context, stride;
+    double loss, bits;
+    int used = 0;
+    cr_expect_eq(sscanf(e.out, "tokens=%zu bytes=%zu loss=%lf bits_per_char=%lf context=%zu "
+                        "stride=%zu\n%n", &tokens, &bytes, &loss, &bits, &context, &stride,
+                        &used), 6, "%s", e.out);
+    cr_expect(used > 0 && e.out[used] == '\0' && context == 16 && stride == 8, "%s", e.out);
+    cr_expect(loss > 0 && loss < log(300.0) && bits > 0, "%s", e.out);
+    struct cli_result g[3];
+    const char *seeds[3] = {"5", "5", "6"};
+    for (int k = 0; k < 3; k++) {
+        g[k] = run_mha("lm", "generate", model, "--prompt", "Emma was", "--tokens", "40",
+                       "--temperature", "1", "--seed", seeds[k], NULL);
+        cr_assert_eq(g[k].status, 0, "%s", g[k].err);
+    }
+    cr_expect(strlen(g[0].out) > 40 && strcmp(g[0].out, g[1].out) == 0, "%s|%s", g[0].out,
+              g[1].out);
+    cr_expect(strcmp(g[0].out, g[2].out) != 0, "seeds 5 and 6 gave the same text");
+    free_result(&t); free_result(&e);
+    for (int k = 0; k < 3; k++)
+        free_result(&g[k]);
+    remove_tree(dir);
+}
+static void expect_one_error(struct cli_result r, const char *naming)
+{
+    cr_expect(r.status != 0, "succeeded: %s", r.out);
+    cr_expect(strncmp(r.err, "mha: ", 5) == 0 && strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+              "not one 'mha:' line: %s", r.err);
+    cr_expect(strstr(r.err, naming) != NULL, "'%s' does not name %s", r.err, naming);
+    free_result(&r);
+}
+Test(lm_command, bad_inputs_get_one_line) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    free(small_text(dir, "valid.txt", 2, 400));
+    write_bytes(dir, "empty.txt", "", 0);
+    cr_assert_eq(train_small(dir, "m", NULL, NULL).status, 0);
+    char model[256], valid[256], empty[256], missing[256], long_prompt[4000] = "";
+    snprintf(model, sizeof model, "%s/m", dir);
+    snprintf(valid, sizeof valid, "%s/valid.txt", dir);
+    snprintf(empty, sizeof empty, "%s/empty.txt", dir);
+    snprintf(missing, sizeof missing, "%s/none", dir);
+    expect_one_error(run_mha("lm", "eval", missing, "--text", valid, NULL), "none/model.txt");
+    expect_one_error(run_mha("lm", "eval", model, "--text", empty, NULL), "empty.txt");
+    expect_one_error(run_mha("lm", "train", "--text", empty, "--out", missing, NULL),
+                     "empty.txt");
+    expect_one_error(run_mha("lm", "eval", model, "--text", valid, "--context", "17", NULL),
+                     "--context");
+    for (int i = 0; i < 100; i++)
+        strcat(long_prompt, "Anne Darcy ");
+    expect_one_error(run_mha("lm", "generate", model, "--prompt", long_prompt, NULL),
+                     "--prompt");
+    write_bytes(model, "norm.bias.npy", "\x93NUMPY", 6);
+    expect_one_error(run_mha("lm", "eval", model, "--text", valid, NULL), "norm.bias.npy");
+    write_bytes(model, "model.txt", "format mha-checkpoint 1\nmodel gpt\nlayers 2\n", 43);
+    expect_one_error(run_mha("lm", "generate", model, "--prompt", "Emma", NULL), "model.txt");
+    remove_tree(dir);
+}
