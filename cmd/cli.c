@@ -29,6 +29,8 @@ static const struct mha_command commands[] = {
     {"demo", "show each head's attention weights as heatmaps in the terminal", mha_cmd_demo},
     {"bench", "time a forward pass or a decoding step, threads, peak and bandwidth",
      mha_cmd_bench},
+    {"block", "one transformer block (pre-norm TransformerEncoderLayer), and its gradients",
+     mha_cmd_block},
     {"lm", "a language model of Jane Austen's novels: tokenizer, baselines (mha help lm)",
      mha_cmd_lm},
     {"help", "describe the commands, or one command: mha help COMMAND", cmd_help},

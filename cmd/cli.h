@@ -1,4 +1,4 @@
-/* generated from chapters/20-command.nw; edit the book, not this file */
+/* generated from chapters/09-transformer-block.nw, chapters/20-command.nw; edit the book, not this file */
 #ifndef MHA_CLI_H
 #define MHA_CLI_H
 /* The mha command (appendix "The mha command").  Each subcommand is an mha_command_fn, called
@@ -27,6 +27,7 @@ void mha_cli_error(FILE *err, const char *format, ...);
 int mha_cli_options(int argc, char **argv, const mha_option *options, size_t count,
                     const char *operand, mha_command_line *line, FILE *err);
 void mha_cli_take_thread_setting(const char *setting);
+mha_command_fn mha_cmd_block;
 mha_command_fn mha_cmd_forward, mha_cmd_decode, mha_cmd_backward, mha_cmd_train;
 mha_command_fn mha_cmd_demo, mha_cmd_bench, mha_cmd_lm;
 int mha_demo_wants_colour(FILE *out);

@@ -1,4 +1,4 @@
-# generated from chapters/20-command.nw, chapters/39-tests-backward.nw; edit the book, not this file
+# generated from chapters/20-command.nw, chapters/39-tests-backward.nw, chapters/39-tests-transformer-block.nw; edit the book, not this file
 """Golden cases for the mha command: torch.nn.MultiheadAttention on fixed
 inputs.  Usage: python3 tests/make_golden.py tests/golden"""
 import os
@@ -61,6 +61,40 @@ def make_case(root, name, seed, B, L, S, E, H, bias=True, cross=False,
 def save(path, array, version=None):
     with open(path, "wb") as f:
         np.lib.format.write_array(f, np.ascontiguousarray(array), version=version)
+def make_block_case(root, name, seed, B, L, E, H, F, src_mask=None, key_padding_mask=None):
+    torch.manual_seed(seed)
+    layer = torch.nn.TransformerEncoderLayer(E, H, F, dropout=0.0, activation="gelu",
+                                             batch_first=True, norm_first=True).eval()
+    with torch.no_grad():
+        for tensor_name, tensor in layer.named_parameters():
+            if tensor_name.startswith("norm") and tensor_name.endswith("weight"):
+                tensor.uniform_(0.5, 1.5)
+            elif tensor_name.endswith("bias"):
+                tensor.uniform_(-0.5, 0.5)
+    src = torch.randn(B, L, E)
+    grad_out = torch.randn(B, L, E, generator=torch.Generator().manual_seed(seed + 1000))
+    files = dict(layer.state_dict(), src=src, grad_out=grad_out)
+    if src_mask is not None:
+        files["src_mask"] = src_mask
+    if key_padding_mask is not None:
+        files["src_key_padding_mask"] = key_padding_mask
+    for dtype, prefix in ((torch.float32, "expected_"), (torch.float64, "expected64_")):
+        copy = torch.nn.TransformerEncoderLayer(E, H, F, dropout=0.0, activation="gelu",
+                                                batch_first=True, norm_first=True).to(dtype).eval()
+        copy.load_state_dict(layer.state_dict())
+        x = src.detach().to(dtype).clone().requires_grad_(True)
+        mask = src_mask.to(dtype) if src_mask is not None and src_mask.is_floating_point() \
+            else src_mask
+        y = copy(x, src_mask=mask, src_key_padding_mask=key_padding_mask)
+        y.backward(grad_out.to(dtype))
+        files[prefix + "out"] = y
+        files[prefix + "grad_src"] = x.grad
+        for tensor_name, tensor in copy.named_parameters():
+            files[prefix + "grad_" + tensor_name] = tensor.grad
+    directory = os.path.join(root, name)
+    os.makedirs(directory, exist_ok=True)
+    for file, tensor in files.items():
+        save(os.path.join(directory, file + ".npy"), tensor.detach().numpy())
 def causal(n):
     return torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
 
@@ -103,6 +137,33 @@ def make_all(root):
               attn_mask=filled_rows(70, padded=5))
     make_case(root, "large_constant_mask", 11, B=1, L=66, S=70, E=16, H=4, cross=True,
               attn_mask=float_mask(66, 70) + 1e6)
+
+
+def blocked_half(L, seed):
+    mask = torch.randn(L, L, generator=torch.Generator().manual_seed(seed))
+    mask[causal(L)] = -1e9
+    return mask
+
+
+def make_block_cases(root):
+    make_block_case(root, "block_plain", 101, B=2, L=5, E=8, H=2, F=12)
+    make_block_case(root, "block_causal", 102, B=2, L=6, E=8, H=2, F=16, src_mask=causal(6))
+    make_block_case(root, "block_key_padding", 103, B=3, L=5, E=8, H=4, F=12,
+                    key_padding_mask=padding([5, 3, 1], 5))
+    make_block_case(root, "block_float_mask", 104, B=2, L=7, E=12, H=3, F=20,
+                    src_mask=blocked_half(7, 105))
+    make_block_case(root, "block_tiles", 106, B=2, L=70, E=15, H=3, F=22,
+                    src_mask=causal(70), key_padding_mask=padding([70, 61], 70))
+    make_block_case(root, "block_float_mask_tiles", 107, B=1, L=65, E=8, H=2, F=12,
+                    src_mask=blocked_half(65, 108))
+
+
+make_attention_cases = make_all
+
+
+def make_all(root):
+    make_attention_cases(root)
+    make_block_cases(root)
 
 if __name__ == "__main__":
     make_all(sys.argv[1] if len(sys.argv) > 1 else "tests/golden")
