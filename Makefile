@@ -148,6 +148,17 @@ $(BUILD)/corpus/valid.txt: tools/corpus.sh | deps
 $(BUILD)/corpus/train.txt: $(BUILD)/corpus/valid.txt
 	@:
 
+# The n-gram baselines on that split (chapter "A language model of Jane
+# Austen"): the table the book prints.  AUSTEN_TOKENIZER names a tokenizer
+# directory for the token models; without it one of AUSTEN_VOCAB tokens is
+# learned from the training text.
+AUSTEN_VOCAB     ?= 2048
+AUSTEN_TOKENIZER ?=
+austen-baselines: $(BUILD)/mha $(BUILD)/corpus/valid.txt
+	$(BUILD)/mha lm baselines --train $(BUILD)/corpus/train.txt --valid $(BUILD)/corpus/valid.txt \
+	  $(if $(AUSTEN_TOKENIZER),--tokenizer $(AUSTEN_TOKENIZER),--vocab $(AUSTEN_VOCAB)) \
+	  --out figures/austen-baselines.tsv
+
 # PyTorch golden cases for the tests (the results are committed).
 golden: | deps deps-bench
 	/usr/bin/python3 tests/make_golden.py tests/golden
@@ -353,7 +364,7 @@ tsan:
 # reader alone, which never enters OpenMP.
 FUZZ_SECONDS      ?= 60
 FUZZ_MSAN_SECONDS ?= 20
-FUZZ_TARGETS      := npy cli forward checkpoint
+FUZZ_TARGETS      := npy cli forward checkpoint bpe
 FUZZ_MSAN_TARGETS := npy
 # At -O1 clang does not vectorise, and says so with a warning (an error under
 # -Werror) for every `#pragma omp simd` loop: the fuzz builds let that pass.

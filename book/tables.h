@@ -1,4 +1,4 @@
-/* generated from chapters/06-kv-cache.nw, chapters/11-designed-heads.nw, chapters/13-learning.nw, chapters/23-demo-command.nw, chapters/27-book-tables.nw; edit the book, not this file */
+/* generated from chapters/06-kv-cache.nw, chapters/11-designed-heads.nw, chapters/13-learning.nw, chapters/15-language-model.nw, chapters/23-demo-command.nw, chapters/27-book-tables.nw; edit the book, not this file */
 #ifndef MHA_TABLES_H
 #define MHA_TABLES_H
 /* The book's table printers: each writes one table, or the numbers the
@@ -18,6 +18,19 @@ typedef struct training_curve {
 int mha_read_training_history(const char *path, training_curve *curve);
 size_t mha_training_quiet_point(const training_curve *curve);  /* last accuracy < 30% */
 size_t mha_training_jump_point(const training_curve *curve);   /* first accuracy >= 90% */
+typedef struct austen_row {
+    char model[16], scored_on[16];
+    size_t order, vocab, symbols, bytes;
+    double bits_per_char;
+} austen_row;
+typedef struct austen_baselines {
+    size_t train_bytes, valid_bytes, rows;
+    char train_sha256[65], valid_sha256[65];
+    austen_row row[32];
+} austen_baselines;
+int mha_read_austen_baselines(const char *path, austen_baselines *table);
+void mha_print_austen_baselines(FILE *out);
+void mha_print_austen_numbers(FILE *out);
 void mha_print_demo_sample(FILE *out);
 /* n with thin spaces between groups of three digits, in buf; returns buf. */
 const char *format_count(char buf[64], unsigned long long n);

@@ -12,7 +12,9 @@
 #include "clock.h"
 #include "layer_dir.h"
 #include "layer_files.h"
+#include "ngram.h"
 #include "output.h"
+#include "sha256.h"
 
 static int lm_tokenizer(int argc, char **argv, FILE *out, FILE *err)
 {
@@ -174,10 +176,216 @@ static int lm_decode(int argc, char **argv, FILE *out, FILE *err)
     bpe_free(&tokenizer);
     return status;
 }
+struct baselines {
+    const char *train_path, *valid_path, *tokenizer_dir, *out_path;
+    size_t vocab, max_order;
+    unsigned char *train, *valid;
+    size_t train_n, valid_n;
+    char *table;                   /* the TSV, built in memory */
+    size_t table_n;
+};
+static int write_table(FILE *file, void *context)
+{
+    const struct baselines *b = context;
+    return fwrite(b->table, 1, b->table_n, file) == b->table_n ? 0 : -1;
+}
+static uint32_t *widen(const unsigned char *bytes, size_t n)
+{
+    uint32_t *symbols = malloc((n ? n : 1) * sizeof *symbols);
+    for (size_t i = 0; symbols != NULL && i < n; i++)
+        symbols[i] = bytes[i];
+    return symbols;
+}
+static size_t holdout_cut(const unsigned char *text, size_t n)
+{
+    const size_t first = n / 10 * 9 + n % 10 * 9 / 10;
+    for (size_t i = first; i + 1 < n; i++)
+        if (text[i] == '\n')
+            return i + 1;
+    return first;
+}
+static mha_status byte_baseline(struct baselines *b, FILE *table, size_t *chosen, char *message,
+                                size_t size)
+{
+    uint32_t *train = widen(b->train, b->train_n), *valid = widen(b->valid, b->valid_n);
+    const size_t cut = holdout_cut(b->train, b->train_n);
+    ngram_model model;
+    memset(&model, 0, sizeof model);
+    mha_status status = train && valid ? ngram_count(train, cut, 256, b->max_order, &model)
+                                       : MHA_ERR_NOMEM;
+    double best = INFINITY;
+    for (size_t order = 1; status == MHA_OK && order <= b->max_order; order++) {
+        double bits;
+        status = ngram_bits(&model, order, train + cut, b->train_n - cut, &bits);
+        if (status == MHA_OK)
+            fprintf(table, "byte-kn\t%zu\t256\ttrain-holdout\t%zu\t%zu\t%.4f\n", order,
+                    b->train_n - cut, b->train_n - cut, bits / (double)(b->train_n - cut));
+        if (status == MHA_OK && bits < best)
+            best = bits, *chosen = order;
+    }
+    if (status == MHA_OK) {
+        ngram_free(&model);
+        status = ngram_count(train, b->train_n, 256, *chosen, &model);
+    }
+    double bits = 0;
+    if (status == MHA_OK)
+        status = ngram_bits(&model, *chosen, valid, b->valid_n, &bits);
+    if (status == MHA_OK)
+        fprintf(table, "byte-kn\t%zu\t256\tvalid\t%zu\t%zu\t%.4f\n", *chosen, b->valid_n,
+                b->valid_n, bits / (double)b->valid_n);
+    ngram_free(&model);
+    free(train);
+    free(valid);
+    if (status != MHA_OK)
+        return mha_fail(status, message, size, "lm baselines: byte model: %s",
+                        mha_status_message(status));
+    return MHA_OK;
+}
+static mha_status token_baselines(struct baselines *b, FILE *table, char *message, size_t size)
+{
+    bpe tokenizer;
+    mha_status status = b->tokenizer_dir
+        ? bpe_files_read(b->tokenizer_dir, &tokenizer, message, size)
+        : bpe_learn(b->train, b->train_n, b->vocab, &tokenizer);
+    if (status != MHA_OK)
+        return b->tokenizer_dir ? status
+               : mha_fail(status, message, size, "lm baselines: tokenizer: %s",
+                          mha_status_message(status));
+    uint32_t *train = malloc(b->train_n * sizeof *train), *valid = malloc(b->valid_n * sizeof *valid);
+    size_t train_count = 0, valid_count = 0;
+    status = train && valid ? bpe_encode(&tokenizer, b->train, b->train_n, train, &train_count)
+                            : MHA_ERR_NOMEM;
+    if (status == MHA_OK)
+        status = bpe_encode(&tokenizer, b->valid, b->valid_n, valid, &valid_count);
+    ngram_model model;
+    memset(&model, 0, sizeof model);
+    if (status == MHA_OK)
+        status = ngram_count(train, train_count, tokenizer.vocab, 3, &model);
+    for (size_t order = 1; status == MHA_OK && order <= 3; order++) {
+        double bits;
+        status = ngram_bits(&model, order, valid, valid_count, &bits);
+        if (status == MHA_OK)
+            fprintf(table, "bpe-kn\t%zu\t%zu\tvalid\t%zu\t%zu\t%.4f\n", order, tokenizer.vocab,
+                    valid_count, b->valid_n, bits / (double)b->valid_n);
+    }
+    ngram_free(&model);
+    free(train);
+    free(valid);
+    bpe_free(&tokenizer);
+    if (status != MHA_OK)
+        return mha_fail(status, message, size, "lm baselines: token models: %s",
+                        mha_status_message(status));
+    return MHA_OK;
+}
+static void baselines_usage(FILE *out)
+{
+    fprintf(out, "usage: mha lm baselines --train FILE --valid FILE [--tokenizer DIR]\n"
+            "                        [--vocab V] [--max-order N] [--out FILE]\n\n"
+            "Bits per character (per byte of the UTF-8 text) on the --valid text of\n"
+            "n-gram models counted on the --train text, with interpolated Kneser-Ney\n"
+            "smoothing: a byte model whose order (1 to --max-order, default %d) is\n"
+            "chosen on the last tenth of the training text, and unigram, bigram and\n"
+            "trigram models of the byte-pair tokens of DIR (without --tokenizer, a\n"
+            "tokenizer of --vocab tokens, default 2048, is learned from the training\n"
+            "text).  Prints a tab-separated table, or writes it to --out FILE.\n",
+            NGRAM_ORDER_MAX);
+}
+static int read_text(const char *path, unsigned char **bytes, size_t *n, FILE *err)
+{
+    char message[MHA_PATH_SIZE + 256];
+    if (mha_read_whole_file(path, bytes, n, message, sizeof message) != MHA_OK) {
+        mha_cli_error(err, "%s", message);
+        return MHA_EXIT_FAILURE;
+    }
+    if (*n == 0) {
+        mha_cli_error(err, "%s: empty text", path);
+        return MHA_EXIT_FAILURE;
+    }
+    return MHA_EXIT_OK;
+}
+static int lm_baselines(int argc, char **argv, FILE *out, FILE *err)
+{
+    struct baselines b = {0};
+    b.vocab = 2048, b.max_order = NGRAM_ORDER_MAX;
+    const mha_option options[] = {
+        {"--train", MHA_OPTION_TEXT, &b.train_path, 0, 0, 0, 0, NULL},
+        {"--valid", MHA_OPTION_TEXT, &b.valid_path, 0, 0, 0, 0, NULL},
+        {"--tokenizer", MHA_OPTION_TEXT, &b.tokenizer_dir, 0, 0, 0, 0, NULL},
+        {"--vocab", MHA_OPTION_SIZE, &b.vocab, BPE_BYTES, BPE_VOCAB_MAX, 0, 0, NULL},
+        {"--max-order", MHA_OPTION_SIZE, &b.max_order, 1, NGRAM_ORDER_MAX, 0, 0, NULL},
+        {"--out", MHA_OPTION_TEXT, &b.out_path, 0, 0, 0, 0, NULL},
+    };
+    mha_command_line line;
+    int status = mha_cli_options(argc, argv, options, sizeof options / sizeof options[0], NULL,
+                                 &line, err);
+    if (status != MHA_EXIT_OK || line.help) {
+        if (line.help)
+            baselines_usage(out);
+        return status;
+    }
+    if (b.train_path == NULL || b.valid_path == NULL) {
+        mha_cli_error(err, "lm baselines: %s is required (try 'mha lm baselines --help')",
+                      b.train_path == NULL ? "--train" : "--valid");
+        return MHA_EXIT_USAGE;
+    }
+    char message[MHA_PATH_SIZE + 256];
+    if (b.out_path && mha_output_check(b.out_path, message, sizeof message) != MHA_OK) {
+        mha_cli_error(err, "%s", message);
+        return MHA_EXIT_FAILURE;
+    }
+    status = read_text(b.train_path, &b.train, &b.train_n, err);
+    if (status == MHA_EXIT_OK)
+        status = read_text(b.valid_path, &b.valid, &b.valid_n, err);
+    FILE *table = status == MHA_EXIT_OK ? open_memstream(&b.table, &b.table_n) : NULL;
+    if (status == MHA_EXIT_OK && table == NULL) {
+        mha_cli_error(err, "lm baselines: out of memory");
+        status = MHA_EXIT_FAILURE;
+    }
+    double seconds[2] = {0, 0};
+    size_t chosen = 1;
+    if (status == MHA_EXIT_OK) {
+        char digest[65];
+        mha_sha256_hex(b.train, b.train_n, digest);
+        fprintf(table, "# train\t%s\tbytes=%zu\tsha256=%s\n", b.train_path, b.train_n, digest);
+        mha_sha256_hex(b.valid, b.valid_n, digest);
+        fprintf(table, "# valid\t%s\tbytes=%zu\tsha256=%s\n", b.valid_path, b.valid_n, digest);
+        fprintf(table, "model\torder\tvocab\tscored_on\tsymbols\tbytes\tbits_per_char\n");
+        double started = mha_seconds();
+        mha_status made = byte_baseline(&b, table, &chosen, message, sizeof message);
+        seconds[0] = mha_seconds() - started, started = mha_seconds();
+        if (made == MHA_OK)
+            made = token_baselines(&b, table, message, sizeof message);
+        seconds[1] = mha_seconds() - started;
+        if (made != MHA_OK) {
+            mha_cli_error(err, "%s", message);
+            status = MHA_EXIT_FAILURE;
+        }
+    }
+    if (table != NULL && fclose(table) != 0 && status == MHA_EXIT_OK) {
+        mha_cli_error(err, "lm baselines: out of memory");
+        status = MHA_EXIT_FAILURE;
+    }
+    if (status == MHA_EXIT_OK && b.out_path == NULL)
+        fwrite(b.table, 1, b.table_n, out);
+    else if (status == MHA_EXIT_OK) {
+        if (mha_output_file(b.out_path, write_table, &b, message, sizeof message) != MHA_OK) {
+            mha_cli_error(err, "%s", message);
+            status = MHA_EXIT_FAILURE;
+        } else
+            fprintf(out, "mha lm baselines: byte model (order %zu chosen of 1-%zu) %.1f s, "
+                    "token models %.1f s; wrote %s\n", chosen, b.max_order, seconds[0],
+                    seconds[1], b.out_path);
+    }
+    free(b.table);
+    free(b.train);
+    free(b.valid);
+    return status;
+}
 #include <sys/stat.h>
 #include "lm.h"
 #include "lm_files.h"
 #include "random.h"
+#include "sha256.h"
 
 static mha_status encode_text(const bpe *tokenizer, const unsigned char *text, size_t n,
                               int **ids, size_t *count)
@@ -206,7 +414,7 @@ static int read_tokens(const char *path, const bpe *tokenizer, size_t min, int *
         return MHA_EXIT_FAILURE;
     }
     if (sha)
-        lm_sha256(text, *bytes, sha);
+        mha_sha256_hex(text, *bytes, sha);
     const mha_status status = encode_text(tokenizer, text, *bytes, ids, count);
     free(text);
     if (status != MHA_OK) {
@@ -751,6 +959,7 @@ static const struct mha_command lm_commands[] = {
     {"tokenizer", "learn a byte-pair-encoding tokenizer from a text", lm_tokenizer},
     {"encode", "show the tokens of a text: each id and its bytes", lm_encode},
     {"decode", "the text of a list of token ids", lm_decode},
+    {"baselines", "bits per character of n-gram models on a held-out text", lm_baselines},
     {"train", "train the small GPT on a text (AdamW, warm-up, cosine; resumable)", lm_train},
     {"eval", "a text's loss and bits per character under a model, in sliding windows", lm_eval},
     {"generate", "continue a prompt, sampling through the KV cache", lm_generate},

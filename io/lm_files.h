@@ -12,8 +12,6 @@
 #define LM_MODEL_KIND "gpt"
 #define LM_STATE_FORMAT "mha-lm-state 1"
 enum { LM_SHA_HEX = 65, LM_TEXT_MAX = 65536 };
-/* The SHA-256 of n bytes, as 64 hex digits and a NUL. */
-void lm_sha256(const unsigned char *bytes, size_t n, char hex[LM_SHA_HEX]);
 typedef struct lm_provenance {
     size_t steps;                          /* trained */
     char train_sha256[LM_SHA_HEX], valid_sha256[LM_SHA_HEX];   /* "-": none */

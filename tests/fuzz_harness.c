@@ -1,4 +1,4 @@
-/* generated from chapters/25-hardening.nw; edit the book, not this file */
+/* generated from chapters/25-hardening.nw, chapters/46-tests-language-model.nw; edit the book, not this file */
 #define _XOPEN_SOURCE 700          /* nftw */
 #include <float.h>
 #include <ftw.h>
@@ -511,4 +511,49 @@ void fuzz_checkpoint_one(const uint8_t *data, size_t size)
     }
     check_checkpoint(&m);
     induction_model_free(&m);
+}
+#include "bpe.h"
+#include "bpe_files.h"
+
+void fuzz_bpe_one(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return;
+    const unsigned char *text = data + 1;
+    const size_t n = size - 1;
+    bpe t, back;
+    if (bpe_learn(text, n / 2, BPE_BYTES + data[0], &t) != MHA_OK)
+        fail("bpe: learning from %zu bytes failed", n / 2);
+    uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
+    unsigned char *decoded = malloc(n ? n : 1);
+    size_t count = 0, length = 0;
+    if (ids == NULL || decoded == NULL)
+        fail("bpe: out of memory");
+    if (bpe_encode(&t, text, n, ids, &count) != MHA_OK || count > n)
+        fail("bpe: encoding %zu bytes gave %zu tokens", n, count);
+    for (size_t i = 0; i < count; i++)
+        if (ids[i] >= t.vocab)
+            fail("bpe: token %zu is %u, of a vocabulary of %zu", i, (unsigned)ids[i], t.vocab);
+    if (bpe_decode(&t, ids, count, decoded, n, &length) != MHA_OK || length != n ||
+        (n > 0 && memcmp(decoded, text, n) != 0))
+        fail("bpe: the decoded text differs");
+    char *merges = NULL, *vocab = NULL, message[256];
+    size_t merges_n = 0, vocab_n = 0;
+    FILE *m = open_memstream(&merges, &merges_n), *v = open_memstream(&vocab, &vocab_n);
+    if (m == NULL || v == NULL || bpe_write_merges(m, &t) != 0 || bpe_write_vocab(v, &t) != 0)
+        fail("bpe: cannot write the files in memory");
+    fclose(m);
+    fclose(v);
+    if (bpe_merges_parse("merges", merges, merges_n, &back, message, sizeof message) != MHA_OK)
+        fail("bpe: written merges do not parse: %s", message);
+    if (back.vocab != t.vocab ||
+        memcmp(back.merge, t.merge, (t.vocab - BPE_BYTES) * sizeof *t.merge) != 0 ||
+        bpe_vocab_check("vocab", vocab, vocab_n, &back, message, sizeof message) != MHA_OK)
+        fail("bpe: the files do not give the tokenizer back");
+    free(merges);
+    free(vocab);
+    free(ids);
+    free(decoded);
+    bpe_free(&back);
+    bpe_free(&t);
 }

@@ -1,0 +1,561 @@
+/* generated from chapters/46-tests-language-model.nw; edit the book, not this file */
+#include <dirent.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include "bpe.h"
+#include "bpe_files.h"
+#include "fuzz_harness.h"
+#include "ngram.h"
+#include "run.h"
+#include "scratch.h"
+#include "sha256.h"
+#include "tables.h"
+
+static const char *const sample_text =
+    "It is a truth universally acknowledged, that a single man in possession\n"
+    "of a good fortune, must be in want of a wife.\n\n"
+    "However little known the feelings or views of such a man may be on his\n"
+    "first entering a neighbourhood, this truth is so well fixed in the minds\n"
+    "of the surrounding families, that he is considered the rightful property\n"
+    "of some one or other of their daughters.\n\n"
+    "\"My dear Mr. Bennet,\" said his lady to him one day, \"have you heard that\n"
+    "Netherfield Park is let at last?\" -- 1811, \xc2\xa3" "4000 a year.\n";
+
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15u);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+static void expect_round_trip(const bpe *t, const unsigned char *text, size_t n, const char *what)
+{
+    uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
+    unsigned char *back = malloc(n ? n : 1);
+    cr_assert(ids && back);
+    size_t count = 99, length = 99;
+    cr_assert_eq(bpe_encode(t, text, n, ids, &count), MHA_OK, "%s", what);
+    cr_expect_leq(count, n, "%s", what);
+    for (size_t i = 0; i < count; i++)
+        cr_assert_lt(ids[i], t->vocab, "%s: id %zu", what, i);
+    cr_assert_eq(bpe_decode(t, ids, count, back, n, &length), MHA_OK, "%s", what);
+    cr_expect_eq(length, n, "%s", what);
+    cr_expect(memcmp(back, text, n) == 0, "%s: the bytes differ", what);
+    free(ids);
+    free(back);
+}
+static size_t reference_learn(const unsigned char *text, size_t n, size_t merges,
+                              bpe_pair *out)
+{
+    uint32_t *sym = malloc(n * sizeof *sym);
+    size_t *piece = malloc(n * sizeof *piece);           /* the piece of each symbol */
+    cr_assert(sym && piece);
+    for (size_t at = 0, k = 0; at < n; k++) {
+        const size_t length = bpe_piece_length(text + at, n - at);
+        for (size_t i = 0; i < length; i++)
+            sym[at + i] = text[at + i], piece[at + i] = k;
+        at += length;
+    }
+    size_t count = n, made = 0;
+    for (; made < merges; made++) {
+        uint32_t best_left = 0, best_right = 0;
+        size_t best = 1;
+        for (size_t i = 0; i + 1 < count; i++) {
+            if (piece[i] != piece[i + 1])
+                continue;
+            size_t c = 0;
+            for (size_t j = 0; j + 1 < count; j++)
+                c += piece[j] == piece[j + 1] && sym[j] == sym[i] && sym[j + 1] == sym[i + 1];
+            const int smaller = sym[i] < best_left || (sym[i] == best_left && sym[i + 1] < best_right);
+            if (c > best || (c == best && smaller))
+                best = c, best_left = sym[i], best_right = sym[i + 1];
+        }
+        if (best < 2)
+            break;
+        out[made] = (bpe_pair){best_left, best_right};
+        size_t to = 0;
+        for (size_t i = 0; i < count; i++) {
+            if (i + 1 < count && piece[i] == piece[i + 1] && sym[i] == best_left &&
+                sym[i + 1] == best_right)
+                sym[to] = (uint32_t)(BPE_BYTES + made), piece[to++] = piece[i++];
+            else
+                sym[to] = sym[i], piece[to++] = piece[i];
+        }
+        count = to;
+    }
+    free(sym);
+    free(piece);
+    return made;
+}
+static size_t reference_encode(const bpe *t, const unsigned char *text, size_t n, uint32_t *ids)
+{
+    size_t count = 0;
+    for (size_t at = 0; at < n;) {
+        const size_t length = bpe_piece_length(text + at, n - at);
+        uint32_t sym[BPE_PIECE_MAX];
+        size_t k = length;
+        for (size_t i = 0; i < length; i++)
+            sym[i] = text[at + i];
+        for (size_t m = 0; m + BPE_BYTES < t->vocab; m++) {
+            size_t to = 0;
+            for (size_t i = 0; i < k; i++)
+                if (i + 1 < k && sym[i] == t->merge[m].left && sym[i + 1] == t->merge[m].right)
+                    sym[to++] = (uint32_t)(BPE_BYTES + m), i++;
+                else
+                    sym[to++] = sym[i];
+            k = to;
+        }
+        memcpy(ids + count, sym, k * sizeof *sym);
+        count += k, at += length;
+    }
+    return count;
+}
+static void write_text(const char *dir, const char *name, const char *text)
+{
+    write_bytes(dir, name, text, strlen(text));
+}
+static int occurs_at(const uint32_t *text, size_t i, const uint32_t *gram, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (text[i + k] != gram[k])
+            return 0;
+    return 1;
+}
+static double direct_count(const uint32_t *text, size_t n, const uint32_t *gram, size_t length,
+                           int raw, size_t alphabet)
+{
+    if (raw) {
+        double c = 0;
+        for (size_t i = 0; i + length <= n; i++)
+            c += occurs_at(text, i, gram, length);
+        return c;
+    }
+    double kinds = 0;                 /* distinct symbols v with v gram in the text */
+    for (uint32_t v = 0; v < alphabet; v++) {
+        int seen = 0;
+        for (size_t i = 1; !seen && i + length <= n; i++)
+            seen = text[i - 1] == v && occurs_at(text, i, gram, length);
+        kinds += seen;
+    }
+    return kinds;
+}
+static double reference_probability(const ngram_model *m, size_t order, const uint32_t *text,
+                                    size_t n, const uint32_t *history, size_t length,
+                                    uint32_t symbol)
+{
+    double p = 1.0 / (double)m->alphabet;
+    uint32_t gram[NGRAM_ORDER_MAX];
+    for (size_t k = 1; k <= order && k <= length + 1; k++) {
+        const int raw = k == order;
+        memcpy(gram, history + length - (k - 1), (k - 1) * sizeof *gram);
+        double sum = 0, kinds = 0, count = 0;
+        for (uint32_t w = 0; w < m->alphabet; w++) {
+            gram[k - 1] = w;
+            const double c = direct_count(text, n, gram, k, raw, m->alphabet);
+            sum += c, kinds += c > 0;
+            if (w == symbol)
+                count = c;
+        }
+        if (sum == 0)
+            continue;
+        const double d = m->discount[k][raw];
+        p = (fmax(count - d, 0) + d * kinds * p) / sum;
+    }
+    return p;
+}
+Test(bpe, the_worked_example) {
+    bpe t;
+    const char *text = "aaabdaaabac";
+    cr_assert_eq(bpe_learn((const unsigned char *)text, 11, 259, &t), MHA_OK);
+    cr_assert_eq(t.vocab, 259);
+    const bpe_pair expected[3] = {{'a', 'a'}, {'a', 'b'}, {256, 257}};
+    for (int i = 0; i < 3; i++)
+        cr_expect(t.merge[i].left == expected[i].left && t.merge[i].right == expected[i].right,
+                  "merge %d: %u %u", i, t.merge[i].left, t.merge[i].right);
+    const char *pieces[3] = {"aa", "ab", "aaab"};
+    for (uint32_t id = 256; id < 259; id++) {
+        size_t length;
+        const unsigned char *bytes = bpe_token(&t, id, &length);
+        cr_expect(length == strlen(pieces[id - 256]) && memcmp(bytes, pieces[id - 256], length) == 0);
+    }
+    uint32_t ids[11];
+    size_t count;
+    cr_assert_eq(bpe_encode(&t, (const unsigned char *)text, 11, ids, &count), MHA_OK);
+    const uint32_t want[5] = {258, 100, 258, 97, 99};
+    cr_assert_eq(count, 5);
+    cr_expect(memcmp(ids, want, sizeof want) == 0);
+    bpe_free(&t);
+}
+Test(bpe, pieces) {
+    const struct { const char *text; size_t length; } cases[] = {
+        {" the end", 4}, {"the end", 3}, {" 1811, ", 5}, {". ", 1}, {"  a", 1}, {"\n\n", 1},
+        {"caf\xc3\xa9 au", 5}, {" \xc2\xa3" "4000", 3}, {"", 0}, {" ", 1}, {"9a", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        cr_expect_eq(bpe_piece_length((const unsigned char *)cases[i].text, strlen(cases[i].text)),
+                     cases[i].length, "case %zu", i);
+    unsigned char run[200];
+    memset(run, 'a', sizeof run);
+    cr_expect_eq(bpe_piece_length(run, sizeof run), BPE_PIECE_MAX);
+}
+Test(bpe, learner_and_encoder_follow_the_definition) {
+    const unsigned char *text = (const unsigned char *)sample_text;
+    const size_t n = strlen(sample_text);
+    bpe_pair want[80];
+    const size_t made = reference_learn(text, n, 80, want);
+    cr_assert_gt(made, 40, "the sample should allow many merges (%zu)", made);
+    bpe t;
+    cr_assert_eq(bpe_learn(text, n, BPE_BYTES + 80, &t), MHA_OK);
+    cr_assert_eq(t.vocab, BPE_BYTES + made);
+    for (size_t i = 0; i < made; i++)
+        cr_expect(t.merge[i].left == want[i].left && t.merge[i].right == want[i].right,
+                  "merge %zu: %u %u, the definition gives %u %u", i, t.merge[i].left,
+                  t.merge[i].right, want[i].left, want[i].right);
+    uint32_t *ids = malloc(4096 * sizeof *ids), *ref = malloc(4096 * sizeof *ref);
+    uint64_t state = 3;
+    for (int trial = 0; trial < 50; trial++) {
+        unsigned char buffer[1024];
+        const size_t length = next_random(&state) % sizeof buffer;
+        for (size_t i = 0; i < length; i++) {               /* pieces of the sample, and noise */
+            const uint64_t r = next_random(&state);
+            buffer[i] = r % 4 ? text[(r >> 8) % n] : (unsigned char)(r >> 16);
+        }
+        size_t count;
+        cr_assert_eq(bpe_encode(&t, buffer, length, ids, &count), MHA_OK);
+        const size_t ref_count = reference_encode(&t, buffer, length, ref);
+        cr_expect(count == ref_count && memcmp(ids, ref, count * sizeof *ids) == 0,
+                  "trial %d: the encoding differs from the merges applied in order", trial);
+    }
+    free(ids);
+    free(ref);
+    bpe_free(&t);
+}
+Test(bpe, any_bytes_come_back) {
+    bpe t;
+    cr_assert_eq(bpe_learn((const unsigned char *)sample_text, strlen(sample_text), 400, &t),
+                 MHA_OK);
+    expect_round_trip(&t, (const unsigned char *)sample_text, strlen(sample_text), "sample");
+    expect_round_trip(&t, (const unsigned char *)"", 0, "empty");
+    const unsigned char invalid[] = {0xff, 0xfe, 0xc3, ' ', 0xc3, 0x28, 0xa0, 0xa1, 0xe2, 0x82,
+                                     'a', 0xf0, 0x90, 0x80, 0xed, 0xa0, 0x80, 0x00, '\n'};
+    expect_round_trip(&t, invalid, sizeof invalid, "invalid UTF-8");
+    const size_t n = 100000;
+    unsigned char *bytes = malloc(n);
+    cr_assert_not_null(bytes);
+    uint64_t state = 17;
+    for (int trial = 0; trial < 20; trial++) {
+        const size_t length = next_random(&state) % 5000;
+        for (size_t i = 0; i < length; i++)
+            bytes[i] = (unsigned char)next_random(&state);
+        expect_round_trip(&t, bytes, length, "random bytes");
+    }
+    const unsigned char fill[] = {'a', ' ', 0, 0xff, 'e', '9'};
+    for (size_t i = 0; i < sizeof fill; i++) {
+        memset(bytes, fill[i], n);
+        expect_round_trip(&t, bytes, n, "a long run");
+    }
+    size_t count;
+    uint32_t ids[4];
+    unsigned char small[2];
+    size_t length;
+    cr_expect_eq(bpe_encode(&t, (const unsigned char *)"aa", 2, ids, &count), MHA_OK);
+    ids[0] = (uint32_t)t.vocab;
+    cr_expect_eq(bpe_decode(&t, ids, 1, small, sizeof small, &length), MHA_ERR_ARG);
+    ids[0] = 'a', ids[1] = 'b', ids[2] = 'c';
+    cr_expect_eq(bpe_decode(&t, ids, 3, small, sizeof small, &length), MHA_ERR_SHAPE);
+    cr_expect_eq(bpe_learn((const unsigned char *)"x", 1, 255, &t), MHA_ERR_ARG);
+    free(bytes);
+    bpe_free(&t);
+}
+Test(bpe, files_round_trip) {
+    bpe t, back;
+    cr_assert_eq(bpe_learn((const unsigned char *)sample_text, strlen(sample_text), 320, &t),
+                 MHA_OK);
+    char *dir = make_temp_dir();
+    char message[4096];
+    cr_assert_eq(bpe_files_write(dir, &t, message, sizeof message), MHA_OK, "%s", message);
+    cr_assert_eq(bpe_files_read(dir, &back, message, sizeof message), MHA_OK, "%s", message);
+    cr_expect_eq(back.vocab, t.vocab);
+    cr_expect(memcmp(back.merge, t.merge, (t.vocab - BPE_BYTES) * sizeof *t.merge) == 0);
+    size_t size;
+    char *vocab = slurp(path_in(dir, "vocab.txt"), &size);
+    cr_expect(strstr(vocab, "92\t\\\\\n") != NULL && strstr(vocab, "10\t\\x0a\n") != NULL &&
+              strstr(vocab, "32\t \n") != NULL && strstr(vocab, "200\t\\xc8\n") != NULL);
+    free(vocab);
+    bpe_free(&back);
+    bpe_free(&t);
+    remove_dir(dir);
+}
+Test(bpe, corrupt_files_are_refused) {
+    const char *const bad_merges[] = {
+        "",                                        /* no header */
+        "mha-bpe-merges 2\n",                      /* another version */
+        "mha-bpe-merges 1\n97 98",                 /* no final newline */
+        "mha-bpe-merges 1\n97  98\n",              /* two spaces */
+        "mha-bpe-merges 1\n097 98\n",              /* a leading zero */
+        "mha-bpe-merges 1\n97 98 \n",              /* a trailing space */
+        "mha-bpe-merges 1\n97 256\n",              /* a token not yet made */
+        "mha-bpe-merges 1\n97 98\n97 98\n",        /* a pair merged twice */
+        "mha-bpe-merges 1\n97 x\n",
+        "mha-bpe-merges 1\n-1 98\n",
+        "mha-bpe-merges 1\n97 98\n\n",             /* an empty line */
+        "mha-bpe-merges 1\n99999999999 98\n",
+    };
+    char *dir = make_temp_dir();
+    char message[4096];
+    for (size_t i = 0; i < sizeof bad_merges / sizeof bad_merges[0]; i++) {
+        bpe t;
+        write_text(dir, "merges.txt", bad_merges[i]);
+        cr_expect_eq(bpe_files_read(dir, &t, message, sizeof message), MHA_ERR_FORMAT,
+                     "case %zu", i);
+        cr_expect(strstr(message, "merges.txt") != NULL, "case %zu: %s", i, message);
+    }
+    bpe good;
+    cr_assert_eq(bpe_learn((const unsigned char *)"abab abab", 9, 258, &good), MHA_OK);
+    cr_assert_eq(bpe_files_write(dir, &good, message, sizeof message), MHA_OK);
+    size_t size;
+    char *vocab = slurp(path_in(dir, "vocab.txt"), &size);
+    const size_t cut[] = {size - 1, size - 5, 0};
+    for (size_t i = 0; i < 3; i++) {               /* a vocabulary cut short, or empty */
+        bpe t;
+        write_bytes(dir, "vocab.txt", vocab, cut[i]);
+        cr_expect_eq(bpe_files_read(dir, &t, message, sizeof message), MHA_ERR_FORMAT);
+        cr_expect(strstr(message, "vocab.txt") != NULL, "%s", message);
+    }
+    char *changed = strstr(vocab, "256\tab");
+    cr_assert_not_null(changed);
+    changed[5] = 'c';                               /* a token's bytes changed */
+    bpe t;
+    write_bytes(dir, "vocab.txt", vocab, size);
+    cr_expect_eq(bpe_files_read(dir, &t, message, sizeof message), MHA_ERR_FORMAT);
+    cr_expect(strstr(message, "vocab.txt: line 257") != NULL, "%s", message);
+    struct cli_result r = run_mha("lm", "encode", dir, "--text", "abab", NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strncmp(r.err, "mha: ", 5) == 0 && strchr(r.err, '\n') == r.err + strlen(r.err) - 1 &&
+              strstr(r.err, "vocab.txt") != NULL, "%s", r.err);
+    free_result(&r);
+    free(vocab);
+    bpe_free(&good);
+    remove_dir(dir);
+}
+Test(lm_command, tokenizer_encode_decode) {
+    char *dir = make_temp_dir();
+    write_text(dir, "text.txt", "aaabdaaabac");
+    char text[4200];
+    snprintf(text, sizeof text, "%s", path_in(dir, "text.txt"));
+    struct cli_result r = run_mha("lm", "tokenizer", "--text", text, "--vocab", "259", "--out",
+                                  dir, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    r = run_mha("lm", "encode", dir, "--text", "aaabdaaabac", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.out, "258\taaab\n100\td\n258\taaab\n97\ta\n99\tc\ntokens=5 bytes=11\n");
+    free_result(&r);
+    r = run_mha("lm", "decode", dir, "258", "100", "258", "97", "99", "10", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.out, "aaabdaaabac\n");
+    free_result(&r);
+    r = run_mha("lm", "decode", dir, "259", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strncmp(r.err, "mha: ", 5) == 0 && strstr(r.err, "259") != NULL, "%s", r.err);
+    free_result(&r);
+    r = run_mha("lm", "decode", dir, "12x", NULL);
+    cr_expect_eq(r.status, 2);
+    free_result(&r);
+    r = run_mha("lm", "tokenizer", "--text", text, "--vocab", "100", "--out", dir, NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strncmp(r.err, "mha: ", 5) == 0 && strstr(r.err, "--vocab") != NULL, "%s", r.err);
+    free_result(&r);
+    r = run_mha("help", "lm", NULL);
+    cr_expect_eq(r.status, 0);
+    cr_expect(strstr(r.out, "tokenizer") && strstr(r.out, "encode") && strstr(r.out, "decode") &&
+              strstr(r.out, "baselines"), "%s", r.out);
+    free_result(&r);
+    r = run_mha("lm", "nonsense", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "mha: lm: unknown sub-command 'nonsense'") == r.err, "%s", r.err);
+    free_result(&r);
+    remove_dir(dir);
+}
+Test(ngram, kneser_ney_matches_direct_counts) {
+    uint32_t text[300];
+    uint64_t state = 9;
+    const size_t n = 300, alphabet = 5;
+    for (size_t i = 0; i < n; i++)                  /* a skewed text: repeats and noise */
+        text[i] = i >= 7 && next_random(&state) % 3 ? text[i - 7] : (uint32_t)(next_random(&state) % 4);
+    ngram_model m;
+    cr_assert_eq(ngram_count(text, n, alphabet, 4, &m), MHA_OK);
+    for (size_t order = 1; order <= 4; order++)
+        for (int trial = 0; trial < 30; trial++) {
+            uint32_t history[3];
+            const size_t length = next_random(&state) % 4;
+            for (size_t i = 0; i < length; i++)
+                history[i] = (uint32_t)(next_random(&state) % alphabet);
+            const uint32_t w = (uint32_t)(next_random(&state) % alphabet);
+            const double p = ngram_probability(&m, order, history, length, w);
+            const double want = reference_probability(&m, order, text, n, history, length, w);
+            cr_expect(fabs(p - want) <= 1e-12, "order %zu, history %zu: %.15g, directly %.15g",
+                      order, length, p, want);
+        }
+    for (size_t k = 1; k <= 4; k++)
+        for (int raw = 0; raw < 2; raw++)
+            cr_expect(m.discount[k][raw] >= 0.1 && m.discount[k][raw] <= 1);
+    ngram_free(&m);
+}
+Test(ngram, probabilities_sum_to_one) {
+    const size_t n = strlen(sample_text);
+    uint32_t *text = malloc(n * sizeof *text);
+    cr_assert_not_null(text);
+    for (size_t i = 0; i < n; i++)
+        text[i] = (unsigned char)sample_text[i];
+    ngram_model m;
+    cr_assert_eq(ngram_count(text, n, 256, 6, &m), MHA_OK);
+    uint64_t state = 21;
+    for (size_t order = 1; order <= 6; order++)
+        for (int trial = 0; trial < 40; trial++) {
+            uint32_t history[8];
+            const size_t length = next_random(&state) % 8;
+            const size_t from = next_random(&state) % (n - 8);
+            for (size_t i = 0; i < length; i++)
+                history[i] = trial % 2 ? text[from + i] : (uint32_t)(next_random(&state) % 256);
+            double sum = 0, least = 1;
+            for (uint32_t w = 0; w < 256; w++) {
+                const double p = ngram_probability(&m, order, history, length, w);
+                sum += p;
+                least = fmin(least, p);
+            }
+            cr_expect(fabs(sum - 1) < 1e-12, "order %zu, history %zu: sum %.15g", order, length, sum);
+            cr_expect(least > 0, "order %zu: a byte has probability %g", order, least);
+        }
+    double bits, by_hand = 0;
+    cr_assert_eq(ngram_bits(&m, 3, text, n, &bits), MHA_OK);
+    for (size_t i = 0; i < n; i++)
+        by_hand -= log2(ngram_probability(&m, 3, text, i, text[i]));
+    cr_expect(fabs(bits - by_hand) < 1e-9 * by_hand);
+    cr_expect_eq(ngram_bits(&m, 7, text, n, &bits), MHA_ERR_ARG);
+    ngram_free(&m);
+    cr_expect_eq(ngram_count(text, n, 256, 9, &m), MHA_ERR_ARG);
+    cr_expect_eq(ngram_count(text, n, 100, 3, &m), MHA_ERR_ARG);     /* a byte above 99 */
+    cr_expect_eq(ngram_order_max(256), 8);
+    cr_expect_eq(ngram_order_max(4096), 5);
+    cr_expect_eq(ngram_order_max(65536), 4);
+    free(text);
+}
+Test(sha256, standard_vectors) {
+    char hex[65];
+    mha_sha256_hex((const unsigned char *)"", 0, hex);
+    cr_expect_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    mha_sha256_hex((const unsigned char *)"abc", 3, hex);
+    cr_expect_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    mha_sha256_hex((const unsigned char *)two, strlen(two), hex);
+    cr_expect_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    unsigned char *million = malloc(1000000);
+    cr_assert_not_null(million);
+    memset(million, 'a', 1000000);
+    mha_sha256_hex(million, 1000000, hex);
+    cr_expect_str_eq(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    free(million);
+}
+Test(lm_command, baselines_on_small_texts) {
+    char *dir = make_temp_dir();
+    const size_t n = strlen(sample_text);
+    write_bytes(dir, "train.txt", sample_text, n - 100);
+    write_bytes(dir, "valid.txt", sample_text + n - 100, 100);
+    write_bytes(dir, "empty.txt", "", 0);
+    char train[4200], valid[4200], empty[4200], missing[4200], out[4200];
+    snprintf(train, sizeof train, "%s", path_in(dir, "train.txt"));
+    snprintf(valid, sizeof valid, "%s", path_in(dir, "valid.txt"));
+    snprintf(empty, sizeof empty, "%s", path_in(dir, "empty.txt"));
+    snprintf(missing, sizeof missing, "%s", path_in(dir, "missing.txt"));
+    snprintf(out, sizeof out, "%s", path_in(dir, "baselines.tsv"));
+    struct cli_result r = run_mha("lm", "baselines", "--train", train, "--valid", valid,
+                                  "--vocab", "300", "--max-order", "4", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char digest[65], line[200];
+    mha_sha256_hex((const unsigned char *)sample_text + n - 100, 100, digest);
+    snprintf(line, sizeof line, "\tbytes=100\tsha256=%s\n", digest);
+    cr_expect(strstr(r.out, line) != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "byte-kn\t4\t256\ttrain-holdout\t") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "\tvalid\t100\t100\t") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "bpe-kn\t3\t300\tvalid\t") != NULL, "%s", r.out);
+    free_result(&r);
+    r = run_mha("lm", "baselines", "--train", train, "--valid", valid, "--vocab", "300",
+                "--max-order", "3", "--out", out, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    austen_baselines table;
+    cr_expect(mha_read_austen_baselines(out, &table));
+    cr_expect_eq(table.rows, 3 + 1 + 3);
+    cr_expect_str_eq(table.valid_sha256, digest);
+    free_result(&r);
+    const char *const *bad[] = {
+        (const char *[]){"mha", "lm", "baselines", "--train", missing, "--valid", valid, NULL},
+        (const char *[]){"mha", "lm", "baselines", "--train", train, "--valid", empty, NULL},
+        (const char *[]){"mha", "lm", "baselines", "--train", empty, "--valid", valid, NULL},
+        (const char *[]){"mha", "lm", "baselines", "--train", train, NULL},
+        (const char *[]){"mha", "lm", "baselines", "--train", train, "--valid", valid, "--tokenizer",
+                         dir, NULL},
+    };
+    const char *named[] = {"missing.txt", "empty.txt: empty text", "empty.txt: empty text",
+                           "--valid", "merges.txt"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int argc = 0;
+        while (bad[i][argc] != NULL)
+            argc++;
+        r = run_argv(argc, (char **)bad[i]);
+        cr_expect_neq(r.status, 0, "case %zu", i);
+        cr_expect(strncmp(r.err, "mha: ", 5) == 0 && strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+                  "case %zu: %s", i, r.err);
+        cr_expect(strstr(r.err, named[i]) != NULL, "case %zu: %s", i, r.err);
+        cr_expect_str_eq(r.out, "");
+        free_result(&r);
+    }
+    remove_dir(dir);
+}
+Test(lm_figures, the_book_table_follows_the_tsv) {
+    austen_baselines t;
+    cr_assert(mha_read_austen_baselines("../figures/austen-baselines.tsv", &t));
+    cr_expect(strlen(t.train_sha256) == 64 && strlen(t.valid_sha256) == 64);
+    char *table = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&table, &size);
+    cr_assert_not_null(out);
+    cr_assert_eq(chdir(".."), 0);
+    mha_print_austen_baselines(out);
+    cr_assert_eq(chdir("tests"), 0);
+    fclose(out);
+    size_t rows = 0;
+    for (size_t i = 0; i < t.rows; i++)
+        if (strcmp(t.row[i].scored_on, "valid") == 0) {
+            char figure[32];
+            snprintf(figure, sizeof figure, "& %.3f \\\\", t.row[i].bits_per_char);
+            cr_expect(strstr(table, figure) != NULL, "%s not in\n%s", figure, table);
+            rows++;
+        }
+    cr_expect_eq(rows, 4);
+    free(table);
+}
+Test(fuzz_replay, bpe) {
+    const char *dir = "fuzz/corpus/bpe";
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "%s: missing", dir);
+    size_t seeds = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        size_t size;
+        char *data = slurp(path, &size);
+        fuzz_bpe_one((const uint8_t *)data, size);
+        free(data);
+        seeds++;
+    }
+    closedir(d);
+    cr_expect_geq(seeds, 3);
+}
