@@ -386,8 +386,10 @@ Test(ngram, kneser_ney_matches_direct_counts) {
     uint32_t text[300];
     uint64_t state = 9;
     const size_t n = 300, alphabet = 5;
-    for (size_t i = 0; i < n; i++)                  /* a skewed text: repeats and noise */
-        text[i] = i >= 7 && next_random(&state) % 3 ? text[i - 7] : (uint32_t)(next_random(&state) % 4);
+    for (size_t i = 0; i < n; i++) {                /* a skewed text: repeats and noise */
+        const int repeat = i >= 7 && next_random(&state) % 3;
+        text[i] = repeat ? text[i - 7] : (uint32_t)(next_random(&state) % 4);
+    }
     ngram_model m;
     cr_assert_eq(ngram_count(text, n, alphabet, 4, &m), MHA_OK);
     for (size_t order = 1; order <= 4; order++)
@@ -402,9 +404,22 @@ Test(ngram, kneser_ney_matches_direct_counts) {
             cr_expect(fabs(p - want) <= 1e-12, "order %zu, history %zu: %.15g, directly %.15g",
                       order, length, p, want);
         }
-    for (size_t k = 1; k <= 4; k++)
-        for (int raw = 0; raw < 2; raw++)
-            cr_expect(m.discount[k][raw] >= 0.1 && m.discount[k][raw] <= 1);
+    for (size_t k = 1; k < 4; k++)                 /* n1 / (n1 + 2 n2) over distinct k-grams */
+        for (int raw = 0; raw < 2; raw++) {
+            double n1 = 0, n2 = 0;
+            for (size_t i = 0; i + k <= n; i++) {
+                int first = 1;
+                for (size_t j = 0; first && j < i; j++)
+                    first = !occurs_at(text, j, text + i, k);
+                if (!first)
+                    continue;
+                const double c = direct_count(text, n, text + i, k, raw, alphabet);
+                n1 += c == 1, n2 += c == 2;
+            }
+            const double d = n1 + n2 == 0 ? 0.5 : fmin(fmax(n1 / (n1 + 2 * n2), 0.1), 1);
+            cr_expect(fabs(m.discount[k][raw] - d) < 1e-12, "D_%zu (%s counts): %g, directly %g",
+                      k, raw ? "raw" : "continuation", m.discount[k][raw], d);
+        }
     ngram_free(&m);
 }
 Test(ngram, probabilities_sum_to_one) {
