@@ -138,7 +138,7 @@ static int lm_decode(int argc, char **argv, FILE *out, FILE *err)
     }
     for (size_t i = 0; i < count; i++) {
         size_t id;
-        char name[32];
+        char name[48];
         snprintf(name, sizeof name, "lm decode: id %zu", i + 1);
         if (mha_option_size(name, argv[i + 2], 0, BPE_VOCAB_MAX - 1, &id, message,
                             sizeof message) != MHA_OK) {
