@@ -13,7 +13,7 @@ static void block_usage(FILE *out)
 "\n"
 "Runs torch.nn.TransformerEncoderLayer(E, H, F, dropout=0, activation=\"gelu\",\n"
 "batch_first=True, norm_first=True) in eval mode on the NumPy files in DIR,\n"
-"named as in its state_dict:  h = x + SA(norm1(x)), out = h + MLP(norm2(h)).\n"
+"named as in its state_dict:  z = x + SA(norm1(x)), out = z + MLP(norm2(z)).\n"
 "\n"
 "  src.npy                        (B, L, E)  required\n"
 "  self_attn.in_proj_weight.npy   (3E, E)    required, and so are all below\n"

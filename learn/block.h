@@ -3,7 +3,7 @@
 #define MHA_BLOCK_H
 /* The transformer block (the chapter of that name): PyTorch's
    TransformerEncoderLayer(E, H, F, dropout=0, activation="gelu",
-   batch_first=True, norm_first=True): y = h + MLP(N2(h)), h = x + SA(N1(x)).
+   batch_first=True, norm_first=True): y = z + MLP(N2(z)), z = x + SA(N1(x)).
    LayerNorm eps 1e-5 with the biased variance; exact (erf) GELU.  Row-major
    float32, batch first; shapes in the letters B L E H F. */
 #include <stddef.h>
@@ -32,13 +32,13 @@ typedef struct mha_block_saved {
     mha_block_shape shape;
     float *norm1, *mean1, *rstd1;  /* (B L, E), (B L), (B L): N1(x) and its statistics */
     mha_saved attn;                /* the attention's state (mha_forward_saving) */
-    float *stream;                 /* (B L, E): h = x + SA(N1(x)) */
-    float *norm2, *mean2, *rstd2;  /* N2(h), as for N1 */
-    float *hidden;                 /* (B L, F): N2(h) W1^T + b1 */
+    float *stream;                 /* (B L, E): z = x + SA(N1(x)) */
+    float *norm2, *mean2, *rstd2;  /* N2(z), as for N1 */
+    float *hidden;                 /* (B L, F): N2(z) W1^T + b1 */
     float *activated;              /* (B L, F): GELU of hidden */
     float *memory;                 /* the one allocation behind every array above but attn */
 } mha_block_saved;
-/* Each of rows rows of x (rows, E) normalized: y = (x - mean) rstd weight + bias,
+/* Each of rows rows of x (rows, E) normalised: y = (x - mean) rstd weight + bias,
    rstd = 1 / sqrt(biased variance + 1e-5).  mean and rstd (rows) are written
    when not NULL.  MHA_ERR_NULL for a NULL x, weight, bias or y; MHA_ERR_SHAPE
    for a zero size.  y may be x. */

@@ -128,7 +128,7 @@ static void block64(const block_case *c, const mha_mask *mask, double *y)
         layer_norm64(L, E, x, p->norm1_weight, p->norm1_bias, u);
         attention64(c, mask, b, u, a);
         for (size_t i = 0; i < L * E; i++)
-            x[i] += a[i];                                     /* h */
+            x[i] += a[i];                                     /* z */
         layer_norm64(L, E, x, p->norm2_weight, p->norm2_bias, u);
         linear64(L, F, E, u, p->linear1_weight, p->linear1_bias, hidden);
         for (size_t i = 0; i < L * F; i++)
