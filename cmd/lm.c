@@ -16,6 +16,19 @@
 #include "output.h"
 #include "sha256.h"
 
+static int read_text(const char *path, unsigned char **bytes, size_t *n, FILE *err)
+{
+    char message[MHA_PATH_SIZE + 256];
+    if (mha_read_whole_file(path, bytes, n, message, sizeof message) != MHA_OK) {
+        mha_cli_error(err, "%s", message);
+        return MHA_EXIT_FAILURE;
+    }
+    if (*n == 0) {
+        mha_cli_error(err, "%s: empty text", path);
+        return MHA_EXIT_FAILURE;
+    }
+    return MHA_EXIT_OK;
+}
 static int lm_tokenizer(int argc, char **argv, FILE *out, FILE *err)
 {
     const char *text_path = NULL, *dir = NULL;
@@ -48,10 +61,8 @@ static int lm_tokenizer(int argc, char **argv, FILE *out, FILE *err)
     }
     unsigned char *text;
     size_t n;
-    if (mha_read_whole_file(text_path, &text, &n, message, sizeof message) != MHA_OK) {
-        mha_cli_error(err, "%s", message);
+    if (read_text(text_path, &text, &n, err) != MHA_EXIT_OK)
         return MHA_EXIT_FAILURE;
-    }
     bpe tokenizer;
     const double started = mha_seconds();
     mha_status learned = bpe_learn(text, n, vocab, &tokenizer);
@@ -289,19 +300,6 @@ static void baselines_usage(FILE *out)
             "tokenizer of --vocab tokens, default 2048, is learned from the training\n"
             "text).  Prints a tab-separated table, or writes it to --out FILE.\n",
             NGRAM_ORDER_MAX);
-}
-static int read_text(const char *path, unsigned char **bytes, size_t *n, FILE *err)
-{
-    char message[MHA_PATH_SIZE + 256];
-    if (mha_read_whole_file(path, bytes, n, message, sizeof message) != MHA_OK) {
-        mha_cli_error(err, "%s", message);
-        return MHA_EXIT_FAILURE;
-    }
-    if (*n == 0) {
-        mha_cli_error(err, "%s: empty text", path);
-        return MHA_EXIT_FAILURE;
-    }
-    return MHA_EXIT_OK;
 }
 static int lm_baselines(int argc, char **argv, FILE *out, FILE *err)
 {

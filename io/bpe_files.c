@@ -114,7 +114,7 @@ mha_status bpe_merges_parse(const char *name, const char *text, size_t n, bpe *t
     mha_status status = MHA_OK;
     for (size_t i = 0; i < lines && status == MHA_OK; i++) {
         const char *eol = memchr(p, '\n', (size_t)(end - p));
-        uint32_t left, right;
+        uint32_t left = 0, right = 0;
         if (!read_id(&p, eol, &left) || p == eol || *p++ != ' ' || !read_id(&p, eol, &right) ||
             p != eol)
             status = mha_fail(MHA_ERR_FORMAT, message, size, "%s: line %zu: not two ids 'LEFT "

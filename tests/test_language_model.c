@@ -367,6 +367,13 @@ Test(lm_command, tokenizer_encode_decode) {
     r = run_mha("lm", "decode", dir, "12x", NULL);
     cr_expect_eq(r.status, 2);
     free_result(&r);
+    write_bytes(dir, "empty.txt", "", 0);
+    char empty[4200];
+    snprintf(empty, sizeof empty, "%s", path_in(dir, "empty.txt"));
+    r = run_mha("lm", "tokenizer", "--text", empty, "--vocab", "300", "--out", dir, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "mha: ") == r.err && strstr(r.err, "empty.txt: empty text"), "%s", r.err);
+    free_result(&r);
     r = run_mha("lm", "tokenizer", "--text", text, "--vocab", "100", "--out", dir, NULL);
     cr_expect_eq(r.status, 2);
     cr_expect(strncmp(r.err, "mha: ", 5) == 0 && strstr(r.err, "--vocab") != NULL, "%s", r.err);
