@@ -302,7 +302,9 @@ Test(lm_command, bad_inputs_get_one_line) {
     free(small_text(dir, "train.txt", 1, 3000));
     free(small_text(dir, "valid.txt", 2, 400));
     write_bytes(dir, "empty.txt", "", 0);
-    cr_assert_eq(train_small(dir, "m", NULL, NULL).status, 0);
+    struct cli_result t = train_small(dir, "m", NULL, NULL);
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    free_result(&t);
     char model[256], valid[256], empty[256], missing[256], long_prompt[4000] = "";
     snprintf(model, sizeof model, "%s/m", dir);
     snprintf(valid, sizeof valid, "%s/valid.txt", dir);
