@@ -209,7 +209,7 @@ typedef struct piece_set {
 
 static mha_status counts_grow(pair_counts *c)
 {
-    const size_t capacity = c->capacity ? 2 * c->capacity : 1 << 16;
+    const size_t capacity = c->capacity ? 2 * c->capacity : 1024;
     uint64_t *key = calloc(capacity, sizeof *key);
     int64_t *count = calloc(capacity, sizeof *count);
     if (key == NULL || count == NULL) {
