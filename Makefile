@@ -165,6 +165,7 @@ austen-baselines: $(BUILD)/mha $(BUILD)/corpus/valid.txt
 # PyTorch golden cases for the tests (the results are committed).
 golden: | deps deps-bench
 	/usr/bin/python3 tests/make_golden.py tests/golden
+	/usr/bin/python3 tests/make_lm_golden.py tests/golden
 
 # ================================================================ the viewer
 # build/mha-viz, the SDL2 viewer.  Its trained model is the committed

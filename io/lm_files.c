@@ -1,0 +1,388 @@
+/* generated from chapters/16-austen-model.nw; edit the book, not this file */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "bpe_files.h"
+#include "layer_files.h"
+#include "lm_files.h"
+#include "npy.h"
+#include "output.h"
+size_t lm_model_file_count(const lm_model *m)
+{
+    return 3 + m->tensor_count;
+}
+void lm_model_file_name(const lm_model *m, size_t i, char *name, size_t size)
+{
+    if (i == 0)
+        snprintf(name, size, "%s", "model.txt");
+    else if (i <= m->tensor_count)
+        snprintf(name, size, "%s.npy", m->tensors[i - 1].name);
+    else
+        snprintf(name, size, "%s", i == m->tensor_count + 1 ? BPE_MERGES_FILE : BPE_VOCAB_FILE);
+}
+const char *const lm_model_owned[] = {
+    "model.txt", "tok_emb.weight.npy", "pos_emb.weight.npy",
+    "blocks.#.self_attn.in_proj_weight.npy", "blocks.#.self_attn.in_proj_bias.npy",
+    "blocks.#.self_attn.out_proj.weight.npy", "blocks.#.self_attn.out_proj.bias.npy",
+    "blocks.#.linear1.weight.npy", "blocks.#.linear1.bias.npy", "blocks.#.linear2.weight.npy",
+    "blocks.#.linear2.bias.npy", "blocks.#.norm1.weight.npy", "blocks.#.norm1.bias.npy",
+    "blocks.#.norm2.weight.npy", "blocks.#.norm2.bias.npy", "norm.weight.npy", "norm.bias.npy",
+    BPE_MERGES_FILE, BPE_VOCAB_FILE, NULL};
+struct text { const char *bytes; size_t length; };
+static int write_text(FILE *file, void *context)
+{
+    const struct text *t = context;
+    return fwrite(t->bytes, 1, t->length, file) == t->length ? 0 : -1;
+}
+static mha_status put_array(const char *dir, const char *name, const float *x, size_t rank,
+                            const size_t *shape, char *message, size_t size)
+{
+    char why[256];
+    const int fd = mha_output_next(message, size);
+    if (fd < 0)
+        return MHA_ERR_IO;
+    const mha_status status = mha_npy_write_fd(fd, x, rank, shape, why, sizeof why);
+    return status == MHA_OK ? MHA_OK
+                            : mha_fail(status, message, size, "%s/%s: %s", dir, name, why);
+}
+static size_t model_text(const lm_model *m, const lm_provenance *p, char *text, size_t size)
+{
+    const lm_config *c = &m->config;
+    size_t used = 0;
+    #define APPEND(...) (used += (size_t)snprintf(text + (used < size ? used : size), \
+                                                  used < size ? size - used : 0, __VA_ARGS__))
+    APPEND("format mha-checkpoint 1\nmodel %s\n", LM_MODEL_KIND);
+    APPEND("layers %zu\nheads %zu\nvocab %zu\ncontext %zu\ndim %zu\nhidden %zu\n", c->layers,
+           c->heads, c->vocab, c->context, c->embed_dim, c->hidden);
+    APPEND("steps %zu\ntrain_sha256 %s\nvalid_sha256 %s\n", p->steps, p->train_sha256,
+           p->valid_sha256);
+    for (size_t i = 0; i < m->tensor_count; i++) {
+        const lm_tensor *t = &m->tensors[i];
+        APPEND("tensor %s %zu", t->name, t->shape[0]);
+        if (t->rank == 2)
+            APPEND(" %zu", t->shape[1]);
+        APPEND("\n");
+    }
+    #undef APPEND
+    return used;
+}
+mha_status lm_model_put(const char *dir, const lm_model *m, const bpe *tokenizer,
+                        const lm_provenance *p, char *message, size_t size)
+{
+    char *text = malloc(LM_TEXT_MAX);
+    if (text == NULL)
+        return mha_fail(MHA_ERR_NOMEM, message, size, "%s: out of memory", dir);
+    const struct text t = {text, model_text(m, p, text, LM_TEXT_MAX)};
+    mha_status status = t.length < LM_TEXT_MAX ? mha_output_stream(write_text, (void *)&t,
+                                                                   message, size)
+                      : mha_fail(MHA_ERR_SHAPE, message, size, "%s: model too large", dir);
+    free(text);
+    for (size_t i = 0; status == MHA_OK && i < m->tensor_count; i++) {
+        const lm_tensor *x = &m->tensors[i];
+        char name[LM_NAME_MAX + 8];
+        lm_model_file_name(m, i + 1, name, sizeof name);
+        status = put_array(dir, name, m->params + x->offset, x->rank, x->shape, message, size);
+    }
+    if (status == MHA_OK)
+        status = mha_output_stream(bpe_write_merges, (void *)tokenizer, message, size);
+    if (status == MHA_OK)
+        status = mha_output_stream(bpe_write_vocab, (void *)tokenizer, message, size);
+    return status;
+}
+typedef enum { KEY_SIZE, KEY_DOUBLE, KEY_U64, KEY_HEX, KEY_WORD } key_kind;
+typedef struct key { const char *name; key_kind kind; void *store; int seen; } key;
+static int parse_value(const char *v, key_kind kind, void *store)
+{
+    char *end;
+    errno = 0;
+    if (kind == KEY_HEX || kind == KEY_WORD) {
+        const size_t n = strlen(v);
+        int ok = kind == KEY_WORD || (n == 64 && strspn(v, "0123456789abcdef") == 64) ||
+                 strcmp(v, "-") == 0;
+        if (ok && n < LM_SHA_HEX)
+            memcpy(store, v, n + 1);
+        return ok && n < LM_SHA_HEX;
+    }
+    if (kind == KEY_DOUBLE) {
+        const double d = strtod(v, &end);
+        *(double *)store = d;
+        return *v != '\0' && *end == '\0' && errno == 0 && d > 0 && d <= 1;
+    }
+    if (*v < '0' || *v > '9')
+        return 0;
+    const unsigned long long u = strtoull(v, &end, 10);
+    if (kind == KEY_SIZE)
+        *(size_t *)store = (size_t)u;
+    else
+        *(uint64_t *)store = (uint64_t)u;
+    return *end == '\0' && errno == 0 && (kind == KEY_U64 || u <= SIZE_MAX);
+}
+/* Lines "key value" of text (NUL-terminated, modified): each known key once;
+   lines starting "tensor " go to the tensor check when tensors is not NULL,
+   are skipped when tensor_lines is NULL too, and are refused otherwise. */
+static mha_status parse_keys(const char *path, char *text, key *keys, size_t count,
+                             const lm_model *tensors, size_t *tensor_lines, char *message,
+                             size_t size)
+{
+    size_t number = 0;
+    for (char *line = text, *end; *line != '\0'; line = end + 1) {
+        end = strchr(line, '\n');
+        if (end == NULL)
+            return mha_fail(MHA_ERR_FORMAT, message, size, "%s: does not end with a line end",
+                            path);
+        *end = '\0';
+        number++;
+        char *space = strchr(line, ' ');
+        if (tensor_lines == NULL && tensors == NULL && strncmp(line, "tensor ", 7) == 0)
+            continue;                              /* the first pass of model.txt */
+        if (tensors != NULL && strncmp(line, "tensor ", 7) == 0) {
+            char want[LM_TEXT_MAX / 64];
+            const size_t i = (*tensor_lines)++;
+            const lm_tensor *t = i < tensors->tensor_count ? &tensors->tensors[i] : NULL;
+            if (t != NULL && t->rank == 2)
+                snprintf(want, sizeof want, "tensor %s %zu %zu", t->name, t->shape[0],
+                         t->shape[1]);
+            else if (t != NULL)
+                snprintf(want, sizeof want, "tensor %s %zu", t->name, t->shape[0]);
+            if (t == NULL || strcmp(line, want) != 0)
+                return mha_fail(MHA_ERR_FORMAT, message, size, "%s: line %zu: '%.60s', expected "
+                                "'%s'", path, number, line, t ? want : "no more tensors");
+            continue;
+        }
+        size_t k = 0;
+        while (space != NULL && k < count &&
+               !(strncmp(line, keys[k].name, (size_t)(space - line)) == 0 &&
+                 keys[k].name[space - line] == '\0'))
+            k++;
+        if (space == NULL || k == count || keys[k].seen ||
+            !parse_value(space + 1, keys[k].kind, keys[k].store))
+            return mha_fail(MHA_ERR_FORMAT, message, size, "%s: line %zu: '%.60s' is not a "
+                            "known key and a valid value, once", path, number, line);
+        keys[k].seen = 1;
+    }
+    for (size_t k = 0; k < count; k++)
+        if (!keys[k].seen)
+            return mha_fail(MHA_ERR_FORMAT, message, size, "%s: no line '%s'", path,
+                            keys[k].name);
+    return MHA_OK;
+}
+static mha_status read_text(const char *dir, const char *name, char **text, size_t *n,
+                            char *message, size_t size)
+{
+    char path[MHA_PATH_SIZE];
+    unsigned char *bytes;
+    if (!mha_join_path(path, sizeof path, dir, name))
+        return mha_fail(MHA_ERR_ARG, message, size, "%s: name too long", dir);
+    mha_status status = mha_read_whole_file(path, &bytes, n, message, size);
+    if (status != MHA_OK)
+        return status;
+    char *t = realloc(bytes, *n + 1);
+    if (t == NULL) {
+        free(bytes);
+        return mha_fail(MHA_ERR_NOMEM, message, size, "%s: out of memory", path);
+    }
+    t[*n] = '\0';
+    if (strlen(t) != *n) {
+        free(t);
+        return mha_fail(MHA_ERR_FORMAT, message, size, "%s: holds a NUL byte", path);
+    }
+    *text = t;
+    return MHA_OK;
+}
+static mha_status read_array(const char *dir, const char *name, float *into, size_t rank,
+                             const size_t *shape, char *message, size_t size)
+{
+    char path[MHA_PATH_SIZE], why[256], got[64], want[64];
+    mha_npy a;
+    if (!mha_join_path(path, sizeof path, dir, name))
+        return mha_fail(MHA_ERR_ARG, message, size, "%s: name too long", dir);
+    mha_status status = mha_npy_read(path, &a, why, sizeof why);
+    if (status != MHA_OK)
+        return mha_fail(status, message, size, "%s: %s", path, why);
+    int same = a.rank == rank && a.kind == MHA_NPY_FLOAT && strcmp(a.dtype, "<f4") == 0;
+    for (size_t k = 0; same && k < rank; k++)
+        same = a.shape[k] == shape[k];
+    const size_t bad = same ? mha_first_nonfinite(a.values, a.count, 0) : 0;
+    if (!same)
+        status = mha_fail(MHA_ERR_SHAPE, message, size, "%s: %s of shape %s, expected float32 "
+                          "of shape %s", path, a.dtype,
+                          mha_npy_shape_text(got, sizeof got, a.rank, a.shape),
+                          mha_npy_shape_text(want, sizeof want, rank, shape));
+    else if (bad < a.count)
+        status = mha_fail(MHA_ERR_FORMAT, message, size, "%s: value %zu is not finite", path,
+                          bad);
+    else
+        memcpy(into, a.values, a.count * sizeof *into);
+    mha_npy_free(&a);
+    return status;
+}
+mha_status lm_model_read(const char *dir, lm_model *m, bpe *tokenizer, lm_provenance *p,
+                         char *message, size_t size)
+{
+    memset(m, 0, sizeof *m);
+    memset(tokenizer, 0, sizeof *tokenizer);
+    char *text = NULL, format[LM_SHA_HEX], kind[LM_SHA_HEX], path[MHA_PATH_SIZE];
+    size_t n = 0, tensor_lines = 0;
+    lm_config c;
+    mha_status status = read_text(dir, "model.txt", &text, &n, message, size);
+    if (status != MHA_OK)
+        return status;
+    mha_join_path(path, sizeof path, dir, "model.txt");
+    const char *first = "format mha-checkpoint 1\nmodel " LM_MODEL_KIND "\n";
+    if (strncmp(text, first, strlen(first)) != 0) {
+        free(text);
+        return mha_fail(MHA_ERR_FORMAT, message, size, "%s: does not begin 'format "
+                        "mha-checkpoint 1' and 'model %s'", path, LM_MODEL_KIND);
+    }
+    key keys[] = {
+        {"format", KEY_WORD, format, 0}, {"model", KEY_WORD, kind, 0},
+        {"layers", KEY_SIZE, &c.layers, 0}, {"heads", KEY_SIZE, &c.heads, 0},
+        {"vocab", KEY_SIZE, &c.vocab, 0}, {"context", KEY_SIZE, &c.context, 0},
+        {"dim", KEY_SIZE, &c.embed_dim, 0}, {"hidden", KEY_SIZE, &c.hidden, 0},
+        {"steps", KEY_SIZE, &p->steps, 0}, {"train_sha256", KEY_HEX, p->train_sha256, 0},
+        {"valid_sha256", KEY_HEX, p->valid_sha256, 0}};
+    /* First pass: the sizes (tensor lines skipped), then the model, then every line again. */
+    char *copy = strdup(text);
+    status = copy ? parse_keys(path, copy, keys, sizeof keys / sizeof keys[0], NULL, NULL,
+                               message, size)
+                  : mha_fail(MHA_ERR_NOMEM, message, size, "%s: out of memory", path);
+    free(copy);
+    if (status == MHA_OK && (status = lm_model_alloc(m, &c)) != MHA_OK)
+        mha_fail(status, message, size, "%s: sizes that make no model (%s)", path,
+                 mha_status_message(status));
+    for (size_t k = 0; status == MHA_OK && k < sizeof keys / sizeof keys[0]; k++)
+        keys[k].seen = 0;
+    if (status == MHA_OK)
+        status = parse_keys(path, text, keys, sizeof keys / sizeof keys[0], m, &tensor_lines,
+                            message, size);
+    if (status == MHA_OK && tensor_lines != m->tensor_count)
+        status = mha_fail(MHA_ERR_FORMAT, message, size, "%s: %zu tensor lines, expected %zu",
+                          path, tensor_lines, m->tensor_count);
+    free(text);
+    for (size_t i = 0; status == MHA_OK && i < m->tensor_count; i++) {
+        char name[LM_NAME_MAX + 8];
+        lm_model_file_name(m, i + 1, name, sizeof name);
+        status = read_array(dir, name, m->params + m->tensors[i].offset, m->tensors[i].rank,
+                            m->tensors[i].shape, message, size);
+    }
+    const int tokens = status == MHA_OK &&
+                       (status = bpe_files_read(dir, tokenizer, message, size)) == MHA_OK;
+    if (status == MHA_OK && tokenizer->vocab != c.vocab)
+        status = mha_fail(MHA_ERR_SHAPE, message, size, "%s: a tokenizer of %zu tokens for a "
+                          "model of %zu", dir, tokenizer->vocab, c.vocab);
+    if (status != MHA_OK) {
+        lm_model_free(m);
+        if (tokens)
+            bpe_free(tokenizer);
+    }
+    return status;
+}
+const char *const lm_state_names[LM_STATE_FILES] = {"state.txt", "arrays.npy", "history.tsv",
+                                                    BPE_MERGES_FILE};
+mha_status lm_state_put(const char *dir, const lm_run *run, const lm_model *m,
+                        const lm_adamw *opt, const bpe *tokenizer, const char *history,
+                        size_t length, char *message, size_t size)
+{
+    const lm_config *c = &run->config;
+    char text[2048];
+    const int n = snprintf(text, sizeof text, "format %s\nlayers %zu\nheads %zu\nvocab %zu\n"
+        "context %zu\ndim %zu\nhidden %zu\nsteps %zu\nwarmup %zu\nbatch %zu\neval_every %zu\n"
+        "step %zu\nlearning_rate %.17g\nseed %" PRIu64 "\ndata_state %" PRIu64 "\n"
+        "train_sha256 %s\nvalid_sha256 %s\n", LM_STATE_FORMAT, c->layers, c->heads, c->vocab,
+        c->context, c->embed_dim, c->hidden, run->steps, run->warmup, run->batch,
+        run->eval_every, run->step, run->learning_rate, run->seed, run->data_state,
+        run->train_sha256, run->valid_sha256);
+    const struct text t = {text, (size_t)n}, h = {history, length};
+    const size_t shape[2] = {3, m->count};
+    float *arrays = malloc(3 * m->count * sizeof *arrays);
+    mha_status status = arrays ? mha_output_stream(write_text, (void *)&t, message, size)
+                               : mha_fail(MHA_ERR_NOMEM, message, size, "%s: out of memory", dir);
+    if (status == MHA_OK) {
+        memcpy(arrays, m->params, m->count * sizeof *arrays);
+        memcpy(arrays + m->count, opt->m, m->count * sizeof *arrays);
+        memcpy(arrays + 2 * m->count, opt->v, m->count * sizeof *arrays);
+        status = put_array(dir, lm_state_names[1], arrays, 2, shape, message, size);
+    }
+    free(arrays);
+    if (status == MHA_OK)
+        status = mha_output_stream(write_text, (void *)&h, message, size);
+    if (status == MHA_OK)
+        status = mha_output_stream(bpe_write_merges, (void *)tokenizer, message, size);
+    return status;
+}
+mha_status lm_state_read(const char *dir, lm_run *run, lm_model *m, lm_adamw *opt,
+                         bpe *tokenizer, char **history, size_t *length, char *message,
+                         size_t size)
+{
+    char *text = NULL, format[LM_SHA_HEX], path[MHA_PATH_SIZE];
+    size_t n;
+    lm_config *c = &run->config;
+    memset(m, 0, sizeof *m);
+    memset(opt, 0, sizeof *opt);
+    *history = NULL;
+    mha_status status = read_text(dir, lm_state_names[0], &text, &n, message, size);
+    if (status != MHA_OK)
+        return status;
+    mha_join_path(path, sizeof path, dir, lm_state_names[0]);
+    key keys[] = {
+        {"format", KEY_WORD, format, 0}, {"layers", KEY_SIZE, &c->layers, 0},
+        {"heads", KEY_SIZE, &c->heads, 0}, {"vocab", KEY_SIZE, &c->vocab, 0},
+        {"context", KEY_SIZE, &c->context, 0}, {"dim", KEY_SIZE, &c->embed_dim, 0},
+        {"hidden", KEY_SIZE, &c->hidden, 0}, {"steps", KEY_SIZE, &run->steps, 0},
+        {"warmup", KEY_SIZE, &run->warmup, 0}, {"batch", KEY_SIZE, &run->batch, 0},
+        {"eval_every", KEY_SIZE, &run->eval_every, 0}, {"step", KEY_SIZE, &run->step, 0},
+        {"learning_rate", KEY_DOUBLE, &run->learning_rate, 0},
+        {"seed", KEY_U64, &run->seed, 0}, {"data_state", KEY_U64, &run->data_state, 0},
+        {"train_sha256", KEY_HEX, run->train_sha256, 0},
+        {"valid_sha256", KEY_HEX, run->valid_sha256, 0}};
+    if (strncmp(text, "format " LM_STATE_FORMAT "\n", strlen(LM_STATE_FORMAT) + 8) != 0)
+        status = mha_fail(MHA_ERR_FORMAT, message, size, "%s: does not begin 'format %s'", path,
+                          LM_STATE_FORMAT);
+    if (status == MHA_OK)
+        status = parse_keys(path, text, keys, sizeof keys / sizeof keys[0], NULL, &n, message,
+                            size);
+    free(text);
+    if (status == MHA_OK && (status = lm_model_alloc(m, c)) != MHA_OK)
+        mha_fail(status, message, size, "%s: sizes that make no model", path);
+    if (status == MHA_OK && (status = lm_adamw_init(opt, m)) != MHA_OK)
+        mha_fail(status, message, size, "%s: out of memory", path);
+    const size_t shape[2] = {3, m->count};
+    float *arrays = status == MHA_OK ? malloc(3 * m->count * sizeof *arrays) : NULL;
+    if (status == MHA_OK && arrays == NULL)
+        status = mha_fail(MHA_ERR_NOMEM, message, size, "%s: out of memory", dir);
+    if (status == MHA_OK)
+        status = read_array(dir, lm_state_names[1], arrays, 2, shape, message, size);
+    if (status == MHA_OK) {
+        memcpy(m->params, arrays, m->count * sizeof *arrays);
+        memcpy(opt->m, arrays + m->count, m->count * sizeof *arrays);
+        memcpy(opt->v, arrays + 2 * m->count, m->count * sizeof *arrays);
+    }
+    free(arrays);
+    if (status == MHA_OK)
+        status = read_text(dir, lm_state_names[2], history, length, message, size);
+    char *merges = NULL;
+    int tokens = 0;
+    if (status == MHA_OK && (status = read_text(dir, lm_state_names[3], &merges, &n, message,
+                                                size)) == MHA_OK) {
+        mha_join_path(path, sizeof path, dir, lm_state_names[3]);
+        tokens = (status = bpe_merges_parse(path, merges, n, tokenizer, message, size)) == MHA_OK;
+    }
+    free(merges);
+    if (status == MHA_OK && tokenizer->vocab != c->vocab)
+        status = mha_fail(MHA_ERR_SHAPE, message, size, "%s: a tokenizer of %zu tokens for a "
+                          "model of %zu", dir, tokenizer->vocab, c->vocab);
+    if (status == MHA_OK)
+        opt->step = run->step;
+    else {
+        if (tokens)
+            bpe_free(tokenizer);
+        free(*history);
+        *history = NULL;
+        lm_adamw_free(opt);
+        lm_model_free(m);
+    }
+    return status;
+}

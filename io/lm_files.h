@@ -1,0 +1,48 @@
+/* generated from chapters/16-austen-model.nw; edit the book, not this file */
+#ifndef MHA_LM_FILES_H
+#define MHA_LM_FILES_H
+/* A small GPT's folder and a training run's state (chapter "A small GPT that
+   reads Austen").  On failure a function returns its status and writes one
+   line naming the file at fault into message[0..size-1]. */
+#include <stddef.h>
+#include <stdint.h>
+#include "bpe.h"
+#include "lm.h"
+
+#define LM_MODEL_KIND "gpt"
+#define LM_STATE_FORMAT "mha-lm-state 1"
+enum { LM_SHA_HEX = 65, LM_TEXT_MAX = 65536 };
+typedef struct lm_provenance {
+    size_t steps;                          /* trained */
+    char train_sha256[LM_SHA_HEX], valid_sha256[LM_SHA_HEX];   /* "-": none */
+} lm_provenance;
+/* Within a set of outputs begun in dir (the names of lm_model_file_names):
+   writes model.txt, the tensors and the tokenizer, in that order. */
+size_t lm_model_file_count(const lm_model *m);
+void lm_model_file_name(const lm_model *m, size_t i, char *name, size_t size);
+extern const char *const lm_model_owned[];
+MHA_MUST_CHECK mha_status lm_model_put(const char *dir, const lm_model *m, const bpe *tokenizer,
+                                       const lm_provenance *p, char *message, size_t size);
+MHA_MUST_CHECK mha_status lm_model_read(const char *dir, lm_model *m, bpe *tokenizer,
+                                        lm_provenance *p, char *message, size_t size);
+
+typedef struct lm_run {                    /* a training run's options and position */
+    lm_config config;
+    size_t steps, warmup, batch, eval_every, step;
+    double learning_rate;
+    uint64_t seed, data_state;
+    char train_sha256[LM_SHA_HEX], valid_sha256[LM_SHA_HEX];
+} lm_run;
+enum { LM_STATE_FILES = 4 };
+/* state.txt; arrays.npy (3, count): parameters, first and second moments;
+   history.tsv; merges.txt, the tokenizer. */
+extern const char *const lm_state_names[LM_STATE_FILES];
+MHA_MUST_CHECK mha_status lm_state_put(const char *dir, const lm_run *run, const lm_model *m,
+                                       const lm_adamw *opt, const bpe *tokenizer,
+                                       const char *history, size_t length, char *message,
+                                       size_t size);
+/* Reads the run (and allocates the model, the moments, the tokenizer and the history). */
+MHA_MUST_CHECK mha_status lm_state_read(const char *dir, lm_run *run, lm_model *m, lm_adamw *opt,
+                                        bpe *tokenizer, char **history, size_t *length,
+                                        char *message, size_t size);
+#endif

@@ -1,0 +1,521 @@
+/* generated from chapters/16-austen-model.nw; edit the book, not this file */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lm.h"
+#include "random.h"
+
+static const double LM_PI = 3.14159265358979323846;
+
+mha_status lm_config_check(const lm_config *c)
+{
+    if (c == NULL)
+        return MHA_ERR_NULL;
+    if (c->vocab < 2 || c->context < 2 || c->embed_dim == 0 || c->heads == 0 ||
+        c->layers == 0 || c->hidden == 0)
+        return MHA_ERR_SHAPE;
+    if (c->embed_dim % c->heads != 0)
+        return MHA_ERR_HEADS;
+    if (c->layers > LM_MAX_LAYERS || c->vocab > (size_t)1 << 30 || c->context > 65536)
+        return MHA_ERR_ARG;
+    return MHA_OK;
+}
+static size_t describe(const lm_config *c, lm_tensor *t)
+{
+    const size_t V = c->vocab, T = c->context, E = c->embed_dim, F = c->hidden;
+    size_t n = 0, offset = 0;
+    #define ADD(r, a, b, d, ...) do { if (t) { snprintf(t[n].name, LM_NAME_MAX, __VA_ARGS__); \
+        t[n].rank = r; t[n].shape[0] = a; t[n].shape[1] = b; t[n].offset = offset; \
+        t[n].decay = d; } offset += (a) * ((r) == 2 ? (b) : 1); n++; } while (0)
+    ADD(2, V, E, 0, "tok_emb.weight");
+    ADD(2, T, E, 0, "pos_emb.weight");
+    for (size_t l = 0; l < c->layers; l++) {
+        ADD(2, 3 * E, E, 1, "blocks.%zu.self_attn.in_proj_weight", l);
+        ADD(1, 3 * E, 0, 0, "blocks.%zu.self_attn.in_proj_bias", l);
+        ADD(2, E, E, 1, "blocks.%zu.self_attn.out_proj.weight", l);
+        ADD(1, E, 0, 0, "blocks.%zu.self_attn.out_proj.bias", l);
+        ADD(2, F, E, 1, "blocks.%zu.linear1.weight", l);
+        ADD(1, F, 0, 0, "blocks.%zu.linear1.bias", l);
+        ADD(2, E, F, 1, "blocks.%zu.linear2.weight", l);
+        ADD(1, E, 0, 0, "blocks.%zu.linear2.bias", l);
+        ADD(1, E, 0, 0, "blocks.%zu.norm1.weight", l);
+        ADD(1, E, 0, 0, "blocks.%zu.norm1.bias", l);
+        ADD(1, E, 0, 0, "blocks.%zu.norm2.weight", l);
+        ADD(1, E, 0, 0, "blocks.%zu.norm2.bias", l);
+    }
+    ADD(1, E, 0, 0, "norm.weight");
+    ADD(1, E, 0, 0, "norm.bias");
+    #undef ADD
+    return n;
+}
+static mha_status parameter_count(const lm_config *c, size_t *count)
+{
+    const size_t V = c->vocab, T = c->context, E = c->embed_dim, F = c->hidden;
+    size_t a, b, per_block, total;
+    if (mha_mul_overflows(V + T, E, &a) || mha_mul_overflows(4 * E + 2 * F, E, &b) ||
+        mha_mul_overflows(c->layers, b + 9 * E + F, &per_block) ||
+        (total = a + per_block + 2 * E) < a || mha_mul_overflows(total, sizeof(float), &b))
+        return MHA_ERR_OVERFLOW;
+    *count = total;
+    return MHA_OK;
+}
+mha_status lm_model_alloc(lm_model *m, const lm_config *c)
+{
+    memset(m, 0, sizeof *m);
+    mha_status status = lm_config_check(c);
+    size_t count = 0;
+    if (status == MHA_OK)
+        status = parameter_count(c, &count);
+    if (status != MHA_OK)
+        return status;
+    m->config = *c;
+    m->count = count;
+    m->tensor_count = describe(c, NULL);
+    m->params = calloc(count, sizeof(float));
+    m->tensors = calloc(m->tensor_count, sizeof *m->tensors);
+    if (m->params == NULL || m->tensors == NULL) {
+        lm_model_free(m);
+        return MHA_ERR_NOMEM;
+    }
+    describe(c, m->tensors);
+    return MHA_OK;
+}
+void lm_model_free(lm_model *m)
+{
+    if (m == NULL)
+        return;
+    free(m->params);
+    free(m->tensors);
+    memset(m, 0, sizeof *m);
+}
+const lm_tensor *lm_tensor_find(const lm_model *m, const char *name)
+{
+    for (size_t i = 0; i < m->tensor_count; i++)
+        if (strcmp(m->tensors[i].name, name) == 0)
+            return &m->tensors[i];
+    return NULL;
+}
+static double normal(uint64_t *state)
+{
+    const double u = 1.0 - mha_random_unit(state), v = mha_random_unit(state);
+    return sqrt(-2.0 * log(u)) * cos(2.0 * LM_PI * v);
+}
+static int ends_with(const char *s, const char *tail)
+{
+    const size_t a = strlen(s), b = strlen(tail);
+    return a >= b && strcmp(s + a - b, tail) == 0;
+}
+mha_status lm_model_init(lm_model *m, const lm_config *c, uint64_t seed)
+{
+    mha_status status = lm_model_alloc(m, c);
+    if (status != MHA_OK)
+        return status;
+    uint64_t state = mha_random_seeded(seed);
+    const double residual = 0.02 / sqrt(2.0 * (double)c->layers);
+    for (size_t i = 0; i < m->tensor_count; i++) {
+        const lm_tensor *t = &m->tensors[i];
+        float *p = m->params + t->offset;
+        const size_t n = t->shape[0] * (t->rank == 2 ? t->shape[1] : 1);
+        if (t->rank == 2) {
+            const double sd = ends_with(t->name, "out_proj.weight") ||
+                              ends_with(t->name, "linear2.weight") ? residual : 0.02;
+            for (size_t k = 0; k < n; k++)
+                p[k] = (float)(sd * normal(&state));
+        } else if (ends_with(t->name, "norm1.weight") || ends_with(t->name, "norm2.weight") ||
+                   strcmp(t->name, "norm.weight") == 0) {
+            for (size_t k = 0; k < n; k++)
+                p[k] = 1.0f;
+        }
+    }
+    return MHA_OK;
+}
+static const float *at(const lm_model *m, const float *base, size_t row)
+{
+    return base + m->tensors[row].offset;
+}
+mha_block_params lm_block_params(const lm_model *m, size_t layer)
+{
+    const size_t r = 2 + LM_TENSORS_PER_BLOCK * layer;
+    const float *p = m->params;
+    mha_block_params b = {
+        .norm1_weight = at(m, p, r + 8), .norm1_bias = at(m, p, r + 9),
+        .attn = {at(m, p, r + 0), at(m, p, r + 1), at(m, p, r + 2), at(m, p, r + 3)},
+        .norm2_weight = at(m, p, r + 10), .norm2_bias = at(m, p, r + 11),
+        .linear1_weight = at(m, p, r + 4), .linear1_bias = at(m, p, r + 5),
+        .linear2_weight = at(m, p, r + 6), .linear2_bias = at(m, p, r + 7)};
+    return b;
+}
+mha_block_grads lm_block_grads(const lm_model *m, float *g, size_t layer)
+{
+    const size_t r = 2 + LM_TENSORS_PER_BLOCK * layer;
+    #define G(k) (g + m->tensors[r + (k)].offset)
+    mha_block_grads b = {
+        .norm1_weight = G(8), .norm1_bias = G(9), .in_proj_weight = G(0), .in_proj_bias = G(1),
+        .out_proj_weight = G(2), .out_proj_bias = G(3), .norm2_weight = G(10),
+        .norm2_bias = G(11), .linear1_weight = G(4), .linear1_bias = G(5),
+        .linear2_weight = G(6), .linear2_bias = G(7)};
+    #undef G
+    return b;
+}
+static void *alloc_floats(size_t a, size_t b, size_t c, int *failed)
+{
+    size_t n;
+    if (*failed || mha_mul_overflows(a, b, &n) || mha_mul_overflows(n, c, &n) ||
+        mha_mul_overflows(n, sizeof(float), &n)) {
+        *failed = 1;
+        return NULL;
+    }
+    float *p = calloc(n / sizeof(float), sizeof(float));
+    *failed = p == NULL;
+    return p;
+}
+mha_status lm_workspace_init(lm_workspace *ws, const lm_model *m, size_t batch, size_t length,
+                             int training)
+{
+    memset(ws, 0, sizeof *ws);
+    const lm_config *c = &m->config;
+    if (batch == 0 || length == 0)
+        return MHA_ERR_SHAPE;
+    if (length > c->context)
+        return MHA_ERR_ARG;
+    const size_t E = c->embed_dim, N = c->layers;
+    size_t rows;
+    if (mha_mul_overflows(batch, length, &rows))
+        return MHA_ERR_OVERFLOW;
+    int failed = 0;
+    ws->batch = batch, ws->length = length, ws->training = training;
+    ws->stream = alloc_floats(N + 1, rows, E, &failed);
+    ws->normed = alloc_floats(rows, E, 1, &failed);
+    ws->mean = alloc_floats(rows, 1, 1, &failed);
+    ws->rstd = alloc_floats(rows, 1, 1, &failed);
+    ws->logits = alloc_floats(rows, c->vocab, 1, &failed);
+    if (training) {
+        ws->grad_a = alloc_floats(rows, E, 1, &failed);
+        ws->grad_b = alloc_floats(rows, E, 1, &failed);
+        ws->grads = alloc_floats(m->count, 1, 1, &failed);
+        ws->saved = failed ? NULL : calloc(N, sizeof *ws->saved);
+        failed = failed || ws->saved == NULL;
+        ws->saved_count = failed ? 0 : N;
+        const mha_block_shape shape = {batch, length, E, c->heads, c->hidden};
+        for (size_t l = 0; !failed && l < N; l++)
+            failed = mha_block_saved_init(&ws->saved[l], &shape) != MHA_OK;
+    }
+    if (failed) {
+        lm_workspace_free(ws);
+        return MHA_ERR_NOMEM;
+    }
+    return MHA_OK;
+}
+void lm_workspace_free(lm_workspace *ws)
+{
+    if (ws == NULL)
+        return;
+    if (ws->saved)
+        for (size_t l = 0; l < ws->saved_count; l++)
+            mha_block_saved_free(&ws->saved[l]);
+    free(ws->saved);
+    free(ws->stream); free(ws->normed); free(ws->mean); free(ws->rstd);
+    free(ws->logits); free(ws->grad_a); free(ws->grad_b); free(ws->grads);
+    memset(ws, 0, sizeof *ws);
+}
+static mha_status check_tokens(const int *tokens, size_t n, size_t V)
+{
+    for (size_t i = 0; i < n; i++)
+        if (tokens[i] < 0 || (size_t)tokens[i] >= V)
+            return MHA_ERR_ARG;
+    return MHA_OK;
+}
+static mha_status forward(const lm_model *m, lm_workspace *ws, const int *tokens, size_t B,
+                          size_t L, int saving)
+{
+    const lm_config *c = &m->config;
+    const size_t E = c->embed_dim, V = c->vocab, rows = B * L;
+    if (m->params == NULL || ws->stream == NULL || tokens == NULL)
+        return MHA_ERR_NULL;
+    if (B == 0 || L == 0)
+        return MHA_ERR_SHAPE;
+    if (B > ws->batch || L > ws->length || (saving && (B != ws->batch || L != ws->length)))
+        return MHA_ERR_ARG;
+    mha_status status = check_tokens(tokens, rows, V);
+    const float *tok = m->params + m->tensors[0].offset, *pos = m->params + m->tensors[1].offset;
+    for (size_t r = 0; status == MHA_OK && r < rows; r++)
+        for (size_t e = 0; e < E; e++)
+            ws->stream[r * E + e] = tok[(size_t)tokens[r] * E + e] + pos[(r % L) * E + e];
+    const mha_block_shape shape = {B, L, E, c->heads, c->hidden};
+    const mha_mask mask = {.causal = 1};
+    for (size_t l = 0; status == MHA_OK && l < c->layers; l++) {
+        const mha_block_params p = lm_block_params(m, l);
+        status = mha_block_forward(&shape, &p, ws->stream + l * rows * E, &mask,
+                                   ws->stream + (l + 1) * rows * E,
+                                   saving ? &ws->saved[l] : NULL);
+    }
+    const lm_tensor *norm = &m->tensors[m->tensor_count - 2];
+    if (status == MHA_OK)
+        status = mha_layer_norm(rows, E, ws->stream + c->layers * rows * E,
+                                m->params + norm[0].offset, m->params + norm[1].offset,
+                                ws->normed, ws->mean, ws->rstd);
+    if (status == MHA_OK)
+        status = mha_product_nt(rows, V, E, ws->normed, E, tok, E, ws->logits, V);
+    return status;
+}
+mha_status lm_forward(const lm_model *m, lm_workspace *ws, const int *tokens, size_t B, size_t L)
+{
+    if (m == NULL || ws == NULL)
+        return MHA_ERR_NULL;
+    return forward(m, ws, tokens, B, L, 0);
+}
+static double row_loss_and_gradient(float *z, size_t V, int target, double scale)
+{
+    float top = z[0];
+    for (size_t v = 1; v < V; v++)
+        top = z[v] > top ? z[v] : top;
+    double sum = 0;
+    for (size_t v = 0; v < V; v++)
+        sum += exp((double)z[v] - top);
+    const double lse = (double)top + log(sum), loss = lse - z[target];
+    for (size_t v = 0; v < V; v++)
+        z[v] = (float)(exp((double)z[v] - lse) * scale);
+    z[target] -= (float)scale;
+    return loss;
+}
+mha_status lm_loss(const lm_model *m, lm_workspace *ws, const int *tokens, const int *targets,
+                   double *loss)
+{
+    if (m == NULL || ws == NULL || targets == NULL || loss == NULL)
+        return MHA_ERR_NULL;
+    const lm_config *c = &m->config;
+    const size_t B = ws->batch, L = ws->length, E = c->embed_dim, V = c->vocab, rows = B * L;
+    mha_status status = check_tokens(targets, rows, V);
+    if (status == MHA_OK)
+        status = forward(m, ws, tokens, B, L, ws->training);
+    if (status != MHA_OK)
+        return status;
+    double total = 0;
+    for (size_t r = 0; r < rows; r++)
+        total += row_loss_and_gradient(ws->logits + r * V, V, targets[r], 1.0 / (double)rows);
+    *loss = total / (double)rows;
+    if (!isfinite(*loss))
+        return MHA_ERR_RANGE;
+    if (!ws->training)
+        return MHA_OK;
+    float *g = ws->grads, *tok_grad = g + m->tensors[0].offset, *pos_grad = g + m->tensors[1].offset;
+    const float *tok = m->params + m->tensors[0].offset;
+    const lm_tensor *norm = &m->tensors[m->tensor_count - 2];
+    status = mha_product_tn(V, E, rows, ws->logits, V, ws->normed, E, tok_grad, E);
+    if (status == MHA_OK)
+        status = mha_product_nn(rows, E, V, ws->logits, V, tok, E, ws->grad_a, E);
+    if (status == MHA_OK)
+        status = mha_layer_norm_backward(rows, E, ws->stream + c->layers * rows * E,
+                                         m->params + norm[0].offset, ws->mean, ws->rstd, ws->grad_a,
+                                         ws->grad_b, g + norm[0].offset, g + norm[1].offset);
+    const mha_block_shape shape = {B, L, E, c->heads, c->hidden};
+    const mha_mask mask = {.causal = 1};
+    for (size_t l = c->layers; status == MHA_OK && l-- > 0;) {
+        const mha_block_params p = lm_block_params(m, l);
+        const mha_block_grads bg = lm_block_grads(m, g, l);
+        status = mha_block_backward(&shape, &p, ws->stream + l * rows * E, &mask, &ws->saved[l],
+                                    ws->grad_b, ws->grad_a, &bg);
+        float *swap = ws->grad_a;
+        ws->grad_a = ws->grad_b, ws->grad_b = swap;
+    }
+    if (status == MHA_OK) {
+        memset(pos_grad, 0, c->context * E * sizeof(float));
+        for (size_t r = 0; r < rows; r++)
+            for (size_t e = 0; e < E; e++) {
+                tok_grad[(size_t)tokens[r] * E + e] += ws->grad_b[r * E + e];
+                pos_grad[(r % L) * E + e] += ws->grad_b[r * E + e];
+            }
+    }
+    return status;
+}
+mha_status lm_adamw_init(lm_adamw *opt, const lm_model *model)
+{
+    *opt = (lm_adamw){0.9, 0.95, 1e-8, 0.1, 0, NULL, NULL};
+    opt->m = calloc(model->count, sizeof(float));
+    opt->v = calloc(model->count, sizeof(float));
+    if (opt->m == NULL || opt->v == NULL) {
+        lm_adamw_free(opt);
+        return MHA_ERR_NOMEM;
+    }
+    return MHA_OK;
+}
+void lm_adamw_free(lm_adamw *opt)
+{
+    free(opt->m);
+    free(opt->v);
+    opt->m = opt->v = NULL;
+}
+void lm_adamw_step(lm_adamw *opt, lm_model *model, const float *grads, double rate)
+{
+    const double t = (double)(++opt->step);
+    const double fix1 = 1 - pow(opt->beta1, t), fix2 = sqrt(1 - pow(opt->beta2, t));
+    for (size_t i = 0; i < model->tensor_count; i++) {
+        const lm_tensor *tensor = &model->tensors[i];
+        const size_t n = tensor->shape[0] * (tensor->rank == 2 ? tensor->shape[1] : 1);
+        const double shrink = tensor->decay ? 1 - rate * opt->weight_decay : 1;
+        float *p = model->params + tensor->offset, *m = opt->m + tensor->offset,
+              *v = opt->v + tensor->offset;
+        const float *g = grads + tensor->offset;
+        #pragma omp parallel for schedule(static) if (n > 65536)
+        for (size_t k = 0; k < n; k++) {
+            m[k] = (float)(opt->beta1 * m[k] + (1 - opt->beta1) * g[k]);
+            v[k] = (float)(opt->beta2 * v[k] + (1 - opt->beta2) * (double)g[k] * g[k]);
+            const double denom = sqrt((double)v[k]) / fix2 + opt->epsilon;
+            p[k] = (float)(p[k] * shrink - rate / fix1 * m[k] / denom);
+        }
+    }
+}
+double lm_learning_rate(size_t step, size_t warmup, size_t steps, double peak)
+{
+    if (step <= warmup)
+        return peak * (double)step / (double)(warmup ? warmup : 1);
+    if (step >= steps)
+        return 0.1 * peak;
+    const double f = (double)(step - warmup) / (double)(steps - warmup);
+    return peak * (0.1 + 0.45 * (1 + cos(LM_PI * f)));
+}
+double lm_clip_gradient(float *grads, size_t n, double limit)
+{
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += (double)grads[i] * grads[i];
+    const double norm = sqrt(sum);
+    if (norm > limit) {
+        const float scale = (float)(limit / norm);
+        for (size_t i = 0; i < n; i++)
+            grads[i] *= scale;
+    }
+    return norm;
+}
+mha_status lm_batch(const int *text, size_t n, size_t B, size_t T, uint64_t *state, int *inputs,
+                    int *targets)
+{
+    if (text == NULL || state == NULL || inputs == NULL || targets == NULL)
+        return MHA_ERR_NULL;
+    if (n <= T || T == 0 || B == 0)
+        return MHA_ERR_SHAPE;
+    for (size_t b = 0; b < B; b++) {
+        const size_t start = (size_t)(mha_random(state) % (uint64_t)(n - T));
+        memcpy(inputs + b * T, text + start, T * sizeof *inputs);
+        memcpy(targets + b * T, text + start + 1, T * sizeof *targets);
+    }
+    return MHA_OK;
+}
+mha_status lm_decoder_init(lm_decoder *d, const lm_model *model)
+{
+    memset(d, 0, sizeof *d);
+    const lm_config *c = &model->config;
+    const size_t E = c->embed_dim, F = c->hidden;
+    d->model = model;
+    int failed = 0;
+    d->x = alloc_floats(E, 1, 1, &failed);
+    d->h = alloc_floats(E, 1, 1, &failed);
+    d->attn = alloc_floats(E, 1, 1, &failed);
+    d->hidden = alloc_floats(F, 1, 1, &failed);
+    d->act = alloc_floats(F, 1, 1, &failed);
+    d->logits = alloc_floats(c->vocab, 1, 1, &failed);
+    d->caches = failed ? NULL : calloc(c->layers, sizeof *d->caches);
+    failed = failed || d->caches == NULL;
+    for (size_t l = 0; !failed && l < c->layers; l++)
+        failed = mha_kv_cache_init(&d->caches[l], 1, c->heads, c->context,
+                                   E / c->heads) != MHA_OK;
+    if (failed) {
+        lm_decoder_free(d);
+        return MHA_ERR_NOMEM;
+    }
+    return MHA_OK;
+}
+void lm_decoder_reset(lm_decoder *d)
+{
+    for (size_t l = 0; l < d->model->config.layers; l++)
+        mha_kv_cache_reset(&d->caches[l]);
+    d->position = 0;
+}
+void lm_decoder_free(lm_decoder *d)
+{
+    if (d == NULL)
+        return;
+    for (size_t l = 0; d->caches && l < d->model->config.layers; l++)
+        mha_kv_cache_free(&d->caches[l]);
+    free(d->caches);
+    free(d->x); free(d->h); free(d->attn); free(d->hidden); free(d->act); free(d->logits);
+    memset(d, 0, sizeof *d);
+}
+mha_status lm_decoder_step(lm_decoder *d, int token)
+{
+    const lm_model *m = d->model;
+    const lm_config *c = &m->config;
+    const size_t E = c->embed_dim, F = c->hidden, V = c->vocab;
+    if (token < 0 || (size_t)token >= V)
+        return MHA_ERR_ARG;
+    if (d->position >= c->context)
+        return MHA_ERR_CACHE_FULL;
+    const float *tok = m->params + m->tensors[0].offset, *pos = m->params + m->tensors[1].offset;
+    for (size_t e = 0; e < E; e++)
+        d->x[e] = tok[(size_t)token * E + e] + pos[d->position * E + e];
+    mha_status status = MHA_OK;
+    for (size_t l = 0; status == MHA_OK && l < c->layers; l++) {
+        const mha_block_params p = lm_block_params(m, l);
+        const mha_decoder dec = {E, c->heads, c->heads, p.attn, 0, 0};
+        status = mha_layer_norm(1, E, d->x, p.norm1_weight, p.norm1_bias, d->h, NULL, NULL);
+        if (status == MHA_OK)
+            status = mha_decode_step_blocked(&dec, &d->caches[l], 1, d->h, NULL, d->attn, NULL);
+        if (status == MHA_OK) {
+            for (size_t e = 0; e < E; e++)
+                d->x[e] += d->attn[e];
+            status = mha_layer_norm(1, E, d->x, p.norm2_weight, p.norm2_bias, d->h, NULL, NULL);
+        }
+        if (status == MHA_OK) {
+            mha_product_nt_plain(1, F, E, d->h, E, p.linear1_weight, E, p.linear1_bias, d->hidden, F);
+            mha_gelu(F, d->hidden, d->act);
+            mha_product_nt_plain(1, E, F, d->act, F, p.linear2_weight, F, p.linear2_bias, d->attn, E);
+            for (size_t e = 0; e < E; e++)
+                d->x[e] += d->attn[e];
+        }
+    }
+    const lm_tensor *norm = &m->tensors[m->tensor_count - 2];
+    if (status == MHA_OK)
+        status = mha_layer_norm(1, E, d->x, m->params + norm[0].offset,
+                                m->params + norm[1].offset, d->h, NULL, NULL);
+    if (status == MHA_OK) {
+        mha_product_nt_plain(1, V, E, d->h, E, tok, E, NULL, d->logits, V);
+        d->position++;
+    }
+    return status;
+}
+static int descending(const void *a, const void *b)
+{
+    const float x = *(const float *)a, y = *(const float *)b;
+    return (x < y) - (x > y);
+}
+int lm_sample(const float *logits, size_t V, double temperature, size_t top_k, uint64_t *state,
+              float *scratch)
+{
+    size_t best = 0;
+    for (size_t v = 1; v < V; v++)
+        best = logits[v] > logits[best] ? v : best;
+    if (temperature <= 0)
+        return (int)best;
+    float floor = -INFINITY;
+    if (top_k > 0 && top_k < V) {
+        memcpy(scratch, logits, V * sizeof *scratch);
+        qsort(scratch, V, sizeof *scratch, descending);
+        floor = scratch[top_k - 1];
+    }
+    double sum = 0;
+    for (size_t v = 0; v < V; v++)
+        sum += logits[v] >= floor ? exp((logits[v] - logits[best]) / temperature) : 0;
+    const double u = mha_random_unit(state) * sum;
+    double run = 0;
+    size_t last = best;
+    for (size_t v = 0; v < V; v++) {
+        if (logits[v] < floor)
+            continue;
+        run += exp((logits[v] - logits[best]) / temperature);
+        last = v;
+        if (run > u)
+            return (int)v;
+    }
+    return (int)last;
+}

@@ -1,0 +1,89 @@
+/* generated from chapters/16-austen-model.nw; edit the book, not this file */
+#ifndef MHA_LM_H
+#define MHA_LM_H
+/* A small GPT (chapter "A small GPT that reads Austen"): token and learned
+   position embeddings, N pre-norm blocks with a causal mask, a final
+   LayerNorm and the tied unembedding; the cross-entropy of the next token,
+   its gradient, AdamW and the learning-rate schedule.  Nothing prints. */
+#include <stddef.h>
+#include <stdint.h>
+#include "block.h"
+#include "mha.h"
+
+typedef struct lm_config {
+    size_t vocab, context, embed_dim, heads, layers, hidden;   /* V, T, E, H, N, F */
+} lm_config;
+enum { LM_NAME_MAX = 64, LM_TENSORS_PER_BLOCK = 12, LM_MAX_LAYERS = 64 };
+typedef struct lm_tensor {
+    char name[LM_NAME_MAX];        /* the state_dict name: "blocks.0.linear1.weight" */
+    size_t rank, shape[2];
+    size_t offset;                 /* into the flat arrays */
+    int decay;                     /* 1: weight decay applies */
+} lm_tensor;
+typedef struct lm_model {
+    lm_config config;
+    size_t count;                  /* parameters */
+    float *params;                 /* (count) */
+    size_t tensor_count;
+    lm_tensor *tensors;            /* (tensor_count), in state_dict order */
+} lm_model;
+MHA_MUST_CHECK mha_status lm_config_check(const lm_config *c);
+MHA_MUST_CHECK mha_status lm_model_alloc(lm_model *m, const lm_config *c);
+MHA_MUST_CHECK mha_status lm_model_init(lm_model *m, const lm_config *c, uint64_t seed);
+void lm_model_free(lm_model *m);
+const lm_tensor *lm_tensor_find(const lm_model *m, const char *name);
+mha_block_params lm_block_params(const lm_model *m, size_t layer);
+mha_block_grads lm_block_grads(const lm_model *m, float *grads, size_t layer);
+typedef struct lm_workspace {
+    size_t batch, length;          /* B, L: the largest batch this holds */
+    int training;
+    float *stream;                 /* (N + 1, B, L, E) */
+    float *normed, *mean, *rstd;   /* (B, L, E), (B, L), (B, L) */
+    float *logits;                 /* (B, L, V), then their gradient */
+    float *grad_a, *grad_b;        /* (B, L, E) each */
+    mha_block_saved *saved;        /* (N) */
+    size_t saved_count;
+    float *grads;                  /* (count) */
+} lm_workspace;
+MHA_MUST_CHECK mha_status lm_workspace_init(lm_workspace *ws, const lm_model *m, size_t batch,
+                                            size_t length, int training);
+void lm_workspace_free(lm_workspace *ws);
+/* logits (B, L, V) of tokens (B, L) into ws->logits; B, L at most the workspace's. */
+MHA_MUST_CHECK mha_status lm_forward(const lm_model *m, lm_workspace *ws, const int *tokens,
+                                     size_t B, size_t L);
+/* The mean cross-entropy of targets (B, L) after tokens (B, L) into *loss;
+   with a training workspace, the gradient of it into ws->grads.  The batch
+   is the workspace's. */
+MHA_MUST_CHECK mha_status lm_loss(const lm_model *m, lm_workspace *ws, const int *tokens,
+                                  const int *targets, double *loss);
+typedef struct lm_adamw {
+    double beta1, beta2, epsilon, weight_decay;
+    size_t step;                   /* steps taken */
+    float *m, *v;                  /* (count) each */
+} lm_adamw;
+MHA_MUST_CHECK mha_status lm_adamw_init(lm_adamw *opt, const lm_model *model);
+void lm_adamw_free(lm_adamw *opt);
+void lm_adamw_step(lm_adamw *opt, lm_model *model, const float *grads, double rate);
+double lm_learning_rate(size_t step, size_t warmup, size_t steps, double peak);
+/* Scales grads so that their norm is at most limit; returns the norm before. */
+double lm_clip_gradient(float *grads, size_t n, double limit);
+/* B windows of T + 1 tokens of text (n tokens, n > T): inputs (B, T), targets (B, T). */
+MHA_MUST_CHECK mha_status lm_batch(const int *text, size_t n, size_t B, size_t T,
+                                   uint64_t *state, int *inputs, int *targets);
+typedef struct lm_decoder {
+    const lm_model *model;
+    mha_kv_cache *caches;          /* (N): each block's keys and values */
+    size_t position;               /* tokens in the caches */
+    float *x, *h, *attn, *hidden, *act, *logits;   /* (E), (E), (E), (F), (F), (V) */
+} lm_decoder;
+MHA_MUST_CHECK mha_status lm_decoder_init(lm_decoder *d, const lm_model *model);
+void lm_decoder_reset(lm_decoder *d);
+void lm_decoder_free(lm_decoder *d);
+/* Feeds token at the next position; its logits into d->logits.
+   MHA_ERR_CACHE_FULL once the context is full. */
+MHA_MUST_CHECK mha_status lm_decoder_step(lm_decoder *d, int token);
+/* A token drawn from logits (V) at temperature (0: the largest), among the
+   top_k largest (0: all). */
+int lm_sample(const float *logits, size_t V, double temperature, size_t top_k, uint64_t *state,
+              float *scratch);
+#endif
