@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "bpe.h"
 #include "bpe_files.h"
 #include "cli.h"
@@ -45,7 +46,7 @@ static int lm_tokenizer(int argc, char **argv, FILE *out, FILE *err)
         if (line.help)
             fprintf(out, "usage: mha lm tokenizer --text FILE --vocab V --out DIR\n\n"
                     "Learns V - 256 byte-pair merges from FILE (V from %d to %d) and writes\n"
-                    "DIR/%s and DIR/%s, both or neither.\n", BPE_BYTES, BPE_VOCAB_MAX,
+                    "DIR/%s and DIR/%s, both or neither (DIR is made if missing).\n", BPE_BYTES, BPE_VOCAB_MAX,
                     BPE_MERGES_FILE, BPE_VOCAB_FILE);
         return status;
     }
@@ -55,6 +56,7 @@ static int lm_tokenizer(int argc, char **argv, FILE *out, FILE *err)
         return MHA_EXIT_USAGE;
     }
     char message[MHA_PATH_SIZE + 256];
+    (void)mkdir(dir, 0777);                       /* made when missing, as a model's folder */
     if (mha_output_check_dir(dir, message, sizeof message) != MHA_OK) {
         mha_cli_error(err, "%s", message);
         return MHA_EXIT_FAILURE;
@@ -379,7 +381,6 @@ static int lm_baselines(int argc, char **argv, FILE *out, FILE *err)
     free(b.valid);
     return status;
 }
-#include <sys/stat.h>
 #include "lm.h"
 #include "lm_files.h"
 #include "random.h"
