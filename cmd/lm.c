@@ -46,8 +46,8 @@ static int lm_tokenizer(int argc, char **argv, FILE *out, FILE *err)
         if (line.help)
             fprintf(out, "usage: mha lm tokenizer --text FILE --vocab V --out DIR\n\n"
                     "Learns V - 256 byte-pair merges from FILE (V from %d to %d) and writes\n"
-                    "DIR/%s and DIR/%s, both or neither (DIR is made if missing).\n", BPE_BYTES, BPE_VOCAB_MAX,
-                    BPE_MERGES_FILE, BPE_VOCAB_FILE);
+                    "DIR/%s and DIR/%s, both or neither (DIR is made if missing).\n",
+                    BPE_BYTES, BPE_VOCAB_MAX, BPE_MERGES_FILE, BPE_VOCAB_FILE);
         return status;
     }
     if (text_path == NULL || vocab == 0 || dir == NULL) {
