@@ -40,7 +40,7 @@ INC_CMD   := -I$(BUILD)/L/cmd $(INC_IO)
 INC_TABLES := -I$(BUILD)/L/tables $(INC_CMD)
 LDLIBS  := -lm
 
-.PHONY: all deps deps-bench deps-corpus tangle test corpus austen-baselines test-viz check lint check-tangle check-figures clang-build book \
+.PHONY: all deps deps-bench deps-corpus tangle test corpus austen-baselines lm-torch-check test-viz check lint check-tangle check-figures clang-build book \
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
         test-training-race exercises exercise exercise-check exercises-verify grade hint \
         exercise-lab
@@ -161,6 +161,31 @@ austen-baselines: $(BUILD)/mha $(BUILD)/corpus/valid.txt
 	$(BUILD)/mha lm baselines --train $(BUILD)/corpus/train.txt --valid $(BUILD)/corpus/valid.txt \
 	  $(if $(AUSTEN_TOKENIZER),--tokenizer $(AUSTEN_TOKENIZER),--vocab $(AUSTEN_VOCAB)) \
 	  --out figures/austen-baselines.tsv
+
+# tools/lm_eval_torch.py against `mha lm eval` (chapter "A small GPT that
+# reads Austen"): a tiny model trained here on a chapter of the book; the
+# token ids of a few texts must be equal, and the scores of another chapter
+# within 1e-4 bits per character.  Needs /usr/bin/python3 with torch.
+LM_TORCH_TEXTS := 'The caf\xc3\xa9, 1234 na\xc3\xafve  x' 'a\tb\n\n  c 2x y3 \xce\xb1\xce\xb2\xce\xb3 \xff!' \
+                  "x$$(printf 'he%.0s' {1..40}) end"
+lm-torch-check: $(BUILD)/mha
+	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
+	$(BUILD)/mha lm train --text chapters/15-language-model.nw --valid chapters/16-austen-model.nw \
+	  --out "$$dir/model" --vocab 300 --layers 2 --heads 2 --dim 16 --context 16 --batch 4 \
+	  --steps 40 --eval-every 20 --lr 0.01 > /dev/null && \
+	for text in $(LM_TORCH_TEXTS); do \
+	  text=$$(printf "$$text"); \
+	  ours=$$($(BUILD)/mha lm encode "$$dir/model" --text "$$text" | grep -v '^tokens=' | cut -f1 | tr '\n' ' '); \
+	  theirs=$$(/usr/bin/python3 tools/lm_eval_torch.py "$$dir/model" --encode "$$text"); \
+	  [[ "$$ours" == "$$theirs " ]] || { echo "lm-torch-check: ids differ: $$ours / $$theirs" >&2; exit 1; }; \
+	done && \
+	ours=$$($(BUILD)/mha lm eval "$$dir/model" --text chapters/05-masking.nw) && \
+	theirs=$$(/usr/bin/python3 tools/lm_eval_torch.py "$$dir/model" --text chapters/05-masking.nw) && \
+	echo "mha:     $$ours" && echo "PyTorch: $$theirs" && \
+	awk -v a="$$ours" -v b="$$theirs" 'BEGIN { n = split(a, x, /[ =]/); split(b, y, /[ =]/); \
+	  for (i = 2; i <= n; i += 2) \
+	    if (x[i-1] == "bits_per_char" ? (x[i] - y[i] > 1e-4 || y[i] - x[i] > 1e-4) : \
+	        x[i-1] != "loss" && x[i] != y[i]) { print "lm-torch-check: " x[i-1] " differs" > "/dev/stderr"; exit 1 } }'
 
 # PyTorch golden cases for the tests (the results are committed).
 golden: | deps deps-bench

@@ -191,6 +191,30 @@ Test(bpe, the_worked_example) {
     cr_expect(memcmp(ids, want, sizeof want) == 0);
     bpe_free(&t);
 }
+Test(bpe, one_merge_step) {
+    const struct { bpe_pair merge; const char *text; size_t count; uint32_t want[4]; } cases[] = {
+        {{'a', 'a'}, "aaa", 2, {256, 'a'}},
+        {{'a', 'a'}, "aaaa", 2, {256, 256}},
+        {{'a', 'a'}, "aaaaa", 3, {256, 256, 'a'}},
+        {{'a', 'a'}, "baa", 2, {'b', 256}},
+        {{'a', 'b'}, "xab", 2, {'x', 256}},
+        {{'a', 'b'}, "abxab", 3, {256, 'x', 256}},
+        {{'a', 'b'}, "ba", 2, {'b', 'a'}},
+        {{'a', 'b'}, "a", 1, {'a'}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        bpe t;
+        cr_assert_eq(bpe_from_merges(&cases[c].merge, 1, &t), MHA_OK);
+        uint32_t ids[8];
+        size_t count = 99;
+        const size_t n = strlen(cases[c].text);
+        cr_assert_eq(bpe_encode(&t, (const unsigned char *)cases[c].text, n, ids, &count), MHA_OK);
+        cr_expect(count == cases[c].count &&
+                  memcmp(ids, cases[c].want, count * sizeof *ids) == 0,
+                  "%s: %zu ids, the first %u", cases[c].text, count, count ? ids[0] : 0);
+        bpe_free(&t);
+    }
+}
 Test(bpe, pieces) {
     const struct { const char *text; size_t length; } cases[] = {
         {" the end", 4}, {"the end", 3}, {" 1811, ", 5}, {". ", 1}, {"  a", 1}, {"\n\n", 1},
