@@ -797,6 +797,18 @@ static mha_status sliding_loss(const lm_model *m, const int *ids, size_t n, size
     lm_workspace_free(&ws);
     return status == MHA_OK && !isfinite(*total) ? MHA_ERR_RANGE : status;
 }
+/* The model folder dir read for a command that only uses it; one mha: line
+   naming the file at fault when it cannot be. */
+static int read_model(const char *dir, lm_model *m, bpe *tokenizer, FILE *err)
+{
+    char message[MHA_PATH_SIZE + 256];
+    lm_provenance p;
+    if (lm_model_read(dir, m, tokenizer, &p, message, sizeof message) == MHA_OK)
+        return MHA_EXIT_OK;
+    mha_cli_error(err, "%s", message);
+    return MHA_EXIT_FAILURE;
+}
+
 static int lm_eval(int argc, char **argv, FILE *out, FILE *err)
 {
     const char *text = NULL;
@@ -821,15 +833,10 @@ static int lm_eval(int argc, char **argv, FILE *out, FILE *err)
                       text == NULL ? "--text" : "the model directory");
         return MHA_EXIT_USAGE;
     }
-    char message[MHA_PATH_SIZE + 256];
     lm_model m;
     bpe tokenizer;
-    lm_provenance p;
-    if (lm_model_read(line.operand_given, &m, &tokenizer, &p, message, sizeof message) !=
-        MHA_OK) {
-        mha_cli_error(err, "%s", message);
+    if (read_model(line.operand_given, &m, &tokenizer, err) != MHA_EXIT_OK)
         return MHA_EXIT_FAILURE;
-    }
     const size_t T = context ? context : m.config.context;
     int *ids = NULL;
     size_t n = 0, bytes = 0, scored = 0;
@@ -893,15 +900,10 @@ static int lm_generate(int argc, char **argv, FILE *out, FILE *err)
                       prompt == NULL ? "--prompt" : "the model directory");
         return MHA_EXIT_USAGE;
     }
-    char message[MHA_PATH_SIZE + 256];
     lm_model m;
     bpe tokenizer;
-    lm_provenance p;
-    if (lm_model_read(line.operand_given, &m, &tokenizer, &p, message, sizeof message) !=
-        MHA_OK) {
-        mha_cli_error(err, "%s", message);
+    if (read_model(line.operand_given, &m, &tokenizer, err) != MHA_EXIT_OK)
         return MHA_EXIT_FAILURE;
-    }
     const size_t T = m.config.context, V = m.config.vocab, length = strlen(prompt);
     int *ids = NULL;
     size_t n = 0;

@@ -7,27 +7,11 @@ import sys
 import numpy as np
 import torch
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from lm_eval_torch import GPT  # noqa: E402  (the model of the PyTorch check below)
+
 V, T, E, H, N, B = 64, 16, 32, 4, 2, 2
 F = 4 * E
-
-
-class GPT(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.tok_emb = torch.nn.Embedding(V, E)
-        self.pos_emb = torch.nn.Embedding(T, E)
-        self.blocks = torch.nn.ModuleList([torch.nn.TransformerEncoderLayer(
-            E, H, F, dropout=0.0, activation="gelu", batch_first=True, norm_first=True)
-            for _ in range(N)])
-        self.norm = torch.nn.LayerNorm(E)
-
-    def forward(self, x):
-        L = x.shape[1]
-        h = self.tok_emb(x) + self.pos_emb.weight[:L]
-        mask = torch.triu(torch.full((L, L), float("-inf"), dtype=h.dtype), 1)
-        for block in self.blocks:
-            h = block(h, src_mask=mask)
-        return self.norm(h) @ self.tok_emb.weight.T
 
 
 def decays(name):
@@ -42,7 +26,7 @@ def main(root):
     directory = os.path.join(root, "lm_tiny")
     os.makedirs(directory, exist_ok=True)
     torch.manual_seed(26)
-    model = GPT().double().train()
+    model = GPT(V, T, E, H, N, F).double().train()
     with torch.no_grad():
         for name, p in model.named_parameters():
             if name.endswith("norm1.weight") or name.endswith("norm2.weight") or \
