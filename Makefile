@@ -40,7 +40,8 @@ INC_CMD   := -I$(BUILD)/L/cmd $(INC_IO)
 INC_TABLES := -I$(BUILD)/L/tables $(INC_CMD)
 LDLIBS  := -lm
 
-.PHONY: all deps deps-bench deps-corpus tangle test corpus austen-baselines lm-torch-check test-viz check lint check-tangle check-figures clang-build book \
+.PHONY: all deps deps-bench deps-corpus tangle test corpus austen-baselines austen-model \
+        austen-figures austen-quick austen-check bench-lm lm-torch-check test-viz check lint check-tangle check-figures clang-build book \
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
         test-training-race exercises exercise exercise-check exercises-verify grade hint \
         exercise-lab
@@ -161,6 +162,64 @@ austen-baselines: $(BUILD)/mha $(BUILD)/corpus/valid.txt
 	$(BUILD)/mha lm baselines --train $(BUILD)/corpus/train.txt --valid $(BUILD)/corpus/valid.txt \
 	  $(if $(AUSTEN_TOKENIZER),--tokenizer $(AUSTEN_TOKENIZER),--vocab $(AUSTEN_VOCAB)) \
 	  --out figures/austen-baselines.tsv
+
+# The committed model (chapter "A small GPT that reads Austen"): one run of
+# `mha lm train` on the corpus into models/austen, the resume state beside
+# the build; its history and training time become figures, then
+# austen-figures scores the held-out text and writes two samples.
+AUSTEN_MODEL  := --vocab 2048 --layers 4 --heads 8 --dim 256 --context 128 --batch 16 \
+                 --steps 3600 --lr 0.003 --eval-every 200 --seed 1
+AUSTEN_PROMPT := It was a fine morning, and
+CORPUS        := --text $(BUILD)/corpus/train.txt --valid $(BUILD)/corpus/valid.txt
+austen-model: $(BUILD)/mha $(BUILD)/corpus/valid.txt
+	rm -rf $(BUILD)/austen.state
+	start=$$(date +%s) && $(BUILD)/mha lm train $(CORPUS) --out models/austen \
+	  --state $(BUILD)/austen.state $(AUSTEN_MODEL) | tee $(BUILD)/austen-train.log && \
+	tokens=$$(sed -n 's/^mha lm train: [0-9]* parameters, \([0-9]*\) training tokens.*/\1/p' \
+	          $(BUILD)/austen-train.log) && \
+	echo "seconds=$$(( $$(date +%s) - start )) threads=$${OMP_NUM_THREADS:-$$(nproc)} batch=16" \
+	     "train_tokens=$$tokens cpu=$$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)" \
+	     "(family $$(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo | head -n 1)," \
+	     "model $$(sed -n 's/^model[[:space:]]*: //p' /proc/cpuinfo | head -n 1))" > figures/austen-training.txt
+	cp $(BUILD)/austen.state/history.tsv figures/austen-history.tsv
+	$(MAKE) --no-print-directory austen-figures
+austen-figures: $(BUILD)/mha $(BUILD)/corpus/valid.txt
+	$(BUILD)/mha lm eval models/austen --text $(BUILD)/corpus/valid.txt > $(BUILD)/austen-eval.txt
+	for t in 0.7 1.0; do \
+	  echo "# temperature=$$t seed=1 tokens=150 prompt=$(AUSTEN_PROMPT)" && \
+	  $(BUILD)/mha lm generate models/austen --prompt "$(AUSTEN_PROMPT)" --tokens 150 \
+	    --temperature $$t --seed 1 || exit 1; \
+	done > $(BUILD)/austen-samples.txt
+	mv $(BUILD)/austen-eval.txt figures/austen-eval.txt
+	mv $(BUILD)/austen-samples.txt figures/austen-samples.txt
+
+# The quick configuration: a usable model in minutes, whose held-out score
+# must be below AUSTEN_QUICK_BPC (recorded from a run on two cores).
+AUSTEN_QUICK     := --vocab 1024 --layers 4 --heads 8 --dim 128 --context 128 --batch 16 \
+                    --steps 1000 --eval-every 100 --lr 3e-3
+AUSTEN_QUICK_BPC := 2.0
+austen-quick: $(BUILD)/mha $(BUILD)/corpus/valid.txt
+	rm -rf $(BUILD)/austen-quick $(BUILD)/austen-quick.state
+	$(BUILD)/mha lm train $(CORPUS) --out $(BUILD)/austen-quick $(AUSTEN_QUICK)
+	@score=$$($(BUILD)/mha lm eval $(BUILD)/austen-quick --text $(BUILD)/corpus/valid.txt) && \
+	echo "austen-quick: $$score" && bpc=$$(sed 's/.*bits_per_char=\([0-9.]*\).*/\1/' <<< "$$score") && \
+	awk -v b="$$bpc" -v t=$(AUSTEN_QUICK_BPC) 'BEGIN { exit !(b < t) }' || \
+	  { echo "austen-quick: $$bpc bits per character, not below $(AUSTEN_QUICK_BPC)" >&2; exit 1; }
+
+# make check: the committed model, scored again on the held-out text, gives
+# the recorded figure within 0.002 bits per character.
+austen-check: $(BUILD)/mha $(BUILD)/corpus/valid.txt
+	@sha=$$(sha256sum $(BUILD)/corpus/valid.txt | cut -d' ' -f1); \
+	grep -qx "valid_sha256 $$sha" models/austen/model.txt || \
+	  { echo "austen-check: $(BUILD)/corpus/valid.txt is not the held-out text of models/austen" >&2; exit 1; }
+	@now=$$($(BUILD)/mha lm eval models/austen --text $(BUILD)/corpus/valid.txt) && \
+	recorded=$$(cat figures/austen-eval.txt) && echo "austen-check: now      $$now" && \
+	echo "austen-check: recorded $$recorded" && \
+	awk -v a="$$now" -v b="$$recorded" 'BEGIN { n = split(a, x, /[ =]/); m = split(b, y, /[ =]/); \
+	  if (n != m || n != 12) exit 1; \
+	  for (i = 2; i <= n; i += 2) \
+	    if (x[i-1] == "bits_per_char" ? (x[i] - y[i] > 0.002 || y[i] - x[i] > 0.002) : \
+	        x[i-1] != "loss" && x[i] != y[i]) { print "austen-check: " x[i-1] " differs" > "/dev/stderr"; exit 1 } }'
 
 # tools/lm_eval_torch.py against `mha lm eval` (chapter "A small GPT that
 # reads Austen"): a tiny model trained here on a chapter of the book; the
@@ -319,6 +378,7 @@ $(BUILD)/book-student.pdf: $(BUILD)/student/book-student.tex $(BUILD)/mha-tables
 # ================================================================ the checks
 check: lint check-tangle check-figures
 	$(MAKE) --no-print-directory test
+	$(MAKE) --no-print-directory austen-check
 	$(MAKE) --no-print-directory clang-build
 	$(MAKE) --no-print-directory book
 	$(MAKE) --no-print-directory exercises-verify book-student
@@ -451,10 +511,12 @@ exercise-lab: | deps
 # machine: the script prints the load average it started with.
 BENCH_THREADS ?= 2
 $(BUILD)/sgemm-openblas: bench/sgemm_openblas.c $(BUILD)/libmha-cmd.a $(LIBS_BELOW_CMD) | deps-bench
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $< -o $@ $(BUILD)/libmha-cmd.a $(LIBS_BELOW_CMD) \
+	$(CC) $(CPPFLAGS) $(INC_CMD) $(CFLAGS) $(WARN) $< -o $@ $(BUILD)/libmha-cmd.a $(LIBS_BELOW_CMD) \
 	  -lopenblas $(LDLIBS)
 bench: $(BUILD)/mha $(BUILD)/sgemm-openblas | deps deps-bench
 	bash tools/bench.sh $(BUILD) $(BENCH_THREADS) "$(CC) $(CFLAGS)"
+bench-lm: $(BUILD)/mha $(BUILD)/sgemm-openblas | deps deps-bench
+	BENCH_ONLY=lm bash tools/bench.sh $(BUILD) $(BENCH_THREADS) "$(CC) $(CFLAGS)"
 
 clean:
 	rm -rf $(BUILD)

@@ -4,8 +4,9 @@ usage: bench_torch.py --threads N --reps R SHAPE...   SHAPE is "B L E H causal"
        bench_torch.py --threads N --reps R --decode "B E H T"
        bench_torch.py --threads N --reps R --backward "B L E H causal"
        bench_torch.py --threads N --train "STEPS"   (mha train's default model)
+       bench_torch.py --threads N --reps R --lm "B T E H LAYERS V"   (the small GPT)
 """
-import statistics, sys, time
+import os, statistics, sys, time
 import torch
 
 def median_ms(run, reps):
@@ -118,7 +119,30 @@ def train(s, reps, threads, B=32, T=32, V=64):
     print(f"impl=torch train=1 steps={steps} ms={ms:.1f} threads={threads}")
 
 
-LEARNING_MODES = {"--backward": backward, "--train": train}
+def lm(s, reps, threads):
+    B, T, E, H, N, V = s
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+    from lm_eval_torch import GPT
+    model = GPT(V, T, E, H, N, 4 * E)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.1)
+
+    def step():
+        x = torch.randint(0, V, (B, T + 1))
+        logits = model(x[:, :-1])
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, V), x[:, 1:].reshape(-1))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+
+    for _ in range(3):
+        step()
+    ms = median_ms(step, reps)
+    print(f"impl=torch lm=1 B={B} T={T} E={E} H={H} layers={N} V={V} reps={reps} "
+          f"ms={ms:.1f} tokens_per_s={B * T / ms * 1e3:.0f} threads={threads}")
+
+
+LEARNING_MODES = {"--backward": backward, "--train": train, "--lm": lm}
 
 if __name__ == "__main__":
     main(sys.argv[1:])

@@ -1,4 +1,4 @@
-/* generated from chapters/06-kv-cache.nw, chapters/11-designed-heads.nw, chapters/13-learning.nw, chapters/15-language-model.nw, chapters/23-demo-command.nw, chapters/27-book-tables.nw; edit the book, not this file */
+/* generated from chapters/06-kv-cache.nw, chapters/11-designed-heads.nw, chapters/13-learning.nw, chapters/15-language-model.nw, chapters/16-austen-model.nw, chapters/23-demo-command.nw, chapters/27-book-tables.nw; edit the book, not this file */
 #ifndef MHA_TABLES_H
 #define MHA_TABLES_H
 /* The book's table printers: each writes one table, or the numbers the
@@ -31,6 +31,20 @@ typedef struct austen_baselines {
 int mha_read_austen_baselines(const char *path, austen_baselines *table);
 void mha_print_austen_baselines(FILE *out);
 void mha_print_austen_numbers(FILE *out);
+typedef struct austen_history {
+    size_t points, steps, eval_every;    /* points of 100 steps each */
+    double step[256], train[256], valid[256];      /* valid: NAN if none */
+} austen_history;
+int mha_read_austen_history(const char *path, austen_history *h);
+typedef struct austen_eval {
+    size_t tokens, bytes, context, stride;
+    double loss, bits_per_char;
+} austen_eval;
+int mha_read_austen_eval(const char *path, austen_eval *e);
+void mha_print_austen_model_numbers(FILE *out);
+void mha_print_austen_curve(FILE *out);
+void mha_print_austen_scores(FILE *out);
+void mha_print_austen_samples(FILE *out);
 void mha_print_demo_sample(FILE *out);
 /* n with thin spaces between groups of three digits, in buf; returns buf. */
 const char *format_count(char buf[64], unsigned long long n);

@@ -1,4 +1,4 @@
-/* generated from chapters/46-tests-language-model.nw; edit the book, not this file */
+/* generated from chapters/46-tests-language-model.nw, chapters/47-tests-austen-model.nw; edit the book, not this file */
 #include <dirent.h>
 #include <math.h>
 #include <stdint.h>
@@ -604,4 +604,83 @@ Test(fuzz_replay, bpe) {
     }
     closedir(d);
     cr_expect_geq(seeds, 3);
+}
+static char *print_from_top(void (*print)(FILE *))
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    cr_assert_not_null(out);
+    cr_assert_eq(chdir(".."), 0);
+    print(out);
+    cr_assert_eq(chdir("tests"), 0);
+    fclose(out);
+    return text;
+}
+
+Test(lm_figures, the_committed_model_beats_every_baseline) {
+    austen_baselines t;
+    austen_eval e;
+    cr_assert(mha_read_austen_baselines("../figures/austen-baselines.tsv", &t));
+    cr_assert(mha_read_austen_eval("../figures/austen-eval.txt", &e));
+    cr_expect_eq(e.bytes, t.valid_bytes);
+    size_t rows = 0;
+    for (size_t i = 0; i < t.rows; i++)
+        if (strcmp(t.row[i].scored_on, "valid") == 0) {
+            cr_expect(e.bits_per_char < t.row[i].bits_per_char, "%s order %zu: %.4f, model %.4f",
+                      t.row[i].model, t.row[i].order, t.row[i].bits_per_char, e.bits_per_char);
+            if (strcmp(t.row[i].model, "bpe-kn") == 0)
+                cr_expect_eq(e.tokens, t.row[i].symbols);
+            rows++;
+        }
+    cr_expect_eq(rows, 4);
+    const double scored = (double)e.tokens - 1;          /* every token but the first */
+    cr_expect(fabs(e.loss * scored / (double)e.bytes / log(2.0) - e.bits_per_char) < 1e-5,
+              "loss %.6f nats per token is not %.6f bits per character", e.loss, e.bits_per_char);
+}
+
+Test(lm_figures, the_printed_numbers_follow_the_files) {
+    austen_eval e;
+    austen_history h;
+    cr_assert(mha_read_austen_eval("../figures/austen-eval.txt", &e));
+    cr_assert(mha_read_austen_history("../figures/austen-history.tsv", &h));
+    char *numbers = print_from_top(mha_print_austen_model_numbers);
+    char *scores = print_from_top(mha_print_austen_scores);
+    char *curve = print_from_top(mha_print_austen_curve);
+    char want[128];
+    snprintf(want, sizeof want, "\\gdef\\AustenModelBPC{%.3f}", e.bits_per_char);
+    cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+    snprintf(want, sizeof want, "the small GPT & %.3f \\\\", e.bits_per_char);
+    cr_expect(strstr(scores, want) != NULL, "%s not in\n%s", want, scores);
+    snprintf(want, sizeof want, "\\gdef\\AustenModelSteps{%s}", format_count((char[64]){0},
+             (unsigned long long)h.steps));
+    cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+    const unsigned long long V = 2048, T = 128, E = 256, F = 4 * E, L = 4;   /* AUSTEN_MODEL */
+    const unsigned long long per_block = 3 * E * E + 3 * E + E * E + E      /* attention */
+                                         + F * E + F + E * F + E + 4 * E;    /* MLP, norms */
+    snprintf(want, sizeof want, "\\gdef\\AustenModelParams{%s}",
+             format_count((char[64]){0}, V * E + T * E + L * per_block + 2 * E));
+    cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+    size_t dots = 0, measured = 0;
+    for (const char *p = curve; (p = strstr(p, "\\fill[red]")) != NULL; p++)
+        dots++;
+    for (size_t p = 0; p < h.points; p++)
+        measured += !isnan(h.valid[p]);
+    cr_expect_eq(dots, measured);
+    cr_expect_eq(measured, h.steps / h.eval_every);
+    free(numbers);
+    free(scores);
+    free(curve);
+}
+
+Test(lm_figures, the_samples_are_set_with_their_prompt) {
+    char *samples = print_from_top(mha_print_austen_samples);
+    cr_expect(strstr(samples, "\\paragraph{At temperature 0.7.}") != NULL, "%s", samples);
+    cr_expect(strstr(samples, "\\paragraph{At temperature 1.0.}") != NULL, "%s", samples);
+    size_t quotes = 0;
+    for (const char *p = samples; (p = strstr(p, "\\itshape It was a fine morning, and\\upshape{}"))
+         != NULL; p++)
+        quotes++;
+    cr_expect_eq(quotes, 2, "%s", samples);
+    free(samples);
 }

@@ -20,7 +20,8 @@ if [[ -z "${OPENBLAS_CORETYPE:-}" && "$blas" == Prescott ]]; then
     elif grep -qw avx2 /proc/cpuinfo; then export OPENBLAS_CORETYPE=Haswell; fi
     [[ -z "${OPENBLAS_CORETYPE:-}" ]] || blas="$OPENBLAS_CORETYPE (its own choice: $blas)"
 fi
-l3=$(( $(getconf LEVEL3_CACHE_SIZE 2> /dev/null || echo 0) >> 20 ))
+l3=$(cat /sys/devices/system/cpu/cpu0/cache/index3/size 2> /dev/null || echo 0K)
+case $l3 in *K) l3=$(( ${l3%K} >> 10 )) ;; *M) l3=${l3%M} ;; *) l3=0 ;; esac
 cc -O2 -pthread -o "$build/limits-check" bench/limits_check.c
 { for n in 1 $threads; do $m --peak --threads $n; $m --bandwidth --threads $n; done
   "$build/limits-check" "$threads" 512; echo "l3_mib=$l3"; } | tee "$build/bench-machine.txt"
@@ -30,6 +31,25 @@ machine="$machine $(limit bandwidth_gbs) GB/s on $threads threads (checked by an
 machine="$machine program: $(limit check_peak_gflops) GFLOP/s and $(limit check_bandwidth_gbs) GB/s);"
 machine="$machine OpenBLAS's $blas kernels; load average $load"
 machine="$machine when the run began; $day, $compiler"
+lm_shape="--layers 4 --heads 8 --dim 256 --context 128 --batch 16"
+lm_dir=$(mktemp -d); trap 'rm -rf "$lm_dir"' EXIT
+cat chapters/*.nw > "$lm_dir/text"
+{
+    echo "# $machine"
+    cat "$build/bench-machine.txt"
+    for n in 1 $threads; do
+        for r in 1 2 3; do
+            rm -rf "$lm_dir/model" "$lm_dir/state"
+            OMP_NUM_THREADS=$n "$build/mha" lm train --text "$lm_dir/text" --tokenizer models/austen \
+                --out "$lm_dir/model" --state "$lm_dir/state" $lm_shape --steps 40 --eval-every 40 |
+                sed -n 's|^step=40/40 .* tokens/s=\([0-9]*\) .*|\1|p'
+        done | sort -n | sed -n 2p |
+            sed "s/^/impl=ours lm=1 B=16 T=128 E=256 H=8 layers=4 V=2048 reps=3 threads=$n tokens_per_s=/"
+    done
+    for n in 1 $threads; do $py --threads $n --lm "16 128 256 8 4 2048"; done
+} | tee "$build/bench-lm.txt"
+cp "$build/bench-lm.txt" figures/bench-lm.txt
+[[ "${BENCH_ONLY:-}" != lm ]] || exit 0
 for shape in "--batch 1 --seq 256 --dim 256 --heads 4" "--batch 2 --seq 512 --dim 512 --heads 8"; do
     for impl in naive batched; do $m --impl $impl $shape --threads 1 --reps $reps; done
 done | tee "$build/bench.txt"
