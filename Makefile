@@ -194,10 +194,11 @@ austen-figures: $(BUILD)/mha $(BUILD)/corpus/valid.txt
 	mv $(BUILD)/austen-samples.txt figures/austen-samples.txt
 
 # The quick configuration: a usable model in minutes, whose held-out score
-# must be below AUSTEN_QUICK_BPC (recorded from a run on two cores).
+# must be below AUSTEN_QUICK_BPC (a run on two cores reached 1.875 in 15 minutes
+# while other work shared the machine).
 AUSTEN_QUICK     := --vocab 1024 --layers 4 --heads 8 --dim 128 --context 128 --batch 16 \
                     --steps 1000 --eval-every 100 --lr 3e-3
-AUSTEN_QUICK_BPC := 2.0
+AUSTEN_QUICK_BPC := 1.90
 austen-quick: $(BUILD)/mha $(BUILD)/corpus/valid.txt
 	rm -rf $(BUILD)/austen-quick $(BUILD)/austen-quick.state
 	$(BUILD)/mha lm train $(CORPUS) --out $(BUILD)/austen-quick $(AUSTEN_QUICK)
