@@ -40,7 +40,7 @@ INC_CMD   := -I$(BUILD)/L/cmd $(INC_IO)
 INC_TABLES := -I$(BUILD)/L/tables $(INC_CMD)
 LDLIBS  := -lm
 
-.PHONY: all deps deps-bench deps-corpus tangle test corpus austen-baselines lm-torch-check test-viz check lint check-tangle check-figures clang-build book \
+.PHONY: all deps deps-bench deps-corpus tangle test corpus austen-baselines austen-heads lm-torch-check test-viz check lint check-tangle check-figures clang-build book \
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
         test-training-race exercises exercise exercise-check exercises-verify grade hint \
         exercise-lab
@@ -161,6 +161,14 @@ austen-baselines: $(BUILD)/mha $(BUILD)/corpus/valid.txt
 	$(BUILD)/mha lm baselines --train $(BUILD)/corpus/train.txt --valid $(BUILD)/corpus/valid.txt \
 	  $(if $(AUSTEN_TOKENIZER),--tokenizer $(AUSTEN_TOKENIZER),--vocab $(AUSTEN_VOCAB)) \
 	  --out figures/austen-baselines.tsv
+
+# What each head of the Austen model does (chapter "What the heads of the
+# Austen model do"): `mha lm heads` on the held-out text; its table, written
+# into the model folder, is committed as the figure the book prints.
+AUSTEN_MODEL ?= models/austen
+austen-heads: $(BUILD)/mha $(BUILD)/corpus/valid.txt
+	$(BUILD)/mha lm heads $(AUSTEN_MODEL) --text $(BUILD)/corpus/valid.txt
+	cp $(AUSTEN_MODEL)/heads.tsv figures/austen-heads.tsv
 
 # tools/lm_eval_torch.py against `mha lm eval` (chapter "A small GPT that
 # reads Austen"): a tiny model trained here on a chapter of the book; the
