@@ -90,6 +90,26 @@ void mha_print_austen_heads_numbers(FILE *out)
         }
         fprintf(out, "}%%\n");
     }
+    size_t even = 0;
+    fprintf(out, "\\gdef\\AustenHeadsNearEvenBlocks{");
+    for (size_t l = 0, shown = 0; l < t.layers; l++) {
+        size_t here = 0;
+        for (size_t h = 0; h < t.heads; h++)
+            here += t.head[l * t.heads + h].score[7] >= entropy - 0.25;
+        if (here)
+            fprintf(out, "%s%zu", shown++ ? ", " : "", l);
+        even += here;
+    }
+    fprintf(out, "}\\gdef\\AustenHeadsNearEven{%zu}%%\n", even);
+    const size_t inductive = role_count(&t, "induction"), copying = role_count(&t, roles[0]);
+    fprintf(out, "\\gdef\\AustenHeadsCircuit{%s}%%\n",
+            inductive ? "The induction heads are in blocks \\AustenHeadsInductionBlocks, the "
+                        "previous-token heads in blocks \\AustenHeadsPreviousBlocks."
+            : copying ? "Previous-token heads have formed, in blocks "
+                         "\\AustenHeadsPreviousBlocks, but no head in a later block completes "
+                         "a repeated span."
+                       : "No head passes either rule: none puts most of its weight on the "
+                         "previous token, and none completes a repeated span.");
     const char *names[2] = {"Previous", "Induction"};
     for (int s = 0; s < 2; s++) {
         const size_t k = strongest(&t, s);
