@@ -42,6 +42,19 @@ static size_t role_count(const austen_heads *t, const char *role)
         count += strcmp(t->head[k].role, role) == 0;
     return count;
 }
+/* "block 2", "blocks 0, 1 and 3" or "no block": the blocks where count[l] > 0 */
+static void print_blocks(FILE *out, const size_t *count, size_t layers)
+{
+    size_t found = 0, shown = 0;
+    for (size_t l = 0; l < layers; l++)
+        found += count[l] > 0;
+    fprintf(out, found == 0 ? "no block" : found == 1 ? "block " : "blocks ");
+    for (size_t l = 0; l < layers; l++)
+        if (count[l] > 0) {
+            shown++;
+            fprintf(out, "%s%zu", shown == 1 ? "" : shown == found ? " and " : ", ", l);
+        }
+}
 static size_t strongest(const austen_heads *t, int score)
 {
     size_t best = 0;
@@ -79,33 +92,25 @@ void mha_print_austen_heads_numbers(FILE *out)
                 roles[r]);
     }
     fprintf(out, "}%%\n");
-    for (int kind = 0; kind < 2; kind++) {
-        fprintf(out, "\\gdef\\AustenHeads%sBlocks{", kind ? "Induction" : "Previous");
-        for (size_t l = 0, shown = 0; l < t.layers; l++) {
-            size_t here = 0;
-            for (size_t h = 0; h < t.heads; h++)
-                here += strcmp(t.head[l * t.heads + h].role, roles[kind]) == 0;
-            if (here)
-                fprintf(out, "%s%zu", shown++ ? ", " : "", l);
-        }
+    size_t per_block[3][sizeof t.head / sizeof t.head[0]] = {{0}}, even = 0;
+    for (size_t k = 0; k < t.layers * t.heads; k++) {
+        per_block[0][k / t.heads] += strcmp(t.head[k].role, roles[0]) == 0;
+        per_block[1][k / t.heads] += strcmp(t.head[k].role, roles[1]) == 0;
+        per_block[2][k / t.heads] += t.head[k].score[7] >= entropy - 0.25;
+        even += t.head[k].score[7] >= entropy - 0.25;
+    }
+    const char *lists[3] = {"Previous", "Induction", "NearEven"};
+    for (int kind = 0; kind < 3; kind++) {
+        fprintf(out, "\\gdef\\AustenHeads%sBlocks{", lists[kind]);
+        print_blocks(out, per_block[kind], t.layers);
         fprintf(out, "}%%\n");
     }
-    size_t even = 0;
-    fprintf(out, "\\gdef\\AustenHeadsNearEvenBlocks{");
-    for (size_t l = 0, shown = 0; l < t.layers; l++) {
-        size_t here = 0;
-        for (size_t h = 0; h < t.heads; h++)
-            here += t.head[l * t.heads + h].score[7] >= entropy - 0.25;
-        if (here)
-            fprintf(out, "%s%zu", shown++ ? ", " : "", l);
-        even += here;
-    }
-    fprintf(out, "}\\gdef\\AustenHeadsNearEven{%zu}%%\n", even);
+    fprintf(out, "\\gdef\\AustenHeadsNearEven{%zu}%%\n", even);
     const size_t inductive = role_count(&t, "induction"), copying = role_count(&t, roles[0]);
     fprintf(out, "\\gdef\\AustenHeadsCircuit{%s}%%\n",
-            inductive ? "The induction heads are in blocks \\AustenHeadsInductionBlocks, the "
-                        "previous-token heads in blocks \\AustenHeadsPreviousBlocks."
-            : copying ? "Previous-token heads have formed, in blocks "
+            inductive ? "The induction heads are in \\AustenHeadsInductionBlocks, the "
+                        "previous-token heads in \\AustenHeadsPreviousBlocks."
+            : copying ? "Previous-token heads have formed, in "
                          "\\AustenHeadsPreviousBlocks, but no head in a later block completes "
                          "a repeated span."
                        : "No head passes either rule: none puts most of its weight on the "
