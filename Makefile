@@ -41,7 +41,8 @@ INC_TABLES := -I$(BUILD)/L/tables $(INC_CMD)
 LDLIBS  := -lm
 
 .PHONY: all deps deps-bench deps-corpus tangle test corpus austen-baselines austen-model \
-        austen-figures austen-quick austen-check bench-lm lm-torch-check test-viz check lint check-tangle check-figures clang-build book \
+        austen-figures austen-quick austen-check austen-heads bench-lm lm-torch-check test-viz \
+        check lint check-tangle check-figures clang-build book \
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
         test-training-race exercises exercise exercise-check exercises-verify grade hint \
         exercise-lab
@@ -221,6 +222,14 @@ austen-check: $(BUILD)/mha $(BUILD)/corpus/valid.txt
 	  for (i = 2; i <= n; i += 2) \
 	    if (x[i-1] == "bits_per_char" ? (x[i] - y[i] > 0.002 || y[i] - x[i] > 0.002) : \
 	        x[i-1] != "loss" && x[i] != y[i]) { print "austen-check: " x[i-1] " differs" > "/dev/stderr"; exit 1 } }'
+
+# What each head of the Austen model does (chapter "What the heads of the
+# Austen model do"): `mha lm heads` on the held-out text; its table, written
+# into the model folder, is committed as the figure the book prints.
+AUSTEN_DIR ?= models/austen
+austen-heads: $(BUILD)/mha $(BUILD)/corpus/valid.txt
+	$(BUILD)/mha lm heads $(AUSTEN_DIR) --text $(BUILD)/corpus/valid.txt
+	cp $(AUSTEN_DIR)/heads.tsv figures/austen-heads.tsv
 
 # tools/lm_eval_torch.py against `mha lm eval` (chapter "A small GPT that
 # reads Austen"): a tiny model trained here on a chapter of the book; the

@@ -1,4 +1,4 @@
-/* generated from chapters/15-language-model.nw, chapters/16-austen-model.nw; edit the book, not this file */
+/* generated from chapters/15-language-model.nw, chapters/16-austen-model.nw, chapters/17-austen-heads.nw; edit the book, not this file */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -956,6 +956,115 @@ static int lm_generate(int argc, char **argv, FILE *out, FILE *err)
     lm_model_free(&m);
     return status;
 }
+#include "head_roles.h"
+
+struct heads_table { char *text; size_t length; };
+static int write_heads(FILE *file, void *context)
+{
+    const struct heads_table *t = context;
+    return fwrite(t->text, 1, t->length, file) == t->length ? 0 : -1;
+}
+static void head_line(FILE *out, size_t l, size_t h, const lm_head_scores *s, int tsv)
+{
+    fprintf(out, tsv ? "%zu\t%zu\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%.3f\t%s\n"
+                     : "layer=%zu head=%zu prev_token=%.3f induction=%.3f same_token=%.3f "
+                       "first_token=%.3f punctuation=%.3f sentence_start=%.3f "
+                       "mean_distance=%.2f entropy_bits=%.3f role=%s\n",
+            l, h, s->prev_token, s->induction, s->same_token, s->first_token, s->punctuation,
+            s->sentence_start, s->mean_distance, s->entropy_bits, lm_head_role(s));
+}
+static void heads_usage(FILE *out)
+{
+    fputs("usage: mha lm heads DIR --text FILE [--windows N] [--seed S]\n\n"
+          "Measures every head of the model in DIR on N windows of its context (default\n"
+          "64) spread evenly over the tokens of FILE, and on the same windows with a span\n"
+          "of 20 to 50 tokens repeated (placed by seed S, default 1).  Prints one line per\n"
+          "head, and writes the same table, tab-separated, to DIR/heads.tsv:\n"
+          "layer=L head=H prev_token=X induction=X same_token=X first_token=X\n"
+          "punctuation=X sentence_start=X mean_distance=X entropy_bits=X role=NAME\n"
+          "(means over the queries after the first; the role from the scores by the rule\n"
+          "of the chapter \"What the heads of the Austen model do\").\n", out);
+}
+static int lm_heads(int argc, char **argv, FILE *out, FILE *err)
+{
+    const char *text = NULL;
+    size_t windows = 64, seed = 1;
+    const mha_option options[] = {
+        {"--text", MHA_OPTION_TEXT, &text, 0, 0, 0, 0, NULL},
+        {"--windows", MHA_OPTION_SIZE, &windows, 1, 100000, 0, 0, NULL},
+        {"--seed", MHA_OPTION_SIZE, &seed, 0, SIZE_MAX, 0, 0, NULL}};
+    mha_command_line line;
+    int status = mha_cli_options(argc, argv, options, 3, "model directory", &line, err);
+    if (status != MHA_EXIT_OK || line.help) {
+        if (line.help)
+            heads_usage(out);
+        return status;
+    }
+    if (line.operand_given == NULL || text == NULL) {
+        mha_cli_error(err, "lm heads: %s is required (try 'mha lm heads --help')",
+                      text == NULL ? "--text" : "the model directory");
+        return MHA_EXIT_USAGE;
+    }
+    const char *dir = line.operand_given;
+    char path[MHA_PATH_SIZE], message[MHA_PATH_SIZE + 256];
+    if (!mha_join_path(path, sizeof path, dir, "heads.tsv")) {
+        mha_cli_error(err, "%s: name too long", dir);
+        return MHA_EXIT_USAGE;
+    }
+    lm_model m;
+    bpe tokenizer;
+    if (read_model(dir, &m, &tokenizer, err) != MHA_EXIT_OK)
+        return MHA_EXIT_FAILURE;
+    const size_t N = m.config.layers, H = m.config.heads;
+    int *ids = NULL;
+    size_t n = 0, bytes = 0, length = 0;
+    char sha[LM_SHA_HEX] = "-", *table = NULL;
+    unsigned char *classes = malloc(tokenizer.vocab);
+    lm_head_scores *scores = malloc(N * H * sizeof *scores);
+    if (mha_output_check(path, message, sizeof message) != MHA_OK) {
+        mha_cli_error(err, "%s", message);
+        status = MHA_EXIT_FAILURE;
+    } else if (classes == NULL || scores == NULL) {
+        mha_cli_error(err, "lm heads: out of memory");
+        status = MHA_EXIT_FAILURE;
+    } else
+        status = read_tokens(text, &tokenizer, m.config.context, &ids, &n, &bytes, sha, err);
+    mha_status failed = MHA_OK;
+    if (status == MHA_EXIT_OK) {
+        lm_token_classes(&tokenizer, classes);
+        failed = lm_heads_measure(&m, ids, n, classes, windows, (uint64_t)seed, scores);
+    }
+    FILE *f = status == MHA_EXIT_OK && failed == MHA_OK ? open_memstream(&table, &length) : NULL;
+    if (f != NULL) {
+        fprintf(f, "# heads\ttext=%s\ttokens=%zu\tsha256=%s\tcontext=%zu\twindows=%zu\tseed=%zu\n",
+                text, n, sha, m.config.context, windows, seed);
+        fputs("layer\thead\tprev_token\tinduction\tsame_token\tfirst_token\tpunctuation\t"
+              "sentence_start\tmean_distance\tentropy_bits\trole\n", f);
+        for (size_t k = 0; k < N * H; k++)
+            head_line(f, k / H, k % H, &scores[k], 1);
+        failed = fclose(f) == 0 ? MHA_OK : MHA_ERR_NOMEM;
+    } else if (status == MHA_EXIT_OK && failed == MHA_OK)
+        failed = MHA_ERR_NOMEM;
+    if (status == MHA_EXIT_OK && failed != MHA_OK) {
+        mha_cli_error(err, "lm heads: %s: %s", text, mha_status_message(failed));
+        status = MHA_EXIT_FAILURE;
+    }
+    struct heads_table written = {table, length};
+    if (status == MHA_EXIT_OK &&
+        mha_output_file(path, write_heads, &written, message, sizeof message) != MHA_OK) {
+        mha_cli_error(err, "%s", message);
+        status = MHA_EXIT_FAILURE;
+    }
+    for (size_t k = 0; status == MHA_EXIT_OK && k < N * H; k++)
+        head_line(out, k / H, k % H, &scores[k], 0);
+    free(ids);
+    free(classes);
+    free(scores);
+    free(table);
+    bpe_free(&tokenizer);
+    lm_model_free(&m);
+    return status;
+}
 static const struct mha_command lm_commands[] = {
     {"tokenizer", "learn a byte-pair-encoding tokenizer from a text", lm_tokenizer},
     {"encode", "show the tokens of a text: each id and its bytes", lm_encode},
@@ -964,6 +1073,7 @@ static const struct mha_command lm_commands[] = {
     {"train", "train the small GPT on a text (AdamW, warm-up, cosine; resumable)", lm_train},
     {"eval", "a text's loss and bits per character under a model, in sliding windows", lm_eval},
     {"generate", "continue a prompt, sampling through the KV cache", lm_generate},
+    {"heads", "measure what each head attends to on a text, and name its role", lm_heads},
 };
 static const size_t lm_command_count = sizeof lm_commands / sizeof lm_commands[0];
 

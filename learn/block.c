@@ -1,4 +1,4 @@
-/* generated from chapters/09-transformer-block.nw; edit the book, not this file */
+/* generated from chapters/09-transformer-block.nw, chapters/17-austen-heads.nw; edit the book, not this file */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,9 +245,9 @@ void mha_block_saved_free(mha_block_saved *saved)
     mha_saved_free(&saved->attn);
     memset(saved, 0, sizeof *saved);
 }
-mha_status mha_block_forward(const mha_block_shape *shape, const mha_block_params *p,
-                             const float *x, const mha_mask *mask, float *y,
-                             mha_block_saved *saved)
+static mha_status block_forward(const mha_block_shape *shape, const mha_block_params *p,
+                                const float *x, const mha_mask *mask, float *y,
+                                mha_block_saved *saved, float *weights)
 {
     mha_status status = block_arguments(shape, p, x, y);
     if (status != MHA_OK)
@@ -268,7 +268,7 @@ mha_status mha_block_forward(const mha_block_shape *shape, const mha_block_param
         status = keep ? mha_forward_saving(&attention, &p->attn, saved->norm1, NULL, NULL, mask,
                                            saved->stream, &saved->attn)
                       : mha_forward_blocked(&attention, &p->attn, saved->norm1, NULL, NULL, mask,
-                                            saved->stream, NULL);
+                                            saved->stream, weights);
     if (status == MHA_OK)
         add_rows(n, E, saved->stream, x, NULL);
     if (status == MHA_OK)
@@ -288,6 +288,20 @@ mha_status mha_block_forward(const mha_block_shape *shape, const mha_block_param
     if (!keep)
         mha_block_saved_free(saved);
     return status;
+}
+mha_status mha_block_forward(const mha_block_shape *shape, const mha_block_params *p,
+                             const float *x, const mha_mask *mask, float *y,
+                             mha_block_saved *saved)
+{
+    return block_forward(shape, p, x, mask, y, saved, NULL);
+}
+mha_status mha_block_forward_weights(const mha_block_shape *shape, const mha_block_params *p,
+                                     const float *x, const mha_mask *mask, float *y,
+                                     float *weights)
+{
+    if (weights == NULL)
+        return MHA_ERR_NULL;
+    return block_forward(shape, p, x, mask, y, NULL, weights);
 }
 mha_status mha_block_backward(const mha_block_shape *shape, const mha_block_params *p,
                               const float *x, const mha_mask *mask, const mha_block_saved *saved,

@@ -1,4 +1,4 @@
-/* generated from chapters/09-transformer-block.nw; edit the book, not this file */
+/* generated from chapters/09-transformer-block.nw, chapters/17-austen-heads.nw; edit the book, not this file */
 #ifndef MHA_BLOCK_H
 #define MHA_BLOCK_H
 /* The transformer block (the chapter of that name): PyTorch's
@@ -75,6 +75,12 @@ size_t mha_block_tensor_shape(const mha_block_shape *shape, size_t i, size_t dim
 /* The params and grads whose tensor i is t[i], in mha_block_tensor_names' order. */
 mha_block_params mha_block_params_from(const float *const t[MHA_BLOCK_TENSORS]);
 mha_block_grads mha_block_grads_from(float *const t[MHA_BLOCK_TENSORS]);
+/* mha_block_forward for inference, with each head's attention weights
+   (B, H, L, L) written into weights; y as mha_block_forward's, bit for bit.
+   MHA_ERR_NULL for a NULL weights, else mha_block_forward's errors. */
+MHA_MUST_CHECK mha_status mha_block_forward_weights(const mha_block_shape *shape,
+        const mha_block_params *p, const float *x, const mha_mask *mask, float *y,
+        float *weights);
 /* out (T, E): the sinusoidal table, sin in even columns, cos in odd ones. */
 void mha_positions_sinusoidal(size_t T, size_t E, float *out);
 /* Rotate, in place, every head of x (rows, ld): row r holds position

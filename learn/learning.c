@@ -366,6 +366,17 @@ mha_status mha_induction_train_step(mha_induction_model *model, mha_learning_wor
         adamw_step(model, o);
     return status;
 }
+void mha_previous_token_add(const float *w, size_t T, double *sum, size_t *count)
+{
+    for (size_t t = 1; t < T; t++, (*count)++)
+        *sum += w[t * T + t - 1];
+}
+void mha_induction_add(const float *w, size_t T, size_t a, size_t c, size_t r, double *sum,
+                       size_t *count)
+{
+    for (size_t i = 0; i + 1 < r; i++, (*count)++)
+        *sum += w[(c + i) * T + a + i + 1];
+}
 /* weights: (B, H, T, T) of one layer. */
 void mha_head_scores_from_weights(const float *weights, const mha_induction_batch *batch,
                                   size_t heads, size_t layer, mha_head_scores *scores)
@@ -376,11 +387,9 @@ void mha_head_scores_from_weights(const float *weights, const mha_induction_batc
         size_t n_previous = 0, n_induction = 0;
         for (size_t b = 0; b < B; b++) {
             const float *w = weights + (b * heads + h) * T * T;          /* (T, T) */
-            for (size_t t = 1; t < T; t++, n_previous++)
-                previous += w[t * T + t - 1];
-            const size_t a = batch->copy_from[b], c = batch->copy_to[b];
-            for (size_t i = 0; i + 1 < batch->copy_length[b]; i++, n_induction++)
-                induction += w[(c + i) * T + a + i + 1];
+            mha_previous_token_add(w, T, &previous, &n_previous);
+            mha_induction_add(w, T, batch->copy_from[b], batch->copy_to[b],
+                              batch->copy_length[b], &induction, &n_induction);
         }
         scores->previous[layer][h] = n_previous ? previous / n_previous : 0;
         scores->induction[layer][h] = n_induction ? induction / n_induction : 0;

@@ -88,6 +88,12 @@ mha_status mha_induction_train_step(mha_induction_model *model, mha_learning_wor
                                     mha_train_stats *stats);
 void mha_head_scores_from_weights(const float *weights, const mha_induction_batch *batch,
                                   size_t heads, size_t layer, mha_head_scores *scores);
+/* One head's weights w (T, T) on one sequence: the weights of keys t - 1
+   (t >= 1), and of keys a + i + 1 from queries c + i (i + 1 < r) after a
+   copy of a..a+r-1 at c, added to *sum, their number to *count. */
+void mha_previous_token_add(const float *w, size_t T, double *sum, size_t *count);
+void mha_induction_add(const float *w, size_t T, size_t a, size_t c, size_t r, double *sum,
+                       size_t *count);
 typedef struct mha_trainer_config {
     size_t vocab, length, embed_dim, heads, layers;  /* the model: V, T, E, H, layers */
     size_t batch, probe_batch;                       /* sequences per step, in the probe */

@@ -1,4 +1,4 @@
-/* generated from chapters/16-austen-model.nw; edit the book, not this file */
+/* generated from chapters/16-austen-model.nw, chapters/17-austen-heads.nw; edit the book, not this file */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,7 +227,7 @@ static mha_status check_tokens(const int *tokens, size_t n, size_t V)
     return MHA_OK;
 }
 static mha_status forward(const lm_model *m, lm_workspace *ws, const int *tokens, size_t B,
-                          size_t L, int saving)
+                          size_t L, int saving, float *weights)
 {
     const lm_config *c = &m->config;
     const size_t E = c->embed_dim, V = c->vocab, rows = B * L;
@@ -246,9 +246,12 @@ static mha_status forward(const lm_model *m, lm_workspace *ws, const int *tokens
     const mha_mask mask = {.causal = 1};
     for (size_t l = 0; status == MHA_OK && l < c->layers; l++) {
         const mha_block_params p = lm_block_params(m, l);
-        status = mha_block_forward(&shape, &p, ws->stream + l * rows * E, &mask,
-                                   ws->stream + (l + 1) * rows * E,
-                                   saving ? &ws->saved[l] : NULL);
+        const float *in = ws->stream + l * rows * E;
+        float *out = ws->stream + (l + 1) * rows * E;
+        status = weights ? mha_block_forward_weights(&shape, &p, in, &mask, out,
+                                                     weights + l * rows * c->heads * L)
+                         : mha_block_forward(&shape, &p, in, &mask, out,
+                                             saving ? &ws->saved[l] : NULL);
     }
     const lm_tensor *norm = &m->tensors[m->tensor_count - 2];
     if (status == MHA_OK)
@@ -263,7 +266,7 @@ mha_status lm_forward(const lm_model *m, lm_workspace *ws, const int *tokens, si
 {
     if (m == NULL || ws == NULL)
         return MHA_ERR_NULL;
-    return forward(m, ws, tokens, B, L, 0);
+    return forward(m, ws, tokens, B, L, 0, NULL);
 }
 static double row_loss_and_gradient(float *z, size_t V, int target, double scale)
 {
@@ -288,7 +291,7 @@ mha_status lm_loss(const lm_model *m, lm_workspace *ws, const int *tokens, const
     const size_t B = ws->batch, L = ws->length, E = c->embed_dim, V = c->vocab, rows = B * L;
     mha_status status = check_tokens(targets, rows, V);
     if (status == MHA_OK)
-        status = forward(m, ws, tokens, B, L, ws->training);
+        status = forward(m, ws, tokens, B, L, ws->training, NULL);
     if (status != MHA_OK)
         return status;
     double total = 0;
@@ -518,4 +521,11 @@ int lm_sample(const float *logits, size_t V, double temperature, size_t top_k, u
             return (int)v;
     }
     return (int)last;
+}
+mha_status lm_forward_weights(const lm_model *m, lm_workspace *ws, const int *tokens, size_t B,
+                              size_t L, float *weights)
+{
+    if (m == NULL || ws == NULL || weights == NULL)
+        return MHA_ERR_NULL;
+    return forward(m, ws, tokens, B, L, 0, weights);
 }

@@ -1,4 +1,4 @@
-/* generated from chapters/16-austen-model.nw; edit the book, not this file */
+/* generated from chapters/16-austen-model.nw, chapters/17-austen-heads.nw; edit the book, not this file */
 #ifndef MHA_LM_H
 #define MHA_LM_H
 /* A small GPT (chapter "A small GPT that reads Austen"): token and learned
@@ -56,6 +56,12 @@ MHA_MUST_CHECK mha_status lm_forward(const lm_model *m, lm_workspace *ws, const 
    is the workspace's. */
 MHA_MUST_CHECK mha_status lm_loss(const lm_model *m, lm_workspace *ws, const int *tokens,
                                   const int *targets, double *loss);
+/* lm_forward, and every head's attention weights into weights (N, B, H, L, L):
+   weights[(((l B + b) H + h) L + i) L + j] is the weight that query i gives
+   key j in head h of block l (0 for j > i).  MHA_ERR_NULL for a NULL weights. */
+MHA_MUST_CHECK mha_status lm_forward_weights(const lm_model *m, lm_workspace *ws,
+                                             const int *tokens, size_t B, size_t L,
+                                             float *weights);
 typedef struct lm_adamw {
     double beta1, beta2, epsilon, weight_decay;
     size_t step;                   /* steps taken */

@@ -1,4 +1,4 @@
-/* generated from chapters/06-kv-cache.nw, chapters/11-designed-heads.nw, chapters/13-learning.nw, chapters/15-language-model.nw, chapters/16-austen-model.nw, chapters/23-demo-command.nw, chapters/27-book-tables.nw; edit the book, not this file */
+/* generated from chapters/06-kv-cache.nw, chapters/11-designed-heads.nw, chapters/13-learning.nw, chapters/15-language-model.nw, chapters/16-austen-model.nw, chapters/17-austen-heads.nw, chapters/23-demo-command.nw, chapters/27-book-tables.nw; edit the book, not this file */
 #ifndef MHA_TABLES_H
 #define MHA_TABLES_H
 /* The book's table printers: each writes one table, or the numbers the
@@ -45,6 +45,18 @@ void mha_print_austen_model_numbers(FILE *out);
 void mha_print_austen_curve(FILE *out);
 void mha_print_austen_scores(FILE *out);
 void mha_print_austen_samples(FILE *out);
+typedef struct austen_head {
+    double score[8];               /* prev_token .. entropy_bits, in the file's order */
+    char role[24];
+} austen_head;
+typedef struct austen_heads {
+    size_t context, windows, layers, heads;
+    austen_head head[1024];        /* (layers, heads) */
+} austen_heads;
+int mha_read_austen_heads(const char *path, austen_heads *table);
+void mha_print_austen_heads_numbers(FILE *out);
+void mha_print_austen_heads(FILE *out);
+void mha_print_austen_heads_scores(FILE *out);
 void mha_print_demo_sample(FILE *out);
 /* n with thin spaces between groups of three digits, in buf; returns buf. */
 const char *format_count(char buf[64], unsigned long long n);

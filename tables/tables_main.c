@@ -1,4 +1,4 @@
-/* generated from chapters/06-kv-cache.nw, chapters/11-designed-heads.nw, chapters/13-learning.nw, chapters/15-language-model.nw, chapters/16-austen-model.nw, chapters/23-demo-command.nw, chapters/27-book-tables.nw; edit the book, not this file */
+/* generated from chapters/06-kv-cache.nw, chapters/11-designed-heads.nw, chapters/13-learning.nw, chapters/15-language-model.nw, chapters/16-austen-model.nw, chapters/17-austen-heads.nw, chapters/23-demo-command.nw, chapters/27-book-tables.nw; edit the book, not this file */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +17,9 @@ static const struct table tables[] = {
     {"austen-curve.tex", mha_print_austen_curve},
     {"austen-scores.tex", mha_print_austen_scores},
     {"austen-samples.tex", mha_print_austen_samples},
+    {"austen-heads-numbers.tex", mha_print_austen_heads_numbers},
+    {"austen-heads.tex", mha_print_austen_heads},
+    {"austen-heads-scores.tex", mha_print_austen_heads_scores},
     {"demo-sample.tex", mha_print_demo_sample},
     {"params.tex", mha_print_param_table},
     {"flops.tex", mha_print_flop_table},

@@ -1,4 +1,4 @@
-/* generated from chapters/47-tests-austen-model.nw; edit the book, not this file */
+/* generated from chapters/47-tests-austen-model.nw, chapters/48-tests-austen-heads.nw; edit the book, not this file */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -324,5 +324,362 @@ Test(lm_command, bad_inputs_get_one_line) {
     expect_one_error(run_mha("lm", "eval", model, "--text", valid, NULL), "norm.bias.npy");
     write_bytes(model, "model.txt", "format mha-checkpoint 1\nmodel gpt\nlayers 2\n", 43);
     expect_one_error(run_mha("lm", "generate", model, "--prompt", "Emma", NULL), "model.txt");
+    remove_tree(dir);
+}
+#include <unistd.h>
+#include "head_roles.h"
+
+/* w (L, L): row i from f(i, j) for j <= i, zero above; malloc'd */
+static float *pattern(size_t L, double (*f)(size_t, size_t, size_t))
+{
+    float *w = calloc(L * L, sizeof *w);
+    cr_assert_not_null(w);
+    for (size_t i = 0; i < L; i++)
+        for (size_t j = 0; j <= i; j++)
+            w[i * L + j] = (float)f(i, j, L);
+    return w;
+}
+static double previous_only(size_t i, size_t j, size_t L)
+{
+    (void)L;
+    return i == 0 || j + 1 == i ? 1 : 0;
+}
+static double even(size_t i, size_t j, size_t L)
+{
+    (void)j, (void)L;
+    return 1.0 / (double)(i + 1);
+}
+static double first_only(size_t i, size_t j, size_t L)
+{
+    (void)i, (void)L;
+    return j == 0;
+}
+static int close_to(double got, double want)
+{
+    return fabs(got - want) <= 1e-6;              /* false for a NaN */
+}
+Test(heads, a_previous_token_pattern_scores_one) {
+    enum { L = 24 };
+    int tokens[L];
+    unsigned char classes[L] = {0}, starts[L] = {0};
+    for (int i = 0; i < L; i++)
+        tokens[i] = i;
+    float *w = pattern(L, previous_only);
+    lm_head_tally t = {0};
+    lm_head_tally_window(&t, w, tokens, L, classes, starts);
+    const lm_head_scores s = lm_head_scores_of(&t);
+    cr_expect(close_to(s.prev_token, 1) && close_to(s.mean_distance, 1) &&
+              close_to(s.entropy_bits, 0), "prev %g distance %g entropy %g", s.prev_token,
+              s.mean_distance, s.entropy_bits);
+    cr_expect(close_to(s.first_token, 1.0 / (L - 1)) && close_to(s.same_token, 0) &&
+              close_to(s.punctuation, 0) && close_to(s.sentence_start, 0),
+              "first %g same %g", s.first_token, s.same_token);
+    cr_expect_str_eq(lm_head_role(&s), "previous-token");
+    free(w);
+}
+Test(heads, an_even_spread_scores_its_closed_forms) {
+    enum { L = 40 };
+    int tokens[L];
+    unsigned char classes[5] = {0, LM_TOKEN_ENDS_SENTENCE, 0, LM_TOKEN_PUNCTUATION, 0}, starts[L];
+    for (int i = 0; i < L; i++)
+        tokens[i] = i % 5;
+    lm_sentence_starts(tokens, L, classes, starts);
+    float *w = pattern(L, even);
+    lm_head_tally t = {0};
+    lm_head_tally_window(&t, w, tokens, L, classes, starts);
+    lm_head_tally_induction(&t, w, L, 2, 12, 6);
+    const lm_head_scores s = lm_head_scores_of(&t);
+    double previous = 0, entropy = 0, same = 0, punctuation = 0, sentence = 0, induction = 0;
+    for (size_t i = 1; i < L; i++) {
+        previous += 1.0 / (double)(i + 1) / (L - 1);
+        entropy += log2((double)(i + 1)) / (L - 1);
+        punctuation += (double)((i + 2) / 5) / (double)(i + 1) / (L - 1);
+        sentence += (double)((i + 3) / 5) / (double)(i + 1) / (L - 1);
+        same += i >= 5 ? (double)(i / 5) / (double)(i + 1) / (L - 5) : 0;
+    }
+    for (size_t k = 0; k < 5; k++)
+        induction += 1.0 / (double)(12 + k + 1) / 5;
+    cr_expect(close_to(s.prev_token, previous) && close_to(s.first_token, previous),
+              "prev %g first %g, want %g", s.prev_token, s.first_token, previous);
+    cr_expect(close_to(s.mean_distance, L / 4.0), "distance %g, want %g", s.mean_distance,
+              L / 4.0);
+    cr_expect(close_to(s.entropy_bits, entropy), "entropy %g, want %g", s.entropy_bits, entropy);
+    cr_expect(close_to(s.same_token, same), "same %g, want %g", s.same_token, same);
+    cr_expect(close_to(s.punctuation, punctuation), "punctuation %g, want %g", s.punctuation,
+              punctuation);
+    cr_expect(close_to(s.sentence_start, sentence), "sentence %g, want %g", s.sentence_start,
+              sentence);
+    cr_expect(close_to(s.induction, induction), "induction %g, want %g", s.induction,
+              induction);
+    cr_expect_str_eq(lm_head_role(&s), "broad");
+    free(w);
+}
+Test(heads, first_token_and_induction_patterns_score_one) {
+    enum { L = 30 };
+    int tokens[L];
+    unsigned char classes[L] = {0}, starts[L] = {0};
+    for (int i = 0; i < L; i++)
+        tokens[i] = i;
+    float *w = pattern(L, first_only);
+    lm_head_tally t = {0};
+    lm_head_tally_window(&t, w, tokens, L, classes, starts);
+    lm_head_scores s = lm_head_scores_of(&t);
+    cr_expect(close_to(s.first_token, 1) && close_to(s.mean_distance, L / 2.0) &&
+              close_to(s.entropy_bits, 0), "first %g distance %g entropy %g", s.first_token,
+              s.mean_distance, s.entropy_bits);
+    cr_expect_str_eq(lm_head_role(&s), "first-token");
+    const size_t a = 3, c = 17, r = 9;
+    memset(w, 0, L * L * sizeof *w);
+    for (size_t i = 0; i < L; i++)
+        w[i * L + (i >= c && i + 1 < c + r ? a + (i - c) + 1 : i)] = 1;
+    lm_head_tally u = {0};
+    lm_head_tally_window(&u, w, tokens, L, classes, starts);
+    lm_head_tally_induction(&u, w, L, a, c, r);
+    s = lm_head_scores_of(&u);
+    cr_expect(close_to(s.induction, 1) && close_to(s.prev_token, 0), "induction %g prev %g",
+              s.induction, s.prev_token);
+    cr_expect_str_eq(lm_head_role(&s), "induction");
+    free(w);
+}
+Test(heads, the_role_rule_at_its_thresholds) {
+    lm_head_scores s = {0};
+    s.mean_distance = 4.01;
+    cr_expect_str_eq(lm_head_role(&s), "broad");
+    s.mean_distance = 4.0;
+    cr_expect_str_eq(lm_head_role(&s), "local");
+    const char *roles[] = {"punctuation", "sentence-start", "same-token", "first-token",
+                           "previous-token"};
+    double *scores[] = {&s.punctuation, &s.sentence_start, &s.same_token, &s.first_token,
+                        &s.prev_token};
+    for (size_t k = 0; k < 5; k++) {
+        *scores[k] = 0.499;
+        cr_expect_str_eq(lm_head_role(&s), k ? roles[k - 1] : "local");
+        *scores[k] = 0.5;
+        cr_expect_str_eq(lm_head_role(&s), roles[k]);
+    }
+    s.induction = 0.6;                             /* above prev_token, 0.5 */
+    cr_expect_str_eq(lm_head_role(&s), "induction");
+    s.induction = 0.5;                             /* equal to it */
+    cr_expect_str_eq(lm_head_role(&s), "previous-token");
+    s.prev_token = 0.1, s.induction = 0.299;
+    cr_expect_str_eq(lm_head_role(&s), "first-token");
+    s.induction = 0.3;
+    cr_expect_str_eq(lm_head_role(&s), "induction");
+}
+Test(heads, token_classes_and_sentence_starts) {
+    bpe tokenizer;
+    const bpe_pair none = {0, 0};
+    cr_assert_eq(bpe_from_merges(&none, 0, &tokenizer), MHA_OK);
+    unsigned char classes[256];
+    lm_token_classes(&tokenizer, classes);
+    cr_expect_eq(classes['.'], LM_TOKEN_PUNCTUATION | LM_TOKEN_ENDS_SENTENCE);
+    cr_expect_eq(classes['?'], LM_TOKEN_PUNCTUATION | LM_TOKEN_ENDS_SENTENCE);
+    cr_expect_eq(classes[','], LM_TOKEN_PUNCTUATION);
+    cr_expect_eq(classes['"'], LM_TOKEN_PUNCTUATION | LM_TOKEN_SPACE_OR_QUOTE);
+    cr_expect_eq(classes[' '], LM_TOKEN_SPACE_OR_QUOTE);
+    cr_expect_eq(classes['a'], 0);
+    cr_expect_eq(classes[0xC3], 0);
+    const char *text = "a.\" b? c, d";
+    const unsigned char want[] = {0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0};
+    int tokens[11];
+    unsigned char starts[11];
+    for (size_t i = 0; i < 11; i++)
+        tokens[i] = (unsigned char)text[i];
+    lm_sentence_starts(tokens, 11, classes, starts);
+    for (size_t i = 0; i < 11; i++)
+        cr_expect_eq(starts[i], want[i], "position %zu ('%c'): %d", i, text[i], starts[i]);
+    bpe_free(&tokenizer);
+}
+static void layer_norm_64(size_t L, size_t E, const double *x, const float *g, const float *b,
+                          double *y)
+{
+    for (size_t i = 0; i < L; i++) {
+        double mean = 0, var = 0;
+        for (size_t e = 0; e < E; e++)
+            mean += x[i * E + e] / (double)E;
+        for (size_t e = 0; e < E; e++)
+            var += (x[i * E + e] - mean) * (x[i * E + e] - mean) / (double)E;
+        for (size_t e = 0; e < E; e++)
+            y[i * E + e] = (x[i * E + e] - mean) / sqrt(var + 1e-5) * g[e] + b[e];
+    }
+}
+/* y (L, O) = x (L, K) W^T + bias, W (O, K) */
+static void linear_64(size_t L, size_t K, size_t O, const double *x, const float *W,
+                      const float *bias, double *y)
+{
+    for (size_t i = 0; i < L; i++)
+        for (size_t o = 0; o < O; o++) {
+            double s = bias[o];
+            for (size_t k = 0; k < K; k++)
+                s += x[i * K + k] * W[o * K + k];
+            y[i * O + o] = s;
+        }
+}
+/* want (N, H, L, L): the weights of the tiny model on one window x (L) */
+static void weights_64(const lm_model *m, const int *x, size_t L, double *want)
+{
+    const size_t E = tiny.embed_dim, H = tiny.heads, D = E / H, F = tiny.hidden;
+    double *h = calloc(L * E, sizeof *h), *u = calloc(L * E, sizeof *u);
+    double *qkv = calloc(L * 3 * E, sizeof *qkv), *ctx = calloc(L * E, sizeof *ctx);
+    double *a = calloc(L * E, sizeof *a), *hidden = calloc(L * F, sizeof *hidden);
+    const float *tok = m->params + lm_tensor_find(m, "tok_emb.weight")->offset;
+    const float *pos = m->params + lm_tensor_find(m, "pos_emb.weight")->offset;
+    for (size_t i = 0; i < L; i++)
+        for (size_t e = 0; e < E; e++)
+            h[i * E + e] = (double)tok[(size_t)x[i] * E + e] + pos[i * E + e];
+    for (size_t l = 0; l < tiny.layers; l++) {
+        const mha_block_params p = lm_block_params(m, l);
+        layer_norm_64(L, E, h, p.norm1_weight, p.norm1_bias, u);
+        linear_64(L, E, 3 * E, u, p.attn.in_proj_weight, p.attn.in_proj_bias, qkv);
+        for (size_t hd = 0; hd < H; hd++)
+            for (size_t i = 0; i < L; i++) {
+                double *w = want + ((l * H + hd) * L + i) * L, top = -INFINITY, sum = 0;
+                for (size_t j = 0; j < L; j++) {
+                    double s = 0;
+                    for (size_t d = 0; d < D; d++)
+                        s += qkv[i * 3 * E + hd * D + d] * qkv[j * 3 * E + E + hd * D + d];
+                    w[j] = j <= i ? s / sqrt((double)D) : -INFINITY;
+                    top = fmax(top, w[j]);
+                }
+                for (size_t j = 0; j < L; j++)
+                    sum += w[j] = exp(w[j] - top);
+                for (size_t d = 0; d < D; d++) {
+                    double c = 0;
+                    for (size_t j = 0; j <= i; j++)
+                        c += w[j] / sum * qkv[j * 3 * E + 2 * E + hd * D + d];
+                    ctx[i * E + hd * D + d] = c;
+                }
+                for (size_t j = 0; j < L; j++)
+                    w[j] /= sum;
+            }
+        linear_64(L, E, E, ctx, p.attn.out_proj_weight, p.attn.out_proj_bias, a);
+        for (size_t k = 0; k < L * E; k++)
+            h[k] += a[k];
+        layer_norm_64(L, E, h, p.norm2_weight, p.norm2_bias, u);
+        linear_64(L, E, F, u, p.linear1_weight, p.linear1_bias, hidden);
+        for (size_t k = 0; k < L * F; k++)
+            hidden[k] = 0.5 * hidden[k] * (1 + erf(hidden[k] / sqrt(2.0)));
+        linear_64(L, F, E, hidden, p.linear2_weight, p.linear2_bias, a);
+        for (size_t k = 0; k < L * E; k++)
+            h[k] += a[k];
+    }
+    free(h); free(u); free(qkv); free(ctx); free(a); free(hidden);
+}
+Test(heads, forward_weights_equal_a_float64_recomputation) {
+    lm_model m;
+    load_tiny(&m);
+    size_t n;
+    int *x = golden_ints("tokens", &n);
+    cr_assert_eq(n, 32);
+    const size_t B = 2, L = 16, N = tiny.layers, H = tiny.heads, V = tiny.vocab;
+    float *got = malloc(N * B * H * L * L * sizeof *got), *logits = malloc(B * L * V * sizeof *logits);
+    double *want = malloc(N * H * L * L * sizeof *want);
+    lm_workspace ws;
+    cr_assert_eq(lm_workspace_init(&ws, &m, B, L, 0), MHA_OK);
+    cr_assert_eq(lm_forward(&m, &ws, x, B, L), MHA_OK);
+    memcpy(logits, ws.logits, B * L * V * sizeof *logits);
+    cr_assert_eq(lm_forward_weights(&m, &ws, x, B, L, got), MHA_OK);
+    cr_expect(memcmp(logits, ws.logits, B * L * V * sizeof *logits) == 0,
+              "the logits changed when the weights were asked for");
+    double worst = 0;
+    size_t above = 0;
+    for (size_t b = 0; b < B; b++) {
+        weights_64(&m, x + b * L, L, want);
+        for (size_t l = 0; l < N; l++)
+            for (size_t h = 0; h < H; h++)
+                for (size_t i = 0; i < L; i++)
+                    for (size_t j = 0; j < L; j++) {
+                        const float g = got[((((l * B + b) * H + h) * L + i) * L) + j];
+                        const double e = fabs(g - want[((l * H + h) * L + i) * L + j]);
+                        worst = e > worst || e != e ? e : worst;
+                        above += j > i && g != 0.0f;
+                    }
+    }
+    cr_expect(worst <= 1e-5, "weights off by %g", worst);
+    cr_expect_eq(above, 0, "%zu weights above the diagonal are not zero", above);
+    cr_expect_eq(lm_forward_weights(&m, &ws, x, B, L, NULL), MHA_ERR_NULL);
+    lm_workspace_free(&ws);
+    lm_model_free(&m);
+    free(x); free(got); free(logits); free(want);
+}
+Test(heads_command, prints_one_line_per_head_and_writes_the_same_table) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    free(small_text(dir, "valid.txt", 2, 400));
+    struct cli_result t = train_small(dir, "m", NULL, NULL);
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    char model[256], valid[256];
+    snprintf(model, sizeof model, "%s/m", dir);
+    snprintf(valid, sizeof valid, "%s/valid.txt", dir);
+    struct cli_result r = run_mha("lm", "heads", model, "--text", valid, "--windows", "5", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    size_t size;
+    char *tsv = slurp(path_in(model, "heads.tsv"), &size);
+    char *row = strchr(tsv, '\n');
+    cr_assert(strncmp(tsv, "# heads\ttext=", 13) == 0 && row != NULL, "%s", tsv);
+    cr_expect(strncmp(row + 1, "layer\thead\tprev_token\tinduction\tsame_token\tfirst_token\t"
+                      "punctuation\tsentence_start\tmean_distance\tentropy_bits\trole\n", 114)
+              == 0, "%s", tsv);
+    row = strchr(row + 1, '\n') + 1;
+    const char *line = r.out;
+    for (size_t k = 0; k < 4; k++) {
+        size_t layer, head;
+        double s[8];
+        char role[24], again[512], cells[512];
+        int used = 0;
+        cr_assert_eq(sscanf(line, "layer=%zu head=%zu prev_token=%lf induction=%lf "
+                            "same_token=%lf first_token=%lf punctuation=%lf "
+                            "sentence_start=%lf mean_distance=%lf entropy_bits=%lf "
+                            "role=%23s%n", &layer, &head, &s[0], &s[1], &s[2], &s[3], &s[4],
+                            &s[5], &s[6], &s[7], role, &used), 11, "%s", line);
+        cr_expect(layer == k / 2 && head == k % 2 && line[used] == '\n', "%s", line);
+        snprintf(again, sizeof again, "layer=%zu head=%zu prev_token=%.3f induction=%.3f "
+                 "same_token=%.3f first_token=%.3f punctuation=%.3f sentence_start=%.3f "
+                 "mean_distance=%.2f entropy_bits=%.3f role=%s\n", layer, head, s[0], s[1],
+                 s[2], s[3], s[4], s[5], s[6], s[7], role);
+        cr_expect(strncmp(line, again, (size_t)used + 1) == 0, "%.*s is not %s", used, line,
+                  again);
+        for (int q = 0; q < 6; q++)
+            cr_expect(s[q] >= 0 && s[q] <= 1, "score %d is %g", q, s[q]);
+        cr_expect(s[6] >= 0 && s[6] <= 15 && s[7] >= 0 && s[7] <= log2(16.0), "%s", line);
+        const lm_head_scores scores = {s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]};
+        cr_expect_str_eq(role, lm_head_role(&scores));
+        snprintf(cells, sizeof cells, "%zu\t%zu\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%.3f\t"
+                 "%s\n", layer, head, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], role);
+        cr_expect(strncmp(row, cells, strlen(cells)) == 0, "heads.tsv has %.60s, not %s", row,
+                  cells);
+        line += used + 1;
+        row += strlen(cells);
+    }
+    cr_expect(*line == '\0' && row == tsv + size, "more than four heads: %s", line);
+    struct cli_result help = run_mha("help", "lm", NULL);
+    cr_expect(strstr(help.out, "  heads ") != NULL, "%s", help.out);
+    free(tsv);
+    free_result(&t); free_result(&r); free_result(&help);
+    remove_tree(dir);
+}
+Test(heads_command, bad_inputs_get_one_line) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    free(small_text(dir, "valid.txt", 2, 400));
+    write_bytes(dir, "empty.txt", "", 0);
+    write_bytes(dir, "short.txt", "Emma was.", 9);
+    struct cli_result t = train_small(dir, "m", NULL, NULL);
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    free_result(&t);
+    char model[256], valid[256], text[256], missing[256];
+    snprintf(model, sizeof model, "%s/m", dir);
+    snprintf(valid, sizeof valid, "%s/valid.txt", dir);
+    snprintf(missing, sizeof missing, "%s/none", dir);
+    expect_one_error(run_mha("lm", "heads", missing, "--text", valid, NULL), "none/model.txt");
+    const char *texts[] = {"empty.txt", "short.txt", "absent.txt"};
+    for (size_t k = 0; k < 3; k++) {
+        snprintf(text, sizeof text, "%s/%s", dir, texts[k]);
+        expect_one_error(run_mha("lm", "heads", model, "--text", text, NULL), texts[k]);
+    }
+    expect_one_error(run_mha("lm", "heads", model, NULL), "--text");
+    expect_one_error(run_mha("lm", "heads", model, "--text", valid, "--windows", "0", NULL),
+                     "--windows");
+    cr_expect(access(path_in(model, "heads.tsv"), F_OK) != 0, "a refused run wrote heads.tsv");
     remove_tree(dir);
 }

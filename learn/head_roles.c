@@ -1,0 +1,178 @@
+/* generated from chapters/17-austen-heads.nw; edit the book, not this file */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "head_roles.h"
+#include "learning.h"
+#include "random.h"
+
+void lm_head_tally_window(lm_head_tally *t, const float *w, const int *tokens, size_t L,
+                          const unsigned char *classes, const unsigned char *starts)
+{
+    mha_previous_token_add(w, L, &t->previous, &t->previous_queries);
+    for (size_t i = 1; i < L; i++, t->queries++) {
+        const float *row = w + i * L;              /* query i: keys 0..i */
+        double same = 0, punctuation = 0, sentence = 0, distance = 0, entropy = 0;
+        int repeated = 0;
+        for (size_t j = 0; j <= i; j++) {
+            const double p = row[j];
+            if (j < i && tokens[j] == tokens[i])
+                same += p, repeated = 1;
+            if (classes[tokens[j]] & LM_TOKEN_PUNCTUATION)
+                punctuation += p;
+            if (starts[j])
+                sentence += p;
+            distance += p * (double)(i - j);
+            entropy -= p > 0 ? p * log2(p) : 0;
+        }
+        t->first += row[0];
+        t->punctuation += punctuation, t->sentence += sentence;
+        t->distance += distance, t->entropy += entropy;
+        if (repeated)
+            t->same += same, t->same_queries++;
+    }
+}
+void lm_head_tally_induction(lm_head_tally *t, const float *w, size_t L, size_t a, size_t c,
+                             size_t r)
+{
+    mha_induction_add(w, L, a, c, r, &t->induction, &t->induction_queries);
+}
+static double mean_of(double sum, size_t count)
+{
+    return count ? sum / (double)count : 0;
+}
+lm_head_scores lm_head_scores_of(const lm_head_tally *t)
+{
+    return (lm_head_scores){mean_of(t->previous, t->previous_queries),
+                            mean_of(t->induction, t->induction_queries),
+                            mean_of(t->same, t->same_queries), mean_of(t->first, t->queries),
+                            mean_of(t->punctuation, t->queries),
+                            mean_of(t->sentence, t->queries), mean_of(t->distance, t->queries),
+                            mean_of(t->entropy, t->queries)};
+}
+static int white(unsigned char b)
+{
+    return b == ' ' || b == '\t' || b == '\n' || b == '\r';
+}
+static int ascii_punctuation(unsigned char b)
+{
+    return (b >= '!' && b <= '/') || (b >= ':' && b <= '@') || (b >= '[' && b <= '`') ||
+           (b >= '{' && b <= '~');
+}
+void lm_token_classes(const bpe *tokenizer, unsigned char *classes)
+{
+    for (size_t t = 0; t < tokenizer->vocab; t++) {
+        size_t n, punctuation = 0, other = 0, quiet = 0;
+        const unsigned char *bytes = bpe_token(tokenizer, (uint32_t)t, &n);
+        unsigned char last = 0;                    /* the last byte but spaces and quotes */
+        for (size_t k = 0; k < n; k++) {
+            const unsigned char b = bytes[k];
+            const int silent = white(b) || b == '"' || b == '\'';
+            punctuation += ascii_punctuation(b);
+            other += !ascii_punctuation(b) && !white(b);
+            quiet += silent;
+            last = silent ? last : b;
+        }
+        classes[t] = (unsigned char)(
+            (other == 0 && punctuation > 0 ? LM_TOKEN_PUNCTUATION : 0) |
+            (last == '.' || last == '!' || last == '?' ? LM_TOKEN_ENDS_SENTENCE : 0) |
+            (quiet == n ? LM_TOKEN_SPACE_OR_QUOTE : 0));
+    }
+}
+void lm_sentence_starts(const int *tokens, size_t L, const unsigned char *classes,
+                        unsigned char *starts)
+{
+    int after_end = 0;                             /* the last token that counts ended one */
+    for (size_t i = 0; i < L; i++) {
+        const unsigned char k = classes[tokens[i]];
+        starts[i] = 0;
+        if (k & LM_TOKEN_SPACE_OR_QUOTE)
+            continue;
+        starts[i] = (unsigned char)after_end;
+        after_end = (k & LM_TOKEN_ENDS_SENTENCE) != 0;
+    }
+}
+const char *lm_head_role(const lm_head_scores *s)
+{
+    if (s->induction >= LM_ROLE_INDUCTION && s->induction > s->prev_token)
+        return "induction";
+    if (s->prev_token >= LM_ROLE_MAJORITY)
+        return "previous-token";
+    if (s->first_token >= LM_ROLE_MAJORITY)
+        return "first-token";
+    if (s->same_token >= LM_ROLE_MAJORITY)
+        return "same-token";
+    if (s->sentence_start >= LM_ROLE_MAJORITY)
+        return "sentence-start";
+    if (s->punctuation >= LM_ROLE_MAJORITY)
+        return "punctuation";
+    return s->mean_distance <= LM_ROLE_LOCAL ? "local" : "broad";
+}
+static size_t below(uint64_t *state, size_t n)
+{
+    return (size_t)(mha_random(state) % n);
+}
+/* the copy a..a+r-1 to c..c+r-1 in a window of T, drawn from state */
+static void draw_span(uint64_t *state, size_t T, size_t span[3])
+{
+    const size_t most = T / 2 < LM_SPAN_MAX ? T / 2 : LM_SPAN_MAX;
+    const size_t least = T / 2 < LM_SPAN_MIN ? T / 2 : LM_SPAN_MIN;
+    const size_t r = least + below(state, most - least + 1);
+    const size_t a = below(state, T - 2 * r + 1);
+    span[0] = a, span[2] = r;
+    span[1] = a + r + below(state, T - r - (a + r) + 1);
+}
+mha_status lm_heads_measure(const lm_model *m, const int *ids, size_t n,
+                            const unsigned char *classes, size_t windows, uint64_t seed,
+                            lm_head_scores *scores)
+{
+    if (m == NULL || ids == NULL || classes == NULL || scores == NULL)
+        return MHA_ERR_NULL;
+    const size_t T = m->config.context, N = m->config.layers, H = m->config.heads;
+    if (windows == 0 || n < T)
+        return MHA_ERR_SHAPE;
+    const size_t B = windows < LM_HEADS_BATCH ? windows : LM_HEADS_BATCH;
+    size_t count;
+    if (mha_mul_overflows(N * H, B, &count) || mha_mul_overflows(count, T * T, &count) ||
+        mha_mul_overflows(count, sizeof(float), &count))
+        return MHA_ERR_OVERFLOW;
+    lm_workspace ws;
+    mha_status status = lm_workspace_init(&ws, m, B, T, 0);
+    float *weights = malloc(count);
+    int *x = malloc(B * T * sizeof *x);
+    unsigned char *starts = malloc(T);
+    size_t (*spans)[3] = malloc(B * sizeof *spans);
+    lm_head_tally *tally = calloc(N * H, sizeof *tally);
+    if (status == MHA_OK && (!weights || !x || !starts || !spans || !tally))
+        status = MHA_ERR_NOMEM;
+    uint64_t state = mha_random_seeded(seed);
+    for (size_t k0 = 0; status == MHA_OK && k0 < windows; k0 += B) {
+        const size_t b_n = windows - k0 < B ? windows - k0 : B;
+        for (size_t b = 0; b < b_n; b++) {
+            const size_t k = k0 + b, start = windows == 1 ? 0 : (n - T) * k / (windows - 1);
+            memcpy(x + b * T, ids + start, T * sizeof *x);
+        }
+        status = lm_forward_weights(m, &ws, x, b_n, T, weights);
+        for (size_t b = 0; status == MHA_OK && b < b_n; b++) {
+            lm_sentence_starts(x + b * T, T, classes, starts);
+            for (size_t lh = 0; lh < N * H; lh++)
+                lm_head_tally_window(&tally[lh], weights + ((lh / H * b_n + b) * H + lh % H) * T * T,
+                                     x + b * T, T, classes, starts);
+        }
+        for (size_t b = 0; status == MHA_OK && b < b_n; b++) {
+            draw_span(&state, T, spans[b]);
+            memmove(x + b * T + spans[b][1], x + b * T + spans[b][0], spans[b][2] * sizeof *x);
+        }
+        if (status == MHA_OK)
+            status = lm_forward_weights(m, &ws, x, b_n, T, weights);
+        for (size_t b = 0; status == MHA_OK && b < b_n; b++)
+            for (size_t lh = 0; lh < N * H; lh++)
+                lm_head_tally_induction(&tally[lh], weights + ((lh / H * b_n + b) * H + lh % H) * T * T,
+                                        T, spans[b][0], spans[b][1], spans[b][2]);
+    }
+    for (size_t k = 0; status == MHA_OK && k < N * H; k++)
+        scores[k] = lm_head_scores_of(&tally[k]);
+    lm_workspace_free(&ws);
+    free(weights); free(x); free(starts); free(spans); free(tally);
+    return status;
+}

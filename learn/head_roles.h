@@ -1,0 +1,58 @@
+/* generated from chapters/17-austen-heads.nw; edit the book, not this file */
+#ifndef MHA_HEAD_ROLES_H
+#define MHA_HEAD_ROLES_H
+/* What each head of the small GPT does (chapter "What the heads of the
+   Austen model do"): eight scores of a head's attention weights, the rule
+   that names its role, and the measurement of every head of a model on
+   held-out tokens.  Nothing prints. */
+#include <stddef.h>
+#include <stdint.h>
+#include "bpe.h"
+#include "lm.h"
+
+typedef struct lm_head_scores {
+    double prev_token, induction, same_token, first_token, punctuation, sentence_start;
+    double mean_distance, entropy_bits;
+} lm_head_scores;
+typedef struct lm_head_tally {                 /* sums over queries i >= 1; zero to start */
+    double previous, induction, same, first, punctuation, sentence, distance, entropy;
+    size_t previous_queries, induction_queries, same_queries, queries;
+} lm_head_tally;
+/* One head's weights w (L, L) on tokens (L) added to t; classes (V) as
+   lm_token_classes gives them, starts (L) as lm_sentence_starts. */
+void lm_head_tally_window(lm_head_tally *t, const float *w, const int *tokens, size_t L,
+                          const unsigned char *classes, const unsigned char *starts);
+/* One head's weights w (L, L) on a window whose tokens a..a+r-1 are repeated
+   at c..c+r-1 (a + r <= c, c + r <= L), added to t's induction sums. */
+void lm_head_tally_induction(lm_head_tally *t, const float *w, size_t L, size_t a, size_t c,
+                             size_t r);
+lm_head_scores lm_head_scores_of(const lm_head_tally *t);   /* 0 for a score with no queries */
+#define LM_ROLE_INDUCTION 0.3      /* induction at least this, and above prev_token */
+#define LM_ROLE_MAJORITY 0.5       /* the other position scores */
+#define LM_ROLE_LOCAL 4.0          /* mean_distance at most this */
+/* The role of a head with scores s, by the chapter's rule: "induction",
+   "previous-token", "first-token", "same-token", "sentence-start",
+   "punctuation", "local" or "broad". */
+const char *lm_head_role(const lm_head_scores *s);
+enum {
+    LM_TOKEN_PUNCTUATION = 1,      /* ASCII punctuation and white space, one punctuation byte */
+    LM_TOKEN_ENDS_SENTENCE = 2,    /* its last byte but white space and quotes is . ! ? */
+    LM_TOKEN_SPACE_OR_QUOTE = 4    /* white space and quotation marks only */
+};
+/* classes (tokenizer->vocab): each token's LM_TOKEN_ bits. */
+void lm_token_classes(const bpe *tokenizer, unsigned char *classes);
+/* starts (L): 1 where a sentence starts (see the chapter); 0 at position 0. */
+void lm_sentence_starts(const int *tokens, size_t L, const unsigned char *classes,
+                        unsigned char *starts);
+enum { LM_SPAN_MIN = 20, LM_SPAN_MAX = 50, LM_HEADS_BATCH = 8 };
+/* Every head's scores into scores (N H; head h of block l at l H + h), on
+   windows windows of the model's context T spread evenly over the tokens
+   ids (n), and on the same windows with a span of LM_SPAN_MIN..LM_SPAN_MAX
+   tokens (at most T/2) repeated, drawn from seed.  classes (V) as
+   lm_token_classes gives them.  MHA_ERR_NULL; MHA_ERR_SHAPE for no windows
+   or n < T; MHA_ERR_ARG for a token outside the vocabulary; MHA_ERR_OVERFLOW;
+   MHA_ERR_NOMEM; the forward pass's errors. */
+MHA_MUST_CHECK mha_status lm_heads_measure(const lm_model *m, const int *ids, size_t n,
+                                           const unsigned char *classes, size_t windows,
+                                           uint64_t seed, lm_head_scores *scores);
+#endif
