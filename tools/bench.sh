@@ -32,6 +32,7 @@ machine="$machine program: $(limit check_peak_gflops) GFLOP/s and $(limit check_
 machine="$machine OpenBLAS's $blas kernels; load average $load"
 machine="$machine when the run began; $day, $compiler"
 lm_shape="--layers 4 --heads 8 --dim 256 --context 128 --batch 16"
+lm_line="impl=ours lm=1 B=16 T=128 E=256 H=8 layers=4 V=2048 reps=3"
 lm_dir=$(mktemp -d); trap 'rm -rf "$lm_dir"' EXIT
 cat chapters/*.nw > "$lm_dir/text"
 {
@@ -40,11 +41,11 @@ cat chapters/*.nw > "$lm_dir/text"
     for n in 1 $threads; do
         for r in 1 2 3; do
             rm -rf "$lm_dir/model" "$lm_dir/state"
-            OMP_NUM_THREADS=$n "$build/mha" lm train --text "$lm_dir/text" --tokenizer models/austen \
-                --out "$lm_dir/model" --state "$lm_dir/state" $lm_shape --steps 40 --eval-every 40 |
+            OMP_NUM_THREADS=$n "$build/mha" lm train --text "$lm_dir/text" \
+                --tokenizer models/austen --out "$lm_dir/model" --state "$lm_dir/state" \
+                $lm_shape --steps 40 --eval-every 40 |
                 sed -n 's|^step=40/40 .* tokens/s=\([0-9]*\) .*|\1|p'
-        done | sort -n | sed -n 2p |
-            sed "s/^/impl=ours lm=1 B=16 T=128 E=256 H=8 layers=4 V=2048 reps=3 threads=$n tokens_per_s=/"
+        done | sort -n | sed -n 2p | sed "s/^/$lm_line threads=$n tokens_per_s=/"
     done
     for n in 1 $threads; do $py --threads $n --lm "16 128 256 8 4 2048"; done
 } | tee "$build/bench-lm.txt"
