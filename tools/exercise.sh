@@ -147,8 +147,9 @@ cmd_create() {
     for d in tests/*/; do
         [[ -d "$d" ]] && mkdir -p "$dir/$d" && cp -pR "$d." "$dir/$d"
     done
-    mkdir -p "$dir/figures" && cp -p figures/*.tsv "$dir/figures/"
-    mkdir -p "$dir/models" && cp -pR models/induction "$dir/models/"
+    mkdir -p "$dir/figures" && cp -p figures/*.tsv figures/austen-*.txt "$dir/figures/"
+    mkdir -p "$dir/models/austen" && cp -pR models/induction "$dir/models/"
+    cp -p models/austen/model.txt "$dir/models/austen/"
     cpif "$dir/Makefile" < "$tools_dir/exercise-workspace.mk"
     cpif "$dir/tests/reached_end.c" < "$tools_dir/exercise-reached-end.c"
     [[ "$(region_file "$dir")" == viz/* ]] || rm -rf "$dir/viz" "$dir/tests/viz"
