@@ -563,18 +563,24 @@ Test(lm_command, baselines_on_small_texts) {
     }
     remove_dir(dir);
 }
+static char *print_from_top(void (*print)(FILE *))
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    cr_assert_not_null(out);
+    cr_assert_eq(chdir(".."), 0);
+    print(out);
+    cr_assert_eq(chdir("tests"), 0);
+    fclose(out);
+    return text;
+}
+
 Test(lm_figures, the_book_table_follows_the_tsv) {
     austen_baselines t;
     cr_assert(mha_read_austen_baselines("../figures/austen-baselines.tsv", &t));
     cr_expect(strlen(t.train_sha256) == 64 && strlen(t.valid_sha256) == 64);
-    char *table = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&table, &size);
-    cr_assert_not_null(out);
-    cr_assert_eq(chdir(".."), 0);
-    mha_print_austen_baselines(out);
-    cr_assert_eq(chdir("tests"), 0);
-    fclose(out);
+    char *table = print_from_top(mha_print_austen_baselines);
     size_t rows = 0;
     for (size_t i = 0; i < t.rows; i++)
         if (strcmp(t.row[i].scored_on, "valid") == 0) {
@@ -605,19 +611,6 @@ Test(fuzz_replay, bpe) {
     closedir(d);
     cr_expect_geq(seeds, 3);
 }
-static char *print_from_top(void (*print)(FILE *))
-{
-    char *text = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    cr_assert_not_null(out);
-    cr_assert_eq(chdir(".."), 0);
-    print(out);
-    cr_assert_eq(chdir("tests"), 0);
-    fclose(out);
-    return text;
-}
-
 Test(lm_figures, the_committed_model_beats_every_baseline) {
     austen_baselines t;
     austen_eval e;
