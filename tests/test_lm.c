@@ -939,7 +939,7 @@ Test(prune_command, bad_inputs_get_one_line) {
     snprintf(text, sizeof text, "%s/short.txt", dir);
     snprintf(missing, sizeof missing, "%s/none", dir);
     const char *masks[] = {"", "x", "0", "0:", ":1", "0:1,", "0:1;1:0", "-1:0", "0:-1", "2:0",
-                           "0:2", "0:1,7:0", "99999999999999999999:0", " 0:1"};
+                           "0:2", "0:1,7:0", "99999999999999999999:0", " 0:1", "0,1", "0.1"};
     for (size_t k = 0; k < sizeof masks / sizeof masks[0]; k++)
         expect_one_error(run_mha("lm", "eval", model, "--text", valid, "--mask", masks[k], NULL),
                          "--mask");
