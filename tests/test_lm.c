@@ -953,3 +953,35 @@ Test(prune_command, bad_inputs_get_one_line) {
     cr_expect(access(path_in(model, "prune.tsv"), F_OK) != 0, "a refused run wrote prune.tsv");
     remove_tree(dir);
 }
+#include "tables.h"
+Test(prune_command, the_printers_read_the_table) {
+    char *dir = make_temp_dir();
+    static const char head[] = "# prune\ttext=v.txt\ttokens=900\tsha256=ab\tcontext=16\t"
+                               "windows=4\tbase=3.250000\nlayer\thead\timportance\tstep\tloss\n";
+    static const char *const rows[] = {
+        "0\t0\t0.500000\t2\t3.900000\n0\t1\t0.100000\t1\t3.350000\n1\t0\t0.000000\t0\t-\n"
+        "1\t1\t0.200000\t0\t-\n",
+        "0\t0\t0.500000\t2\t3.900000\n0\t1\t0.100000\t2\t3.350000\n1\t0\t0.000000\t0\t-\n"
+        "1\t1\t0.200000\t0\t-\n",
+        "0\t0\t0.500000\t2\t3.900000\n0\t1\t0.100000\t1\t-\n1\t0\t0.000000\t0\t-\n"
+        "1\t1\t0.200000\t0\t-\n",
+        "0\t0\t0.500000\t2\t3.900000\n1\t0\t0.000000\t0\t-\n0\t1\t0.100000\t1\t3.350000\n"
+        "1\t1\t0.200000\t0\t-\n"};
+    for (size_t k = 0; k < 4; k++) {
+        char text[1024], path[512];
+        snprintf(text, sizeof text, "%s%s", head, rows[k]);
+        write_bytes(dir, "prune.tsv", text, strlen(text));
+        snprintf(path, sizeof path, "%s/prune.tsv", dir);
+        austen_prune *t = malloc(sizeof *t);
+        cr_assert_not_null(t);
+        const int read = mha_read_austen_prune(path, t);
+        cr_expect_eq(read, k == 0, "table %zu: read %d", k, read);
+        if (k == 0)
+            cr_expect(t->layers == 2 && t->heads == 2 && t->context == 16 && t->windows == 4 &&
+                      t->base == 3.25 && t->importance[0] == 0.5 && t->step[1] == 1 &&
+                      t->loss[1] == 3.35 && t->step[2] == 0 && isnan(t->loss[3]),
+                      "read %zu x %zu, base %g", t->layers, t->heads, t->base);
+        free(t);
+    }
+    remove_tree(dir);
+}
