@@ -41,7 +41,8 @@ INC_TABLES := -I$(BUILD)/L/tables $(INC_CMD)
 LDLIBS  := -lm
 
 .PHONY: all deps deps-bench deps-corpus tangle test corpus austen-baselines austen-model \
-        austen-figures austen-quick austen-check austen-heads bench-lm lm-torch-check test-viz \
+        austen-figures austen-quick austen-check austen-heads austen-prune bench-lm lm-torch-check \
+        test-viz \
         check lint check-tangle check-figures clang-build book \
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
         test-training-race exercises exercise exercise-check exercises-verify grade hint \
@@ -230,6 +231,13 @@ AUSTEN_DIR ?= models/austen
 austen-heads: $(BUILD)/mha $(BUILD)/corpus/valid.txt
 	$(BUILD)/mha lm heads $(AUSTEN_DIR) --text $(BUILD)/corpus/valid.txt
 	cp $(AUSTEN_DIR)/heads.tsv figures/austen-heads.tsv
+
+# Which heads the Austen model needs (the same chapter): `mha lm prune` on
+# the held-out text, every head's importance and the greedy order; its
+# table, written into the model folder, is committed as the figure.
+austen-prune: $(BUILD)/mha $(BUILD)/corpus/valid.txt
+	$(BUILD)/mha lm prune $(AUSTEN_DIR) --text $(BUILD)/corpus/valid.txt
+	cp $(AUSTEN_DIR)/prune.tsv figures/austen-prune.tsv
 
 # tools/lm_eval_torch.py against `mha lm eval` (chapter "A small GPT that
 # reads Austen"): a tiny model trained here on a chapter of the book; the

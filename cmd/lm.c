@@ -809,23 +809,58 @@ static int read_model(const char *dir, lm_model *m, bpe *tokenizer, FILE *err)
     return MHA_EXIT_FAILURE;
 }
 
+/* The heads that spec ("L:H[,L:H...]") names removed from m; one mha: line
+   naming --mask if spec is malformed or names a head m does not have. */
+static int remove_heads(lm_model *m, const char *spec, FILE *err)
+{
+    const char *s = spec;
+    for (;;) {
+        unsigned long long at[2] = {0, 0};
+        char *end = NULL;
+        int ok = 1;
+        for (int part = 0; ok && part < 2; part++) {
+            const char *from = part == 0 ? s : end + 1;
+            errno = 0;
+            ok = *from >= '0' && *from <= '9';
+            at[part] = ok ? strtoull(from, &end, 10) : 0;
+            ok = ok && errno == 0 && (part == 1 || *end == ':');
+        }
+        if (!ok || (*end != ',' && *end != '\0')) {
+            mha_cli_error(err, "--mask: '%s' is not a list of block:head pairs", spec);
+            return MHA_EXIT_USAGE;
+        }
+        if (at[0] >= m->config.layers || at[1] >= m->config.heads) {
+            mha_cli_error(err, "--mask: head %llu of block %llu: the model has %zu blocks of %zu "
+                          "heads", at[1], at[0], m->config.layers, m->config.heads);
+            return MHA_EXIT_USAGE;
+        }
+        if (lm_head_keep(m, (size_t)at[0], (size_t)at[1], 0) != MHA_OK)
+            return MHA_EXIT_FAILURE;
+        if (*end == '\0')
+            return MHA_EXIT_OK;
+        s = end + 1;
+    }
+}
 static int lm_eval(int argc, char **argv, FILE *out, FILE *err)
 {
-    const char *text = NULL;
+    const char *text = NULL, *mask = NULL;
     size_t context = 0;
     const mha_option options[] = {
         {"--text", MHA_OPTION_TEXT, &text, 0, 0, 0, 0, NULL},
-        {"--context", MHA_OPTION_SIZE, &context, 2, SIZE_MAX, 0, 0, NULL}};
+        {"--context", MHA_OPTION_SIZE, &context, 2, SIZE_MAX, 0, 0, NULL},
+        {"--mask", MHA_OPTION_TEXT, &mask, 0, 0, 0, 0, NULL}};
     mha_command_line line;
-    int status = mha_cli_options(argc, argv, options, 2, "model directory", &line, err);
+    int status = mha_cli_options(argc, argv, options, 3, "model directory", &line, err);
     if (status != MHA_EXIT_OK || line.help) {
         if (line.help)
-            fputs("usage: mha lm eval DIR --text FILE [--context T]\n\n"
+            fputs("usage: mha lm eval DIR --text FILE [--context T] [--mask L:H[,L:H...]]\n\n"
                   "Scores FILE with the model in DIR and prints one line:\n"
                   "tokens=N bytes=N loss=L bits_per_char=X context=T stride=S\n"
                   "(L in nats per token; X the total bits over the bytes of FILE).  Windows of\n"
                   "T tokens (the model's context, or less) advance by S = T/2; each token after\n"
-                  "the first window is scored with at least T/2 tokens before it.\n", out);
+                  "the first window is scored with at least T/2 tokens before it.  --mask\n"
+                  "removes head H of block L for each pair (the line then ends removed=N).\n",
+                  out);
         return status;
     }
     if (line.operand_given == NULL || text == NULL) {
@@ -845,17 +880,23 @@ static int lm_eval(int argc, char **argv, FILE *out, FILE *err)
         mha_cli_error(err, "--context: %zu is beyond the model's context of %zu tokens", T,
                       m.config.context);
         status = MHA_EXIT_USAGE;
-    } else
+    } else if (mask != NULL)
+        status = remove_heads(&m, mask, err);
+    if (status == MHA_EXIT_OK)
         status = read_tokens(text, &tokenizer, 2, &ids, &n, &bytes, NULL, err);
     if (status == MHA_EXIT_OK) {
         const mha_status failed = sliding_loss(&m, ids, n, T, &total, &scored);
         if (failed != MHA_OK) {
             mha_cli_error(err, "lm eval: %s: %s", text, mha_status_message(failed));
             status = MHA_EXIT_FAILURE;
-        } else
+        } else {
             fprintf(out, "tokens=%zu bytes=%zu loss=%.6f bits_per_char=%.6f context=%zu "
-                    "stride=%zu\n", n, bytes, total / (double)scored,
+                    "stride=%zu", n, bytes, total / (double)scored,
                     total / log(2.0) / (double)bytes, T, T / 2 ? T / 2 : 1);
+            if (mask != NULL)
+                fprintf(out, " removed=%zu", lm_heads_removed(&m));
+            fputc('\n', out);
+        }
     }
     free(ids);
     bpe_free(&tokenizer);
@@ -1065,6 +1106,120 @@ static int lm_heads(int argc, char **argv, FILE *out, FILE *err)
     lm_model_free(&m);
     return status;
 }
+struct prune_sample { const int *ids; size_t n, windows; };
+static mha_status prune_loss(const lm_model *m, void *context, double *loss)
+{
+    const struct prune_sample *s = context;
+    return lm_sample_loss(m, s->ids, s->n, s->windows, loss);
+}
+static void prune_usage(FILE *out)
+{
+    fputs("usage: mha lm prune DIR --text FILE [--tokens N] [--max K]\n\n"
+          "The loss of the model in DIR on about N tokens of FILE (default 4096: windows\n"
+          "of its context spread over the text) with every head, with each head alone\n"
+          "removed (its importance), and along the greedy order that removes, step after\n"
+          "step, the head whose removal raises the loss least (at most K steps; default\n"
+          "every head).  Prints the loss with every head and one line per step:\n"
+          "removed=K share=X layer=L head=H loss=X\n"
+          "and writes DIR/prune.tsv: per head, its importance, the step that removed it\n"
+          "(0: none) and the loss after that step.\n", out);
+}
+static int lm_prune(int argc, char **argv, FILE *out, FILE *err)
+{
+    const char *text = NULL;
+    size_t tokens = 4096, max = SIZE_MAX;
+    const mha_option options[] = {
+        {"--text", MHA_OPTION_TEXT, &text, 0, 0, 0, 0, NULL},
+        {"--tokens", MHA_OPTION_SIZE, &tokens, 1, 100000000, 0, 0, NULL},
+        {"--max", MHA_OPTION_SIZE, &max, 1, SIZE_MAX, 0, 0, NULL}};
+    mha_command_line line;
+    int status = mha_cli_options(argc, argv, options, 3, "model directory", &line, err);
+    if (status != MHA_EXIT_OK || line.help) {
+        if (line.help)
+            prune_usage(out);
+        return status;
+    }
+    if (line.operand_given == NULL || text == NULL) {
+        mha_cli_error(err, "lm prune: %s is required (try 'mha lm prune --help')",
+                      text == NULL ? "--text" : "the model directory");
+        return MHA_EXIT_USAGE;
+    }
+    const char *dir = line.operand_given;
+    char path[MHA_PATH_SIZE], message[MHA_PATH_SIZE + 256];
+    if (!mha_join_path(path, sizeof path, dir, "prune.tsv")) {
+        mha_cli_error(err, "%s: name too long", dir);
+        return MHA_EXIT_USAGE;
+    }
+    lm_model m;
+    bpe tokenizer;
+    if (read_model(dir, &m, &tokenizer, err) != MHA_EXIT_OK)
+        return MHA_EXIT_FAILURE;
+    const size_t T = m.config.context, H = m.config.heads, NH = m.config.layers * H;
+    const size_t count = max < NH ? max : NH;
+    int *ids = NULL;
+    size_t n = 0, bytes = 0, length = 0;
+    char sha[LM_SHA_HEX] = "-", *table = NULL;
+    double base = 0, *importance = malloc(NH * sizeof *importance);
+    lm_prune_step *steps = malloc(NH * sizeof *steps);
+    if (mha_output_check(path, message, sizeof message) != MHA_OK) {
+        mha_cli_error(err, "%s", message);
+        status = MHA_EXIT_FAILURE;
+    } else if (importance == NULL || steps == NULL) {
+        mha_cli_error(err, "lm prune: out of memory");
+        status = MHA_EXIT_FAILURE;
+    } else
+        status = read_tokens(text, &tokenizer, T + 1, &ids, &n, &bytes, sha, err);
+    struct prune_sample sample = {ids, n, tokens / T ? tokens / T : 1};
+    if (sample.windows > (n - 1) / T)
+        sample.windows = (n - 1) / T ? (n - 1) / T : 1;
+    mha_status failed = MHA_OK;
+    if (status == MHA_EXIT_OK) {
+        failed = lm_heads_importance(&m, prune_loss, &sample, &base, importance);
+        if (failed == MHA_OK)
+            failed = lm_heads_prune(&m, prune_loss, &sample, count, steps);
+    }
+    FILE *f = status == MHA_EXIT_OK && failed == MHA_OK ? open_memstream(&table, &length) : NULL;
+    if (f != NULL) {
+        fprintf(f, "# prune\ttext=%s\ttokens=%zu\tsha256=%s\tcontext=%zu\twindows=%zu\tbase=%.6f\n",
+                text, n, sha, T, sample.windows, base);
+        fputs("layer\thead\timportance\tstep\tloss\n", f);
+        for (size_t k = 0; k < NH; k++) {
+            size_t step = 0;
+            while (step < count && steps[step].layer * H + steps[step].head != k)
+                step++;
+            if (step < count)
+                fprintf(f, "%zu\t%zu\t%.6f\t%zu\t%.6f\n", k / H, k % H, importance[k], step + 1,
+                        steps[step].loss);
+            else
+                fprintf(f, "%zu\t%zu\t%.6f\t0\t-\n", k / H, k % H, importance[k]);
+        }
+        failed = fclose(f) == 0 ? MHA_OK : MHA_ERR_NOMEM;
+    } else if (status == MHA_EXIT_OK && failed == MHA_OK)
+        failed = MHA_ERR_NOMEM;
+    if (status == MHA_EXIT_OK && failed != MHA_OK) {
+        mha_cli_error(err, "lm prune: %s: %s", text, mha_status_message(failed));
+        status = MHA_EXIT_FAILURE;
+    }
+    struct heads_table written = {table, length};
+    if (status == MHA_EXIT_OK &&
+        mha_output_file(path, write_heads, &written, message, sizeof message) != MHA_OK) {
+        mha_cli_error(err, "%s", message);
+        status = MHA_EXIT_FAILURE;
+    }
+    if (status == MHA_EXIT_OK)
+        fprintf(out, "tokens=%zu windows=%zu context=%zu loss=%.6f\n", sample.windows * T,
+                sample.windows, T, base);
+    for (size_t s = 0; status == MHA_EXIT_OK && s < count; s++)
+        fprintf(out, "removed=%zu share=%.3f layer=%zu head=%zu loss=%.6f\n", s + 1,
+                (double)(s + 1) / (double)NH, steps[s].layer, steps[s].head, steps[s].loss);
+    free(ids);
+    free(importance);
+    free(steps);
+    free(table);
+    bpe_free(&tokenizer);
+    lm_model_free(&m);
+    return status;
+}
 static const struct mha_command lm_commands[] = {
     {"tokenizer", "learn a byte-pair-encoding tokenizer from a text", lm_tokenizer},
     {"encode", "show the tokens of a text: each id and its bytes", lm_encode},
@@ -1074,6 +1229,7 @@ static const struct mha_command lm_commands[] = {
     {"eval", "a text's loss and bits per character under a model, in sliding windows", lm_eval},
     {"generate", "continue a prompt, sampling through the KV cache", lm_generate},
     {"heads", "measure what each head attends to on a text, and name its role", lm_heads},
+    {"prune", "each head's importance on a text, and the order that removes heads greedily", lm_prune},
 };
 static const size_t lm_command_count = sizeof lm_commands / sizeof lm_commands[0];
 

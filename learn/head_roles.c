@@ -176,3 +176,100 @@ mha_status lm_heads_measure(const lm_model *m, const int *ids, size_t n,
     free(weights); free(x); free(starts); free(spans); free(tally);
     return status;
 }
+static double next_token_loss(const float *z, size_t V, int target)
+{
+    double top = z[0], sum = 0;
+    for (size_t v = 1; v < V; v++)
+        top = z[v] > top ? z[v] : top;
+    for (size_t v = 0; v < V; v++)
+        sum += exp(z[v] - top);
+    return top + log(sum) - z[target];
+}
+mha_status lm_sample_loss(const lm_model *m, const int *ids, size_t n, size_t windows,
+                          double *loss)
+{
+    enum { BATCH = 16 };
+    if (m == NULL || ids == NULL || loss == NULL)
+        return MHA_ERR_NULL;
+    const size_t T = m->config.context, V = m->config.vocab;
+    if (windows == 0 || n < T + 1)
+        return MHA_ERR_SHAPE;
+    const size_t B = windows < BATCH ? windows : BATCH;
+    lm_workspace ws;
+    mha_status status = lm_workspace_init(&ws, m, B, T, 0);
+    int *x = malloc(B * T * sizeof *x);
+    if (status == MHA_OK && x == NULL)
+        status = MHA_ERR_NOMEM;
+    double total = 0;
+    for (size_t k0 = 0; status == MHA_OK && k0 < windows; k0 += B) {
+        const size_t b_n = windows - k0 < B ? windows - k0 : B;
+        size_t start[BATCH];
+        for (size_t b = 0; b < b_n; b++) {
+            const size_t k = k0 + b;
+            start[b] = windows == 1 ? 0 : (n - T - 1) * k / (windows - 1);
+            memcpy(x + b * T, ids + start[b], T * sizeof *x);
+        }
+        status = lm_forward(m, &ws, x, b_n, T);
+        for (size_t b = 0; status == MHA_OK && b < b_n; b++)
+            for (size_t i = 0; i < T; i++)
+                total += next_token_loss(ws.logits + (b * T + i) * V, V, ids[start[b] + i + 1]);
+    }
+    *loss = total / (double)(windows * T);
+    lm_workspace_free(&ws);
+    free(x);
+    return status == MHA_OK && !isfinite(*loss) ? MHA_ERR_RANGE : status;
+}
+mha_status lm_heads_importance(lm_model *m, lm_mask_loss loss, void *context, double *base,
+                               double *importance)
+{
+    if (m == NULL || loss == NULL || base == NULL || importance == NULL)
+        return MHA_ERR_NULL;
+    if (lm_heads_removed(m) > 0)
+        return MHA_ERR_ARG;
+    const size_t H = m->config.heads, NH = m->config.layers * H;
+    mha_status status = loss(m, context, base);
+    if (status == MHA_OK && !isfinite(*base))
+        status = MHA_ERR_RANGE;
+    for (size_t k = 0; status == MHA_OK && k < NH; k++) {
+        status = lm_head_keep(m, k / H, k % H, 0);
+        if (status == MHA_OK)
+            status = loss(m, context, &importance[k]);
+        if (status == MHA_OK && !isfinite(importance[k] -= *base))
+            status = MHA_ERR_RANGE;
+        lm_heads_restore(m);
+    }
+    return status;
+}
+mha_status lm_heads_prune(lm_model *m, lm_mask_loss loss, void *context, size_t count,
+                          lm_prune_step *steps)
+{
+    if (m == NULL || loss == NULL || (steps == NULL && count > 0))
+        return MHA_ERR_NULL;
+    const size_t H = m->config.heads, NH = m->config.layers * H;
+    if (lm_heads_removed(m) > 0 || count > NH)
+        return MHA_ERR_ARG;
+    mha_status status = MHA_OK;
+    for (size_t s = 0; status == MHA_OK && s < count; s++) {
+        size_t best = NH;
+        double best_loss = 0;
+        for (size_t k = 0; status == MHA_OK && k < NH; k++) {
+            if (m->head_mask[k] != 1.0f)
+                continue;                          /* removed at an earlier step */
+            double trial = 0;
+            status = lm_head_keep(m, k / H, k % H, 0);
+            if (status == MHA_OK)
+                status = loss(m, context, &trial);
+            if (status == MHA_OK && !isfinite(trial))
+                status = MHA_ERR_RANGE;
+            m->head_mask[k] = 1.0f;
+            if (status == MHA_OK && (best == NH || trial < best_loss))
+                best = k, best_loss = trial;
+        }
+        if (status == MHA_OK) {
+            m->head_mask[best] = 0.0f;
+            steps[s] = (lm_prune_step){best / H, best % H, best_loss};
+        }
+    }
+    lm_heads_restore(m);
+    return status;
+}

@@ -55,4 +55,30 @@ enum { LM_SPAN_MIN = 20, LM_SPAN_MAX = 50, LM_HEADS_BATCH = 8 };
 MHA_MUST_CHECK mha_status lm_heads_measure(const lm_model *m, const int *ids, size_t n,
                                            const unsigned char *classes, size_t windows,
                                            uint64_t seed, lm_head_scores *scores);
+/* The mean cross-entropy of the next token over windows windows of the
+   model's context T spread evenly over ids (n): window k starts at
+   k (n - T - 1) / (windows - 1).  MHA_ERR_NULL; MHA_ERR_SHAPE for no windows
+   or n < T + 1; the forward pass's errors; MHA_ERR_RANGE for a loss that is
+   not finite. */
+MHA_MUST_CHECK mha_status lm_sample_loss(const lm_model *m, const int *ids, size_t n,
+                                         size_t windows, double *loss);
+/* A loss of the model as its head mask stands. */
+typedef mha_status (*lm_mask_loss)(const lm_model *m, void *context, double *loss);
+/* From a model with every head kept: the loss with none removed into *base,
+   and each head's importance, the loss with it alone removed less *base,
+   into importance (N H; head h of block l at l H + h).  Every head is kept
+   again on return.  MHA_ERR_NULL; MHA_ERR_ARG if a head is removed; loss's
+   errors; MHA_ERR_RANGE for a loss that is not finite. */
+MHA_MUST_CHECK mha_status lm_heads_importance(lm_model *m, lm_mask_loss loss, void *context,
+                                              double *base, double *importance);
+typedef struct lm_prune_step {
+    size_t layer, head;            /* the head removed at this step */
+    double loss;                   /* the loss with it and every earlier one removed */
+} lm_prune_step;
+/* The greedy order: steps (count, at most N H) of removals from a model with
+   every head kept, each the head whose removal raises the loss least (ties
+   to the first, block-major).  Every head is kept again on return.  Errors
+   as lm_heads_importance's, and MHA_ERR_ARG for count above N H. */
+MHA_MUST_CHECK mha_status lm_heads_prune(lm_model *m, lm_mask_loss loss, void *context,
+                                         size_t count, lm_prune_step *steps);
 #endif

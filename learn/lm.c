@@ -74,11 +74,13 @@ mha_status lm_model_alloc(lm_model *m, const lm_config *c)
     m->tensor_count = describe(c, NULL);
     m->params = calloc(count, sizeof(float));
     m->tensors = calloc(m->tensor_count, sizeof *m->tensors);
-    if (m->params == NULL || m->tensors == NULL) {
+    m->head_mask = malloc(c->layers * c->heads * sizeof *m->head_mask);
+    if (m->params == NULL || m->tensors == NULL || m->head_mask == NULL) {
         lm_model_free(m);
         return MHA_ERR_NOMEM;
     }
     describe(c, m->tensors);
+    lm_heads_restore(m);
     return MHA_OK;
 }
 void lm_model_free(lm_model *m)
@@ -87,6 +89,7 @@ void lm_model_free(lm_model *m)
         return;
     free(m->params);
     free(m->tensors);
+    free(m->head_mask);
     memset(m, 0, sizeof *m);
 }
 const lm_tensor *lm_tensor_find(const lm_model *m, const char *name)
@@ -190,6 +193,7 @@ mha_status lm_workspace_init(lm_workspace *ws, const lm_model *m, size_t batch, 
     ws->mean = alloc_floats(rows, 1, 1, &failed);
     ws->rstd = alloc_floats(rows, 1, 1, &failed);
     ws->logits = alloc_floats(rows, c->vocab, 1, &failed);
+    ws->out_proj = alloc_floats(E, E, 1, &failed);
     if (training) {
         ws->grad_a = alloc_floats(rows, E, 1, &failed);
         ws->grad_b = alloc_floats(rows, E, 1, &failed);
@@ -217,6 +221,7 @@ void lm_workspace_free(lm_workspace *ws)
     free(ws->saved);
     free(ws->stream); free(ws->normed); free(ws->mean); free(ws->rstd);
     free(ws->logits); free(ws->grad_a); free(ws->grad_b); free(ws->grads);
+    free(ws->out_proj);
     memset(ws, 0, sizeof *ws);
 }
 static mha_status check_tokens(const int *tokens, size_t n, size_t V)
@@ -245,7 +250,20 @@ static mha_status forward(const lm_model *m, lm_workspace *ws, const int *tokens
     const mha_block_shape shape = {B, L, E, c->heads, c->hidden};
     const mha_mask mask = {.causal = 1};
     for (size_t l = 0; status == MHA_OK && l < c->layers; l++) {
-        const mha_block_params p = lm_block_params(m, l);
+        mha_block_params p = lm_block_params(m, l);
+        if (m->head_mask != NULL) {
+            const size_t H = c->heads, D = E / H;
+            const float *keep = m->head_mask + l * H;
+            size_t kept = 0;
+            for (size_t h = 0; h < H; h++)
+                kept += keep[h] == 1.0f;
+            if (kept < H) {
+                for (size_t o = 0; o < E; o++)
+                    for (size_t k = 0; k < E; k++)
+                        ws->out_proj[o * E + k] = p.attn.out_proj_weight[o * E + k] * keep[k / D];
+                p.attn.out_proj_weight = ws->out_proj;
+            }
+        }
         const float *in = ws->stream + l * rows * E;
         float *out = ws->stream + (l + 1) * rows * E;
         status = weights ? mha_block_forward_weights(&shape, &p, in, &mask, out,
@@ -290,6 +308,8 @@ mha_status lm_loss(const lm_model *m, lm_workspace *ws, const int *tokens, const
     const lm_config *c = &m->config;
     const size_t B = ws->batch, L = ws->length, E = c->embed_dim, V = c->vocab, rows = B * L;
     mha_status status = check_tokens(targets, rows, V);
+    if (status == MHA_OK && ws->training && lm_heads_removed(m) > 0)
+        status = MHA_ERR_ARG;                      /* no gradient through a removed head */
     if (status == MHA_OK)
         status = forward(m, ws, tokens, B, L, ws->training, NULL);
     if (status != MHA_OK)
@@ -454,6 +474,8 @@ mha_status lm_decoder_step(lm_decoder *d, int token)
         return MHA_ERR_ARG;
     if (d->position >= c->context)
         return MHA_ERR_CACHE_FULL;
+    if (lm_heads_removed(m) > 0)
+        return MHA_ERR_ARG;                        /* the decoder runs every head */
     const float *tok = m->params + m->tensors[0].offset, *pos = m->params + m->tensors[1].offset;
     for (size_t e = 0; e < E; e++)
         d->x[e] = tok[(size_t)token * E + e] + pos[d->position * E + e];
@@ -528,4 +550,25 @@ mha_status lm_forward_weights(const lm_model *m, lm_workspace *ws, const int *to
     if (m == NULL || ws == NULL || weights == NULL)
         return MHA_ERR_NULL;
     return forward(m, ws, tokens, B, L, 0, weights);
+}
+mha_status lm_head_keep(lm_model *m, size_t layer, size_t head, int keep)
+{
+    if (m == NULL || m->head_mask == NULL)
+        return MHA_ERR_NULL;
+    if (layer >= m->config.layers || head >= m->config.heads)
+        return MHA_ERR_ARG;
+    m->head_mask[layer * m->config.heads + head] = keep ? 1.0f : 0.0f;
+    return MHA_OK;
+}
+void lm_heads_restore(lm_model *m)
+{
+    for (size_t k = 0; m->head_mask && k < m->config.layers * m->config.heads; k++)
+        m->head_mask[k] = 1.0f;
+}
+size_t lm_heads_removed(const lm_model *m)
+{
+    size_t removed = 0;
+    for (size_t k = 0; m->head_mask && k < m->config.layers * m->config.heads; k++)
+        removed += m->head_mask[k] != 1.0f;
+    return removed;
 }

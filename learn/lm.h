@@ -26,6 +26,7 @@ typedef struct lm_model {
     float *params;                 /* (count) */
     size_t tensor_count;
     lm_tensor *tensors;            /* (tensor_count), in state_dict order */
+    float *head_mask;              /* (N, H): 1 keeps a head, 0 removes it (chapter 17) */
 } lm_model;
 MHA_MUST_CHECK mha_status lm_config_check(const lm_config *c);
 MHA_MUST_CHECK mha_status lm_model_alloc(lm_model *m, const lm_config *c);
@@ -44,6 +45,7 @@ typedef struct lm_workspace {
     mha_block_saved *saved;        /* (N) */
     size_t saved_count;
     float *grads;                  /* (count) */
+    float *out_proj;               /* (E, E): a block's output projection less its removed heads */
 } lm_workspace;
 MHA_MUST_CHECK mha_status lm_workspace_init(lm_workspace *ws, const lm_model *m, size_t batch,
                                             size_t length, int training);
@@ -52,8 +54,8 @@ void lm_workspace_free(lm_workspace *ws);
 MHA_MUST_CHECK mha_status lm_forward(const lm_model *m, lm_workspace *ws, const int *tokens,
                                      size_t B, size_t L);
 /* The mean cross-entropy of targets (B, L) after tokens (B, L) into *loss;
-   with a training workspace, the gradient of it into ws->grads.  The batch
-   is the workspace's. */
+   with a training workspace, the gradient of it into ws->grads (MHA_ERR_ARG
+   if a head is removed).  The batch is the workspace's. */
 MHA_MUST_CHECK mha_status lm_loss(const lm_model *m, lm_workspace *ws, const int *tokens,
                                   const int *targets, double *loss);
 /* lm_forward, and every head's attention weights into weights (N, B, H, L, L):
@@ -62,6 +64,12 @@ MHA_MUST_CHECK mha_status lm_loss(const lm_model *m, lm_workspace *ws, const int
 MHA_MUST_CHECK mha_status lm_forward_weights(const lm_model *m, lm_workspace *ws,
                                              const int *tokens, size_t B, size_t L,
                                              float *weights);
+/* Keeps (keep 1) or removes (keep 0) head `head` of block `layer` from every
+   forward pass: its output is multiplied by 0 before the output projection.
+   MHA_ERR_NULL; MHA_ERR_ARG for a head or block beyond the model's. */
+MHA_MUST_CHECK mha_status lm_head_keep(lm_model *m, size_t layer, size_t head, int keep);
+void lm_heads_restore(lm_model *m);              /* keeps every head */
+size_t lm_heads_removed(const lm_model *m);      /* heads whose multiplier is not 1 */
 typedef struct lm_adamw {
     double beta1, beta2, epsilon, weight_decay;
     size_t step;                   /* steps taken */
@@ -86,7 +94,7 @@ MHA_MUST_CHECK mha_status lm_decoder_init(lm_decoder *d, const lm_model *model);
 void lm_decoder_reset(lm_decoder *d);
 void lm_decoder_free(lm_decoder *d);
 /* Feeds token at the next position; its logits into d->logits.
-   MHA_ERR_CACHE_FULL once the context is full. */
+   MHA_ERR_CACHE_FULL once the context is full; MHA_ERR_ARG if a head is removed. */
 MHA_MUST_CHECK mha_status lm_decoder_step(lm_decoder *d, int token);
 /* A token drawn from logits (V) at temperature (0: the largest), among the
    top_k largest (0: all). */

@@ -57,6 +57,19 @@ int mha_read_austen_heads(const char *path, austen_heads *table);
 void mha_print_austen_heads_numbers(FILE *out);
 void mha_print_austen_heads(FILE *out);
 void mha_print_austen_heads_scores(FILE *out);
+typedef struct austen_prune {
+    size_t context, windows, layers, heads;
+    double base;
+    double importance[1024], loss[1024];   /* (layers, heads); loss NAN: not removed */
+    size_t step[1024];                     /* the greedy step that removed it; 0: none */
+    char role[1024][24];                   /* from figures/austen-heads.tsv */
+    double entropy[1024];                  /* entropy_bits from there; NAN if unmeasured */
+} austen_prune;
+int mha_read_austen_prune(const char *path, austen_prune *table);
+void mha_print_austen_prune_numbers(FILE *out);
+void mha_print_austen_prune(FILE *out);
+void mha_print_austen_prune_curve(FILE *out);
+void mha_print_austen_prune_roles(FILE *out);
 void mha_print_demo_sample(FILE *out);
 /* n with thin spaces between groups of three digits, in buf; returns buf. */
 const char *format_count(char buf[64], unsigned long long n);

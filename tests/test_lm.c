@@ -515,8 +515,11 @@ static void linear_64(size_t L, size_t K, size_t O, const double *x, const float
             y[i * O + o] = s;
         }
 }
-/* want (N, H, L, L): the weights of the tiny model on one window x (L) */
-static void weights_64(const lm_model *m, const int *x, size_t L, double *want)
+/* want (N, H, L, L): the weights of the tiny model on one window x (L), with
+   the output of head h of block l zeroed before the output projection where
+   removed[l H + h] (removed NULL: none); its logits (L, V) too, unless NULL */
+static void weights_64(const lm_model *m, const int *x, size_t L, const unsigned char *removed,
+                       double *want, double *logits)
 {
     const size_t E = tiny.embed_dim, H = tiny.heads, D = E / H, F = tiny.hidden;
     double *h = calloc(L * E, sizeof *h), *u = calloc(L * E, sizeof *u);
@@ -552,6 +555,8 @@ static void weights_64(const lm_model *m, const int *x, size_t L, double *want)
                 for (size_t j = 0; j < L; j++)
                     w[j] /= sum;
             }
+        for (size_t k = 0; removed != NULL && k < L * E; k++)
+            ctx[k] = removed[l * H + k % E / D] ? 0 : ctx[k];
         linear_64(L, E, E, ctx, p.attn.out_proj_weight, p.attn.out_proj_bias, a);
         for (size_t k = 0; k < L * E; k++)
             h[k] += a[k];
@@ -562,6 +567,15 @@ static void weights_64(const lm_model *m, const int *x, size_t L, double *want)
         linear_64(L, F, E, hidden, p.linear2_weight, p.linear2_bias, a);
         for (size_t k = 0; k < L * E; k++)
             h[k] += a[k];
+    }
+    if (logits != NULL) {
+        const float *g = m->params + lm_tensor_find(m, "norm.weight")->offset;
+        const float *b = m->params + lm_tensor_find(m, "norm.bias")->offset;
+        const size_t V = tiny.vocab;
+        layer_norm_64(L, E, h, g, b, u);
+        float *zero = calloc(V, sizeof *zero);
+        linear_64(L, E, V, u, tok, zero, logits);
+        free(zero);
     }
     free(h); free(u); free(qkv); free(ctx); free(a); free(hidden);
 }
@@ -584,7 +598,7 @@ Test(heads, forward_weights_equal_a_float64_recomputation) {
     double worst = 0;
     size_t above = 0;
     for (size_t b = 0; b < B; b++) {
-        weights_64(&m, x + b * L, L, want);
+        weights_64(&m, x + b * L, L, NULL, want, NULL);
         for (size_t l = 0; l < N; l++)
             for (size_t h = 0; h < H; h++)
                 for (size_t i = 0; i < L; i++)
@@ -681,5 +695,293 @@ Test(heads_command, bad_inputs_get_one_line) {
     expect_one_error(run_mha("lm", "heads", model, "--text", valid, "--windows", "0", NULL),
                      "--windows");
     cr_expect(access(path_in(model, "heads.tsv"), F_OK) != 0, "a refused run wrote heads.tsv");
+    remove_tree(dir);
+}
+Test(heads_mask, removing_a_head_equals_zeroing_its_slice) {
+    lm_model m;
+    load_tiny(&m);
+    size_t n;
+    int *x = golden_ints("tokens", &n);
+    const size_t L = 16, N = tiny.layers, H = tiny.heads, V = tiny.vocab;
+    double *want = malloc(N * H * L * L * sizeof *want), *z = malloc(L * V * sizeof *z);
+    double *z_all = malloc(L * V * sizeof *z_all);
+    float *plain = malloc(L * V * sizeof *plain);
+    lm_workspace ws;
+    cr_assert_eq(lm_workspace_init(&ws, &m, 1, L, 0), MHA_OK);
+    cr_assert_eq(lm_forward(&m, &ws, x, 1, L), MHA_OK);
+    memcpy(plain, ws.logits, L * V * sizeof *plain);
+    weights_64(&m, x, L, NULL, want, z_all);
+    const size_t cases[3][2][2] = {{{0, 1}, {0, 1}}, {{1, 3}, {1, 3}}, {{0, 2}, {1, 0}}};
+    for (size_t c = 0; c < 3; c++) {
+        unsigned char removed[8] = {0};
+        for (size_t k = 0; k < 2; k++) {
+            cr_assert_eq(lm_head_keep(&m, cases[c][k][0], cases[c][k][1], 0), MHA_OK);
+            removed[cases[c][k][0] * H + cases[c][k][1]] = 1;
+        }
+        cr_expect_eq(lm_heads_removed(&m), c < 2 ? 1 : 2);
+        cr_assert_eq(lm_forward(&m, &ws, x, 1, L), MHA_OK);
+        weights_64(&m, x, L, removed, want, z);
+        double worst = 0, moved = 0;
+        for (size_t k = 0; k < L * V; k++) {
+            const double e = fabs(ws.logits[k] - z[k]);
+            worst = e > worst || e != e ? e : worst;
+            moved = fmax(moved, fabs(z[k] - z_all[k]));
+        }
+        cr_expect(worst <= 1e-5, "case %zu: logits off by %g", c, worst);
+        cr_expect(moved >= 1e-3, "case %zu: removing the heads moved no logit (%g)", c, moved);
+        lm_heads_restore(&m);
+    }
+    cr_assert_eq(lm_forward(&m, &ws, x, 1, L), MHA_OK);
+    cr_expect(memcmp(plain, ws.logits, L * V * sizeof *plain) == 0,
+              "the logits with every head kept again are not the model's");
+    cr_expect_eq(lm_head_keep(&m, N, 0, 0), MHA_ERR_ARG);
+    cr_expect_eq(lm_head_keep(&m, 0, H, 0), MHA_ERR_ARG);
+    cr_expect_eq(lm_head_keep(NULL, 0, 0, 0), MHA_ERR_NULL);
+    lm_workspace train;
+    cr_assert_eq(lm_workspace_init(&train, &m, 1, L, 1), MHA_OK);
+    cr_assert_eq(lm_head_keep(&m, 1, 1, 0), MHA_OK);
+    double loss;
+    cr_expect_eq(lm_loss(&m, &train, x, x + 1, &loss), MHA_ERR_ARG);
+    lm_decoder dec;
+    cr_assert_eq(lm_decoder_init(&dec, &m), MHA_OK);
+    cr_expect_eq(lm_decoder_step(&dec, x[0]), MHA_ERR_ARG);
+    lm_decoder_free(&dec);
+    lm_workspace_free(&train);
+    lm_workspace_free(&ws);
+    lm_model_free(&m);
+    free(x); free(want); free(z); free(z_all); free(plain);
+}
+struct tokens_of { const int *ids; size_t n, windows; };
+static mha_status sample_loss(const lm_model *m, void *context, double *loss)
+{
+    const struct tokens_of *t = context;
+    return lm_sample_loss(m, t->ids, t->n, t->windows, loss);
+}
+Test(heads_prune, a_head_that_writes_nothing_has_importance_zero) {
+    lm_model m;
+    load_tiny(&m);
+    size_t n;
+    int *x = golden_ints("tokens", &n);
+    const size_t T = tiny.context, E = tiny.embed_dim, H = tiny.heads, D = E / H;
+    int inputs[2 * 16], targets[2 * 16];
+    for (size_t b = 0; b < 2; b++)                 /* windows at 0 and n - T - 1 */
+        for (size_t i = 0; i < T; i++)
+            inputs[b * T + i] = x[b * (n - T - 1) + i], targets[b * T + i] = x[b * (n - T - 1) + i + 1];
+    lm_workspace ws;
+    cr_assert_eq(lm_workspace_init(&ws, &m, 2, T, 0), MHA_OK);
+    double want, got;
+    cr_assert_eq(lm_loss(&m, &ws, inputs, targets, &want), MHA_OK);
+    cr_assert_eq(lm_sample_loss(&m, x, n, 2, &got), MHA_OK);
+    cr_expect(fabs(got - want) <= 1e-12 * want, "sample loss %.17g, lm_loss %.17g", got, want);
+    float *w = m.params + lm_tensor_find(&m, "blocks.1.self_attn.out_proj.weight")->offset;
+    for (size_t o = 0; o < E; o++)
+        for (size_t d = 0; d < D; d++)
+            w[o * E + 2 * D + d] = 0;
+    struct tokens_of sample = {x, n, 2};
+    double base, importance[8];
+    cr_assert_eq(lm_heads_importance(&m, sample_loss, &sample, &base, importance), MHA_OK);
+    cr_expect(importance[1 * H + 2] == 0.0, "importance %g", importance[1 * H + 2]);
+    for (size_t k = 0; k < 8; k++)
+        cr_expect(k == 1 * H + 2 || fabs(importance[k]) > 1e-6, "head %zu: importance %g", k,
+                  importance[k]);
+    cr_expect_eq(lm_heads_removed(&m), 0);
+    cr_expect_eq(lm_sample_loss(&m, x, T, 1, &got), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_sample_loss(&m, x, n, 0, &got), MHA_ERR_SHAPE);
+    lm_workspace_free(&ws);
+    lm_model_free(&m);
+    free(x);
+}
+static mha_status made_loss(const lm_model *m, void *context, double *loss)
+{
+    const double cost[4] = {0.3, 0.1, 0.25, 0.2};
+    const float *keep = m->head_mask;
+    *loss = 2.0 + (keep[1] == 0 && keep[3] == 0 ? 0.5 : 0);
+    for (size_t k = 0; k < 4; k++)
+        *loss += keep[k] == 0 ? cost[k] : 0;
+    ++*(size_t *)context;
+    return MHA_OK;
+}
+static mha_status nan_loss(const lm_model *m, void *context, double *loss)
+{
+    (void)m, (void)context;
+    *loss = NAN;
+    return MHA_OK;
+}
+Test(heads_prune, the_greedy_order_on_a_loss_made_by_hand) {
+    const lm_config c = {4, 2, 2, 2, 2, 1};
+    lm_model m;
+    cr_assert_eq(lm_model_alloc(&m, &c), MHA_OK);
+    size_t calls = 0;
+    double base, importance[4];
+    cr_assert_eq(lm_heads_importance(&m, made_loss, &calls, &base, importance), MHA_OK);
+    const double cost[4] = {0.3, 0.1, 0.25, 0.2};
+    cr_expect(fabs(base - 2.0) <= 1e-12 && calls == 5, "base %g after %zu passes", base, calls);
+    for (size_t k = 0; k < 4; k++)
+        cr_expect(fabs(importance[k] - cost[k]) <= 1e-12, "head %zu: %g", k, importance[k]);
+    lm_prune_step steps[4];
+    calls = 0;
+    cr_assert_eq(lm_heads_prune(&m, made_loss, &calls, 4, steps), MHA_OK);
+    const size_t order[4][2] = {{0, 1}, {1, 0}, {0, 0}, {1, 1}};
+    const double loss[4] = {2.1, 2.35, 2.65, 3.35};
+    for (size_t s = 0; s < 4; s++)
+        cr_expect(steps[s].layer == order[s][0] && steps[s].head == order[s][1] &&
+                  fabs(steps[s].loss - loss[s]) <= 1e-12, "step %zu: head %zu of block %zu, "
+                  "loss %g", s + 1, steps[s].head, steps[s].layer, steps[s].loss);
+    cr_expect_eq(calls, 4 + 3 + 2 + 1);
+    cr_expect_eq(lm_heads_removed(&m), 0);
+    cr_expect_eq(lm_heads_prune(&m, made_loss, &calls, 2, steps), MHA_OK);
+    cr_expect(steps[1].layer == 1 && steps[1].head == 0, "a shorter run changed the order");
+    cr_expect_eq(lm_heads_prune(&m, made_loss, &calls, 5, steps), MHA_ERR_ARG);
+    cr_expect_eq(lm_heads_prune(&m, nan_loss, NULL, 1, steps), MHA_ERR_RANGE);
+    cr_expect_eq(lm_heads_importance(&m, nan_loss, NULL, &base, importance), MHA_ERR_RANGE);
+    cr_assert_eq(lm_head_keep(&m, 0, 0, 0), MHA_OK);
+    cr_expect_eq(lm_heads_prune(&m, made_loss, &calls, 1, steps), MHA_ERR_ARG);
+    cr_expect_eq(lm_heads_importance(&m, made_loss, &calls, &base, importance), MHA_ERR_ARG);
+    cr_expect_eq(lm_heads_importance(&m, NULL, &calls, &base, importance), MHA_ERR_NULL);
+    lm_model_free(&m);
+}
+static double field(const char *text, const char *name)
+{
+    const char *at = strstr(text, name);
+    return at ? strtod(at + strlen(name), NULL) : NAN;
+}
+Test(prune_command, prints_each_step_and_writes_the_table) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    free(small_text(dir, "valid.txt", 2, 400));
+    struct cli_result t = train_small(dir, "m", NULL, NULL);
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    char model[256], valid[256];
+    snprintf(model, sizeof model, "%s/m", dir);
+    snprintf(valid, sizeof valid, "%s/valid.txt", dir);
+    struct cli_result all = run_mha("lm", "eval", model, "--text", valid, NULL);
+    struct cli_result cut = run_mha("lm", "eval", model, "--text", valid, "--mask", "1:0,0:1",
+                                    NULL);
+    cr_assert(all.status == 0 && cut.status == 0, "%s%s", all.err, cut.err);
+    cr_expect(strstr(all.out, "removed=") == NULL && strstr(cut.out, " removed=2\n") != NULL,
+              "%s%s", all.out, cut.out);
+    cr_expect(field(cut.out, "loss=") != field(all.out, "loss="), "%s%s", all.out, cut.out);
+    struct cli_result r = run_mha("lm", "prune", model, "--text", valid, "--tokens", "64", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    double base;
+    int used = 0;
+    cr_assert_eq(sscanf(r.out, "tokens=64 windows=4 context=16 loss=%lf\n%n", &base, &used), 1,
+                 "%s", r.out);
+    size_t size;
+    char *tsv = slurp(path_in(model, "prune.tsv"), &size);
+    char *row = strchr(tsv, '\n');
+    cr_assert(strncmp(tsv, "# prune\ttext=", 13) == 0 && row != NULL, "%s", tsv);
+    cr_expect(field(tsv, "base=") == base, "%s", tsv);
+    cr_expect(strncmp(row + 1, "layer\thead\timportance\tstep\tloss\n", 32) == 0, "%s", tsv);
+    row = strchr(row + 1, '\n') + 1;
+    double importance[4], after[4], least = INFINITY;
+    size_t step_of[4];
+    for (size_t k = 0; k < 4; k++) {
+        size_t layer, head;
+        int n = 0;
+        cr_assert_eq(sscanf(row, "%zu\t%zu\t%lf\t%zu\t%lf\n%n", &layer, &head, &importance[k],
+                            &step_of[k], &after[k], &n), 5, "%s", row);
+        cr_expect(layer == k / 2 && head == k % 2 && step_of[k] >= 1 && step_of[k] <= 4, "%s",
+                  row);
+        least = fmin(least, importance[k]);
+        row += n;
+    }
+    cr_expect(row == tsv + size, "more than four rows: %s", row);
+    const char *line = r.out + used;
+    for (size_t s = 1; s <= 4; s++) {
+        size_t k, layer, head;
+        double share, loss;
+        char again[256];
+        int n = 0;
+        cr_assert_eq(sscanf(line, "removed=%zu share=%lf layer=%zu head=%zu loss=%lf\n%n", &k,
+                            &share, &layer, &head, &loss, &n), 5, "%s", line);
+        snprintf(again, sizeof again, "removed=%zu share=%.3f layer=%zu head=%zu loss=%.6f\n",
+                 s, s / 4.0, layer, head, loss);
+        cr_expect(strncmp(line, again, (size_t)n) == 0 && layer < 2 && head < 2, "%.*s is not %s",
+                  n, line, again);
+        cr_expect(step_of[layer * 2 + head] == s && after[layer * 2 + head] == loss,
+                  "step %zu: the table says step %zu, loss %g", s, step_of[layer * 2 + head],
+                  after[layer * 2 + head]);
+        if (s == 1)
+            cr_expect(fabs(loss - (base + least)) <= 2e-6, "first step %g, base %g + %g", loss,
+                      base, least);
+        line += n;
+    }
+    cr_expect(*line == '\0', "more lines: %s", line);
+    struct cli_result two = run_mha("lm", "prune", model, "--text", valid, "--tokens", "64",
+                                    "--max", "2", NULL);
+    cr_assert_eq(two.status, 0, "%s", two.err);
+    cr_expect(strncmp(two.out, r.out, (size_t)(strstr(r.out, "removed=3") - r.out)) == 0 &&
+              strstr(two.out, "removed=3") == NULL, "%s", two.out);
+    char *short_tsv = slurp(path_in(model, "prune.tsv"), &size);
+    size_t untouched = 0;
+    for (const char *p = strstr(short_tsv, "\t0\t-\n"); p; p = strstr(p + 1, "\t0\t-\n"))
+        untouched++;
+    cr_expect_eq(untouched, 2, "%s", short_tsv);
+    struct cli_result help = run_mha("help", "lm", NULL);
+    cr_expect(strstr(help.out, "  prune ") != NULL, "%s", help.out);
+    free(tsv); free(short_tsv);
+    free_result(&t); free_result(&all); free_result(&cut); free_result(&r); free_result(&two);
+    free_result(&help);
+    remove_tree(dir);
+}
+Test(prune_command, bad_inputs_get_one_line) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    free(small_text(dir, "valid.txt", 2, 400));
+    write_bytes(dir, "short.txt", "Emma was.", 9);
+    struct cli_result t = train_small(dir, "m", NULL, NULL);
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    free_result(&t);
+    char model[256], valid[256], text[256], missing[256];
+    snprintf(model, sizeof model, "%s/m", dir);
+    snprintf(valid, sizeof valid, "%s/valid.txt", dir);
+    snprintf(text, sizeof text, "%s/short.txt", dir);
+    snprintf(missing, sizeof missing, "%s/none", dir);
+    const char *masks[] = {"", "x", "0", "0:", ":1", "0:1,", "0:1;1:0", "-1:0", "0:-1", "2:0",
+                           "0:2", "0:1,7:0", "99999999999999999999:0", " 0:1", "0,1", "0.1"};
+    for (size_t k = 0; k < sizeof masks / sizeof masks[0]; k++)
+        expect_one_error(run_mha("lm", "eval", model, "--text", valid, "--mask", masks[k], NULL),
+                         "--mask");
+    expect_one_error(run_mha("lm", "prune", missing, "--text", valid, NULL), "none/model.txt");
+    expect_one_error(run_mha("lm", "prune", model, "--text", text, NULL), "short.txt");
+    expect_one_error(run_mha("lm", "prune", model, NULL), "--text");
+    expect_one_error(run_mha("lm", "prune", model, "--text", valid, "--tokens", "0", NULL),
+                     "--tokens");
+    expect_one_error(run_mha("lm", "prune", model, "--text", valid, "--max", "0", NULL),
+                     "--max");
+    cr_expect(access(path_in(model, "prune.tsv"), F_OK) != 0, "a refused run wrote prune.tsv");
+    remove_tree(dir);
+}
+#include "tables.h"
+Test(prune_command, the_printers_read_the_table) {
+    char *dir = make_temp_dir();
+    static const char head[] = "# prune\ttext=v.txt\ttokens=900\tsha256=ab\tcontext=16\t"
+                               "windows=4\tbase=3.250000\nlayer\thead\timportance\tstep\tloss\n";
+    static const char *const rows[] = {
+        "0\t0\t0.500000\t2\t3.900000\n0\t1\t0.100000\t1\t3.350000\n1\t0\t0.000000\t0\t-\n"
+        "1\t1\t0.200000\t0\t-\n",
+        "0\t0\t0.500000\t2\t3.900000\n0\t1\t0.100000\t2\t3.350000\n1\t0\t0.000000\t0\t-\n"
+        "1\t1\t0.200000\t0\t-\n",
+        "0\t0\t0.500000\t2\t3.900000\n0\t1\t0.100000\t1\t-\n1\t0\t0.000000\t0\t-\n"
+        "1\t1\t0.200000\t0\t-\n",
+        "0\t0\t0.500000\t2\t3.900000\n1\t0\t0.000000\t0\t-\n0\t1\t0.100000\t1\t3.350000\n"
+        "1\t1\t0.200000\t0\t-\n"};
+    for (size_t k = 0; k < 4; k++) {
+        char text[1024], path[512];
+        snprintf(text, sizeof text, "%s%s", head, rows[k]);
+        write_bytes(dir, "prune.tsv", text, strlen(text));
+        snprintf(path, sizeof path, "%s/prune.tsv", dir);
+        austen_prune *t = malloc(sizeof *t);
+        cr_assert_not_null(t);
+        const int read = mha_read_austen_prune(path, t);
+        cr_expect_eq(read, k == 0, "table %zu: read %d", k, read);
+        if (k == 0)
+            cr_expect(t->layers == 2 && t->heads == 2 && t->context == 16 && t->windows == 4 &&
+                      t->base == 3.25 && t->importance[0] == 0.5 && t->step[1] == 1 &&
+                      t->loss[1] == 3.35 && t->step[2] == 0 && isnan(t->loss[3]),
+                      "read %zu x %zu, base %g", t->layers, t->heads, t->base);
+        free(t);
+    }
     remove_tree(dir);
 }
