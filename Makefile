@@ -41,7 +41,7 @@ INC_TABLES := -I$(BUILD)/L/tables $(INC_CMD)
 LDLIBS  := -lm
 
 .PHONY: all deps deps-bench deps-corpus tangle test corpus austen-baselines austen-model \
-        austen-figures austen-quick austen-check austen-heads austen-prune bench-lm lm-torch-check \
+        austen-figures austen-quick austen-check austen-heads austen-prune heads-study bench-lm lm-torch-check \
         test-viz \
         check lint check-tangle check-figures clang-build book \
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
@@ -238,6 +238,21 @@ austen-heads: $(BUILD)/mha $(BUILD)/corpus/valid.txt
 austen-prune: $(BUILD)/mha $(BUILD)/corpus/valid.txt
 	$(BUILD)/mha lm prune $(AUSTEN_DIR) --text $(BUILD)/corpus/valid.txt
 	cp $(AUSTEN_DIR)/prune.tsv figures/austen-prune.tsv
+
+# The whole study of the heads (chapter "What the heads of the Austen model
+# do"), never run by make check: the heads' roles and the pruning of the
+# committed model, each made only when its table is missing, then the
+# number-of-heads runs of tools/heads-study.sh, which skips every run that
+# has its row in figures/heads-count.tsv and carries on a stopped one from
+# its state in HEADS_STUDY_WORK.  From nothing: about an hour on two cores.
+HEADS_STUDY_WORK ?= $(BUILD)/heads-study
+heads-study: figures/austen-heads.tsv figures/austen-prune.tsv $(BUILD)/mha $(BUILD)/corpus/valid.txt
+	bash tools/heads-study.sh $(BUILD)/mha $(BUILD)/corpus/train.txt $(BUILD)/corpus/valid.txt \
+	  models/austen $(HEADS_STUDY_WORK) figures/heads-count.tsv
+figures/austen-heads.tsv: | $(BUILD)/mha $(BUILD)/corpus/valid.txt
+	$(MAKE) --no-print-directory AUSTEN_DIR=models/austen austen-heads
+figures/austen-prune.tsv: | $(BUILD)/mha $(BUILD)/corpus/valid.txt
+	$(MAKE) --no-print-directory AUSTEN_DIR=models/austen austen-prune
 
 # tools/lm_eval_torch.py against `mha lm eval` (chapter "A small GPT that
 # reads Austen"): a tiny model trained here on a chapter of the book; the

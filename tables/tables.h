@@ -69,7 +69,27 @@ int mha_read_austen_prune(const char *path, austen_prune *table);
 void mha_print_austen_prune_numbers(FILE *out);
 void mha_print_austen_prune(FILE *out);
 void mha_print_austen_prune_curve(FILE *out);
+void mha_print_austen_prune_plot(FILE *out);
 void mha_print_austen_prune_roles(FILE *out);
+typedef struct heads_run {
+    size_t heads, head_dim, seed, layers, dim, context, batch, steps, tokens_seen, parameters;
+    double bits_per_char, loss, seconds;
+} heads_run;
+typedef struct heads_group {           /* the runs of one number of heads */
+    size_t heads, runs;
+    double mean, spread, best, worst;  /* bits per character; spread: sample deviation */
+} heads_group;
+typedef struct heads_count {
+    char cpu[128];
+    size_t runs, groups;
+    heads_run run[256];
+    heads_group group[16];             /* by heads, ascending */
+} heads_count;
+int mha_read_heads_count(const char *path, heads_count *table);
+void mha_write_heads_count_numbers(FILE *out, const heads_count *table);
+void mha_print_heads_count_numbers(FILE *out);
+void mha_print_heads_count(FILE *out);
+void mha_print_heads_count_figure(FILE *out);
 void mha_print_demo_sample(FILE *out);
 /* n with thin spaces between groups of three digits, in buf; returns buf. */
 const char *format_count(char buf[64], unsigned long long n);

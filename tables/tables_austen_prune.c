@@ -54,7 +54,6 @@ static int named_role(const char *role)
     return strcmp(role, "local") != 0 && strcmp(role, "broad") != 0 &&
            strcmp(role, "unmeasured") != 0;
 }
-/* the loss after step s (0: every head kept) */
 /* Spearman's rank correlation of x and y (n), ties given their mean rank */
 static double rank_correlation(const double *x, const double *y, size_t n)
 {
@@ -72,6 +71,7 @@ static double rank_correlation(const double *x, const double *y, size_t n)
     }
     return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
 }
+/* the loss after step s (0: every head kept) */
 static double loss_after(const austen_prune *t, size_t s)
 {
     for (size_t k = 0; s > 0 && k < t->layers * t->heads; k++)
@@ -170,8 +170,9 @@ void mha_print_austen_prune(FILE *out)
         fprintf(out, "%zu", l);
         for (size_t h = 0; h < t->heads; h++) {
             const size_t k = l * t->heads + h;
+            const double shown = fabs(t->importance[k]) < 0.0005 ? 0.0 : t->importance[k];
             fprintf(out, " & \\begin{tabular}{@{}c@{}}\\textsf{%s}\\\\ %.3f\\\\ ",
-                    role_label(t->role[k]), t->importance[k]);
+                    role_label(t->role[k]), shown);
             if (t->step[k])
                 fprintf(out, "\\#%zu\\end{tabular}", t->step[k]);
             else
@@ -204,6 +205,37 @@ void mha_print_austen_prune_curve(FILE *out)
                 t->loss[k], t->loss[k] - t->base);
     }
     fprintf(out, "\\bottomrule\n\\end{tabular}\n");
+    free(t);
+}
+void mha_print_austen_prune_plot(FILE *out)
+{
+    austen_prune *t = calloc(1, sizeof *t);
+    if (t == NULL || !mha_read_austen_prune(AUSTEN_PRUNE, t)) {
+        fprintf(out, "(run \\texttt{make austen-prune} to draw this figure)\n");
+        free(t);
+        return;
+    }
+    const size_t NH = t->layers * t->heads;
+    double lo = floor(t->base), hi = lo + 1;
+    for (size_t s = 1; s <= NH; s++)
+        if (!isnan(loss_after(t, s)))
+            hi = fmax(hi, ceil(loss_after(t, s)));
+    const double ys = 5.0 / (hi - lo);
+    fprintf(out, "\\begin{tikzpicture}[font=\\small]\n"
+                 "\\draw[->] (0,0) -- (10.4,0) node[right] {share removed};\n"
+                 "\\draw[->] (0,0) -- (0,5.4) node[above] {nats per token};\n");
+    for (double v = lo; v <= hi + 0.25; v += 0.5)
+        fprintf(out, "\\draw (0,%.3f) -- (-0.1,%.3f) node[left] {%.1f};\n", (v - lo) * ys,
+                (v - lo) * ys, v);
+    for (int k = 0; k <= 4; k++)
+        fprintf(out, "\\draw (%.1f,0) -- (%.1f,-0.1) node[below] {%.2f};\n", 2.5 * k, 2.5 * k,
+                0.25 * k);
+    fprintf(out, "\\draw[thick] plot coordinates {");
+    for (size_t s = 0; s <= NH; s++)
+        if (!isnan(loss_after(t, s)))
+            fprintf(out, " (%.3f,%.3f)", 10.0 * (double)s / (double)NH,
+                    (loss_after(t, s) - lo) * ys);
+    fprintf(out, "};\n\\end{tikzpicture}\n");
     free(t);
 }
 void mha_print_austen_prune_roles(FILE *out)

@@ -765,8 +765,10 @@ Test(heads_prune, a_head_that_writes_nothing_has_importance_zero) {
     const size_t T = tiny.context, E = tiny.embed_dim, H = tiny.heads, D = E / H;
     int inputs[2 * 16], targets[2 * 16];
     for (size_t b = 0; b < 2; b++)                 /* windows at 0 and n - T - 1 */
-        for (size_t i = 0; i < T; i++)
-            inputs[b * T + i] = x[b * (n - T - 1) + i], targets[b * T + i] = x[b * (n - T - 1) + i + 1];
+        for (size_t i = 0; i < T; i++) {
+            inputs[b * T + i] = x[b * (n - T - 1) + i];
+            targets[b * T + i] = x[b * (n - T - 1) + i + 1];
+        }
     lm_workspace ws;
     cr_assert_eq(lm_workspace_init(&ws, &m, 2, T, 0), MHA_OK);
     double want, got;
@@ -983,5 +985,213 @@ Test(prune_command, the_printers_read_the_table) {
                       "read %zu x %zu, base %g", t->layers, t->heads, t->base);
         free(t);
     }
+    remove_tree(dir);
+}
+#include <sys/stat.h>
+static int run_heads_study(const char *dir, const char *heads, const char *work,
+                           const char *results, char *log, size_t size)
+{
+    const char *mha = getenv("MHA_BINARY") ? getenv("MHA_BINARY") : "../build/mha";
+    char command[2048];
+    snprintf(command, sizeof command, "HEADS='%s' SEEDS='1 2' LAYERS=1 DIM=16 CONTEXT=8 "
+             "BATCH=2 STEPS=4 EVAL_EVERY=2 bash ../tools/heads-study.sh %s %s/train.txt "
+             "%s/valid.txt %s/m %s/%s %s/%s > %s/study.log 2>&1", heads, mha, dir, dir, dir,
+             dir, work, dir, results, dir);
+    const int status = system(command);
+    size_t n;
+    char *text = slurp(path_in(dir, "study.log"), &n);
+    snprintf(log, size, "%s", text);
+    free(text);
+    return status;
+}
+static const char *study_row(const char *table, size_t heads, size_t seed, double *bpc,
+                             double *loss, int *resumed)
+{
+    for (const char *row = strchr(table, '\n'); row; row = strchr(row + 1, '\n')) {
+        size_t h, s;
+        if (sscanf(row + 1, "%zu\t%*u\t%zu\t%*u\t%*u\t%*u\t%*u\t%*u\t%*u\t%*u\t%lf\t%lf\t%*f\t%d",
+                   &h, &s, bpc, loss, resumed) == 5 && h == heads && s == seed)
+            return row + 1;
+    }
+    return NULL;
+}
+Test(heads_study, the_script_on_a_tiny_budget) {
+    char *dir = make_temp_dir(), log[4096];
+    free(small_text(dir, "train.txt", 1, 3000));
+    free(small_text(dir, "valid.txt", 2, 400));
+    struct cli_result t = train_small(dir, "m", NULL, NULL);     /* the tokenizer */
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    free_result(&t);
+    cr_assert_eq(run_heads_study(dir, "1 2", "work", "count.tsv", log, sizeof log), 0, "%s",
+                 log);
+    size_t size;
+    char *table = slurp(path_in(dir, "count.tsv"), &size);
+    cr_assert(strncmp(table, "# heads-study\ttrain_sha256=", 27) == 0, "%s", table);
+    const char *row = strchr(table, '\n') + 1;
+    cr_assert(strncmp(row, "heads\thead_dim\tseed\tlayers\tdim\tcontext\tbatch\tsteps\t"
+                           "tokens_seen\tparameters\tbits_per_char\tloss\tseconds\tresumed\n",
+                      109) == 0, "%s", table);
+    row = strchr(row, '\n') + 1;
+    for (size_t k = 0; k < 4; k++) {
+        size_t h, width, seed, layers, dim, context, batch, steps, tokens, parameters;
+        double bpc, loss, seconds;
+        int resumed, n = 0;
+        cr_assert_eq(sscanf(row, "%zu\t%zu\t%zu\t%zu\t%zu\t%zu\t%zu\t%zu\t%zu\t%zu\t%lf\t%lf\t"
+                                 "%lf\t%d\n%n", &h, &width, &seed, &layers, &dim, &context,
+                            &batch, &steps, &tokens, &parameters, &bpc, &loss, &seconds,
+                            &resumed, &n), 14, "%s", row);
+        cr_expect(h == 1 + k / 2 && width == 16 / h && seed == 1 + k % 2 && layers == 1 &&
+                  dim == 16 && context == 8 && batch == 2 && steps == 4 && tokens == 64 &&
+                  resumed == 0, "%.*s", n, row);
+        char model[256], valid[256];
+        snprintf(model, sizeof model, "%s/work/h%zu-s%zu", dir, h, seed);
+        snprintf(valid, sizeof valid, "%s/valid.txt", dir);
+        struct cli_result e = run_mha("lm", "eval", model, "--text", valid, NULL);
+        cr_expect(e.status == 0 && field(e.out, "bits_per_char=") == bpc &&
+                  field(e.out, "loss=") == loss, "%s is not %.*s", e.out, n, row);
+        free_result(&e);
+        row += n;
+    }
+    cr_expect(*row == '\0', "more rows: %s", row);
+    heads_count *c = malloc(sizeof *c);
+    cr_assert_not_null(c);
+    cr_expect(mha_read_heads_count(path_in(dir, "count.tsv"), c) && c->runs == 4 &&
+              c->groups == 2 && c->group[1].heads == 2 && c->group[1].runs == 2, "%zu runs",
+              c->runs);
+    char command[512];
+    snprintf(command, sizeof command, "rm -rf '%s/work'", dir);
+    cr_assert_eq(system(command), 0);
+    cr_assert_eq(run_heads_study(dir, "1 2", "work", "count.tsv", log, sizeof log), 0, "%s",
+                 log);
+    cr_expect(strstr(log, "training") == NULL && strstr(log, "heads=2 seed=2: done"), "%s",
+              log);
+    size_t again_size;
+    char *again = slurp(path_in(dir, "count.tsv"), &again_size);
+    cr_expect(again_size == size && memcmp(again, table, size) == 0, "%s", again);
+    free(table); free(again); free(c);
+    remove_tree(dir);
+}
+static struct cli_result stop_half_way(const char *dir, const char *work, const char *seed)
+{
+    char model[256], state[256], text[256], valid[256], tokenizer[256];
+    snprintf(model, sizeof model, "%s/%s/h4-s1", dir, work);
+    snprintf(state, sizeof state, "%s/%s/h4-s1.state", dir, work);
+    snprintf(text, sizeof text, "%s/train.txt", dir);
+    snprintf(valid, sizeof valid, "%s/valid.txt", dir);
+    snprintf(tokenizer, sizeof tokenizer, "%s/m", dir);
+    cr_assert_eq(mkdir(path_in(dir, work), 0700), 0);
+    return run_mha("lm", "train", "--text", text, "--valid", valid, "--out", model, "--state",
+                   state, "--tokenizer", tokenizer, "--layers", "1", "--heads", "4", "--dim",
+                   "16", "--context", "8", "--batch", "2", "--steps", "4", "--seed", seed,
+                   "--lr", "0.003", "--eval-every", "2", "--stop-at", "2", NULL);
+}
+Test(heads_study, a_stopped_run_carries_on_and_a_foreign_state_is_refused) {
+    char *dir = make_temp_dir(), log[4096];
+    free(small_text(dir, "train.txt", 1, 3000));
+    free(small_text(dir, "valid.txt", 2, 400));
+    struct cli_result t = train_small(dir, "m", NULL, NULL);
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    free_result(&t);
+    struct cli_result s = stop_half_way(dir, "work", "1");
+    cr_assert_eq(s.status, 0, "%s", s.err);
+    free_result(&s);
+    cr_assert_eq(run_heads_study(dir, "4", "work", "count.tsv", log, sizeof log), 0, "%s", log);
+    cr_assert_eq(run_heads_study(dir, "4", "fresh", "fresh.tsv", log, sizeof log), 0, "%s",
+                 log);
+    size_t size;
+    char *carried = slurp(path_in(dir, "count.tsv"), &size);
+    char *fresh = slurp(path_in(dir, "fresh.tsv"), &size);
+    double bpc[2], loss[2];
+    int resumed[2];
+    cr_assert(study_row(carried, 4, 1, &bpc[0], &loss[0], &resumed[0]) &&
+              study_row(fresh, 4, 1, &bpc[1], &loss[1], &resumed[1]), "%s%s", carried, fresh);
+    cr_expect(resumed[0] == 1 && resumed[1] == 0, "%s%s", carried, fresh);
+    cr_expect(bpc[0] == bpc[1] && loss[0] == loss[1], "carried on %g %g, afresh %g %g",
+              bpc[0], loss[0], bpc[1], loss[1]);
+    s = stop_half_way(dir, "foreign", "2");
+    cr_assert_eq(s.status, 0, "%s", s.err);
+    free_result(&s);
+    cr_expect_neq(run_heads_study(dir, "4", "foreign", "foreign.tsv", log, sizeof log), 0);
+    cr_expect(strstr(log, "foreign/h4-s1.state: a run with another --seed") != NULL, "%s", log);
+    free(carried); free(fresh);
+    remove_tree(dir);
+}
+static void write_count_table(const char *dir, const double bpc[10], const char *extra)
+{
+    char text[4096];
+    int used = snprintf(text, sizeof text, "# heads-study\ttrain_sha256=aa\tvalid_sha256=bb\t"
+                        "tokenizer=models/austen\tcpu=Test CPU\tthreads=1\nheads\thead_dim\t"
+                        "seed\tlayers\tdim\tcontext\tbatch\tsteps\ttokens_seen\tparameters\t"
+                        "bits_per_char\tloss\tseconds\tresumed\n");
+    static const int heads[5] = {1, 2, 4, 8, 16};
+    for (size_t k = 0; k < 10; k++)
+        used += snprintf(text + used, sizeof text - (size_t)used,
+                         "%d\t%d\t%zu\t2\t128\t64\t16\t2000\t2048000\t660000\t%.4f\t3.0\t"
+                         "1800\t0\n", heads[k / 2], 128 / heads[k / 2], 1 + k % 2, bpc[k]);
+    used += snprintf(text + used, sizeof text - (size_t)used, "%s", extra);
+    write_bytes(dir, "count.tsv", text, (size_t)used);
+}
+static char *count_numbers(const heads_count *c)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    cr_assert_not_null(f);
+    mha_write_heads_count_numbers(f, c);
+    fclose(f);
+    return text;
+}
+Test(heads_study, the_printers_numbers_from_tables_made_by_hand) {
+    char *dir = make_temp_dir();
+    heads_count *c = malloc(sizeof *c);
+    cr_assert_not_null(c);
+    const double rising[10] = {2.50, 2.52, 2.40, 2.42, 2.35, 2.37, 2.30, 2.32, 2.305, 2.335};
+    write_count_table(dir, rising, "");
+    cr_assert(mha_read_heads_count(path_in(dir, "count.tsv"), c));
+    cr_expect(c->runs == 10 && c->groups == 5 && strcmp(c->cpu, "Test CPU") == 0);
+    cr_expect(fabs(c->group[0].mean - 2.51) < 1e-12 && fabs(c->group[4].mean - 2.32) < 1e-12 &&
+              fabs(c->group[0].spread - sqrt(0.0002)) < 1e-12 && c->group[4].best == 2.305 &&
+              c->group[4].worst == 2.335, "%g %g %g", c->group[0].mean, c->group[4].mean,
+              c->group[0].spread);
+    char *numbers = count_numbers(c);
+    const char *want[] = {
+        "\\gdef\\HeadsCountParameters{660\\,000}", "\\gdef\\HeadsCountTokens{2\\,048\\,000}",
+        "\\gdef\\HeadsCountRuns{10}", "\\gdef\\HeadsCountHours{5.0}",
+        "\\gdef\\HeadsCountBest{8 heads}\\gdef\\HeadsCountBestBPC{2.310}"
+        "\\gdef\\HeadsCountSpread{0.030}",
+        "\\gdef\\HeadsCountOne{2.510}\\gdef\\HeadsCountOneGap{0.200}",
+        "\\gdef\\HeadsCountRiseVerdict{The notes' first claim holds:",
+        "\\gdef\\HeadsCountSixteenVerdict{Sixteen heads score 2.320, 0.010 worse than eight: "
+        "within the runs' spread, flat",
+        "\\gdef\\HeadsCountSweetVerdict{Heads of width 64 --- 2 heads at this width --- score "
+        "2.410; other widths do better"};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
+        cr_expect(strstr(numbers, want[k]) != NULL, "no %s in\n%s", want[k], numbers);
+    free(numbers);
+    const double turning[10] = {2.50, 2.52, 2.00, 2.01, 2.35, 2.37, 2.30, 2.32, 2.10, 2.11};
+    write_count_table(dir, turning, "");
+    cr_assert(mha_read_heads_count(path_in(dir, "count.tsv"), c));
+    numbers = count_numbers(c);
+    const char *other[] = {
+        "\\gdef\\HeadsCountBest{2 heads}",
+        "\\gdef\\HeadsCountRiseVerdict{The notes' first claim holds only in part",
+        "2.105, 0.205 better than eight: clearly better, so the notes' claim that the gains "
+        "stop at eight is refuted",
+        "score 2.005; they are clearly the best, and the notes' sweet spot holds"};
+    for (size_t k = 0; k < sizeof other / sizeof other[0]; k++)
+        cr_expect(strstr(numbers, other[k]) != NULL, "no %s in\n%s", other[k], numbers);
+    free(numbers);
+    const char *bad[] = {
+        "1\t128\t3\t2\t128\t64\t16\t2000\t2048000\t660000\t2.5\t3.0\t1\t0\n",
+        "32\t4\t1\t2\t128\t64\t16\t2000\t2048000\t660000\t2.5\t3.0\t1\t0\n",
+        "32\t8\t1\t2\t128\t64\t16\t2000\t2048000\t660000\t2.5\t3.0\t1\t0\n",
+        "32\t4\t1\t2\t128\t64\t16\t2000\t2048000\t660001\t2.5\t3.0\t1\t0\n",
+        "32\t4\t1\t2\t128\t64\t16\t2000\t2048001\t660000\t2.5\t3.0\t1\t0\n"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        write_count_table(dir, rising, bad[k]);
+        cr_expect_eq(mha_read_heads_count(path_in(dir, "count.tsv"), c), k == 1,
+                     "row %zu: %s", k, bad[k]);
+    }
+    free(c);
     remove_tree(dir);
 }
