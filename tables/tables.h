@@ -57,6 +57,22 @@ int mha_read_austen_heads(const char *path, austen_heads *table);
 void mha_print_austen_heads_numbers(FILE *out);
 void mha_print_austen_heads(FILE *out);
 void mha_print_austen_heads_scores(FILE *out);
+#include "bpe.h"
+#include "lm.h"
+typedef struct austen_example {
+    const char *relation, *text, *query, *target;
+    int query_nth, target_nth;
+} austen_example;
+typedef struct austen_example_weights {
+    size_t tokens, query, pieces;    /* the sentence's tokens; the query's last piece;
+                                        the target's pieces */
+    size_t best_layer, best_head;    /* the head that gives the target the most weight */
+    double best, mean, even;         /* its weight, the heads' mean, an even spread's */
+} austen_example_weights;
+int mha_austen_example_weights(const lm_model *m, const bpe *tokenizer,
+                               const austen_example *example, austen_example_weights *w);
+void mha_print_austen_sentences_numbers(FILE *out);
+void mha_print_austen_sentences(FILE *out);
 typedef struct austen_prune {
     size_t context, windows, layers, heads;
     double base;

@@ -20,6 +20,8 @@ static const struct table tables[] = {
     {"austen-heads-numbers.tex", mha_print_austen_heads_numbers},
     {"austen-heads.tex", mha_print_austen_heads},
     {"austen-heads-scores.tex", mha_print_austen_heads_scores},
+    {"austen-sentences-numbers.tex", mha_print_austen_sentences_numbers},
+    {"austen-sentences.tex", mha_print_austen_sentences},
     {"austen-prune-numbers.tex", mha_print_austen_prune_numbers},
     {"austen-prune.tex", mha_print_austen_prune},
     {"austen-prune-curve.tex", mha_print_austen_prune_curve},

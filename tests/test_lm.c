@@ -1195,3 +1195,78 @@ Test(heads_study, the_printers_numbers_from_tables_made_by_hand) {
     free(c);
     remove_tree(dir);
 }
+#include "lm_files.h"
+static size_t tokens_of(const bpe *tokenizer, const char *text, size_t n)
+{
+    uint32_t ids[256];
+    size_t count = 0;
+    cr_assert(n < 256 && bpe_encode(tokenizer, (const unsigned char *)text, n, ids, &count) ==
+              MHA_OK);
+    return count;
+}
+Test(heads_sentences, a_querys_weight_on_its_target) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    free(small_text(dir, "valid.txt", 2, 400));
+    struct cli_result t = train_small(dir, "m", NULL, NULL);
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    free_result(&t);
+    lm_model m = {0};
+    bpe tokenizer = {0};
+    lm_provenance p;
+    char message[256];
+    cr_assert_eq(lm_model_read(path_in(dir, "m"), &m, &tokenizer, &p, message, sizeof message),
+                 MHA_OK, "%s", message);
+    const char *text = "the sister said that the sister was";
+    const austen_example e = {"test", text, "sister", "sister", 2, 1};
+    austen_example_weights w;
+    cr_assert(mha_austen_example_weights(&m, &tokenizer, &e, &w));
+    const size_t n = tokens_of(&tokenizer, text, strlen(text));
+    const size_t q = tokens_of(&tokenizer, text, 31) - 1;    /* up to the second "sister" */
+    const size_t a = tokens_of(&tokenizer, text, 3), b = tokens_of(&tokenizer, text, 10);
+    const size_t N = m.config.layers, H = m.config.heads;
+    cr_assert(n <= m.config.context && q < n && a < b && b <= q, "%zu %zu %zu %zu", n, q, a, b);
+    float *weights = malloc(N * H * n * n * sizeof *weights);
+    int tokens[64];
+    uint32_t ids[64];
+    size_t count;
+    cr_assert(bpe_encode(&tokenizer, (const unsigned char *)text, strlen(text), ids, &count) ==
+              MHA_OK && count == n);
+    for (size_t k = 0; k < n; k++)
+        tokens[k] = (int)ids[k];
+    lm_workspace ws;
+    cr_assert_eq(lm_workspace_init(&ws, &m, 1, n, 0), MHA_OK);
+    cr_assert_eq(lm_forward_weights(&m, &ws, tokens, 1, n, weights), MHA_OK);
+    double best = -1, mean = 0;
+    size_t best_l = 0, best_h = 0;
+    for (size_t l = 0; l < N; l++)
+        for (size_t h = 0; h < H; h++) {
+            double sum = 0;
+            for (size_t j = a; j < b; j++)
+                sum += weights[((l * H + h) * n + q) * n + j];
+            mean += sum / (double)(N * H);
+            if (sum > best)
+                best = sum, best_l = l, best_h = h;
+        }
+    cr_expect(w.tokens == n && w.query == q && w.pieces == b - a, "%zu %zu %zu", w.tokens,
+              w.query, w.pieces);
+    cr_expect(w.best_layer == best_l && w.best_head == best_h && fabs(w.best - best) < 1e-9 &&
+              fabs(w.mean - mean) < 1e-9, "%g %g", w.best, best);
+    cr_expect(fabs(w.even - (double)(b - a) / (double)(q + 1)) < 1e-12, "%g", w.even);
+    cr_expect(best > 0 && best <= 1 + 1e-6, "%g", best);
+    const austen_example backwards = {"test", text, "sister", "sister", 1, 2};
+    const austen_example missing = {"test", text, "brother", "sister", 1, 1};
+    const austen_example partial = {"test", text, "sist", "the", 1, 1};
+    const austen_example longer = {"test", "the sister said that the sister was very much the "
+                                   "sister of Anne and Emma and the sister", "sister", "the", 4,
+                                   1};
+    cr_expect(!mha_austen_example_weights(&m, &tokenizer, &backwards, &w));
+    cr_expect(!mha_austen_example_weights(&m, &tokenizer, &missing, &w));
+    cr_expect(!mha_austen_example_weights(&m, &tokenizer, &partial, &w));
+    cr_expect(!mha_austen_example_weights(&m, &tokenizer, &longer, &w), "%zu tokens", w.tokens);
+    lm_workspace_free(&ws);
+    lm_model_free(&m);
+    bpe_free(&tokenizer);
+    free(weights);
+    remove_tree(dir);
+}
