@@ -115,6 +115,17 @@ void mha_print_austen_heads_numbers(FILE *out)
                          "a repeated span."
                        : "No head passes either rule: none puts most of its weight on the "
                          "previous token, and none completes a repeated span.");
+    const size_t NH = t.layers * t.heads;
+    const size_t named = NH - role_count(&t, "local") - role_count(&t, "broad");
+    fprintf(out, "\\gdef\\AustenHeadsSpecialiseVerdict{");
+    if (named == 0)
+        fprintf(out, "Refuted at this scale: the rule names no head.");
+    else if (4 * named < NH)
+        fprintf(out, "Qualified: the rule names %zu of the %zu heads; the others spread their "
+                     "weight.", named, NH);
+    else
+        fprintf(out, "Confirmed: the rule names %zu of the %zu heads.", named, NH);
+    fprintf(out, "}%%\n");
     const char *names[2] = {"Previous", "Induction"};
     for (int s = 0; s < 2; s++) {
         const size_t k = strongest(&t, s);

@@ -131,6 +131,11 @@ void mha_print_austen_prune_numbers(FILE *out)
                                             "model needs more."
                                           : "The named heads are not, on average, the ones the "
                                             "model needs more.");
+    fprintf(out, "\\gdef\\AustenPruneRedundantVerdict{%s}%%\n",
+            NH && 4 * small >= NH ? "Confirmed, as Michel et al.\\ found for translation and "
+                                    "BERT \\cite{michel2019}"
+                                  : "Not confirmed here, as it was by Michel et al.\\ for "
+                                    "translation and BERT \\cite{michel2019}");
     const double rho = NH && !isnan(t->entropy[0]) ? rank_correlation(t->importance, t->entropy,
                                                                        NH) : 0;
     fprintf(out, "\\gdef\\AustenPruneEntropyRank{%.2f}\\gdef\\AustenPruneEntropyVerdict{%s}%%\n",
@@ -222,7 +227,8 @@ void mha_print_austen_prune_plot(FILE *out)
             hi = fmax(hi, ceil(loss_after(t, s)));
     const double ys = 5.0 / (hi - lo);
     fprintf(out, "\\begin{tikzpicture}[font=\\small]\n"
-                 "\\draw[->] (0,0) -- (10.4,0) node[right] {share removed};\n"
+                 "\\draw[->] (0,0) -- (10.4,0);\n"
+                 "\\node[below=14pt] at (5,0) {share of the heads removed};\n"
                  "\\draw[->] (0,0) -- (0,5.4) node[above] {nats per token};\n");
     for (double v = lo; v <= hi + 0.25; v += 0.5)
         fprintf(out, "\\draw (0,%.3f) -- (-0.1,%.3f) node[left] {%.1f};\n", (v - lo) * ys,

@@ -131,7 +131,7 @@ void mha_print_austen_sentences(FILE *out)
         free(roles);
         return;
     }
-    fprintf(out, "\\begin{tabular}{@{}p{5.2cm}lrrr@{}}\n\\toprule\nsentence & strongest head "
+    fprintf(out, "\\begin{tabular}{@{}p{4.4cm}lrrr@{}}\n\\toprule\nsentence & strongest head "
                  "& weight & mean & even \\\\\n\\midrule\n");
     for (size_t k = 0; k < EXAMPLE_COUNT; k++) {
         fprintf(out, "\\raggedright ");
@@ -169,7 +169,8 @@ void mha_print_austen_sentences_numbers(FILE *out)
                  "clearest is %s: head %zu of block %zu gives %.2f, %.0f times an even spread, "
                  "though the rule calls it %s.}%%\n",
             w[0].best > 2 * w[0].even ? "holds" : "says little here", w[0].best, w[0].query + 1,
-            w[0].even, w[0].pieces, w[0].pieces == 1 ? "piece" : "pieces", above, EXAMPLE_COUNT, named == 0 ? "none" : named == 1 ? "one" : "several",
+            w[0].even, w[0].pieces, w[0].pieces == 1 ? "piece" : "pieces", above, EXAMPLE_COUNT,
+            named == 0 ? "none" : named == 1 ? "one" : "several",
             EXAMPLES[clearest].relation, c->best_head, c->best_layer, c->best,
             c->best / c->even, role_of(roles, c->best_layer, c->best_head));
     free(roles);

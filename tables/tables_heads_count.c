@@ -215,8 +215,9 @@ void mha_print_heads_count_figure(FILE *out)
 #define Y(v) (((v) - lo) * ys)
     const double right = X(t->group[t->groups - 1].heads) + 0.4;
     fprintf(out, "\\begin{tikzpicture}[font=\\small]\n"
-                 "\\draw[->] (0,0) -- (%.2f,0) node[right] {heads};\n"
-                 "\\draw[->] (0,0) -- (0,5.4) node[above] {bits per character};\n", right + 0.3);
+                 "\\draw[->] (0,0) -- (%.2f,0);\n\\node[below=14pt] at (%.2f,0) {heads};\n"
+                 "\\draw[->] (0,0) -- (0,5.4) node[above] {bits per character};\n", right,
+            right / 2);
     for (double v = lo; v <= hi + tick / 2; v += tick)
         fprintf(out, "\\draw (0,%.3f) -- (-0.1,%.3f) node[left] {%.2f};\n", Y(v), Y(v), v);
     for (size_t q = 0; q < t->groups; q++) {
