@@ -412,6 +412,57 @@ Test(viewer, layout_fits_every_window) {
     }
     viz_free(&s);
 }
+static int same_colour(SDL_Color a, SDL_Color b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
+static SDL_atomic_t resized;
+
+static Uint32 resize_later(Uint32 interval, void *window)
+{
+    (void)interval;
+    SDL_SetWindowSize(window, 1280, 800);
+    SDL_AtomicSet(&resized, 1);
+    return 0;
+}
+
+Test(viewer, a_resize_is_drawn_at_once_even_paused) {
+    setenv("SDL_VIDEODRIVER", "dummy", 1);
+    cr_assert_eq(SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER), 0, "%s", SDL_GetError());
+    cr_assert_eq(TTF_Init(), 0);
+    SDL_Window *window = SDL_CreateWindow("test", 0, 0, 800, 600, SDL_WINDOW_RESIZABLE);
+    SDL_Renderer *renderer = window ? SDL_CreateRenderer(window, -1, SDL_RENDERER_SOFTWARE)
+                                    : NULL;
+    cr_assert_not_null(renderer, "%s", SDL_GetError());
+    viz_window win = {.renderer = renderer, .last = SDL_GetTicks64()};
+    cr_assert_eq(viz_view_open(&win.view, renderer), 0);
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    key(&s, SDLK_SPACE);                                  /* paused: the loop sleeps */
+    viz_window_frame(&s, &win);
+    cr_expect(win.drawn_width == 800 && win.drawn_height == 600);
+    cr_assert_neq(SDL_AddTimer(40, resize_later, window), 0, "%s", SDL_GetError());
+    for (int k = 0; k < 20 && !SDL_AtomicGet(&resized); k++)
+        viz_window_frame(&s, &win);                       /* the resize comes in a wait */
+    int w = 0, h = 0;
+    SDL_GetRendererOutputSize(renderer, &w, &h);
+    cr_assert(w == 1280 && h == 800, "the window is %dx%d", w, h);
+    cr_expect(win.drawn_width == 1280 && win.drawn_height == 800, "drawn at %dx%d",
+              win.drawn_width, win.drawn_height);
+    SDL_Surface *shot = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_RGBA32);
+    cr_assert(shot && SDL_RenderReadPixels(renderer, NULL, SDL_PIXELFORMAT_RGBA32, shot->pixels,
+                                           shot->pitch) == 0, "%s", SDL_GetError());
+    static const int corners[][2] = {{1277, 797}, {1277, 400}, {900, 797}, {1277, 3}};
+    for (size_t k = 0; k < 4; k++) {
+        const SDL_Color got = pixel(shot, corners[k][0], corners[k][1]);
+        cr_expect(same_colour(got, viz_background), "(%d, %d) is %d %d %d, not the background",
+                  corners[k][0], corners[k][1], got.r, got.g, got.b);
+    }
+    SDL_FreeSurface(shot);
+    viz_free(&s);
+    viz_view_close(&win.view);
+    SDL_DestroyRenderer(renderer);
+    SDL_DestroyWindow(window);
+    TTF_Quit();
+    SDL_Quit();
+}
 Test(viewer, record_writes_differing_frames) {
     char dir[] = "/tmp/mha-viz-test-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
@@ -584,7 +635,6 @@ static SDL_Color cell_colour(SDL_Surface *surface, const viz_layout *l, size_t L
     const SDL_Rect c = viz_cell(&l->big, L, i, j);
     return pixel(surface, c.x + c.w / 4, c.y + c.h / 4);
 }
-static int same_colour(SDL_Color a, SDL_Color b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
 Test(viewer, masked_and_uncached_keys_are_not_weight_zero) {
     viz_state s;
     cr_assert_eq(viz_init(&s, "a b c d e f"), MHA_OK);
