@@ -54,6 +54,7 @@ typedef struct viz_state {
     int hover_head, hover_row, hover_col;     /* the cell under the mouse, or -1 */
     int selected;                             /* the query (position) clicked on, or -1 */
     int save_requested, quit;                 /* for the program to act on */
+    int asking_to_quit;                       /* escape asked: quit? the next key answers */
     char message[160];                        /* a problem, for the status bar in red */
     char news[160];                           /* a success (saved ...), in ink */
     float *in_proj_weight, *out_proj_weight;     /* (3E, E), (E, E): the designed layer */

@@ -50,11 +50,10 @@ static void draw_labels(viz_view *v, const viz_state *s, SDL_Rect map)
     if (s->hover_head == (int)s->focus && s->hover_row >= 0)
         viz_outline(v, viz_cell(&map, L, (size_t)s->hover_row, (size_t)s->hover_col),
                     viz_emphasis, 2);
-    const size_t query = viz_query_row(s);            /* the row the words show */
-    if (query + 1 != s->step) {
-        SDL_Rect row = viz_cell(&map, L, query, 0);
+    if (s->selected >= 0 && (size_t)s->selected < s->step) {     /* the clicked row */
+        SDL_Rect row = viz_cell(&map, L, (size_t)s->selected, 0);
         row.w = map.w;
-        viz_outline(v, row, viz_dim, 1);
+        viz_outline(v, row, viz_selected, 2);
     }
 }
 static const char *const head_rules[VIZ_HEADS] = {

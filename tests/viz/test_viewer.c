@@ -26,6 +26,8 @@ static SDL_Color pixel(SDL_Surface *surface, int x, int y)
     return (SDL_Color){p[0], p[1], p[2], p[3]};        /* SDL_PIXELFORMAT_RGBA32 */
 }
 
+static int same_colour(SDL_Color a, SDL_Color b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
+
 static SDL_Surface *draw(viz_state *s, viz_layout *l)
 {
     SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 1280, 800, 32,
@@ -389,6 +391,63 @@ Test(viewer, hover_and_click) {
     cr_expect_float_eq(s.temperature, VIZ_TEMPERATURE_MIN, 1e-6);
     viz_free(&s);
 }
+static SDL_Event click_at(int x, int y)
+{
+    SDL_Event e = {.type = SDL_MOUSEBUTTONDOWN};
+    e.button.x = x, e.button.y = y;
+    return e;
+}
+
+Test(viewer, a_selection_is_outlined_and_cleared) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    for (int k = 0; k < 8; k++)
+        key(&s, SDLK_RIGHT);                                  /* 9 tokens, paused */
+    viz_layout l;
+    viz_layout_compute(&s, 1280, 800, &l);
+    const SDL_Rect clicked = viz_cell(&l.big, s.length, 4, 1);
+    SDL_Event e = click_at(clicked.x + 1, clicked.y + 1);
+    viz_handle_event(&s, &e, &l);
+    cr_expect_eq(s.selected, 4);
+    viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = (int)s.focus, .row = 7, .col = 2});
+    SDL_Surface *surface = draw(&s, &l);
+    const int x = l.big.x + 3 * l.big.w / 4;                 /* off the pointed cell */
+    const SDL_Color at4 = pixel(surface, x, viz_cell(&l.big, s.length, 4, 0).y);
+    const SDL_Color at7 = pixel(surface, x, viz_cell(&l.big, s.length, 7, 0).y);
+    cr_expect(same_colour(at4, viz_selected), "row 4: %d %d %d", at4.r, at4.g, at4.b);
+    cr_expect(!same_colour(at7, viz_selected), "row 7, only pointed at, is outlined");
+    SDL_FreeSurface(surface);
+    key(&s, SDLK_ESCAPE);
+    cr_expect(s.selected == -1 && !s.asking_to_quit && !s.quit, "escape clears first");
+    viz_handle_event(&s, &e, &l);
+    e = click_at(l.legend.x - 8, l.big.y + 4);               /* between map and legend */
+    viz_handle_event(&s, &e, &l);
+    cr_expect_eq(s.selected, -1, "a click off the map clears");
+    key(&s, SDLK_ESCAPE);
+    cr_expect(s.asking_to_quit && !s.quit, "nothing selected: escape asks");
+    surface = draw(&s, &l);
+    const SDL_Color middle = pixel(surface, 50, l.height / 2 + 20);
+    cr_expect(same_colour(middle, viz_box), "no question on the screen: %d %d %d", middle.r,
+              middle.g, middle.b);
+    SDL_FreeSurface(surface);
+    const int playing = s.playing;
+    key(&s, SDLK_LSHIFT);
+    cr_expect(s.asking_to_quit, "shift alone is no answer");
+    key(&s, SDLK_SPACE);
+    cr_expect(!s.asking_to_quit && !s.quit && s.playing == playing, "another key: stay, only");
+    key(&s, SDLK_ESCAPE);
+    key(&s, SDLK_ESCAPE);
+    cr_expect(s.quit, "escape twice quits");
+    s.quit = 0;
+    key(&s, SDLK_ESCAPE);
+    key(&s, SDLK_q);
+    cr_expect(s.quit, "escape, then q, quits");
+    s.quit = 0;
+    e = (SDL_Event){.type = SDL_QUIT};
+    viz_handle_event(&s, &e, NULL);
+    cr_expect(s.quit && !s.asking_to_quit, "the close button quits without asking");
+    viz_free(&s);
+}
 static int inside(SDL_Rect r, int width, int bottom)
 {
     return r.x >= 0 && r.y >= 0 && r.w > 0 && r.h > 0 && r.x + r.w <= width &&
@@ -412,7 +471,6 @@ Test(viewer, layout_fits_every_window) {
     }
     viz_free(&s);
 }
-static int same_colour(SDL_Color a, SDL_Color b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
 static SDL_atomic_t resized;
 
 static Uint32 resize_later(Uint32 interval, void *window)
