@@ -631,6 +631,40 @@ Test(viewer, a_picture_is_replaced_whole_or_not_at_all) {
     unlink(png);
     rmdir(dir);
 }
+Test(viewer, the_s_key_takes_the_next_free_name) {
+    char dir[] = "/tmp/mha-viz-shots-XXXXXX", text[16] = {0};
+    cr_assert_not_null(mkdtemp(dir));
+    cr_assert_eq(chdir(dir), 0);                      /* each test is a process of its own */
+    FILE *f = fopen("mha-viz-001.png", "w");
+    cr_assert(f != NULL && fputs("old picture", f) >= 0 && fclose(f) == 0);
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 640, 480, 32,
+                                                          SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    cr_assert_not_null(renderer);
+    for (int k = 2; k <= 3; k++) {
+        char want[32];
+        snprintf(want, sizeof want, "saved mha-viz-%03d.png", k);
+        viz_save_window(&s, renderer, 640, 480);
+        cr_expect_str_eq(s.news, want, "%s", s.message);
+        cr_expect_eq(s.message[0], '\0', "%s", s.message);
+    }
+    cr_assert_not_null(f = fopen("mha-viz-001.png", "rb"));
+    cr_expect_eq(fread(text, 1, sizeof text - 1, f), 11);
+    fclose(f);
+    cr_expect_str_eq(text, "old picture", "the earlier run's picture was replaced");
+    cr_assert_not_null(f = fopen("mha-viz-003.png", "rb"));
+    cr_expect(fread(text, 1, 8, f) == 8 && memcmp(text, "\x89PNG\r\n\x1a\n", 8) == 0);
+    fclose(f);
+    cr_expect_eq(entries_in("."), 3, "a temporary or a lock file was left");
+    SDL_DestroyRenderer(renderer);
+    SDL_FreeSurface(surface);
+    viz_free(&s);
+    unlink("mha-viz-001.png"); unlink("mha-viz-002.png"); unlink("mha-viz-003.png");
+    cr_expect_eq(chdir("/"), 0);
+    rmdir(dir);
+}
 Test(viewer, sizes_that_wrap_are_refused) {
     struct viz_options o;
     char *wraps[] = {"mha-viz", "--size", "4294968576x800", NULL};
