@@ -261,6 +261,18 @@ int viz_blocked(const viz_state *s, size_t i, size_t j)
     const mha_mask mask = viz_mask(s, padding);
     return mha_key_masked(&mask, VIZ_TOKENS_MAX, 0, i, j);
 }
+void viz_short_label(const char *token, char *label, size_t size)
+{
+    static const char ellipsis[] = "\xe2\x80\xa6";
+    size_t chars = 0, cut = 0, n = 0;              /* cut: the bytes of the first nine */
+    for (; token[n] != '\0'; n++)
+        if (((unsigned char)token[n] & 0xC0) != 0x80 && ++chars == VIZ_LABEL_CHARS)
+            cut = n;
+    if (chars <= VIZ_LABEL_CHARS)
+        snprintf(label, size, "%s", token);
+    else
+        snprintf(label, size, "%.*s%s", (int)cut, token, ellipsis);
+}
 static void go_to_step(viz_state *s, size_t step)
 {
     const size_t before = s->step;

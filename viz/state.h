@@ -117,6 +117,8 @@ void viz_text_rule(char *message, size_t size, const char *text, int padding);
 mha_status viz_run(viz_state *s);
 double viz_score(const viz_state *s, size_t h, size_t i, size_t j);
 int viz_blocked(const viz_state *s, size_t i, size_t j);
+enum { VIZ_LABEL_CHARS = 10 };
+void viz_short_label(const char *token, char *label, size_t size);
 extern const char viz_default_text[];
 #define VIZ_TEMPERATURE_MIN 0.1
 #define VIZ_TEMPERATURE_MAX 1000.0

@@ -41,7 +41,7 @@ static void draw_labels(viz_view *v, const viz_state *s, SDL_Rect map)
         every++;
     for (size_t i = 0; i < L; i += every) {
         char label[48];
-        snprintf(label, sizeof label, "%.10s", s->tokens[i]);
+        viz_short_label(s->tokens[i], label, sizeof label);
         const SDL_Rect c = viz_cell(&map, L, i, i);
         const SDL_Color colour = i < s->step ? viz_ink : viz_dim;
         viz_text(v, font, label, map.x - 6, c.y + c.h / 2, 1, colour, 0);

@@ -844,6 +844,21 @@ Test(viewer, text_grows_with_the_window) {
     }
     viz_free(&s);
 }
+Test(viewer, cut_labels_end_with_an_ellipsis) {
+    static const char *const cases[][2] = {
+        {"cat", "cat"}, {"abcdefghij", "abcdefghij"},
+        {"abcdefghijk", "abcdefghi\xe2\x80\xa6"},
+        {"extraordinarily", "extraordi\xe2\x80\xa6"},
+        {"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9",
+         "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"},
+        {"na\xc3\xafvet\xc3\xa9s-lost", "na\xc3\xafvet\xc3\xa9s-\xe2\x80\xa6"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char label[48];
+        viz_short_label(cases[k][0], label, sizeof label);
+        cr_expect_str_eq(label, cases[k][1], "'%s' labelled '%s'", cases[k][0], label);
+    }
+}
 Test(viewer, the_and_the_are_one_word) {
     viz_state s;
     cr_assert_eq(viz_init(&s, "The dog saw the dog!"), MHA_OK);
