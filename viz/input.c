@@ -10,7 +10,9 @@ const char *const viz_help[][3] = {
     {"home",        "dl",  "back to the first token"},
     {"c",           "d",   "causal mask on / off"},
     {"p",           "d",   "padding demo: three <pad> tokens before the sentence"},
-    {"[  ]",        "d",   "temperature down (sharper) / up (flatter), or drag the slider"},
+    {"[  ]",        "d",   "attention temperature down (sharper) / up (flatter), or drag "
+                           "the slider"},
+    {"",            "d",   "it divides every attention score before the softmax"},
     {"1 .. 5",      "d",   "switch a head off / on (ablation)"},
     {"i",           "d",   "next implementation (naive, batched, ...)"},
     {"m",           "dlt", "next colour map (viridis, cividis, grey)"},
@@ -18,8 +20,7 @@ const char *const viz_help[][3] = {
     {"n",           "l",   "another random sequence"},
     {"r",           "t",   "start training again"},
     {"enter",       "d",   "type a new sentence; enter again to run it, escape to cancel"},
-    {"click",       "dlt", "a word or a row of the enlarged map: select that query; "
-                           "elsewhere: clear the selection"},
+    {"click",       "dlt", "on a word or a row of the big map: select it; elsewhere: clear"},
     {"+  -",        "dlt", "larger / smaller text and maps (for a projector)"},
     {"s",           "dlt", "save the window as a PNG"},
     {"?",           "dlt", "this help"},

@@ -44,7 +44,7 @@ typedef struct viz_state {
     double speed, since_step;                 /* tokens per second; seconds since the last */
     double zoom;                              /* + and -: the reader's factor on the scale */
     int causal, padding;                      /* switches: causal mask, padding demo */
-    float temperature;                        /* scores are divided by it */
+    float temperature;                        /* attention temperature: scores / it */
     unsigned ablated;                         /* bit h set: head h is switched off */
     size_t impl;                              /* index into mha_impls */
     viz_colour_map colour_map;
@@ -128,6 +128,7 @@ size_t viz_query_row(const viz_state *s);
 size_t viz_visible_scores(const viz_state *s, size_t h, size_t i, double *scores);
 double viz_even_temperature(const viz_state *s, size_t h, size_t i);
 void viz_temperature_note(const viz_state *s, char *line, size_t size);
+void viz_temperature_label(const viz_state *s, char *line, size_t size);
 void viz_score_parts(const viz_state *s, size_t h, size_t i, size_t j, double *q, double *k);
 int viz_explained_cell(const viz_state *s, size_t *i, size_t *j);
 #endif

@@ -157,7 +157,7 @@ static void draw_status(viz_view *v, const viz_state *s, const viz_layout *l)
     const int knob = r.x + (int)lround(r.w * viz_slider_place(s->temperature));
     viz_fill(v, (SDL_Rect){r.x + r.w / 2, r.y - 2, 1, r.h + 4}, viz_dim);     /* T = 1 */
     viz_fill(v, (SDL_Rect){knob - 3, r.y - 4, 7, r.h + 8}, viz_emphasis);
-    snprintf(line, sizeof line, "temperature %.3g", s->temperature);
+    viz_temperature_label(s, line, sizeof line);
     viz_text(v, v->font, line, 14, r.y + r.h / 2, 0, viz_ink, 0);
     viz_temperature_note(s, line, sizeof line);
     viz_text_fit(v, v->small, line, r.x + r.w + 12, r.y + r.h / 2, l->width - r.x - r.w - 24,

@@ -859,6 +859,36 @@ Test(viewer, cut_labels_end_with_an_ellipsis) {
         cr_expect_str_eq(label, cases[k][1], "'%s' labelled '%s'", cases[k][0], label);
     }
 }
+Test(viewer, the_temperature_is_named_the_attention_temperature,
+     .init = cr_redirect_stdout) {
+    int keys = 0, divides = 0;
+    for (size_t k = 0; k < viz_help_count; k++) {
+        keys += strstr(viz_help[k][0], "[") != NULL &&
+                strstr(viz_help[k][2], "attention temperature") != NULL;
+        divides += strstr(viz_help[k][2], "divides every attention score") != NULL;
+    }
+    cr_expect(keys == 1 && divides == 1, "the help of [ and ]: %d, %d", keys, divides);
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    key(&s, SDLK_RIGHTBRACKET);
+    char label[64];
+    viz_temperature_label(&s, label, sizeof label);
+    cr_expect_str_eq(label, "attention temperature 1.5");
+    viz_free(&s);
+    char *help[] = {"mha-viz", "--help", NULL};
+    cr_expect_eq(viz_main(2, help), VIZ_EXIT_OK);
+    fflush(stdout);
+    char out[4096] = {0};
+    FILE *f = cr_get_redirected_stdout();
+    cr_assert_not_null(f);
+    const size_t n = fread(out, 1, sizeof out - 1, f);
+    out[n] = '\0';
+    for (char *c = out; *c; c++)
+        if (*c == '\n') *c = ' ';                      /* sentences run over lines */
+    cr_expect(strstr(out, "the attention temperature T: every attention score is divided "
+                          "by T before the softmax") != NULL, "%s", out);
+    cr_expect(strstr(out, "It is not the sampling temperature") != NULL, "%s", out);
+}
 Test(viewer, the_and_the_are_one_word) {
     viz_state s;
     cr_assert_eq(viz_init(&s, "The dog saw the dog!"), MHA_OK);
