@@ -224,9 +224,13 @@ static mha_status run_layer(viz_state *s, int extend)
         make_effective_weight(s, 0);
         if (status == MHA_OK)
             status = run_prefix(s, &mha_impls[0], s->effective_weight, s->reference_out, check);
-        s->output_change = 0;
-        for (size_t i = 0; status == MHA_OK && i < n * E; i++)
-            s->output_change = fmax(s->output_change, fabs(s->out[i] - s->reference_out[i]));
+        double change = 0, whole = 0;
+        for (size_t i = 0; status == MHA_OK && i < n * E; i++) {
+            const double d = (double)s->out[i] - s->reference_out[i];
+            change += d * d;
+            whole += (double)s->reference_out[i] * s->reference_out[i];
+        }
+        s->output_change = whole > 0 ? sqrt(change / whole) : 0;
     }
     free(weights);
     free(check);

@@ -62,7 +62,7 @@ typedef struct viz_state {
     float *x;                                    /* (L, E) the embedded tokens */
     float *weights;                              /* (H, L, L); rows step..L-1 are zero */
     float *out, *reference_out;                  /* (L, E): this run; naive, no ablation */
-    double output_change;                        /* max |out - out without ablation| */
+    double output_change;                        /* |out - out unablated| / |out unablated| */
     double impl_difference;                      /* max |weights, out - naive's| */
     double ms_per_step;                          /* least time of the last token, or of the prefix */
     mha_kv_cache cache;                          /* (1, H, 32, D): the decoded tokens' keys, values */

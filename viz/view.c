@@ -148,10 +148,10 @@ static void draw_status(viz_view *v, const viz_state *s, const viz_layout *l)
         for (int h = 0; h < VIZ_HEADS; h++)
             if (s->ablated >> h & 1)
                 n += snprintf(line + n, sizeof line - (size_t)n, " %d", h + 1);
-        snprintf(line + n, sizeof line - (size_t)n, ", output changes by up to %.3f",
-                 s->output_change);
+        snprintf(line + n, sizeof line - (size_t)n, ", the output moves by %.1f%% of its norm",
+                 100 * s->output_change);
     }
-    viz_text(v, v->font, line, 14, y + 56, 0, viz_ink, 0);
+    viz_text_fit(v, v->font, line, 14, y + 56, l->width - 28, viz_ink);
     const SDL_Rect r = l->slider;
     viz_fill(v, r, viz_undecoded);
     const int knob = r.x + (int)lround(r.w * viz_slider_place(s->temperature));
