@@ -499,6 +499,7 @@ Test(viewer, a_resize_is_drawn_at_once_even_paused) {
     cr_assert_neq(SDL_AddTimer(40, resize_later, window), 0, "%s", SDL_GetError());
     for (int k = 0; k < 20 && !SDL_AtomicGet(&resized); k++)
         viz_window_frame(&s, &win);                       /* the resize comes in a wait */
+    viz_window_frame(&s, &win);              /* in case it came after the size was read */
     int w = 0, h = 0;
     SDL_GetRendererOutputSize(renderer, &w, &h);
     cr_assert(w == 1280 && h == 800, "the window is %dx%d", w, h);
