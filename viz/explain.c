@@ -67,6 +67,11 @@ double viz_even_temperature(const viz_state *s, size_t h, size_t i)
     }
     return exp((low + high) / 2);
 }
+void viz_temperature_label(const viz_state *s, char *line, size_t size)
+{
+    snprintf(line, size, "attention temperature %.3g", s->temperature);
+}
+
 void viz_temperature_note(const viz_state *s, char *line, size_t size)
 {
     const size_t h = s->focus, i = viz_query_row(s);

@@ -72,7 +72,7 @@ void viz_draw_breakdown(viz_view *v, const viz_state *s, const viz_layout *l)
     viz_text_fit(v, v->small, line, r.x, t, r.w, viz_ink);
     snprintf(line, sizeof line, "/ sqrt(%d) = %.2f", D, sum / sqrt((double)D));
     viz_text_fit(v, v->small, line, r.x, t + 18, r.w, viz_ink);
-    snprintf(line, sizeof line, "/ T %.3g = %.2f, the score", s->temperature,
+    snprintf(line, sizeof line, "/ attention temperature %.3g = %.2f (score)", s->temperature,
              sum / sqrt((double)D) / s->temperature);
     viz_text_fit(v, v->small, line, r.x, t + 36, r.w, viz_ink);
     snprintf(line, sizeof line, "softmax, %zu keys: weight %.3f", n,

@@ -31,6 +31,12 @@ void viz_draw(viz_view *v, const viz_state *s, const viz_layout *l)
             viz_text_fit(v, v->font, lines[k][1], x + 130, 84 + 22 * k, w - 150, viz_ink);
         }
     }
+    if (s->asking_to_quit) {
+        viz_fill(v, (SDL_Rect){40, l->height / 2 - 30, l->width - 80, 60}, viz_box);
+        viz_outline(v, (SDL_Rect){40, l->height / 2 - 30, l->width - 80, 60}, viz_emphasis, 1);
+        viz_text_fit(v, v->font, "Quit?  Esc again or Q to quit, any other key to stay", 60,
+                     l->height / 2, l->width - 120, viz_emphasis);
+    }
     if (s->typing) {
         char line[VIZ_TEXT_MAX + 64];
         snprintf(line, sizeof line, "new sentence: %s_", s->typed);

@@ -10,7 +10,9 @@ const char *const viz_help[][3] = {
     {"home",        "dl",  "back to the first token"},
     {"c",           "d",   "causal mask on / off"},
     {"p",           "d",   "padding demo: three <pad> tokens before the sentence"},
-    {"[  ]",        "d",   "temperature down (sharper) / up (flatter), or drag the slider"},
+    {"[  ]",        "d",   "attention temperature down (sharper) / up (flatter), or drag "
+                           "the slider"},
+    {"",            "d",   "it divides every attention score before the softmax"},
     {"1 .. 5",      "d",   "switch a head off / on (ablation)"},
     {"i",           "d",   "next implementation (naive, batched, ...)"},
     {"m",           "dlt", "next colour map (viridis, cividis, grey)"},
@@ -18,9 +20,11 @@ const char *const viz_help[][3] = {
     {"n",           "l",   "another random sequence"},
     {"r",           "t",   "start training again"},
     {"enter",       "d",   "type a new sentence; enter again to run it, escape to cancel"},
+    {"click",       "dlt", "on a word or a row of the big map: select it; elsewhere: clear"},
     {"+  -",        "dlt", "larger / smaller text and maps (for a projector)"},
     {"s",           "dlt", "save the window as a PNG"},
-    {"?",           "dlt", "this help;  q or escape: quit"},
+    {"?",           "dlt", "this help"},
+    {"escape, q",   "dlt", "close the help, clear the selection, else ask to quit; q: quit"},
 };
 const size_t viz_help_count = sizeof viz_help / sizeof viz_help[0];
 static const struct { SDL_Keycode key; viz_action_kind kind; int head; } key_table[] = {
@@ -44,6 +48,8 @@ static const struct { SDL_Keycode key; viz_action_kind kind; int head; } key_tab
 static viz_action key_action(SDL_Keycode key)
 {
     viz_action a = {.kind = VIZ_NOTHING, .key = 1};
+    if (key >= SDLK_LCTRL && key <= SDLK_RGUI)        /* shift, ctrl, alt alone: no key */
+        return (viz_action){.kind = VIZ_NOTHING};
     for (size_t k = 0; k < sizeof key_table / sizeof key_table[0]; k++)
         if (key_table[k].key == key) {
             a.kind = key_table[k].kind;
@@ -88,7 +94,7 @@ static size_t pointer_actions(const viz_state *s, const viz_layout *layout,
     const SDL_Rect *r = &layout->slider;
     const int on_slider = y >= r->y - 6 && y < r->y + r->h + 6;
     if (e->type == SDL_MOUSEMOTION && (e->motion.state & SDL_BUTTON_LMASK) && on_slider &&
-        x >= r->x - 20 && x < r->x + r->w + 20)
+        x >= r->x - 20 && x < r->x + r->w + 20 && s->mode->hit == NULL)
         a[n++] = (viz_action){.kind = VIZ_SET_TEMPERATURE,
                               .temperature = slider_temperature(r, x)};
     if (e->type != SDL_MOUSEBUTTONDOWN)
@@ -96,9 +102,12 @@ static size_t pointer_actions(const viz_state *s, const viz_layout *layout,
     if (map == 1)
         a[n++] = (viz_action){.kind = VIZ_FOCUS_HEAD, .head = head};
     const int word = s->mode->hit == NULL ? viz_hit_word(layout, s, x, y) : -1;
+    const int slider = on_slider && x >= r->x && x < r->x + r->w && s->mode->hit == NULL;
     if (map == 2 || word >= 0)
         a[n++] = (viz_action){.kind = VIZ_SELECT, .row = map == 2 ? row : word};
-    if (on_slider && x >= r->x && x < r->x + r->w)
+    else if (map == 0 && !slider)
+        a[n++] = (viz_action){.kind = VIZ_SELECT, .row = -1};     /* off the map: clear */
+    if (slider)
         a[n++] = (viz_action){.kind = VIZ_SET_TEMPERATURE,
                               .temperature = slider_temperature(r, x)};
     return n;

@@ -28,7 +28,7 @@ void viz_layout_compute(const viz_state *s, int width, int height, viz_layout *l
     l->caption = (SDL_Rect){left + MARGIN, TOP, width - left - 2 * MARGIN, CAPTION};
     l->legend = (SDL_Rect){bx + big + 18, by, 18, big};
     l->status_y = height - BOTTOM + 8;
-    l->slider = (SDL_Rect){MARGIN + 150, l->status_y + 79, 220, 10};
+    l->slider = (SDL_Rect){MARGIN + 230, l->status_y + 79, 220, 10};   /* after its label */
     const int x = l->legend.x + l->legend.w + 40, w = width - MARGIN - x;
     const int top = TOP + CAPTION + 8;
     const int most_lines = at_least(1, (l->status_y - 20 - top - WORDS_TITLE - BREAKDOWN_MIN) /

@@ -322,6 +322,18 @@ static void draw_training(viz_view *v, const viz_state *s, const viz_training *g
     viz_text_fit(v, v->font, "space pause/resume   r reset   tab next head   l trained model   "
                  "d designed heads   ? help", 14, l->status_y + 36, l->width - 28, viz_dim);
 }
+int viz_trained_guess(const viz_trained *m, size_t t)
+{
+    return t >= 1 && t <= m->step && t < m->model.length ? m->predicted[t - 1] : -1;
+}
+
+SDL_Rect viz_guess_cell(const viz_learning_layout *l, size_t T, size_t t)
+{
+    const SDL_Rect p = l->panel;
+    return (SDL_Rect){p.x + (int)(t * (size_t)p.w / T), p.y + 36, (int)((size_t)p.w / T) - 2,
+                      24};
+}
+
 static void draw_predictions(viz_view *v, const viz_trained *m, const viz_learning_layout *l)
 {
     const size_t T = m->model.length;
@@ -330,24 +342,25 @@ static void draw_predictions(viz_view *v, const viz_trained *m, const viz_learni
     viz_text(v, v->small, "token", p.x - 6, p.y + 18, 1, viz_ink, 0);
     viz_text(v, v->small, "guess", p.x - 6, p.y + 48, 1, viz_ink, 0);
     for (size_t t = 0; t < T; t++) {
-        const SDL_Rect c = {p.x + (int)(t * (size_t)p.w / T), p.y + 6,
-                            (int)((size_t)p.w / T) - 2, 24};
+        const SDL_Rect g = viz_guess_cell(l, T, t);
         char label[8];
         viz_token_label(m->sequence.tokens[t], label);
-        viz_text(v, v->small, label, c.x + c.w / 2, c.y + 12, 2,
+        viz_text(v, v->small, label, g.x + g.w / 2, g.y - 18, 2,
                  token_colour(&m->sequence, t, t < m->step), 0);
-        if (t >= m->step) continue;
-        const int ok = t + 1 < m->step && m->predicted[t] == m->sequence.tokens[t + 1];
-        viz_token_label(m->predicted[t], label);
-        viz_fill(v, (SDL_Rect){c.x, c.y + 30, c.w, 24},
-                 ok ? viz_right_guess : viz_undecoded);
-        viz_text(v, v->small, label, c.x + c.w / 2, c.y + 42, 2, viz_ink, 0);
-        right += ok && m->sequence.predictable[t];
-        counted += t + 1 < m->step && m->sequence.predictable[t];
+        const int guess = viz_trained_guess(m, t), decoded = t < m->step;
+        if (guess < 0) continue;
+        const int ok = decoded && guess == m->sequence.tokens[t];
+        viz_token_label(guess, label);
+        viz_fill(v, g, ok ? viz_right_guess : viz_undecoded);
+        if (!decoded)
+            viz_outline(v, g, viz_emphasis, 1);            /* what it expects next */
+        viz_text(v, v->small, label, g.x + g.w / 2, g.y + 12, 2, viz_ink, 0);
+        right += ok && m->sequence.predictable[t - 1];
+        counted += decoded && m->sequence.predictable[t - 1];
     }
     char line[256];
-    snprintf(line, sizeof line, "in the copy the model has guessed %zu of %zu next tokens "
-             "(chance: 1 in %zu)", right, counted, m->model.vocab);
+    snprintf(line, sizeof line, "in the copy the model has guessed %zu of %zu tokens before "
+             "seeing them (chance: 1 in %zu)", right, counted, m->model.vocab);
     viz_text(v, v->font, line, p.x, p.y + 82, 0, viz_ink, 0);
 }
 static void draw_trained(viz_view *v, const viz_state *s, const viz_trained *m,

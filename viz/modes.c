@@ -84,12 +84,21 @@ void viz_act(viz_state *s, const viz_action *a)
 {
     if (a->key)
         s->message[0] = s->news[0] = '\0';      /* news lasts until the next key */
+    if (s->asking_to_quit && a->key) {          /* the key answers the question */
+        s->asking_to_quit = 0;
+        s->quit = a->kind == VIZ_ESCAPE || a->kind == VIZ_QUIT;
+        return;
+    }
     switch (a->kind) {
     case VIZ_SWITCH_MODE: viz_switch_mode(s, a->mode); break;
     case VIZ_NEXT_COLOUR_MAP: s->colour_map = (s->colour_map + 1) % VIZ_COLOUR_MAPS; break;
     case VIZ_SAVE: s->save_requested = 1; break;
     case VIZ_HELP: s->help = !s->help; break;
-    case VIZ_ESCAPE: if (s->help) s->help = 0; else s->quit = 1; break;
+    case VIZ_ESCAPE:
+        if (s->help) s->help = 0;
+        else if (s->selected >= 0) s->selected = -1;
+        else s->asking_to_quit = 1;
+        break;
     case VIZ_QUIT: s->quit = 1; break;
     case VIZ_ZOOM_IN: s->zoom = fmin(s->zoom * 1.25, 4.0); break;
     case VIZ_ZOOM_OUT: s->zoom = fmax(s->zoom / 1.25, 0.25); break;

@@ -6,7 +6,8 @@ const SDL_Color viz_background = {24, 24, 28, 255}, viz_undecoded = {52, 52, 60,
                 viz_masked = {30, 30, 34, 255}, viz_hatch = {110, 110, 120, 255},
                 viz_veil = {0, 0, 0, 150}, viz_box = {8, 8, 10, 255},
                 viz_ink = {230, 230, 230, 255}, viz_dim = {150, 150, 160, 255},
-                viz_emphasis = {255, 255, 255, 255}, viz_alarm = {255, 90, 90, 255};
+                viz_emphasis = {255, 255, 255, 255}, viz_alarm = {255, 90, 90, 255},
+                viz_selected = {255, 140, 0, 255};
 const SDL_Color viz_ink_on_light = {0, 0, 0, 255};
 const SDL_Color viz_positive = {250, 160, 60, 255}, viz_negative = {90, 150, 250, 255};
 const SDL_Color viz_copy_source = {110, 170, 255, 255}, viz_copy = {250, 210, 80, 255},

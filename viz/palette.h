@@ -7,7 +7,7 @@
 #include "state.h"
 
 extern const SDL_Color viz_background, viz_undecoded, viz_masked, viz_hatch, viz_veil, viz_box,
-                       viz_ink, viz_dim, viz_emphasis, viz_alarm;
+                       viz_ink, viz_dim, viz_emphasis, viz_alarm, viz_selected;
 extern const SDL_Color viz_ink_on_light;
 extern const SDL_Color viz_positive, viz_negative;
 extern const SDL_Color viz_copy_source, viz_copy, viz_loss, viz_induction_score;

@@ -1,7 +1,9 @@
 /* generated from chapters/28-viewer-plumbing.nw; edit the book, not this file */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <SDL_image.h>
 #include "layer_files.h"
 #include "output.h"
@@ -77,19 +79,37 @@ mha_status viz_next_png(viz_state *s, int width, int height, char *message, size
     SDL_FreeSurface(surface);
     return status;
 }
+static int claim_free_name(char *path, size_t size)
+{
+    static int next = 1;                              /* the names below it are taken */
+    for (; next <= 999999; next++) {
+        snprintf(path, size, "mha-viz-%03d.png", next);
+        const int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+            close(fd);
+            next++;
+            return 0;
+        }
+        if (errno != EEXIST)
+            return SDL_SetError("%s: %s", path, strerror(errno));
+    }
+    return SDL_SetError("mha-viz-001.png to mha-viz-999999.png all exist");
+}
 void viz_save_window(viz_state *s, SDL_Renderer *renderer, int w, int h)
 {
-    static int count = 0;
     char path[64];
-    snprintf(path, sizeof path, "mha-viz-%03d.png", ++count);
     SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_RGBA32);
-    const int ok = surface != NULL &&
+    const int read = surface != NULL &&
         SDL_RenderReadPixels(renderer, NULL, SDL_PIXELFORMAT_RGBA32, surface->pixels,
-                             surface->pitch) == 0 && viz_write_png(surface, path) == 0;
+                             surface->pitch) == 0;
+    const int claimed = read && claim_free_name(path, sizeof path) == 0;
+    const int ok = claimed && viz_write_png(surface, path) == 0;
     if (ok)
         snprintf(s->news, sizeof s->news, "saved %s", path);
     else
         snprintf(s->message, sizeof s->message, "could not save: %s", SDL_GetError());
+    if (claimed && !ok)
+        unlink(path);                                 /* the empty file claimed */
     SDL_FreeSurface(surface);
     s->save_requested = 0;
 }

@@ -54,6 +54,40 @@ SDL_Event *viz_event_in_layout(SDL_Event *e, float scale)
     }
     return e;
 }
+void viz_window_frame(viz_state *s, viz_window *win)
+{
+    viz_view *view = &win->view;
+    int w, h;
+    SDL_GetRendererOutputSize(win->renderer, &w, &h);
+    int changed = win->drawn_width == 0;             /* the first frame draws */
+    if (changed)
+        win->drawn_width = w, win->drawn_height = h;
+    viz_layout shown;
+    viz_layout_compute(s, (int)(win->drawn_width / view->scale),
+                       (int)(win->drawn_height / view->scale), &shown);
+    SDL_Event event;
+    if (SDL_WaitEventTimeout(&event, viz_busy(s) ? 15 : 250)) {
+        changed = 1;
+        do
+            viz_handle_event(s, viz_event_in_layout(&event, view->scale), &shown);
+        while (SDL_PollEvent(&event));
+    }
+    const Uint64 now = SDL_GetTicks64();
+    changed |= viz_tick(s, (now - win->last) / 1000.0);
+    win->last = now;
+    SDL_GetRendererOutputSize(win->renderer, &w, &h);      /* after the events: a resize */
+    changed |= w != win->drawn_width || h != win->drawn_height;
+    if (changed) {
+        viz_view_scale(view, viz_scale(w, h, s->zoom));      /* + or - may have been pressed */
+        viz_layout layout;
+        viz_layout_compute(s, (int)(w / view->scale), (int)(h / view->scale), &layout);
+        viz_draw(view, s, &layout);
+        SDL_RenderPresent(win->renderer);
+        win->drawn_width = w, win->drawn_height = h;
+    }
+    if (s->save_requested)
+        viz_save_window(s, win->renderer, w, h);
+}
 static int window_loop(viz_state *s, const struct viz_options *o)
 {
     SDL_Window *window = SDL_CreateWindow("mha-viz: attention heads", SDL_WINDOWPOS_CENTERED,
@@ -67,47 +101,22 @@ static int window_loop(viz_state *s, const struct viz_options *o)
         if (window) SDL_DestroyWindow(window);
         return VIZ_EXIT_NO_DISPLAY;
     }
-    viz_view view = {0};
-    int status = viz_view_open(&view, renderer) == 0 ? VIZ_EXIT_OK : VIZ_EXIT_FAILURE;
+    viz_window win = {.renderer = renderer};
+    int status = viz_view_open(&win.view, renderer) == 0 ? VIZ_EXIT_OK : VIZ_EXIT_FAILURE;
     if (status == VIZ_EXIT_OK) {
         SDL_RendererInfo info;
         SDL_GetRendererInfo(renderer, &info);
         printf("mha-viz: window %dx%d, renderer %s, driver %s\n", o->width, o->height, info.name,
                SDL_GetCurrentVideoDriver());
         fflush(stdout);
-        Uint64 last = SDL_GetTicks64();
-        viz_layout layout;
+        win.last = SDL_GetTicks64();
         SDL_StartTextInput();
         for (size_t frame = 1; !s->quit; frame++) {
-            int w, h;
-            SDL_GetRendererOutputSize(renderer, &w, &h);
-            float scale = viz_scale(w, h, s->zoom);
-            viz_view_scale(&view, scale);
-            viz_layout_compute(s, (int)(w / view.scale), (int)(h / view.scale), &layout);
-            const int busy = viz_busy(s);
-            SDL_Event event;
-            int changed = frame == 1;
-            if (SDL_WaitEventTimeout(&event, busy ? 15 : 250)) {
-                changed = 1;
-                do
-                    viz_handle_event(s, viz_event_in_layout(&event, view.scale), &layout);
-                while (SDL_PollEvent(&event));
-            }
-            const Uint64 now = SDL_GetTicks64();
-            changed |= viz_tick(s, (now - last) / 1000.0);
-            last = now;
-            if (changed) {
-                viz_view_scale(&view, viz_scale(w, h, s->zoom));                 /* + or - was pressed */
-                viz_layout_compute(s, (int)(w / view.scale), (int)(h / view.scale), &layout);
-                viz_draw(&view, s, &layout);
-                SDL_RenderPresent(renderer);
-            }
-            if (s->save_requested)
-                viz_save_window(s, renderer, w, h);
+            viz_window_frame(s, &win);
             if (o->quit_after != 0 && frame >= o->quit_after)
                 s->quit = 1;
         }
-        viz_view_close(&view);
+        viz_view_close(&win.view);
     } else
         viz_error("%s: %s", VIZ_FONT, TTF_GetError());
     SDL_DestroyRenderer(renderer);

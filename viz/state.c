@@ -224,9 +224,13 @@ static mha_status run_layer(viz_state *s, int extend)
         make_effective_weight(s, 0);
         if (status == MHA_OK)
             status = run_prefix(s, &mha_impls[0], s->effective_weight, s->reference_out, check);
-        s->output_change = 0;
-        for (size_t i = 0; status == MHA_OK && i < n * E; i++)
-            s->output_change = fmax(s->output_change, fabs(s->out[i] - s->reference_out[i]));
+        double change = 0, whole = 0;
+        for (size_t i = 0; status == MHA_OK && i < n * E; i++) {
+            const double d = (double)s->out[i] - s->reference_out[i];
+            change += d * d;
+            whole += (double)s->reference_out[i] * s->reference_out[i];
+        }
+        s->output_change = whole > 0 ? sqrt(change / whole) : 0;
     }
     free(weights);
     free(check);
@@ -260,6 +264,18 @@ int viz_blocked(const viz_state *s, size_t i, size_t j)
     unsigned char padding[VIZ_TOKENS_MAX];
     const mha_mask mask = viz_mask(s, padding);
     return mha_key_masked(&mask, VIZ_TOKENS_MAX, 0, i, j);
+}
+void viz_short_label(const char *token, char *label, size_t size)
+{
+    static const char ellipsis[] = "\xe2\x80\xa6";
+    size_t chars = 0, cut = 0, n = 0;              /* cut: the bytes of the first nine */
+    for (; token[n] != '\0'; n++)
+        if (((unsigned char)token[n] & 0xC0) != 0x80 && ++chars == VIZ_LABEL_CHARS)
+            cut = n;
+    if (chars <= VIZ_LABEL_CHARS)
+        snprintf(label, size, "%s", token);
+    else
+        snprintf(label, size, "%.*s%s", (int)cut, token, ellipsis);
 }
 static void go_to_step(viz_state *s, size_t step)
 {

@@ -44,7 +44,7 @@ typedef struct viz_state {
     double speed, since_step;                 /* tokens per second; seconds since the last */
     double zoom;                              /* + and -: the reader's factor on the scale */
     int causal, padding;                      /* switches: causal mask, padding demo */
-    float temperature;                        /* scores are divided by it */
+    float temperature;                        /* attention temperature: scores / it */
     unsigned ablated;                         /* bit h set: head h is switched off */
     size_t impl;                              /* index into mha_impls */
     viz_colour_map colour_map;
@@ -54,6 +54,7 @@ typedef struct viz_state {
     int hover_head, hover_row, hover_col;     /* the cell under the mouse, or -1 */
     int selected;                             /* the query (position) clicked on, or -1 */
     int save_requested, quit;                 /* for the program to act on */
+    int asking_to_quit;                       /* escape asked: quit? the next key answers */
     char message[160];                        /* a problem, for the status bar in red */
     char news[160];                           /* a success (saved ...), in ink */
     float *in_proj_weight, *out_proj_weight;     /* (3E, E), (E, E): the designed layer */
@@ -61,7 +62,7 @@ typedef struct viz_state {
     float *x;                                    /* (L, E) the embedded tokens */
     float *weights;                              /* (H, L, L); rows step..L-1 are zero */
     float *out, *reference_out;                  /* (L, E): this run; naive, no ablation */
-    double output_change;                        /* max |out - out without ablation| */
+    double output_change;                        /* |out - out unablated| / |out unablated| */
     double impl_difference;                      /* max |weights, out - naive's| */
     double ms_per_step;                          /* least time of the last token, or of the prefix */
     mha_kv_cache cache;                          /* (1, H, 32, D): the decoded tokens' keys, values */
@@ -116,6 +117,8 @@ void viz_text_rule(char *message, size_t size, const char *text, int padding);
 mha_status viz_run(viz_state *s);
 double viz_score(const viz_state *s, size_t h, size_t i, size_t j);
 int viz_blocked(const viz_state *s, size_t i, size_t j);
+enum { VIZ_LABEL_CHARS = 10 };
+void viz_short_label(const char *token, char *label, size_t size);
 extern const char viz_default_text[];
 #define VIZ_TEMPERATURE_MIN 0.1
 #define VIZ_TEMPERATURE_MAX 1000.0
@@ -125,6 +128,7 @@ size_t viz_query_row(const viz_state *s);
 size_t viz_visible_scores(const viz_state *s, size_t h, size_t i, double *scores);
 double viz_even_temperature(const viz_state *s, size_t h, size_t i);
 void viz_temperature_note(const viz_state *s, char *line, size_t size);
+void viz_temperature_label(const viz_state *s, char *line, size_t size);
 void viz_score_parts(const viz_state *s, size_t h, size_t i, size_t j, double *q, double *k);
 int viz_explained_cell(const viz_state *s, size_t *i, size_t *j);
 #endif

@@ -100,4 +100,6 @@ void viz_curve_legend(const viz_learning_layout *l, viz_view *v, SDL_Rect at[4])
 size_t viz_label_stride(int map_side, size_t T, int text_height);
 int viz_learning_hit(const viz_learning_layout *l, size_t focus, int x, int y, int *head,
                      int *row, int *col);
+int viz_trained_guess(const viz_trained *m, size_t t);
+SDL_Rect viz_guess_cell(const viz_learning_layout *l, size_t T, size_t t);
 #endif

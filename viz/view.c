@@ -41,7 +41,7 @@ static void draw_labels(viz_view *v, const viz_state *s, SDL_Rect map)
         every++;
     for (size_t i = 0; i < L; i += every) {
         char label[48];
-        snprintf(label, sizeof label, "%.10s", s->tokens[i]);
+        viz_short_label(s->tokens[i], label, sizeof label);
         const SDL_Rect c = viz_cell(&map, L, i, i);
         const SDL_Color colour = i < s->step ? viz_ink : viz_dim;
         viz_text(v, font, label, map.x - 6, c.y + c.h / 2, 1, colour, 0);
@@ -50,11 +50,10 @@ static void draw_labels(viz_view *v, const viz_state *s, SDL_Rect map)
     if (s->hover_head == (int)s->focus && s->hover_row >= 0)
         viz_outline(v, viz_cell(&map, L, (size_t)s->hover_row, (size_t)s->hover_col),
                     viz_emphasis, 2);
-    const size_t query = viz_query_row(s);            /* the row the words show */
-    if (query + 1 != s->step) {
-        SDL_Rect row = viz_cell(&map, L, query, 0);
+    if (s->selected >= 0 && (size_t)s->selected < s->step) {     /* the clicked row */
+        SDL_Rect row = viz_cell(&map, L, (size_t)s->selected, 0);
         row.w = map.w;
-        viz_outline(v, row, viz_dim, 1);
+        viz_outline(v, row, viz_selected, 2);
     }
 }
 static const char *const head_rules[VIZ_HEADS] = {
@@ -149,16 +148,16 @@ static void draw_status(viz_view *v, const viz_state *s, const viz_layout *l)
         for (int h = 0; h < VIZ_HEADS; h++)
             if (s->ablated >> h & 1)
                 n += snprintf(line + n, sizeof line - (size_t)n, " %d", h + 1);
-        snprintf(line + n, sizeof line - (size_t)n, ", output changes by up to %.3f",
-                 s->output_change);
+        snprintf(line + n, sizeof line - (size_t)n, ", the output moves by %.1f%% of its norm",
+                 100 * s->output_change);
     }
-    viz_text(v, v->font, line, 14, y + 56, 0, viz_ink, 0);
+    viz_text_fit(v, v->font, line, 14, y + 56, l->width - 28, viz_ink);
     const SDL_Rect r = l->slider;
     viz_fill(v, r, viz_undecoded);
     const int knob = r.x + (int)lround(r.w * viz_slider_place(s->temperature));
     viz_fill(v, (SDL_Rect){r.x + r.w / 2, r.y - 2, 1, r.h + 4}, viz_dim);     /* T = 1 */
     viz_fill(v, (SDL_Rect){knob - 3, r.y - 4, 7, r.h + 8}, viz_emphasis);
-    snprintf(line, sizeof line, "temperature %.3g", s->temperature);
+    viz_temperature_label(s, line, sizeof line);
     viz_text(v, v->font, line, 14, r.y + r.h / 2, 0, viz_ink, 0);
     viz_temperature_note(s, line, sizeof line);
     viz_text_fit(v, v->small, line, r.x + r.w + 12, r.y + r.h / 2, l->width - r.x - r.w - 24,

@@ -1,4 +1,4 @@
-/* generated from chapters/12-viewer.nw; edit the book, not this file */
+/* generated from chapters/12-viewer.nw, chapters/28-viewer-plumbing.nw; edit the book, not this file */
 #ifndef VIZ_H
 #define VIZ_H
 /* The viewer's SDL side.  Each file calls only files beneath it; from the
@@ -48,4 +48,11 @@ void viz_draw_words(viz_view *v, const viz_state *s, const viz_layout *layout);
 void viz_draw_breakdown(viz_view *v, const viz_state *s, const viz_layout *layout);
 enum { VIZ_EXIT_OK = 0, VIZ_EXIT_FAILURE = 1, VIZ_EXIT_USAGE = 2, VIZ_EXIT_NO_DISPLAY = 3 };
 int viz_main(int argc, char **argv);
+typedef struct viz_window {
+    SDL_Renderer *renderer;
+    viz_view view;
+    Uint64 last;                         /* SDL_GetTicks64() when time last passed */
+    int drawn_width, drawn_height;       /* the picture on the screen; 0 before the first */
+} viz_window;
+void viz_window_frame(viz_state *s, viz_window *window);
 #endif

@@ -444,6 +444,56 @@ Test(training_viewer, the_predictions_are_drawn_as_bars) {
     TTF_Quit();
     viz_free(&s);
 }
+Test(training_viewer, each_guess_is_the_model_s_prediction_of_its_token) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_assert_eq(viz_switch_mode(&s, &viz_trained_mode), MHA_OK, "%s", s.message);
+    viz_trained *m = viz_mode_data(&s, &viz_trained_mode);
+    const size_t T = m->model.length, V = m->model.vocab, step = 24;
+    viz_trained_go_to(m, step);
+    mha_learning_workspace ws;
+    cr_assert_eq(mha_learning_workspace_init(&ws, &m->model, 1), MHA_OK);
+    int *prefix = calloc(T, sizeof *prefix), own[64];
+    cr_assert(prefix != NULL && T <= 64);
+    for (size_t t = 1; t <= step; t++) {                 /* the model sees tokens 0..t-1 */
+        memcpy(prefix, m->sequence.tokens, t * sizeof *prefix);
+        cr_assert_eq(mha_induction_forward(&m->model, &ws, prefix), MHA_OK);
+        const float *z = ws.logits + (t - 1) * V;
+        size_t best = 0;
+        for (size_t v = 1; v < V; v++)
+            if (z[v] > z[best]) best = v;
+        own[t] = (int)best;
+        cr_expect_eq(viz_trained_guess(m, t), own[t], "the guess under token %zu", t);
+    }
+    cr_expect_eq(viz_trained_guess(m, 0), -1, "nothing guesses the first token");
+    cr_expect_eq(viz_trained_guess(m, step + 1), -1, "nor one two tokens ahead");
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 1280, 760, 32, SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    viz_layout frame;
+    viz_layout_compute(&s, 1280, 760, &frame);
+    viz_draw(&view, &s, &frame);
+    SDL_RenderPresent(renderer);
+    viz_learning_layout l;
+    viz_learning_layout_for(1280, 760, m->model.layers, m->model.heads, T, &l);
+    size_t green = 0;
+    for (size_t t = 1; t < step; t++) {
+        const SDL_Rect g = viz_guess_cell(&l, T, t);
+        const int right = own[t] == m->sequence.tokens[t];
+        green += right;
+        cr_expect_eq(is_colour(surface, g.x + 1, g.y + 1, viz_right_guess), right,
+                     "token %zu: guessed %d, is %d", t, own[t], m->sequence.tokens[t]);
+    }
+    cr_expect_geq(green, 6, "the copy's tokens are guessed: %zu", green);
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    SDL_FreeSurface(surface);
+    TTF_Quit();
+    free(prefix);
+    mha_learning_workspace_free(&ws);
+    viz_free(&s);
+}
 static void write_checkpoint(const char *dir, size_t layers, size_t heads)
 {
     mha_induction_model m;
