@@ -161,7 +161,7 @@ void mha_print_austen_sentences_numbers(FILE *out)
         clearest = w[k].best / w[k].even > w[clearest].best / w[clearest].even ? k : clearest;
     }
     const austen_example_weights *c = &w[clearest];
-    fprintf(out, "\\gdef\\AustenSentencesVerdict{The notes' ``sat $\\to$ cat: 0.65'' %s: the "
+    fprintf(out, "\\gdef\\AustenSentencesVerdict{The often-quoted ``sat $\\to$ cat: 0.65'' %s: the "
                  "strongest head gives cat %.2f of the row of sat, but an even spread over the "
                  "first %zu tokens already gives it %.2f, cat being %zu %s.  In %zu of the "
                  "%d sentences the strongest head gives the target more than twice an even "

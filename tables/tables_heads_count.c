@@ -123,12 +123,12 @@ void mha_write_heads_count_numbers(FILE *out, const heads_count *t)
         one == NULL || eight == NULL ? "The table lacks one head or eight, so the first claim "
                                        "is not measured here."
         : falls == steps && clearly_apart(one, eight)
-            ? "The notes' first claim holds: the mean falls at every doubling from one head to "
+            ? "The first claim holds: the mean falls at every doubling from one head to "
               "eight, and one head is clearly worse than eight."
         : clearly_apart(one, eight) && one->mean > eight->mean
-            ? "The notes' first claim holds only in part: one head is clearly worse than eight, "
+            ? "The first claim holds only in part: one head is clearly worse than eight, "
               "but the mean does not fall at every doubling between them."
-            : "The notes' first claim does not hold here: one head is not clearly worse than "
+            : "The first claim does not hold here: one head is not clearly worse than "
               "eight.";
     fprintf(out, "\\gdef\\HeadsCountRiseVerdict{%s}%%\n", rise);
     if (eight == NULL || sixteen == NULL)
@@ -138,10 +138,10 @@ void mha_write_heads_count_numbers(FILE *out, const heads_count *t)
                      "eight: %s}%%\n", sixteen->mean, fabs(sixteen->mean - eight->mean),
                 sixteen->mean > eight->mean ? "worse" : "better",
                 !clearly_apart(eight, sixteen)
-                    ? "within the runs' spread, flat, as the notes say."
+                    ? "within the runs' spread, flat, as claimed."
                 : sixteen->mean > eight->mean
-                    ? "clearly worse, so the quality falls at sixteen, as the notes allow."
-                    : "clearly better, so the notes' claim that the gains stop at eight is "
+                    ? "clearly worse, so the quality falls at sixteen, as the claim allows."
+                    : "clearly better, so the claim that the gains stop at eight is "
                       "refuted at this width.");
     const heads_group *wide = r->dim % 64 == 0 ? group_of(t, r->dim / 64) : NULL;
     size_t beaten = 0;
@@ -153,11 +153,11 @@ void mha_write_heads_count_numbers(FILE *out, const heads_count *t)
     else
         fprintf(out, "\\gdef\\HeadsCountSweetVerdict{Heads of width 64 --- %s at this width ---"
                      " score %.3f; %s}%%\n", heads_phrase(a, wide->heads), wide->mean,
-                beaten + 1 == t->groups ? "they are clearly the best, and the notes' sweet spot "
+                beaten + 1 == t->groups ? "they are clearly the best, and the claimed sweet spot "
                                           "holds here."
                 : wide == best ? "they have the lowest mean but are not clearly better than every "
                                  "other width, so the sweet spot is not confirmed."
-                               : "other widths do better, so the notes' sweet spot does not hold "
+                               : "other widths do better, so the claimed sweet spot does not hold "
                                  "at this width.");
 }
 void mha_print_heads_count_numbers(FILE *out)

@@ -1160,7 +1160,7 @@ Test(heads_study, the_printers_numbers_from_tables_made_by_hand) {
         ("\\gdef\\HeadsCountBest{8 heads}\\gdef\\HeadsCountBestBPC{2.310}"
          "\\gdef\\HeadsCountSpread{0.030}"),
         "\\gdef\\HeadsCountOne{2.510}\\gdef\\HeadsCountOneGap{0.200}",
-        "\\gdef\\HeadsCountRiseVerdict{The notes' first claim holds:",
+        "\\gdef\\HeadsCountRiseVerdict{The first claim holds:",
         ("\\gdef\\HeadsCountSixteenVerdict{Sixteen heads score 2.320, 0.010 worse than eight: "
          "within the runs' spread, flat"),
         ("\\gdef\\HeadsCountSweetVerdict{Heads of width 64 --- 2 heads at this width --- score "
@@ -1174,10 +1174,10 @@ Test(heads_study, the_printers_numbers_from_tables_made_by_hand) {
     numbers = count_numbers(c);
     const char *other[] = {
         "\\gdef\\HeadsCountBest{2 heads}",
-        "\\gdef\\HeadsCountRiseVerdict{The notes' first claim holds only in part",
-        ("2.105, 0.205 better than eight: clearly better, so the notes' claim that the gains "
+        "\\gdef\\HeadsCountRiseVerdict{The first claim holds only in part",
+        ("2.105, 0.205 better than eight: clearly better, so the claim that the gains "
          "stop at eight is refuted"),
-        "score 2.005; they are clearly the best, and the notes' sweet spot holds"};
+        "score 2.005; they are clearly the best, and the claimed sweet spot holds"};
     for (size_t k = 0; k < sizeof other / sizeof other[0]; k++)
         cr_expect(strstr(numbers, other[k]) != NULL, "no %s in\n%s", other[k], numbers);
     free(numbers);
