@@ -168,21 +168,61 @@ def steps_table(rows):
         before = r
     out.append("\\bottomrule\\end{tabular}")
     return "\n".join(out) + "\n"
-def decode_table(rows, bandwidth):
+def merge_rounds(rows):
+    """Rows measured in rounds become one row each: the median time, with its spread."""
+    plain = [r for r in rows if "round" not in r]
+    groups = {}
+    for r in rows:
+        if "round" in r and "ms" in r:
+            key = tuple(sorted((k, v) for k, v in r.items()
+                               if k not in ("round", "ms", "gbs", "gflops", "maxdiff")))
+            groups.setdefault(key, []).append(r)
+    for group in groups.values():
+        times = sorted(float(r["ms"]) for r in group)
+        merged = dict(group[0])
+        del merged["round"]
+        merged.update(ms=f"{statistics.median(times):.4f}", ms_min=f"{times[0]:.4f}",
+                      ms_max=f"{times[-1]:.4f}", rounds=str(len(times)))
+        plain.append(merged)
+    return plain
+def yardstick(rows):
+    """The bandwidth measured in the rounds: threads -> (median, least, greatest, check)."""
+    out = {}
+    for t in {r["threads"] for r in rows if "round" in r and "bandwidth_gbs" in r}:
+        ours = sorted(float(r["bandwidth_gbs"]) for r in rows
+                      if "round" in r and r["threads"] == t and "bandwidth_gbs" in r)
+        check = [float(r["check_bandwidth_gbs"]) for r in rows
+                 if "round" in r and r["threads"] == t and "check_bandwidth_gbs" in r]
+        out[t] = (statistics.median(ours), ours[0], ours[-1],
+                  statistics.median(check) if check else None)
+    return out
+def decode_table(rows, bandwidth, rounds=None, l3_mib=0):
+    rounds = rounds or {}
     out = ["\\begin{tabular}{rrlrrrrr}\\toprule",
            "$T$ & $H_{kv}$ & version & threads & ms & GB/s & of bandwidth & vs PyTorch "
            "\\\\ \\midrule"]
-    dec = [r for r in rows if r.get("decode") == "1"]
+    dec = sorted((r for r in rows if r.get("decode") == "1"), key=lambda r: int(r["T"]))
     for r in dec:
         torch = best(dec, impl="torch", T=r["T"], kv_heads=r["kv_heads"])
         gbs = float(r["bytes"]) / float(r["ms"]) / 1e6 if "bytes" in r else 0
-        bw = bandwidth.get(r["threads"])
+        bw = (rounds[r["threads"]][0] if "rounds" in r and r["threads"] in rounds
+              else bandwidth.get(r["threads"]))
+        share = 100 * gbs / bw if bw else None
+        beyond = "bytes" in r and float(r["bytes"]) > l3_mib * 2**20 > 0
         out.append(f"{r['T']} & {r['kv_heads']} & {r['impl']} & {r['threads']} & "
                    f"{float(r['ms']):.2f} & {gbs:.1f} & "
-                   + (f"{100 * gbs / bw:.0f}\\%" if bw else "--") + " & "
+                   + ("--" if share is None else "unsteady" if share > 100 and beyond
+                      else f"{share:.0f}\\%") + " & "
                    + (f"{float(torch['ms']) / float(r['ms']):.1f}$\\times$" if torch else "--")
                    + " \\\\")
     out.append("\\bottomrule\\end{tabular}")
+    for t, (median, low, high, check) in sorted(rounds.items()):
+        n = max((int(r["rounds"]) for r in dec if "rounds" in r), default=0)
+        out.append(f"\\\\[1ex]\\parbox{{0.9\\textwidth}}{{\\footnotesize Rows on {t} threads: "
+                   f"medians of {n} rounds, each measuring the read bandwidth first: "
+                   f"{median:.1f}\\,GB/s (least {low:.1f}, greatest {high:.1f})"
+                   + (f"; the independent program read {check:.1f}\\,GB/s in the same rounds"
+                      if check else "") + ".}")
     return "\n".join(out) + "\n"
 def roofline(rows, peak, bandwidth):
     marks = {"naive": "x", "batched": "+", "blocked": "*", "torch": "o", "openblas": "square"}
@@ -290,14 +330,25 @@ def numbers(rows, peaks, bandwidth, machine):
     for name in ("FastAttentionPeak", "FastDecodeBandwidth", "FastTotalMs", "FastTotalThreads",
                  "FastTorchDenseMs", "FastFloorMs"):
         m.setdefault(name, "--")
+    words = {"1": "one thread", "2": "two threads"}
+    m["FastTotalThreadsWords"] = words.get(m["FastTotalThreads"], f"{m['FastTotalThreads']} threads")
+    slow = next((float(r["slowdown"]) for r in rows if "slowdown" in r), None)
+    m["FastDenormalEffect"] = ("--" if slow is None else
+                               f"made it {slow:.0f} times as slow" if slow >= 1.5 else
+                               f"changed its time by a factor of only {slow:.2f}")
+    diffs = [float(r["maxdiff"]) for r in rows if r.get("impl") == "batched" and "maxdiff" in r]
+    m["FastBatchedMaxDiff"] = f"{max(diffs):.2g}" if diffs else "--"
     return "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in m.items())
 def main(path, outdir, machine):
-    rows = read(path)
+    measured = read(path)
+    rounds, rows = yardstick(measured), merge_rounds(measured)
+    l3_mib = next((int(r["l3_mib"]) for r in rows if "l3_mib" in r), 0)
     peaks = {r["threads"]: float(r["peak_gflops"]) for r in rows if "peak_gflops" in r}
     bandwidth = {r["threads"]: float(r["bandwidth_gbs"]) for r in rows if "bandwidth_gbs" in r}
+    bandwidth.update((t, v[0]) for t, v in rounds.items())
     share_bytes(rows)
     files = {"bench-fast.tex": forward_table(rows, peaks),
-             "bench-decode.tex": decode_table(rows, bandwidth),
+             "bench-decode.tex": decode_table(rows, bandwidth, rounds, l3_mib),
              "bench-steps.tex": steps_table(rows),
              "roofline.tex": roofline(rows, peaks.get("2", 100), bandwidth.get("2", 10)),
              "bench-numbers.tex": numbers(rows, peaks, bandwidth, machine),

@@ -91,20 +91,24 @@ t=$threads
     for i in naive batched; do
         $m --decode --cache 4096 --dim 768 --heads 12 --impl $i --threads 1 --reps $((2 * reps + 1))
     done
-    for n in 1 $t; do
-        $m --decode --cache 4096 --dim 768 --heads 12 --impl blocked --threads $n \
-           --reps $((2 * reps + 1))
-    done
-    for n in 1 $t; do $py --threads $n --reps $((2 * reps + 1)) --decode "1 768 12 4096"; done
-    for T in 16384 65536; do
-        for g in 12 3; do
-            $m --decode --cache $T --dim 768 --heads 12 --kv-heads $g --impl blocked --threads $t \
-               --reps $((2 * reps + 1))
-        done
-        $py --threads $t --reps $((2 * reps + 1)) --decode "1 768 12 $T"
-    done
-    $m --decode --cache 262144 --dim 768 --heads 12 --kv-heads 3 --impl blocked --threads $t \
+    $m --decode --cache 4096 --dim 768 --heads 12 --impl blocked --threads 1 \
        --reps $((2 * reps + 1))
+    for n in 1 $t; do $py --threads $n --reps $((2 * reps + 1)) --decode "1 768 12 4096"; done
+    for r in $(seq "${BENCH_ROUNDS:-5}"); do
+        { $m --bandwidth --threads $t; "$build/limits-check" "$t" 512 | grep '^check_bandwidth'
+          $m --decode --cache 4096 --dim 768 --heads 12 --impl blocked --threads $t --reps $reps
+          for T in 16384 65536; do
+              for g in 12 3; do
+                  $m --decode --cache $T --dim 768 --heads 12 --kv-heads $g --impl blocked \
+                     --threads $t --reps $reps
+              done
+          done
+          $m --decode --cache 262144 --dim 768 --heads 12 --kv-heads 3 --impl blocked --threads $t \
+             --reps $reps; } | sed "s/\$/ round=$r/"
+    done
+    for T in 16384 65536; do
+        for n in 1 $t; do $py --threads $n --reps $((2 * reps + 1)) --decode "1 768 12 $T"; done
+    done
 } | tee "$build/bench-fast.txt"
 cp "$build/bench-fast.txt" figures/bench-fast.txt
 {
