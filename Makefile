@@ -399,7 +399,9 @@ book-student: $(BUILD)/book-student.pdf
 $(BUILD)/student/book-student.tex: $(NW) tools/exercise.sh | deps
 	@rm -rf $(@D) && mkdir -p $(@D)
 	NW="$(NW_STUDENT)" bash tools/exercise.sh student-web $(@D)/web > $(@D)/files
-	noweave -delay -index $$(cat $(@D)/files) > $@
+	noweave -delay -index $$(cat $(@D)/files) | \
+	  sed 's/^\\newif\\ifstudentedition$$/&\\studenteditiontrue/' > $@
+	grep -qF '\ifstudentedition\studenteditiontrue' $@
 	@$(EXERCISE_TOOL) list | awk '$$3 == "coding" { print $$1 }' | while read -r id; do \
 	  grep -qF "(your code here: exercise $$id)" $$(cat $(@D)/files) || \
 	    { echo "book-student: exercise $$id is not hidden"; exit 1; }; done
