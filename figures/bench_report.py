@@ -1,7 +1,7 @@
 # generated from chapters/24-measuring.nw; edit the book, not this file
 """Turn `make bench`'s key=value lines into the fast chapters' tables, roofline and numbers.
 usage: bench_report.py BENCH_TXT OUT_DIR MACHINE_DESCRIPTION"""
-import statistics, sys
+import re, statistics, sys
 
 def backward_table(rows):
     out = ["\\begin{tabular}{llrrr}\\toprule",
@@ -340,6 +340,7 @@ def numbers(rows, peaks, bandwidth, machine):
     m["FastBatchedMaxDiff"] = f"{max(diffs):.2g}" if diffs else "--"
     return "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in m.items())
 def main(path, outdir, machine):
+    machine = re.sub(r"; load average [^;]* when the run began", "", machine)
     measured = read(path)
     rounds, rows = yardstick(measured), merge_rounds(measured)
     l3_mib = next((int(r["l3_mib"]) for r in rows if "l3_mib" in r), 0)

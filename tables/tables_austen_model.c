@@ -117,6 +117,12 @@ static int read_lm_speed(const char *path, lm_speed *s)
     while (f != NULL && fgets(line, sizeof line, f) != NULL) {
         if (strncmp(line, "# ", 2) == 0) {
             snprintf(s->machine, sizeof s->machine, "%.*s", (int)strcspn(line + 2, "\n"), line + 2);
+            char *load = strstr(s->machine, "; load average ");
+            const char *began = load ? strstr(load, " when the run began") : NULL;
+            if (began != NULL)
+                memmove(load, began + strlen(" when the run began"),
+                        strlen(began + strlen(" when the run began")) + 1);
+
             continue;
         }
         const char *rate = field(line, "tokens_per_s", 0, v, sizeof v);

@@ -37,7 +37,7 @@ void mha_print_example_table(FILE *out)
         print_matrix(out, nm[1], k, 3, 2); fprintf(out, ",\\quad\n");
         print_matrix(out, nm[2], v, 3, 2); fprintf(out, "\n\n\\smallskip\\noindent\n");
         print_matrix(out, "\\text{scores}", scores, 3, 3); fprintf(out, ",\\quad\n");
-        print_matrix(out, "\\text{weights}", weights, 3, 3); fprintf(out, ",\\quad\n");
+        print_matrix(out, "\\text{weights}", weights, 3, 3); fprintf(out, ",\n\n\\smallskip\\noindent\n");
         snprintf(nm[3], 16, "\\text{head}_%zu", h + 1);
         print_matrix(out, nm[3], context, 3, 2); fprintf(out, ".\n\n");
     }

@@ -24,13 +24,13 @@ l3=$(cat /sys/devices/system/cpu/cpu0/cache/index3/size 2> /dev/null || echo 0K)
 case $l3 in *K) l3=$(( ${l3%K} >> 10 )) ;; *M) l3=${l3%M} ;; *) l3=0 ;; esac
 cc -O2 -pthread -o "$build/limits-check" bench/limits_check.c
 { for n in 1 $threads; do $m --peak --threads $n; $m --bandwidth --threads $n; done
-  "$build/limits-check" "$threads" 512; echo "l3_mib=$l3"; } | tee "$build/bench-machine.txt"
+  "$build/limits-check" "$threads" 512; echo "l3_mib=$l3"
+  echo "load_average=${load// /,} when=start"; } | tee "$build/bench-machine.txt"
 limit() { sed -n "s/^$1=\([0-9.]*\) threads=$threads .*/\1/p" "$build/bench-machine.txt" | tail -n 1; }
 machine="$cpu, $(nproc) cores, $l3 MiB of L3; FMA peak $(limit peak_gflops) GFLOP/s and read bandwidth"
 machine="$machine $(limit bandwidth_gbs) GB/s on $threads threads (checked by an independent"
 machine="$machine program: $(limit check_peak_gflops) GFLOP/s and $(limit check_bandwidth_gbs) GB/s);"
-machine="$machine OpenBLAS's $blas kernels; load average $load"
-machine="$machine when the run began; $day, $compiler"
+machine="$machine OpenBLAS's $blas kernels; $day, $compiler"
 lm_shape="--layers 4 --heads 8 --dim 256 --context 128 --batch 16"
 lm_line="impl=ours lm=1 B=16 T=128 E=256 H=8 layers=4 V=2048 reps=3"
 lm_dir=$(mktemp -d); trap 'rm -rf "$lm_dir"' EXIT
