@@ -7,6 +7,7 @@
 #include "clock.h"
 #include "head_roles.h"
 #include "lm_files.h"
+#include "random.h"
 #include "austen.h"
 #include "training.h"
 
@@ -81,14 +82,15 @@ mha_status viz_austen_set_text(viz_austen *a, const char *text)
     if (status == MHA_OK && (count == 0 || count > T))
         status = MHA_ERR_SHAPE;
     if (status == MHA_OK) {
-        snprintf(a->prompt, sizeof a->prompt, "%s", text);
+        if (text != a->prompt)
+            snprintf(a->prompt, sizeof a->prompt, "%s", text);
         for (size_t k = 0; k < count; k++)
             a->ids[k] = (int)ids[k];
         a->count = a->prompt_count = count;
         a->row = -1;
         lm_decoder_reset(&a->decoder);
         a->fed = 0;
-        a->state = a->seed;
+        a->state = mha_random_seeded(a->seed);
         status = viz_austen_run(a);
     }
     free(ids);
@@ -194,7 +196,7 @@ mha_status viz_austen_load(viz_austen *a, const char *dir, const char *valid, ch
         read_study(a);
         read_valid(a, valid);
         a->temperature = VIZ_AUSTEN_TEMPERATURE, a->top_k = VIZ_AUSTEN_TOP_K;
-        a->seed = a->state = 1;
+        a->seed = 1;
         a->focus = 0, a->row = -1;
         viz_austen_measure(a);
         a->base_loss = a->loss;
@@ -355,6 +357,12 @@ mha_status viz_austen_restore(viz_austen *a)
     lm_heads_restore(&a->model);
     viz_austen_measure(a);
     return viz_austen_run(a);
+}
+
+void viz_austen_title(const viz_austen *a, size_t k, char *title, size_t size)
+{
+    const size_t H = a->model.config.heads;
+    snprintf(title, size, "L%zu H%zu %s", k / H, k % H, a->roles[k]);
 }
 
 size_t viz_austen_query(const viz_austen *a)

@@ -4,11 +4,11 @@
 /* The Austen language model in the viewer (chapter "The viewer on real
    text"): the model, its pieces, one row's score breakdown, generation and
    removed heads (austen.c); the view and the mode (austen_view.c); the
-   choice of the first mode (austen_start.c).  No SDL in this header. */
+   choice of the first mode (austen_start.c). */
 #include <stdint.h>
 #include "bpe.h"
 #include "lm.h"
-#include "state.h"
+#include "viz.h"
 
 enum { VIZ_AUSTEN_ROLE = 24, VIZ_AUSTEN_LABEL = 64, VIZ_AUSTEN_PARTS = 4,
        VIZ_AUSTEN_CONTEXT_MAX = 512, VIZ_AUSTEN_TOP = 5, VIZ_AUSTEN_KEYS = 8,
@@ -71,6 +71,8 @@ void viz_austen_measure(viz_austen *a);
 MHA_MUST_CHECK mha_status viz_austen_switch_head(viz_austen *a, size_t k);
 MHA_MUST_CHECK mha_status viz_austen_restore(viz_austen *a);
 size_t viz_austen_query(const viz_austen *a);
+void viz_austen_title(const viz_austen *a, size_t k, char *title, size_t size);
+size_t viz_austen_maps(const viz_austen *a, int width, int height, SDL_Rect *maps, size_t max);
 extern char viz_austen_dir[512];           /* the model's folder; "": VIZ_AUSTEN_DIR */
 extern const viz_mode viz_austen_mode;
 void viz_draw_austen(struct viz_view *v, const viz_state *s, const void *data, int width,

@@ -36,6 +36,17 @@ static void austen_layout_for(int width, int height, size_t N, size_t H, austen_
     l->breakdown = (SDL_Rect){bx, l->big.y + big + 16, width - M - bx,
                               l->status_y - 8 - (l->big.y + big + 16)};
 }
+
+size_t viz_austen_maps(const viz_austen *a, int width, int height, SDL_Rect *maps, size_t max)
+{
+    austen_layout l;
+    austen_layout_for(width, height, a->model.config.layers, a->model.config.heads, &l);
+    size_t n = a->model.config.layers * a->model.config.heads;
+    n = n < max ? n : max;
+    n = n < VIZ_AUSTEN_MAPS_MAX ? n : VIZ_AUSTEN_MAPS_MAX;
+    memcpy(maps, l.maps, n * sizeof *maps);
+    return n;
+}
 static void draw_pieces(viz_view *v, const viz_austen *a, const austen_layout *l)
 {
     const SDL_Rect r = l->pieces;
@@ -77,7 +88,7 @@ static void draw_grid(viz_view *v, const viz_state *s, const viz_austen *a,
         const SDL_Rect r = l->maps[k];
         const int removed = a->model.head_mask[k] != 1.0f;
         char title[96];
-        snprintf(title, sizeof title, "L%zu H%zu %s", k / H, k % H, a->roles[k]);
+        viz_austen_title(a, k, title, sizeof title);
         viz_text_fit(v, v->small, title, r.x, r.y - 7, r.w + 6,
                      removed ? viz_alarm : k == a->focus ? viz_emphasis : viz_dim);
         draw_map(v, s, a, k, r);
