@@ -16,7 +16,6 @@ enum { VIZ_AUSTEN_ROLE = 24, VIZ_AUSTEN_LABEL = 64, VIZ_AUSTEN_PARTS = 4,
 #define VIZ_AUSTEN_DIR "models/austen"
 #define VIZ_AUSTEN_VALID "build/corpus/valid.txt"
 #define VIZ_AUSTEN_PROMPT "It was a fine morning, and"
-#define VIZ_AUSTEN_AUTO_SECONDS 0.7
 #define VIZ_AUSTEN_TEMPERATURE 0.8
 #define VIZ_AUSTEN_TOP_K 40
 typedef struct viz_austen {

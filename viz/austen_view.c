@@ -315,6 +315,8 @@ static void act_austen(viz_state *s, void *data, const viz_action *x)
         type_text(s, a, x); break;
     case VIZ_GENERATE: say(s, viz_austen_generate(a), "generate"); break;
     case VIZ_PLAY_PAUSE: s->playing = !s->playing; a->since = 0; break;
+    case VIZ_FASTER: s->speed = fmin(s->speed * 1.5, 20.0); break;
+    case VIZ_SLOWER: s->speed = fmax(s->speed / 1.5, 0.25); break;
     case VIZ_SAMPLING_COLDER: a->temperature = fmax(a->temperature - 0.1, 0); break;
     case VIZ_SAMPLING_HOTTER: a->temperature = fmin(a->temperature + 0.1, 2); break;
     case VIZ_NEXT_TOP_K: a->top_k = a->top_k == 0 ? VIZ_AUSTEN_TOP
@@ -337,7 +339,7 @@ static void act_austen(viz_state *s, void *data, const viz_action *x)
 static int tick_austen(viz_state *s, void *data, double seconds)
 {
     viz_austen *a = data;
-    if (!s->playing || (a->since += seconds) < VIZ_AUSTEN_AUTO_SECONDS)
+    if (!s->playing || (a->since += seconds) < 1.0 / s->speed)
         return 0;
     a->since = 0;
     const mha_status status = viz_austen_generate(a);

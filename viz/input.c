@@ -27,6 +27,7 @@ const char *const viz_help[][3] = {
     {"escape, q",   "dlt", "close the help, clear the selection, else ask to quit; q: quit"},
     {"g",           "a",   "append the next piece, drawn from the model"},
     {"space",       "a",   "append a piece at a steady pace / stop"},
+    {"up, down",    "a",   "that pace faster / slower"},
     {",  .",        "a",   "sampling temperature down / up (divides the logits of the next piece)"},
     {"k",           "a",   "top-k: draw among the k most likely pieces (0: all)"},
     {"r  n",        "a",   "back to the typed text and the seed / the next seed"},

@@ -71,8 +71,12 @@ int viz_parse_options(int argc, char **argv, struct viz_options *o)
     }
     if (line.help)
         return usage(stdout), 1;
-    if (train + trained + designed > 1) {
-        viz_error("--train, --trained and --designed: give one of them");
+    if (train && trained) {
+        viz_error("--train and --trained: give one of them");
+        return -1;
+    }
+    if (designed && (train || trained)) {
+        viz_error("--designed and --%s: give one of them", train ? "train" : "trained");
         return -1;
     }
     o->mode = train ? "training" : trained ? "trained" : designed ? "sentence" : NULL;
