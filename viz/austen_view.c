@@ -15,24 +15,25 @@ typedef struct austen_layout {
 
 static void austen_layout_for(int width, int height, size_t N, size_t H, austen_layout *l)
 {
-    enum { M = 14, TOP = 112, TITLE = 14, GAP = 8 };
+    enum { M = 14, TOP = 112, TITLE = 26, GAP = 8, SIDE = 185 };
     l->width = width, l->height = height;
     l->status_y = height - 46;
-    l->pieces = (SDL_Rect){M, 34, width - 2 * M, 66};
-    const int left = width * 44 / 100, n = (int)N, h = (int)H;
+    l->pieces = (SDL_Rect){M, 34, width - 2 * M, 42};
+    const int left = width / 2, n = (int)N, h = (int)H;
     int side = (left - (h - 1) * GAP) / h;
-    const int tall = (l->status_y - TOP - n * (TITLE + GAP)) / n;
+    const int tall = (l->status_y - TOP - SIDE - n * (TITLE + GAP)) / n;
     side = side < tall ? side : tall;
     side = side < 8 ? 8 : side;
     for (int k = 0; k < n * h && k < VIZ_AUSTEN_MAPS_MAX; k++)
         l->maps[k] = (SDL_Rect){M + (k % h) * (side + GAP),
                                 TOP + TITLE + (k / h) * (side + TITLE + GAP), side, side};
+    const int below = TOP + n * (side + TITLE + GAP) + 4;
+    l->side = (SDL_Rect){M, below, h * (side + GAP) - GAP, l->status_y - 4 - below};
     const int bx = M + h * (side + GAP) + 24;
     int big = (l->status_y - TOP - 24) * 45 / 100;
-    big = big < width - bx - 300 ? big : width - bx - 300;
+    big = big < width - bx - M ? big : width - bx - M;
     big = big < 8 ? 8 : big;
-    l->big = (SDL_Rect){bx, TOP + TITLE, big, big};
-    l->side = (SDL_Rect){bx + big + 20, TOP, width - M - (bx + big + 20), big + TITLE};
+    l->big = (SDL_Rect){bx, TOP + 14, big, big};
     l->breakdown = (SDL_Rect){bx, l->big.y + big + 16, width - M - bx,
                               l->status_y - 8 - (l->big.y + big + 16)};
 }
@@ -89,8 +90,11 @@ static void draw_grid(viz_view *v, const viz_state *s, const viz_austen *a,
         const int removed = a->model.head_mask[k] != 1.0f;
         char title[96];
         viz_austen_title(a, k, title, sizeof title);
-        viz_text_fit(v, v->small, title, r.x, r.y - 7, r.w + 6,
-                     removed ? viz_alarm : k == a->focus ? viz_emphasis : viz_dim);
+        char *role = strchr(strchr(title, ' ') + 1, ' ');     /* the block and head, then the role */
+        *role = '\0';
+        const SDL_Color ink = removed ? viz_alarm : k == a->focus ? viz_emphasis : viz_dim;
+        viz_text_fit(v, v->small, title, r.x, r.y - 20, r.w + 7, ink);
+        viz_text_fit(v, v->small, role + 1, r.x, r.y - 7, r.w + 7, ink);
         draw_map(v, s, a, k, r);
         if (removed) {
             SDL_SetRenderDrawColor(v->renderer, viz_alarm.r, viz_alarm.g, viz_alarm.b, 255);
@@ -121,7 +125,7 @@ static void draw_hover(viz_view *v, const viz_state *s, const viz_austen *a,
                  a->maps[((size_t)k * T + (size_t)i) * T + (size_t)j]);
     int w = 0, h = 0;
     viz_text_size(v, v->small, line, &w, &h);
-    const int x = l->pieces.x, y = l->pieces.y + l->pieces.h + 2;
+    const int x = l->pieces.x, y = l->pieces.y + l->pieces.h + 4;
     viz_fill(v, (SDL_Rect){x, y, w + 16, h + 6}, viz_box);
     viz_text(v, v->small, line, x + 8, y + 3 + h / 2, 0, viz_emphasis, 0);
 }
@@ -192,29 +196,40 @@ static void draw_breakdown(viz_view *v, const viz_austen *a, const viz_austen_br
         }
         order[shown] = best;
     }
-    const int rows = (r.h - 80) / 16 > 0 ? (r.h - 80) / 16 : 0;
+    const int rows = (r.h - 96) / 16 > 0 ? (r.h - 96) / 16 : 0;
+    const int at[4] = {0, 120, 180, r.w - 44};          /* key, score, weight and its bar, |v| */
+    const char *heads[4] = {"key", "score", "weight", "|v|"};
+    y += 16;
+    for (int c = 0; c < 4; c++)
+        viz_text(v, v->small, heads[c], r.x + at[c], y, 0, viz_dim, 0);
     for (size_t n = 0; n < shown && (int)n < rows; n++) {
         const size_t j = order[n];
         y += 16;
         viz_austen_piece_label(&a->tokenizer, a->ids[j], label, sizeof label);
-        snprintf(line, sizeof line, "key %zu '%s'", j, label);
-        viz_text_fit(v, v->small, line, r.x, y, 150, viz_ink);
-        snprintf(line, sizeof line, "score %+.3f   weight %.3f   |v| %.3f", b->score[j],
-                 b->weight[j], b->value_norm[j]);
-        viz_text(v, v->small, line, r.x + 156, y, 0, viz_ink, 0);
-        const int bar = r.w - 156 - 300 > 20 ? r.w - 156 - 300 : 20;
-        viz_fill(v, (SDL_Rect){r.x + 156 + 300, y - 5, (int)lround(bar * b->weight[j]), 10},
+        snprintf(line, sizeof line, "%zu '%s'", j, label);
+        viz_text_fit(v, v->small, line, r.x, y, at[1] - 6, viz_ink);
+        snprintf(line, sizeof line, "%+.3f", b->score[j]);
+        viz_text(v, v->small, line, r.x + at[1], y, 0, viz_ink, 0);
+        snprintf(line, sizeof line, "%.3f", b->weight[j]);
+        viz_text(v, v->small, line, r.x + at[2], y, 0, viz_ink, 0);
+        const int bar = at[3] - at[2] - 50 > 10 ? at[3] - at[2] - 50 : 10;
+        viz_fill(v, (SDL_Rect){r.x + at[2] + 42, y - 5, (int)lround(bar * b->weight[j]), 10},
                  viz_copy_source);
+        snprintf(line, sizeof line, "%.3f", b->value_norm[j]);
+        viz_text(v, v->small, line, r.x + at[3], y, 0, viz_ink, 0);
     }
     snprintf(line, sizeof line, "output o = sum w_j v_j: |o| %.3f, first parts %+.3f %+.3f "
              "%+.3f %+.3f", b->out_norm, b->out[0], b->out[1], b->out[2], b->out[3]);
     viz_text_fit(v, v->small, line, r.x, y += 20, r.w, viz_ink);
-    snprintf(line, sizeof line, "%zu heads side by side: |concat| %.3f; W_O concat + b: |y| %.3f, "
-             "first parts %+.3f %+.3f %+.3f %+.3f", H, b->concat_norm, b->projected_norm,
-             b->projected[0], b->projected[1], b->projected[2], b->projected[3]);
+    snprintf(line, sizeof line, "the %zu heads' outputs side by side: |concat| %.3f", H,
+             b->concat_norm);
     viz_text_fit(v, v->small, line, r.x, y += 16, r.w, viz_ink);
-    viz_text_fit(v, v->small, "then the later blocks, the final norm and the unembedding: the "
-                 "next pieces, right", r.x, y += 16, r.w, viz_dim);
+    snprintf(line, sizeof line, "projected, W_O concat + b: |y| %.3f, first parts %+.3f %+.3f "
+             "%+.3f %+.3f", b->projected_norm, b->projected[0], b->projected[1], b->projected[2],
+             b->projected[3]);
+    viz_text_fit(v, v->small, line, r.x, y += 16, r.w, viz_ink);
+    viz_text_fit(v, v->small, "then the later blocks, the final norm and the unembedding give "
+                 "the next pieces (left)", r.x, y += 16, r.w, viz_dim);
 }
 void viz_draw_austen(viz_view *v, const viz_state *s, const void *data, int width, int height)
 {
