@@ -12,7 +12,7 @@
 
 enum { VIZ_AUSTEN_ROLE = 24, VIZ_AUSTEN_LABEL = 64, VIZ_AUSTEN_PARTS = 4,
        VIZ_AUSTEN_CONTEXT_MAX = 512, VIZ_AUSTEN_TOP = 5, VIZ_AUSTEN_KEYS = 8,
-       VIZ_AUSTEN_VALID_BYTES = 65536, VIZ_AUSTEN_WINDOWS = 2 };
+       VIZ_AUSTEN_VALID_BYTES = 65536, VIZ_AUSTEN_WINDOWS = 1 };
 #define VIZ_AUSTEN_DIR "models/austen"
 #define VIZ_AUSTEN_VALID "build/corpus/valid.txt"
 #define VIZ_AUSTEN_PROMPT "It was a fine morning, and"

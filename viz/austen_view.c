@@ -156,8 +156,8 @@ static void draw_side(viz_view *v, const viz_state *s, const viz_austen *a,
     }
     y += 26;
     if (a->loss_kind == 1)
-        snprintf(line, sizeof line, "held-out loss on %d windows: %.3f (every head: %.3f)",
-                 VIZ_AUSTEN_WINDOWS, a->loss, a->base_loss);
+        snprintf(line, sizeof line, "held-out loss on %zu pieces: %.3f (every head: %.3f)",
+                 VIZ_AUSTEN_WINDOWS * a->model.config.context, a->loss, a->base_loss);
     else if (a->loss_kind == 2)
         snprintf(line, sizeof line, "held-out loss, heads study: %.3f (every head: %.3f)",
                  a->loss, a->study_base);
