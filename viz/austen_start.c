@@ -14,7 +14,7 @@ static int has_model(const char *dir)
 
 mha_status viz_start_austen(viz_state *s, const char *model, int asked)
 {
-    char self[512] = "", beside[600] = "";
+    char self[400] = "", beside[512] = "";
     const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n > 0) {
         self[n] = '\0';
