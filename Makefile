@@ -302,22 +302,27 @@ $(BUILD)/mha-viz: $(BUILD)/obj/viz/main.o $(VIZ_OBJ) $(LIBS_BELOW_CMD)
 # them again (they show a measured time, so every drawing differs a little);
 # the training one trains 700 steps on the worker (about 30 s).
 VIZ_FIGURES := figures/viewer-sentence.png figures/viewer-rose.png figures/viewer-switches.png \
-               figures/viewer-training.png figures/viewer-trained.png
+               figures/viewer-training.png figures/viewer-trained.png figures/viewer-austen.png
 figures: $(BUILD)/mha-viz
 	rm -f $(VIZ_FIGURES)
 	$(MAKE) --no-print-directory $(VIZ_FIGURES)
 figures/viewer-sentence.png: | $(BUILD)/mha-viz
-	$(VIZ_HEADLESS) $(BUILD)/mha-viz --step 9 --hover 8,1 --size 1280x760 --screenshot $@
+	$(VIZ_HEADLESS) $(BUILD)/mha-viz --designed --step 9 --hover 8,1 --size 1280x760 --screenshot $@
 figures/viewer-rose.png: | $(BUILD)/mha-viz
-	$(VIZ_HEADLESS) $(BUILD)/mha-viz --text "a rose is a rose is a rose" --step 8 \
+	$(VIZ_HEADLESS) $(BUILD)/mha-viz --designed --text "a rose is a rose is a rose" --step 8 \
 	  --press m --size 1280x760 --screenshot $@
 figures/viewer-switches.png: | $(BUILD)/mha-viz
-	$(VIZ_HEADLESS) $(BUILD)/mha-viz --step 11 --press 'cp]]]3' --size 1280x760 --screenshot $@
+	$(VIZ_HEADLESS) $(BUILD)/mha-viz --designed --step 11 --press 'cp]]]3' --size 1280x760 --screenshot $@
 figures/viewer-training.png: | $(BUILD)/mha-viz
 	$(VIZ_HEADLESS) $(BUILD)/mha-viz --train --train-steps 700 --size 1280x760 --screenshot $@
 figures/viewer-trained.png: | $(BUILD)/mha-viz
 	MHA_MODEL_DIR=models/induction $(VIZ_HEADLESS) $(BUILD)/mha-viz --trained --step 24 \
 	  --size 1280x760 --screenshot $@
+# The Austen view (chapter "The viewer on real text") at a layout of 720 pixels'
+# height, printed turned across the page: its smallest text prints at 7 points.
+figures/viewer-austen.png: | $(BUILD)/mha-viz
+	$(VIZ_HEADLESS) $(BUILD)/mha-viz --model models/austen --press 'ggggggg<<<' \
+	  --size 1500x1080 --screenshot $@
 
 # ================================================================ the tests
 # The library's own suites link libmha.a alone, with the shared helpers of

@@ -1,4 +1,4 @@
-/* generated from chapters/12-viewer.nw; edit the book, not this file */
+/* generated from chapters/12-viewer.nw, chapters/18-austen-viewer.nw; edit the book, not this file */
 #include <math.h>
 #include <string.h>
 #include "viz.h"
@@ -25,6 +25,17 @@ const char *const viz_help[][3] = {
     {"s",           "dlt", "save the window as a PNG"},
     {"?",           "dlt", "this help"},
     {"escape, q",   "dlt", "close the help, clear the selection, else ask to quit; q: quit"},
+    {"g",           "a",   "append the next piece, drawn from the model"},
+    {"space",       "a",   "append a piece at a steady pace / stop"},
+    {"up, down",    "a",   "that pace faster / slower"},
+    {",  .",        "a",   "sampling temperature down / up (divides the logits of the next piece)"},
+    {"k",           "a",   "top-k: draw among the k most likely pieces (0: all)"},
+    {"r  n",        "a",   "back to the typed text and the seed / the next seed"},
+    {"x  u",        "a",   "remove the enlarged head, or put it back / put every head back"},
+    {"right, left", "a",   "the next / previous query row of the breakdown"},
+    {"tab, click",  "a",   "enlarge a head; click a row of the big map to explain it"},
+    {"enter",       "a",   "type a new text; enter again to run it"},
+    {"m  s  +  -",   "a",   "colour map, save a PNG, larger / smaller, as in the other views"},
 };
 const size_t viz_help_count = sizeof viz_help / sizeof viz_help[0];
 static const struct { SDL_Keycode key; viz_action_kind kind; int head; } key_table[] = {
@@ -44,6 +55,9 @@ static const struct { SDL_Keycode key; viz_action_kind kind; int head; } key_tab
     {SDLK_PLUS, VIZ_ZOOM_IN, 0},          {SDLK_EQUALS, VIZ_ZOOM_IN, 0},
     {SDLK_KP_PLUS, VIZ_ZOOM_IN, 0},       {SDLK_MINUS, VIZ_ZOOM_OUT, 0},
     {SDLK_KP_MINUS, VIZ_ZOOM_OUT, 0},
+    {SDLK_g, VIZ_GENERATE, 0},            {SDLK_COMMA, VIZ_SAMPLING_COLDER, 0},
+    {SDLK_PERIOD, VIZ_SAMPLING_HOTTER, 0}, {SDLK_k, VIZ_NEXT_TOP_K, 0},
+    {SDLK_x, VIZ_REMOVE_HEAD, 0},         {SDLK_u, VIZ_RESTORE_HEADS, 0},
 };
 static viz_action key_action(SDL_Keycode key)
 {

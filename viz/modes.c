@@ -1,8 +1,9 @@
-/* generated from chapters/12-viewer.nw, chapters/14-training-viewer.nw; edit the book, not this file */
+/* generated from chapters/12-viewer.nw, chapters/14-training-viewer.nw, chapters/18-austen-viewer.nw; edit the book, not this file */
 #include <math.h>
 #include <string.h>
 #include "viz.h"
 #include "training.h"
+#include "austen.h"
 
 const viz_mode viz_sentence_mode = {
     .name = "sentence", .key = 'd', .help = "the designed heads on a sentence",
@@ -13,6 +14,7 @@ const viz_mode viz_sentence_mode = {
 const viz_mode *const viz_modes[] = {
     &viz_sentence_mode,
     &viz_trained_mode, &viz_training_mode,
+    &viz_austen_mode,
 };
 const size_t viz_mode_count = sizeof viz_modes / sizeof viz_modes[0];
 _Static_assert(sizeof viz_modes / sizeof viz_modes[0] <= VIZ_MODES_MAX, "too many modes");

@@ -11,7 +11,7 @@
 static int usage(FILE *out)
 {
     fputs("usage: mha-viz [--text \"WORDS\"] [--step K] [--press KEYS] [--hover I,J] [--size WxH]\n"
-          "               [--train | --trained] [--train-steps N]\n"
+          "               [--train | --trained | --designed] [--train-steps N] [--model DIR]\n"
           "               [--screenshot FILE.png | --record DIR --frames N | --quit-after N]\n"
           "\n"
           "Shows five designed attention heads attending over a sentence that is decoded\n"
@@ -27,7 +27,10 @@ static int usage(FILE *out)
           "  --hover I,J            point at query position I, key position J (from 0)\n"
           "  --quit-after N         close the window after N frames (for tests)\n"
           "  --train                train a model live; --trained: the trained model\n"
-          "  --train-steps N        stop training after N steps; a screenshot waits for them\n",
+          "  --train-steps N        stop training after N steps; a screenshot waits for them\n"
+          "  --model DIR            the Austen model (default models/austen, here or beside\n"
+          "                         the program); found, the viewer starts with it\n"
+          "  --designed             start with the designed heads\n",
           out);
     return out == stdout ? VIZ_EXIT_OK : VIZ_EXIT_USAGE;
 }
@@ -42,7 +45,7 @@ int viz_parse_options(int argc, char **argv, struct viz_options *o)
 {
     *o = (struct viz_options){.width = 1280, .height = 800, .hover_row = -1, .hover_col = -1};
     const char *hover = NULL, *size = NULL;
-    int train = 0, trained = 0;
+    int train = 0, trained = 0, designed = 0;
     const mha_option options[] = {
         {"--text", MHA_OPTION_TEXT, &o->text, 0, 0, 0, 0, NULL},
         {"--screenshot", MHA_OPTION_TEXT, &o->screenshot, 0, 0, 0, 0, NULL},
@@ -56,6 +59,8 @@ int viz_parse_options(int argc, char **argv, struct viz_options *o)
         {"--size", MHA_OPTION_TEXT, &size, 0, 0, 0, 0, NULL},
         {"--train", MHA_OPTION_FLAG, &train, 0, 0, 0, 0, NULL},
         {"--trained", MHA_OPTION_FLAG, &trained, 0, 0, 0, 0, NULL},
+        {"--designed", MHA_OPTION_FLAG, &designed, 0, 0, 0, 0, NULL},
+        {"--model", MHA_OPTION_TEXT, &o->model, 0, 0, 0, 0, NULL},
     };
     mha_command_line line = {"mha-viz", "", NULL, NULL, 0};
     char message[1024];
@@ -70,7 +75,11 @@ int viz_parse_options(int argc, char **argv, struct viz_options *o)
         viz_error("--train and --trained: give one of them");
         return -1;
     }
-    o->mode = train ? "training" : trained ? "trained" : NULL;
+    if (designed && (train || trained)) {
+        viz_error("--designed and --%s: give one of them", train ? "train" : "trained");
+        return -1;
+    }
+    o->mode = train ? "training" : trained ? "trained" : designed ? "sentence" : NULL;
     if (hover != NULL) {
         char *comma = NULL, *end = NULL;
         errno = 0;

@@ -31,7 +31,8 @@ mha_status viz_next_png(viz_state *s, int width, int height, char *message, size
 void viz_save_window(viz_state *s, SDL_Renderer *renderer, int width, int height);
 struct viz_options {
     const char *text, *screenshot, *record, *press;
-    const char *mode;                    /* a mode's name; NULL: the sentence */
+    const char *mode;                    /* a mode's name; NULL: Austen's if found */
+    const char *model;                   /* --model DIR: the Austen model's folder */
     size_t step, frames, quit_after, train_steps;
     int width, height;
     int hover_row, hover_col;            /* --hover I,J, positions from 0; -1 if not given */

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "layer_files.h"
 #include "output.h"
+#include "austen.h"
 #include "viz.h"
 
 static void tell_waiting(const char *dir, double seconds, void *context)
@@ -156,7 +157,10 @@ int viz_main(int argc, char **argv)
         viz_error("SDL_ttf: %s", TTF_GetError());
     else {
         const viz_start how = {o.step, o.train_steps, o.screenshot != NULL || o.record != NULL};
-        mha_status ready = o.mode != NULL ? viz_switch_mode(&s, viz_mode_find(o.mode)) : MHA_OK;
+        if (o.model != NULL)
+            snprintf(viz_austen_dir, sizeof viz_austen_dir, "%s", o.model);
+        mha_status ready = o.mode != NULL ? viz_switch_mode(&s, viz_mode_find(o.mode))
+                                          : viz_start_austen(&s, o.model, o.model != NULL);
         if (ready == MHA_OK)
             ready = viz_mode_start(&s, &how);
         if (ready != MHA_OK) {

@@ -1,4 +1,4 @@
-/* generated from chapters/12-viewer.nw; edit the book, not this file */
+/* generated from chapters/12-viewer.nw, chapters/18-austen-viewer.nw; edit the book, not this file */
 #ifndef VIZ_STATE_H
 #define VIZ_STATE_H
 /* The viewer's state: the designed layer, the sentence, the decoding and the
@@ -22,7 +22,9 @@ typedef enum viz_action_kind {
     VIZ_START_TYPING, VIZ_TYPE, VIZ_ERASE, VIZ_ACCEPT, VIZ_CANCEL,
     VIZ_POINT, VIZ_FOCUS_HEAD, VIZ_SET_TEMPERATURE,
     VIZ_SAVE, VIZ_HELP, VIZ_ESCAPE, VIZ_QUIT, VIZ_SWITCH_MODE,
-    VIZ_RESTART, VIZ_NEW_SEQUENCE, VIZ_ZOOM_IN, VIZ_ZOOM_OUT, VIZ_SELECT
+    VIZ_RESTART, VIZ_NEW_SEQUENCE, VIZ_ZOOM_IN, VIZ_ZOOM_OUT, VIZ_SELECT,
+    VIZ_GENERATE, VIZ_SAMPLING_COLDER, VIZ_SAMPLING_HOTTER, VIZ_NEXT_TOP_K,
+    VIZ_REMOVE_HEAD, VIZ_RESTORE_HEADS,
 } viz_action_kind;
 
 typedef struct viz_action {

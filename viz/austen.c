@@ -1,0 +1,371 @@
+/* generated from chapters/18-austen-viewer.nw; edit the book, not this file */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bpe_files.h"
+#include "clock.h"
+#include "head_roles.h"
+#include "lm_files.h"
+#include "random.h"
+#include "austen.h"
+#include "training.h"
+
+char viz_austen_dir[512];
+static size_t utf8_length(const unsigned char *b, size_t n)   /* 0: not a whole character */
+{
+    const size_t want = b[0] < 0x80 ? 1 : b[0] >= 0xC2 && b[0] <= 0xDF ? 2
+                      : b[0] >= 0xE0 && b[0] <= 0xEF ? 3 : b[0] >= 0xF0 && b[0] <= 0xF4 ? 4 : 0;
+    if (want == 0 || want > n)
+        return 0;
+    for (size_t k = 1; k < want; k++)
+        if ((b[k] & 0xC0) != 0x80)
+            return 0;
+    return want;
+}
+
+void viz_austen_piece_label(const bpe *t, int id, char *label, size_t size)
+{
+    size_t n = 0, used = 0;
+    const unsigned char *b = id >= 0 && (size_t)id < t->vocab ? bpe_token(t, (uint32_t)id, &n)
+                                                               : NULL;
+    label[0] = '\0';
+    for (size_t at = 0; b != NULL && at < n;) {
+        char part[64] = "";
+        const size_t whole = utf8_length(b + at, n - at);
+        if (b[at] == ' ' || b[at] == '\n') {
+            snprintf(part, sizeof part, "%s", b[at] == ' ' ? "\xe2\x90\xa3" : "\xe2\x86\xb5");
+            at++;
+        } else if (whole == 1 && b[at] >= 0x20 && b[at] < 0x7f) {
+            part[0] = (char)b[at++], part[1] = '\0';
+        } else if (whole > 1) {
+            memcpy(part, b + at, whole), part[whole] = '\0';
+            at += whole;
+        } else {                                  /* bytes that are not a character here */
+            size_t k = 0;
+            part[k++] = '<';
+            do {
+                k += (size_t)snprintf(part + k, sizeof part - k, "%s%02x", k > 1 ? " " : "",
+                                      b[at++]);
+            } while (at < n && k + 8 < sizeof part && b[at] >= 0x80 &&
+                     utf8_length(b + at, n - at) == 0);
+            part[k++] = '>', part[k] = '\0';
+        }
+        const size_t length = strlen(part);
+        if (used + length + 1 > size)
+            break;
+        memcpy(label + used, part, length + 1);
+        used += length;
+    }
+}
+mha_status viz_austen_run(viz_austen *a)
+{
+    const lm_config *c = &a->model.config;
+    mha_status status = lm_forward_weights(&a->model, &a->ws, a->ids, 1, a->count, a->weights);
+    if (status != MHA_OK)
+        return status;
+    const size_t L = a->count, T = c->context, maps = c->layers * c->heads;
+    for (size_t k = maps; k-- > 0;)                /* (maps, L, L) spread to (maps, T, T) */
+        for (size_t i = L; i-- > 0;)
+            memmove(a->maps + (k * T + i) * T, a->weights + (k * L + i) * L, L * sizeof(float));
+    return MHA_OK;
+}
+
+mha_status viz_austen_set_text(viz_austen *a, const char *text)
+{
+    const size_t n = strlen(text), T = a->model.config.context;
+    uint32_t *ids = malloc((n + 1) * sizeof *ids);
+    size_t count = 0;
+    mha_status status = ids != NULL ? MHA_OK : MHA_ERR_NOMEM;
+    if (status == MHA_OK)
+        status = bpe_encode(&a->tokenizer, (const unsigned char *)text, n, ids, &count);
+    if (status == MHA_OK && (count == 0 || count > T))
+        status = MHA_ERR_SHAPE;
+    if (status == MHA_OK) {
+        if (text != a->prompt)
+            snprintf(a->prompt, sizeof a->prompt, "%s", text);
+        for (size_t k = 0; k < count; k++)
+            a->ids[k] = (int)ids[k];
+        a->count = a->prompt_count = count;
+        a->row = -1;
+        lm_decoder_reset(&a->decoder);
+        a->fed = 0;
+        a->state = mha_random_seeded(a->seed);
+        status = viz_austen_run(a);
+    }
+    free(ids);
+    return status;
+}
+static void read_roles(viz_austen *a)
+{
+    const size_t H = a->model.config.heads, N = a->model.config.layers;
+    char path[600], line[512];
+    for (size_t k = 0; k < N * H; k++)
+        snprintf(a->roles[k], VIZ_AUSTEN_ROLE, "?");
+    snprintf(path, sizeof path, "%s/heads.tsv", a->dir);
+    FILE *f = fopen(path, "r");
+    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+        unsigned layer, head;
+        char *last = strrchr(line, '\t');
+        if (line[0] == '#' || last == NULL || sscanf(line, "%u\t%u", &layer, &head) != 2 ||
+            layer >= N || head >= H)
+            continue;                              /* the header, or not a head */
+        last[strcspn(last, "\r\n")] = '\0';
+        snprintf(a->roles[layer * H + head], VIZ_AUSTEN_ROLE, "%s", last + 1);
+    }
+    if (f != NULL)
+        fclose(f);
+}
+
+static void read_study(viz_austen *a)
+{
+    const size_t H = a->model.config.heads, N = a->model.config.layers;
+    char path[600], line[512];
+    size_t found = 0;
+    snprintf(path, sizeof path, "%s/prune.tsv", a->dir);
+    FILE *f = fopen(path, "r");
+    int have_base = 0;
+    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+        unsigned layer, head;
+        double importance;
+        const char *base = strstr(line, "base=");
+        if (line[0] == '#' && base != NULL)
+            have_base = sscanf(base, "base=%lf", &a->study_base) == 1;
+        else if (sscanf(line, "%u\t%u\t%lf", &layer, &head, &importance) == 3 && layer < N &&
+                 head < H)
+            a->study_importance[layer * H + head] = importance, found++;
+    }
+    if (f != NULL)
+        fclose(f);
+    a->have_study = have_base && found == N * H;
+}
+static void read_valid(viz_austen *a, const char *path)
+{
+    unsigned char *bytes = NULL;
+    size_t n = 0, count = 0;
+    char message[256];
+    if (path == NULL || mha_read_whole_file(path, &bytes, &n, message, sizeof message) != MHA_OK)
+        return;
+    n = n < VIZ_AUSTEN_VALID_BYTES ? n : VIZ_AUSTEN_VALID_BYTES;
+    uint32_t *ids = malloc((n + 1) * sizeof *ids);
+    a->valid = malloc((n + 1) * sizeof *a->valid);
+    if (ids != NULL && a->valid != NULL &&
+        bpe_encode(&a->tokenizer, bytes, n, ids, &count) == MHA_OK &&
+        count > a->model.config.context + 1) {
+        for (size_t k = 0; k < count; k++)
+            a->valid[k] = (int)ids[k];
+        a->valid_count = count;
+    } else {
+        free(a->valid);
+        a->valid = NULL;
+    }
+    free(ids);
+    free(bytes);
+}
+mha_status viz_austen_load(viz_austen *a, const char *dir, const char *valid, char *message,
+                           size_t size)
+{
+    memset(a, 0, sizeof *a);
+    lm_provenance p;
+    mha_status status = lm_model_read(dir, &a->model, &a->tokenizer, &p, message, size);
+    if (status != MHA_OK)
+        return status;
+    const lm_config *c = &a->model.config;
+    const size_t T = c->context, maps = c->layers * c->heads;
+    if (T > VIZ_AUSTEN_CONTEXT_MAX) {
+        snprintf(message, size, "%s: a context of %zu; the viewer shows at most %d", dir, T,
+                 VIZ_AUSTEN_CONTEXT_MAX);
+        viz_austen_free(a);
+        return MHA_ERR_SHAPE;
+    }
+    snprintf(a->dir, sizeof a->dir, "%s", dir);
+    a->roles = calloc(maps, sizeof *a->roles);
+    a->study_importance = calloc(maps, sizeof *a->study_importance);
+    a->ids = calloc(T, sizeof *a->ids);
+    a->weights = calloc(maps * T * T, sizeof *a->weights);
+    a->maps = calloc(maps * T * T, sizeof *a->maps);
+    a->scratch = calloc(c->vocab, sizeof *a->scratch);
+    status = a->roles && a->study_importance && a->ids && a->weights && a->maps && a->scratch
+           ? MHA_OK : MHA_ERR_NOMEM;
+    if (status == MHA_OK)
+        status = lm_workspace_init(&a->ws, &a->model, 1, T, 0);
+    if (status == MHA_OK)
+        status = lm_decoder_init(&a->decoder, &a->model);
+    if (status == MHA_OK) {
+        read_roles(a);
+        read_study(a);
+        read_valid(a, valid);
+        a->temperature = VIZ_AUSTEN_TEMPERATURE, a->top_k = VIZ_AUSTEN_TOP_K;
+        a->seed = 1;
+        a->focus = 0, a->row = -1;
+        viz_austen_measure(a);
+        a->base_loss = a->loss;
+        status = viz_austen_set_text(a, VIZ_AUSTEN_PROMPT);
+    }
+    if (status != MHA_OK) {
+        snprintf(message, size, "%s: %s", dir, mha_status_message(status));
+        viz_austen_free(a);
+    }
+    return status;
+}
+
+void viz_austen_free(viz_austen *a)
+{
+    lm_decoder_free(&a->decoder);
+    lm_workspace_free(&a->ws);
+    lm_model_free(&a->model);
+    bpe_free(&a->tokenizer);
+    free(a->roles); free(a->study_importance); free(a->valid); free(a->ids);
+    free(a->weights); free(a->maps); free(a->scratch);
+    memset(a, 0, sizeof *a);
+}
+static double dot_row(const float *w, const float *bias, size_t r, const float *x, size_t E)
+{
+    double sum = bias[r];
+    for (size_t e = 0; e < E; e++)
+        sum += (double)w[r * E + e] * x[e];
+    return sum;
+}
+
+mha_status viz_austen_breakdown_of(const viz_austen *a, size_t layer, size_t head, size_t row,
+                                   viz_austen_breakdown *b)
+{
+    const lm_config *c = &a->model.config;
+    const size_t E = c->embed_dim, H = c->heads, D = E / H, L = a->count, V = c->vocab;
+    if (layer >= c->layers || head >= H || row >= L)
+        return MHA_ERR_ARG;
+    memset(b, 0, sizeof *b);
+    b->layer = layer, b->head = head, b->row = row, b->keys = row + 1;
+    const mha_block_params p = lm_block_params(&a->model, layer);
+    float *normed = malloc((row + 1) * E * sizeof *normed);
+    double *concat = calloc(E, sizeof *concat), *q = calloc(D, sizeof *q);
+    double *w = calloc(row + 1, sizeof *w);
+    mha_status status = normed && concat && q && w ? MHA_OK : MHA_ERR_NOMEM;
+    if (status == MHA_OK)
+        status = mha_layer_norm(row + 1, E, a->ws.stream + layer * L * E, p.norm1_weight,
+                                p.norm1_bias, normed, NULL, NULL);
+    const float *Wi = p.attn.in_proj_weight, *bi = p.attn.in_proj_bias;
+    for (size_t h = 0; status == MHA_OK && h < H; h++) {
+        for (size_t d = 0; d < D; d++)
+            q[d] = dot_row(Wi, bi, h * D + d, normed + row * E, E);
+        double top = -INFINITY, sum = 0;
+        for (size_t j = 0; j <= row; j++) {
+            double s = 0;
+            for (size_t d = 0; d < D; d++)
+                s += q[d] * dot_row(Wi, bi, E + h * D + d, normed + j * E, E);
+            w[j] = s / sqrt((double)D);
+            top = fmax(top, w[j]);
+        }
+        for (size_t j = 0; j <= row; j++)
+            sum += exp(w[j] - top);
+        for (size_t j = 0; j <= row; j++) {
+            const double score = w[j];
+            w[j] = exp(w[j] - top) / sum;
+            double norm = 0;
+            for (size_t d = 0; d < D; d++) {
+                const double v = dot_row(Wi, bi, 2 * E + h * D + d, normed + j * E, E);
+                concat[h * D + d] += w[j] * v;
+                norm += v * v;
+            }
+            if (h == head)
+                b->score[j] = score, b->weight[j] = w[j], b->value_norm[j] = sqrt(norm);
+        }
+        if (h == head) {
+            for (size_t d = 0; d < D; d++) {
+                b->out_norm += concat[h * D + d] * concat[h * D + d];
+                if (d < VIZ_AUSTEN_PARTS)
+                    b->out[d] = concat[h * D + d];
+            }
+            b->out_norm = sqrt(b->out_norm);
+        }
+        const double keep = a->model.head_mask != NULL ? a->model.head_mask[layer * H + h] : 1.0;
+        for (size_t d = 0; d < D; d++)
+            concat[h * D + d] *= keep;
+    }
+    for (size_t o = 0; status == MHA_OK && o < E; o++) {
+        double y = p.attn.out_proj_bias[o];
+        for (size_t e = 0; e < E; e++)
+            y += (double)p.attn.out_proj_weight[o * E + e] * concat[e];
+        b->projected_norm += y * y;
+        b->concat_norm += concat[o] * concat[o];
+        if (o < VIZ_AUSTEN_PARTS)
+            b->projected[o] = y;
+    }
+    b->projected_norm = sqrt(b->projected_norm), b->concat_norm = sqrt(b->concat_norm);
+    if (status == MHA_OK)
+        viz_top_tokens(a->ws.logits + row * V, V, VIZ_AUSTEN_TOP, b->next, b->probability);
+    free(normed); free(concat); free(q); free(w);
+    return status;
+}
+mha_status viz_austen_generate(viz_austen *a)
+{
+    const size_t V = a->model.config.vocab, T = a->model.config.context;
+    if (a->count >= T)
+        return MHA_ERR_CACHE_FULL;
+    const float *logits = a->ws.logits + (a->count - 1) * V;
+    if (lm_heads_removed(&a->model) == 0) {
+        for (; a->fed < a->count; a->fed++) {
+            const mha_status status = lm_decoder_step(&a->decoder, a->ids[a->fed]);
+            if (status != MHA_OK)
+                return status;
+        }
+        logits = a->decoder.logits;
+    }
+    a->ids[a->count++] = lm_sample(logits, V, a->temperature, a->top_k, &a->state, a->scratch);
+    return viz_austen_run(a);
+}
+
+mha_status viz_austen_restart(viz_austen *a, uint64_t seed)
+{
+    a->seed = seed;
+    return viz_austen_set_text(a, a->prompt);
+}
+void viz_austen_measure(viz_austen *a)
+{
+    const size_t maps = a->model.config.layers * a->model.config.heads;
+    a->loss_kind = 0;
+    if (a->valid != NULL) {
+        const double start = mha_seconds();
+        if (lm_sample_loss(&a->model, a->valid, a->valid_count, VIZ_AUSTEN_WINDOWS, &a->loss) ==
+            MHA_OK)
+            a->loss_kind = 1;
+        a->loss_seconds = mha_seconds() - start;
+    } else if (a->have_study) {
+        a->loss = a->study_base;
+        for (size_t k = 0; k < maps; k++)
+            if (a->model.head_mask[k] != 1.0f)
+                a->loss += a->study_importance[k];
+        a->loss_kind = 2;
+    }
+}
+
+mha_status viz_austen_switch_head(viz_austen *a, size_t k)
+{
+    const size_t H = a->model.config.heads;
+    if (k >= a->model.config.layers * H)
+        return MHA_ERR_ARG;
+    const mha_status status = lm_head_keep(&a->model, k / H, k % H,
+                                           a->model.head_mask[k] != 1.0f);
+    if (status != MHA_OK)
+        return status;
+    viz_austen_measure(a);
+    return viz_austen_run(a);
+}
+
+mha_status viz_austen_restore(viz_austen *a)
+{
+    lm_heads_restore(&a->model);
+    viz_austen_measure(a);
+    return viz_austen_run(a);
+}
+
+void viz_austen_title(const viz_austen *a, size_t k, char *title, size_t size)
+{
+    const size_t H = a->model.config.heads;
+    snprintf(title, size, "L%zu H%zu %s", k / H, k % H, a->roles[k]);
+}
+
+size_t viz_austen_query(const viz_austen *a)
+{
+    return a->row >= 0 && (size_t)a->row < a->count ? (size_t)a->row : a->count - 1;
+}

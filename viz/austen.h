@@ -1,0 +1,80 @@
+/* generated from chapters/18-austen-viewer.nw; edit the book, not this file */
+#ifndef VIZ_AUSTEN_H
+#define VIZ_AUSTEN_H
+/* The Austen language model in the viewer (chapter "The viewer on real
+   text"): the model, its pieces, one row's score breakdown, generation and
+   removed heads (austen.c); the view and the mode (austen_view.c); the
+   choice of the first mode (austen_start.c). */
+#include <stdint.h>
+#include "bpe.h"
+#include "lm.h"
+#include "viz.h"
+
+enum { VIZ_AUSTEN_ROLE = 24, VIZ_AUSTEN_LABEL = 64, VIZ_AUSTEN_PARTS = 4,
+       VIZ_AUSTEN_CONTEXT_MAX = 512, VIZ_AUSTEN_TOP = 5, VIZ_AUSTEN_KEYS = 8,
+       VIZ_AUSTEN_VALID_BYTES = 65536, VIZ_AUSTEN_WINDOWS = 1 };
+#define VIZ_AUSTEN_DIR "models/austen"
+#define VIZ_AUSTEN_VALID "build/corpus/valid.txt"
+#define VIZ_AUSTEN_PROMPT "It was a fine morning, and"
+#define VIZ_AUSTEN_TEMPERATURE 0.8
+#define VIZ_AUSTEN_TOP_K 40
+typedef struct viz_austen {
+    lm_model model;
+    bpe tokenizer;
+    lm_workspace ws;                       /* one window: B 1, L up to T */
+    lm_decoder decoder;                    /* the keys and values of ids[0..fed) */
+    size_t fed;
+    char dir[512];
+    char (*roles)[VIZ_AUSTEN_ROLE];        /* (N H): heads.tsv's last column */
+    double study_base, *study_importance;  /* prune.tsv: base loss; (N H) increases */
+    int have_study;
+    int *valid;                            /* held-out pieces, when the corpus is there */
+    size_t valid_count;
+    double loss, base_loss, loss_seconds;  /* the held-out loss now and with every head */
+    int loss_kind;                         /* 0: none, 1: measured, 2: from the study */
+    char prompt[VIZ_TEXT_MAX];             /* the text typed */
+    int *ids;                              /* (T): its pieces, then the generated ones */
+    size_t count, prompt_count;
+    float *weights;                        /* (N, H, L, L) of the last pass */
+    float *maps;                           /* (N, H, T, T): the same, rows of T */
+    float *scratch;                        /* (V), for sampling */
+    size_t focus;                          /* the enlarged head: l H + h */
+    int row;                               /* the query row explained; -1: the last */
+    double temperature;                    /* the sampling temperature */
+    size_t top_k;                          /* 0: every piece */
+    uint64_t seed, state;                  /* the sampler's seed and its state */
+    double since;                          /* seconds since the last piece, when playing */
+} viz_austen;
+typedef struct viz_austen_breakdown {
+    size_t layer, head, row, keys;             /* keys: row + 1 */
+    double score[VIZ_AUSTEN_CONTEXT_MAX];      /* q.k_j / sqrt(D) */
+    double weight[VIZ_AUSTEN_CONTEXT_MAX];     /* their softmax */
+    double value_norm[VIZ_AUSTEN_CONTEXT_MAX]; /* |v_j| */
+    double out_norm, out[VIZ_AUSTEN_PARTS];    /* o = sum_j w_j v_j: its norm, first parts */
+    double concat_norm;                        /* the H heads' outputs side by side */
+    double projected_norm, projected[VIZ_AUSTEN_PARTS];   /* W_O concat + b_O */
+    int next[VIZ_AUSTEN_TOP];                  /* the most likely next pieces */
+    double probability[VIZ_AUSTEN_TOP];
+} viz_austen_breakdown;
+void viz_austen_piece_label(const bpe *tokenizer, int id, char *label, size_t size);
+MHA_MUST_CHECK mha_status viz_austen_load(viz_austen *a, const char *dir, const char *valid,
+                                          char *message, size_t size);
+void viz_austen_free(viz_austen *a);
+MHA_MUST_CHECK mha_status viz_austen_run(viz_austen *a);
+MHA_MUST_CHECK mha_status viz_austen_set_text(viz_austen *a, const char *text);
+MHA_MUST_CHECK mha_status viz_austen_breakdown_of(const viz_austen *a, size_t layer, size_t head,
+                                                  size_t row, viz_austen_breakdown *b);
+MHA_MUST_CHECK mha_status viz_austen_generate(viz_austen *a);
+MHA_MUST_CHECK mha_status viz_austen_restart(viz_austen *a, uint64_t seed);
+void viz_austen_measure(viz_austen *a);
+MHA_MUST_CHECK mha_status viz_austen_switch_head(viz_austen *a, size_t k);
+MHA_MUST_CHECK mha_status viz_austen_restore(viz_austen *a);
+size_t viz_austen_query(const viz_austen *a);
+void viz_austen_title(const viz_austen *a, size_t k, char *title, size_t size);
+size_t viz_austen_maps(const viz_austen *a, int width, int height, SDL_Rect *maps, size_t max);
+extern char viz_austen_dir[512];           /* the model's folder; "": VIZ_AUSTEN_DIR */
+extern const viz_mode viz_austen_mode;
+void viz_draw_austen(struct viz_view *v, const viz_state *s, const void *data, int width,
+                     int height);
+mha_status viz_start_austen(viz_state *s, const char *model, int asked);
+#endif

@@ -1,0 +1,42 @@
+/* generated from chapters/18-austen-viewer.nw; edit the book, not this file */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "austen.h"
+#include "viz.h"
+
+static int has_model(const char *dir)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/model.txt", dir);
+    return access(path, R_OK) == 0;
+}
+
+mha_status viz_start_austen(viz_state *s, const char *model, int asked)
+{
+    char self[400] = "", beside[512] = "";
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash != NULL)
+            *slash = '\0', snprintf(beside, sizeof beside, "%s/../%s", self, VIZ_AUSTEN_DIR);
+    }
+    const char *dir = model != NULL ? model : has_model(VIZ_AUSTEN_DIR) ? VIZ_AUSTEN_DIR
+                    : beside[0] != '\0' && has_model(beside) ? beside : NULL;
+    if (dir == NULL) {
+        snprintf(s->news, sizeof s->news, "no %s here or beside the program: the designed heads",
+                 VIZ_AUSTEN_DIR);
+        return asked ? MHA_ERR_ARG : MHA_OK;
+    }
+    snprintf(viz_austen_dir, sizeof viz_austen_dir, "%s", dir);
+    const mha_status status = viz_switch_mode(s, &viz_austen_mode);
+    if (status != MHA_OK && !asked) {
+        char why[sizeof s->message];
+        snprintf(why, sizeof why, "%s", s->message);
+        snprintf(s->news, sizeof s->news, "the designed heads: %.120s", why);
+        s->message[0] = '\0';
+        return MHA_OK;
+    }
+    return status;
+}

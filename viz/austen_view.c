@@ -1,0 +1,397 @@
+/* generated from chapters/18-austen-viewer.nw; edit the book, not this file */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "austen.h"
+#include "viz.h"
+
+enum { VIZ_AUSTEN_MAPS_MAX = 256 };
+typedef struct austen_layout {
+    int width, height;
+    SDL_Rect pieces, maps[VIZ_AUSTEN_MAPS_MAX], big, side, breakdown;
+    int status_y;
+} austen_layout;
+
+static void austen_layout_for(int width, int height, size_t N, size_t H, austen_layout *l)
+{
+    enum { M = 14, TOP = 112, TITLE = 26, GAP = 8, SIDE = 185 };
+    l->width = width, l->height = height;
+    l->status_y = height - 46;
+    l->pieces = (SDL_Rect){M, 34, width - 2 * M, 42};
+    const int left = width / 2, n = (int)N, h = (int)H;
+    int side = (left - (h - 1) * GAP) / h;
+    const int tall = (l->status_y - TOP - SIDE - n * (TITLE + GAP)) / n;
+    side = side < tall ? side : tall;
+    side = side < 8 ? 8 : side;
+    for (int k = 0; k < n * h && k < VIZ_AUSTEN_MAPS_MAX; k++)
+        l->maps[k] = (SDL_Rect){M + (k % h) * (side + GAP),
+                                TOP + TITLE + (k / h) * (side + TITLE + GAP), side, side};
+    const int below = TOP + n * (side + TITLE + GAP) + 4;
+    l->side = (SDL_Rect){M, below, h * (side + GAP) - GAP, l->status_y - 4 - below};
+    const int bx = M + h * (side + GAP) + 24;
+    int big = (l->status_y - TOP - 24) * 45 / 100;
+    big = big < width - bx - M ? big : width - bx - M;
+    big = big < 8 ? 8 : big;
+    l->big = (SDL_Rect){bx, TOP + 14, big, big};
+    l->breakdown = (SDL_Rect){bx, l->big.y + big + 16, width - M - bx,
+                              l->status_y - 8 - (l->big.y + big + 16)};
+}
+
+size_t viz_austen_maps(const viz_austen *a, int width, int height, SDL_Rect *maps, size_t max)
+{
+    austen_layout l;
+    austen_layout_for(width, height, a->model.config.layers, a->model.config.heads, &l);
+    size_t n = a->model.config.layers * a->model.config.heads;
+    n = n < max ? n : max;
+    n = n < VIZ_AUSTEN_MAPS_MAX ? n : VIZ_AUSTEN_MAPS_MAX;
+    memcpy(maps, l.maps, n * sizeof *maps);
+    return n;
+}
+static void draw_pieces(viz_view *v, const viz_austen *a, const austen_layout *l)
+{
+    const SDL_Rect r = l->pieces;
+    const int line = 21;
+    int x = r.x, y = r.y;
+    const size_t query = viz_austen_query(a);
+    for (size_t k = 0; k < a->count; k++) {
+        char label[VIZ_AUSTEN_LABEL];
+        int w = 0;
+        viz_austen_piece_label(&a->tokenizer, a->ids[k], label, sizeof label);
+        viz_text_size(v, v->font, label, &w, NULL);
+        if (x + w + 8 > r.x + r.w && x > r.x)
+            x = r.x, y += line;
+        if (y + line > r.y + r.h)
+            break;
+        const SDL_Rect box = {x, y, w + 6, line - 3};
+        viz_fill(v, box, k < a->prompt_count ? viz_box : viz_undecoded);
+        viz_outline(v, box, k == query ? viz_emphasis : viz_dim, 1);
+        viz_text(v, v->font, label, x + 3, y + (line - 3) / 2, 0,
+                 k < a->prompt_count ? viz_ink : viz_copy_source, 0);
+        x += w + 8;
+    }
+}
+static void draw_map(viz_view *v, const viz_state *s, const viz_austen *a, size_t k, SDL_Rect r)
+{
+    const size_t T = a->model.config.context, L = a->count;
+    const float *w = a->maps + k * T * T;
+    for (size_t i = 0; i < L; i++)
+        for (size_t j = 0; j < L; j++)
+            viz_fill(v, viz_cell(&r, L, i, j),
+                     j <= i ? viz_colour(s->colour_map, w[i * T + j]) : viz_undecoded);
+}
+
+static void draw_grid(viz_view *v, const viz_state *s, const viz_austen *a,
+                      const austen_layout *l)
+{
+    const size_t H = a->model.config.heads, maps = a->model.config.layers * H;
+    for (size_t k = 0; k < maps && k < VIZ_AUSTEN_MAPS_MAX; k++) {
+        const SDL_Rect r = l->maps[k];
+        const int removed = a->model.head_mask[k] != 1.0f;
+        char title[96];
+        viz_austen_title(a, k, title, sizeof title);
+        char *role = strchr(strchr(title, ' ') + 1, ' ');     /* the block and head, then the role */
+        *role = '\0';
+        const SDL_Color ink = removed ? viz_alarm : k == a->focus ? viz_emphasis : viz_dim;
+        viz_text_fit(v, v->small, title, r.x, r.y - 20, r.w + 7, ink);
+        viz_text_fit(v, v->small, role + 1, r.x, r.y - 7, r.w + 7, ink);
+        draw_map(v, s, a, k, r);
+        if (removed) {
+            SDL_SetRenderDrawColor(v->renderer, viz_alarm.r, viz_alarm.g, viz_alarm.b, 255);
+            SDL_RenderDrawLine(v->renderer, r.x, r.y, r.x + r.w - 1, r.y + r.h - 1);
+            SDL_RenderDrawLine(v->renderer, r.x + r.w - 1, r.y, r.x, r.y + r.h - 1);
+        }
+        if (k == a->focus)
+            viz_outline(v, (SDL_Rect){r.x - 2, r.y - 2, r.w + 4, r.h + 4}, viz_emphasis, 1);
+    }
+}
+static void draw_hover(viz_view *v, const viz_state *s, const viz_austen *a,
+                       const austen_layout *l)
+{
+    const size_t T = a->model.config.context, H = a->model.config.heads;
+    const int i = s->hover_row, j = s->hover_col, k = s->hover_head;
+    if (k < 0 || i < 0 || j < 0 || (size_t)i >= a->count || (size_t)j >= a->count ||
+        (size_t)k >= a->model.config.layers * H)
+        return;
+    char query[VIZ_AUSTEN_LABEL], key[VIZ_AUSTEN_LABEL], line[256];
+    viz_austen_piece_label(&a->tokenizer, a->ids[i], query, sizeof query);
+    viz_austen_piece_label(&a->tokenizer, a->ids[j], key, sizeof key);
+    if (j > i)
+        snprintf(line, sizeof line, "L%d H%zu: key '%s' (%d) comes after query '%s' (%d): masked",
+                 k / (int)H, (size_t)k % H, key, j, query, i);
+    else
+        snprintf(line, sizeof line, "L%d H%zu: query '%s' (%d) -> key '%s' (%d): weight %.3f",
+                 k / (int)H, (size_t)k % H, query, i, key, j,
+                 a->maps[((size_t)k * T + (size_t)i) * T + (size_t)j]);
+    int w = 0, h = 0;
+    viz_text_size(v, v->small, line, &w, &h);
+    const int x = l->pieces.x, y = l->pieces.y + l->pieces.h + 4;
+    viz_fill(v, (SDL_Rect){x, y, w + 16, h + 6}, viz_box);
+    viz_text(v, v->small, line, x + 8, y + 3 + h / 2, 0, viz_emphasis, 0);
+}
+static void draw_side(viz_view *v, const viz_state *s, const viz_austen *a,
+                      const viz_austen_breakdown *b, const austen_layout *l)
+{
+    const SDL_Rect r = l->side;
+    char line[256], label[VIZ_AUSTEN_LABEL];
+    int y = r.y + 6;
+    snprintf(line, sizeof line, "sampling temperature %.1f   top-k %zu   seed %llu   %s",
+             a->temperature, a->top_k, (unsigned long long)a->seed,
+             s->playing ? "generating" : "");
+    viz_text_fit(v, v->small, line, r.x, y, r.w, viz_ink);
+    viz_austen_piece_label(&a->tokenizer, a->ids[b->row], label, sizeof label);
+    snprintf(line, sizeof line, "after '%s' (%zu) the model predicts:", label, b->row);
+    viz_text_fit(v, v->small, line, r.x, y += 22, r.w, viz_emphasis);
+    const int bar = r.w - 150 > 20 ? r.w - 150 : 20;
+    for (size_t n = 0; n < VIZ_AUSTEN_TOP; n++) {
+        y += 18;
+        const int next = b->row + 1 < a->count && a->ids[b->row + 1] == b->next[n];
+        viz_austen_piece_label(&a->tokenizer, b->next[n], label, sizeof label);
+        viz_text_fit(v, v->small, label, r.x, y, 90, viz_ink);
+        viz_fill(v, (SDL_Rect){r.x + 94, y - 6, bar, 12}, viz_undecoded);
+        viz_fill(v, (SDL_Rect){r.x + 94, y - 6, (int)lround(bar * b->probability[n]), 12},
+                 next ? viz_right_colour : viz_copy_source);
+        snprintf(line, sizeof line, "%.3f", b->probability[n]);
+        viz_text(v, v->small, line, r.x + 98 + bar, y, 0, viz_ink, 0);
+    }
+    y += 26;
+    if (a->loss_kind == 1)
+        snprintf(line, sizeof line, "held-out loss on %zu pieces: %.3f (every head: %.3f)",
+                 VIZ_AUSTEN_WINDOWS * a->model.config.context, a->loss, a->base_loss);
+    else if (a->loss_kind == 2)
+        snprintf(line, sizeof line, "held-out loss, heads study: %.3f (every head: %.3f)",
+                 a->loss, a->study_base);
+    else
+        snprintf(line, sizeof line, "no held-out loss: no corpus and no heads study");
+    viz_text_fit(v, v->small, line, r.x, y, r.w, viz_ink);
+    const size_t removed = lm_heads_removed(&a->model);
+    if (removed > 0) {
+        snprintf(line, sizeof line, a->loss_kind == 2 && removed > 1
+                 ? "%zu heads removed: the sum of each one's rise alone" : "%zu head%s removed",
+                 removed, removed == 1 ? "" : "s");
+        viz_text_fit(v, v->small, line, r.x, y += 18, r.w, viz_alarm);
+    }
+}
+static void draw_breakdown(viz_view *v, const viz_austen *a, const viz_austen_breakdown *b,
+                           const austen_layout *l)
+{
+    const SDL_Rect r = l->breakdown;
+    const size_t H = a->model.config.heads, D = a->model.config.embed_dim / H;
+    char line[320], label[VIZ_AUSTEN_LABEL];
+    int y = r.y + 6;
+    viz_austen_piece_label(&a->tokenizer, a->ids[b->row], label, sizeof label);
+    snprintf(line, sizeof line, "L%zu H%zu (%s), query '%s' at %zu: scores q.k/sqrt(%zu), "
+             "softmax, |v|", b->layer, b->head, a->roles[b->layer * H + b->head], label,
+             b->row, D);
+    viz_text_fit(v, v->small, line, r.x, y, r.w, viz_emphasis);
+    size_t order[VIZ_AUSTEN_KEYS], shown = 0;
+    for (; shown < VIZ_AUSTEN_KEYS && shown < b->keys; shown++) {   /* the heaviest keys */
+        size_t best = b->keys;
+        for (size_t j = 0; j < b->keys; j++) {
+            int taken = 0;
+            for (size_t m = 0; m < shown; m++)
+                taken |= order[m] == j;
+            if (!taken && (best == b->keys || b->weight[j] > b->weight[best]))
+                best = j;
+        }
+        order[shown] = best;
+    }
+    const int rows = (r.h - 96) / 16 > 0 ? (r.h - 96) / 16 : 0;
+    const int at[4] = {0, 120, 180, r.w - 44};          /* key, score, weight and its bar, |v| */
+    const char *heads[4] = {"key", "score", "weight", "|v|"};
+    y += 16;
+    for (int c = 0; c < 4; c++)
+        viz_text(v, v->small, heads[c], r.x + at[c], y, 0, viz_dim, 0);
+    for (size_t n = 0; n < shown && (int)n < rows; n++) {
+        const size_t j = order[n];
+        y += 16;
+        viz_austen_piece_label(&a->tokenizer, a->ids[j], label, sizeof label);
+        snprintf(line, sizeof line, "%zu '%s'", j, label);
+        viz_text_fit(v, v->small, line, r.x, y, at[1] - 6, viz_ink);
+        snprintf(line, sizeof line, "%+.3f", b->score[j]);
+        viz_text(v, v->small, line, r.x + at[1], y, 0, viz_ink, 0);
+        snprintf(line, sizeof line, "%.3f", b->weight[j]);
+        viz_text(v, v->small, line, r.x + at[2], y, 0, viz_ink, 0);
+        const int bar = at[3] - at[2] - 50 > 10 ? at[3] - at[2] - 50 : 10;
+        viz_fill(v, (SDL_Rect){r.x + at[2] + 42, y - 5, (int)lround(bar * b->weight[j]), 10},
+                 viz_copy_source);
+        snprintf(line, sizeof line, "%.3f", b->value_norm[j]);
+        viz_text(v, v->small, line, r.x + at[3], y, 0, viz_ink, 0);
+    }
+    snprintf(line, sizeof line, "output o = sum w_j v_j: |o| %.3f, first parts %+.3f %+.3f "
+             "%+.3f %+.3f", b->out_norm, b->out[0], b->out[1], b->out[2], b->out[3]);
+    viz_text_fit(v, v->small, line, r.x, y += 20, r.w, viz_ink);
+    snprintf(line, sizeof line, "the %zu heads' outputs side by side: |concat| %.3f", H,
+             b->concat_norm);
+    viz_text_fit(v, v->small, line, r.x, y += 16, r.w, viz_ink);
+    snprintf(line, sizeof line, "projected, W_O concat + b: |y| %.3f, first parts %+.3f %+.3f "
+             "%+.3f %+.3f", b->projected_norm, b->projected[0], b->projected[1], b->projected[2],
+             b->projected[3]);
+    viz_text_fit(v, v->small, line, r.x, y += 16, r.w, viz_ink);
+    viz_text_fit(v, v->small, "then the later blocks, the final norm and the unembedding give "
+                 "the next pieces (left)", r.x, y += 16, r.w, viz_dim);
+}
+void viz_draw_austen(viz_view *v, const viz_state *s, const void *data, int width, int height)
+{
+    const viz_austen *a = data;
+    const lm_config *c = &a->model.config;
+    austen_layout l;
+    austen_layout_for(width, height, c->layers, c->heads, &l);
+    char line[700];
+    snprintf(line, sizeof line, "Austen model (%zu blocks of %zu heads, %zu pieces) from %s: "
+             "%zu pieces of %zu", c->layers, c->heads, c->vocab, a->dir, a->count, c->context);
+    viz_text_fit(v, v->font, line, 14, 16, width - 28, viz_ink);
+    draw_pieces(v, a, &l);
+    draw_grid(v, s, a, &l);
+    draw_map(v, s, a, a->focus, l.big);
+    const size_t H = c->heads;
+    snprintf(line, sizeof line, "L%zu H%zu %s, enlarged", a->focus / H, a->focus % H,
+             a->roles[a->focus]);
+    viz_text_fit(v, v->small, line, l.big.x, l.big.y - 7, l.big.w, viz_emphasis);
+    const size_t query = viz_austen_query(a);
+    viz_outline(v, viz_cell(&l.big, a->count, query, 0).w > 0
+                ? (SDL_Rect){l.big.x, viz_cell(&l.big, a->count, query, 0).y, l.big.w,
+                             viz_cell(&l.big, a->count, query, 0).h}
+                : l.big, viz_emphasis, 1);
+    viz_austen_breakdown b;
+    if (viz_austen_breakdown_of(a, a->focus / H, a->focus % H, query, &b) == MHA_OK) {
+        draw_side(v, s, a, &b, &l);
+        draw_breakdown(v, a, &b, &l);
+    }
+    draw_hover(v, s, a, &l);
+    if (s->message[0] != '\0' || s->news[0] != '\0')
+        viz_text(v, v->font, s->message[0] ? s->message : s->news, width - 14, l.status_y + 10,
+                 1, s->message[0] ? viz_alarm : viz_ink, 0);
+    viz_text_fit(v, v->small, "g next piece   space keep generating   , . sampling temperature   "
+                 "k top-k   r again   n next seed   x remove head   u every head   enter type   "
+                 "tab, click: enlarge   d l t other views   ? help", 14, l.status_y + 30,
+                 width - 28, viz_dim);
+}
+static mha_status enter_austen(viz_state *s, void **data)
+{
+    viz_austen *a = *data;
+    if (a != NULL)
+        return MHA_OK;
+    const char *dir = viz_austen_dir[0] != '\0' ? viz_austen_dir : VIZ_AUSTEN_DIR;
+    mha_status status = (a = malloc(sizeof *a)) != NULL
+        ? viz_austen_load(a, dir, VIZ_AUSTEN_VALID, s->message, sizeof s->message)
+        : MHA_ERR_NOMEM;
+    if (status == MHA_OK && strcmp(s->text, viz_default_text) != 0 &&
+        viz_austen_set_text(a, s->text) != MHA_OK)
+        status = viz_austen_set_text(a, VIZ_AUSTEN_PROMPT);   /* the sentence did not fit */
+    if (status != MHA_OK) {
+        if (a != NULL && a->ids != NULL)
+            viz_austen_free(a);
+        free(a);
+        return status;
+    }
+    *data = a;
+    return MHA_OK;
+}
+
+static void say(viz_state *s, mha_status status, const char *what)
+{
+    if (status != MHA_OK)
+        snprintf(s->message, sizeof s->message, "%s: %s", what,
+                 status == MHA_ERR_CACHE_FULL ? "the context is full" :
+                 status == MHA_ERR_SHAPE ? "no pieces, or more than the context holds"
+                                         : mha_status_message(status));
+}
+static void type_text(viz_state *s, viz_austen *a, const viz_action *x)
+{
+    size_t n = strlen(s->typed);
+    switch (x->kind) {
+    case VIZ_START_TYPING: s->typing = 1; s->typed[0] = '\0'; break;
+    case VIZ_TYPE:
+        if (n + strlen(x->text) < sizeof s->typed)
+            strcat(s->typed, x->text);
+        break;
+    case VIZ_ERASE:
+        while (n > 0 && ((unsigned char)s->typed[--n] & 0xC0) == 0x80)
+            ;
+        s->typed[n] = '\0';
+        break;
+    case VIZ_ACCEPT: {
+        const mha_status status = viz_austen_set_text(a, s->typed);
+        say(s, status, "the text");
+        s->typing = status != MHA_OK;
+        break;
+    }
+    default: s->typing = 0; break;
+    }
+}
+
+static void act_austen(viz_state *s, void *data, const viz_action *x)
+{
+    viz_austen *a = data;
+    const size_t maps = a->model.config.layers * a->model.config.heads;
+    switch (x->kind) {
+    case VIZ_START_TYPING: case VIZ_TYPE: case VIZ_ERASE: case VIZ_ACCEPT: case VIZ_CANCEL:
+        type_text(s, a, x); break;
+    case VIZ_GENERATE: say(s, viz_austen_generate(a), "generate"); break;
+    case VIZ_PLAY_PAUSE: s->playing = !s->playing; a->since = 0; break;
+    case VIZ_FASTER: s->speed = fmin(s->speed * 1.5, 20.0); break;
+    case VIZ_SLOWER: s->speed = fmax(s->speed / 1.5, 0.25); break;
+    case VIZ_SAMPLING_COLDER: a->temperature = fmax(a->temperature - 0.1, 0); break;
+    case VIZ_SAMPLING_HOTTER: a->temperature = fmin(a->temperature + 0.1, 2); break;
+    case VIZ_NEXT_TOP_K: a->top_k = a->top_k == 0 ? VIZ_AUSTEN_TOP
+                                  : a->top_k >= VIZ_AUSTEN_TOP_K ? 0 : a->top_k * 2; break;
+    case VIZ_RESTART: say(s, viz_austen_restart(a, a->seed), "again"); break;
+    case VIZ_NEW_SEQUENCE: say(s, viz_austen_restart(a, a->seed + 1), "next seed"); break;
+    case VIZ_REMOVE_HEAD: say(s, viz_austen_switch_head(a, a->focus), "remove"); break;
+    case VIZ_RESTORE_HEADS: say(s, viz_austen_restore(a), "restore"); break;
+    case VIZ_NEXT_FOCUS: a->focus = (a->focus + 1) % maps; break;
+    case VIZ_FOCUS_HEAD: a->focus = (size_t)x->head % maps; break;
+    case VIZ_POINT: s->hover_head = x->head, s->hover_row = x->row, s->hover_col = x->col; break;
+    case VIZ_SELECT: a->row = x->row; break;
+    case VIZ_STEP_BACK: a->row = (int)viz_austen_query(a) > 0 ? (int)viz_austen_query(a) - 1 : 0;
+        break;
+    case VIZ_STEP_FORWARD: a->row = (int)viz_austen_query(a) + 1 < (int)a->count
+                                  ? (int)viz_austen_query(a) + 1 : -1; break;
+    default: break;
+    }
+}
+static int tick_austen(viz_state *s, void *data, double seconds)
+{
+    viz_austen *a = data;
+    if (!s->playing || (a->since += seconds) < 1.0 / s->speed)
+        return 0;
+    a->since = 0;
+    const mha_status status = viz_austen_generate(a);
+    if (status != MHA_OK) {
+        s->playing = 0;
+        say(s, status, "generate");
+    }
+    return 1;
+}
+
+static int austen_busy(const viz_state *s, const void *data)
+{
+    (void)data;
+    return s->playing;
+}
+
+static int hit_austen(const viz_state *s, const void *data, int width, int height, int x,
+                      int y, int *head, int *row, int *col)
+{
+    const viz_austen *a = data;
+    austen_layout l;
+    (void)s;
+    austen_layout_for(width, height, a->model.config.layers, a->model.config.heads, &l);
+    const size_t maps = a->model.config.layers * a->model.config.heads;
+    return viz_maps_hit(l.maps, (int)(maps < VIZ_AUSTEN_MAPS_MAX ? maps : VIZ_AUSTEN_MAPS_MAX),
+                        &l.big, a->count, a->focus, x, y, head, row, col);
+}
+
+static void free_austen(void *data)
+{
+    viz_austen_free(data);
+    free(data);
+}
+
+const viz_mode viz_austen_mode = {
+    .name = "austen", .key = 'a',
+    .help = "the Austen language model on typed text; g: the next piece",
+    .enter = enter_austen, .act = act_austen, .tick = tick_austen, .busy = austen_busy,
+    .hit = hit_austen, .draw = viz_draw_austen, .free = free_austen,
+};
