@@ -1,5 +1,6 @@
 /* generated from chapters/12-viewer.nw, chapters/14-training-viewer.nw; edit the book, not this file */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include "viz.h"
 #include "training.h"
@@ -84,6 +85,10 @@ void viz_act(viz_state *s, const viz_action *a)
 {
     if (a->key)
         s->message[0] = s->news[0] = '\0';      /* news lasts until the next key */
+    if (s->intro && (a->key || a->kind == VIZ_DISMISS)) {    /* it only closes the intro */
+        s->intro = 0;
+        return;
+    }
     if (s->asking_to_quit && a->key) {          /* the key answers the question */
         s->asking_to_quit = 0;
         s->quit = a->kind == VIZ_ESCAPE || a->kind == VIZ_QUIT;
@@ -93,7 +98,7 @@ void viz_act(viz_state *s, const viz_action *a)
     case VIZ_SWITCH_MODE: viz_switch_mode(s, a->mode); break;
     case VIZ_NEXT_COLOUR_MAP: s->colour_map = (s->colour_map + 1) % VIZ_COLOUR_MAPS; break;
     case VIZ_SAVE: s->save_requested = 1; break;
-    case VIZ_HELP: s->help = !s->help; break;
+    case VIZ_HELP: s->help++; break;                          /* the next page */
     case VIZ_ESCAPE:
         if (s->help) s->help = 0;
         else if (s->selected >= 0) s->selected = -1;
@@ -102,6 +107,12 @@ void viz_act(viz_state *s, const viz_action *a)
     case VIZ_QUIT: s->quit = 1; break;
     case VIZ_ZOOM_IN: s->zoom = fmin(s->zoom * 1.25, 4.0); break;
     case VIZ_ZOOM_OUT: s->zoom = fmax(s->zoom / 1.25, 0.25); break;
+    case VIZ_FULLSCREEN: s->fullscreen = !s->fullscreen; break;
+    case VIZ_ENGINEERING: s->engineering = !s->engineering; break;
+    case VIZ_UNAVAILABLE:
+        snprintf(s->message, sizeof s->message, "%s: not available in this mode", a->text);
+        break;
+    case VIZ_DISMISS: break;
     default:
         if (s->mode->act != NULL)
             s->mode->act(s, viz_mode_data(s, s->mode), a);

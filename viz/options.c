@@ -11,6 +11,7 @@
 static int usage(FILE *out)
 {
     fputs("usage: mha-viz [--text \"WORDS\"] [--step K] [--press KEYS] [--hover I,J] [--size WxH]\n"
+          "               [--intro]\n"
           "               [--train | --trained] [--train-steps N]\n"
           "               [--screenshot FILE.png | --record DIR --frames N | --quit-after N]\n"
           "\n"
@@ -26,6 +27,8 @@ static int usage(FILE *out)
           "  --press KEYS           apply these keys first, e.g. --press c2 (see ? for keys)\n"
           "  --hover I,J            point at query position I, key position J (from 0)\n"
           "  --quit-after N         close the window after N frames (for tests)\n"
+          "  --intro                draw the first explanation of the maps in pictures too\n"
+          "                         (a window shows it unless --press or --hover is given)\n"
           "  --train                train a model live; --trained: the trained model\n"
           "  --train-steps N        stop training after N steps; a screenshot waits for them\n",
           out);
@@ -56,6 +59,7 @@ int viz_parse_options(int argc, char **argv, struct viz_options *o)
         {"--size", MHA_OPTION_TEXT, &size, 0, 0, 0, 0, NULL},
         {"--train", MHA_OPTION_FLAG, &train, 0, 0, 0, 0, NULL},
         {"--trained", MHA_OPTION_FLAG, &trained, 0, 0, 0, 0, NULL},
+        {"--intro", MHA_OPTION_FLAG, &o->intro, 0, 0, 0, 0, NULL},
     };
     mha_command_line line = {"mha-viz", "", NULL, NULL, 0};
     char message[1024];

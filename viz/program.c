@@ -72,6 +72,12 @@ void viz_window_frame(viz_state *s, viz_window *win)
             viz_handle_event(s, viz_event_in_layout(&event, view->scale), &shown);
         while (SDL_PollEvent(&event));
     }
+    SDL_Window *window = SDL_RenderGetWindow(win->renderer);
+    if (window != NULL && s->fullscreen != win->fullscreen) {
+        SDL_SetWindowFullscreen(window, s->fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
+        win->fullscreen = s->fullscreen;
+        changed = 1;
+    }
     const Uint64 now = SDL_GetTicks64();
     changed |= viz_tick(s, (now - win->last) / 1000.0);
     win->last = now;
@@ -170,6 +176,8 @@ int viz_main(int argc, char **argv)
                                           .col = o.hover_col});
             if (o.screenshot != NULL || o.record != NULL)
                 s.playing = 0;
+            s.intro = o.intro || (o.screenshot == NULL && o.record == NULL && o.press == NULL &&
+                                  o.hover_row < 0);         /* a new window explains itself */
             if (o.screenshot != NULL) {
                 status = viz_save_png(&s, o.width, o.height, o.screenshot) == 0 ? VIZ_EXIT_OK
                                                                                : VIZ_EXIT_FAILURE;

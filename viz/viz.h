@@ -44,6 +44,15 @@ void viz_draw_legend(viz_view *v, const viz_state *s, SDL_Rect r);
 void viz_draw_sentence(viz_view *v, const viz_state *s, const void *data,
                        int width, int height);
 void viz_draw(viz_view *v, const viz_state *s, const viz_layout *layout);
+enum { VIZ_HELP_LINES = 96, VIZ_HELP_KEYS = 120, VIZ_HELP_LINE = 22 };
+typedef struct viz_help_line { const char *key; char text[160]; } viz_help_line;
+typedef struct viz_help_page {
+    SDL_Rect box;                          /* the box, in layout pixels */
+    int text_x, text_width;                /* the descriptions' column */
+    size_t first, count, page, pages;      /* the lines on show; page from 0 */
+} viz_help_page;
+size_t viz_help_lines(viz_view *v, const viz_state *s, int width, viz_help_line *lines);
+viz_help_page viz_help_place(const viz_state *s, const viz_layout *l, size_t lines);
 void viz_draw_words(viz_view *v, const viz_state *s, const viz_layout *layout);
 void viz_draw_breakdown(viz_view *v, const viz_state *s, const viz_layout *layout);
 enum { VIZ_EXIT_OK = 0, VIZ_EXIT_FAILURE = 1, VIZ_EXIT_USAGE = 2, VIZ_EXIT_NO_DISPLAY = 3 };
@@ -53,6 +62,7 @@ typedef struct viz_window {
     viz_view view;
     Uint64 last;                         /* SDL_GetTicks64() when time last passed */
     int drawn_width, drawn_height;       /* the picture on the screen; 0 before the first */
+    int fullscreen;                      /* what the window was last told */
 } viz_window;
 void viz_window_frame(viz_state *s, viz_window *window);
 #endif
