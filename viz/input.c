@@ -127,7 +127,7 @@ static size_t pointer_actions(const viz_state *s, const viz_layout *layout,
     a[n++] = (viz_action){.kind = VIZ_POINT, .head = map ? head : -1, .row = map ? row : -1,
                           .col = map ? col : -1};
     const SDL_Rect *r = &layout->slider;
-    const int on_slider = y >= r->y - 6 && y < r->y + r->h + 6;
+    const int on_slider = r->w > 0 && y >= r->y - 6 && y < r->y + r->h + 6;
     if (e->type == SDL_MOUSEMOTION && (e->motion.state & SDL_BUTTON_LMASK) && on_slider &&
         x >= r->x - 20 && x < r->x + r->w + 20 && s->mode->hit == NULL)
         a[n++] = (viz_action){.kind = VIZ_SET_TEMPERATURE,

@@ -81,6 +81,17 @@ void viz_free(viz_state *s)
     viz_modes_free(s);
     viz_state_free(s);
 }
+static void zoom_in(viz_state *s)
+{
+    const double zoom = fmin(s->zoom * 1.25, 4.0);
+    const int w = s->window_width, h = s->window_height;
+    if (w > 0 && h > 0 && viz_map_pixels(s, w, h, zoom) <= viz_map_pixels(s, w, h, s->zoom))
+        snprintf(s->message, sizeof s->message,
+                 "+: the map is as large as this window allows");
+    else
+        s->zoom = zoom;
+}
+
 void viz_act(viz_state *s, const viz_action *a)
 {
     if (a->key)
@@ -105,7 +116,7 @@ void viz_act(viz_state *s, const viz_action *a)
         else s->asking_to_quit = 1;
         break;
     case VIZ_QUIT: s->quit = 1; break;
-    case VIZ_ZOOM_IN: s->zoom = fmin(s->zoom * 1.25, 4.0); break;
+    case VIZ_ZOOM_IN: zoom_in(s); break;
     case VIZ_ZOOM_OUT: s->zoom = fmax(s->zoom / 1.25, 0.25); break;
     case VIZ_FULLSCREEN: s->fullscreen = !s->fullscreen; break;
     case VIZ_ENGINEERING: s->engineering = !s->engineering; break;

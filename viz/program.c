@@ -62,6 +62,7 @@ void viz_window_frame(viz_state *s, viz_window *win)
     int changed = win->drawn_width == 0;             /* the first frame draws */
     if (changed)
         win->drawn_width = w, win->drawn_height = h;
+    s->window_width = w, s->window_height = h;        /* for + to know the room */
     viz_layout shown;
     viz_layout_compute(s, (int)(win->drawn_width / view->scale),
                        (int)(win->drawn_height / view->scale), &shown);
@@ -169,6 +170,7 @@ int viz_main(int argc, char **argv)
             viz_error("%s", s.message);
             status = ready == MHA_ERR_ARG ? VIZ_EXIT_USAGE : VIZ_EXIT_FAILURE;
         } else {
+            s.window_width = o.width, s.window_height = o.height;
             if (o.press != NULL)
                 viz_press_keys(&s, o.press);
             if (o.hover_row >= 0)

@@ -61,6 +61,7 @@ typedef struct viz_state {
     int fullscreen;                           /* f, F11: the window fills the screen */
     int engineering;                          /* e: timings and checks shown */
     int intro;                                /* the first-run explanation is shown */
+    int window_width, window_height;          /* window pixels, when the program knows */
     float *in_proj_weight, *out_proj_weight;     /* (3E, E), (E, E): the designed layer */
     float *effective_weight;                     /* (3E, E): after temperature and ablation */
     float *x;                                    /* (L, E) the embedded tokens */

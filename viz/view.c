@@ -126,6 +126,8 @@ static void draw_status(viz_view *v, const viz_state *s, const viz_layout *l)
         describe_hover(s, line, sizeof line);
         viz_text_fit(v, v->font, line, 14, y + 8, l->width - 28, viz_ink);
     }
+    if (l->slider.w == 0)
+        return;                                     /* zoomed in: the first line alone */
     viz_engineering_line(s, line, sizeof line);
     viz_text_fit(v, v->font, line, 14, y + 32, l->width - 28, s->engineering ? viz_ink : viz_dim);
     int n = snprintf(line, sizeof line, "causal mask %s    padding demo %s",
@@ -178,11 +180,12 @@ void viz_draw_sentence(viz_view *v, const viz_state *s, const void *data, int wi
     viz_layout l;
     viz_layout_compute(s, width, height, &l);
     draw_top_line(v, s, &l);
-    for (size_t h = 0; h < VIZ_HEADS; h++) {
-        const SDL_Rect r = l.grid[h];
+    for (size_t h = 0; h < VIZ_HEADS && l.grid[h].w > 0; h++) {
+        const SDL_Rect r = l.grid[h], t = l.titles[h];
         char title[64];
         snprintf(title, sizeof title, "%zu  %s", h + 1, mha_designed_head_names[h]);
-        viz_text(v, v->small, title, r.x, r.y - 9, 0, h == s->focus ? viz_emphasis : viz_dim, 0);
+        viz_text_fit(v, v->small, title, t.x, t.y + t.h / 2, t.w,
+                     h == s->focus ? viz_emphasis : viz_dim);
         draw_map(v, s, h, r);
         if (h == s->focus)
             viz_outline(v, (SDL_Rect){r.x - 2, r.y - 2, r.w + 4, r.h + 4}, viz_emphasis, 1);
@@ -192,8 +195,10 @@ void viz_draw_sentence(viz_view *v, const viz_state *s, const void *data, int wi
     draw_labels(v, s, l.big);
     draw_caption(v, s, &l);
     viz_draw_legend(v, s, l.legend);
-    viz_draw_words(v, s, &l);
-    viz_draw_breakdown(v, s, &l);
+    if (l.words.w > 0) {
+        viz_draw_words(v, s, &l);
+        viz_draw_breakdown(v, s, &l);
+    }
     draw_status(v, s, &l);
     draw_tooltip(v, s, &l);
 }

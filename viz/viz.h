@@ -14,7 +14,8 @@
 enum { VIZ_MIN_WIDTH = 640, VIZ_MIN_HEIGHT = 480 };     /* the smallest window that fits */
 typedef struct viz_layout {
     int width, height;                   /* the window */
-    SDL_Rect grid[VIZ_HEADS];            /* the small maps */
+    SDL_Rect grid[VIZ_HEADS];            /* the small maps; empty when zoomed in */
+    SDL_Rect titles[VIZ_HEADS];          /* their titles' room, above each */
     SDL_Rect big;                        /* the enlarged head's map */
     SDL_Rect caption;                    /* above it: its rule, and what its axes are */
     SDL_Rect legend;                     /* the colour scale, 1 at the top */
@@ -26,6 +27,7 @@ typedef struct viz_layout {
 } viz_layout;
 void viz_layout_compute(const viz_state *s, int width, int height, viz_layout *layout);
 float viz_scale(int width, int height, double zoom);
+int viz_map_pixels(const viz_state *s, int width, int height, double zoom);
 SDL_Event *viz_event_in_layout(SDL_Event *event, float scale);
 SDL_Rect viz_cell(const SDL_Rect *map, size_t L, size_t i, size_t j);
 int viz_hit(const viz_layout *layout, const viz_state *s, int x, int y,
