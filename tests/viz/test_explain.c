@@ -466,3 +466,68 @@ Test(explain, case_folds_beyond_ascii) {
     TTF_CloseFont(font);
     TTF_Quit();
 }
+Test(explain, zoom_grows_the_map_with_its_labels) {
+    static const int sizes[][2] = {{800, 600}, {1280, 800}, {1920, 1080}, {2560, 1440}};
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    for (size_t k = 0; k < 4; k++) {
+        const int w = sizes[k][0], h = sizes[k][1];
+        s.zoom = 1;
+        s.window_width = w, s.window_height = h;
+        int map = viz_map_pixels(&s, w, h, s.zoom), taken = 0;
+        float scale = viz_scale(w, h, s.zoom);
+        for (int press_plus = 0; press_plus < 6; press_plus++) {
+            const double before = s.zoom;
+            press(&s, SDLK_PLUS);
+            if (s.zoom == before) {
+                cr_expect_str_eq(s.message, "+: the map is as large as this window allows");
+                continue;
+            }
+            taken++;
+            const int now = viz_map_pixels(&s, w, h, s.zoom);
+            cr_expect_gt(now, map, "%dx%d zoom %.3g: the map %d px, was %d", w, h, s.zoom,
+                         now, map);
+            cr_expect_geq(viz_scale(w, h, s.zoom), scale, "the text shrank");
+            map = now, scale = viz_scale(w, h, s.zoom);
+            viz_layout l;
+            viz_layout_compute(&s, (int)(w / scale), (int)(h / scale), &l);
+            cr_expect(inside(l.big, l.width, l.status_y), "%dx%d zoomed: the map", w, h);
+        }
+        cr_expect_gt(taken, 0, "%dx%d: no zoom was taken", w, h);
+    }
+    viz_free(&s);
+}
+
+Test(explain, titles_keep_apart) {
+    static const int sizes[][2] = {{640, 480}, {800, 600}, {1280, 800}, {1920, 1080},
+                                   {2560, 1440}};
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 64, 64, 32, SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    for (size_t k = 0; k < 5; k++) {
+        const float scale = viz_scale(sizes[k][0], sizes[k][1], 1);
+        cr_assert_eq(viz_view_scale(&view, scale), 0);
+        viz_layout l;
+        viz_layout_compute(&s, (int)(sizes[k][0] / scale), (int)(sizes[k][1] / scale), &l);
+        for (int a = 0; a < VIZ_HEADS; a++) {
+            for (int b = a + 1; b < VIZ_HEADS; b++)
+                cr_expect(!SDL_HasIntersection(&l.titles[a], &l.titles[b]),
+                          "%dx%d: titles %d and %d meet", sizes[k][0], sizes[k][1], a + 1, b + 1);
+            for (int b = 0; b < VIZ_HEADS; b++)
+                cr_expect(!SDL_HasIntersection(&l.titles[a], &l.grid[b]),
+                          "%dx%d: title %d on map %d", sizes[k][0], sizes[k][1], a + 1, b + 1);
+            cr_expect(inside(l.titles[a], l.width, l.status_y));
+        }
+        if (sizes[k][0] == 1920)
+            cr_expect_geq(TTF_FontHeight(view.small), 20, "the smallest text: %d px a line",
+                          TTF_FontHeight(view.small));
+    }
+    viz_free(&s);
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    SDL_FreeSurface(surface);
+    TTF_Quit();
+}
