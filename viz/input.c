@@ -8,7 +8,7 @@
 const char *const viz_help[][3] = {
     {"space",       "dlt", "play / pause"},
     {"right, left", "dl",  "one token forward / back (pauses)"},
-    {"up, down",    "dl",  "faster / slower"},
+    {"up, down",    "dlt", "faster / slower: tokens, or training steps, a second"},
     {"home",        "dl",  "back to the first token"},
     {"c",           "d",   "causal mask on / off"},
     {"p",           "d",   "padding demo: three <pad> tokens before the sentence"},
@@ -37,7 +37,7 @@ static const struct {
 } key_table[] = {
     {SDLK_SPACE, VIZ_PLAY_PAUSE, 0, "dlt"},     {SDLK_RIGHT, VIZ_STEP_FORWARD, 0, "dl"},
     {SDLK_LEFT, VIZ_STEP_BACK, 0, "dl"},        {SDLK_HOME, VIZ_FIRST_TOKEN, 0, "dl"},
-    {SDLK_UP, VIZ_FASTER, 0, "dl"},             {SDLK_DOWN, VIZ_SLOWER, 0, "dl"},
+    {SDLK_UP, VIZ_FASTER, 0, "dlt"},            {SDLK_DOWN, VIZ_SLOWER, 0, "dlt"},
     {SDLK_c, VIZ_SWITCH_CAUSAL, 0, "d"},        {SDLK_p, VIZ_SWITCH_PADDING, 0, "d"},
     {SDLK_LEFTBRACKET, VIZ_SHARPER, 0, "d"},    {SDLK_RIGHTBRACKET, VIZ_FLATTER, 0, "d"},
     {SDLK_1, VIZ_SWITCH_HEAD, 0, "d"}, {SDLK_2, VIZ_SWITCH_HEAD, 1, "d"},

@@ -30,7 +30,9 @@ static int usage(FILE *out)
           "  --intro                draw the first explanation of the maps in pictures too\n"
           "                         (a window shows it unless --press or --hover is given)\n"
           "  --train                train a model live; --trained: the trained model\n"
-          "  --train-steps N        stop training after N steps; a screenshot waits for them\n",
+          "  --train-steps N        stop training after N steps; a screenshot waits for them\n"
+          "  --steps-per-frame K    with --train --record: K training steps between frames\n"
+          "                         (10 if not given); frame F shows step F*K\n",
           out);
     return out == stdout ? VIZ_EXIT_OK : VIZ_EXIT_USAGE;
 }
@@ -60,6 +62,7 @@ int viz_parse_options(int argc, char **argv, struct viz_options *o)
         {"--train", MHA_OPTION_FLAG, &train, 0, 0, 0, 0, NULL},
         {"--trained", MHA_OPTION_FLAG, &trained, 0, 0, 0, 0, NULL},
         {"--intro", MHA_OPTION_FLAG, &o->intro, 0, 0, 0, 0, NULL},
+        {"--steps-per-frame", MHA_OPTION_SIZE, &o->steps_per_frame, 1, 5000, 0, 0, NULL},
     };
     mha_command_line line = {"mha-viz", "", NULL, NULL, 0};
     char message[1024];
@@ -116,6 +119,14 @@ int viz_parse_options(int argc, char **argv, struct viz_options *o)
     }
     if (o->train_steps != 0 && o->mode == NULL)
         o->mode = "training";
+    if (o->steps_per_frame != 0 && (o->record == NULL || o->mode == NULL ||
+                                    strcmp(o->mode, "training") != 0)) {
+        viz_error("--steps-per-frame: only with --train --record DIR");
+        return -1;
+    }
+    if (o->record != NULL && o->mode != NULL && strcmp(o->mode, "training") == 0 &&
+        o->steps_per_frame == 0)
+        o->steps_per_frame = 10;
     return 0;
 }
 void viz_press_keys(viz_state *s, const char *keys)

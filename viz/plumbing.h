@@ -38,6 +38,7 @@ struct viz_options {
     int width, height;
     int hover_row, hover_col;            /* --hover I,J, positions from 0; -1 if not given */
     int intro;                           /* --intro: the first explanation in pictures too */
+    size_t steps_per_frame;              /* --steps-per-frame: training steps between frames */
 };
 int viz_parse_options(int argc, char **argv, struct viz_options *options);
 void viz_press_keys(viz_state *s, const char *keys);

@@ -30,7 +30,15 @@ static int record_frames(viz_state *s, const struct viz_options *o)
     if (status == MHA_OK)
         status = mha_output_own(own, message, sizeof message);
     for (size_t f = 0; status == MHA_OK && f < o->frames; f++) {
-        status = viz_next_png(s, o->width, o->height, message, sizeof message);
+        if (o->steps_per_frame != 0) {
+            const viz_start frame = {0, o->steps_per_frame * (f + 1), 1};
+            if (viz_mode_start(s, &frame) != MHA_OK) {
+                snprintf(message, sizeof message, "--steps-per-frame: frame %zu: %s", f + 1, s->message);
+                status = MHA_ERR_ARG;
+            }
+        }
+        if (status == MHA_OK)
+            status = viz_next_png(s, o->width, o->height, message, sizeof message);
         s->playing = 1;
         viz_tick(s, 1.0 / s->speed);
     }
