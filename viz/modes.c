@@ -55,7 +55,7 @@ mha_status viz_switch_mode(viz_state *s, const viz_mode *mode)
 
 int viz_busy(const viz_state *s)
 {
-    return s->mode->busy != NULL && s->mode->busy(s, viz_mode_data(s, s->mode));
+    return !s->intro && s->mode->busy != NULL && s->mode->busy(s, viz_mode_data(s, s->mode));
 }
 
 mha_status viz_mode_start(viz_state *s, const viz_start *how)
@@ -132,7 +132,8 @@ void viz_act(viz_state *s, const viz_action *a)
 
 int viz_tick(viz_state *s, double seconds)
 {
-    return s->mode->tick != NULL && s->mode->tick(s, viz_mode_data(s, s->mode), seconds);
+    return !s->intro && s->mode->tick != NULL &&
+           s->mode->tick(s, viz_mode_data(s, s->mode), seconds);
 }
 viz_training *viz_training_of(const viz_state *s)
 {
