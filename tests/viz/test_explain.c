@@ -417,6 +417,9 @@ Test(explain, engineering_figures_wait_behind_e) {
     press(&s, SDLK_e);
     cr_expect(!s.engineering);
     s.intro = 1;
+    const size_t step = s.step;
+    cr_expect(!viz_busy(&s) && viz_tick(&s, 10.0) == 0 && s.step == step,
+              "under the intro time stands still");
     press(&s, SDLK_SPACE);
     cr_expect(!s.intro && s.playing, "the key put the intro away and did nothing else");
     s.intro = 1;
