@@ -121,8 +121,8 @@ static void draw_intro(viz_view *v, const viz_layout *l)
         "How to read the maps",
         "Each row is a query: one token, looking back at the sentence.",
         "Each column is a key: a token the query may look at.",
-        "The colour of a cell is the weight the query gives that key, from 0 (dark) "
-        "to 1 (bright); the weights of a row add up to 1.",
+        ("The colour of a cell is the weight the query gives that key, from 0 (dark) "
+         "to 1 (bright); the weights of a row add up to 1."),
         "Hatched cells are keys the mask hides; grey cells are tokens not decoded yet.",
         "Any key or click to begin; ? lists the keys.",
     };
