@@ -40,7 +40,7 @@ INC_CMD   := -I$(BUILD)/L/cmd $(INC_IO)
 INC_TABLES := -I$(BUILD)/L/tables $(INC_CMD)
 LDLIBS  := -lm
 
-.PHONY: all deps deps-bench deps-corpus tangle test corpus austen-baselines austen-model \
+.PHONY: all viz-idle-cpu deps deps-bench deps-corpus tangle test corpus austen-baselines austen-model \
         austen-figures austen-quick austen-check austen-heads austen-prune heads-study bench-lm lm-torch-check \
         test-viz \
         check lint check-tangle check-figures clang-build book \
@@ -353,6 +353,11 @@ test-training-race: | deps
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan CFLAGS='-O1 -g -fsanitize=thread' \
 	  $(BUILD)/tsan/race-training
 	$(VIZ_HEADLESS) OMP_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/race-training
+
+# The viewer at rest in a real window costs under 3% of a core (half a
+# minute under Xvfb; not part of test or check).
+viz-idle-cpu: $(BUILD)/mha-viz
+	bash tools/viz-idle-cpu.sh $(BUILD)/mha-viz
 
 test: $(BUILD)/tests-lib $(BUILD)/tests $(BUILD)/mha $(BUILD)/viz-tests $(BUILD)/mha-viz
 	cd tests && ../$(BUILD)/tests-lib --jobs=2

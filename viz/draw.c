@@ -30,7 +30,9 @@ int viz_view_open(viz_view *view, SDL_Renderer *renderer)
 void viz_text_size(viz_view *v, TTF_Font *font, const char *s, int *w, int *h)
 {
     int pw = 0, ph = 0;
-    TTF_SizeUTF8(font, s, &pw, &ph);
+    char shown[VIZ_SHOWN_MAX];
+    viz_text_shown(font, s, shown, sizeof shown);
+    TTF_SizeUTF8(font, shown, &pw, &ph);
     if (w) *w = (int)lroundf(pw / v->scale);
     if (h) *h = (int)lroundf(ph / v->scale);
 }
@@ -40,6 +42,41 @@ void viz_view_close(viz_view *view)
     if (view->font) TTF_CloseFont(view->font);
     if (view->small) TTF_CloseFont(view->small);
     view->font = view->small = NULL;
+}
+static size_t character(const unsigned char *u, Uint32 *c)    /* its bytes; *c, or 0 */
+{
+    const size_t n = u[0] < 0x80 ? 1 : (u[0] & 0xE0) == 0xC0 ? 2 : (u[0] & 0xF0) == 0xE0 ? 3
+                   : (u[0] & 0xF8) == 0xF0 ? 4 : 0;
+    *c = n == 0 ? 0 : n == 1 ? u[0] : u[0] & (0x7Fu >> n);
+    for (size_t k = 1; k < n; k++) {
+        if ((u[k] & 0xC0) != 0x80) {
+            *c = 0;
+            return 1;
+        }
+        *c = *c << 6 | (u[k] & 0x3Fu);
+    }
+    return n == 0 ? 1 : n;
+}
+
+void viz_text_shown(TTF_Font *font, const char *text, char *shown, size_t size)
+{
+    size_t used = 0;
+    const unsigned char *u = (const unsigned char *)text;
+    while (*u != '\0' && used + 16 < size) {
+        Uint32 c;
+        const size_t n = character(u, &c);
+        if (c != 0 && (c < 0x80 || TTF_GlyphIsProvided32(font, c))) {
+            memcpy(shown + used, u, n);
+            used += n;
+        } else {
+            shown[used++] = '<';
+            for (size_t k = 0; k < n; k++)
+                used += (size_t)snprintf(shown + used, size - used, k ? " %02x" : "%02x", u[k]);
+            shown[used++] = '>';
+        }
+        u += n;
+    }
+    shown[used] = '\0';
 }
 static SDL_Surface *quarter_turn(SDL_Surface *text)      /* (h, w) -> (w, h), reads upwards */
 {
@@ -60,7 +97,9 @@ void viz_text(viz_view *v, TTF_Font *font, const char *s, int x, int y, int alig
 {
     if (s[0] == '\0')
         return;
-    SDL_Surface *surface = TTF_RenderUTF8_Blended(font, s, colour);
+    char shown[VIZ_SHOWN_MAX];
+    viz_text_shown(font, s, shown, sizeof shown);
+    SDL_Surface *surface = TTF_RenderUTF8_Blended(font, shown, colour);
     const float w = surface ? surface->w / v->scale : 0, h = surface ? surface->h / v->scale : 0;
     if (surface != NULL && upwards)
         surface = quarter_turn(surface);

@@ -4,6 +4,38 @@
 #include <string.h>
 #include "state.h"
 
+void viz_head_rule(const viz_state *s, size_t h, char *line, size_t size)
+{
+    static const char *const rules[VIZ_HEADS][2] = {     /* causal mask on, off */
+        {"each query attends to the token just before it", NULL},
+        {"each query attends to the latest earlier copy of its own word, or to itself",
+         "each query attends to the last copy of its own word, later ones included"},
+        {"each query attends to the first token", NULL},
+        {"each query averages itself and the two tokens before it", NULL},
+        {"each query averages every key it may see",
+         "each query averages every key of the sentence so far"},
+    };
+    const char *rule = !s->causal && rules[h][1] != NULL ? rules[h][1] : rules[h][0];
+    snprintf(line, size, "head %zu, %s: %s", h + 1, mha_designed_head_names[h], rule);
+}
+
+const char *viz_columns_caption(const viz_state *s)
+{
+    return s->decoding ? "columns: keys in the KV cache"
+                       : "columns: keys, the whole prefix at once";
+}
+void viz_engineering_line(const viz_state *s, char *line, size_t size)
+{
+    if (!s->engineering)
+        snprintf(line, size, "%s %s   (e: its time per step and its check)",
+                 s->decoding ? "KV-cache decoding," : "whole prefix,", mha_impls[s->impl].name);
+    else
+        snprintf(line, size, "%s %s, 1 thread: %.3f ms %s (least of %d); differs from "
+                 "naive forward by %.2g", s->decoding ? "KV-cache decoding," : "whole prefix,",
+                 mha_impls[s->impl].name, s->ms_per_step,
+                 s->decoding ? "for the last token" : "for the prefix", VIZ_TIMING_RUNS,
+                 s->impl_difference);
+}
 double viz_slider_temperature(double along)          /* along: 0 at the left end, 1 right */
 {
     along = along < 0 ? 0 : along > 1 ? 1 : along;

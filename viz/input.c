@@ -1,12 +1,14 @@
 /* generated from chapters/12-viewer.nw, chapters/18-austen-viewer.nw; edit the book, not this file */
+#include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include "viz.h"
 
 const char *const viz_help[][3] = {
     {"space",       "dlt", "play / pause"},
     {"right, left", "dl",  "one token forward / back (pauses)"},
-    {"up, down",    "dl",  "faster / slower"},
+    {"up, down",    "dlt", "faster / slower: tokens, or training steps, a second"},
     {"home",        "dl",  "back to the first token"},
     {"c",           "d",   "causal mask on / off"},
     {"p",           "d",   "padding demo: three <pad> tokens before the sentence"},
@@ -22,8 +24,11 @@ const char *const viz_help[][3] = {
     {"enter",       "d",   "type a new sentence; enter again to run it, escape to cancel"},
     {"click",       "dlt", "on a word or a row of the big map: select it; elsewhere: clear"},
     {"+  -",        "dlt", "larger / smaller text and maps (for a projector)"},
+    {"f, F11",      "dlt", "full screen on / off"},
+    {"e",           "d",   "engineering figures on / off: the time of a step, and how far "
+                           "the implementation is from the naive one"},
     {"s",           "dlt", "save the window as a PNG"},
-    {"?",           "dlt", "this help"},
+    {"?",           "dlt", "this help; again: its next page"},
     {"escape, q",   "dlt", "close the help, clear the selection, else ask to quit; q: quit"},
     {"g",           "a",   "append the next piece, drawn from the model"},
     {"space",       "a",   "append a piece at a steady pace / stop"},
@@ -38,42 +43,72 @@ const char *const viz_help[][3] = {
     {"m  s  +  -",   "a",   "colour map, save a PNG, larger / smaller, as in the other views"},
 };
 const size_t viz_help_count = sizeof viz_help / sizeof viz_help[0];
-static const struct { SDL_Keycode key; viz_action_kind kind; int head; } key_table[] = {
-    {SDLK_SPACE, VIZ_PLAY_PAUSE, 0},      {SDLK_RIGHT, VIZ_STEP_FORWARD, 0},
-    {SDLK_LEFT, VIZ_STEP_BACK, 0},        {SDLK_HOME, VIZ_FIRST_TOKEN, 0},
-    {SDLK_UP, VIZ_FASTER, 0},             {SDLK_DOWN, VIZ_SLOWER, 0},
-    {SDLK_c, VIZ_SWITCH_CAUSAL, 0},       {SDLK_p, VIZ_SWITCH_PADDING, 0},
-    {SDLK_LEFTBRACKET, VIZ_SHARPER, 0},   {SDLK_RIGHTBRACKET, VIZ_FLATTER, 0},
-    {SDLK_1, VIZ_SWITCH_HEAD, 0}, {SDLK_2, VIZ_SWITCH_HEAD, 1}, {SDLK_3, VIZ_SWITCH_HEAD, 2},
-    {SDLK_4, VIZ_SWITCH_HEAD, 3}, {SDLK_5, VIZ_SWITCH_HEAD, 4},
-    {SDLK_i, VIZ_NEXT_IMPL, 0},           {SDLK_m, VIZ_NEXT_COLOUR_MAP, 0},
-    {SDLK_TAB, VIZ_NEXT_FOCUS, 0},        {SDLK_RETURN, VIZ_START_TYPING, 0},
-    {SDLK_KP_ENTER, VIZ_START_TYPING, 0}, {SDLK_s, VIZ_SAVE, 0},
-    {SDLK_F1, VIZ_HELP, 0},               {SDLK_ESCAPE, VIZ_ESCAPE, 0},
-    {SDLK_q, VIZ_QUIT, 0},                {SDLK_r, VIZ_RESTART, 0},
-    {SDLK_n, VIZ_NEW_SEQUENCE, 0},
-    {SDLK_PLUS, VIZ_ZOOM_IN, 0},          {SDLK_EQUALS, VIZ_ZOOM_IN, 0},
-    {SDLK_KP_PLUS, VIZ_ZOOM_IN, 0},       {SDLK_MINUS, VIZ_ZOOM_OUT, 0},
-    {SDLK_KP_MINUS, VIZ_ZOOM_OUT, 0},
-    {SDLK_g, VIZ_GENERATE, 0},            {SDLK_COMMA, VIZ_SAMPLING_COLDER, 0},
-    {SDLK_PERIOD, VIZ_SAMPLING_HOTTER, 0}, {SDLK_k, VIZ_NEXT_TOP_K, 0},
-    {SDLK_x, VIZ_REMOVE_HEAD, 0},         {SDLK_u, VIZ_RESTORE_HEADS, 0},
+static const struct {
+    SDL_Keycode key; viz_action_kind kind; int head; const char *modes;
+} key_table[] = {
+    {SDLK_SPACE, VIZ_PLAY_PAUSE, 0, "dlta"},     {SDLK_RIGHT, VIZ_STEP_FORWARD, 0, "dla"},
+    {SDLK_LEFT, VIZ_STEP_BACK, 0, "dla"},        {SDLK_HOME, VIZ_FIRST_TOKEN, 0, "dl"},
+    {SDLK_UP, VIZ_FASTER, 0, "dlta"},            {SDLK_DOWN, VIZ_SLOWER, 0, "dlta"},
+    {SDLK_c, VIZ_SWITCH_CAUSAL, 0, "d"},        {SDLK_p, VIZ_SWITCH_PADDING, 0, "d"},
+    {SDLK_LEFTBRACKET, VIZ_SHARPER, 0, "d"},    {SDLK_RIGHTBRACKET, VIZ_FLATTER, 0, "d"},
+    {SDLK_1, VIZ_SWITCH_HEAD, 0, "d"}, {SDLK_2, VIZ_SWITCH_HEAD, 1, "d"},
+    {SDLK_3, VIZ_SWITCH_HEAD, 2, "d"}, {SDLK_4, VIZ_SWITCH_HEAD, 3, "d"},
+    {SDLK_5, VIZ_SWITCH_HEAD, 4, "d"},
+    {SDLK_i, VIZ_NEXT_IMPL, 0, "d"},            {SDLK_m, VIZ_NEXT_COLOUR_MAP, 0, "dlta"},
+    {SDLK_TAB, VIZ_NEXT_FOCUS, 0, "dlta"},       {SDLK_RETURN, VIZ_START_TYPING, 0, "da"},
+    {SDLK_KP_ENTER, VIZ_START_TYPING, 0, "da"},  {SDLK_s, VIZ_SAVE, 0, "dlta"},
+    {SDLK_F1, VIZ_HELP, 0, "dlta"},              {SDLK_ESCAPE, VIZ_ESCAPE, 0, "dlta"},
+    {SDLK_q, VIZ_QUIT, 0, "dlta"},               {SDLK_r, VIZ_RESTART, 0, "ta"},
+    {SDLK_n, VIZ_NEW_SEQUENCE, 0, "la"},
+    {SDLK_PLUS, VIZ_ZOOM_IN, 0, "dlta"},         {SDLK_EQUALS, VIZ_ZOOM_IN, 0, "dlta"},
+    {SDLK_KP_PLUS, VIZ_ZOOM_IN, 0, "dlta"},      {SDLK_MINUS, VIZ_ZOOM_OUT, 0, "dlta"},
+    {SDLK_KP_MINUS, VIZ_ZOOM_OUT, 0, "dlta"},
+    {SDLK_f, VIZ_FULLSCREEN, 0, "dlta"},         {SDLK_F11, VIZ_FULLSCREEN, 0, "dlta"},
+    {SDLK_e, VIZ_ENGINEERING, 0, "d"},
+    {SDLK_g, VIZ_GENERATE, 0, "a"},            {SDLK_COMMA, VIZ_SAMPLING_COLDER, 0, "a"},
+    {SDLK_PERIOD, VIZ_SAMPLING_HOTTER, 0, "a"}, {SDLK_k, VIZ_NEXT_TOP_K, 0, "a"},
+    {SDLK_x, VIZ_REMOVE_HEAD, 0, "a"},         {SDLK_u, VIZ_RESTORE_HEADS, 0, "a"},
 };
-static viz_action key_action(SDL_Keycode key)
+static int help_knows_mode(char mode)
+{
+    for (size_t k = 0; k < viz_help_count; k++)
+        if (strchr(viz_help[k][1], mode) != NULL)
+            return 1;
+    return 0;
+}
+
+static viz_action unavailable(SDL_Keycode key)
+{
+    static char name[32];
+    snprintf(name, sizeof name, "%s", SDL_GetKeyName(key));
+    for (char *c = name; *c != '\0'; c++)
+        *c = (char)tolower((unsigned char)*c);
+    return (viz_action){.kind = VIZ_UNAVAILABLE, .key = 1, .text = name};
+}
+
+static viz_action key_action(const viz_state *s, SDL_Keycode key)
 {
     viz_action a = {.kind = VIZ_NOTHING, .key = 1};
+    const char *modes = NULL;
     if (key >= SDLK_LCTRL && key <= SDLK_RGUI)        /* shift, ctrl, alt alone: no key */
         return (viz_action){.kind = VIZ_NOTHING};
     for (size_t k = 0; k < sizeof key_table / sizeof key_table[0]; k++)
         if (key_table[k].key == key) {
             a.kind = key_table[k].kind;
             a.head = key_table[k].head;
+            modes = key_table[k].modes;
         }
     for (size_t m = 0; m < viz_mode_count; m++)
         if ((SDL_Keycode)viz_modes[m]->key == key) {
             a.kind = VIZ_SWITCH_MODE;
             a.mode = viz_modes[m];
+            modes = NULL;
         }
+    const int letter = (key >= SDLK_a && key <= SDLK_z) || (key >= SDLK_0 && key <= SDLK_9);
+    if (help_knows_mode(s->mode->key) &&
+        (modes != NULL ? strchr(modes, s->mode->key) == NULL
+                       : a.kind == VIZ_NOTHING && letter))
+        return unavailable(key);
     return a;
 }
 static viz_action typing_action(SDL_Keycode key)
@@ -106,7 +141,7 @@ static size_t pointer_actions(const viz_state *s, const viz_layout *layout,
     a[n++] = (viz_action){.kind = VIZ_POINT, .head = map ? head : -1, .row = map ? row : -1,
                           .col = map ? col : -1};
     const SDL_Rect *r = &layout->slider;
-    const int on_slider = y >= r->y - 6 && y < r->y + r->h + 6;
+    const int on_slider = r->w > 0 && y >= r->y - 6 && y < r->y + r->h + 6;
     if (e->type == SDL_MOUSEMOTION && (e->motion.state & SDL_BUTTON_LMASK) && on_slider &&
         x >= r->x - 20 && x < r->x + r->w + 20 && s->mode->hit == NULL)
         a[n++] = (viz_action){.kind = VIZ_SET_TEMPERATURE,
@@ -134,14 +169,19 @@ size_t viz_actions_from_event(const viz_state *s, const SDL_Event *e, const viz_
         a[0] = (viz_action){.kind = VIZ_QUIT};
         return 1;
     case SDL_KEYDOWN:
-        a[0] = s->typing ? typing_action(e->key.keysym.sym) : key_action(e->key.keysym.sym);
+        a[0] = s->typing ? typing_action(e->key.keysym.sym) : key_action(s, e->key.keysym.sym);
         return 1;
     case SDL_TEXTINPUT:
         a[0] = s->typing ? (viz_action){.kind = VIZ_TYPE, .text = e->text.text}
              : (viz_action){.kind = strcmp(e->text.text, "?") == 0 ? VIZ_HELP : VIZ_NOTHING};
         return 1;
-    case SDL_MOUSEMOTION:
     case SDL_MOUSEBUTTONDOWN:
+        if (s->intro) {                                  /* a click puts the intro away */
+            a[0] = (viz_action){.kind = VIZ_DISMISS};
+            return 1;
+        }
+        return layout != NULL ? pointer_actions(s, layout, e, a) : 0;
+    case SDL_MOUSEMOTION:
         return layout != NULL ? pointer_actions(s, layout, e, a) : 0;
     }
     return 0;

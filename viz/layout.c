@@ -4,23 +4,35 @@
 
 enum { MARGIN = 14, TOP = 44, BOTTOM = 112, TITLE = 20, LABELS_LEFT = 110, LABELS_TOP = 136,
        CAPTION = 44, LEGEND = 70, WORD_W = 64, WORD_H = 20, WORDS_TITLE = 22,
-       BREAKDOWN_MIN = 190 };
+       BREAKDOWN_MIN = 190, ZOOMED_BOTTOM = 40 };
 
 static int smaller(int a, int b) { return a < b ? a : b; }
 static int at_least(int a, int b) { return a > b ? a : b; }
 
 void viz_layout_compute(const viz_state *s, int width, int height, viz_layout *l)
 {
-    l->width = width;
-    l->height = height;
+    *l = (viz_layout){.width = width, .height = height, .word_columns = 1};
+    if (s->zoom > 1) {
+        const int bx = MARGIN + LABELS_LEFT, by = TOP + LABELS_TOP;
+        const int big = at_least(8, smaller(width - bx - MARGIN - LEGEND - 40,
+                                            height - ZOOMED_BOTTOM - by - MARGIN));
+        l->big = (SDL_Rect){bx, by, big, big};
+        l->caption = (SDL_Rect){MARGIN, TOP, width - 2 * MARGIN, CAPTION};
+        l->legend = (SDL_Rect){bx + big + 18, by, 18, big};
+        l->status_y = height - ZOOMED_BOTTOM + 8;
+        return;
+    }
     const int rows = (VIZ_HEADS + 1) / 2, left = width * 30 / 100;
     const int explain = smaller(400, at_least(170, width * 22 / 100));   /* the right column */
     const int avail = height - TOP - BOTTOM;
     const int side = at_least(8, smaller((left - 3 * MARGIN) / 2,
                                          (avail - rows * (TITLE + MARGIN)) / rows));
-    for (int h = 0; h < VIZ_HEADS; h++)
+    for (int h = 0; h < VIZ_HEADS; h++) {
         l->grid[h] = (SDL_Rect){MARGIN + (h % 2) * (side + MARGIN),
                                 TOP + (h / 2) * (side + TITLE + MARGIN) + TITLE, side, side};
+        l->titles[h] = (SDL_Rect){l->grid[h].x, l->grid[h].y - TITLE + 2, side + MARGIN - 4,
+                                  TITLE - 4};
+    }
     const int bx = left + MARGIN + LABELS_LEFT, by = TOP + LABELS_TOP;
     const int big = at_least(8, smaller(width - bx - MARGIN - LEGEND - explain,
                                         height - BOTTOM - by - MARGIN));
@@ -92,4 +104,14 @@ float viz_scale(int width, int height, double zoom)
     const float most = fminf((float)width / VIZ_MIN_WIDTH, (float)height / VIZ_MIN_HEIGHT);
     scale = scale > most ? most : scale;
     return scale < 1 ? 1 : scale;
+}
+
+int viz_map_pixels(const viz_state *s, int width, int height, double zoom)
+{
+    viz_state zoomed = *s;                   /* a shallow copy, read only by the layout */
+    zoomed.zoom = zoom;
+    const float scale = viz_scale(width, height, zoom);
+    viz_layout l;
+    viz_layout_compute(&zoomed, (int)(width / scale), (int)(height / scale), &l);
+    return (int)lroundf(l.big.w * scale);
 }

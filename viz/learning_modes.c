@@ -1,4 +1,5 @@
 /* generated from chapters/14-training-viewer.nw; edit the book, not this file */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,8 @@ static mha_status enter_training(viz_state *s, void **data)
     else
         viz_trainer_request(&g->trainer, g->paused, 0, 0);   /* back: resume, unless paused */
     g->focus = VIZ_LEARN_HEADS;              /* the first head of layer 2 */
+    if (g->finish == 0)
+        g->finish = VIZ_TRAIN_MAX_STEPS;
     return MHA_OK;
 }
 static void leave_training(viz_state *s, void *data)
@@ -133,7 +136,34 @@ static int training_busy(const viz_state *s, const void *data)
 {
     const viz_training *g = data;
     (void)s;
-    return !g->paused && g->view.step < g->trainer.stop_at;
+    return !g->paused && g->view.step < (g->pace > 0 ? g->finish : g->trainer.stop_at);
+}
+static void set_pace(viz_training *g, int slower)
+{
+    static const double paces[] = {0, 50, 20, 10, 5, 2, 1};          /* 0: as fast as it can */
+    const int last = (int)(sizeof paces / sizeof paces[0]) - 1;
+    int k = 0;
+    while (k < last && paces[k] != g->pace)
+        k++;
+    k = slower ? (k < last ? k + 1 : last) : (k > 0 ? k - 1 : 0);
+    if (g->pace == 0 && paces[k] > 0) {                    /* a pace starts from here */
+        viz_trainer_take(&g->trainer, &g->view, 1);
+        g->allowed = (double)g->view.step;
+        viz_trainer_request(&g->trainer, -1, 0, g->view.step + 1);   /* the step under way */
+    }
+    g->pace = paces[k];
+    if (g->pace == 0)
+        viz_trainer_request(&g->trainer, -1, 0, g->finish);
+}
+
+static void keep_pace(viz_training *g, double seconds)
+{
+    if (g->pace == 0 || g->paused)
+        return;
+    g->allowed = fmin(g->allowed + seconds * g->pace, (double)g->finish);
+    const size_t target = (size_t)g->allowed;
+    if (target >= 1 && target != g->trainer.stop_at)
+        viz_trainer_request(&g->trainer, -1, 0, target);
 }
 static void act_training(viz_state *s, void *data, const viz_action *a)
 {
@@ -143,6 +173,9 @@ static void act_training(viz_state *s, void *data, const viz_action *a)
         viz_trainer_request(&g->trainer, g->paused, 0, 0);
     } else if (a->kind == VIZ_RESTART) {
         viz_trainer_request(&g->trainer, -1, 1, 0);
+        g->allowed = 0;
+    } else if (a->kind == VIZ_FASTER || a->kind == VIZ_SLOWER) {
+        set_pace(g, a->kind == VIZ_SLOWER);
     } else if (a->kind == VIZ_NEXT_FOCUS) {
         g->focus = (g->focus + 1) % (VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS);
     } else if (a->kind == VIZ_FOCUS_HEAD) {
@@ -177,6 +210,7 @@ static int tick_training(viz_state *s, void *data, double seconds)
 {
     viz_training *g = data;
     const size_t before = g->view.step;
+    keep_pace(g, seconds);
     viz_trainer_take(&g->trainer, &g->view, 0);
     const mha_status predicted = predict(g);
     const mha_status failed = g->view.failed != MHA_OK ? g->view.failed : predicted;
@@ -202,6 +236,7 @@ static mha_status start_training(viz_state *s, void *data, const viz_start *how)
         return MHA_ERR_ARG;
     }
     if (how->train_steps != 0) {
+        g->finish = how->train_steps;
         viz_trainer_request(&g->trainer, -1, 0, how->train_steps);
         if (how->picture) {
             viz_trainer_wait(&g->trainer, how->train_steps);

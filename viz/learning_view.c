@@ -292,7 +292,12 @@ static void draw_training(viz_view *v, const viz_state *s, const viz_training *g
     int k = snprintf(line, sizeof line, "training live: step %zu   loss %.3f   accuracy %.2f   %s",
                      n, n ? snap->loss[n - 1] : log(VIZ_LEARN_VOCAB),
                      n ? snap->accuracy[n - 1] : 0.0,
-                     g->paused ? "paused" : n >= g->trainer.stop_at ? "finished" : "training");
+                     g->paused ? "paused"
+                     : n >= (g->pace > 0 ? g->finish : g->trainer.stop_at) ? "finished"
+                     : "training");
+    if (g->pace > 0)
+        k += snprintf(line + k, sizeof line - (size_t)k, "   pace %g steps/s (up, down)",
+                      g->pace);
     if (g->rate > 0)
         snprintf(line + k, sizeof line - (size_t)k, " at %.0f steps/s", g->rate);
     viz_text(v, v->font, line, 14, 20, 0, viz_ink, 0);

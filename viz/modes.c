@@ -1,5 +1,6 @@
 /* generated from chapters/12-viewer.nw, chapters/14-training-viewer.nw, chapters/18-austen-viewer.nw; edit the book, not this file */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include "viz.h"
 #include "training.h"
@@ -56,7 +57,7 @@ mha_status viz_switch_mode(viz_state *s, const viz_mode *mode)
 
 int viz_busy(const viz_state *s)
 {
-    return s->mode->busy != NULL && s->mode->busy(s, viz_mode_data(s, s->mode));
+    return !s->intro && s->mode->busy != NULL && s->mode->busy(s, viz_mode_data(s, s->mode));
 }
 
 mha_status viz_mode_start(viz_state *s, const viz_start *how)
@@ -82,10 +83,25 @@ void viz_free(viz_state *s)
     viz_modes_free(s);
     viz_state_free(s);
 }
+static void zoom_in(viz_state *s)
+{
+    const double zoom = fmin(s->zoom * 1.25, 4.0);
+    const int w = s->window_width, h = s->window_height;
+    if (w > 0 && h > 0 && viz_map_pixels(s, w, h, zoom) <= viz_map_pixels(s, w, h, s->zoom))
+        snprintf(s->message, sizeof s->message,
+                 "+: the map is as large as this window allows");
+    else
+        s->zoom = zoom;
+}
+
 void viz_act(viz_state *s, const viz_action *a)
 {
     if (a->key)
         s->message[0] = s->news[0] = '\0';      /* news lasts until the next key */
+    if (s->intro && (a->key || a->kind == VIZ_DISMISS)) {    /* it only closes the intro */
+        s->intro = 0;
+        return;
+    }
     if (s->asking_to_quit && a->key) {          /* the key answers the question */
         s->asking_to_quit = 0;
         s->quit = a->kind == VIZ_ESCAPE || a->kind == VIZ_QUIT;
@@ -95,15 +111,21 @@ void viz_act(viz_state *s, const viz_action *a)
     case VIZ_SWITCH_MODE: viz_switch_mode(s, a->mode); break;
     case VIZ_NEXT_COLOUR_MAP: s->colour_map = (s->colour_map + 1) % VIZ_COLOUR_MAPS; break;
     case VIZ_SAVE: s->save_requested = 1; break;
-    case VIZ_HELP: s->help = !s->help; break;
+    case VIZ_HELP: s->help++; break;                          /* the next page */
     case VIZ_ESCAPE:
         if (s->help) s->help = 0;
         else if (s->selected >= 0) s->selected = -1;
         else s->asking_to_quit = 1;
         break;
     case VIZ_QUIT: s->quit = 1; break;
-    case VIZ_ZOOM_IN: s->zoom = fmin(s->zoom * 1.25, 4.0); break;
+    case VIZ_ZOOM_IN: zoom_in(s); break;
     case VIZ_ZOOM_OUT: s->zoom = fmax(s->zoom / 1.25, 0.25); break;
+    case VIZ_FULLSCREEN: s->fullscreen = !s->fullscreen; break;
+    case VIZ_ENGINEERING: s->engineering = !s->engineering; break;
+    case VIZ_UNAVAILABLE:
+        snprintf(s->message, sizeof s->message, "%s: not available in this mode", a->text);
+        break;
+    case VIZ_DISMISS: break;
     default:
         if (s->mode->act != NULL)
             s->mode->act(s, viz_mode_data(s, s->mode), a);
@@ -112,7 +134,8 @@ void viz_act(viz_state *s, const viz_action *a)
 
 int viz_tick(viz_state *s, double seconds)
 {
-    return s->mode->tick != NULL && s->mode->tick(s, viz_mode_data(s, s->mode), seconds);
+    return !s->intro && s->mode->tick != NULL &&
+           s->mode->tick(s, viz_mode_data(s, s->mode), seconds);
 }
 viz_training *viz_training_of(const viz_state *s)
 {

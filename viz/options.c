@@ -11,6 +11,7 @@
 static int usage(FILE *out)
 {
     fputs("usage: mha-viz [--text \"WORDS\"] [--step K] [--press KEYS] [--hover I,J] [--size WxH]\n"
+          "               [--intro]\n"
           "               [--train | --trained | --designed] [--train-steps N] [--model DIR]\n"
           "               [--screenshot FILE.png | --record DIR --frames N | --quit-after N]\n"
           "\n"
@@ -26,11 +27,15 @@ static int usage(FILE *out)
           "  --press KEYS           apply these keys first, e.g. --press c2 (see ? for keys)\n"
           "  --hover I,J            point at query position I, key position J (from 0)\n"
           "  --quit-after N         close the window after N frames (for tests)\n"
+          "  --intro                draw the first explanation of the maps in pictures too\n"
+          "                         (a window shows it unless --press or --hover is given)\n"
           "  --train                train a model live; --trained: the trained model\n"
           "  --train-steps N        stop training after N steps; a screenshot waits for them\n"
           "  --model DIR            the Austen model (default models/austen, here or beside\n"
           "                         the program); found, the viewer starts with it\n"
-          "  --designed             start with the designed heads\n",
+          "  --designed             start with the designed heads\n"
+          "  --steps-per-frame K    with --train --record: K training steps between frames\n"
+          "                         (10 if not given); frame F shows step F*K\n",
           out);
     return out == stdout ? VIZ_EXIT_OK : VIZ_EXIT_USAGE;
 }
@@ -61,6 +66,8 @@ int viz_parse_options(int argc, char **argv, struct viz_options *o)
         {"--trained", MHA_OPTION_FLAG, &trained, 0, 0, 0, 0, NULL},
         {"--designed", MHA_OPTION_FLAG, &designed, 0, 0, 0, 0, NULL},
         {"--model", MHA_OPTION_TEXT, &o->model, 0, 0, 0, 0, NULL},
+        {"--intro", MHA_OPTION_FLAG, &o->intro, 0, 0, 0, 0, NULL},
+        {"--steps-per-frame", MHA_OPTION_SIZE, &o->steps_per_frame, 1, 5000, 0, 0, NULL},
     };
     mha_command_line line = {"mha-viz", "", NULL, NULL, 0};
     char message[1024];
@@ -121,6 +128,14 @@ int viz_parse_options(int argc, char **argv, struct viz_options *o)
     }
     if (o->train_steps != 0 && o->mode == NULL)
         o->mode = "training";
+    if (o->steps_per_frame != 0 && (o->record == NULL || o->mode == NULL ||
+                                    strcmp(o->mode, "training") != 0)) {
+        viz_error("--steps-per-frame: only with --train --record DIR");
+        return -1;
+    }
+    if (o->record != NULL && o->mode != NULL && strcmp(o->mode, "training") == 0 &&
+        o->steps_per_frame == 0)
+        o->steps_per_frame = 10;
     return 0;
 }
 void viz_press_keys(viz_state *s, const char *keys)

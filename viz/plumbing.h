@@ -25,6 +25,8 @@ void viz_text_tail(viz_view *view, TTF_Font *font, const char *text, int x, int 
                    SDL_Color colour);
 void viz_fill(viz_view *view, SDL_Rect r, SDL_Color colour);
 void viz_outline(viz_view *view, SDL_Rect r, SDL_Color colour, int thickness);
+enum { VIZ_SHOWN_MAX = 4096 };
+void viz_text_shown(TTF_Font *font, const char *text, char *shown, size_t size);
 int viz_write_png(SDL_Surface *surface, const char *path);
 int viz_save_png(viz_state *s, int width, int height, const char *path);
 mha_status viz_next_png(viz_state *s, int width, int height, char *message, size_t size);
@@ -36,6 +38,8 @@ struct viz_options {
     size_t step, frames, quit_after, train_steps;
     int width, height;
     int hover_row, hover_col;            /* --hover I,J, positions from 0; -1 if not given */
+    int intro;                           /* --intro: the first explanation in pictures too */
+    size_t steps_per_frame;              /* --steps-per-frame: training steps between frames */
 };
 int viz_parse_options(int argc, char **argv, struct viz_options *options);
 void viz_press_keys(viz_state *s, const char *keys);

@@ -31,7 +31,15 @@ static int record_frames(viz_state *s, const struct viz_options *o)
     if (status == MHA_OK)
         status = mha_output_own(own, message, sizeof message);
     for (size_t f = 0; status == MHA_OK && f < o->frames; f++) {
-        status = viz_next_png(s, o->width, o->height, message, sizeof message);
+        if (o->steps_per_frame != 0) {
+            const viz_start frame = {0, o->steps_per_frame * (f + 1), 1};
+            if (viz_mode_start(s, &frame) != MHA_OK) {
+                snprintf(message, sizeof message, "--steps-per-frame: frame %zu: %s", f + 1, s->message);
+                status = MHA_ERR_ARG;
+            }
+        }
+        if (status == MHA_OK)
+            status = viz_next_png(s, o->width, o->height, message, sizeof message);
         s->playing = 1;
         viz_tick(s, 1.0 / s->speed);
     }
@@ -63,6 +71,7 @@ void viz_window_frame(viz_state *s, viz_window *win)
     int changed = win->drawn_width == 0;             /* the first frame draws */
     if (changed)
         win->drawn_width = w, win->drawn_height = h;
+    s->window_width = w, s->window_height = h;        /* for + to know the room */
     viz_layout shown;
     viz_layout_compute(s, (int)(win->drawn_width / view->scale),
                        (int)(win->drawn_height / view->scale), &shown);
@@ -72,6 +81,12 @@ void viz_window_frame(viz_state *s, viz_window *win)
         do
             viz_handle_event(s, viz_event_in_layout(&event, view->scale), &shown);
         while (SDL_PollEvent(&event));
+    }
+    SDL_Window *window = SDL_RenderGetWindow(win->renderer);
+    if (window != NULL && s->fullscreen != win->fullscreen) {
+        SDL_SetWindowFullscreen(window, s->fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
+        win->fullscreen = s->fullscreen;
+        changed = 1;
     }
     const Uint64 now = SDL_GetTicks64();
     changed |= viz_tick(s, (now - win->last) / 1000.0);
@@ -167,6 +182,7 @@ int viz_main(int argc, char **argv)
             viz_error("%s", s.message);
             status = ready == MHA_ERR_ARG ? VIZ_EXIT_USAGE : VIZ_EXIT_FAILURE;
         } else {
+            s.window_width = o.width, s.window_height = o.height;
             if (o.press != NULL)
                 viz_press_keys(&s, o.press);
             if (o.hover_row >= 0)
@@ -174,6 +190,8 @@ int viz_main(int argc, char **argv)
                                           .col = o.hover_col});
             if (o.screenshot != NULL || o.record != NULL)
                 s.playing = 0;
+            s.intro = o.intro || (o.screenshot == NULL && o.record == NULL && o.press == NULL &&
+                                  o.hover_row < 0);         /* a new window explains itself */
             if (o.screenshot != NULL) {
                 status = viz_save_png(&s, o.width, o.height, o.screenshot) == 0 ? VIZ_EXIT_OK
                                                                                : VIZ_EXIT_FAILURE;

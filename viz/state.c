@@ -23,6 +23,57 @@ static size_t split_sentence(char *words, int padding, const char **tokens)
     }
     return n;
 }
+unsigned viz_fold_letter(unsigned c)
+{
+    if (c < 0x80)
+        return c >= 'A' && c <= 'Z' ? c + 32 : c;
+    if (c >= 0xC0 && c <= 0xDE && c != 0xD7) return c + 32;          /* Latin-1 */
+    if (c == 0x130) return 'i';                                       /* capital I with dot */
+    if ((c >= 0x100 && c <= 0x137) || (c >= 0x14A && c <= 0x177)) return c | 1;
+    if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E)) return c + (c & 1);
+    if (c == 0x178) return 0xFF;
+    if (c >= 0x391 && c <= 0x3AB && c != 0x3A2) return c + 32;        /* Greek */
+    if (c == 0x386) return 0x3AC;
+    if (c >= 0x388 && c <= 0x38A) return c + 37;
+    if (c == 0x38C) return 0x3CC;
+    if (c == 0x38E || c == 0x38F) return c + 63;
+    if (c == 0x3C2) return 0x3C3;                                     /* final sigma */
+    if (c >= 0x400 && c <= 0x40F) return c + 80;                      /* Cyrillic */
+    if (c >= 0x410 && c <= 0x42F) return c + 32;
+    if ((c >= 0x460 && c <= 0x481) || (c >= 0x48A && c <= 0x4BF) || (c >= 0x4D0 && c <= 0x52F))
+        return c | 1;
+    if (c >= 0x4C1 && c <= 0x4CE) return c + (c & 1);
+    return c;
+}
+static size_t utf8_read(const char *w, const char *end, unsigned *c)
+{
+    const unsigned char *u = (const unsigned char *)w;
+    const size_t n = u[0] < 0x80 ? 1 : (u[0] & 0xE0) == 0xC0 ? 2 : (u[0] & 0xF0) == 0xE0 ? 3
+                   : (u[0] & 0xF8) == 0xF0 ? 4 : 0;
+    if (n == 0 || (size_t)(end - w) < n) {
+        *c = 0x110000;                                /* no character: copied as a byte */
+        return 1;
+    }
+    *c = n == 1 ? u[0] : u[0] & (0x7F >> n);
+    for (size_t k = 1; k < n; k++) {
+        if ((u[k] & 0xC0) != 0x80) {
+            *c = 0x110000;
+            return 1;
+        }
+        *c = *c << 6 | (u[k] & 0x3F);
+    }
+    return n;
+}
+
+static size_t utf8_write(unsigned c, char *out)
+{
+    if (c < 0x80) { out[0] = (char)c; return 1; }
+    if (c < 0x800) { out[0] = (char)(0xC0 | c >> 6); out[1] = (char)(0x80 | (c & 0x3F)); return 2; }
+    out[0] = (char)(0xE0 | c >> 12);
+    out[1] = (char)(0x80 | (c >> 6 & 0x3F));
+    out[2] = (char)(0x80 | (c & 0x3F));
+    return 3;
+}
 static void fold_words(const viz_state *s, char folded[VIZ_TEXT_MAX],
                        const char *same[VIZ_TOKENS_MAX])
 {
@@ -37,8 +88,15 @@ static void fold_words(const viz_state *s, char folded[VIZ_TEXT_MAX],
         if (w == end || used + (size_t)(end - w) + 1 > VIZ_TEXT_MAX)
             continue;
         same[i] = folded + used;
-        for (; w < end; w++)
-            folded[used++] = (char)tolower((unsigned char)*w);
+        while (w < end) {
+            unsigned c;
+            const size_t n = utf8_read(w, end, &c);
+            if (c > 0xFFFF || viz_fold_letter(c) == c)
+                memcpy(folded + used, w, n), used += n;       /* as typed */
+            else
+                used += utf8_write(viz_fold_letter(c), folded + used);
+            w += n;
+        }
         folded[used++] = '\0';
     }
 }

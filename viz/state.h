@@ -23,6 +23,7 @@ typedef enum viz_action_kind {
     VIZ_POINT, VIZ_FOCUS_HEAD, VIZ_SET_TEMPERATURE,
     VIZ_SAVE, VIZ_HELP, VIZ_ESCAPE, VIZ_QUIT, VIZ_SWITCH_MODE,
     VIZ_RESTART, VIZ_NEW_SEQUENCE, VIZ_ZOOM_IN, VIZ_ZOOM_OUT, VIZ_SELECT,
+    VIZ_FULLSCREEN, VIZ_ENGINEERING, VIZ_DISMISS, VIZ_UNAVAILABLE,
     VIZ_GENERATE, VIZ_SAMPLING_COLDER, VIZ_SAMPLING_HOTTER, VIZ_NEXT_TOP_K,
     VIZ_REMOVE_HEAD, VIZ_RESTORE_HEADS,
 } viz_action_kind;
@@ -33,7 +34,7 @@ typedef struct viz_action {
     int head, row, col;               /* SWITCH_HEAD, FOCUS_HEAD: the head; POINT: cell, or -1;
                                          SELECT: the query's row */
     double temperature;               /* SET_TEMPERATURE */
-    const char *text;                 /* TYPE: the text typed, UTF-8 */
+    const char *text;                 /* TYPE: the text typed, UTF-8; UNAVAILABLE: the key */
     const struct viz_mode *mode;      /* SWITCH_MODE */
 } viz_action;
 typedef struct viz_state {
@@ -59,6 +60,10 @@ typedef struct viz_state {
     int asking_to_quit;                       /* escape asked: quit? the next key answers */
     char message[160];                        /* a problem, for the status bar in red */
     char news[160];                           /* a success (saved ...), in ink */
+    int fullscreen;                           /* f, F11: the window fills the screen */
+    int engineering;                          /* e: timings and checks shown */
+    int intro;                                /* the first-run explanation is shown */
+    int window_width, window_height;          /* window pixels, when the program knows */
     float *in_proj_weight, *out_proj_weight;     /* (3E, E), (E, E): the designed layer */
     float *effective_weight;                     /* (3E, E): after temperature and ablation */
     float *x;                                    /* (L, E) the embedded tokens */
@@ -122,6 +127,10 @@ int viz_blocked(const viz_state *s, size_t i, size_t j);
 enum { VIZ_LABEL_CHARS = 10 };
 void viz_short_label(const char *token, char *label, size_t size);
 extern const char viz_default_text[];
+unsigned viz_fold_letter(unsigned c);
+void viz_head_rule(const viz_state *s, size_t h, char *line, size_t size);
+const char *viz_columns_caption(const viz_state *s);
+void viz_engineering_line(const viz_state *s, char *line, size_t size);
 #define VIZ_TEMPERATURE_MIN 0.1
 #define VIZ_TEMPERATURE_MAX 1000.0
 double viz_slider_temperature(double along);

@@ -75,6 +75,9 @@ typedef struct viz_training {
     mha_induction_model model;                 /* the snapshot's parameters, for predicting */
     mha_learning_workspace ws;                 /* its forward pass on the probe sequence */
     size_t predicted_step;                 /* the step ws.logits belong to; -1: none */
+    double pace;                           /* steps per second; 0: as fast as it can */
+    double allowed;                        /* at a pace: the steps it may have taken */
+    size_t finish;                         /* the step it stops at, paced or not */
 } viz_training;
 viz_training *viz_training_of(const viz_state *s);
 typedef struct viz_learning_layout {

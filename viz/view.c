@@ -56,22 +56,13 @@ static void draw_labels(viz_view *v, const viz_state *s, SDL_Rect map)
         viz_outline(v, row, viz_selected, 2);
     }
 }
-static const char *const head_rules[VIZ_HEADS] = {
-    "each query attends to the token just before it",
-    "each query attends to earlier copies of its own word",
-    "each query attends to the first token",
-    "each query averages itself and the two tokens before it",
-    "each query averages every key it may see",
-};
-
 static void draw_caption(viz_view *v, const viz_state *s, const viz_layout *l)
 {
     const SDL_Rect c = l->caption;
     char line[160];
-    snprintf(line, sizeof line, "head %zu, %s: %s", s->focus + 1,
-             mha_designed_head_names[s->focus], head_rules[s->focus]);
+    viz_head_rule(s, s->focus, line, sizeof line);
     viz_text_fit(v, v->font, line, c.x, c.y + 10, c.w, viz_emphasis);
-    viz_text_fit(v, v->small, "columns: keys in the KV cache", c.x, c.y + 32, c.w / 2, viz_ink);
+    viz_text_fit(v, v->small, viz_columns_caption(s), c.x, c.y + 32, c.w / 2, viz_ink);
     const int key = c.x + c.w / 2;
     viz_fill(v, (SDL_Rect){key, c.y + 26, 12, 12}, viz_masked);
     viz_outline(v, (SDL_Rect){key, c.y + 26, 12, 12}, viz_hatch, 1);
@@ -111,8 +102,8 @@ static void describe_hover(const viz_state *s, char *line, size_t size)
     } else if ((size_t)i >= s->step) {
         snprintf(line, size, "head %d: query '%s' has not arrived yet", h + 1, s->tokens[i]);
     } else if ((size_t)j >= s->step) {
-        snprintf(line, size, "head %d: key '%s' (%d) is not in the KV cache yet: no score",
-                 h + 1, s->tokens[j], j);
+        snprintf(line, size, "head %d: key '%s' (%d) %s: no score", h + 1, s->tokens[j], j,
+                 s->decoding ? "is not in the KV cache yet" : "has not arrived yet");
     } else if (viz_blocked(s, (size_t)i, (size_t)j)) {
         snprintf(line, size, "head %d: query '%s' (%d) -> key '%s' (%d): masked, weight 0",
                  h + 1, s->tokens[i], i, s->tokens[j], j);
@@ -135,12 +126,10 @@ static void draw_status(viz_view *v, const viz_state *s, const viz_layout *l)
         describe_hover(s, line, sizeof line);
         viz_text_fit(v, v->font, line, 14, y + 8, l->width - 28, viz_ink);
     }
-    snprintf(line, sizeof line, "%s %s, 1 thread: %.3f ms %s (least of %d); differs from "
-             "naive forward by %.2g", s->decoding ? "KV-cache decoding," : "whole prefix,",
-             mha_impls[s->impl].name, s->ms_per_step,
-             s->decoding ? "for the last token" : "for the prefix", VIZ_TIMING_RUNS,
-             s->impl_difference);
-    viz_text_fit(v, v->font, line, 14, y + 32, l->width - 28, viz_ink);
+    if (l->slider.w == 0)
+        return;                                     /* zoomed in: the first line alone */
+    viz_engineering_line(s, line, sizeof line);
+    viz_text_fit(v, v->font, line, 14, y + 32, l->width - 28, s->engineering ? viz_ink : viz_dim);
     int n = snprintf(line, sizeof line, "causal mask %s    padding demo %s",
                      s->causal ? "on" : "off", s->padding ? "on" : "off");
     if (s->ablated != 0) {
@@ -191,11 +180,12 @@ void viz_draw_sentence(viz_view *v, const viz_state *s, const void *data, int wi
     viz_layout l;
     viz_layout_compute(s, width, height, &l);
     draw_top_line(v, s, &l);
-    for (size_t h = 0; h < VIZ_HEADS; h++) {
-        const SDL_Rect r = l.grid[h];
+    for (size_t h = 0; h < VIZ_HEADS && l.grid[h].w > 0; h++) {
+        const SDL_Rect r = l.grid[h], t = l.titles[h];
         char title[64];
         snprintf(title, sizeof title, "%zu  %s", h + 1, mha_designed_head_names[h]);
-        viz_text(v, v->small, title, r.x, r.y - 9, 0, h == s->focus ? viz_emphasis : viz_dim, 0);
+        viz_text_fit(v, v->small, title, t.x, t.y + t.h / 2, t.w,
+                     h == s->focus ? viz_emphasis : viz_dim);
         draw_map(v, s, h, r);
         if (h == s->focus)
             viz_outline(v, (SDL_Rect){r.x - 2, r.y - 2, r.w + 4, r.h + 4}, viz_emphasis, 1);
@@ -205,8 +195,10 @@ void viz_draw_sentence(viz_view *v, const viz_state *s, const void *data, int wi
     draw_labels(v, s, l.big);
     draw_caption(v, s, &l);
     viz_draw_legend(v, s, l.legend);
-    viz_draw_words(v, s, &l);
-    viz_draw_breakdown(v, s, &l);
+    if (l.words.w > 0) {
+        viz_draw_words(v, s, &l);
+        viz_draw_breakdown(v, s, &l);
+    }
     draw_status(v, s, &l);
     draw_tooltip(v, s, &l);
 }

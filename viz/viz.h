@@ -14,7 +14,8 @@
 enum { VIZ_MIN_WIDTH = 640, VIZ_MIN_HEIGHT = 480 };     /* the smallest window that fits */
 typedef struct viz_layout {
     int width, height;                   /* the window */
-    SDL_Rect grid[VIZ_HEADS];            /* the small maps */
+    SDL_Rect grid[VIZ_HEADS];            /* the small maps; empty when zoomed in */
+    SDL_Rect titles[VIZ_HEADS];          /* their titles' room, above each */
     SDL_Rect big;                        /* the enlarged head's map */
     SDL_Rect caption;                    /* above it: its rule, and what its axes are */
     SDL_Rect legend;                     /* the colour scale, 1 at the top */
@@ -26,6 +27,7 @@ typedef struct viz_layout {
 } viz_layout;
 void viz_layout_compute(const viz_state *s, int width, int height, viz_layout *layout);
 float viz_scale(int width, int height, double zoom);
+int viz_map_pixels(const viz_state *s, int width, int height, double zoom);
 SDL_Event *viz_event_in_layout(SDL_Event *event, float scale);
 SDL_Rect viz_cell(const SDL_Rect *map, size_t L, size_t i, size_t j);
 int viz_hit(const viz_layout *layout, const viz_state *s, int x, int y,
@@ -44,6 +46,15 @@ void viz_draw_legend(viz_view *v, const viz_state *s, SDL_Rect r);
 void viz_draw_sentence(viz_view *v, const viz_state *s, const void *data,
                        int width, int height);
 void viz_draw(viz_view *v, const viz_state *s, const viz_layout *layout);
+enum { VIZ_HELP_LINES = 96, VIZ_HELP_KEYS = 120, VIZ_HELP_LINE = 22 };
+typedef struct viz_help_line { const char *key; char text[160]; } viz_help_line;
+typedef struct viz_help_page {
+    SDL_Rect box;                          /* the box, in layout pixels */
+    int text_x, text_width;                /* the descriptions' column */
+    size_t first, count, page, pages;      /* the lines on show; page from 0 */
+} viz_help_page;
+size_t viz_help_lines(viz_view *v, const viz_state *s, int width, viz_help_line *lines);
+viz_help_page viz_help_place(const viz_state *s, const viz_layout *l, size_t lines);
 void viz_draw_words(viz_view *v, const viz_state *s, const viz_layout *layout);
 void viz_draw_breakdown(viz_view *v, const viz_state *s, const viz_layout *layout);
 enum { VIZ_EXIT_OK = 0, VIZ_EXIT_FAILURE = 1, VIZ_EXIT_USAGE = 2, VIZ_EXIT_NO_DISPLAY = 3 };
@@ -53,6 +64,7 @@ typedef struct viz_window {
     viz_view view;
     Uint64 last;                         /* SDL_GetTicks64() when time last passed */
     int drawn_width, drawn_height;       /* the picture on the screen; 0 before the first */
+    int fullscreen;                      /* what the window was last told */
 } viz_window;
 void viz_window_frame(viz_state *s, viz_window *window);
 #endif

@@ -274,3 +274,263 @@ Test(explain, a_playing_sentence_draws_once_a_token) {
     cr_expect_eq(viz_tick(&s, 10 * token), 0, "paused: nothing to draw");
     viz_free(&s);
 }
+Test(explain, captions_follow_the_mask) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    char rule[160];
+    for (int off = 0; off < 2; off++) {
+        cr_assert_eq(!s.causal, off);
+        viz_head_rule(&s, 1, rule, sizeof rule);
+        cr_expect_eq(strstr(rule, "earlier copy") != NULL, !off, "mask %s: %s",
+                     off ? "off" : "on", rule);
+        cr_expect_eq(strstr(rule, "later ones included") != NULL, off, "%s", rule);
+        cr_expect_eq(strstr(viz_columns_caption(&s), "KV cache") != NULL, !off, "%s",
+                     viz_columns_caption(&s));
+        viz_head_rule(&s, 4, rule, sizeof rule);
+        cr_expect_eq(strstr(rule, "may see") != NULL, !off, "%s", rule);
+        press(&s, SDLK_c);
+    }
+    cr_expect(s.causal);
+    viz_free(&s);
+}
+Test(explain, idle_keys_say_so) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    press(&s, SDLK_c);
+    cr_expect(!s.causal && s.message[0] == '\0', "c works here: '%s'", s.message);
+    static const SDL_Keycode idle[] = {SDLK_r, SDLK_n, SDLK_x};
+    static const char *const said[] = {"r: not available in this mode",
+                                       "n: not available in this mode",
+                                       "x: not available in this mode"};
+    for (int k = 0; k < 3; k++) {
+        press(&s, idle[k]);
+        cr_expect_str_eq(s.message, said[k]);
+    }
+    press(&s, SDLK_RIGHT);
+    cr_expect_str_eq(s.message, "", "a key that works clears it");
+    press(&s, SDLK_l);
+    cr_assert_eq(s.mode, viz_mode_find("trained"), "%s", s.message);
+    press(&s, SDLK_c);
+    cr_expect_str_eq(s.message, "c: not available in this mode");
+    press(&s, SDLK_LEFTBRACKET);
+    cr_expect_str_eq(s.message, "[: not available in this mode");
+    press(&s, SDLK_n);
+    cr_expect_str_eq(s.message, "");
+    viz_free(&s);
+}
+Test(explain, f_and_f11_fill_the_screen) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    press(&s, SDLK_SPACE);
+    int listed = 0;
+    for (size_t k = 0; k < viz_help_count; k++)
+        listed += strstr(viz_help[k][0], "f, F11") != NULL &&
+                  strstr(viz_help[k][2], "full screen") != NULL;
+    cr_expect_eq(listed, 1);
+    setenv("SDL_VIDEODRIVER", "dummy", 1);
+    cr_assert_eq(SDL_Init(SDL_INIT_VIDEO), 0, "%s", SDL_GetError());
+    cr_assert_eq(TTF_Init(), 0);
+    SDL_Window *window = SDL_CreateWindow("test", 0, 0, 800, 600, SDL_WINDOW_RESIZABLE);
+    SDL_Renderer *renderer = window ? SDL_CreateRenderer(window, -1, SDL_RENDERER_SOFTWARE)
+                                    : NULL;
+    cr_assert_not_null(renderer, "%s", SDL_GetError());
+    viz_window win = {.renderer = renderer, .last = SDL_GetTicks64()};
+    cr_assert_eq(viz_view_open(&win.view, renderer), 0);
+    const Uint32 full = SDL_WINDOW_FULLSCREEN_DESKTOP;
+    press(&s, SDLK_f);
+    cr_expect(s.fullscreen);
+    viz_window_frame(&s, &win);
+    cr_expect_eq(SDL_GetWindowFlags(window) & full, full, "f: the window fills the screen");
+    press(&s, SDLK_F11);
+    cr_expect(!s.fullscreen);
+    viz_window_frame(&s, &win);
+    cr_expect_eq(SDL_GetWindowFlags(window) & full, 0, "F11: back to a window");
+    viz_view_close(&win.view);
+    SDL_DestroyRenderer(renderer);
+    SDL_DestroyWindow(window);
+    TTF_Quit();
+    SDL_Quit();
+    viz_free(&s);
+}
+Test(explain, the_help_fits_and_says_what_the_maps_mean) {
+    static const int sizes[][2] = {{640, 480}, {1280, 800}};
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 64, 64, 32, SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    for (int mode = 0; mode < 2; mode++) {
+        if (mode == 1)
+            cr_assert_eq(viz_switch_mode(&s, viz_mode_find("trained")), MHA_OK, "%s",
+                         s.message);
+        for (size_t k = 0; k < 2; k++) {
+            viz_layout l;
+            viz_layout_compute(&s, sizes[k][0], sizes[k][1], &l);
+            viz_help_line lines[VIZ_HELP_LINES];
+            const size_t n = viz_help_lines(&view, &s, l.width - 40 < 760 ? l.width - 40 : 760, lines);
+            char all[8192] = "";
+            s.help = 1;
+            const size_t pages = viz_help_place(&s, &l, n).pages;
+            cr_expect(sizes[k][0] > 640 || pages > 1, "640x480: %zu lines on one page", n);
+            for (size_t page = 0; page < pages; page++, s.help++) {
+                const viz_help_page p = viz_help_place(&s, &l, n);
+                cr_expect_eq(p.page, page);
+                cr_expect(inside(p.box, l.width, l.height), "%dx%d page %zu: box %d,%d %dx%d",
+                          l.width, l.height, page, p.box.x, p.box.y, p.box.w, p.box.h);
+                for (size_t j = p.first; j < p.first + p.count; j++) {
+                    int w = 0;
+                    viz_text_size(&view, view.font, lines[j].text, &w, NULL);
+                    cr_expect_leq(w, p.text_width, "'%s' is %d px, its column %d", lines[j].text, w,
+                                  p.text_width);
+                    strcat(strcat(strcat(all, lines[j].key), " "), lines[j].text);
+                    strcat(all, " ");
+                }
+            }
+            cr_expect_eq(viz_help_place(&s, &l, n).page, 0, "? after the last page: the first again");
+            s.help = 0;
+            static const char *const meant[] = {"rows", "queries", "columns", "keys", "colour", "weight"};
+            for (size_t m = 0; m < 6; m++)
+                cr_expect(strstr(all, meant[m]) != NULL, "the help never says '%s'", meant[m]);
+            for (size_t h = 0; h < viz_help_count; h++)
+                if (strchr(viz_help[h][1], s.mode->key) != NULL)
+                    cr_expect(strstr(all, viz_help[h][0]) != NULL, "key '%s' missing", viz_help[h][0]);
+        }
+    }
+    viz_free(&s);
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    SDL_FreeSurface(surface);
+    TTF_Quit();
+}
+Test(explain, engineering_figures_wait_behind_e) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    char line[512];
+    viz_engineering_line(&s, line, sizeof line);
+    cr_expect(strstr(line, "differs") == NULL && strstr(line, " ms ") == NULL, "%s", line);
+    cr_expect(strstr(line, "e:") != NULL, "%s", line);
+    press(&s, SDLK_e);
+    viz_engineering_line(&s, line, sizeof line);
+    cr_expect(strstr(line, "differs from naive forward by") != NULL &&
+              strstr(line, " ms ") != NULL, "%s", line);
+    press(&s, SDLK_e);
+    cr_expect(!s.engineering);
+    s.intro = 1;
+    const size_t step = s.step;
+    cr_expect(!viz_busy(&s) && viz_tick(&s, 10.0) == 0 && s.step == step,
+              "under the intro time stands still");
+    press(&s, SDLK_SPACE);
+    cr_expect(!s.intro && s.playing, "the key put the intro away and did nothing else");
+    s.intro = 1;
+    viz_layout l;
+    viz_layout_compute(&s, 1280, 800, &l);
+    const SDL_Rect word = viz_word_box(&l, 3);
+    SDL_Event click = {.type = SDL_MOUSEBUTTONDOWN};
+    click.button.x = word.x + 2, click.button.y = word.y + 2;
+    viz_handle_event(&s, &click, &l);
+    cr_expect(!s.intro && s.selected == -1, "the click put it away and selected nothing");
+    struct viz_options o;
+    char *plain[] = {"mha-viz", "--screenshot", "x.png", NULL};
+    char *asked[] = {"mha-viz", "--screenshot", "x.png", "--intro", NULL};
+    cr_assert_eq(viz_parse_options(3, plain, &o), 0);
+    cr_expect(!o.intro);
+    cr_assert_eq(viz_parse_options(4, asked, &o), 0);
+    cr_expect(o.intro);
+    viz_free(&s);
+}
+Test(explain, case_folds_beyond_ascii) {
+    static const unsigned pairs[][2] = {{0xC9, 0xE9}, {0xD0, 0xF0}, {0x100, 0x101},
+                                        {0x141, 0x142}, {0x178, 0xFF}, {0x17D, 0x17E},
+                                        {0x3A3, 0x3C3}, {0x3C2, 0x3C3}, {0x386, 0x3AC},
+                                        {0x38F, 0x3CE}, {0x401, 0x451}, {0x416, 0x436},
+                                        {0x462, 0x463}, {0x4C1, 0x4C2}, {0xD7, 0xD7},
+                                        {0xDF, 0xDF}, {0x65E5, 0x65E5}, {'Q', 'q'}};
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+        cr_expect_eq(viz_fold_letter(pairs[k][0]), pairs[k][1], "U+%04X", pairs[k][0]);
+        cr_expect_eq(viz_fold_letter(pairs[k][1]), pairs[k][1], "U+%04X", pairs[k][1]);
+    }
+    viz_state s;
+    cr_assert_eq(viz_init(&s, "Élan élan ΣΟΦΙΑ σοφια ДОМ дом"), MHA_OK);
+    for (int k = 0; k < 5; k++)
+        press(&s, SDLK_RIGHT);
+    const size_t L = s.length, same = 1;
+    cr_expect_str_eq(s.tokens[0], "Élan", "the label stays as typed");
+    for (size_t i = 1; i < L; i += 2)
+        cr_expect_gt(s.weights[(same * L + i) * L + i - 1], 0.5f, "%s finds %s", s.tokens[i],
+                     s.tokens[i - 1]);
+    viz_free(&s);
+    cr_assert_eq(TTF_Init(), 0);
+    TTF_Font *font = TTF_OpenFont(VIZ_FONT, 15);
+    cr_assert_not_null(font);
+    char shown[VIZ_SHOWN_MAX];
+    viz_text_shown(font, "日本 élan σ", shown, sizeof shown);
+    cr_expect_str_eq(shown, "<e6 97 a5><e6 9c ac> élan σ");
+    TTF_CloseFont(font);
+    TTF_Quit();
+}
+Test(explain, zoom_grows_the_map_with_its_labels) {
+    static const int sizes[][2] = {{800, 600}, {1280, 800}, {1920, 1080}, {2560, 1440}};
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    for (size_t k = 0; k < 4; k++) {
+        const int w = sizes[k][0], h = sizes[k][1];
+        s.zoom = 1;
+        s.window_width = w, s.window_height = h;
+        int map = viz_map_pixels(&s, w, h, s.zoom), taken = 0;
+        float scale = viz_scale(w, h, s.zoom);
+        for (int press_plus = 0; press_plus < 6; press_plus++) {
+            const double before = s.zoom;
+            press(&s, SDLK_PLUS);
+            if (s.zoom == before) {
+                cr_expect_str_eq(s.message, "+: the map is as large as this window allows");
+                continue;
+            }
+            taken++;
+            const int now = viz_map_pixels(&s, w, h, s.zoom);
+            cr_expect_gt(now, map, "%dx%d zoom %.3g: the map %d px, was %d", w, h, s.zoom,
+                         now, map);
+            cr_expect_geq(viz_scale(w, h, s.zoom), scale, "the text shrank");
+            map = now, scale = viz_scale(w, h, s.zoom);
+            viz_layout l;
+            viz_layout_compute(&s, (int)(w / scale), (int)(h / scale), &l);
+            cr_expect(inside(l.big, l.width, l.status_y), "%dx%d zoomed: the map", w, h);
+        }
+        cr_expect_gt(taken, 0, "%dx%d: no zoom was taken", w, h);
+    }
+    viz_free(&s);
+}
+
+Test(explain, titles_keep_apart) {
+    static const int sizes[][2] = {{640, 480}, {800, 600}, {1280, 800}, {1920, 1080},
+                                   {2560, 1440}};
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 64, 64, 32, SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    for (size_t k = 0; k < 5; k++) {
+        const float scale = viz_scale(sizes[k][0], sizes[k][1], 1);
+        cr_assert_eq(viz_view_scale(&view, scale), 0);
+        viz_layout l;
+        viz_layout_compute(&s, (int)(sizes[k][0] / scale), (int)(sizes[k][1] / scale), &l);
+        for (int a = 0; a < VIZ_HEADS; a++) {
+            for (int b = a + 1; b < VIZ_HEADS; b++)
+                cr_expect(!SDL_HasIntersection(&l.titles[a], &l.titles[b]),
+                          "%dx%d: titles %d and %d meet", sizes[k][0], sizes[k][1], a + 1, b + 1);
+            for (int b = 0; b < VIZ_HEADS; b++)
+                cr_expect(!SDL_HasIntersection(&l.titles[a], &l.grid[b]),
+                          "%dx%d: title %d on map %d", sizes[k][0], sizes[k][1], a + 1, b + 1);
+            cr_expect(inside(l.titles[a], l.width, l.status_y));
+        }
+        if (sizes[k][0] == 1920)
+            cr_expect_geq(TTF_FontHeight(view.small), 20, "the smallest text: %d px a line",
+                          TTF_FontHeight(view.small));
+    }
+    viz_free(&s);
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    SDL_FreeSurface(surface);
+    TTF_Quit();
+}

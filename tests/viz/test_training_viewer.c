@@ -280,6 +280,63 @@ Test(training_viewer, leaving_training_stops_the_trainer) {
     cr_expect(!viz_busy(&s), "finished: the window may sleep");
     viz_free(&s);
 }
+Test(training_viewer, a_pace_slows_training) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_assert_eq(viz_switch_mode(&s, &viz_training_mode), MHA_OK);
+    viz_training *g = viz_training_of(&s);
+    static const double paces[] = {50, 20, 10, 5, 2, 1, 1};
+    for (int k = 0; k < 7; k++) {
+        press(&s, SDLK_DOWN);
+        cr_expect_eq(g->pace, paces[k], "down %d: pace %g", k + 1, g->pace);
+    }
+    cr_expect_str_eq(s.message, "", "down is a key of training");
+    viz_trainer_wait_idle(&g->trainer);
+    const size_t from = (size_t)g->allowed;
+    for (int k = 0; k < 3; k++)
+        viz_tick(&s, 1.0);
+    cr_expect_eq(g->trainer.stop_at, from + 3, "three seconds at 1 step/s: stop at %zu",
+                 g->trainer.stop_at);
+    viz_trainer_wait(&g->trainer, from + 3);
+    SDL_Delay(300);
+    cr_expect_leq(trainer_step(g), from + 3, "the worker ran ahead of the pace");
+    cr_expect(viz_busy(&s), "paced, not finished: the window keeps drawing");
+    for (int k = 0; k < 7; k++)
+        press(&s, SDLK_UP);
+    cr_expect_eq(g->pace, 0.0);
+    cr_expect_eq(g->trainer.stop_at, (size_t)VIZ_TRAIN_MAX_STEPS, "full speed: to the end");
+    viz_free(&s);
+}
+Test(training_viewer, training_is_recorded_by_steps) {
+    SDL_Surface *frames[2][2];
+    for (int run = 0; run < 2; run++) {
+        char dir[] = "/tmp/mha-viz-train-XXXXXX";
+        cr_assert_not_null(mkdtemp(dir));
+        char *argv[] = {"mha-viz", "--train", "--record", dir, "--frames", "2",
+                        "--steps-per-frame", "3", "--size", "640x480", NULL};
+        cr_assert_eq(viz_main(10, argv), VIZ_EXIT_OK);
+        for (int f = 0; f < 2; f++) {
+            char path[128];
+            snprintf(path, sizeof path, "%s/frame-%04d.png", dir, f + 1);
+            SDL_Surface *loaded = IMG_Load(path);
+            cr_assert_not_null(loaded, "%s: %s", path, IMG_GetError());
+            frames[run][f] = SDL_ConvertSurfaceFormat(loaded, SDL_PIXELFORMAT_RGBA32, 0);
+            SDL_FreeSurface(loaded);
+            unlink(path);
+        }
+        rmdir(dir);
+    }
+    const size_t bytes = (size_t)frames[0][0]->pitch * (size_t)frames[0][0]->h;
+    cr_expect_eq(memcmp(frames[0][1]->pixels, frames[1][1]->pixels, bytes), 0,
+                 "two recordings differ");
+    cr_expect_neq(memcmp(frames[0][0]->pixels, frames[0][1]->pixels, bytes), 0,
+                  "steps 3 and 6 look the same");
+    for (int run = 0; run < 2; run++)
+        for (int f = 0; f < 2; f++)
+            SDL_FreeSurface(frames[run][f]);
+    char *alone[] = {"mha-viz", "--steps-per-frame", "3", NULL};
+    cr_expect_eq(viz_main(3, alone), VIZ_EXIT_USAGE);
+}
 Test(training_viewer, legends_and_labels_do_not_overlap) {
     static const int sizes[][2] = {{640, 480}, {800, 600}, {1280, 800}, {1920, 1080},
                                    {2560, 1440}};
