@@ -393,7 +393,7 @@ $(BUILD)/book.pdf: $(BUILD)/book.tex $(BUILD)/mha-tables | $(VIZ_FIGURES)
 	@echo "book: $@, no errors"
 
 # The student's edition: no answers appendix, every exercise's solution hidden.
-EXERCISE_TOOL = NW="$(NW)" BUILD="$(BUILD)" EXERCISE_CFLAGS="$(filter-out -O% -g,$(CFLAGS))" bash tools/exercise.sh
+EXERCISE_TOOL = NW="$(NW)" BUILD="$(BUILD)" EXERCISE_TRUSTED="$(TRUSTED)" EXERCISE_CFLAGS="$(filter-out -O% -g,$(CFLAGS))" bash tools/exercise.sh
 NW_STUDENT   := $(filter-out chapters/95-answers.nw,$(NW))
 book-student: $(BUILD)/book-student.pdf
 $(BUILD)/student/book-student.tex: $(NW) tools/exercise.sh | deps
