@@ -516,11 +516,14 @@ screen_object() {
            grep -m1 -E 'init_array|fini_array|ctors|dtors' || true)
     [[ -z "$name" ]] || { echo "the code adds a constructor or destructor ($name)"; return 0; }
     name=$(defined_symbols "$at/student.o" | comm -13 "$at/stub.defs" - |
-           awk -F '\t' '!($1 ~ /^[bdr]$/ && $2 ~ /\.[0-9]+$/) { print $2; exit }')
+           awk -F '\t' '!($1 ~ /^[bdr]$/ && $2 ~ /\.[0-9]+$/) && !($1 == "t" && $2 !~ /\./) {
+                             print $2; exit }')
     [[ -z "$name" ]] || { echo "the code defines $name, outside the lines it may write"; return 0; }
     name=$(references "$at/student.o" | comm -13 "$at/stub.refs" - | cut -f 2 | sort -u |
            grep -vE '^(mem(cpy|move|set|cmp)|__stack_chk_fail|__assert_fail)$' |
-           grep -vE "^($libm_names)[fl]?\$" | grep -vxF -f "$at/allowed" | head -1 || true)
+           grep -vE "^($libm_names)[fl]?\$" |
+           grep -vxF -f <(cat "$at/allowed"; defined_symbols "$at/student.o" | awk -F '\t' '$1 == "t" { print $2 }') |
+           head -1 || true)
     [[ -z "$name" ]] || echo "the code calls $name, which this exercise does not allow"
 }
 sandbox_note() {
@@ -761,7 +764,8 @@ cmd_grade_one() {
             > "$out/feedback/$key.txt" 2>&1 || true
     fi
     echo $(( ($(date +%s%N) - start) / 1000000 )) > "$out/work/$key/milliseconds"
-    echo "grade: $key $(sed -n 's/^  verdict: //p' "$out/feedback/$key.txt")"
+    echo "grade: $(tr '\n\r' '??' < "$out/hand-ins/$key.name"):" \
+         "$(sed -n 's/^  verdict: //p' "$out/feedback/$key.txt")"
 }
 cmd_wrong() {
     load "$1"
@@ -870,24 +874,27 @@ cmd_student_web() {
     copy_web "$dir" "$scratch/holes"
     printf '%s\n' "${copied[@]}"
 }
-case "${1:-}" in
-    list)        cmd_list ;;
-    create)      [[ $# -eq 3 ]] || die "usage: create ID DIR";        cmd_create "$2" "$3" ;;
-    handout)     [[ $# -eq 3 ]] || die "usage: handout ID DIR";       cmd_handout "$2" "$3" ;;
-    solve)       [[ $# -eq 3 ]] || die "usage: solve ID DIR";         cmd_solve "$2" "$3" ;;
-    check)       [[ $# -ge 3 ]] || die "usage: check ID DIR [WORK]"
-                 cmd_check "$2" "$3" "${4:-}" ;;
-    verify)      shift; cmd_verify "$@" ;;
-    grade)       [[ $# -eq 4 || ( $# -eq 5 && $5 == --trusted ) ]] ||
-                     die "usage: grade ID SUBMISSIONS OUT [--trusted]"
-                 [[ $# -eq 4 ]] || export EXERCISE_TRUSTED=1
-                 cmd_grade "$2" "$3" "$4" ;;
-    grade-one)   [[ $# -eq 4 ]] || die "usage: grade-one ID OUT STUDENT"
-                 cmd_grade_one "$2" "$3" "$4" ;;
-    hint)        [[ $# -eq 3 ]] || die "usage: hint ID N";            cmd_hint "$2" "$3" ;;
-    student-web) [[ $# -eq 2 ]] || die "usage: student-web DIR";      cmd_student_web "$2" ;;
-    teacher-web) [[ $# -eq 2 ]] || die "usage: teacher-web DIR";      cmd_teacher_web "$2" ;;
-    wrong)       [[ $# -eq 4 ]] || die "usage: wrong ID NAME DIR";    cmd_wrong "$2" "$3" "$4" ;;
-    *)           die "usage: exercise.sh list|create|handout|solve|check|verify|grade|hint" \
-                     "|student-web|teacher-web ..." ;;
-esac
+{
+    case "${1:-}" in
+        list)        cmd_list ;;
+        create)      [[ $# -eq 3 ]] || die "usage: create ID DIR";        cmd_create "$2" "$3" ;;
+        handout)     [[ $# -eq 3 ]] || die "usage: handout ID DIR";       cmd_handout "$2" "$3" ;;
+        solve)       [[ $# -eq 3 ]] || die "usage: solve ID DIR";         cmd_solve "$2" "$3" ;;
+        check)       [[ $# -ge 3 ]] || die "usage: check ID DIR [WORK]"
+                     cmd_check "$2" "$3" "${4:-}" ;;
+        verify)      shift; cmd_verify "$@" ;;
+        grade)       [[ $# -eq 4 || ( $# -eq 5 && $5 == --trusted ) ]] ||
+                         die "usage: grade ID SUBMISSIONS OUT [--trusted]"
+                     [[ $# -eq 4 ]] || export EXERCISE_TRUSTED=1
+                     cmd_grade "$2" "$3" "$4" ;;
+        grade-one)   [[ $# -eq 4 ]] || die "usage: grade-one ID OUT STUDENT"
+                     cmd_grade_one "$2" "$3" "$4" ;;
+        hint)        [[ $# -eq 3 ]] || die "usage: hint ID N";            cmd_hint "$2" "$3" ;;
+        student-web) [[ $# -eq 2 ]] || die "usage: student-web DIR";      cmd_student_web "$2" ;;
+        teacher-web) [[ $# -eq 2 ]] || die "usage: teacher-web DIR";      cmd_teacher_web "$2" ;;
+        wrong)       [[ $# -eq 4 ]] || die "usage: wrong ID NAME DIR";    cmd_wrong "$2" "$3" "$4" ;;
+        *)           die "usage: exercise.sh list|create|handout|solve|check|verify|grade|hint" \
+                         "|student-web|teacher-web ..." ;;
+    esac
+    exit
+}
