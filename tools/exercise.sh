@@ -679,7 +679,7 @@ cmd_grade() {
     local commit compiler limits graded_at name student work verdict points sum max first sha
     commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
     [[ -z "$(git status --porcelain 2>/dev/null)" ]] || commit+="+edits"
-    compiler=$("${CC:-cc}" --version | head -1)
+    compiler=$("${CC:-cc}" --version | sed -n 1p)
     limits="${EXERCISE_TIME_LIMIT:-60} s a test, ${EXERCISE_MEMORY_KB:-2097152} KB"
     limits+=", ${EXERCISE_PROCESSES:-64} processes, ${EXERCISE_FILE_KB:-262144} KB a file"
     graded_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)
@@ -690,15 +690,16 @@ cmd_grade() {
         first=$(awk -F '\t' '$2 != "pass" { print $1 ": " $2 ($3 != "" ? ", " $3 : ""); exit }' \
                 "$work/results.tsv" | tr '\037' ' ')
         [[ -n "$first" ]] || first=$(sed -n 's/^  note: *//p' "$out/feedback/$key.txt")
-        sha=$(cat "$out/hand-ins/$key"/*/* 2>/dev/null | sha256sum | cut -c1-64)
-        [[ -z "$(cat "$out/hand-ins/$key.why")" ]] || sha=""
+        sha=""
+        [[ -n "$(cat "$out/hand-ins/$key.why")" ]] ||
+            sha=$(cat "$out/hand-ins/$key"/*/* | sha256sum | cut -c1-64)
         points=$(awk -F '\t' -v OFS='\037' -v table="${EXERCISE_POINTS:-}" '
             BEGIN { if (table != "") while ((getline l < table) > 0) {
                         split(l, f, "\t"); worth[f[1]] = f[2] + 0 } }
-            FILENAME != ARGV[1] { outcome[$1] = $2; next }
+            FILENAME == ARGV[1] { outcome[$1] = $2; next }
             { w = ($1 in worth) ? worth[$1] : 1; got = outcome[$1] == "pass" ? w : 0
               sum += got; max += w; cells = cells OFS got }
-            END { printf "%g%s%g%s", sum, OFS, max, cells }' "$scratch/graded" "$work/results.tsv")
+            END { printf "%g%s%g%s", sum, OFS, max, cells }' "$work/results.tsv" "$scratch/graded")
         [[ -e "$out/feedback/$student.txt" ]] || mv "$out/feedback/$key.txt" "$out/feedback/$student.txt"
         printf '%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%.1f\n' "$student" "$verdict" "$points" \
             "$first" "$sha" "$graded_at" "$commit" "$compiler" "$limits" \
