@@ -594,7 +594,8 @@ run_test() {
     sandboxed "$work" tests "$limit" env EXERCISE_RUN="$token" SDL_VIDEODRIVER=dummy \
         SDL_RENDER_DRIVER=software MHA_MODEL_DIR=../models/induction "../build/$program" \
         --jobs=1 --json="../$report" --filter="$name" < /dev/null 2>&1 |
-        head -c "${EXERCISE_OUTPUT_BYTES:-65536}" >> "$work/test-$program.log" || status=$?
+        { head -c "${EXERCISE_OUTPUT_BYTES:-65536}"; cat > /dev/null; } >> "$work/test-$program.log" ||
+        status=$?
     reap "$token"
     st=""; asserts=0; message=""
     IFS=$'\t' read -r _ st asserts message < <(report_results "$work/$report" |
