@@ -45,7 +45,7 @@ LDLIBS  := -lm
         test-viz \
         check lint check-tangle check-figures clang-build book \
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
-        test-training-race exercises exercise exercise-check exercises-verify grade hint \
+        test-training-race exercises exercise exercise-check exercises-verify exercises-class grade hint \
         exercise-lab
 all: $(BUILD)/mha $(BUILD)/mha-viz $(BUILD)/mha-tables $(BUILD)/tests-lib $(BUILD)/tests \
      $(BUILD)/viz-tests
@@ -403,7 +403,7 @@ $(BUILD)/book.pdf: $(BUILD)/book.tex $(BUILD)/mha-tables | $(VIZ_FIGURES)
 	@echo "book: $@, no errors"
 
 # The student's edition: no answers appendix, every exercise's solution hidden.
-EXERCISE_TOOL = NW="$(NW)" BUILD="$(BUILD)" EXERCISE_CFLAGS="$(filter-out -O% -g,$(CFLAGS))" bash tools/exercise.sh
+EXERCISE_TOOL = NW="$(NW)" BUILD="$(BUILD)" EXERCISE_TRUSTED="$(TRUSTED)" EXERCISE_CFLAGS="$(filter-out -O% -g,$(CFLAGS))" bash tools/exercise.sh
 NW_STUDENT   := $(filter-out chapters/95-answers.nw,$(NW))
 book-student: $(BUILD)/book-student.pdf
 $(BUILD)/student/book-student.tex: $(NW) tools/exercise.sh | deps
@@ -545,6 +545,10 @@ grade: | deps
 hint: | deps
 	@[[ -n "$(EX)" && -n "$(N)" ]] || { echo "usage: make hint EX=id N=1" >&2; exit 2; }
 	@$(EXERCISE_TOOL) hint "$(EX)" "$(N)"
+# A class made to try the grader: tricks, awkward names, links, a FIFO.
+exercises-class: | deps
+	NW="$(NW)" BUILD="$(BUILD)" EXERCISE_TRUSTED="$(TRUSTED)" \
+	  EXERCISE_CFLAGS="$(filter-out -O% -g,$(CFLAGS))" bash tools/exercise-class.sh $(BUILD)/exercises-class
 # The lab the exercises appendix shows, run for real: its transcript is a figure.
 exercise-lab: | deps
 	NW="$(NW)" BUILD="$(BUILD)" bash tools/exercise-lab.sh figures/exercise-lab.tex

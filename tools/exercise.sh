@@ -10,6 +10,9 @@ tools_dir=$(dirname "$0")
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 die() { echo "exercise: $*" >&2; exit 2; }
+libm_names='exp|exp2|expm1|log|log2|log10|log1p|sqrt|cbrt|pow|fabs|fmax|fmin|fma|floor|ceil'
+libm_names+='|round|lround|trunc|rint|nearbyint|hypot|erf|erfc|copysign|nextafter|ldexp|frexp'
+libm_names+='|fmod|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh'
 markers() {
     awk -v OFS='\t' '
     function complain(why) { printf "%s:%d: %s\n", FILENAME, FNR, why > "/dev/stderr"; bad = 1 }
@@ -185,9 +188,20 @@ cmd_create() {
         fi
     } | cpif "$dir/README.md"
     if [[ $mode == handout ]]; then
+        rm -f "$dir/tests/test_held_out.c"
         withhold "$dir"
         check_clean "$dir"
+    else
+        mkdir -p "$dir/.screen"
+        region_file "$dir" > "$dir/.screen/place"
+        cp "$dir/$(cat "$dir/.screen/place")" "$dir/.screen/pristine"
+        web_key > "$dir/.screen/created"
     fi
+}
+
+web_key() {
+    { echo "$ex_id"; cat "${web[@]}" "$tools_dir/exercise-workspace.mk" \
+          "$tools_dir/exercise-reached-end.c"; } | sha256sum | cut -c1-64
 }
 cmd_handout() {
     local dir=$2
@@ -350,69 +364,204 @@ cmd_check() {
     mkdir -p "$work" && work=$(cd "$work" && pwd)
     exec {lock}> "$work.lock"
     flock "$lock"
-    cmd_create "$1" "$work"
+    load "$1"
+    if [[ "$(cat "$work/.screen/created" 2>/dev/null)" == "$(web_key)" ]]; then
+        cpif "$work/$(cat "$work/.screen/place")" < "$work/.screen/pristine"
+    else
+        cmd_create "$1" "$work"
+    fi
     rm -f "$work"/build.log "$work"/test-*.log "$work"/report-*.json "$work/results.tsv"
     : > "$work/results.tsv"
     file=$(region_file "$work")
+    graded_tests "$work" > "$work/graded"
     if mine=$(region_file "$dir") && region "$dir/$mine" > "$scratch/region"; then
-        splice "$work/$file" "$scratch/region" none
-        local programs=(tests) program report status hung
-        [[ -d "$work/viz" ]] && programs+=(viz-tests)
-        if timeout -k 5 "${EXERCISE_BUILD_LIMIT:-600}" make -C "$work" --no-print-directory -j2 \
-                WERROR="${EXERCISE_WERROR:-}" "${programs[@]/#/build/}" build/mha \
-                > "$work/build.log" 2>&1; then
-            for program in "${programs[@]}"; do
-                report="$work/report-$program-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ').json"
-                status=0
-                run_tests "$work" "$program" "$report" || status=$?
-                hung=""
-                [[ $status -eq 124 || $status -eq 137 ]] &&
-                    hung=$(sed -n 's/^\[RUN \] \(.*\)::\(.*\)$/\1\/\2/p' "$work/test-$program.log" |
-                           tail -1)
-                report_results "$report" > "$scratch/report"
-                graded_tests "$work" "$program" | while IFS= read -r name; do
-                    IFS=$'\t' read -r _ st asserts message \
-                        < <(awk -F '\t' -v n="$name" '$1 == n' "$scratch/report") || true
-                    case "${st:-}" in
-                        PASSED)  if [[ ${asserts:-0} -gt 0 ]]; then outcome=pass; message=""
-                                 else outcome=early
-                                      message="the test's process exited before the test reached its end"; fi ;;
-                        FAILED)  outcome=fail ;;
-                        ERRORED) outcome=crash ;;
-                        *)       if [[ "$name" == "$hung" ]]; then outcome=hang
-                                     message="still running after ${EXERCISE_TIME_LIMIT:-60} s: killed"
-                                 else outcome=not-run
-                                      message="not run: ${hung:+the test $hung hung before it; }"
-                                      message+="the run stopped (status $status)"; fi ;;
-                    esac
-                    printf '%s\t%s\t%s\n' "$name" "$outcome" "${message:-}" >> "$work/results.tsv"
-                    st=""; asserts=""; message=""
-                done
-            done
-            read -r tested passed failed crashed < <(awk -F '\t' '
-                { n++; if ($2 == "pass") p++; else if ($2 == "crash") c++; else f++ }
-                END { print n + 0, p + 0, f + 0, c + 0 }' "$work/results.tsv")
-            [[ $tested -gt 0 ]] || note="no graded test was found"
-        else
-            note="the code does not compile ($(grep -m1 -E 'error:|Terminated' "$work/build.log" |
-                sed 's|^.*/\([^/]*:[0-9]*:\)|\1|' || echo "see $work/build.log")); see $work/build.log"
+        note=$(screen_hole < "$scratch/region")
+        [[ -n "$note" ]] || note=$(sandbox_note)
+        if [[ -z "$note" ]]; then
+            allowed_symbols "$work" "$file"
+            splice "$work/$file" "$scratch/region" none
+            note=$(screen_object "$work" "$file")
+        fi
+        if [[ -z "$note" ]]; then
+            [[ $(id -u) != 0 || ${EXERCISE_TRUSTED:-} == 1 ]] || chmod -R a+rwX "$work"
+            local programs=(tests) program name outcome message
+            [[ -d "$work/viz" ]] && programs+=(viz-tests)
+            if sandboxed "$work" . "${EXERCISE_BUILD_LIMIT:-600}" make --no-print-directory -j2 \
+                    WERROR="${EXERCISE_WERROR:-}" "${programs[@]/#/build/}" build/mha \
+                    > "$work/build.log" 2>&1 < /dev/null; then
+                local budget=${EXERCISE_TOTAL_LIMIT:-$((5 * ${EXERCISE_TIME_LIMIT:-60}))} limit
+                SECONDS=0
+                while IFS=$'\t' read -r program name; do
+                    limit=$(( budget - SECONDS < ${EXERCISE_TIME_LIMIT:-60} ? budget - SECONDS
+                                                                           : ${EXERCISE_TIME_LIMIT:-60} ))
+                    if [[ $limit -gt 0 ]]; then
+                        run_test "$work" "$program" "$name" "$limit"
+                    else
+                        outcome=not-run; message="not run: the hand-in used up its $budget s"
+                    fi
+                    printf '%s\t%s\t%s\n' "$name" "$outcome" "$message" >> "$work/results.tsv"
+                done < "$work/graded"
+                read -r tested passed failed crashed < <(awk -F '\t' '
+                    { n++; if ($2 == "pass") p++; else if ($2 == "crash") c++; else f++ }
+                    END { print n + 0, p + 0, f + 0, c + 0 }' "$work/results.tsv")
+                [[ $tested -gt 0 ]] || note="no graded test was found"
+            else
+                note="the code does not compile ($(grep -m1 -E 'error:|Terminated|Killed' "$work/build.log" |
+                    sed 's|^[^:]*/\([^/:]*:[0-9]*:\)|\1|' || echo "no message"))"
+            fi
         fi
     else
         note="the BEGIN and END EXERCISE $ex_id lines are missing or damaged"
     fi
     [[ -z "$note" && $tested -gt 0 && $passed -eq $tested ]] && verdict=PASS
     echo "exercise $ex_id: $ex_title ($ex_chapter, difficulty $ex_difficulty)"
-    echo "  graded:  lines between the EXERCISE markers of ${mine:-?} in $dir"
+    echo "  graded:  lines between the EXERCISE markers of ${mine:-?}"
     echo "  tests:   $tested run, $passed passed, $failed failed, $crashed crashed  ($ex_tests)"
     awk -F '\t' '$2 != "pass" { printf "  %-7s  %s: %s\n", $2 ":", $1, $3 }' "$work/results.tsv" |
         head -8
     [[ -z "$note" ]] || echo "  note:    $note"
-    echo "  log:     $work"
+    [[ -n ${EXERCISE_GRADING:-} ]] || echo "  log:     $work"
     echo "  verdict: $verdict"
     echo "$tested $passed $failed $crashed $verdict" > "$work/verdict"
     exec {lock}>&-
     [[ $verdict == PASS ]]
 }
+screen_hole() {
+    awk '
+    function refuse(why) { if (reason == "") reason = why }
+    { text = text $0 "\n"
+      if (/\\[ \t]*$/) refuse("a line ends with a backslash, which joins it to the next")
+      if (index($0, "??")) refuse("two question marks in a row make a trigraph") }
+    END {
+        n = length(text)
+        for (i = 1; i <= n && reason == ""; i++) {
+            c = substr(text, i, 1); two = substr(text, i, 2)
+            if (two == "/*") {
+                j = index(substr(text, i + 2), "*/")
+                if (j == 0) { refuse("a comment is left open"); break }
+                i += j + 2; code = code " "; continue
+            }
+            if (two == "//") { j = index(substr(text, i), "\n"); i += j - 1; code = code "\n"; continue }
+            if (c == "\"" || c == "\047") {
+                for (i++; i <= n; i++) {
+                    d = substr(text, i, 1)
+                    if (d == "\\") { i++; continue }
+                    if (d == c || d == "\n") break
+                }
+                if (d != c) { refuse("a string or character constant is left open"); break }
+                code = code " 0 "; continue
+            }
+            code = code c
+        }
+        if (reason == "" && (index(code, "#") || index(code, "%:")))
+            refuse("a preprocessor line: the hole holds C statements only")
+        for (i = 1; i <= length(code) && reason == ""; i++) {
+            two = substr(code, i, 2); c = substr(code, i, 1)
+            if (c == "{" || two == "<%") depth++
+            if (c == "}" || two == "%>") depth--
+            if (depth < 0) refuse("a closing brace ends the function early, putting code outside it")
+        }
+        if (reason == "" && depth != 0) refuse("the braces do not balance")
+        words = code; gsub(/[^A-Za-z0-9_]+/, " ", words); m = split(words, word, " ")
+        for (i = 1; i <= m && reason == ""; i++)
+            if (word[i] ~ /^(asm|__asm|__asm__|__attribute|__attribute__|_Pragma|__declspec)$/)
+                refuse("the word " word[i] " reaches past C statements")
+        if (reason != "") print reason
+    }'
+}
+screen_compile() {
+    local work=$1 file=$2 source=$3 object=$4 viz=()
+    [[ $file != viz/* ]] || viz=(-Iviz $(pkg-config --cflags sdl2 SDL2_ttf SDL2_image))
+    (cd "$work" && "${CC:-cc}" -std=c11 -D_POSIX_C_SOURCE=200809L -iquote "$(dirname "$file")" \
+        -Isrc -Ilearn -Iio -Icmd -Itables -Itests "${viz[@]}" ${EXERCISE_CFLAGS:-} -O0 \
+        -fno-inline -ffunction-sections -fdata-sections -w -c -x c "$source" -o "$object")
+}
+
+references() {
+    readelf -rW "$1" | awk -v OFS='\t' '
+        /^Relocation section/ { section = $3; gsub(/\047/, "", section); next }
+        $1 ~ /^[0-9a-f]+$/ && NF >= 5 && $5 !~ /^\./ { print section, $5 }' | sort -u
+}
+
+defined_symbols() { nm --defined-only "$1" | awk -v OFS='\t' '{ print $2, $3 }' | sort -u; }
+section_names() { readelf -SW "$1" | sed -n 's/^ *\[ *[0-9]*\] \([^ ]*\) .*/\1/p' | sort -u; }
+
+allowed_symbols() {
+    local work=$1 file=$2 at=$1/.screen key
+    mkdir -p "$at"
+    key=$(cat "$work/$file" <(solution) | sha256sum | cut -c1-64)
+    [[ "$(cat "$at/key" 2>/dev/null)" != "$key" ]] || return 0
+    screen_compile "$work" "$file" "$work/$file" "$at/stub.o" ||
+        die "$ex_id: the stub does not compile alone"
+    references "$at/stub.o" > "$at/stub.refs"
+    defined_symbols "$at/stub.o" > "$at/stub.defs"
+    section_names "$at/stub.o" > "$at/stub.sections"
+    cp "$work/$file" "$at/solved.c"
+    solution > "$scratch/solution"
+    splice "$at/solved.c" "$scratch/solution" marker
+    screen_compile "$work" "$file" "$at/solved.c" "$at/solved.o" ||
+        die "$ex_id: the book's answer does not compile alone"
+    { references "$at/solved.o" | comm -13 "$at/stub.refs" - | cut -f 2
+      marker_lines | sed -n 's/^%allow //p' | tr ' ' '\n'
+      awk -F '\t' '$1 ~ /^t$/ { print $2 }' "$at/stub.defs"
+    } | sort -u | sed '/^$/d' > "$at/allowed"
+    echo "$key" > "$at/key"
+}
+
+screen_object() {
+    local work=$1 file=$2 at=$1/.screen name
+    screen_compile "$work" "$file" "$work/$file" "$at/student.o" 2> "$at/student.log" || {
+        echo "the code does not compile ($(grep -m1 'error:' "$at/student.log" |
+            sed 's|^[^:]*/\([^/:]*:[0-9]*:\)|\1|'))"; return 0; }
+    name=$(section_names "$at/student.o" | comm -13 "$at/stub.sections" - |
+           grep -m1 -E 'init_array|fini_array|ctors|dtors' || true)
+    [[ -z "$name" ]] || { echo "the code adds a constructor or destructor ($name)"; return 0; }
+    name=$(defined_symbols "$at/student.o" | comm -13 "$at/stub.defs" - |
+           awk -F '\t' '!($1 ~ /^[bdr]$/ && $2 ~ /\.[0-9]+$/) && !($1 == "t" && $2 !~ /\./) {
+                             print $2; exit }')
+    [[ -z "$name" ]] || { echo "the code defines $name, outside the lines it may write"; return 0; }
+    name=$(references "$at/student.o" | comm -13 "$at/stub.refs" - | cut -f 2 | sort -u |
+           grep -vE '^(mem(cpy|move|set|cmp)|__stack_chk_fail|__assert_fail)$' |
+           grep -vE "^($libm_names)[fl]?\$" |
+           grep -vxF -f <(cat "$at/allowed"; defined_symbols "$at/student.o" | awk -F '\t' '$1 == "t" { print $2 }') |
+           head -1 || true)
+    [[ -z "$name" ]] || echo "the code calls $name, which this exercise does not allow"
+}
+as_nobody() {
+    if [[ $(id -u) == 0 ]]; then setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+    else "$@"; fi
+}
+
+sandbox_note() {
+    [[ ${EXERCISE_TRUSTED:-} != 1 ]] || return 0
+    as_nobody bwrap --unshare-all --die-with-parent --ro-bind /usr /usr --symlink usr/bin /bin \
+        --symlink usr/lib /lib --symlink usr/lib64 /lib64 true > /dev/null 2>&1 ||
+        echo "this machine cannot give a hand-in namespaces of its own, so it is not run" \
+             "(grade with TRUSTED=1 only hand-ins whose authors you trust)"
+}
+
+sandboxed() {
+    local dir=$1 sub=$2 limit=$3 limits kept=() d
+    shift 3
+    for d in .screen Makefile exercise.mk src learn io cmd tables viz; do
+        kept+=(--ro-bind-try "$dir/$d" "/hand-in/$d")
+    done
+    limits="ulimit -c 0 -v ${EXERCISE_MEMORY_KB:-2097152} -f ${EXERCISE_FILE_KB:-262144}"
+    limits+=" -t $((limit + 5))"
+    if [[ ${EXERCISE_TRUSTED:-} == 1 ]]; then
+        (cd "$dir/$sub" && exec bash -c "$limits && exec timeout -k 2 $limit \"\$@\"" run "$@")
+    else
+        as_nobody bwrap --unshare-all --die-with-parent --new-session \
+            --ro-bind /usr /usr --ro-bind /etc /etc --symlink usr/bin /bin \
+            --symlink usr/sbin /sbin --symlink usr/lib /lib --symlink usr/lib64 /lib64 \
+            --proc /proc --dev /dev --tmpfs /tmp --bind "$dir" /hand-in \
+            "${kept[@]}" \
+            --chdir "/hand-in/$sub" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/hand-in \
+            bash -c "$limits -u ${EXERCISE_PROCESSES:-64} && exec timeout -k 2 $limit \"\$@\"" \
+            run "$@"
+    fi
+}
+
 reap() {
     local p
     for p in /proc/[0-9]*; do
@@ -421,34 +570,49 @@ reap() {
     done
     return 0
 }
-
-run_tests() {
-    local work=$1 program=$2 report=$3 token status=0
-    token=$(basename "$report" .json)
-    ( cd "$work/tests" &&
-      exec env EXERCISE_RUN="$token" SDL_VIDEODRIVER=dummy SDL_RENDER_DRIVER=software \
-          MHA_MODEL_DIR=../models/induction \
-          timeout -k 5 "${EXERCISE_TIME_LIMIT:-60}" "../build/$program" --jobs=1 --verbose \
-          --json="$report" --filter="@(${ex_tests//,/|})" ) \
-        > "$work/test-$program.log" 2>&1 || status=$?
-    reap "$token"
-    return $status
-}
 graded_tests() {
-    local work=$1 program=$2 suite line name pattern
-    shopt -s extglob
-    "$work/build/$program" --list 2>/dev/null | while IFS= read -r line; do
-        case "$line" in
-            *:\ [0-9]*\ test*) suite=${line%%:*} ;;
-            *) name="$suite/${line##* }"
-               for pattern in ${ex_tests//,/ }; do
-                   [[ "$name" == $pattern ]] && { echo "$name"; break; }
-               done ;;
-        esac
+    local patterns pattern file name program
+    IFS=, read -r -a patterns <<< "$ex_tests,held_out/${ex_id//-/_}_*"
+    (cd "$1" && grep -HoE '^Test\( *[A-Za-z0-9_]+ *, *[A-Za-z0-9_]+' tests/*.c tests/viz/*.c \
+                    2>/dev/null || true) |
+    sed -E 's/^([^:]*):Test\( *([A-Za-z0-9_]+) *, *([A-Za-z0-9_]+)$/\1\t\2\/\3/' |
+    while IFS=$'\t' read -r file name; do
+        program=tests
+        [[ $file != tests/viz/* ]] || program=viz-tests
+        for pattern in "${patterns[@]}"; do
+            [[ $name == $pattern ]] && { printf '%s\t%s\n' "$program" "$name"; break; }
+        done
         :
     done
 }
 
+run_test() {
+    local work=$1 program=$2 name=$3 limit=$4 token report status=0 st asserts
+    token=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
+    report=report-$token.json
+    echo "== $name" >> "$work/test-$program.log"
+    sandboxed "$work" tests "$limit" env EXERCISE_RUN="$token" SDL_VIDEODRIVER=dummy \
+        SDL_RENDER_DRIVER=software MHA_MODEL_DIR=../models/induction "../build/$program" \
+        --jobs=1 --json="../$report" --filter="$name" < /dev/null 2>&1 |
+        { head -c "${EXERCISE_OUTPUT_BYTES:-65536}"; cat > /dev/null; } >> "$work/test-$program.log" ||
+        status=$?
+    reap "$token"
+    st=""; asserts=0; message=""
+    IFS=$'\t' read -r _ st asserts message < <(report_results "$work/$report" |
+        awk -F '\t' -v n="$name" '$1 == n') || true
+    rm -f "$work/$report"
+    case "$st" in
+        PASSED)  if [[ ${asserts:-0} -gt 0 ]]; then outcome=pass; message=""
+                 else outcome=early
+                      message="the test's process exited before the test reached its end"; fi ;;
+        FAILED)  outcome=fail ;;
+        ERRORED) outcome=crash ;;
+        *)       if [[ $status -eq 124 || $status -eq 137 ]]; then outcome=hang
+                     message="still running after $limit s: killed"
+                 else outcome=crash
+                      message="the test program stopped (status $status) before it reported"; fi ;;
+    esac
+}
 report_results() {
     [[ -s "$1" ]] || return 0
     awk -v OFS='\t' '
@@ -470,66 +634,146 @@ report_results() {
             m = $0; sub(/^ *"/, "", m); sub(/",? *$/, "", m); message = m }
         END { flush() }' "$1"
 }
+verify_tricks() {
+    local root=$1 name words count=0
+    while IFS= read -r line; do
+        name=${line#== $ex_id }; words=${name#*: }; name=${name%%:*}
+        awk -v head="$line" '$0 == head { on = 1; next } /^== / { on = 0 } on' \
+            "$tools_dir/exercise-tricks.txt" > "$scratch/trick"
+        splice "$root/student/$(region_file "$root/student")" "$scratch/trick" none
+        if EXERCISE_TIME_LIMIT=${EXERCISE_VERIFY_LIMIT:-20} \
+           EXERCISE_TOTAL_LIMIT=$(( ${EXERCISE_VERIFY_LIMIT:-20} + 5 )) \
+           cmd_check "$ex_id" "$root/student" "$root/work" > "$root/trick-$name.txt" ||
+           ! grep -qF -- "$words" "$root/trick-$name.txt"; then
+            cat "$root/trick-$name.txt"
+            die "$ex_id: the trick '$name' is not FAIL with '$words'"
+        fi
+        count=$((count + 1))
+    done < <(grep -F -- "== $ex_id " "$tools_dir/exercise-tricks.txt" || true)
+    [[ $count -eq 0 ]] || echo "verify: $ex_id: the $count tricks handed in are FAIL, each for its reason"
+}
 cmd_grade() {
     load "$1"
-    local submissions=$2 out=$3 entry student place
+    local submissions=$2 out=$3 entry place key n=0 why old
     [[ -d "$submissions" ]] || die "no directory $submissions"
-    rm -rf "$out/work" "$out/feedback" "$out/hand-ins"
+    why=$(sandbox_note)
+    [[ -z "$why" ]] || die "$why"
+    if [[ -e "$out/gradebook.csv" || -d "$out/work" ]]; then
+        old="$out/previous-$(date -u +%Y%m%dT%H%M%SZ)"
+        mkdir -p "$old"
+        for entry in gradebook.csv gradebook.json feedback work hand-ins; do
+            [[ ! -e "$out/$entry" ]] || mv "$out/$entry" "$old/"
+        done
+    fi
     mkdir -p "$out/work" "$out/feedback" "$out/hand-ins"
     cmd_create "$1" "$out/template"
     place=$(region_file "$out/template")
     make -C "$out/template" --no-print-directory -j2 build/tests build/mha \
         $([[ -d "$out/template/viz" ]] && echo build/viz-tests) > "$out/template/build.log" 2>&1 ||
         die "the stub of $1 does not build; see $out/template/build.log"
-    : > "$scratch/students"
-    for entry in "$submissions"/*; do
-        student=$(basename "$entry"); student=${student%.*}
-        if [[ -d "$entry" ]]; then
-            ln -s "$(cd "$entry" && pwd -P)" "$out/hand-ins/$student"
-        else
-            mkdir -p "$out/hand-ins/$student/$(dirname "$place")"
-            cp "$entry" "$out/hand-ins/$student/$place"
-        fi
-        cp -a "$out/template" "$out/work/$student"
-        printf '%s\0' "$student" >> "$scratch/students"
-    done
-    xargs -0 -P "$(nproc)" -I{} bash "$0" grade-one "$1" "$out" {} < "$scratch/students"
-    while IFS= read -r -d '' student; do
-        local work="$out/work/$student" verdict="FAIL" tested=0 passed=0 failing message
-        [[ -s "$work/verdict" ]] && read -r tested passed _ _ verdict < "$work/verdict"
-        failing=$(awk -F '\t' '$2 != "pass" { printf "%s%s (%s)", sep, $1, $2; sep = "; " }' \
-                  "$work/results.tsv" 2>/dev/null || true)
-        message=$(awk -F '\t' '$2 != "pass" && $3 != "" { print $3; exit }' \
-                  "$work/results.tsv" 2>/dev/null || true)
-        [[ -n "$message" ]] || message=$(sed -n 's/^  note: *//p' "$out/feedback/$student.txt")
-        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
-            "$student" "$verdict" "$passed" "$tested" "$failing" "$message" \
-            "$(cat "$work/milliseconds" 2>/dev/null || echo 0)"
-    done < "$scratch/students" > "$scratch/gradebook"
-    awk -F '\t' 'function q(s) { gsub(/"/, "\"\"", s); return "\"" s "\"" }
-        BEGIN { print "student,verdict,passed,tests,failing,first_message,seconds" }
-        { printf "%s,%s,%d,%d,%s,%s,%.1f\n", q($1), $2, $3, $4, q($5), q($6), $7 / 1000 }' \
-        "$scratch/gradebook" > "$out/gradebook.csv"
-    awk -F '\t' -v ex="$ex_id" '
-        function q(s) {
-            gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, "\\t", s); return "\"" s "\"" }
-        BEGIN { printf "{\n  \"exercise\": %s,\n  \"students\": [", q(ex) }
-        { printf "%s\n    {\"student\": %s, \"verdict\": %s, \"passed\": %d, \"tests\": %d, ",
-                 (NR > 1 ? "," : ""), q($1), q($2), $3, $4
-          printf "\"failing\": %s, \"first_message\": %s, \"seconds\": %.1f}", q($5), q($6), $7 / 1000 }
-        END { print "\n  ]\n}" }' "$scratch/gradebook" > "$out/gradebook.json"
-    awk -F '\t' '{ n++; if ($2 == "PASS") p++ }
+    allowed_symbols "$out/template" "$place"
+    graded_tests "$out/template" | cut -f 2 > "$scratch/graded"
+    : > "$scratch/keys"
+    while IFS= read -r -d '' entry; do
+        n=$((n + 1)); key=$(printf 'h%03d' "$n")
+        printf '%s' "${entry##*/}" > "$out/hand-ins/$key.name"
+        intake "$entry" "$out/hand-ins/$key" "$place" > "$out/hand-ins/$key.why"
+        cp -a "$out/template" "$out/work/$key"
+        printf '%s\0' "$key" >> "$scratch/keys"
+    done < <(find "$submissions" -mindepth 1 -maxdepth 1 -print0 | sort -z)
+    echo "grade: $n hand-ins of $ex_id, $(nproc) at a time"
+    xargs -0 -P "$(nproc)" -I{} bash "$0" grade-one "$1" "$out" {} < "$scratch/keys"
+    local commit compiler limits graded_at name student work verdict points sum max first sha
+    commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+    [[ -z "$(git status --porcelain 2>/dev/null)" ]] || commit+="+edits"
+    compiler=$("${CC:-cc}" --version | sed -n 1p)
+    limits="${EXERCISE_TIME_LIMIT:-60} s a test, ${EXERCISE_MEMORY_KB:-2097152} KB"
+    limits+=", ${EXERCISE_PROCESSES:-64} processes, ${EXERCISE_FILE_KB:-262144} KB a file"
+    graded_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+    while IFS= read -r -d '' key; do
+        work="$out/work/$key"; name=$(cat "$out/hand-ins/$key.name"); name=${name//[$'\n\r']/?}
+        student=$name; [[ -d "$submissions/$name" ]] || student=${name%.*}
+        verdict=FAIL; [[ -s "$work/verdict" ]] && read -r _ _ _ _ verdict < "$work/verdict"
+        first=$(awk -F '\t' '$2 != "pass" { print $1 ": " $2 ($3 != "" ? ", " $3 : ""); exit }' \
+                "$work/results.tsv" | tr '\037' ' ')
+        [[ -n "$first" ]] || first=$(sed -n 's/^  note: *//p' "$out/feedback/$key.txt")
+        sha=""
+        [[ -n "$(cat "$out/hand-ins/$key.why")" ]] ||
+            sha=$(cat "$out/hand-ins/$key"/*/* | sha256sum | cut -c1-64)
+        points=$(awk -F '\t' -v OFS='\037' -v table="${EXERCISE_POINTS:-}" '
+            BEGIN { if (table != "") while ((getline l < table) > 0) {
+                        split(l, f, "\t"); worth[f[1]] = f[2] + 0 } }
+            FILENAME == ARGV[1] { outcome[$1] = $2; next }
+            { w = ($1 in worth) ? worth[$1] : 1; got = outcome[$1] == "pass" ? w : 0
+              sum += got; max += w; cells = cells OFS got }
+            END { printf "%g%s%g%s", sum, OFS, max, cells }' "$work/results.tsv" "$scratch/graded")
+        [[ -e "$out/feedback/$student.txt" ]] || mv "$out/feedback/$key.txt" "$out/feedback/$student.txt"
+        printf '%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%.1f\n' "$student" "$verdict" "$points" \
+            "$first" "$sha" "$graded_at" "$commit" "$compiler" "$limits" \
+            "$(( $(cat "$work/milliseconds" 2>/dev/null || echo 0) / 100 ))e-1"
+    done < "$scratch/keys" > "$scratch/gradebook"
+    { printf 'student\037verdict\037score\037out_of\037'; tr '\n' '\037' < "$scratch/graded"
+      printf 'first_failure\037hand_in_sha256\037graded_at\037commit\037compiler\037limits\037seconds\n'
+      cat "$scratch/gradebook"; } > "$scratch/table"
+    awk -F '\037' 'function q(s) { if (s ~ /^[=+@\t\r-]/) s = "\047" s; gsub(/"/, "\"\"", s)
+                                 return "\"" s "\"" }
+        { line = ""; for (i = 1; i <= NF; i++) line = line (i > 1 ? "," : "") q($i); print line }' \
+        "$scratch/table" > "$out/gradebook.csv"
+    awk -F '\037' -v ex="$ex_id" '
+        function q(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, "\\t", s)
+                        return "\"" s "\"" }
+        NR == 1 { for (i = 1; i <= NF; i++) head[i] = $i
+                  printf "{\n  \"exercise\": %s,\n  \"students\": [", q(ex); next }
+        { printf "%s\n    {", (NR > 2 ? "," : "")
+          for (i = 1; i <= NF; i++) printf "%s%s: %s", (i > 1 ? ", " : ""), q(head[i]), q($i)
+          printf "}" }
+        END { print "\n  ]\n}" }' "$scratch/table" > "$out/gradebook.json"
+    awk -F '\037' '{ n++; if ($2 == "PASS") p++ }
         END { printf "grade: %d hand-ins, %d PASS, %d FAIL\n", n, p, n - p }' "$scratch/gradebook"
-    echo "grade: $out/gradebook.csv, $out/gradebook.json," \
-         "feedback in $out/feedback/, logs in $out/work/"
+    echo "grade: $out/gradebook.csv, $out/gradebook.json, feedback in $out/feedback/"
 }
-
+intake() {
+    local entry=$1 dest=$2 place=$3 name=${1##*/} found=() file
+    if [[ $name == *[$'\n\r']* ]]; then
+        echo "the name holds a line break, which would forge a row of the gradebook"; return 0
+    elif [[ -L $entry ]]; then
+        echo "symlink: a link is not followed"; return 0
+    elif [[ -f $entry ]]; then
+        found=("$entry")
+    elif [[ -d $entry ]]; then
+        mapfile -d '' found < <(find "$entry" -type f -size -1024k -print0 |
+                                xargs -0r grep -lZF -- "$begin_key" || true)
+        if [[ ${#found[@]} -gt 1 ]]; then
+            for file in "${found[@]}"; do
+                [[ $file != */"$place" ]] || found=("$file")
+            done
+        fi
+        [[ ${#found[@]} -eq 1 ]] || {
+            echo "${#found[@]} files of the folder hold the BEGIN EXERCISE $ex_id line, not one" \
+                 "(links are not followed)"; return 0; }
+    else
+        echo "not a regular file or a folder"; return 0
+    fi
+    mkdir -p "$dest/$(dirname "$place")"
+    head -c 1048576 -- "${found[0]}" > "$dest/$place"
+}
 cmd_grade_one() {
-    local out=$2 student=$3 start
+    local out=$2 key=$3 start why
     start=$(date +%s%N)
-    cmd_check "$1" "$out/hand-ins/$student" "$out/work/$student" \
-        > "$out/feedback/$student.txt" 2>&1 || true
-    echo $(( ($(date +%s%N) - start) / 1000000 )) > "$out/work/$student/milliseconds"
+    why=$(cat "$out/hand-ins/$key.why")
+    if [[ -n "$why" ]]; then
+        load "$1"
+        printf 'exercise %s: %s\n  note:    %s\n  verdict: FAIL\n' "$ex_id" "$ex_title" "$why" \
+            > "$out/feedback/$key.txt"
+        echo "0 0 0 0 FAIL" > "$out/work/$key/verdict"
+        : > "$out/work/$key/results.tsv"
+    else
+        EXERCISE_GRADING=1 cmd_check "$1" "$out/hand-ins/$key" "$out/work/$key" \
+            > "$out/feedback/$key.txt" 2>&1 || true
+    fi
+    echo $(( ($(date +%s%N) - start) / 1000000 )) > "$out/work/$key/milliseconds"
+    echo "grade: $(tr '\n\r' '??' < "$out/hand-ins/$key.name"):" \
+         "$(sed -n 's/^  verdict: //p' "$out/feedback/$key.txt")"
 }
 cmd_wrong() {
     load "$1"
@@ -574,15 +818,17 @@ verify_one() {
         wrong_answer "$wrong" > "$scratch/wrong"
         splice "$root/student/$(region_file "$root/student")" "$scratch/wrong" none
         if EXERCISE_TIME_LIMIT=${EXERCISE_VERIFY_LIMIT:-20} \
-                cmd_check "$1" "$root/student" "$root/work" \
+                EXERCISE_TOTAL_LIMIT=$(( ${EXERCISE_VERIFY_LIMIT:-20} + 5 )) cmd_check "$1" "$root/student" "$root/work" \
                 > "$root/wrong-$wrong.txt"; then
             cat "$root/wrong-$wrong.txt"; die "$1: the known-wrong answer '$wrong' passes the tests"
         fi
         wrongs="$wrongs $wrong ($(awk -F '\t' '$2 != "pass" { print $2 }' "$root/work/results.tsv" |
-            sort | uniq -c | awk '{ printf "%s%s %s", sep, $1, $2; sep = ", " }'))"
+            sort | uniq -c | awk '{ printf "%s%s %s", sep, $1, $2; sep = ", " }'
+            sed -n 's/^  note: *\(.*\)/refused: \1/p' "$root/wrong-$wrong.txt"))"
     done
     [[ -z "$wrongs" ]] || echo "verify: $1: the known-wrong answers fail:$wrongs"
 
+    verify_tricks "$root"
     cmd_solve "$1" "$root/student"
     EXERCISE_WERROR=-Werror cmd_check "$1" "$root/student" "$root/work" > "$root/solved.txt" ||
         { cat "$root/solved.txt"; die "$1: the book's own solution does not pass"; }
@@ -636,22 +882,27 @@ cmd_student_web() {
     copy_web "$dir" "$scratch/holes"
     printf '%s\n' "${copied[@]}"
 }
-case "${1:-}" in
-    list)        cmd_list ;;
-    create)      [[ $# -eq 3 ]] || die "usage: create ID DIR";        cmd_create "$2" "$3" ;;
-    handout)     [[ $# -eq 3 ]] || die "usage: handout ID DIR";       cmd_handout "$2" "$3" ;;
-    solve)       [[ $# -eq 3 ]] || die "usage: solve ID DIR";         cmd_solve "$2" "$3" ;;
-    check)       [[ $# -ge 3 ]] || die "usage: check ID DIR [WORK]"
-                 cmd_check "$2" "$3" "${4:-}" ;;
-    verify)      shift; cmd_verify "$@" ;;
-    grade)       [[ $# -eq 4 ]] || die "usage: grade ID SUBMISSIONS OUT"
-                 cmd_grade "$2" "$3" "$4" ;;
-    grade-one)   [[ $# -eq 4 ]] || die "usage: grade-one ID OUT STUDENT"
-                 cmd_grade_one "$2" "$3" "$4" ;;
-    hint)        [[ $# -eq 3 ]] || die "usage: hint ID N";            cmd_hint "$2" "$3" ;;
-    student-web) [[ $# -eq 2 ]] || die "usage: student-web DIR";      cmd_student_web "$2" ;;
-    teacher-web) [[ $# -eq 2 ]] || die "usage: teacher-web DIR";      cmd_teacher_web "$2" ;;
-    wrong)       [[ $# -eq 4 ]] || die "usage: wrong ID NAME DIR";    cmd_wrong "$2" "$3" "$4" ;;
-    *)           die "usage: exercise.sh list|create|handout|solve|check|verify|grade|hint" \
-                     "|student-web|teacher-web ..." ;;
-esac
+{
+    case "${1:-}" in
+        list)        cmd_list ;;
+        create)      [[ $# -eq 3 ]] || die "usage: create ID DIR";        cmd_create "$2" "$3" ;;
+        handout)     [[ $# -eq 3 ]] || die "usage: handout ID DIR";       cmd_handout "$2" "$3" ;;
+        solve)       [[ $# -eq 3 ]] || die "usage: solve ID DIR";         cmd_solve "$2" "$3" ;;
+        check)       [[ $# -ge 3 ]] || die "usage: check ID DIR [WORK]"
+                     cmd_check "$2" "$3" "${4:-}" ;;
+        verify)      shift; cmd_verify "$@" ;;
+        grade)       [[ $# -eq 4 || ( $# -eq 5 && $5 == --trusted ) ]] ||
+                         die "usage: grade ID SUBMISSIONS OUT [--trusted]"
+                     [[ $# -eq 4 ]] || export EXERCISE_TRUSTED=1
+                     cmd_grade "$2" "$3" "$4" ;;
+        grade-one)   [[ $# -eq 4 ]] || die "usage: grade-one ID OUT STUDENT"
+                     cmd_grade_one "$2" "$3" "$4" ;;
+        hint)        [[ $# -eq 3 ]] || die "usage: hint ID N";            cmd_hint "$2" "$3" ;;
+        student-web) [[ $# -eq 2 ]] || die "usage: student-web DIR";      cmd_student_web "$2" ;;
+        teacher-web) [[ $# -eq 2 ]] || die "usage: teacher-web DIR";      cmd_teacher_web "$2" ;;
+        wrong)       [[ $# -eq 4 ]] || die "usage: wrong ID NAME DIR";    cmd_wrong "$2" "$3" "$4" ;;
+        *)           die "usage: exercise.sh list|create|handout|solve|check|verify|grade|hint" \
+                         "|student-web|teacher-web ..." ;;
+    esac
+    exit
+}

@@ -1,0 +1,66 @@
+# generated from chapters/26-exercises.nw; edit the book, not this file
+# tools/exercise-class.sh OUT: grade a class made to try the grader, and check its gradebook.
+set -eu -o pipefail
+out=${1:?usage: exercise-class.sh OUT}
+tool() { bash tools/exercise.sh "$@"; }
+rm -rf "$out" && mkdir -p "$out/class" "$out/ws"
+tool create softmax-stable "$out/ws" > /dev/null
+place=src/attend.c
+cp "$out/ws/$place" "$out/stub.c"
+tool solve softmax-stable "$out/ws" && cp "$out/ws/$place" "$out/solved.c"
+with() { # NAME CODE-FILE: the stub with CODE between the markers
+    awk -v body="$2" '
+        skip && /END EXERCISE softmax-stable \*\// { skip = 0 } skip { next } { print }
+        /BEGIN EXERCISE softmax-stable:/ { while ((getline l < body) > 0) print l; skip = 1 }' \
+        "$out/stub.c" > "$out/class/$1"
+}
+c=$out/class
+for name in "ada lovelace.c" "tab       name.c" "=HYPERLINK(1).c" "-minus.c" ".dot.c"; do
+    cp "$out/solved.c" "$c/$name"
+done
+mkdir -p "$c/dan/deep/er" "$c/eve" "$c/two"
+cp "$out/solved.c" "$c/dan/deep/er/attend.c"
+cp "$out/solved.c" "$c/eve/attend.c" && cp "$out/stub.c" "$c/eve.c"
+cp "$out/stub.c" "$c/stub untouched.c"
+cp "$out/solved.c" "$c/two/a.c" && cp "$out/solved.c" "$c/two/b.c"
+grep '^== softmax-stable ' tools/exercise-tricks.txt | while IFS= read -r head; do
+    name=${head#== softmax-stable }; name=${name%%:*}
+    awk -v head="$head" '$0 == head { on = 1; next } /^== / { on = 0 } on' \
+        tools/exercise-tricks.txt > "$out/trick"
+    with "trick $name.c" "$out/trick"
+done
+printf '    (void)x; (void)n;\n    for (;;) { }\n' > "$out/loop" && with "endless loop.c" "$out/loop"
+ln -s "$(cd "$out" && pwd)/solved.c" "$c/link to solved.c"
+ln -s /nonexistent "$c/dangling.c"
+mkfifo "$c/fifo.c"
+cp "$out/solved.c" "$c/line
+break.c"
+start=$(date +%s)
+EXERCISE_TIME_LIMIT=${EXERCISE_TIME_LIMIT:-10} tool grade softmax-stable "$c" "$out/grade"
+seconds=$(( $(date +%s) - start ))
+bad=0
+expect() { # STUDENT VERDICT [WORDS]
+    local row
+    row=$(grep -F -- "\"$1\",\"$2\"" "$out/grade/gradebook.csv" | head -1 || true)
+    if [[ -z "$row" || ( -n "${3:-}" && "$row" != *"$3"* ) ]]; then
+        echo "exercises-class: $1 is not $2 ${3:+with '$3'}" >&2; bad=1
+    fi
+}
+for s in "ada lovelace" "tab    name" "'=HYPERLINK(1)" "'-minus" ".dot" dan eve; do expect "$s" PASS; done
+expect eve FAIL "held_out"
+expect "stub untouched" FAIL "fail"
+expect two FAIL "2 files"
+expect "link to solved" FAIL "symlink"
+expect dangling FAIL "symlink"
+expect fifo FAIL "not a regular file"
+expect "line?break" FAIL "line break"
+expect "endless loop" FAIL "hang"
+grep '^== softmax-stable ' tools/exercise-tricks.txt | while IFS= read -r head; do
+    name=${head#== softmax-stable }; words=${name#*: }; name=${name%%:*}
+    expect "trick $name" FAIL "$words"
+    [[ $bad -eq 0 ]] || exit 1
+done || bad=1
+! pgrep -f "$out/grade/work" > /dev/null || { echo "exercises-class: a process is left" >&2; bad=1; }
+[[ $bad -eq 0 ]]
+echo "exercises-class: $(find "$c" -mindepth 1 -maxdepth 1 | wc -l) hand-ins graded in $seconds s;" \
+     "every verdict as expected; no process left"
