@@ -46,7 +46,7 @@ LDLIBS  := -lm
         check lint check-tangle check-figures clang-build book \
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
         test-training-race exercises exercise exercise-check exercises-verify grade hint \
-        exercise-lab alloc-sweep coverage
+        exercise-lab alloc-sweep alloc-command coverage
 all: $(BUILD)/mha $(BUILD)/mha-viz $(BUILD)/mha-tables $(BUILD)/tests-lib $(BUILD)/tests \
      $(BUILD)/viz-tests
 
@@ -490,6 +490,16 @@ alloc-sweep:
 	@cmp -s $(BUILD)/asan/alloc-sweep.tex figures/alloc-sweep.tex || \
 	  { cp $(BUILD)/asan/alloc-sweep.tex figures/alloc-sweep.tex; \
 	    echo "alloc-sweep: figures/alloc-sweep.tex was not the table of this run; now it is"; exit 1; }
+
+# The command under failing allocation (the same appendix): a build of `mha`
+# linked with the failing allocator, which reads MHA_TEST_FAIL_ALLOC; every
+# subcommand on a small case, under ASan + UBSan.
+$(BUILD)/mha-failing: $(BUILD)/obj/cmd/main.o $(BUILD)/obj/tests/alloc/fail_alloc.o \
+                      $(BUILD)/libmha-cmd.a $(LIBS_BELOW_CMD)
+	$(CC) $(CFLAGS) $(ALLOC_WRAP) -o $@ $^ $(LDLIBS)
+alloc-command:
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(SAN_CFLAGS)" $(BUILD)/asan/mha-failing
+	$(SAN_ENV) bash tools/alloc-command.sh $(BUILD)/asan/mha-failing $(BUILD)/asan/alloc-command
 
 valgrind: $(BUILD)/mha $(BUILD)/tests
 	bash tools/valgrind.sh $(BUILD)
