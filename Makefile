@@ -416,6 +416,7 @@ check: lint check-tangle check-figures
 	$(MAKE) --no-print-directory book
 	$(MAKE) --no-print-directory exercises-verify book-student
 	$(MAKE) --no-print-directory sanitize
+	$(MAKE) --no-print-directory alloc-sweep
 	$(MAKE) --no-print-directory valgrind
 	$(MAKE) --no-print-directory tsan
 	$(MAKE) --no-print-directory test-training-race
