@@ -46,7 +46,7 @@ LDLIBS  := -lm
         check lint check-tangle check-figures clang-build book \
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
         test-training-race exercises exercise exercise-check exercises-verify grade hint \
-        exercise-lab alloc-sweep alloc-command coverage
+        exercise-lab alloc-sweep alloc-command io-sweep coverage
 all: $(BUILD)/mha $(BUILD)/mha-viz $(BUILD)/mha-tables $(BUILD)/tests-lib $(BUILD)/tests \
      $(BUILD)/viz-tests
 
@@ -416,7 +416,7 @@ check: lint check-tangle check-figures
 	$(MAKE) --no-print-directory book
 	$(MAKE) --no-print-directory exercises-verify book-student
 	$(MAKE) --no-print-directory sanitize
-	$(MAKE) --no-print-directory alloc-sweep
+	$(MAKE) --no-print-directory alloc-sweep io-sweep
 	$(MAKE) --no-print-directory valgrind
 	$(MAKE) --no-print-directory tsan
 	$(MAKE) --no-print-directory test-training-race
@@ -491,6 +491,14 @@ alloc-sweep:
 	@cmp -s $(BUILD)/asan/alloc-sweep.tex figures/alloc-sweep.tex || \
 	  { cp $(BUILD)/asan/alloc-sweep.tex figures/alloc-sweep.tex; \
 	    echo "alloc-sweep: figures/alloc-sweep.tex was not the table of this run; now it is"; exit 1; }
+
+# The writers under failing system calls (the same appendix), under ASan + UBSan.
+IO_WRAP := -Wl,--wrap=fflush,--wrap=fsync,--wrap=fclose,--wrap=rename,--wrap=write
+$(BUILD)/io-sweep: $(BUILD)/obj/tests/alloc/io_sweep.o $(LIBS_BELOW_CMD)
+	$(CC) $(CFLAGS) $(IO_WRAP) -o $@ $^ $(LDLIBS)
+io-sweep:
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(SAN_CFLAGS)" $(BUILD)/asan/io-sweep
+	$(SAN_ENV) $(BUILD)/asan/io-sweep
 
 # The command under failing allocation (the same appendix): a build of `mha`
 # linked with the failing allocator, which reads MHA_TEST_FAIL_ALLOC; every
