@@ -68,7 +68,9 @@ mkdir "$work/baselines"
 sweep "lm baselines" "$work/baselines" lm baselines --train "$T" --valid "$V" --vocab 300 \
       --out "$work/baselines/b.tsv"
 mkdir "$work/lm-train"
-sweep "lm train" "$work/lm-train" lm train --text "$T" --valid "$V" --out "$work/lm-train/m" $LM_SMALL
+sweep "lm train" "$work/lm-train" lm train --text "$T" --valid "$V" --out "$work/lm-train/m" \
+      --vocab 300 --layers 1 --heads 2 --dim 16 --context 16 --batch 2 --steps 2 --eval-every 2 \
+      --lr 0.01
 sweep "lm eval" "$empty" lm eval "$M" --text "$S"
 sweep "lm generate" "$empty" lm generate "$M" --prompt "the" --tokens 4 --seed 1
 d=$(fresh heads model); sweep "lm heads" "$d" lm heads "$d" --text "$S" --windows 1
