@@ -16,7 +16,8 @@ done
 head -c 4000 chapters/15-language-model.nw > "$work/in/train.txt"
 head -c 1500 chapters/16-austen-model.nw > "$work/in/valid.txt"
 head -c 300 chapters/16-austen-model.nw > "$work/in/short.txt"
-LM_SMALL="--vocab 300 --layers 1 --heads 2 --dim 16 --context 16 --batch 2 --steps 2 --eval-every 1 --lr 0.01"
+LM_SMALL="--vocab 300 --layers 1 --heads 2 --dim 16 --context 16 --batch 2 --steps 2"
+LM_SMALL="$LM_SMALL --eval-every 1 --lr 0.01"
 "$mha" lm train --text "$work/in/train.txt" --valid "$work/in/valid.txt" --out "$work/in/model" \
        --state "$work/in/model.state" $LM_SMALL > /dev/null
 sweep() {     # sweep NAME DIR ARGUMENTS...: DIR, where the command writes, must stay as it was

@@ -34,7 +34,9 @@ for name, lc, lt, bc, bt in rows + layers:
 with open(tex, "w") as out:
     out.write("\\begin{tabular}{lrr}\nchapter & lines & branches \\\\\n\\hline\n")
     for name, lc, lt, bc, bt in rows:
-        out.write(f"\\texttt{{{name.replace('_', chr(92) + '_')}}} & {pct(lc, lt):.1f}\\,\\% & {pct(bc, bt):.1f}\\,\\% \\\\\n")
+        shown = name.replace('_', chr(92) + '_')
+        out.write(f"\\texttt{{{shown}}} & {pct(lc, lt):.1f}\\,\\% & "
+                  f"{pct(bc, bt):.1f}\\,\\% \\\\\n")
     out.write("\\hline\n")
     for name, lc, lt, bc, bt in layers:
         label = {"library": "the library (src, learn, io)", "command": "the command (cmd)",

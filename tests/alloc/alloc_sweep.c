@@ -120,7 +120,10 @@ static void empty(const char *where)
     if (d)
         closedir(d);
 }
-static mha_status call_forward(void) { return impl->forward(&shape, &params, x, NULL, NULL, &mask, y, weights); }
+static mha_status call_forward(void)
+{
+    return impl->forward(&shape, &params, x, NULL, NULL, &mask, y, weights);
+}
 static mha_saved saved_made;
 static mha_status call_forward_saving(void)
 {
@@ -136,13 +139,25 @@ static mha_status call_backward_saved(void)
     return mha_backward_saved(&params, x, NULL, NULL, &mask, &saved, grad_out, &grads);
 }
 static mha_kv_cache cache_made;
-static mha_status call_cache_init(void) { return mha_kv_cache_init(&cache_made, B, 1, 8, E / H); }
+static mha_status call_cache_init(void)
+{
+    return mha_kv_cache_init(&cache_made, B, 1, 8, E / H);
+}
 static void free_cache_made(void) { mha_kv_cache_free(&cache_made); }
-static mha_status call_cache_append(void) { return mha_kv_cache_append(&cache, 1, 3, x, x + 4, E, NULL); }
+static mha_status call_cache_append(void)
+{
+    return mha_kv_cache_append(&cache, 1, 3, x, x + 4, E, NULL);
+}
 static void reset_cache(void) { mha_kv_cache_reset(&cache); }
-static mha_status call_decode(void) { return decode_impl->step(&decoder, &cache, 3, x, NULL, y, NULL); }
+static mha_status call_decode(void)
+{
+    return decode_impl->step(&decoder, &cache, 3, x, NULL, y, NULL);
+}
 static mha_block_saved block_saved_made;
-static mha_status call_block_saved_init(void) { return mha_block_saved_init(&block_saved_made, &block_shape); }
+static mha_status call_block_saved_init(void)
+{
+    return mha_block_saved_init(&block_saved_made, &block_shape);
+}
 static void free_block_saved_made(void) { mha_block_saved_free(&block_saved_made); }
 static mha_status call_block_forward(void)
 {
@@ -162,7 +177,10 @@ static void free_lm_in(void) { lm_model_free(&model_in); bpe_free(&tokenizer_mad
 static mha_status call_ws_init(void) { return lm_workspace_init(&ws_made, &model, B, 8, 1); }
 static void free_ws_made(void) { lm_workspace_free(&ws_made); }
 static mha_status call_lm_forward(void) { return lm_forward(&model, &ws_infer, tokens, B, 8); }
-static mha_status call_lm_loss(void) { return lm_loss(&model, &ws_train, tokens, targets, &loss); }
+static mha_status call_lm_loss(void)
+{
+    return lm_loss(&model, &ws_train, tokens, targets, &loss);
+}
 static mha_status call_lm_weights(void)
 {
     return lm_forward_weights(&model, &ws_infer, tokens, B, 8, weights);
@@ -205,7 +223,10 @@ static mha_status call_induction_init(void)
     return mha_induction_model_init(&induction_in, 8, 12, 8, 2, 2, 1);
 }
 static void free_induction_in(void) { mha_induction_model_free(&induction_in); }
-static mha_status call_learning_ws(void) { return mha_learning_workspace_init(&learning_ws, &induction, 4); }
+static mha_status call_learning_ws(void)
+{
+    return mha_learning_workspace_init(&learning_ws, &induction, 4);
+}
 static void free_learning_ws(void) { mha_learning_workspace_free(&learning_ws); }
 static mha_induction_trainer trainer_made;
 static const mha_trainer_config *trainer_config(void)
@@ -214,10 +235,19 @@ static const mha_trainer_config *trainer_config(void)
     c = (mha_trainer_config){8, 12, 8, 2, 2, 4, 4, 1, mha_trainer_defaults.optimiser};
     return &c;
 }
-static mha_status call_trainer_init(void) { return mha_induction_trainer_init(&trainer_made, trainer_config()); }
+static mha_status call_trainer_init(void)
+{
+    return mha_induction_trainer_init(&trainer_made, trainer_config());
+}
 static void free_trainer_made(void) { mha_induction_trainer_free(&trainer_made); }
-static mha_status call_trainer_step(void) { return mha_induction_trainer_step(&trainer, &stats); }
-static mha_status call_trainer_measure(void) { return mha_induction_trainer_measure(&trainer, &scores); }
+static mha_status call_trainer_step(void)
+{
+    return mha_induction_trainer_step(&trainer, &stats);
+}
+static mha_status call_trainer_measure(void)
+{
+    return mha_induction_trainer_measure(&trainer, &scores);
+}
 static const size_t npy_shape[2] = {L, E};
 static mha_status call_npy_write(void)
 {
@@ -225,7 +255,10 @@ static mha_status call_npy_write(void)
 }
 static void clean_dir(void) { empty(dir); }
 static char npy_path[128];
-static mha_status call_npy_read(void) { return mha_npy_read(npy_path, &array, message, sizeof message); }
+static mha_status call_npy_read(void)
+{
+    return mha_npy_read(npy_path, &array, message, sizeof message);
+}
 static void free_array(void) { mha_npy_free(&array); }
 static mha_status call_checkpoint_write(void)
 {
@@ -261,8 +294,14 @@ static mha_status call_lm_read(void)
 {
     return lm_model_read(lm_dir, &model_in, &tokenizer_made, &provenance_in, message, sizeof message);
 }
-static mha_status call_bpe_write(void) { return bpe_files_write(dir, &tokenizer, message, sizeof message); }
-static mha_status call_bpe_read(void) { return bpe_files_read(lm_dir, &tokenizer_made, message, sizeof message); }
+static mha_status call_bpe_write(void)
+{
+    return bpe_files_write(dir, &tokenizer, message, sizeof message);
+}
+static mha_status call_bpe_read(void)
+{
+    return bpe_files_read(lm_dir, &tokenizer_made, message, sizeof message);
+}
 typedef struct sweep_case {
     char name[40];
     mha_status (*call)(void);
@@ -495,7 +534,8 @@ int main(int argc, char **argv)
         sweep_result r;
         bad |= sweep(&c[i], &r);
         points += r.failed + r.absorbed;
-        printf("%-32s %11ld %8ld %6ld %8ld\n", c[i].name, r.allocations, r.failed, r.other, r.absorbed);
+        printf("%-32s %11ld %8ld %6ld %8ld\n", c[i].name, r.allocations, r.failed, r.other,
+               r.absorbed);
         if (t) {
             fputs("\\texttt{", t);
             for (const char *s = c[i].name; *s; s++)

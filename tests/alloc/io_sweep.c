@@ -205,7 +205,8 @@ int main(void)
     strcpy(root, "/tmp/mha-io-sweep-XXXXXX");
     if (!mkdtemp(root))
         return perror("io-sweep: mkdtemp"), 1;
-    static const char text[] = "the cat sat on the mat; the cat ate the rat, and the rat sat on the hat.";
+    static const char text[] = "the cat sat on the mat; the cat ate the rat, "
+                               "and the rat sat on the hat.";
     mha_status status = MHA_OK;
     for (int k = 0; k < 2 && status == MHA_OK; k++) {
         const lm_config config = {BPE_BYTES + 4 + (size_t)k, 8, 8, 2, 1, 16};
