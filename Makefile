@@ -46,7 +46,7 @@ LDLIBS  := -lm
         check lint check-tangle check-figures clang-build book \
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
         test-training-race exercises exercise exercise-check exercises-verify exercises-class grade hint \
-        exercise-lab
+        exercise-lab alloc-sweep alloc-command io-sweep coverage
 all: $(BUILD)/mha $(BUILD)/mha-viz $(BUILD)/mha-tables $(BUILD)/tests-lib $(BUILD)/tests \
      $(BUILD)/viz-tests
 
@@ -428,6 +428,7 @@ check: lint check-tangle check-figures
 	$(MAKE) --no-print-directory book
 	$(MAKE) --no-print-directory exercises-verify book-student
 	$(MAKE) --no-print-directory sanitize
+	$(MAKE) --no-print-directory alloc-sweep io-sweep
 	$(MAKE) --no-print-directory valgrind
 	$(MAKE) --no-print-directory tsan
 	$(MAKE) --no-print-directory test-training-race
@@ -486,6 +487,56 @@ sanitize:
 	cd tests && for suite in tests-lib tests; do $(SAN_ENV) \
 	  LSAN_OPTIONS=suppressions=$(abspath $(BUILD))/asan/lsan.supp \
 	  MHA_BINARY=../$(BUILD)/asan/mha ../$(BUILD)/asan/$$suite --jobs=2; done
+
+# The allocation sweep (appendix "Hardening"): every public entry point on a
+# small case, its allocations failed one at a time, under ASan + UBSan.  The
+# linker's --wrap sends the allocations of the program and of the archives to
+# the program's counter; the table it writes is the one the appendix prints,
+# and a table that differs from the committed one is replaced and fails.
+ALLOC_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc \
+              -Wl,--wrap=posix_memalign,--wrap=strdup
+$(BUILD)/alloc-sweep: $(BUILD)/obj/tests/alloc/alloc_sweep.o $(LIBS_BELOW_CMD)
+	$(CC) $(CFLAGS) $(ALLOC_WRAP) -o $@ $^ $(LDLIBS)
+alloc-sweep:
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(SAN_CFLAGS)" $(BUILD)/asan/alloc-sweep
+	$(SAN_ENV) $(BUILD)/asan/alloc-sweep --tex $(BUILD)/asan/alloc-sweep.tex
+	@cmp -s $(BUILD)/asan/alloc-sweep.tex figures/alloc-sweep.tex || \
+	  { cp $(BUILD)/asan/alloc-sweep.tex figures/alloc-sweep.tex; \
+	    echo "alloc-sweep: figures/alloc-sweep.tex was not the table of this run; now it is"; exit 1; }
+
+# The writers under failing system calls (the same appendix), under ASan + UBSan.
+IO_WRAP := -Wl,--wrap=fflush,--wrap=fsync,--wrap=fclose,--wrap=rename,--wrap=write
+$(BUILD)/io-sweep: $(BUILD)/obj/tests/alloc/io_sweep.o $(LIBS_BELOW_CMD)
+	$(CC) $(CFLAGS) $(IO_WRAP) -o $@ $^ $(LDLIBS)
+io-sweep:
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(SAN_CFLAGS)" $(BUILD)/asan/io-sweep
+	$(SAN_ENV) $(BUILD)/asan/io-sweep
+
+# The command under failing allocation (the same appendix): a build of `mha`
+# linked with the failing allocator, which reads MHA_TEST_FAIL_ALLOC; every
+# subcommand on a small case, under ASan + UBSan.
+$(BUILD)/mha-failing: $(BUILD)/obj/cmd/main.o $(BUILD)/obj/tests/alloc/fail_alloc.o \
+                      $(BUILD)/libmha-cmd.a $(LIBS_BELOW_CMD)
+	$(CC) $(CFLAGS) $(ALLOC_WRAP) -o $@ $^ $(LDLIBS)
+alloc-command:
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(SAN_CFLAGS)" $(BUILD)/asan/mha-failing
+	$(SAN_ENV) bash tools/alloc-command.sh $(BUILD)/asan/mha-failing $(BUILD)/asan/alloc-command
+
+# Coverage (the same appendix): everything built again with --coverage under
+# $(BUILD)/coverage, both suites and the allocation sweep run, and the lines
+# and branches reached counted per chapter by Debian's gcovr; the table is
+# figures/coverage.tex, the HTML report $(BUILD)/coverage/html/index.html, and
+# the library's figures must not fall below figures/coverage-floor.txt.
+COV_CFLAGS := -O1 -g --coverage
+coverage: | deps
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/coverage CFLAGS="$(COV_CFLAGS)" \
+	  $(BUILD)/coverage/tests-lib $(BUILD)/coverage/tests $(BUILD)/coverage/mha \
+	  $(BUILD)/coverage/alloc-sweep
+	find $(BUILD)/coverage -name '*.gcda' -delete
+	cd tests && ../$(BUILD)/coverage/tests-lib --jobs=2
+	cd tests && MHA_BINARY=../$(BUILD)/coverage/mha ../$(BUILD)/coverage/tests --jobs=2
+	$(BUILD)/coverage/alloc-sweep > /dev/null
+	bash tools/coverage.sh $(BUILD)/coverage figures/coverage-floor.txt figures/coverage.tex
 
 valgrind: $(BUILD)/mha $(BUILD)/tests
 	bash tools/valgrind.sh $(BUILD)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "bpe.h"
 #include "bpe_files.h"
 #include "cli.h"
@@ -17,6 +18,12 @@
 #include "output.h"
 #include "sha256.h"
 
+static int lm_unmake(int made, const char *dir)
+{
+    if (made)
+        (void)rmdir(dir);
+    return MHA_EXIT_FAILURE;
+}
 static int read_text(const char *path, unsigned char **bytes, size_t *n, FILE *err)
 {
     char message[MHA_PATH_SIZE + 256];
@@ -56,15 +63,15 @@ static int lm_tokenizer(int argc, char **argv, FILE *out, FILE *err)
         return MHA_EXIT_USAGE;
     }
     char message[MHA_PATH_SIZE + 256];
-    (void)mkdir(dir, 0777);                       /* made when missing, as a model's folder */
+    const int made = mkdir(dir, 0777) == 0;       /* made when missing, as a model's folder */
     if (mha_output_check_dir(dir, message, sizeof message) != MHA_OK) {
         mha_cli_error(err, "%s", message);
-        return MHA_EXIT_FAILURE;
+        return lm_unmake(made, dir);
     }
     unsigned char *text;
     size_t n;
     if (read_text(text_path, &text, &n, err) != MHA_EXIT_OK)
-        return MHA_EXIT_FAILURE;
+        return lm_unmake(made, dir);
     bpe tokenizer;
     const double started = mha_seconds();
     mha_status learned = bpe_learn(text, n, vocab, &tokenizer);
@@ -72,7 +79,7 @@ static int lm_tokenizer(int argc, char **argv, FILE *out, FILE *err)
     free(text);
     if (learned != MHA_OK) {
         mha_cli_error(err, "lm tokenizer: %s: %s", text_path, mha_status_message(learned));
-        return MHA_EXIT_FAILURE;
+        return lm_unmake(made, dir);
     }
     if (bpe_files_write(dir, &tokenizer, message, sizeof message) != MHA_OK) {
         mha_cli_error(err, "%s", message);
@@ -82,7 +89,7 @@ static int lm_tokenizer(int argc, char **argv, FILE *out, FILE *err)
                 "%.1f s; wrote %s/%s and %s\n", tokenizer.vocab, tokenizer.vocab - BPE_BYTES, n,
                 seconds, dir, BPE_MERGES_FILE, BPE_VOCAB_FILE);
     bpe_free(&tokenizer);
-    return status;
+    return status == MHA_EXIT_OK ? status : lm_unmake(made, dir);
 }
 static int lm_encode(int argc, char **argv, FILE *out, FILE *err)
 {
@@ -541,13 +548,13 @@ static int lm_save(const struct lm_train_options *o, const lm_run *run, const lm
     const size_t n = lm_model_file_count(m);
     char (*names)[LM_NAME_MAX + 8] = malloc(n * sizeof *names);
     const char **list = malloc(n * sizeof *list);
-    mha_status status = names && list ? MHA_OK : MHA_ERR_NOMEM;
+    mha_status status = names && list ? MHA_OK
+                      : mha_fail(MHA_ERR_NOMEM, message, sizeof message, "%s: out of memory", o->out);
     for (size_t i = 0; status == MHA_OK && i < n; i++) {
         lm_model_file_name(m, i, names[i], sizeof names[i]);
         list[i] = names[i];
     }
-    (void)mkdir(o->out, 0777);
-    (void)mkdir(o->state, 0777);
+    const int made_out = mkdir(o->out, 0777) == 0, made_state = mkdir(o->state, 0777) == 0;
     if (status == MHA_OK)
         status = mha_output_begin(o->out, (int)n, list, message, sizeof message);
     if (status == MHA_OK)
@@ -574,7 +581,8 @@ static int lm_save(const struct lm_train_options *o, const lm_run *run, const lm
     free(list);
     if (status != MHA_OK) {
         mha_cli_error(err, "%s", message);
-        return MHA_EXIT_FAILURE;
+        (void)lm_unmake(made_state, o->state);
+        return lm_unmake(made_out, o->out);
     }
     return MHA_EXIT_OK;
 }
