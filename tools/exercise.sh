@@ -441,7 +441,9 @@ screen_hole() {
                 if (j == 0) { refuse("a comment is left open"); break }
                 i += j + 2; code = code " "; continue
             }
-            if (two == "//") { j = index(substr(text, i), "\n"); i += j - 1; code = code "\n"; continue }
+            if (two == "//") {
+                j = index(substr(text, i), "\n"); i += j - 1; code = code "\n"; continue
+            }
             if (c == "\"" || c == "\047") {
                 for (i++; i <= n; i++) {
                     d = substr(text, i, 1)
@@ -523,7 +525,8 @@ screen_object() {
     name=$(references "$at/student.o" | comm -13 "$at/stub.refs" - | cut -f 2 | sort -u |
            grep -vE '^(mem(cpy|move|set|cmp)|__stack_chk_fail|__assert_fail)$' |
            grep -vE "^($libm_names)[fl]?\$" |
-           grep -vxF -f <(cat "$at/allowed"; defined_symbols "$at/student.o" | awk -F '\t' '$1 == "t" { print $2 }') |
+           grep -vxF -f <(cat "$at/allowed"
+                          defined_symbols "$at/student.o" | awk -F '\t' '$1 == "t" { print $2 }') |
            head -1 || true)
     [[ -z "$name" ]] || echo "the code calls $name, which this exercise does not allow"
 }
@@ -650,7 +653,8 @@ verify_tricks() {
         fi
         count=$((count + 1))
     done < <(grep -F -- "== $ex_id " "$tools_dir/exercise-tricks.txt" || true)
-    [[ $count -eq 0 ]] || echo "verify: $ex_id: the $count tricks handed in are FAIL, each for its reason"
+    [[ $count -eq 0 ]] ||
+        echo "verify: $ex_id: the $count tricks handed in are FAIL, each for its reason"
 }
 cmd_grade() {
     load "$1"
@@ -708,8 +712,8 @@ cmd_grade() {
               sum += got; max += w; cells = cells OFS got }
             END { printf "%g%s%g%s", sum, OFS, max, cells }' "$work/results.tsv" "$scratch/graded")
         [[ -e "$out/feedback/$student.txt" ]] || mv "$out/feedback/$key.txt" "$out/feedback/$student.txt"
-        printf '%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%.1f\n' "$student" "$verdict" "$points" \
-            "$first" "$sha" "$graded_at" "$commit" "$compiler" "$limits" \
+        printf '%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%.1f\n' \
+            "$student" "$verdict" "$points" "$first" "$sha" "$graded_at" "$commit" "$compiler" "$limits" \
             "$(( $(cat "$work/milliseconds" 2>/dev/null || echo 0) / 100 ))e-1"
     done < "$scratch/keys" > "$scratch/gradebook"
     { printf 'student\037verdict\037score\037out_of\037'; tr '\n' '\037' < "$scratch/graded"
@@ -818,8 +822,8 @@ verify_one() {
         wrong_answer "$wrong" > "$scratch/wrong"
         splice "$root/student/$(region_file "$root/student")" "$scratch/wrong" none
         if EXERCISE_TIME_LIMIT=${EXERCISE_VERIFY_LIMIT:-20} \
-                EXERCISE_TOTAL_LIMIT=$(( ${EXERCISE_VERIFY_LIMIT:-20} + 5 )) cmd_check "$1" "$root/student" "$root/work" \
-                > "$root/wrong-$wrong.txt"; then
+                EXERCISE_TOTAL_LIMIT=$(( ${EXERCISE_VERIFY_LIMIT:-20} + 5 )) \
+                cmd_check "$1" "$root/student" "$root/work" > "$root/wrong-$wrong.txt"; then
             cat "$root/wrong-$wrong.txt"; die "$1: the known-wrong answer '$wrong' passes the tests"
         fi
         wrongs="$wrongs $wrong ($(awk -F '\t' '$2 != "pass" { print $2 }' "$root/work/results.tsv" |
