@@ -46,7 +46,9 @@ expect() { # STUDENT VERDICT [WORDS]
         echo "exercises-class: $1 is not $2 ${3:+with '$3'}" >&2; bad=1
     fi
 }
-for s in "ada lovelace" "tab    name" "'=HYPERLINK(1)" "'-minus" ".dot" dan eve; do expect "$s" PASS; done
+for s in "ada lovelace" "tab    name" "'=HYPERLINK(1)" "'-minus" ".dot" dan eve; do
+    expect "$s" PASS
+done
 expect eve FAIL "held_out"
 expect "stub untouched" FAIL "fail"
 expect two FAIL "2 files"
