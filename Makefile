@@ -57,7 +57,7 @@ DEPS_PKGS  := noweb libcriterion-dev gcc clang make pkg-config valgrind libomp-d
               libclang-rt-14-dev texlive-latex-base texlive-latex-recommended \
               texlive-fonts-recommended texlive-pictures lmodern \
               libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core xvfb xauth \
-              poppler-utils python3
+              poppler-utils python3 bubblewrap
 BENCH_PKGS := libopenblas-dev python3-torch python3-numpy texlive-latex-extra  # standalone.cls: the roofline
 CORPUS_PKGS := r-cran-janeaustenr  # the novels (brings R); only `make corpus` needs it
 deps: PKGS = $(DEPS_PKGS)
@@ -587,8 +587,13 @@ exercise: | deps
 exercise-check: | deps
 	@[[ -n "$(EX)" && -n "$(DIR)" ]] || { echo "usage: make exercise-check EX=id DIR=path" >&2; exit 2; }
 	@$(EXERCISE_TOOL) check "$(EX)" "$(DIR)"
+# Where the machine gives no namespaces (a container, say), the book's own
+# answers and its tricks are handed in without the sandbox, and it says so.
 exercises-verify: | deps
-	@$(EXERCISE_TOOL) verify $(EX)
+	@if [[ -z "$(TRUSTED)" ]] && ! why=$$($(EXERCISE_TOOL) sandbox); then \
+	  echo "exercises-verify: $$why; verifying without the sandbox"; \
+	  $(MAKE) --no-print-directory exercises-verify TRUSTED=1 EX="$(EX)"; \
+	else $(EXERCISE_TOOL) verify $(EX); fi
 grade: | deps
 	@[[ -n "$(EX)" && -n "$(SUBMISSIONS)" ]] || \
 	  { echo "usage: make grade EX=id SUBMISSIONS=dir [OUT=dir]" >&2; exit 2; }

@@ -895,6 +895,7 @@ cmd_student_web() {
         check)       [[ $# -ge 3 ]] || die "usage: check ID DIR [WORK]"
                      cmd_check "$2" "$3" "${4:-}" ;;
         verify)      shift; cmd_verify "$@" ;;
+        sandbox)     why=$(sandbox_note); [[ -z "$why" ]] || { echo "$why"; exit 1; } ;;
         grade)       [[ $# -eq 4 || ( $# -eq 5 && $5 == --trusted ) ]] ||
                          die "usage: grade ID SUBMISSIONS OUT [--trusted]"
                      [[ $# -eq 4 ]] || export EXERCISE_TRUSTED=1
