@@ -151,8 +151,7 @@ cmd_create() {
         [[ -d "$d" ]] && mkdir -p "$dir/$d" && cp -pR "$d." "$dir/$d"
     done
     mkdir -p "$dir/figures" && cp -p figures/*.tsv figures/austen-*.txt "$dir/figures/"
-    mkdir -p "$dir/models/austen" && cp -pR models/induction "$dir/models/"
-    cp -p models/austen/model.txt "$dir/models/austen/"
+    mkdir -p "$dir/models" && cp -pR models/induction models/austen "$dir/models/"
     mkdir -p "$dir/tools" && cp -p tools/heads-study.sh "$dir/tools/"
     cpif "$dir/Makefile" < "$tools_dir/exercise-workspace.mk"
     cpif "$dir/tests/reached_end.c" < "$tools_dir/exercise-reached-end.c"
