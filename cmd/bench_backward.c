@@ -93,7 +93,7 @@ int bench_backward(const bench_options *o, const fast_kernels *k, FILE *out, FIL
                 mha_cli_error(err, "bench: %s: %s", impl->name, mha_status_message(timed));
             else {
                 const double median = bench_median(times, o->reps);
-                const double gflops = 3.0 * mha_flop_count(s).total / median / 1e9;
+                const double gflops = 3.0 * bench_flop_count(s, o->causal).total / median / 1e9;
                 fprintf(out, "impl=%s backward=1 B=%zu L=%zu S=%zu E=%zu H=%zu causal=%d reps=%zu ms=%.3f "
                              "gflops=%.2f maxdiff=%.2g checked_seq=%zu threads=%zu isa=%s\n",
                         impl->name, s->batch, s->query_len, s->key_len, E, s->heads, o->causal, o->reps,

@@ -43,18 +43,16 @@ int bench_decode(const bench_options *o, const fast_kernels *k, FILE *out, FILE 
     if (x && in_w && in_b && out_w && out_b && ref && got && times &&
         mha_kv_cache_init(&cache, B, G, T + 1, D) == MHA_OK) {
         const mha_decoder dec = {E, H, G, {in_w, in_b, out_w, out_b}, 0, 0.0f};
-        for (size_t b = 0; b < B; b++)
-            for (size_t g = 0; g < G; g++) {
-                float *keys = bench_random(T * D, &state, 1), *values = bench_random(T * D, &state, 1);
-                if (keys && values) {
-                    memcpy(cache.keys + (b * G + g) * (T + 1) * D, keys, T * D * sizeof *keys);
-                    memcpy(cache.values + (b * G + g) * (T + 1) * D, values, T * D * sizeof *values);
-                }
-                free(keys); free(values);
-            }
+        mha_status filled = MHA_OK;
+        for (size_t b = 0; b < B && filled == MHA_OK; b++) {
+            float *keys = bench_random(T * G * D, &state, 1), *values = bench_random(T * G * D, &state, 1);
+            filled = keys && values ? mha_kv_cache_append(&cache, b, T, keys, values, G * D, NULL)
+                                    : MHA_ERR_NOMEM;
+            free(keys); free(values);
+        }
         double scale = 1, worst = 0;
-        for (size_t b = 0; b < B; b++) cache.length[b] = T;
-        mha_status status = mha_decode_step_naive(&dec, &cache, 1, x, NULL, ref, NULL);
+        mha_status status = filled == MHA_OK ? mha_decode_step_naive(&dec, &cache, 1, x, NULL, ref, NULL)
+                                             : filled;
         for (size_t b = 0; b < B; b++) cache.length[b] = T;
         if (status == MHA_OK)
             status = impl->step(&dec, &cache, 1, x, NULL, got, NULL);

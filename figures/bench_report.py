@@ -3,9 +3,32 @@
 usage: bench_report.py BENCH_TXT OUT_DIR MACHINE_DESCRIPTION"""
 import re, statistics, sys
 
-def backward_table(rows):
-    out = ["\\begin{tabular}{llrrr}\\toprule",
-           "shape & version & threads & ms & vs PyTorch \\\\ \\midrule"]
+def kept_pairs(L, S, causal):
+    """The query-key pairs of a head a causal mask leaves (all L S without one)."""
+    L, S = float(L), float(S)
+    if not causal:
+        return L * S
+    return L * (L + 1) / 2 if L <= S else S * (S + 1) / 2 + (L - S) * S
+
+
+def useful_flops(B, L, S, E, causal):
+    """Chapter 1's count of a forward pass, the scores and weighted sums over the
+    pairs a causal mask leaves (bench_flop_count's rule)."""
+    B, L, S, E = float(B), float(L), float(S), float(E)
+    return 2 * B * L * E * E + 4 * B * S * E * E + 2 * B * L * E * E \
+        + 4 * B * kept_pairs(L, S, causal) * E
+
+
+def backward_share(r, peaks):
+    """A forward+backward row's useful rate as a fraction of the peak, or None."""
+    peak = peaks.get(r.get("threads"))
+    work = 3 * useful_flops(r["B"], r["L"], r["S"], r["E"], r["causal"] == "1")
+    return work / (float(r["ms"]) * 1e6) / peak if peak else None
+
+
+def backward_table(rows, peaks):
+    out = ["\\begin{tabular}{llrrrr}\\toprule",
+           "shape & version & threads & ms & of peak & vs PyTorch \\\\ \\midrule"]
     for B, L, E, H, causal in (("4", "512", "512", "8", "0"), ("1", "2048", "768", "12", "1")):
         same = dict(backward=1, B=B, L=L, E=E, H=H, causal=causal)
         torch = best(rows, impl="torch", **same)
@@ -15,8 +38,10 @@ def backward_table(rows):
             if (r.get("backward") == "1" and r.get("part") != "stages"
                     and all(r.get(k) == str(v) for k, v in same.items())):
                 speedup = f"{float(torch['ms']) / float(r['ms']):.1f}$\\times$" if torch else "--"
+                share = backward_share(r, peaks)
+                share = f"{100 * share:.0f}\\%" if share is not None else "--"
                 out.append(f"{label} & {r['impl']} & {r['threads']} & {float(r['ms']):.1f} & "
-                           f"{speedup} \\\\")
+                           f"{share} & {speedup} \\\\")
                 label = ""
         out.append("\\midrule")
     out[-1] = "\\bottomrule\\end{tabular}"
@@ -35,26 +60,30 @@ def training_table(rows):
     return "\n".join(out) + "\n"
 
 
-def learning_numbers(rows):
+def learning_numbers(rows, peaks):
     def ratio(a, b):
         return f"{float(a['ms']) / float(b['ms']):.1f}" if a and b else "--"
+
+    def share(r):
+        got = backward_share(r, peaks) if r else None
+        return f"{100 * got:.0f}" if got is not None else "--"
     dense, long = dict(B=4, L=512, E=512, H=8, causal=0), dict(B=1, L=2048, E=768, H=12, causal=1)
     ours_train, torch_train = best(rows, impl="ours", train=1), best(rows, impl="torch", train=1)
     ours_dense = best(rows, impl="blocked", backward=1, **dense)
+    ours_long = best(rows, impl="blocked", backward=1, **long)
     torch_dense = best(rows, impl="torch", backward=1, **dense)
-    triple = "--"            # the rate that would take a third of PyTorch's time
-    if ours_dense and torch_dense:
-        mflop = float(ours_dense["gflops"]) * float(ours_dense["ms"])
-        triple = f"{mflop / (float(torch_dense['ms']) / 3):.0f}"
     stages = best(rows, part="stages", backward=1, **dense)
     proj_ms = sum(float(stages[k]) for k, _, kind, _ in BACKWARD_STAGES if kind == "proj") \
         if stages else None
+    core_ms = sum(float(stages[k]) for k, _, kind, _ in BACKWARD_STAGES if kind == "core") \
+        if stages else None
     m = {"LearnBackwardDenseSpeedup": ratio(torch_dense, ours_dense),
-         "LearnDenseTripleGflops": triple,
-         "LearnDenseTripleMs": f"{float(torch_dense['ms']) / 3:.0f}" if torch_dense else "--",
-         "LearnDenseProjMs": f"{proj_ms:.0f}" if proj_ms is not None else "--",
+         "LearnBackwardDensePeak": share(ours_dense),
+         "LearnBackwardCausalPeak": share(ours_long),
+         "LearnDenseProjShare": f"{100 * proj_ms / float(stages['ms']):.0f}" if stages else "--",
+         "LearnDenseCoreShare": f"{100 * core_ms / float(stages['ms']):.0f}" if stages else "--",
          "LearnBackwardCausalSpeedup": ratio(best(rows, impl="torch", backward=1, **long),
-                                             best(rows, impl="blocked", backward=1, **long)),
+                                             ours_long),
          "LearnTrainSpeedup": ratio(torch_train, ours_train),
          "LearnTrainSeconds": f"{float(ours_train['ms']) / 1e3:.2f}" if ours_train else "--",
          "LearnTorchTrainSeconds": f"{float(torch_train['ms']) / 1e3:.2f}" if torch_train else "--"}
@@ -66,9 +95,10 @@ def learning_files(path, peaks):
         rows = read(path)
     except OSError:
         rows = []
-    return {"bench-backward.tex": backward_table(rows), "bench-training.tex": training_table(rows),
+    return {"bench-backward.tex": backward_table(rows, peaks),
+            "bench-training.tex": training_table(rows),
             "bench-backward-stages.tex": backward_stages_table(rows, peaks),
-            "bench-learning-numbers.tex": learning_numbers(rows)}
+            "bench-learning-numbers.tex": learning_numbers(rows, peaks)}
 BACKWARD_STAGES = [("fwd_proj_ms", "forward: input projections", "proj", 3),
                    ("fwd_core_ms", "forward: attention core", "core", 2),
                    ("fwd_out_ms", "forward: output projection", "proj", 1),
@@ -83,7 +113,7 @@ def stage_flops(r, kind, count):
     if kind == "proj":
         return count * 2.0 * B * L * E * E
     if kind == "core":
-        return count * 2.0 * B * L * int(r["S"]) * E * (0.5 if r["causal"] == "1" else 1.0)
+        return count * 2.0 * B * kept_pairs(L, int(r["S"]), r["causal"] == "1") * E
     return 0.0
 
 

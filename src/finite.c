@@ -1,6 +1,7 @@
 /* generated from chapters/25-hardening.nw; edit the book, not this file */
 #include <float.h>
 #include <math.h>
+#include "fast.h"
 #include "mha_internal.h"
 
 size_t mha_first_nonfinite(const float *x, size_t n, int allow_minus_infinity)
@@ -33,9 +34,14 @@ static int forward_may_overflow(const mha_shape *shape, const mha_params *params
 static int backward_may_overflow(const mha_shape *shape, const mha_params *params,
                                  const float *query, const float *key, const float *value,
                                  const mha_mask *mask, const float *grad_out);
-static int decode_may_overflow(const mha_decoder *dec, const mha_kv_cache *cache, size_t n,
-                               const float *x);
-static int held_finite(const mha_kv_cache *cache, size_t n);
+typedef struct decode_lengths {   /* the lengths a decoding step's bound is made of */
+    double x, wq, wk, wv, bq, bk, bv, wo, bo, held_keys, held_values;
+} decode_lengths;
+static decode_lengths decode_lengths_of(const mha_decoder *dec, const mha_kv_cache *cache,
+                                        size_t n, const float *x);
+static int decode_may_overflow(const mha_decoder *dec, const mha_kv_cache *cache,
+                               const decode_lengths *l);
+static double sum_of_squares(const float *x, size_t n);
 mha_status mha_forward_range(const mha_shape *shape, const mha_params *params,
                              const float *query, const float *key, const float *value,
                              const mha_mask *mask, const float *out)
@@ -55,15 +61,14 @@ mha_status mha_forward_range(const mha_shape *shape, const mha_params *params,
         return MHA_ERR_RANGE;
     return mha_range_check(inputs, sizeof inputs / sizeof inputs[0], &result, 1);
 }
-/* max over rows of the Euclidean norm of x (rows, cols), in double */
+/* max over rows of the Euclidean norm of x (rows, cols), in double; NaN when
+   x holds a NaN or an infinity */
 static double largest_row(const float *x, size_t rows, size_t cols)
 {
     double largest = 0.0;
     for (size_t r = 0; x != NULL && r < rows; r++) {
-        double sum = 0.0;
-        for (size_t c = 0; c < cols; c++)
-            sum += (double)x[r * cols + c] * x[r * cols + c];
-        largest = fmax(largest, sqrt(sum));
+        const double length = sqrt(sum_of_squares(x + r * cols, cols));
+        largest = isnan(length) || length > largest ? length : largest;
     }
     return largest;
 }
@@ -168,68 +173,81 @@ static int backward_may_overflow(const mha_shape *shape, const mha_params *param
                              M * dv * f.xv};
     return beyond(bounds, sizeof bounds / sizeof bounds[0]);
 }
+static double sum_of_squares(const float *x, size_t n)
+{
+    enum { PIECE = 1 << 16 };
+    double total = 0.0;
+    if (n >= PIECE) {
+        const fast_kernels *k = fast_kernels_select();
+        const size_t pieces = (n + PIECE - 1) / PIECE;
+        #pragma omp parallel for reduction(+:total) if (pieces > 2)
+        for (size_t p = 0; p < pieces; p++) {
+            const size_t at = p * PIECE;
+            total += k->dot(x + at, x + at, n - at < PIECE ? n - at : PIECE);
+        }
+        if (isfinite(total))
+            return total;
+        total = 0.0;
+    }
+    for (size_t i = 0; i < n; i++)
+        total += (double)x[i] * x[i];
+    return total;
+}
 mha_status mha_decode_range(const mha_decoder *dec, const mha_kv_cache *cache, size_t n,
                             const float *x, const float *out)
 {
-    const size_t B = cache->batch, E = dec->embed_dim, D = cache->head_dim,
-                 F = E + 2 * dec->kv_heads * D;
-    const mha_span inputs[] = {
-        {x, B * n * E, 0},
-        {dec->params.in_proj_weight, F * E, 0}, {dec->params.in_proj_bias, F, 0},
-        {dec->params.out_proj_weight, E * E, 0}, {dec->params.out_proj_bias, E, 0},
-    };
-    const mha_span result = {out, B * n * E, 0};
-    const int finite = all_finite(inputs, sizeof inputs / sizeof inputs[0]) &&
-                       held_finite(cache, n);
-    if (finite && decode_may_overflow(dec, cache, n, x))
+    const mha_span result = {out, cache->batch * n * dec->embed_dim, 0};
+    const decode_lengths l = decode_lengths_of(dec, cache, n, x);
+    const double inputs[] = {l.x, l.wq, l.wk, l.wv, l.bq, l.bk, l.bv, l.wo, l.bo,
+                             l.held_keys, l.held_values};
+    int finite = 1;
+    for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++)
+        finite &= isfinite(inputs[i]) != 0;
+    if (finite && decode_may_overflow(dec, cache, &l))
         return MHA_ERR_RANGE;
     if (!finite || all_finite(&result, 1))
         return MHA_OK;
     return MHA_ERR_RANGE;
 }
-static int held_finite(const mha_kv_cache *cache, size_t n)
-{
-    const size_t D = cache->head_dim;
-    for (size_t b = 0; b < cache->batch; b++)
-        for (size_t g = 0; g < cache->kv_heads; g++) {
-            const size_t at = (b * cache->kv_heads + g) * cache->capacity * D;
-            const size_t held = (cache->length[b] - n) * D;
-            if (mha_first_nonfinite(cache->keys + at, held, 0) != held ||
-                mha_first_nonfinite(cache->values + at, held, 0) != held)
-                return 0;
-        }
-    return 1;
-}
-
-/* the largest row of D among the held keys (values: 1) */
+/* the longest held row of every group and sequence, keys (0) or values (1) */
 static double largest_held(const mha_kv_cache *cache, size_t n, int values)
 {
-    const size_t D = cache->head_dim;
     double largest = 0.0;
     for (size_t b = 0; b < cache->batch; b++)
         for (size_t g = 0; g < cache->kv_heads; g++) {
-            const size_t at = (b * cache->kv_heads + g) * cache->capacity * D;
-            largest = fmax(largest, largest_row((values ? cache->values : cache->keys) + at,
-                                                cache->length[b] - n, D));
+            const float *l = cache->lengths + 2 * (b * cache->kv_heads + g) * cache->capacity;
+            for (size_t t = 0; t < cache->length[b] - n; t++) {
+                const double length = l[2 * t + values];
+                largest = isnan(length) || length > largest ? length : largest;
+            }
         }
     return largest;
 }
-static int decode_may_overflow(const mha_decoder *dec, const mha_kv_cache *cache, size_t n,
-                               const float *x)
+
+static decode_lengths decode_lengths_of(const mha_decoder *dec, const mha_kv_cache *cache,
+                                        size_t n, const float *x)
 {
-    const size_t B = cache->batch, E = dec->embed_dim, D = cache->head_dim,
-                 KV = dec->kv_heads * D;
+    const size_t E = dec->embed_dim, KV = dec->kv_heads * cache->head_dim;
     const float *W = dec->params.in_proj_weight, *b = dec->params.in_proj_bias;
-    const double xr = largest_row(x, B * n, E);
-    const double q = largest_row(W, 1, E * E) * xr + largest_row(b, 1, E);
-    const double k = fmax(largest_row(W + E * E, 1, KV * E) * xr +
-                          largest_row(b ? b + E : NULL, 1, KV), largest_held(cache, n, 0));
-    const double v = fmax(largest_row(W + E * E + KV * E, 1, KV * E) * xr +
-                          largest_row(b ? b + E + KV : NULL, 1, KV), largest_held(cache, n, 1));
-    const double score = q * k / sqrt((double)D);
+    return (decode_lengths){
+        largest_row(x, cache->batch * n, E),
+        largest_row(W, 1, E * E), largest_row(W + E * E, 1, KV * E),
+        largest_row(W + E * E + KV * E, 1, KV * E),
+        largest_row(b, 1, E), largest_row(b ? b + E : NULL, 1, KV),
+        largest_row(b ? b + E + KV : NULL, 1, KV),
+        largest_row(dec->params.out_proj_weight, 1, E * E),
+        largest_row(dec->params.out_proj_bias, 1, E),
+        largest_held(cache, n, 0), largest_held(cache, n, 1)};
+}
+static int decode_may_overflow(const mha_decoder *dec, const mha_kv_cache *cache,
+                               const decode_lengths *l)
+{
+    const double q = l->wq * l->x + l->bq;
+    const double k = fmax(l->wk * l->x + l->bk, l->held_keys);
+    const double v = fmax(l->wv * l->x + l->bv, l->held_values);
+    const double score = q * k / sqrt((double)cache->head_dim);
     const double context = sqrt((double)dec->heads) * v;
-    const double out = largest_row(dec->params.out_proj_weight, 1, E * E) * context +
-                       largest_row(dec->params.out_proj_bias, 1, E);
-    const double bounds[] = {xr, q, k, v, score, context, out};
+    const double out = l->wo * context + l->bo;
+    const double bounds[] = {l->x, q, k, v, score, context, out};
     return beyond(bounds, sizeof bounds / sizeof bounds[0]);
 }

@@ -1,4 +1,5 @@
 /* generated from chapters/06-kv-cache.nw, chapters/08-fast-attention.nw; edit the book, not this file */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,7 +33,10 @@ mha_status mha_kv_cache_init(mha_kv_cache *cache, size_t batch, size_t kv_heads,
     cache->values = zeroed_lines(bytes);
     cache->length = calloc(batch, sizeof(size_t));
     cache->padding = calloc(positions, 1);
-    if (!cache->keys || !cache->values || !cache->length || !cache->padding) {
+    cache->lengths = mha_mul_overflows(positions, 2 * kv_heads, &n) ? NULL
+                                                                     : calloc(n, sizeof(float));
+    if (!cache->keys || !cache->values || !cache->length || !cache->padding ||
+        !cache->lengths) {
         mha_kv_cache_free(cache);
         return MHA_ERR_NOMEM;
     }
@@ -49,6 +53,7 @@ void mha_kv_cache_reset(mha_kv_cache *cache)
     memset(cache->values, 0, n * sizeof(float));
     memset(cache->padding, 0, cache->batch * cache->capacity);
     memset(cache->length, 0, cache->batch * sizeof(size_t));
+    memset(cache->lengths, 0, cache->batch * cache->kv_heads * cache->capacity * 2 * sizeof(float));
 }
 
 void mha_kv_cache_free(mha_kv_cache *cache)
@@ -56,6 +61,7 @@ void mha_kv_cache_free(mha_kv_cache *cache)
     if (cache == NULL)
         return;
     free(cache->keys); free(cache->values); free(cache->length); free(cache->padding);
+    free(cache->lengths);
     memset(cache, 0, sizeof *cache);
 }
 void mha_kv_cache_take_back(mha_kv_cache *cache, size_t n)
@@ -67,11 +73,14 @@ void mha_kv_cache_take_back(mha_kv_cache *cache, size_t n)
             const size_t slot = ((b * cache->kv_heads + g) * T + start) * D;
             memset(cache->keys + slot, 0, n * D * sizeof(float));
             memset(cache->values + slot, 0, n * D * sizeof(float));
+            memset(cache->lengths + 2 * (slot / D), 0, 2 * n * sizeof(float));
         }
         memset(cache->padding + b * T + start, 0, n);
         cache->length[b] = start;
     }
 }
+static float row_length(const float *x, size_t D);
+
 mha_status mha_kv_cache_append(mha_kv_cache *cache, size_t b, size_t n,
                                const float *keys, const float *values, size_t ld,
                                const unsigned char *padding)
@@ -85,14 +94,24 @@ mha_status mha_kv_cache_append(mha_kv_cache *cache, size_t b, size_t n,
         return MHA_ERR_CACHE_FULL;
     for (size_t i = 0; i < n; i++) {
         for (size_t g = 0; g < cache->kv_heads; g++) {
-            const size_t slot = ((b * cache->kv_heads + g) * T + start + i) * D;
+            const size_t row = (b * cache->kv_heads + g) * T + start + i, slot = row * D;
             memcpy(cache->keys + slot, keys + i * ld + g * D, D * sizeof(float));
             memcpy(cache->values + slot, values + i * ld + g * D, D * sizeof(float));
+            cache->lengths[2 * row] = row_length(keys + i * ld + g * D, D);
+            cache->lengths[2 * row + 1] = row_length(values + i * ld + g * D, D);
         }
         cache->padding[b * T + start + i] = padding ? (padding[i] != 0) : 0;
     }
     cache->length[b] = start + n;
     return MHA_OK;
+}
+static float row_length(const float *x, size_t D)
+{
+    double sum = 0.0;
+    for (size_t d = 0; d < D; d++)
+        sum += (double)x[d] * x[d];
+    const double length = sqrt(sum);
+    return isfinite(length) ? (float)fmin(length, FLT_MAX) : NAN;
 }
 /* bias (n, T) for the n newest positions of sequence b, T = length[b]. */
 static void decode_bias(const mha_kv_cache *cache, size_t b, size_t n, float *bias)

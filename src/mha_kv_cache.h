@@ -12,6 +12,7 @@ typedef struct mha_kv_cache {
     size_t *length;                              /* (B): positions filled */
     float *keys, *values;                        /* (B, H_kv, T_max, D) each */
     unsigned char *padding;                      /* (B, T_max): 1 = padding */
+    float *lengths;                              /* (B, H_kv, T_max, 2): see below */
 } mha_kv_cache;
 /* An empty cache of capacity positions per sequence, zeroed; the cache owns
    its memory until mha_kv_cache_free.  MHA_ERR_NULL for a NULL cache;

@@ -148,7 +148,9 @@ static double step_flops_per_token(const austen_model_facts *m)
 {
     const double E = (double)m->dim, F = (double)m->hidden, V = (double)m->vocab;
     const double weights = (double)m->layers * (4 * E * E + 2 * E * F) + V * E;
-    const double core = (double)m->layers * 7 * 2 * E * (double)m->context * 0.5;
+    /* the scores and weighted sums: two products of 2 E operations per key,
+       over the (T + 1) / 2 keys a token sees on average, three times */
+    const double core = (double)m->layers * 3 * 2 * 2 * E * ((double)m->context + 1) / 2;
     return 6 * weights + core;
 }
 static const austen_row *best_baseline(const austen_baselines *t)

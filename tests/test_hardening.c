@@ -779,6 +779,32 @@ Test(contract, overflow_decode) {
     }
     case_free(&c);
 }
+Test(contract, held_positions_are_inputs) {
+    const mha_shape shape = {1, 1, 1, 8, 2};
+    mha_case c = case_random(shape, 25, CASE_SELF);
+    const mha_decoder dec = {8, 2, 2, c.params, 0, 0.0f};
+    float huge[8], nan_row[8], out[8];
+    for (size_t i = 0; i < 8; i++)
+        huge[i] = 3e37f, nan_row[i] = i == 3 ? NAN : 0.5f;
+    for (size_t k = 0; k < mha_decode_impl_count; k++) {
+        mha_kv_cache cache;
+        cr_assert_eq(mha_kv_cache_init(&cache, 1, 2, 4, 4), MHA_OK);
+        cr_assert_eq(mha_kv_cache_append(&cache, 0, 1, huge, c.query, 8, NULL), MHA_OK);
+        cr_expect_eq(mha_decode_impls[k].step(&dec, &cache, 1, c.query, NULL, out, NULL),
+                     MHA_ERR_RANGE, "%s: huge held keys", mha_decode_impls[k].name);
+        cr_expect_eq(cache.length[0], 1, "%s: the cache changed", mha_decode_impls[k].name);
+        mha_kv_cache_reset(&cache);
+        cr_assert_eq(mha_kv_cache_append(&cache, 0, 1, c.query, nan_row, 8, NULL), MHA_OK);
+        cr_expect_eq(mha_decode_impls[k].step(&dec, &cache, 1, c.query, NULL, out, NULL),
+                     MHA_OK, "%s: a NaN held value", mha_decode_impls[k].name);
+        int any_nan = 0;
+        for (size_t i = 0; i < 8; i++)
+            any_nan |= isnan(out[i]);
+        cr_expect(any_nan, "%s: the held NaN did not reach the output", mha_decode_impls[k].name);
+        mha_kv_cache_free(&cache);
+    }
+    case_free(&c);
+}
 Test(contract, versions_agree_near_the_bound) {
     const mha_shape shape = {2, 3, 3, 8, 2};
     mha_case c = case_random(shape, 24, CASE_SELF);
