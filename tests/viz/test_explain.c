@@ -502,6 +502,17 @@ Test(explain, zoom_grows_the_map_with_its_labels) {
         }
         cr_expect_gt(taken, 0, "%dx%d: no zoom was taken", w, h);
     }
+    static const SDL_Keycode modes[] = {SDLK_l, SDLK_t};
+    for (int m = 0; m < 2; m++) {
+        press(&s, modes[m]);
+        cr_assert_neq(s.mode, &viz_sentence_mode, "%s", s.message);
+        const double zoom = s.zoom;
+        press(&s, SDLK_PLUS);
+        cr_expect_str_eq(s.message, "+: not available in this mode");
+        press(&s, SDLK_MINUS);
+        cr_expect_str_eq(s.message, "-: not available in this mode");
+        cr_expect(s.zoom == zoom, "%s: the zoom moved", s.mode->name);
+    }
     viz_free(&s);
 }
 
