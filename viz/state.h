@@ -146,4 +146,5 @@ void viz_temperature_note(const viz_state *s, char *line, size_t size);
 void viz_temperature_label(const viz_state *s, char *line, size_t size);
 void viz_score_parts(const viz_state *s, size_t h, size_t i, size_t j, double *q, double *k);
 int viz_explained_cell(const viz_state *s, size_t *i, size_t *j);
+void viz_bars_title(const char *name, const double *x, size_t n, char *line, size_t size);
 #endif
