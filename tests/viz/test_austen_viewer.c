@@ -285,7 +285,8 @@ Test(austen_viewer, the_held_out_loss_is_measured_in_the_background) {
     viz_austen_loss_line(a, line, sizeof line);
     cr_expect(strstr(line, "(updating)") == NULL, "%s", line);
     cr_expect(!viz_busy(&s), "measured: the window sleeps");
-    const size_t H = a->model.config.heads, first[1] = {1 * H + 2}, both[2] = {1 * H + 2, 2 * H + 5};
+    const size_t H = a->model.config.heads;
+    const size_t first[1] = {1 * H + 2}, both[2] = {1 * H + 2, 2 * H + 5};
     const double older = loss_without(a, first, 1), newer = loss_without(a, both, 2);
     cr_assert(older != newer && older != base);
     a->focus = first[0];
