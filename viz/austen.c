@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <omp.h>
 #include "bpe_files.h"
 #include "clock.h"
 #include "head_roles.h"
@@ -11,7 +12,7 @@
 #include "austen.h"
 #include "training.h"
 
-char viz_austen_dir[512];
+char viz_austen_dir[512], viz_austen_valid[512];
 static size_t utf8_length(const unsigned char *b, size_t n)   /* 0: not a whole character */
 {
     const size_t want = b[0] < 0x80 ? 1 : b[0] >= 0xC2 && b[0] <= 0xDF ? 2
@@ -95,6 +96,111 @@ mha_status viz_austen_set_text(viz_austen *a, const char *text)
     }
     free(ids);
     return status;
+}
+static int measure_in_background(void *data)
+{
+    viz_austen *a = data;
+    viz_austen_measurer *m = &a->measurer;
+    const size_t maps = a->model.config.layers * a->model.config.heads;
+    lm_model model = a->model;
+    model.head_mask = m->own;
+    omp_set_num_threads(1);
+    SDL_LockMutex(m->lock);
+    for (;;) {
+        while (!m->quit && m->started == m->asked)
+            SDL_CondWait(m->changed, m->lock);
+        if (m->quit)
+            break;
+        const unsigned long n = m->started = m->asked;
+        memcpy(m->own, m->mask, maps * sizeof *m->own);
+        SDL_UnlockMutex(m->lock);
+        double loss = 0;
+        const mha_status status = lm_sample_loss(&model, a->valid, a->valid_count,
+                                                 VIZ_AUSTEN_WINDOWS, &loss);
+        SDL_LockMutex(m->lock);
+        if (n == m->asked) {                   /* else a newer request supersedes it */
+            m->loss = loss, m->status = status, m->answered = n;
+            SDL_CondBroadcast(m->changed);
+        }
+    }
+    SDL_UnlockMutex(m->lock);
+    return 0;
+}
+static mha_status measurer_start(viz_austen *a)
+{
+    viz_austen_measurer *m = &a->measurer;
+    const size_t maps = a->model.config.layers * a->model.config.heads;
+    m->mask = calloc(maps, sizeof *m->mask);
+    m->own = calloc(maps, sizeof *m->own);
+    m->lock = SDL_CreateMutex();
+    m->changed = SDL_CreateCond();
+    if (m->mask == NULL || m->own == NULL || m->lock == NULL || m->changed == NULL)
+        return MHA_ERR_NOMEM;
+    m->thread = SDL_CreateThread(measure_in_background, "mha-viz loss", a);
+    return m->thread != NULL ? MHA_OK : MHA_ERR_NOMEM;
+}
+
+static void measurer_stop(viz_austen_measurer *m)
+{
+    if (m->thread != NULL) {
+        SDL_LockMutex(m->lock);
+        m->quit = 1;
+        SDL_CondBroadcast(m->changed);
+        SDL_UnlockMutex(m->lock);
+        SDL_WaitThread(m->thread, NULL);
+    }
+    if (m->changed) SDL_DestroyCond(m->changed);
+    if (m->lock) SDL_DestroyMutex(m->lock);
+    free(m->mask); free(m->own);
+    memset(m, 0, sizeof *m);
+}
+static void measurer_ask(viz_austen *a)
+{
+    viz_austen_measurer *m = &a->measurer;
+    const size_t maps = a->model.config.layers * a->model.config.heads;
+    SDL_LockMutex(m->lock);
+    memcpy(m->mask, a->model.head_mask, maps * sizeof *m->mask);
+    m->asked++;
+    SDL_CondBroadcast(m->changed);
+    SDL_UnlockMutex(m->lock);
+    a->updating = 1;
+}
+
+int viz_austen_take_loss(viz_austen *a, int wait)
+{
+    viz_austen_measurer *m = &a->measurer;
+    if (!a->updating || m->thread == NULL ||
+        (wait ? SDL_LockMutex(m->lock) : SDL_TryLockMutex(m->lock)) != 0)
+        return 0;
+    while (wait && m->answered != m->asked)
+        SDL_CondWait(m->changed, m->lock);
+    const int arrived = m->answered == m->asked;
+    if (arrived) {
+        a->loss = m->loss;
+        a->loss_kind = m->status == MHA_OK ? 1 : 0;
+        a->updating = 0;
+        if (lm_heads_removed(&(lm_model){.config = a->model.config, .head_mask = m->mask}) == 0)
+            a->base_loss = a->loss, a->have_base = a->loss_kind == 1;
+    }
+    SDL_UnlockMutex(m->lock);
+    return arrived;
+}
+void viz_austen_loss_line(const viz_austen *a, char *line, size_t size)
+{
+    const char *updating = a->updating ? " (updating)" : "";
+    const size_t pieces = VIZ_AUSTEN_WINDOWS * a->model.config.context;
+    if (a->loss_kind == 1 && a->have_base)
+        snprintf(line, size, "held-out loss on %zu pieces: %.3f%s (every head: %.3f)", pieces,
+                 a->loss, updating, a->base_loss);
+    else if (a->loss_kind == 1)
+        snprintf(line, size, "held-out loss on %zu pieces: %.3f%s", pieces, a->loss, updating);
+    else if (a->updating)
+        snprintf(line, size, "held-out loss on %zu pieces: measuring (updating)", pieces);
+    else if (a->loss_kind == 2)
+        snprintf(line, size, "held-out loss, heads study: %.3f (every head: %.3f)", a->loss,
+                 a->study_base);
+    else
+        snprintf(line, size, "no held-out loss: no corpus and no heads study");
 }
 static void read_roles(viz_austen *a)
 {
@@ -198,8 +304,10 @@ mha_status viz_austen_load(viz_austen *a, const char *dir, const char *valid, ch
         a->temperature = VIZ_AUSTEN_TEMPERATURE, a->top_k = VIZ_AUSTEN_TOP_K;
         a->seed = 1;
         a->focus = 0, a->row = -1;
-        viz_austen_measure(a);
-        a->base_loss = a->loss;
+        status = a->valid != NULL ? measurer_start(a) : MHA_OK;
+    }
+    if (status == MHA_OK) {
+        viz_austen_measure(a);                  /* with every head: the base */
         status = viz_austen_set_text(a, VIZ_AUSTEN_PROMPT);
     }
     if (status != MHA_OK) {
@@ -211,6 +319,7 @@ mha_status viz_austen_load(viz_austen *a, const char *dir, const char *valid, ch
 
 void viz_austen_free(viz_austen *a)
 {
+    measurer_stop(&a->measurer);              /* before what its thread reads */
     lm_decoder_free(&a->decoder);
     lm_workspace_free(&a->ws);
     lm_model_free(&a->model);
@@ -323,14 +432,12 @@ mha_status viz_austen_restart(viz_austen *a, uint64_t seed)
 void viz_austen_measure(viz_austen *a)
 {
     const size_t maps = a->model.config.layers * a->model.config.heads;
-    a->loss_kind = 0;
     if (a->valid != NULL) {
-        const double start = mha_seconds();
-        if (lm_sample_loss(&a->model, a->valid, a->valid_count, VIZ_AUSTEN_WINDOWS, &a->loss) ==
-            MHA_OK)
-            a->loss_kind = 1;
-        a->loss_seconds = mha_seconds() - start;
-    } else if (a->have_study) {
+        measurer_ask(a);
+        return;
+    }
+    a->loss_kind = 0;
+    if (a->have_study) {
         a->loss = a->study_base;
         for (size_t k = 0; k < maps; k++)
             if (a->model.head_mask[k] != 1.0f)

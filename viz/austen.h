@@ -10,6 +10,17 @@
 #include "lm.h"
 #include "viz.h"
 
+typedef struct viz_austen_measurer {
+    SDL_Thread *thread;                    /* NULL: no held-out text, nothing to measure */
+    SDL_mutex *lock;                       /* guards the fields below */
+    SDL_cond *changed;                     /* a request, a result, or the end */
+    float *mask;                           /* (N H): the newest request's head mask */
+    float *own;                            /* (N H): the worker's copy, its model's mask */
+    unsigned long asked, started, answered;   /* request numbers: newest, measuring, done */
+    double loss;                           /* the result of request [[answered]] */
+    mha_status status;
+    int quit;
+} viz_austen_measurer;
 enum { VIZ_AUSTEN_ROLE = 24, VIZ_AUSTEN_LABEL = 64, VIZ_AUSTEN_PARTS = 4,
        VIZ_AUSTEN_CONTEXT_MAX = 512, VIZ_AUSTEN_TOP = 5, VIZ_AUSTEN_KEYS = 8,
        VIZ_AUSTEN_VALID_BYTES = 65536, VIZ_AUSTEN_WINDOWS = 1 };
@@ -30,8 +41,10 @@ typedef struct viz_austen {
     int have_study;
     int *valid;                            /* held-out pieces, when the corpus is there */
     size_t valid_count;
-    double loss, base_loss, loss_seconds;  /* the held-out loss now and with every head */
+    double loss, base_loss;                /* the held-out loss now and with every head */
     int loss_kind;                         /* 0: none, 1: measured, 2: from the study */
+    int updating, have_base;               /* a measurement is under way; base_loss is known */
+    viz_austen_measurer measurer;          /* measures the loss on a thread of its own */
     char prompt[VIZ_TEXT_MAX];             /* the text typed */
     int *ids;                              /* (T): its pieces, then the generated ones */
     size_t count, prompt_count;
@@ -67,14 +80,25 @@ MHA_MUST_CHECK mha_status viz_austen_breakdown_of(const viz_austen *a, size_t la
 MHA_MUST_CHECK mha_status viz_austen_generate(viz_austen *a);
 MHA_MUST_CHECK mha_status viz_austen_restart(viz_austen *a, uint64_t seed);
 void viz_austen_measure(viz_austen *a);
+int viz_austen_take_loss(viz_austen *a, int wait);
+void viz_austen_loss_line(const viz_austen *a, char *line, size_t size);
 MHA_MUST_CHECK mha_status viz_austen_switch_head(viz_austen *a, size_t k);
 MHA_MUST_CHECK mha_status viz_austen_restore(viz_austen *a);
 size_t viz_austen_query(const viz_austen *a);
 void viz_austen_title(const viz_austen *a, size_t k, char *title, size_t size);
 size_t viz_austen_maps(const viz_austen *a, int width, int height, SDL_Rect *maps, size_t max);
 extern char viz_austen_dir[512];           /* the model's folder; "": VIZ_AUSTEN_DIR */
+extern char viz_austen_valid[512];         /* the held-out text; "": VIZ_AUSTEN_VALID */
 extern const viz_mode viz_austen_mode;
 void viz_draw_austen(struct viz_view *v, const viz_state *s, const void *data, int width,
                      int height);
 mha_status viz_start_austen(viz_state *s, const char *model, int asked);
+enum { VIZ_AUSTEN_MAPS_MAX = 256, VIZ_AUSTEN_TITLE = 26 };
+typedef struct austen_layout {
+    int width, height;
+    SDL_Rect pieces, maps[VIZ_AUSTEN_MAPS_MAX], big, side, breakdown;   /* empty: not shown */
+    int status_y;
+} austen_layout;
+void viz_austen_layout(const viz_austen *a, int width, int height, double zoom,
+                       austen_layout *l);
 #endif

@@ -6,19 +6,29 @@
 #include "austen.h"
 #include "viz.h"
 
-enum { VIZ_AUSTEN_MAPS_MAX = 256 };
-typedef struct austen_layout {
-    int width, height;
-    SDL_Rect pieces, maps[VIZ_AUSTEN_MAPS_MAX], big, side, breakdown;
-    int status_y;
-} austen_layout;
-
-static void austen_layout_for(int width, int height, size_t N, size_t H, austen_layout *l)
+static void austen_zoomed(int width, austen_layout *l)
 {
-    enum { M = 14, TOP = 112, TITLE = 26, GAP = 8, SIDE = 185 };
+    enum { M = 14, TOP = 112 };
+    const int room = l->status_y - TOP - 38, wide = width * 60 / 100;
+    const int big = room < wide ? room : wide;
+    l->big = (SDL_Rect){M, TOP + 14, big < 8 ? 8 : big, big < 8 ? 8 : big};
+    const int x = l->big.x + l->big.w + 24;
+    l->side = (SDL_Rect){x, l->big.y, width - M - x, l->status_y - 4 - l->big.y};
+    l->breakdown = (SDL_Rect){0, 0, 0, 0};
+}
+
+static void austen_layout_for(int width, int height, size_t N, size_t H, double zoom,
+                              austen_layout *l)
+{
+    enum { M = 14, TOP = 112, TITLE = VIZ_AUSTEN_TITLE, GAP = 8, SIDE = 185 };
+    memset(l, 0, sizeof *l);
     l->width = width, l->height = height;
     l->status_y = height - 46;
     l->pieces = (SDL_Rect){M, 34, width - 2 * M, 42};
+    if (zoom > 1) {
+        austen_zoomed(width, l);
+        return;
+    }
     const int left = width / 2, n = (int)N, h = (int)H;
     int side = (left - (h - 1) * GAP) / h;
     const int tall = (l->status_y - TOP - SIDE - n * (TITLE + GAP)) / n;
@@ -38,10 +48,16 @@ static void austen_layout_for(int width, int height, size_t N, size_t H, austen_
                               l->status_y - 8 - (l->big.y + big + 16)};
 }
 
+void viz_austen_layout(const viz_austen *a, int width, int height, double zoom,
+                       austen_layout *l)
+{
+    austen_layout_for(width, height, a->model.config.layers, a->model.config.heads, zoom, l);
+}
+
 size_t viz_austen_maps(const viz_austen *a, int width, int height, SDL_Rect *maps, size_t max)
 {
     austen_layout l;
-    austen_layout_for(width, height, a->model.config.layers, a->model.config.heads, &l);
+    austen_layout_for(width, height, a->model.config.layers, a->model.config.heads, 1, &l);
     size_t n = a->model.config.layers * a->model.config.heads;
     n = n < max ? n : max;
     n = n < VIZ_AUSTEN_MAPS_MAX ? n : VIZ_AUSTEN_MAPS_MAX;
@@ -85,7 +101,7 @@ static void draw_grid(viz_view *v, const viz_state *s, const viz_austen *a,
                       const austen_layout *l)
 {
     const size_t H = a->model.config.heads, maps = a->model.config.layers * H;
-    for (size_t k = 0; k < maps && k < VIZ_AUSTEN_MAPS_MAX; k++) {
+    for (size_t k = 0; k < maps && k < VIZ_AUSTEN_MAPS_MAX && l->maps[k].w > 0; k++) {
         const SDL_Rect r = l->maps[k];
         const int removed = a->model.head_mask[k] != 1.0f;
         char title[96];
@@ -155,14 +171,7 @@ static void draw_side(viz_view *v, const viz_state *s, const viz_austen *a,
         viz_text(v, v->small, line, r.x + 98 + bar, y, 0, viz_ink, 0);
     }
     y += 26;
-    if (a->loss_kind == 1)
-        snprintf(line, sizeof line, "held-out loss on %zu pieces: %.3f (every head: %.3f)",
-                 VIZ_AUSTEN_WINDOWS * a->model.config.context, a->loss, a->base_loss);
-    else if (a->loss_kind == 2)
-        snprintf(line, sizeof line, "held-out loss, heads study: %.3f (every head: %.3f)",
-                 a->loss, a->study_base);
-    else
-        snprintf(line, sizeof line, "no held-out loss: no corpus and no heads study");
+    viz_austen_loss_line(a, line, sizeof line);
     viz_text_fit(v, v->small, line, r.x, y, r.w, viz_ink);
     const size_t removed = lm_heads_removed(&a->model);
     if (removed > 0) {
@@ -236,7 +245,7 @@ void viz_draw_austen(viz_view *v, const viz_state *s, const void *data, int widt
     const viz_austen *a = data;
     const lm_config *c = &a->model.config;
     austen_layout l;
-    austen_layout_for(width, height, c->layers, c->heads, &l);
+    austen_layout_for(width, height, c->layers, c->heads, s->zoom, &l);
     char line[700];
     snprintf(line, sizeof line, "Austen model (%zu blocks of %zu heads, %zu pieces) from %s: "
              "%zu pieces of %zu", c->layers, c->heads, c->vocab, a->dir, a->count, c->context);
@@ -256,7 +265,8 @@ void viz_draw_austen(viz_view *v, const viz_state *s, const void *data, int widt
     viz_austen_breakdown b;
     if (viz_austen_breakdown_of(a, a->focus / H, a->focus % H, query, &b) == MHA_OK) {
         draw_side(v, s, a, &b, &l);
-        draw_breakdown(v, a, &b, &l);
+        if (l.breakdown.w > 0)
+            draw_breakdown(v, a, &b, &l);
     }
     draw_hover(v, s, a, &l);
     if (s->message[0] != '\0' || s->news[0] != '\0')
@@ -274,7 +284,9 @@ static mha_status enter_austen(viz_state *s, void **data)
         return MHA_OK;
     const char *dir = viz_austen_dir[0] != '\0' ? viz_austen_dir : VIZ_AUSTEN_DIR;
     mha_status status = (a = malloc(sizeof *a)) != NULL
-        ? viz_austen_load(a, dir, VIZ_AUSTEN_VALID, s->message, sizeof s->message)
+        ? viz_austen_load(a, dir, viz_austen_valid[0] != '\0' ? viz_austen_valid
+                                                                : VIZ_AUSTEN_VALID,
+                          s->message, sizeof s->message)
         : MHA_ERR_NOMEM;
     if (status == MHA_OK && strcmp(s->text, viz_default_text) != 0 &&
         viz_austen_set_text(a, s->text) != MHA_OK)
@@ -354,8 +366,9 @@ static void act_austen(viz_state *s, void *data, const viz_action *x)
 static int tick_austen(viz_state *s, void *data, double seconds)
 {
     viz_austen *a = data;
+    const int measured = viz_austen_take_loss(a, 0);
     if (!s->playing || (a->since += seconds) < 1.0 / s->speed)
-        return 0;
+        return measured;
     a->since = 0;
     const mha_status status = viz_austen_generate(a);
     if (status != MHA_OK) {
@@ -367,8 +380,16 @@ static int tick_austen(viz_state *s, void *data, double seconds)
 
 static int austen_busy(const viz_state *s, const void *data)
 {
-    (void)data;
-    return s->playing;
+    const viz_austen *a = data;
+    return s->playing || a->updating;
+}
+
+static mha_status start_austen(viz_state *s, void *data, const viz_start *how)
+{
+    (void)s;
+    if (how->picture)
+        viz_austen_take_loss(data, 1);
+    return MHA_OK;
 }
 
 static int hit_austen(const viz_state *s, const void *data, int width, int height, int x,
@@ -376,11 +397,20 @@ static int hit_austen(const viz_state *s, const void *data, int width, int heigh
 {
     const viz_austen *a = data;
     austen_layout l;
-    (void)s;
-    austen_layout_for(width, height, a->model.config.layers, a->model.config.heads, &l);
+    austen_layout_for(width, height, a->model.config.layers, a->model.config.heads, s->zoom,
+                      &l);
     const size_t maps = a->model.config.layers * a->model.config.heads;
     return viz_maps_hit(l.maps, (int)(maps < VIZ_AUSTEN_MAPS_MAX ? maps : VIZ_AUSTEN_MAPS_MAX),
                         &l.big, a->count, a->focus, x, y, head, row, col);
+}
+
+static int austen_map_side(const viz_state *s, const void *data, int width, int height,
+                           double zoom)
+{
+    austen_layout l;
+    (void)s;
+    viz_austen_layout(data, width, height, zoom, &l);
+    return l.big.w;
 }
 
 static void free_austen(void *data)
@@ -392,6 +422,8 @@ static void free_austen(void *data)
 const viz_mode viz_austen_mode = {
     .name = "austen", .key = 'a',
     .help = "the Austen language model on typed text; g: the next piece",
-    .enter = enter_austen, .act = act_austen, .tick = tick_austen, .busy = austen_busy,
-    .hit = hit_austen, .draw = viz_draw_austen, .free = free_austen,
+    .enter = enter_austen, .start = start_austen, .act = act_austen, .tick = tick_austen,
+    .busy = austen_busy,
+    .hit = hit_austen, .map_side = austen_map_side, .draw = viz_draw_austen,
+    .free = free_austen,
 };

@@ -120,6 +120,17 @@ void viz_temperature_note(const viz_state *s, char *line, size_t size)
         snprintf(line, size, "head %zu, query '%s': scores %.0f apart; half-way to even "
                  "at T = %.3g", h + 1, s->tokens[i], spread(a, n), even);
 }
+void viz_bars_title(const char *name, const double *x, size_t n, char *line, size_t size)
+{
+    double most = 0;
+    for (size_t d = 0; d < n; d++)
+        most = fmax(most, fabs(x[d]));
+    if (most > 0)
+        snprintf(line, size, "%s  (largest %.3g)", name, most);
+    else
+        snprintf(line, size, "%s: every part is 0, so every score is 0 and the weights are "
+                 "equal", name);
+}
 void viz_score_parts(const viz_state *s, size_t h, size_t i, size_t j, double *q, double *k)
 {
     const size_t E = VIZ_EMBED, D = MHA_DESIGNED_HEAD_DIM;

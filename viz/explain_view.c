@@ -32,8 +32,8 @@ static void draw_bars(viz_view *v, const double *x, size_t n, SDL_Rect r, const 
     double most = 0;
     for (size_t d = 0; d < n; d++)
         most = fmax(most, fabs(x[d]));
-    char label[48];
-    snprintf(label, sizeof label, "%s  (largest %.3g)", name, most);
+    char label[128];
+    viz_bars_title(name, x, n, label, sizeof label);
     viz_text_fit(v, v->small, label, r.x, r.y + 6, r.w, viz_ink);
     const int bw = r.w / (int)n > 1 ? r.w / (int)n : 1, middle = r.y + 14 + (r.h - 14) / 2;
     viz_fill(v, (SDL_Rect){r.x, middle, bw * (int)n, 1}, viz_undecoded);

@@ -21,10 +21,39 @@ static mha_status enter_trained(viz_state *s, void **data)
     m->focus = (m->model.layers - 1) * m->model.heads;      /* the last layer's first head */
     return MHA_OK;
 }
+static void type_letters(viz_state *s, viz_trained *m, const viz_action *a)
+{
+    size_t n = strlen(s->typed);
+    switch (a->kind) {
+    case VIZ_START_TYPING: s->typing = 1; s->typed[0] = '\0'; break;
+    case VIZ_TYPE:
+        if (n + strlen(a->text) < sizeof s->typed)
+            strcat(s->typed, a->text);
+        break;
+    case VIZ_ERASE:
+        while (n > 0 && ((unsigned char)s->typed[--n] & 0xC0) == 0x80)
+            ;
+        s->typed[n] = '\0';
+        break;
+    case VIZ_ACCEPT:
+        if (viz_trained_set_text(m, s->typed, s->message, sizeof s->message) == MHA_OK)
+            s->typing = 0, s->playing = 0, s->selected = -1;
+        break;
+    default: s->typing = 0; s->message[0] = '\0'; break;
+    }
+}
+
 static void act_trained(viz_state *s, void *data, const viz_action *a)
 {
     viz_trained *m = data;
     switch (a->kind) {
+    case VIZ_START_TYPING: case VIZ_TYPE: case VIZ_ERASE: case VIZ_ACCEPT: case VIZ_CANCEL:
+        type_letters(s, m, a); break;
+    case VIZ_REMOVE_HEAD:
+        if (viz_trained_switch_head(m, m->focus) != MHA_OK)
+            snprintf(s->message, sizeof s->message, "x: no head %zu to remove", m->focus);
+        break;
+    case VIZ_RESTORE_HEADS: viz_trained_restore(m); break;
     case VIZ_PLAY_PAUSE: s->playing = !s->playing; s->since_step = 0; break;
     case VIZ_STEP_FORWARD: s->playing = 0; viz_trained_go_to(m, m->step + 1); break;
     case VIZ_STEP_BACK: s->playing = 0; viz_trained_go_to(m, m->step - 1); break;
@@ -62,7 +91,7 @@ static int tick_trained(viz_state *s, void *data, double seconds)
     if (!s->playing || (s->since_step += seconds) < 1.0 / s->speed)
         return 0;
     s->since_step = 0;
-    viz_trained_go_to(m, m->step == m->model.length ? 1 : m->step + 1);
+    viz_trained_go_to(m, m->step >= m->used ? 1 : m->step + 1);
     return 1;
 }
 

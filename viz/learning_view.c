@@ -63,14 +63,23 @@ size_t viz_label_stride(int map_side, size_t T, int text_height)
     return every;
 }
 
-static void draw_token_labels(viz_view *v, const mha_induction_batch *b, size_t rows, SDL_Rect map)
+static void label_of(int letters, int token, char label[8])
+{
+    if (letters)
+        viz_letter_label(token, label);
+    else
+        viz_token_label(token, label);
+}
+
+static void draw_token_labels(viz_view *v, const mha_induction_batch *b, size_t rows,
+                              size_t shown, int letters, SDL_Rect map)
 {
     const size_t T = b->length;
     const size_t every = viz_label_stride(map.h, T,
                                           (int)(TTF_FontHeight(v->small) / v->scale) - 2);
-    for (size_t i = 0; i < T; i += every) {
+    for (size_t i = 0; i < shown; i += every) {
         char label[8];
-        viz_token_label(b->tokens[i], label);
+        label_of(letters, b->tokens[i], label);
         const SDL_Rect c = viz_cell(&map, T, i, i);
         const SDL_Color colour = token_colour(b, i, i < rows);
         viz_text(v, v->small, label, map.x - 4, c.y + c.h / 2, 1, colour, 0);
@@ -86,7 +95,7 @@ int viz_learning_hit(const viz_learning_layout *l, size_t focus, int x, int y, i
 
 static void draw_learning_hover(viz_view *v, const viz_state *s, const viz_learning_layout *l,
                                 const float *weights, const mha_induction_batch *b, size_t rows,
-                                size_t focus)
+                                size_t focus, int letters)
 {
     const size_t T = b->length, H = l->heads;
     const int i = s->hover_row, j = s->hover_col;
@@ -95,8 +104,8 @@ static void draw_learning_hover(viz_view *v, const viz_state *s, const viz_learn
     const SDL_Rect cell = viz_cell(&l->big, T, (size_t)i, (size_t)j);
     viz_outline(v, cell, viz_emphasis, 2);
     char query[8], key[8], line[160];
-    viz_token_label(b->tokens[i], query);
-    viz_token_label(b->tokens[j], key);
+    label_of(letters, b->tokens[i], query);
+    label_of(letters, b->tokens[j], key);
     if ((size_t)i >= rows)
         snprintf(line, sizeof line, "query '%s' (%d) has not arrived yet", query, i);
     else if (j > i)
@@ -117,6 +126,7 @@ static void draw_learning_hover(viz_view *v, const viz_state *s, const viz_learn
 }
 static void draw_heads(viz_view *v, const viz_state *s, const viz_learning_layout *l,
                        const float *weights, const mha_induction_batch *b, size_t rows,
+                       size_t shown, int letters, uint64_t removed,
                        const mha_head_scores *scores, size_t focus)
 {
     const size_t T = b->length, H = l->heads;
@@ -129,6 +139,11 @@ static void draw_heads(viz_view *v, const viz_state *s, const viz_learning_layou
                  scores->induction[k / H][k % H]);
         viz_text_fit(v, v->small, title, r.x, r.y - 9, r.w + 8, k == focus ? viz_emphasis : viz_dim);
         draw_block(v, weights + k * T * T, T, rows, r, s->colour_map);
+        if (removed >> k & 1) {                        /* crossed out, as in the sentence */
+            SDL_SetRenderDrawColor(v->renderer, viz_alarm.r, viz_alarm.g, viz_alarm.b, 255);
+            SDL_RenderDrawLine(v->renderer, r.x, r.y, r.x + r.w - 1, r.y + r.h - 1);
+            SDL_RenderDrawLine(v->renderer, r.x + r.w - 1, r.y, r.x, r.y + r.h - 1);
+        }
         if (k == focus)
             viz_outline(v, (SDL_Rect){r.x - 2, r.y - 2, r.w + 4, r.h + 4}, viz_emphasis, 1);
     }
@@ -136,9 +151,9 @@ static void draw_heads(viz_view *v, const viz_state *s, const viz_learning_layou
     char title[64];
     snprintf(title, sizeof title, "layer %zu head %zu, enlarged", focus / H + 1, focus % H + 1);
     viz_text(v, v->small, title, l->big.x, l->big.y - 42, 0, viz_emphasis, 0);
-    draw_token_labels(v, b, rows, l->big);
+    draw_token_labels(v, b, rows, shown, letters, l->big);
     viz_draw_legend(v, s, l->legend);
-    draw_learning_hover(v, s, l, weights, b, rows, focus);
+    draw_learning_hover(v, s, l, weights, b, rows, focus, letters);
 }
 static void draw_score_table(viz_view *v, const viz_learning_layout *l, const mha_head_scores *sc)
 {
@@ -170,21 +185,21 @@ static void draw_score_table(viz_view *v, const viz_learning_layout *l, const mh
     }
 }
 static void draw_top_tokens(viz_view *v, const viz_learning_layout *l, const float *logits,
-                            size_t V, const int *tokens, size_t T, size_t position)
+                            size_t V, const int *tokens, size_t T, size_t position, int letters)
 {
     const SDL_Rect r = l->predictions;
     int top[VIZ_TOP_TOKENS];
     double p[VIZ_TOP_TOKENS];
     const size_t n = viz_top_tokens(logits + position * V, V, VIZ_TOP_TOKENS, top, p);
     char label[8], line[96];
-    viz_token_label(tokens[position], label);
+    label_of(letters, tokens[position], label);
     snprintf(line, sizeof line, "after '%s' (%zu), the model predicts:", label, position);
     viz_text_fit(v, v->small, line, r.x, r.y + 8, r.w, viz_emphasis);
     const int bar = r.w - 40 - 44 > 10 ? r.w - 40 - 44 : 10;
     for (size_t k = 0; k < n; k++) {
         const int y = r.y + 22 + (int)k * 18;
         const int next = position + 1 < T && tokens[position + 1] == top[k];
-        viz_token_label(top[k], label);
+        label_of(letters, top[k], label);
         viz_text(v, v->small, label, r.x, y + 7, 0, viz_ink, 0);
         viz_fill(v, (SDL_Rect){r.x + 40, y, bar, 14}, viz_undecoded);
         viz_fill(v, (SDL_Rect){r.x + 40, y, (int)lround(bar * p[k]), 14},
@@ -311,14 +326,14 @@ static void draw_training(viz_view *v, const viz_state *s, const viz_training *g
         viz_fill(v, (SDL_Rect){14, l->banner_y - 12, l->width - 28, 26}, viz_copy);
         viz_text_fit(v, v->font, line, 24, l->banner_y + 1, l->width - 48, viz_background);
     }
-    draw_heads(v, s, l, snap->weights, &g->trainer.run.probe, VIZ_LEARN_LENGTH, &snap->scores,
-               g->focus);
+    draw_heads(v, s, l, snap->weights, &g->trainer.run.probe, VIZ_LEARN_LENGTH,
+               VIZ_LEARN_LENGTH, 0, 0, &snap->scores, g->focus);
     draw_score_table(v, l, &snap->scores);
     if (g->predicted_step == snap->step) {
         const mha_induction_batch *probe = &g->trainer.run.probe;
         const size_t late = probe->copy_to[0] + probe->copy_length[0] - 2;
         draw_top_tokens(v, l, g->ws.logits, VIZ_LEARN_VOCAB, probe->tokens, VIZ_LEARN_LENGTH,
-                        viz_learning_position(s, g->focus, VIZ_LEARN_LENGTH, late));
+                        viz_learning_position(s, g->focus, VIZ_LEARN_LENGTH, late), 0);
     }
     draw_curves(v, l, snap);
     viz_text_fit(v, v->font, "the model trains on its own thread; the window draws its latest "
@@ -329,7 +344,7 @@ static void draw_training(viz_view *v, const viz_state *s, const viz_training *g
 }
 int viz_trained_guess(const viz_trained *m, size_t t)
 {
-    return t >= 1 && t <= m->step && t < m->model.length ? m->predicted[t - 1] : -1;
+    return t >= 1 && t <= m->step && t < m->used ? m->predicted[t - 1] : -1;
 }
 
 SDL_Rect viz_guess_cell(const viz_learning_layout *l, size_t T, size_t t)
@@ -346,16 +361,16 @@ static void draw_predictions(viz_view *v, const viz_trained *m, const viz_learni
     size_t right = 0, counted = 0;
     viz_text(v, v->small, "token", p.x - 6, p.y + 18, 1, viz_ink, 0);
     viz_text(v, v->small, "guess", p.x - 6, p.y + 48, 1, viz_ink, 0);
-    for (size_t t = 0; t < T; t++) {
+    for (size_t t = 0; t < m->used; t++) {
         const SDL_Rect g = viz_guess_cell(l, T, t);
         char label[8];
-        viz_token_label(m->sequence.tokens[t], label);
+        label_of(m->typed, m->sequence.tokens[t], label);
         viz_text(v, v->small, label, g.x + g.w / 2, g.y - 18, 2,
                  token_colour(&m->sequence, t, t < m->step), 0);
         const int guess = viz_trained_guess(m, t), decoded = t < m->step;
         if (guess < 0) continue;
         const int ok = decoded && guess == m->sequence.tokens[t];
-        viz_token_label(guess, label);
+        label_of(m->typed, guess, label);
         viz_fill(v, g, ok ? viz_right_guess : viz_undecoded);
         if (!decoded)
             viz_outline(v, g, viz_emphasis, 1);            /* what it expects next */
@@ -372,20 +387,35 @@ static void draw_trained(viz_view *v, const viz_state *s, const viz_trained *m,
                          const viz_learning_layout *l)
 {
     char line[512];
-    snprintf(line, sizeof line, "trained model (%zu %s of %zu %s, mha train --out): token %zu "
-             "of %zu   %s", m->model.layers, m->model.layers == 1 ? "layer" : "layers",
-             m->model.heads, m->model.heads == 1 ? "head" : "heads", m->step, m->model.length,
+    int k = snprintf(line, sizeof line, "trained model (%zu %s of %zu %s, mha train --out): "
+             "token %zu of %zu   %s", m->model.layers, m->model.layers == 1 ? "layer" : "layers",
+             m->model.heads, m->model.heads == 1 ? "head" : "heads", m->step, m->used,
              s->playing ? "playing" : "paused");
+    for (size_t h = 0; h < m->model.layers * m->model.heads && h < 64; h++)
+        if (m->removed >> h & 1)
+            k += snprintf(line + k, sizeof line - (size_t)k, "   L%zu H%zu removed",
+                          h / m->model.heads + 1, h % m->model.heads + 1);
     viz_text(v, v->font, line, 14, 20, 0, viz_ink, 0);
-    draw_heads(v, s, l, m->weights, &m->sequence, m->step, &m->scores, m->focus);
+    draw_heads(v, s, l, m->weights, &m->sequence, m->step, m->used, m->typed, m->removed,
+               &m->scores, m->focus);
     draw_score_table(v, l, &m->scores);
-    draw_top_tokens(v, l, m->ws.logits, m->model.vocab, m->sequence.tokens, m->model.length,
-                    viz_learning_position(s, m->focus, m->step, m->step - 1));
+    draw_top_tokens(v, l, m->ws.logits, m->model.vocab, m->sequence.tokens, m->used,
+                    viz_learning_position(s, m->focus, m->step, m->step - 1), m->typed);
     draw_predictions(v, m, l);
-    snprintf(line, sizeof line, "from %s; the scores are measured on the whole sequence", m->dir);
+    if (!m->typed)
+        snprintf(line, sizeof line, "from %s; the scores are measured on the whole sequence",
+                 m->dir);
+    else if (m->sequence.copy_length[0] > 0)
+        snprintf(line, sizeof line, "typed text, a token a character; the induction score is "
+                 "measured on its longest repeat, %zu tokens at %zu", m->sequence.copy_length[0],
+                 m->sequence.copy_to[0]);
+    else
+        snprintf(line, sizeof line, "typed text, a token a character; nothing in it repeats, "
+                 "so no head can copy");
     viz_text_fit(v, v->font, line, 14, l->status_y + 12, l->width - 28, viz_dim);
-    viz_text_fit(v, v->font, "space play/pause   right, left step   n new sequence   tab next head"
-                 "   t training   d designed heads", 14, l->status_y + 36, l->width - 28, viz_dim);
+    viz_text_fit(v, v->font, "space play/pause   right, left step   enter type   n new sequence"
+                 "   tab next head   x u remove, restore heads   t training   d designed heads",
+                 14, l->status_y + 36, l->width - 28, viz_dim);
 }
 static void draw_message(viz_view *v, const viz_state *s, int width)
 {

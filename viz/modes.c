@@ -6,10 +6,12 @@
 #include "training.h"
 #include "austen.h"
 
+static int sentence_map_side(const viz_state *s, const void *data, int width, int height,
+                             double zoom);
 const viz_mode viz_sentence_mode = {
     .name = "sentence", .key = 'd', .help = "the designed heads on a sentence",
     .start = viz_sentence_start, .act = viz_sentence_act, .tick = viz_sentence_tick,
-    .busy = viz_sentence_busy, .draw = viz_draw_sentence,
+    .busy = viz_sentence_busy, .map_side = sentence_map_side, .draw = viz_draw_sentence,
 };
 
 const viz_mode *const viz_modes[] = {
@@ -83,11 +85,37 @@ void viz_free(viz_state *s)
     viz_modes_free(s);
     viz_state_free(s);
 }
+static int sentence_map_side(const viz_state *s, const void *data, int width, int height,
+                             double zoom)
+{
+    viz_state zoomed = *s;                   /* a shallow copy, read only by the layout */
+    viz_layout l;
+    (void)data;
+    zoomed.zoom = zoom;
+    viz_layout_compute(&zoomed, width, height, &l);
+    return l.big.w;
+}
+
+double viz_mode_zoom(const viz_state *s)
+{
+    return s->mode->map_side != NULL ? s->zoom : 1.0;
+}
+
+int viz_mode_map_pixels(const viz_state *s, int width, int height, double zoom)
+{
+    if (s->mode->map_side == NULL)
+        return 0;
+    const float scale = viz_scale(width, height, zoom);
+    return (int)lroundf(s->mode->map_side(s, viz_mode_data(s, s->mode), (int)(width / scale),
+                                          (int)(height / scale), zoom) * scale);
+}
+
 static void zoom_in(viz_state *s)
 {
     const double zoom = fmin(s->zoom * 1.25, 4.0);
     const int w = s->window_width, h = s->window_height;
-    if (w > 0 && h > 0 && viz_map_pixels(s, w, h, zoom) <= viz_map_pixels(s, w, h, s->zoom))
+    if (w > 0 && h > 0 &&
+        viz_mode_map_pixels(s, w, h, zoom) <= viz_mode_map_pixels(s, w, h, s->zoom))
         snprintf(s->message, sizeof s->message,
                  "+: the map is as large as this window allows");
     else

@@ -32,7 +32,7 @@ static SDL_Surface *draw_picture(viz_state *s, int width, int height)
     SDL_Renderer *renderer = surface ? SDL_CreateSoftwareRenderer(surface) : NULL;
     viz_view view = {0};
     int drawn = 0;
-    const float scale = viz_scale(width, height, s->zoom);
+    const float scale = viz_scale(width, height, viz_mode_zoom(s));
     if (renderer != NULL && viz_view_open(&view, renderer) == 0 &&
         viz_view_scale(&view, scale) == 0) {
         viz_layout layout;

@@ -94,7 +94,7 @@ void viz_window_frame(viz_state *s, viz_window *win)
     SDL_GetRendererOutputSize(win->renderer, &w, &h);      /* after the events: a resize */
     changed |= w != win->drawn_width || h != win->drawn_height;
     if (changed) {
-        viz_view_scale(view, viz_scale(w, h, s->zoom));      /* + or - may have been pressed */
+        viz_view_scale(view, viz_scale(w, h, viz_mode_zoom(s)));   /* + or - may have been pressed */
         viz_layout layout;
         viz_layout_compute(s, (int)(w / view->scale), (int)(h / view->scale), &layout);
         viz_draw(view, s, &layout);

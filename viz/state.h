@@ -95,6 +95,8 @@ typedef struct viz_mode {
     int (*busy)(const viz_state *s, const void *data);   /* time moves: keep drawing */
     int (*hit)(const viz_state *s, const void *data, int width, int height, int x, int y,
                int *head, int *row, int *col);   /* as viz_hit, in the mode's own layout */
+    int (*map_side)(const viz_state *s, const void *data, int width, int height,
+                    double zoom);                /* its enlarged map, at a zoom */
     void (*leave)(viz_state *s, void *data);             /* another mode is shown */
     void (*draw)(struct viz_view *view, const viz_state *s, const void *data,
                  int width, int height);
@@ -117,6 +119,8 @@ mha_status viz_sentence_start(viz_state *s, void *data, const viz_start *how);
 void viz_sentence_act(viz_state *s, void *data, const viz_action *action);
 int viz_sentence_tick(viz_state *s, void *data, double seconds);
 int viz_sentence_busy(const viz_state *s, const void *data);
+int viz_mode_map_pixels(const viz_state *s, int width, int height, double zoom);
+double viz_mode_zoom(const viz_state *s);
 mha_status viz_state_init(viz_state *s, const char *text);
 void viz_state_free(viz_state *s);
 mha_status viz_set_text(viz_state *s, const char *text);
@@ -142,4 +146,5 @@ void viz_temperature_note(const viz_state *s, char *line, size_t size);
 void viz_temperature_label(const viz_state *s, char *line, size_t size);
 void viz_score_parts(const viz_state *s, size_t h, size_t i, size_t j, double *q, double *k);
 int viz_explained_cell(const viz_state *s, size_t *i, size_t *j);
+void viz_bars_title(const char *name, const double *x, size_t n, char *line, size_t size);
 #endif

@@ -49,7 +49,11 @@ typedef struct viz_trained {
     float *weights;                        /* (layers, H, T, T): rows step.. are zero */
     int *predicted;                        /* (T): the model's next token, by position */
     mha_head_scores scores;                    /* on the whole sequence */
-    size_t step;                           /* tokens decoded, 1 to T */
+    size_t step;                           /* tokens decoded, 1 to used */
+    size_t used;                           /* the sequence's tokens: T, or the text's */
+    int typed;                             /* the sequence is typed text, a token a letter */
+    float *kept;                           /* (count): the checkpoint's parameters */
+    uint64_t removed;                      /* bit layer H + head: that head is removed */
     size_t focus;                          /* the enlarged head: layer * H + head */
     uint64_t state;                        /* for new sequences */
     char dir[256];
@@ -60,6 +64,12 @@ void viz_trained_free(viz_trained *m);
 void viz_trained_new_sequence(viz_trained *m);
 void viz_trained_go_to(viz_trained *m, size_t step);
 void viz_token_label(int token, char label[8]);
+extern const char viz_letters[];
+int viz_letter_token(const char *character, size_t length, size_t vocab);
+void viz_letter_label(int token, char label[8]);
+mha_status viz_trained_set_text(viz_trained *m, const char *text, char *message, size_t size);
+MHA_MUST_CHECK mha_status viz_trained_switch_head(viz_trained *m, size_t k);
+void viz_trained_restore(viz_trained *m);
 enum { VIZ_TOP_TOKENS = 5 };
 size_t viz_top_tokens(const float *logits, size_t V, size_t k, int *tokens,
                       double *probabilities);

@@ -3,8 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <criterion/criterion.h>
 #include "austen.h"
+#include "head_roles.h"
 
 #define MODEL "../models/austen"
 static viz_austen *enter(viz_state *s)
@@ -13,6 +15,13 @@ static viz_austen *enter(viz_state *s)
     snprintf(viz_austen_dir, sizeof viz_austen_dir, "%s", MODEL);
     cr_assert_eq(viz_switch_mode(s, &viz_austen_mode), MHA_OK, "%s", s->message);
     return viz_mode_data(s, &viz_austen_mode);
+}
+
+static void press(viz_state *s, SDL_Keycode sym)
+{
+    SDL_Event e = {.type = SDL_KEYDOWN};
+    e.key.keysym.sym = sym;
+    viz_handle_event(s, &e, NULL);
 }
 
 static void type(viz_state *s, const char *text)
@@ -218,5 +227,133 @@ Test(austen_viewer, the_viewer_starts_with_the_model_when_it_is_there) {
     cr_expect_eq(s.message[0], '\0');
     cr_expect_eq(viz_start_austen(&s, MODEL, 1), MHA_OK, "%s", s.message);
     cr_expect_eq(s.mode, &viz_austen_mode);
+    viz_free(&s);
+}
+static const char passage[] =
+    "It is a truth universally acknowledged, that a single man in possession of a good "
+    "fortune, must be in want of a wife. However little known the feelings or views of such "
+    "a man may be on his first entering a neighbourhood, this truth is so well fixed in the "
+    "minds of the surrounding families, that he is considered the rightful property of some "
+    "one or other of their daughters.\n";
+
+static double loss_without(viz_austen *a, const size_t *heads, size_t n)
+{
+    const size_t H = a->model.config.heads;
+    for (size_t k = 0; k < n; k++)
+        cr_assert_eq(lm_head_keep(&a->model, heads[k] / H, heads[k] % H, 0), MHA_OK);
+    double loss = NAN;
+    cr_assert_eq(lm_sample_loss(&a->model, a->valid, a->valid_count, VIZ_AUSTEN_WINDOWS, &loss),
+                 MHA_OK);
+    lm_heads_restore(&a->model);
+    return loss;
+}
+
+static int shown_until_measured(viz_state *s, viz_austen *a, double never)
+{
+    int seen = 0;
+    for (size_t frame = 0; a->updating && frame < 60000; frame++) {
+        viz_tick(s, 0.002);
+        seen |= a->loss == never;
+        SDL_Delay(2);
+    }
+    cr_assert(!a->updating, "the loss never arrived");
+    return seen;
+}
+
+Test(austen_viewer, the_held_out_loss_is_measured_in_the_background) {
+    char path[] = "/tmp/mha-valid-XXXXXX";
+    const int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    cr_assert_not_null(f);
+    for (int k = 0; k < 4; k++)
+        fputs(passage, f);
+    fclose(f);
+    snprintf(viz_austen_valid, sizeof viz_austen_valid, "%s", path);
+    viz_state s;
+    viz_austen *a = enter(&s);
+    unlink(path);
+    s.playing = 0;                             /* no pieces generated meanwhile */
+    cr_assert_not_null(a->valid, "the held-out text was read");
+    char line[256];
+    viz_austen_loss_line(a, line, sizeof line);
+    cr_expect(a->updating && strstr(line, "(updating)") != NULL, "%s", line);
+    cr_expect(viz_busy(&s), "time moves while the loss is measured");
+    shown_until_measured(&s, a, NAN);
+    const double base = loss_without(a, NULL, 0);
+    cr_expect(a->loss_kind == 1 && a->loss == base && a->base_loss == base, "%.17g %.17g",
+              a->loss, base);
+    viz_austen_loss_line(a, line, sizeof line);
+    cr_expect(strstr(line, "(updating)") == NULL, "%s", line);
+    cr_expect(!viz_busy(&s), "measured: the window sleeps");
+    const size_t H = a->model.config.heads;
+    const size_t first[1] = {1 * H + 2}, both[2] = {1 * H + 2, 2 * H + 5};
+    const double older = loss_without(a, first, 1), newer = loss_without(a, both, 2);
+    cr_assert(older != newer && older != base);
+    a->focus = first[0];
+    press(&s, SDLK_x);
+    a->focus = both[1];
+    press(&s, SDLK_x);
+    cr_expect(a->updating && a->loss == base, "the old figure, marked as updating");
+    cr_expect_eq(shown_until_measured(&s, a, older), 0, "the superseded loss was shown");
+    cr_expect(a->loss == newer && a->loss_kind == 1, "%.17g %.17g", a->loss, newer);
+    cr_expect_eq(lm_heads_removed(&a->model), 2);
+    viz_free(&s);
+}
+static void expect_apart(const SDL_Rect *r, size_t n, int width, int bottom, const char *what)
+{
+    for (size_t a = 0; a < n; a++) {
+        cr_expect(r[a].x >= 0 && r[a].y >= 0 && r[a].w > 0 && r[a].h > 0 &&
+                  r[a].x + r[a].w <= width && r[a].y + r[a].h <= bottom,
+                  "%s: part %zu (%d,%d %dx%d) outside", what, a, r[a].x, r[a].y, r[a].w, r[a].h);
+        for (size_t b = a + 1; b < n; b++)
+            cr_expect(!SDL_HasIntersection(&r[a], &r[b]), "%s: parts %zu and %zu overlap", what,
+                      a, b);
+    }
+}
+
+Test(austen_viewer, every_part_fits_and_zoom_grows_the_map) {
+    static const int sizes[][2] = {{800, 600}, {1280, 800}, {1920, 1080}, {2560, 1440}};
+    viz_state s;
+    viz_austen *a = enter(&s);
+    const size_t maps = a->model.config.layers * a->model.config.heads;
+    static SDL_Rect parts[VIZ_AUSTEN_MAPS_MAX + 4];
+    for (size_t k = 0; k < 4; k++) {
+        const int w = sizes[k][0], h = sizes[k][1];
+        float scale = viz_scale(w, h, 1);
+        char what[64];
+        snprintf(what, sizeof what, "%dx%d", w, h);
+        austen_layout l;
+        viz_austen_layout(a, (int)(w / scale), (int)(h / scale), 1, &l);
+        size_t n = 0;
+        for (size_t m = 0; m < maps; m++)
+            parts[n++] = (SDL_Rect){l.maps[m].x, l.maps[m].y - VIZ_AUSTEN_TITLE, l.maps[m].w + 7,
+                                    l.maps[m].h + VIZ_AUSTEN_TITLE};
+        parts[n++] = l.pieces;
+        parts[n++] = (SDL_Rect){l.big.x, l.big.y - 14, l.big.w, l.big.h + 14};
+        parts[n++] = l.side;
+        parts[n++] = l.breakdown;
+        expect_apart(parts, n, l.width, l.status_y, what);
+        s.zoom = 1;
+        s.window_width = w, s.window_height = h;
+        int map = viz_mode_map_pixels(&s, w, h, s.zoom), taken = 0;
+        for (int plus = 0; plus < 6; plus++) {
+            const double before = s.zoom;
+            press(&s, SDLK_PLUS);
+            if (s.zoom == before) {
+                cr_expect_str_eq(s.message, "+: the map is as large as this window allows");
+                continue;
+            }
+            taken++;
+            const int now = viz_mode_map_pixels(&s, w, h, s.zoom);
+            cr_expect_gt(now, map, "%s zoom %.3g: the map %d px, was %d", what, s.zoom, now, map);
+            cr_expect_geq(viz_scale(w, h, s.zoom), scale, "the text shrank");
+            map = now, scale = viz_scale(w, h, s.zoom);
+            viz_austen_layout(a, (int)(w / scale), (int)(h / scale), s.zoom, &l);
+            const SDL_Rect zoomed[] = {l.pieces, {l.big.x, l.big.y - 14, l.big.w, l.big.h + 14},
+                                       l.side};
+            expect_apart(zoomed, 3, l.width, l.status_y, what);
+        }
+        cr_expect_gt(taken, 0, "%s: no zoom was taken", what);
+    }
     viz_free(&s);
 }

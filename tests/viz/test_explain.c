@@ -129,6 +129,28 @@ Test(explain, timing_a_step_leaves_the_cache_as_one_run) {
     }
     viz_free(&s);
 }
+Test(explain, the_average_head_s_empty_charts_say_why) {
+    enum { D = MHA_DESIGNED_HEAD_DIM };
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    for (int k = 0; k < 5; k++)
+        press(&s, SDLK_RIGHT);                           /* 6 tokens */
+    const size_t L = s.length, i = 5;
+    for (size_t j = 0; j <= i; j++)
+        cr_expect(fabsf(s.weights[(4 * L + i) * L + j] - 1.0f / 6) < 1e-6f, "key %zu", j);
+    char title[160];
+    for (size_t h = 0; h < 5; h += 4) {
+        double q[D], k[D], product[D];
+        viz_score_parts(&s, h, i, i - 1, q, k);       /* the key before: head 1's */
+        for (size_t d = 0; d < D; d++)
+            product[d] = q[d] * k[d];
+        viz_bars_title("q * k", product, D, title, sizeof title);
+        cr_expect_eq(strstr(title, "every score is 0") != NULL, h == 4, "head %zu: %s", h + 1,
+                     title);
+        cr_expect_eq(strstr(title, "largest") != NULL, h != 4, "head %zu: %s", h + 1, title);
+    }
+    viz_free(&s);
+}
 Test(explain, the_breakdown_adds_up_to_the_weight) {
     viz_state s;
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
@@ -501,6 +523,17 @@ Test(explain, zoom_grows_the_map_with_its_labels) {
             cr_expect(inside(l.big, l.width, l.status_y), "%dx%d zoomed: the map", w, h);
         }
         cr_expect_gt(taken, 0, "%dx%d: no zoom was taken", w, h);
+    }
+    static const SDL_Keycode modes[] = {SDLK_l, SDLK_t};
+    for (int m = 0; m < 2; m++) {
+        press(&s, modes[m]);
+        cr_assert_neq(s.mode, &viz_sentence_mode, "%s", s.message);
+        const double zoom = s.zoom;
+        press(&s, SDLK_PLUS);
+        cr_expect_str_eq(s.message, "+: not available in this mode");
+        press(&s, SDLK_MINUS);
+        cr_expect_str_eq(s.message, "-: not available in this mode");
+        cr_expect(s.zoom == zoom, "%s: the zoom moved", s.mode->name);
     }
     viz_free(&s);
 }

@@ -621,3 +621,118 @@ Test(training_viewer, a_one_layer_checkpoint_is_drawn_as_one_layer) {
 Test(training_viewer, a_four_head_checkpoint_is_drawn_with_four_heads) {
     expect_drawn_as_recorded(2, 4);
 }
+static void type_in(viz_state *s, const char *text)
+{
+    press(s, SDLK_RETURN);
+    viz_act(s, &(viz_action){.kind = VIZ_TYPE, .text = text});
+    viz_act(s, &(viz_action){.kind = VIZ_ACCEPT, .key = 1});
+}
+
+Test(training_viewer, text_typed_into_the_trained_model) {
+    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz .ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                   "0123456789";
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    press(&s, SDLK_l);
+    cr_assert_eq(s.mode, &viz_trained_mode, "%s", s.message);
+    viz_trained *m = viz_mode_data(&s, &viz_trained_mode);
+    const size_t T = m->model.length, V = m->model.vocab;
+    const char *kept = "abcdefghij abcdefghij.";
+    type_in(&s, "abcdefghij, abcdefghij.");
+    cr_assert_eq(s.typing, 0, "%s", s.message);
+    cr_expect(strstr(s.message, "','") != NULL && strstr(s.message, "left out") != NULL,
+              "the comma is named: '%s'", s.message);
+    cr_assert_eq(m->used, strlen(kept));
+    cr_expect(m->typed && m->step == m->used, "the whole text at once");
+    for (size_t t = 0; t < m->used; t++)
+        cr_expect_eq(m->sequence.tokens[t], (int)(strchr(alphabet, kept[t]) - alphabet),
+                     "'%c'", kept[t]);
+    cr_expect(m->sequence.copy_from[0] == 0 && m->sequence.copy_to[0] == 11 &&
+              m->sequence.copy_length[0] == 10, "the copy: the second abcdefghij");
+    char label[8];
+    viz_letter_label(m->sequence.tokens[10], label);
+    cr_expect_str_eq(label, "\xe2\x90\xa3", "a space is an open box");
+    viz_letter_label(m->sequence.tokens[21], label);
+    cr_expect_str_eq(label, ".");
+    mha_learning_workspace ws;
+    cr_assert_eq(mha_learning_workspace_init(&ws, &m->model, 1), MHA_OK);
+    int prefix[64] = {0};
+    size_t right = 0;
+    cr_assert(T <= 64);
+    for (size_t t = 1; t < m->used; t++) {
+        memcpy(prefix, m->sequence.tokens, t * sizeof *prefix);
+        cr_assert_eq(mha_induction_forward(&m->model, &ws, prefix), MHA_OK);
+        const float *z = ws.logits + (t - 1) * V;
+        size_t best = 0;
+        for (size_t v = 1; v < V; v++)
+            if (z[v] > z[best]) best = v;
+        cr_expect_eq(viz_trained_guess(m, t), (int)best, "the guess under token %zu", t);
+        right += t >= 12 && t <= 20 && (int)best == m->sequence.tokens[t];
+    }
+    cr_expect_geq(right, 6, "the copy's guesses: %zu of 9 right", right);
+    mha_learning_workspace_free(&ws);
+    type_in(&s, "abcdefghijklmnopqrstuvwxyz abcdefghijklmnopqrstuvwxyz");
+    cr_expect(s.typing && strstr(s.message, "too long") != NULL, "'%s'", s.message);
+    press(&s, SDLK_ESCAPE);
+    type_in(&s, ",;!");
+    cr_expect(s.typing && strstr(s.message, "no character has a token") != NULL, "'%s'",
+              s.message);
+    press(&s, SDLK_ESCAPE);
+    cr_expect(!s.typing && m->used == strlen(kept), "a refused text leaves the last one");
+    press(&s, SDLK_n);
+    cr_expect(!m->typed && m->used == T, "n: a random sequence again");
+    viz_free(&s);
+}
+static size_t copy_guessed(const viz_trained *m)
+{
+    size_t right = 0;
+    for (size_t t = m->used / 2 + 1; t < m->used; t++)
+        right += viz_trained_guess(m, t) == m->sequence.tokens[t];
+    return right;
+}
+
+Test(training_viewer, removing_heads_of_the_trained_model) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    press(&s, SDLK_l);
+    cr_assert_eq(s.mode, &viz_trained_mode, "%s", s.message);
+    viz_trained *m = viz_mode_data(&s, &viz_trained_mode);
+    const size_t T = m->model.length, V = m->model.vocab, H = m->model.heads;
+    const size_t E = m->model.embed_dim, D = E / H;
+    cr_assert(m->model.layers == 2 && T <= 64);
+    viz_trained_go_to(m, T);
+    int before[64];
+    memcpy(before, m->predicted, T * sizeof *before);
+    const size_t guessed = copy_guessed(m);
+    for (size_t h = 0; h < H; h++) {
+        m->focus = H + h;
+        press(&s, SDLK_x);
+        cr_expect_str_eq(s.message, "", "x works here");
+    }
+    mha_induction_model own;
+    char message[512];
+    cr_assert_eq(induction_checkpoint_read(viz_model_dir(), 0, &own, message, sizeof message),
+                 MHA_OK, "%s", message);
+    const mha_model_tensors t = mha_induction_model_tensors(&own);
+    for (size_t h = 0; h < H; h++) {
+        memset(t.in_w[1] + (2 * E + h * D) * E, 0, D * E * sizeof(float));
+        memset(t.in_b[1] + 2 * E + h * D, 0, D * sizeof(float));
+    }
+    mha_learning_workspace ws;
+    cr_assert_eq(mha_learning_workspace_init(&ws, &own, 1), MHA_OK);
+    cr_assert_eq(mha_induction_forward(&own, &ws, m->sequence.tokens), MHA_OK);
+    for (size_t i = 1; i < T; i++) {
+        const float *z = ws.logits + (i - 1) * V;
+        size_t best = 0;
+        for (size_t v = 1; v < V; v++)
+            if (z[v] > z[best]) best = v;
+        cr_expect_eq(viz_trained_guess(m, i), (int)best, "the guess under token %zu", i);
+    }
+    cr_expect_geq(guessed, 8, "with every head the copy is guessed: %zu", guessed);
+    cr_expect_leq(copy_guessed(m), 3, "without layer 2: %zu of the copy", copy_guessed(m));
+    press(&s, SDLK_u);
+    cr_expect_arr_eq(m->predicted, before, T * sizeof *before, "u restores every guess");
+    mha_learning_workspace_free(&ws);
+    mha_induction_model_free(&own);
+    viz_free(&s);
+}
