@@ -22,9 +22,9 @@ static FILE *record_file(void)
         record = path ? fopen(path, "a") : NULL;
     }
     if (record != NULL && recorded > RECORD_VALUES) {
-        fputs("more\n", record);
-        fflush(record);
-        return NULL;
+        fputs("more\n", record);               /* the rest is not recorded */
+        fclose(record);
+        record = NULL;
     }
     return record;
 }

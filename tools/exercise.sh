@@ -251,7 +251,7 @@ latex_to_text() {
         -e 's/\[\[/`/g; s/\]\]\]/]`/g; s/\]\]/`/g' \
         -e 's/\(Chapter\|Appendix\)~\\ref{[a-z]*:\([^}]*\)}/the chapter "\2"/g; s/~/ /g' \
         -e 's/\\infty/infinity/g; s/\\mathrm{\([^}]*\)}/\1/g' \
-        -e 's/\\sum/sum/g; s/\\dots/.../g; s/\\ge\b/>=/g; s/\\le\b/<=/g; s/\\,/ /g' \
+        -e 's/\\ell\b/ld/g; s/\\sum/sum/g; s/\\dots/.../g; s/\\ge\b/>=/g; s/\\le\b/<=/g; s/\\,/ /g' \
         -e 's/_{\([^}]*\)}/_\1/g; s/\\sqrt/sqrt/g' \
         -e 's/\$\([^$]*\)\$/\1/g; s/---/--/g; s/\\[a-zA-Z]*{\([^}]*\)}/\1/g' |
         sed '/^[[:space:]]*$/d'
