@@ -45,7 +45,7 @@ LDLIBS  := -lm
         test-viz \
         check lint check-tangle check-figures clang-build book \
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
-        test-training-race exercises exercise exercise-check exercises-verify exercises-class grade hint \
+        test-training-race exercises exercise exercise-check exercises-verify exercises-class grade hint exercise-sheet \
         exercise-lab alloc-sweep alloc-command io-sweep coverage
 all: $(BUILD)/mha $(BUILD)/mha-viz $(BUILD)/mha-tables $(BUILD)/tests-lib $(BUILD)/tests \
      $(BUILD)/viz-tests
@@ -596,11 +596,16 @@ exercises-verify: | deps
 	else $(EXERCISE_TOOL) verify $(EX); fi
 grade: | deps
 	@[[ -n "$(EX)" && -n "$(SUBMISSIONS)" ]] || \
-	  { echo "usage: make grade EX=id SUBMISSIONS=dir [OUT=dir]" >&2; exit 2; }
-	@$(EXERCISE_TOOL) grade "$(EX)" "$(SUBMISSIONS)" "$(or $(OUT),$(BUILD)/grade/$(EX))"
+	  { echo "usage: make grade EX=id SUBMISSIONS=dir [OUT=dir] [ROSTER=file.csv] [POINTS=file.tsv]" >&2; exit 2; }
+	@EXERCISE_ROSTER="$(ROSTER)" EXERCISE_POINTS="$(POINTS)" \
+	  $(EXERCISE_TOOL) grade "$(EX)" "$(SUBMISSIONS)" "$(or $(OUT),$(BUILD)/grade/$(EX))"
 hint: | deps
 	@[[ -n "$(EX)" && -n "$(N)" ]] || { echo "usage: make hint EX=id N=1" >&2; exit 2; }
 	@$(EXERCISE_TOOL) hint "$(EX)" "$(N)"
+exercise-sheet: | deps
+	@mkdir -p $(BUILD)/exercises
+	@$(EXERCISE_TOOL) sheet $(BUILD)/exercises/written-answers.md
+	@echo "exercise-sheet: wrote $(BUILD)/exercises/written-answers.md"
 # A class made to try the grader: tricks, awkward names, links, a FIFO.
 exercises-class: | deps
 	NW="$(NW)" BUILD="$(BUILD)" EXERCISE_TRUSTED="$(TRUSTED)" \

@@ -23,7 +23,8 @@ cp "$out/solved.c" "$c/dan/deep/er/attend.c"
 cp "$out/solved.c" "$c/eve/attend.c" && cp "$out/stub.c" "$c/eve.c"
 cp "$out/stub.c" "$c/stub untouched.c"
 cp "$out/solved.c" "$c/two/a.c" && cp "$out/solved.c" "$c/two/b.c"
-grep '^== softmax-stable ' tools/exercise-tricks.txt | while IFS= read -r head; do
+grep '^== softmax-stable ' tools/exercise-tricks.txt | grep -v ' unscreened-' |
+    while IFS= read -r head; do
     name=${head#== softmax-stable }; name=${name%%:*}
     awk -v head="$head" '$0 == head { on = 1; next } /^== / { on = 0 } on' \
         tools/exercise-tricks.txt > "$out/trick"
@@ -35,8 +36,13 @@ ln -s /nonexistent "$c/dangling.c"
 mkfifo "$c/fifo.c"
 cp "$out/solved.c" "$c/line
 break.c"
+{ echo 'Student ID,Full name,File submitted'
+  echo '"S001","Lovelace, Ada ""the Countess""",ada lovelace.c'
+  echo 'S002,Dan Deep,dan'
+  echo 'S003,"Absent, Al",absent.c'; } > "$out/roster.csv"
 start=$(date +%s)
-EXERCISE_TIME_LIMIT=${EXERCISE_TIME_LIMIT:-10} tool grade softmax-stable "$c" "$out/grade"
+EXERCISE_TIME_LIMIT=${EXERCISE_TIME_LIMIT:-10} EXERCISE_ROSTER="$out/roster.csv" \
+    tool grade softmax-stable "$c" "$out/grade" 2>&1 | tee "$out/grade.txt"
 seconds=$(( $(date +%s) - start ))
 bad=0
 expect() { # STUDENT VERDICT [WORDS]
@@ -57,7 +63,12 @@ expect dangling FAIL "symlink"
 expect fifo FAIL "not a regular file"
 expect "line?break" FAIL "line break"
 expect "endless loop" FAIL "hang"
-grep '^== softmax-stable ' tools/exercise-tricks.txt | while IFS= read -r head; do
+expect "ada lovelace" PASS '"S001","Lovelace, Ada ""the Countess""","ada lovelace"'
+expect "absent" missing '"S003","Absent, Al","absent"'
+grep -qF "grade: eve is not on the roster" "$out/grade.txt" ||
+    { echo "exercises-class: a hand-in not on the roster is not named" >&2; bad=1; }
+grep '^== softmax-stable ' tools/exercise-tricks.txt | grep -v ' unscreened-' |
+    while IFS= read -r head; do
     name=${head#== softmax-stable }; words=${name#*: }; name=${name%%:*}
     expect "trick $name" FAIL "$words"
     [[ $bad -eq 0 ]] || exit 1

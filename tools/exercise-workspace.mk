@@ -1,7 +1,9 @@
 # generated from chapters/26-exercises.nw; edit the book, not this file
 # The workspace of one exercise of "Multi-Head Attention, from the Ground Up".
-#   make test        build, then run the exercise's tests
+#   make test        build, then run the exercise's tests, each read as the grader does
 #   make all-tests   build, then run every test of the book
+#   make hint N=1    print the first hint (N=2, N=3 give away more)
+#   make submit      copy the one graded file to submit/, the file to hand in
 include exercise.mk
 .DEFAULT_GOAL := test
 SHELL       := /bin/bash
@@ -46,11 +48,9 @@ endif
 RUN      := --jobs=2
 REACHED_END := -Wl,--wrap=criterion_internal_test_main
 
-.PHONY: test all-tests clean
+.PHONY: test all-tests clean hint submit
 test: build/tests build/mha $(VIZ_TESTS)
-> cd tests && status=0; ../build/tests $(RUN) --filter='$(TESTS)' || status=1; \
->   $(if $(VIZ_TESTS),$(VIZ_HEADLESS) ../build/viz-tests $(RUN) --filter='$(TESTS)' || status=1;) \
->   exit $$status
+> bash tools/exercise-test.sh '$(TESTS)'
 all-tests: build/tests build/mha $(VIZ_TESTS)
 > cd tests && status=0; ../build/tests $(RUN) || status=1; \
 >   $(if $(VIZ_TESTS),$(VIZ_HEADLESS) ../build/viz-tests $(RUN) || status=1;) exit $$status
@@ -69,4 +69,16 @@ build/tests: $(TEST_OBJ) build/libmha-cmd.a build/libmha-tables.a build/libmha.a
 > $(CC) $(CFLAGS) $(REACHED_END) -o $@ $^ -lcriterion -lm
 clean:
 > rm -rf build
+hint:
+> @n='$(or $(N),1)'; total=$$(grep -c . hints.txt || true); \
+>   [[ $$n =~ ^[0-9]+$$ && $$n -ge 1 && $$n -le $$total ]] || \
+>   { echo "make hint: this exercise has hints 1 to $$total (make hint N=1)" >&2; exit 2; }; \
+>   echo "exercise $(EXERCISE), hint $$n of $$total:"; \
+>   sed -n "$${n}p" hints.txt | fold -s -w 76 | sed 's/^/    /'
+submit:
+> @grep -qF 'BEGIN EXERCISE $(EXERCISE):' $(GRADED) && grep -qF 'END EXERCISE $(EXERCISE) */' $(GRADED) || \
+>   { echo "make submit: the EXERCISE lines of $(GRADED) are missing or damaged" >&2; exit 2; }
+> @mkdir -p submit && cp $(GRADED) submit/$(EXERCISE).c
+> @echo "submit: hand in submit/$(EXERCISE).c, a copy of $(GRADED) (only the lines" \
+>   "between its EXERCISE lines are graded)"
 -include $(wildcard build/obj/*.d build/obj/*/*.d build/obj/tests/*/*.d)

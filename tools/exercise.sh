@@ -1,12 +1,13 @@
 # generated from chapters/26-exercises.nw; edit the book, not this file
 # tools/exercise.sh COMMAND ARGS: the book's exercises (the exercises appendix).
 #   list | create ID DIR | handout ID DIR | solve ID DIR | check ID DIR [WORK]
-#   | verify [ID...] | grade ID SUBMISSIONS OUT | hint ID N | student-web DIR
+#   | verify [ID...] | grade ID SUBMISSIONS OUT | hint ID N | sheet FILE | student-web DIR
 # NW must hold the web's files in reading order.
 set -eu -o pipefail
 : "${NW:?exercise.sh: set NW to the files of the web, in reading order}"
 read -r -a web < <(echo "$NW")
 tools_dir=$(dirname "$0")
+source "$tools_dir/exercise-verdict.sh"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 die() { echo "exercise: $*" >&2; exit 2; }
@@ -84,6 +85,7 @@ wrong_answer() {
 }
 
 hints() { marker_lines | sed -n 's/^%hint //p'; }
+records() { marker_lines | sed -n 's/^%record //p'; }
 
 cmd_hint() {
     load "$1"
@@ -92,7 +94,7 @@ cmd_hint() {
     [[ $count -gt 0 ]] || die "exercise $1 has no hints"
     [[ "$2" =~ ^[0-9]+$ && $2 -ge 1 && $2 -le $count ]] || die "exercise $1 has hints 1 to $count"
     echo "exercise $1, hint $2 of $count:"
-    hints | sed -n "$2p" | fold -s -w 76 | sed 's/^/    /'
+    hints | sed -n "$2p" | latex_to_text | fold -s -w 76 | sed 's/^/    /'
 }
 check_hole() {
     local defs uses
@@ -155,18 +157,23 @@ cmd_create() {
     mkdir -p "$dir/tools" && cp -p tools/heads-study.sh "$dir/tools/"
     cpif "$dir/Makefile" < "$tools_dir/exercise-workspace.mk"
     cpif "$dir/tests/reached_end.c" < "$tools_dir/exercise-reached-end.c"
+    cpif "$dir/tools/exercise-verdict.sh" < "$tools_dir/exercise-verdict.sh"
+    cpif "$dir/tools/exercise-test.sh" < "$tools_dir/exercise-test.sh"
     [[ "$(region_file "$dir")" == viz/* ]] || rm -rf "$dir/viz" "$dir/tests/viz"
-    printf 'EXERCISE := %s\nTESTS    := @(%s)\nBOOK_CFLAGS := %s\n' \
-        "$ex_id" "${ex_tests//,/|}" "${EXERCISE_CFLAGS:-}" | cpif "$dir/exercise.mk"
+    printf 'EXERCISE := %s\nTESTS    := @(%s)\nBOOK_CFLAGS := %s\nGRADED   := %s\n' \
+        "$ex_id" "${ex_tests//,/|}" "${EXERCISE_CFLAGS:-}" "$(region_file "$dir")" |
+        cpif "$dir/exercise.mk"
+    hints | latex_to_text | cpif "$dir/hints.txt"
     local chapter place
-    chapter=$(sed -n 's/^\\chapter{\(.*\)}$/\1/p' "$ex_file" | head -1)
-    place=$(sed -n "s/^\\\\newlabel{ex:$ex_id}{{\([^}]*\)}{\([^}]*\)}.*/, section \1, page \2/p" \
-                "${BUILD:-build}/book.aux" 2>/dev/null | head -1 || true)
+    chapter=$(chapter_name "$ex_file")
+    place=$(sed -n "s/^\\\\newlabel{ex:$ex_id}{{\([^}]*\)}{\([^}]*\)}.*/section \1, page \2/p" \
+                "${BUILD:-build}/student/book-student.aux" 2>/dev/null | head -1 || true)
+    [[ -n "$place" ]] || place="see the chapter for the exercise"
     {
         echo "# Exercise $ex_id: $ex_title"
         echo
-        echo "From the chapter \"$chapter\" of"
-        echo "*Multi-Head Attention, from the Ground Up*$place; difficulty $ex_difficulty of 3."
+        echo "From the chapter \"$chapter\" of *Multi-Head Attention, from the Ground Up*"
+        echo "(the student's edition: $place); difficulty $ex_difficulty of 3."
         echo
         statement | latex_to_text
         echo
@@ -178,8 +185,11 @@ cmd_create() {
         echo "which now hold a stub that makes the tests fail.  Only those lines are"
         echo "graded: keep both marker lines, and change nothing else."
         echo
-        echo "    make test        # build, then run this exercise's tests: $ex_tests"
+        echo "    make test        # build, then run this exercise's tests one at a time,"
+        echo "                     # read as the grader reads them: $ex_tests"
         echo "    make all-tests   # every test of the book"
+        echo "    make hint N=1    # the first of $(hints | wc -l) hints; N=2 gives away more"
+        echo "    make submit      # copies the one graded file to submit/$ex_id.c: hand that in"
         if [[ $mode == handout ]]; then
             echo
             echo "The book's files that would give an answer away are here only compiled,"
@@ -192,6 +202,7 @@ cmd_create() {
         check_clean "$dir"
     else
         mkdir -p "$dir/.screen"
+        add_records "$dir"
         region_file "$dir" > "$dir/.screen/place"
         cp "$dir/$(cat "$dir/.screen/place")" "$dir/.screen/pristine"
         web_key > "$dir/.screen/created"
@@ -200,7 +211,8 @@ cmd_create() {
 
 web_key() {
     { echo "$ex_id"; cat "${web[@]}" "$tools_dir/exercise-workspace.mk" \
-          "$tools_dir/exercise-reached-end.c"; } | sha256sum | cut -c1-64
+          "$tools_dir/exercise-reached-end.c" "$tools_dir/exercise-record.c"; } |
+        sha256sum | cut -c1-64
 }
 cmd_handout() {
     local dir=$2
@@ -220,6 +232,18 @@ region_file() {
     [[ -n "$files" && "$files" != *$'\n'* ]] || return 1
     echo "$files"
 }
+chapter_name() {
+    awk '/^\\chapter/ {
+        s = substr($0, 9)
+        if (substr(s, 1, 1) == "[") { s = substr(s, 2); s = substr(s, 1, index(s, "]") - 1) }
+        else {
+            s = substr(s, 2); depth = 1
+            for (i = 1; i <= length(s) && depth > 0; i++) {
+                c = substr(s, i, 1); depth += (c == "{") - (c == "}") }
+            s = substr(s, 1, i - 2)
+        }
+        gsub(/\\\\/, " ", s); gsub(/  +/, " ", s); print s; exit }' "$1"
+}
 latex_to_text() {
     sed -e 's/\\paragraph{[^}]*{[^}]*}[^}]*}//; s/\\paragraph{[^}]*}//; s/\\label{[^}]*}//g' \
         -e 's/\\texttt{\([^}]*\)}/`\1`/g; s/\\emph{\([^}]*\)}/*\1*/g' \
@@ -227,6 +251,7 @@ latex_to_text() {
         -e 's/\[\[/`/g; s/\]\]\]/]`/g; s/\]\]/`/g' \
         -e 's/\(Chapter\|Appendix\)~\\ref{[a-z]*:\([^}]*\)}/the chapter "\2"/g; s/~/ /g' \
         -e 's/\\infty/infinity/g; s/\\mathrm{\([^}]*\)}/\1/g' \
+        -e 's/\\ell\b/ld/g; s/\\sum/sum/g; s/\\dots/.../g; s/\\ge\b/>=/g; s/\\le\b/<=/g; s/\\,/ /g' \
         -e 's/_{\([^}]*\)}/_\1/g; s/\\sqrt/sqrt/g' \
         -e 's/\$\([^$]*\)\$/\1/g; s/---/--/g; s/\\[a-zA-Z]*{\([^}]*\)}/\1/g' |
         sed '/^[[:space:]]*$/d'
@@ -286,6 +311,16 @@ withhold() {
     (cd "$dir" && grep -rlIF -f "$scratch/giveaway-strings" src learn io cmd tables tests viz \
         2>/dev/null || true) |
         { grep -vxF -- "$mine" || true; } >> "$scratch/withheld"
+    solution | normalised > "$scratch/own-body"
+    if [[ $(wc -c < "$scratch/own-body") -ge 40 ]]; then
+        (cd "$dir" && find src learn io cmd tables tests viz -name '*.[ch]' 2>/dev/null || true) |
+        while IFS= read -r rel; do
+            [[ $rel != "$mine" ]] && normalised "$dir/$rel" | grep -qF -f "$scratch/own-body" &&
+                echo "$rel"
+            :
+        done >> "$scratch/withheld"
+    fi
+    sort -u -o "$scratch/withheld" "$scratch/withheld"
     while IFS= read -r rel; do
         [[ "$rel" == *.c ]] ||
             die "$ex_id: $rel gives an answer away, and only a C source can be given compiled"
@@ -300,6 +335,7 @@ withhold() {
     done < "$scratch/withheld"
     rm -rf "$dir/build"
 }
+normalised() { perl -0777 -pe 's{/\*.*?\*/}{}gs; s{//[^\n]*}{}g; s/\s+//g' "$@"; }
 check_clean() {
     local dir=$1 id text where object
     while IFS=$'\t' read -r id text; do
@@ -308,6 +344,13 @@ check_clean() {
         [[ -z "$where" ]] ||
             die "$ex_id: the workspace gives the answer of $id away in $where: $text"
     done < "$scratch/giveaways"
+    if [[ $(wc -c < "$scratch/own-body") -ge 40 ]]; then
+        while IFS= read -r -d '' text; do
+            ! normalised "$text" | grep -qF -f "$scratch/own-body" ||
+                die "$ex_id: the workspace holds its own answer in ${text#"$dir"/}"
+        done < <(find "$dir" -path "$dir/build" -prune -o -type f \( -name '*.[ch]' -o \
+                      -name '*.md' -o -name '*.txt' -o -name '*.sh' -o -name '*.mk' \) -print0)
+    fi
     for object in $(find "$dir/withheld" -name '*.o' 2>/dev/null); do
         ! objdump -h "$object" | grep -q '\.debug' ||
             die "$ex_id: $object keeps its debugging information"
@@ -373,16 +416,21 @@ cmd_check() {
     : > "$work/results.tsv"
     file=$(region_file "$work")
     graded_tests "$work" > "$work/graded"
+    records > "$scratch/records"
     if mine=$(region_file "$dir") && region "$dir/$mine" > "$scratch/region"; then
         note=$(screen_hole < "$scratch/region")
         [[ -n "$note" ]] || note=$(sandbox_note)
+        [[ ${EXERCISE_UNSCREENED:-} != 1 || $note == *namespaces* ]] || note=""
         if [[ -z "$note" ]]; then
+            [[ $(id -u) != 0 || ${EXERCISE_TRUSTED:-} == 1 ]] || chmod -R a+rwX "$work"
+            reference_records "$work" "$file" "${EXERCISE_REFERENCE:-$work.reference}"
             allowed_symbols "$work" "$file"
             splice "$work/$file" "$scratch/region" none
             note=$(screen_object "$work" "$file")
+            [[ ${EXERCISE_UNSCREENED:-} != 1 ]] || note=""
         fi
         if [[ -z "$note" ]]; then
-            [[ $(id -u) != 0 || ${EXERCISE_TRUSTED:-} == 1 ]] || chmod -R a+rwX "$work"
+            touch "$work/.screen/graded"
             local programs=(tests) program name outcome message
             [[ -d "$work/viz" ]] && programs+=(viz-tests)
             if sandboxed "$work" . "${EXERCISE_BUILD_LIMIT:-600}" make --no-print-directory -j2 \
@@ -529,6 +577,74 @@ screen_object() {
            head -1 || true)
     [[ -z "$name" ]] || echo "the code calls $name, which this exercise does not allow"
 }
+add_records() {
+    local dir=$1 file
+    records > "$scratch/records"
+    [[ -s "$scratch/records" ]] || return 0
+    file=$(region_file "$dir")
+    awk -v end_key="$end_key" -v lines="$scratch/records" '
+        { print }
+        index($0, end_key) {
+            pad = substr($0, 1, index($0, "/*") - 1)
+            printf "%s{ void exercise_record_floats(const float *, size_t);\n", pad
+            printf "%s  void exercise_record_int(long);\n", pad
+            while ((getline line < lines) > 0) print pad "  " line
+            print pad "}"
+        }' "$dir/$file" > "$scratch/recorded"
+    cpif "$dir/$file" < "$scratch/recorded"
+    cpif "$dir/src/exercise_record.c" < "$tools_dir/exercise-record.c"
+}
+reference_records() {
+    local work=$1 file=$2 ref=$3 program name token programs=(build/tests)
+    [[ -s "$scratch/records" ]] || return 0
+    [[ "$(cat "$ref/key" 2>/dev/null)" != "$(web_key)" ]] || return 0
+    rm -rf "$ref" && mkdir -p "$ref/logs"
+    [[ ! -e "$work/.screen/graded" ]] || rm -rf "$work/build"
+    [[ ! -d "$work/viz" ]] || programs+=(build/viz-tests)
+    solution > "$scratch/solution"
+    splice "$work/$file" "$scratch/solution" marker
+    sandboxed "$work" . "${EXERCISE_BUILD_LIMIT:-600}" make --no-print-directory -j2 \
+        "${programs[@]}" build/mha > "$ref/build.log" 2>&1 < /dev/null ||
+        die "$ex_id: the book's answer does not build; see $ref/build.log"
+    while IFS=$'\t' read -r program name; do
+        token=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
+        sandboxed "$work" tests "${EXERCISE_TIME_LIMIT:-60}" env \
+            EXERCISE_RECORD="$(inside "$work")/record-$token.log" OMP_NUM_THREADS=1 \
+            SDL_VIDEODRIVER=dummy SDL_RENDER_DRIVER=software MHA_MODEL_DIR=../models/induction \
+            "../build/$program" --jobs=1 --filter="$name" > /dev/null 2>&1 < /dev/null || true
+        touch "$work/record-$token.log"
+        mv "$work/record-$token.log" "$ref/logs/${name//\//__}"
+    done < "$work/graded"
+    cpif "$work/$file" < "$work/.screen/pristine"
+    web_key > "$ref/key"
+}
+
+inside() { if [[ ${EXERCISE_TRUSTED:-} == 1 ]]; then echo "$1"; else echo /hand-in; fi; }
+
+same_records() {
+    [[ -f "$1" ]] || { echo "no record of the book's answer for this test"; return 0; }
+    awk '
+    function differ(why) { print "its results differ from the book" "\047" "s answer: " why
+                           bad = 1; exit }
+    function same(a, b,   d) {
+        if (a ~ /nan|inf/ || b ~ /nan|inf/)
+            return (a ~ /nan/ && b ~ /nan/) || a == b
+        d = a - b; if (d < 0) d = -d
+        return d <= 1e-5 + 1e-4 * (b < 0 ? -b : b)
+    }
+    FILENAME == ARGV[1] { want[++wanted] = $0; next }
+    { got++
+      if (got > wanted) differ("it made more than the " wanted " calls")
+      m = split(want[got], w, " ")
+      if ($1 != w[1] || NF != m) differ("call " got " gives \"" substr($0, 1, 40) "\"")
+      for (i = 2; i <= NF; i++)
+          if (!same($i, w[i]))
+              differ("call " got " gives " $i " where " w[i] " was wanted") }
+    END { if (!bad && got < wanted)
+              print "its results differ from the book" "\047" "s answer: it made " got + 0 \
+                    " of the " wanted " calls" }' \
+        "$1" "$2"
+}
 as_nobody() {
     if [[ $(id -u) == 0 ]]; then setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
     else "$@"; fi
@@ -573,19 +689,9 @@ reap() {
     return 0
 }
 graded_tests() {
-    local patterns pattern file name program
+    local patterns
     IFS=, read -r -a patterns <<< "$ex_tests,held_out/${ex_id//-/_}_*"
-    (cd "$1" && grep -HoE '^Test\( *[A-Za-z0-9_]+ *, *[A-Za-z0-9_]+' tests/*.c tests/viz/*.c \
-                    2>/dev/null || true) |
-    sed -E 's/^([^:]*):Test\( *([A-Za-z0-9_]+) *, *([A-Za-z0-9_]+)$/\1\t\2\/\3/' |
-    while IFS=$'\t' read -r file name; do
-        program=tests
-        [[ $file != tests/viz/* ]] || program=viz-tests
-        for pattern in "${patterns[@]}"; do
-            [[ $name == $pattern ]] && { printf '%s\t%s\n' "$program" "$name"; break; }
-        done
-        :
-    done
+    tests_matching "$1" "${patterns[@]}"
 }
 
 run_test() {
@@ -594,6 +700,7 @@ run_test() {
     report=report-$token.json
     echo "== $name" >> "$work/test-$program.log"
     sandboxed "$work" tests "$limit" env EXERCISE_RUN="$token" SDL_VIDEODRIVER=dummy \
+        EXERCISE_RECORD="$(inside "$work")/record-$token.log" OMP_NUM_THREADS=1 \
         SDL_RENDER_DRIVER=software MHA_MODEL_DIR=../models/induction "../build/$program" \
         --jobs=1 --json="../$report" --filter="$name" < /dev/null 2>&1 |
         { head -c "${EXERCISE_OUTPUT_BYTES:-65536}"; cat > /dev/null; } >> "$work/test-$program.log" ||
@@ -603,38 +710,14 @@ run_test() {
     IFS=$'\t' read -r _ st asserts message < <(report_results "$work/$report" |
         awk -F '\t' -v n="$name" '$1 == n') || true
     rm -f "$work/$report"
-    case "$st" in
-        PASSED)  if [[ ${asserts:-0} -gt 0 ]]; then outcome=pass; message=""
-                 else outcome=early
-                      message="the test's process exited before the test reached its end"; fi ;;
-        FAILED)  outcome=fail ;;
-        ERRORED) outcome=crash ;;
-        *)       if [[ $status -eq 124 || $status -eq 137 ]]; then outcome=hang
-                     message="still running after $limit s: killed"
-                 else outcome=crash
-                      message="the test program stopped (status $status) before it reported"; fi ;;
-    esac
-}
-report_results() {
-    [[ -s "$1" ]] || return 0
-    awk -v OFS='\t' '
-        function value(s) { sub(/^[^:]*: *"?/, "", s); sub(/"?,? *$/, "", s); return s }
-        function flush() {
-            if (test != "") print suite "/" test, status, asserts, message; test = "" }
-        /"tests": \[/ { intests = 1; next }
-        intests && /^ *\],?$/ && !inmessages { flush(); intests = 0; next }
-        /"name":/ { if (intests) {
-                        flush(); test = value($0); status = ""; asserts = 0; message = "" }
-                    else suite = value($0); next }
-        intests && /"assertions":/ { asserts = value($0) + 0 }
-        intests && /"status":/ { status = value($0) }
-        intests && /"messages": \[ *"/ {
-            m = $0; sub(/^[^[]*\[ *"/, "", m); sub(/" *\].*$/, "", m); message = m; next }
-        intests && /"messages": \[ *$/ { inmessages = 1; next }
-        inmessages && /^ *\]/ { inmessages = 0; next }
-        inmessages && message == "" {
-            m = $0; sub(/^ *"/, "", m); sub(/",? *$/, "", m); message = m }
-        END { flush() }' "$1"
+    if [[ $st == PASSED && ${asserts:-0} -gt 0 && -s "$scratch/records" ]]; then
+        touch "$work/record-$token.log"
+        message=$(same_records "${EXERCISE_REFERENCE:-$work.reference}/logs/${name//\//__}" \
+                               "$work/record-$token.log")
+        [[ -z "$message" ]] || st=FAILED
+    fi
+    rm -f "$work/record-$token.log"
+    test_outcome "$st" "$asserts" "$status" "$limit"
 }
 verify_tricks() {
     local root=$1 name words count=0
@@ -645,6 +728,7 @@ verify_tricks() {
         splice "$root/student/$(region_file "$root/student")" "$scratch/trick" none
         if EXERCISE_TIME_LIMIT=${EXERCISE_VERIFY_LIMIT:-20} \
            EXERCISE_TOTAL_LIMIT=$(( ${EXERCISE_VERIFY_LIMIT:-20} + 5 )) \
+           EXERCISE_UNSCREENED=$([[ $name != unscreened-* ]] || echo 1) \
            cmd_check "$ex_id" "$root/student" "$root/work" > "$root/trick-$name.txt" ||
            ! grep -qF -- "$words" "$root/trick-$name.txt"; then
             cat "$root/trick-$name.txt"
@@ -664,7 +748,7 @@ cmd_grade() {
     if [[ -e "$out/gradebook.csv" || -d "$out/work" ]]; then
         old="$out/previous-$(date -u +%Y%m%dT%H%M%SZ)"
         mkdir -p "$old"
-        for entry in gradebook.csv gradebook.json feedback work hand-ins; do
+        for entry in gradebook.csv gradebook.json feedback work hand-ins reference; do
             [[ ! -e "$out/$entry" ]] || mv "$out/$entry" "$old/"
         done
     fi
@@ -675,7 +759,14 @@ cmd_grade() {
         $([[ -d "$out/template/viz" ]] && echo build/viz-tests) > "$out/template/build.log" 2>&1 ||
         die "the stub of $1 does not build; see $out/template/build.log"
     allowed_symbols "$out/template" "$place"
-    graded_tests "$out/template" | cut -f 2 > "$scratch/graded"
+    graded_tests "$out/template" > "$out/template/graded"
+    cut -f 2 "$out/template/graded" > "$scratch/graded"
+    points_table "$out"
+    [[ -z ${EXERCISE_ROSTER:-} ]] || read_roster "$EXERCISE_ROSTER" > "$scratch/roster"
+    records > "$scratch/records"
+    [[ $(id -u) != 0 || ${EXERCISE_TRUSTED:-} == 1 ]] || chmod -R a+rwX "$out/template"
+    reference_records "$out/template" "$place" "$out/reference"
+    export EXERCISE_REFERENCE="$out/reference"
     : > "$scratch/keys"
     while IFS= read -r -d '' entry; do
         n=$((n + 1)); key=$(printf 'h%03d' "$n")
@@ -686,7 +777,7 @@ cmd_grade() {
     done < <(find "$submissions" -mindepth 1 -maxdepth 1 -print0 | sort -z)
     echo "grade: $n hand-ins of $ex_id, $(nproc) at a time"
     xargs -0 -P "$(nproc)" -I{} bash "$0" grade-one "$1" "$out" {} < "$scratch/keys"
-    local commit compiler limits graded_at name student work verdict points sum max first sha
+    local commit compiler limits graded_at name student work verdict cells first sha who
     commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
     [[ -z "$(git status --porcelain 2>/dev/null)" ]] || commit+="+edits"
     compiler=$("${CC:-cc}" --version | sed -n 1p)
@@ -703,19 +794,39 @@ cmd_grade() {
         sha=""
         [[ -n "$(cat "$out/hand-ins/$key.why")" ]] ||
             sha=$(cat "$out/hand-ins/$key"/*/* | sha256sum | cut -c1-64)
-        points=$(awk -F '\t' -v OFS='\037' -v table="${EXERCISE_POINTS:-}" '
-            BEGIN { if (table != "") while ((getline l < table) > 0) {
+        cells=$(awk -F '\t' -v OFS='\037' -v table="$points" '
+            BEGIN { while ((getline l < table) > 0) {
                         split(l, f, "\t"); worth[f[1]] = f[2] + 0 } }
             FILENAME == ARGV[1] { outcome[$1] = $2; next }
             { w = ($1 in worth) ? worth[$1] : 1; got = outcome[$1] == "pass" ? w : 0
               sum += got; max += w; cells = cells OFS got }
             END { printf "%g%s%g%s", sum, OFS, max, cells }' "$work/results.tsv" "$scratch/graded")
         [[ -e "$out/feedback/$student.txt" ]] || mv "$out/feedback/$key.txt" "$out/feedback/$student.txt"
-        printf '%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%.1f\n' \
-            "$student" "$verdict" "$points" "$first" "$sha" "$graded_at" "$commit" "$compiler" "$limits" \
+        who=""
+        if [[ -n ${EXERCISE_ROSTER:-} ]]; then
+            who=$(n=$name awk -F '\t' -v OFS='\037' '$3 == ENVIRON["n"] { print $1, $2 ""; exit }' \
+                  "$scratch/roster")
+            [[ -n "$who" ]] || { who=$'\037'
+                                 echo "grade: $name is not on the roster; its row has no ID" >&2; }
+            who+=$'\037'
+        fi
+        printf '%s%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%.1f\n' "$who" \
+            "$student" "$verdict" "$cells" "$first" "$sha" "$graded_at" "$commit" "$compiler" "$limits" \
             "$(( $(cat "$work/milliseconds" 2>/dev/null || echo 0) / 100 ))e-1"
     done < "$scratch/keys" > "$scratch/gradebook"
-    { printf 'student\037verdict\037score\037out_of\037'; tr '\n' '\037' < "$scratch/graded"
+    if [[ -n ${EXERCISE_ROSTER:-} ]]; then
+        while IFS=$'\t' read -r sid sname name; do
+            [[ -n "$name" && ( -e "$submissions/$name" || -L "$submissions/$name" ) ]] && continue
+            cells=$(awk -v OFS='\037' -v table="$points" '
+                BEGIN { while ((getline l < table) > 0) { split(l, f, "\t"); worth[f[1]] = f[2] + 0 } }
+                { max += ($1 in worth) ? worth[$1] : 1; cells = cells OFS 0 }
+                END { printf "0%s%g%s", OFS, max, cells }' "$scratch/graded")
+            printf '%s\037%s\037%s\037missing\037%s\037no hand-in named %s\037\037%s\037%s\037%s\037%s\0370.0\n' \
+                "$sid" "$sname" "${name%.*}" "$cells" "$name" "$graded_at" "$commit" "$compiler" "$limits"
+        done < "$scratch/roster" >> "$scratch/gradebook"
+    fi
+    { [[ -z ${EXERCISE_ROSTER:-} ]] || printf 'student_id\037name\037'
+      printf 'student\037verdict\037score\037out_of\037'; tr '\n' '\037' < "$scratch/graded"
       printf 'first_failure\037hand_in_sha256\037graded_at\037commit\037compiler\037limits\037seconds\n'
       cat "$scratch/gradebook"; } > "$scratch/table"
     awk -F '\037' 'function q(s) { if (s ~ /^[=+@\t\r-]/) s = "\047" s; gsub(/"/, "\"\"", s)
@@ -731,9 +842,27 @@ cmd_grade() {
           for (i = 1; i <= NF; i++) printf "%s%s: %s", (i > 1 ? ", " : ""), q(head[i]), q($i)
           printf "}" }
         END { print "\n  ]\n}" }' "$scratch/table" > "$out/gradebook.json"
-    awk -F '\037' '{ n++; if ($2 == "PASS") p++ }
-        END { printf "grade: %d hand-ins, %d PASS, %d FAIL\n", n, p, n - p }' "$scratch/gradebook"
+    awk -F '\037' -v at=$([[ -z ${EXERCISE_ROSTER:-} ]] && echo 2 || echo 4) '
+        { n++; if ($at == "PASS") p++; if ($at == "missing") m++ }
+        END { printf "grade: %d rows, %d PASS, %d FAIL, %d missing\n", n, p, n - p - m, m }' \
+        "$scratch/gradebook"
     echo "grade: $out/gradebook.csv, $out/gradebook.json, feedback in $out/feedback/"
+}
+points_table() {
+    points=${EXERCISE_POINTS:-$1/points.tsv}
+    [[ -n ${EXERCISE_POINTS:-} || -e "$points" ]] || {
+        sed 's/$/\t1/' "$scratch/graded" > "$points"
+        echo "grade: one point a test, in $points: edit it and grade again to change them"; }
+    [[ -f "$points" ]] || die "no points table $points"
+}
+read_roster() {
+    [[ -f "$1" ]] || die "no roster $1"
+    tr -d '\r' < "$1" | awk -v FPAT='([^,]*)|("([^"]|"")*")' -v OFS='\t' '
+        function field(s) { if (s ~ /^".*"$/) { s = substr(s, 2, length(s) - 2)
+                                                gsub(/""/, "\"", s) }
+                            gsub(/[\t]/, " ", s); sub(/^ +/, "", s); sub(/ +$/, "", s)
+                            return s }
+        NR > 1 && NF >= 3 { print field($1), field($2), field($3) }'
 }
 intake() {
     local entry=$1 dest=$2 place=$3 name=${1##*/} found=() file
@@ -794,6 +923,29 @@ cmd_list() {
           printf "%-20s %-13s %-7s %-4s %-46s %s\n", $1, chapter, $4, $7, $6,
                  $4 == "coding" ? $8 : "(answer in the appendix)" }'
 }
+cmd_sheet() {
+    local id file line kind chunk title difficulty tests
+    {
+        echo "# Written exercises: answer sheet"
+        echo
+        echo "*Multi-Head Attention, from the Ground Up.*  Write each answer under its"
+        echo "exercise, below the line \"Answer:\", keep the headings, and hand this file"
+        echo "in under your name."
+        markers | awk -F '\t' '$4 == "written"' |
+        while IFS=$'\t' read -r id file line kind chunk title difficulty tests; do
+            ex_file=$file ex_line=$line
+            echo
+            echo "## $id: $title"
+            echo
+            echo "From the chapter \"$(chapter_name "$file")\"; difficulty $difficulty of 3."
+            echo
+            statement | latex_to_text
+            echo
+            echo "Answer:"
+            echo
+        done
+    } > "$1"
+}
 cmd_verify() {
     local ids=("$@") id
     [[ ${#ids[@]} -gt 0 ]] || ids=($(coding_ids))
@@ -840,7 +992,21 @@ verify_one() {
         > "$root/handout.txt" 2>&1 ||
         { tail -20 "$root/handout.txt"
           die "$1: the handed-out workspace fails its tests with the solution"; }
-    echo "verify: $1: the handed-out workspace, given the book's solution, passes make all-tests"
+    [[ $(hints | wc -l) -ge 1 ]] || die "$1 has no hint"
+    [[ "$(make -C "$root/student" --no-print-directory -s hint N=1)" == *"hint 1 of"* ]] ||
+        die "$1: make hint N=1 prints no hint in the workspace"
+    make -C "$root/student" --no-print-directory -s submit > /dev/null &&
+        cmp -s "$root/student/submit/$1.c" "$root/student/$(region_file "$root/student")" ||
+        die "$1: make submit does not copy the graded file"
+    make -C "$root/student" --no-print-directory test > "$root/handout-test.txt" 2>&1 ||
+        { cat "$root/handout-test.txt"; die "$1: make test fails with the book's solution"; }
+    wrong_answer exit-early > "$scratch/wrong"
+    splice "$root/student/$(region_file "$root/student")" "$scratch/wrong" none
+    ! make -C "$root/student" --no-print-directory test > "$root/handout-exit.txt" 2>&1 &&
+        grep -q '^  early: ' "$root/handout-exit.txt" ||
+        { cat "$root/handout-exit.txt"; die "$1: make test does not fail exit(0) as the grader does"; }
+    echo "verify: $1: the handed-out workspace, given the book's solution, passes make all-tests" \
+         "and make test; given exit(0), make test says early, as the grader does"
 
 }
 cmd_teacher_web() {
@@ -905,6 +1071,7 @@ cmd_student_web() {
         student-web) [[ $# -eq 2 ]] || die "usage: student-web DIR";      cmd_student_web "$2" ;;
         teacher-web) [[ $# -eq 2 ]] || die "usage: teacher-web DIR";      cmd_teacher_web "$2" ;;
         wrong)       [[ $# -eq 4 ]] || die "usage: wrong ID NAME DIR";    cmd_wrong "$2" "$3" "$4" ;;
+        sheet)       [[ $# -eq 2 ]] || die "usage: sheet FILE";           cmd_sheet "$2" ;;
         *)           die "usage: exercise.sh list|create|handout|solve|check|verify|grade|hint" \
                          "|student-web|teacher-web ..." ;;
     esac
