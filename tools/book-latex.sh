@@ -4,7 +4,8 @@
 # and between them, has settled; then read the logs.
 # usage: tools/book-latex.sh DIR VOLUME [OTHER]   (DIR/VOLUME.tex; TEXINPUTS as pdflatex wants it)
 set -euo pipefail
-dir=${1:?usage: tools/book-latex.sh DIR VOLUME [OTHER]}; volume=${2:?usage: tools/book-latex.sh DIR VOLUME [OTHER]}
+usage="usage: tools/book-latex.sh DIR VOLUME [OTHER]"
+dir=${1:?$usage}; volume=${2:?$usage}
 other=${3:-}
 tools=$(cd "$(dirname "$0")" && pwd)
 cd "$dir"
@@ -22,11 +23,12 @@ if [[ -z "$other" ]]; then
     passes "$volume" 5
 else
     for round in 1 2 3 4; do
-        before=$(cat "$other.xref" 2> /dev/null | md5sum)
+        before=$({ cat "$other.xref" 2> /dev/null || true; } | md5sum)
         if [[ -e $other.xref ]]; then passes "$volume" 5; else passes "$volume" 1; fi
         passes "$other" 5
         [[ $before != "$(md5sum < "$other.xref")" ]] || break
-        [[ $round -lt 4 ]] || { echo "book-latex: the page references between $volume and $other still move"; exit 1; }
+        [[ $round -lt 4 ]] ||
+            { echo "book-latex: the page references between $volume and $other still move"; exit 1; }
     done
     echo "book-latex: $volume and $other settled in $round rounds"
 fi

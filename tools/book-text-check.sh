@@ -37,7 +37,8 @@ for volume in "$pdf" ${companion:+"$companion"}; do
     making
 done
 while IFS= read -r want; do
-    grep -qF -- "$want" <<< "$all" || { echo "book-text-check: ${companion:+$companion or }$pdf lacks: $want"; status=1; }
+    grep -qF -- "$want" <<< "$all" ||
+        { echo "book-text-check: ${companion:+$companion or }$pdf lacks: $want"; status=1; }
 done <<'LINES'
 r->state ^= r->state << 13;
 r->state ^= r->state >> 7;
@@ -48,15 +49,19 @@ base=${pdf%.pdf}
 pages=$(pdfinfo "$pdf" 2> /dev/null | awk '/^Pages:/ { print $2 }')
 ceiling=$(sed -n 's/^ceiling \([0-9]*\)$/\1/p' "$tools/book-pages.txt")
 if [[ -z "$pages" || -z "$ceiling" ]]; then
-    echo "book-text-check: no page count of $pdf (pdfinfo) or no ceiling in $tools/book-pages.txt"; status=1
+    echo "book-text-check: no page count of $pdf (pdfinfo) or no ceiling in book-pages.txt"
+    status=1
 elif (( pages <= 420 )); then
     echo "book-text-check: $pdf has $pages pages, within 420"
 else
     echo "book-text-check: $pdf has $pages pages, $((pages - 420)) above 420 (ceiling $ceiling)"
     if (( pages > ceiling )); then echo "book-text-check: $pdf is longer than its ceiling"; status=1
-    elif (( pages < ceiling )); then echo "book-text-check: lower the ceiling in tools/book-pages.txt to $pages"; fi
+    elif (( pages < ceiling )); then
+        echo "book-text-check: lower the ceiling in tools/book-pages.txt to $pages"; fi
 fi
-part_page() { sed -n "s/^\\\\contentsline {part}{$1\\\\hspace .*}{\\([0-9]*\\)}{[^}]*}%*\$/\\1/p" "$base.toc" 2> /dev/null; }
+part_page() {   # $1: the part's number, in roman
+    sed -n "s/^\\\\contentsline {part}{$1\\\\hspace .*}{\\([0-9]*\\)}{[^}]*}%*\$/\\1/p" \
+        "$base.toc" 2> /dev/null; }
 one=$(part_page I); two=$(part_page II); three=$(part_page III)
 if [[ -n "$one" && -n "$two" && -n "$three" ]]; then
     echo "book-text-check: $pdf: Part II begins on page $two, Part III on page $three"
@@ -67,9 +72,15 @@ if [[ -n "$one" && -n "$two" && -n "$three" ]]; then
 fi
 terms=$(grep -cE '^ *\\(sub)*item ' "$base.ind" 2> /dev/null || true)
 identifiers=$(grep -c '^\\nwixadds{i}' "$base.aux" 2> /dev/null || true)
-echo "book-text-check: $pdf: index of terms ${terms:-0} entries, index of identifiers ${identifiers:-0}"
+echo "book-text-check: $pdf: index of terms ${terms:-0} entries," \
+     "index of identifiers ${identifiers:-0}"
 if [[ -n "${NW:-}" ]]; then
     found=$(awk -f <(cat <<'AWK'
+BEGIN {
+    number = "[0-9]+([.][0-9]+)?"; space = "\\\\,|~|\\\\ | "
+    unit = "(ms|us|ns|GB/s|MB/s|GFLOP/s|GFLOPS|GiB|MiB|KiB|MB|KB|GB|\\\\%)"
+    before = "(^|[^A-Za-z0-9_.\\\\{])"; after = "([^A-Za-z0-9]|$)"
+}
 FNR == 1 { code = 0 }
 /^<<.*>>=[ \t]*$/ { code = 1; next }
 /^@( |$)/ { code = 0; sub(/^@ ?/, "") }
@@ -77,8 +88,8 @@ code { next }
 {
     s = $0
     gsub(/\\%/, "\001", s); sub(/%.*/, "", s); gsub(/\[\[[^]]*\]\]/, "", s); gsub(/\001/, "\\%", s)
-    while (match(s, /(^|[^A-Za-z0-9_.\\{])[0-9]+([.][0-9]+)?(\\,|~|\\ | )?(ms|us|ns|GB\/s|MB\/s|GFLOP\/s|GFLOPS|GiB|MiB|KiB|MB|KB|GB|\\%)([^A-Za-z0-9]|$)/) ||
-           match(s, /(^|[^A-Za-z0-9_.\\{])[0-9]+([.][0-9]+)?(\\,|~|\\ | )(s|seconds|minutes)([^A-Za-z0-9]|$)/)) {
+    while (match(s, before number "(" space ")?" unit after) ||
+           match(s, before number "(" space ")(s|seconds|minutes)" after)) {
         hit = substr(s, RSTART, RLENGTH); s = substr(s, RSTART + RLENGTH)
         sub(/^[^0-9]*/, "", hit); sub(/[^A-Za-z%]*$/, "", hit)
         f = FILENAME; sub(/^.*\/chapters\//, "chapters/", f)
@@ -94,9 +105,11 @@ AWK
     done <<< "$found"
     while IFS= read -r place; do
         [[ -z "$place" ]] || grep -qxF -- "$place" <<< "$found" ||
-            { echo "book-text-check: gone from the prose, delete from tools/book-units.txt: $place"; status=1; }
+            { echo "book-text-check: gone from the prose, delete from book-units.txt: $place"
+              status=1; }
     done <<< "$known"
-    echo "book-text-check: $(grep -c . <<< "$known" || true) typed numbers with a unit left in the prose"
+    echo "book-text-check: $(grep -c . <<< "$known" || true) typed numbers" \
+         "with a unit left in the prose"
 else
     echo "book-text-check: NW is not set; typed numbers not checked"
 fi

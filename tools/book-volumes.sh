@@ -4,7 +4,8 @@
 # usage: tools/book-volumes.sh book|companion FILE...   (the web's files, in tangle order)
 set -euo pipefail
 volume=${1:?usage: tools/book-volumes.sh book|companion FILE...}; shift
-[[ "$volume" == book || "$volume" == companion ]] || { echo "book-volumes: no volume $volume" >&2; exit 2; }
+[[ "$volume" == book || "$volume" == companion ]] ||
+    { echo "book-volumes: no volume $volume" >&2; exit 2; }
 lib=$(sed -n 's/^LIB=//p' "$(command -v noweave)")
 order=$(mktemp); trap 'rm -f "$order"' EXIT
 cat > "$order" <<'ORDER'
@@ -93,7 +94,8 @@ file != "" { last[file] = NR }
 END {
     for (i = 1; i <= nfiles; i++) {
         f = files[i]
-        if (!(f in placed)) { print "book-volumes: " f " is in neither volume" > "/dev/stderr"; exit 1 }
+        if (!(f in placed)) {
+            print "book-volumes: " f " is in neither volume" > "/dev/stderr"; exit 1 }
         if (code[f] && split(placed[f], v, " ") > 1) {
             print "book-volumes: " f " has code and is in both volumes" > "/dev/stderr"; exit 1 }
     }
