@@ -12,7 +12,7 @@
 #   the viewer     viz/   -> build/mha-viz
 #   the tests      tests/ -> build/tests-lib (libmha.a alone), build/tests, build/viz-tests
 #   the tables     tables/ -> build/mha-tables (the printers of the book's tables)
-#   the book       build/book.pdf, the student's edition
+#   the book       build/book.pdf and build/companion.pdf; the student's edition
 #   the checks     lint, check-tangle, sanitizers, valgrind, fuzzing, exercises: `make check`
 #   the benchmark  `make bench`
 # Recipes longer than a few lines are scripts in tools/, tangled from the book.
@@ -379,45 +379,52 @@ $(BUILD)/mha-tables: $(BUILD)/obj/tables/tables_main.o $(BUILD)/libmha-tables.a 
 
 # ================================================================ the book
 
-# pdflatex runs until the cross-references settle (at least two passes, at
-# most five, with makeindex between them for the index of terms), so every
-# page number printed is the page the thing is on; then the log is read, and
-# references still moving or a line more than 10pt too wide fail the build.
-LATEX = for pass in 1 2 3 4 5; do \
-	  TEXINPUTS=.:$(CURDIR)/$(BUILD)/tables:$(CURDIR)/figures: pdflatex -interaction=nonstopmode \
-	    -halt-on-error $(1).tex > $(1).log || { grep -A5 '^!' $(1).log; exit 1; }; \
-	  [[ ! -e $(1).idx ]] || makeindex -q $(1).idx; \
-	  [[ $$pass -lt 2 ]] || grep -q 'Rerun to get' $(1).log || break; done; \
-	if grep -E '^LaTeX Warning: (Reference|Citation).*undefined' $(1).log; then exit 1; fi; \
-	bash $(CURDIR)/tools/book-log-check.sh $(1).log $(1).tex
+# The web is printed as two volumes: build/book.pdf, the book (the ideas, the
+# heads, the speed), and build/companion.pdf, the complete listings.
+# tools/book-volumes.sh cuts the cross-referenced web into each volume's files
+# in the reader's order; tools/book-latex.sh runs pdflatex on both until every
+# page reference, within each and between them, has settled (each reads the
+# other's labels), and fails on references left undefined, references still
+# moving, or a line more than 10pt too wide.
+BOOK_TEXINPUTS = .:$(CURDIR)/$(BUILD)/tables:$(CURDIR)/figures:
 
-book: $(BUILD)/book.pdf
-$(BUILD)/book.tex: $(NW) tools/exercise.sh tools/exercise-hints.awk | deps
+book: $(BUILD)/book.pdf $(BUILD)/companion.pdf
+$(BUILD)/book.tex: $(NW) tools/exercise.sh tools/exercise-hints.awk tools/book-volumes.sh | deps
 	@rm -rf $(BUILD)/teacher && mkdir -p $(BUILD)/teacher
 	NW="$(NW)" bash tools/exercise.sh teacher-web $(BUILD)/teacher
-	cd $(BUILD)/teacher && noweave -delay -index $(NW) > $(abspath $@)
-$(BUILD)/book.pdf: $(BUILD)/book.tex $(BUILD)/mha-tables | $(VIZ_FIGURES)
+	cd $(BUILD)/teacher && bash $(CURDIR)/tools/book-volumes.sh companion $(NW) > $(abspath $(BUILD)/companion.tex)
+	cd $(BUILD)/teacher && bash $(CURDIR)/tools/book-volumes.sh book $(NW) > $(abspath $@)
+$(BUILD)/companion.tex: $(BUILD)/book.tex
+	@:
+$(BUILD)/book.pdf: $(BUILD)/book.tex $(BUILD)/companion.tex $(BUILD)/mha-tables tools/book-latex.sh \
+                   tools/book-log-check.sh tools/book-text-check.sh tools/book-pages.txt | $(VIZ_FIGURES)
 	@mkdir -p $(BUILD)/tables && $(BUILD)/mha-tables $(BUILD)/tables
-	cd $(BUILD) && $(call LATEX,book)
-	bash tools/book-text-check.sh $@
-	@echo "book: $@, no errors"
+	TEXINPUTS=$(BOOK_TEXINPUTS) bash tools/book-latex.sh $(BUILD) book companion
+	NW="$(NW)" bash tools/book-text-check.sh $(BUILD)/book.pdf $(BUILD)/companion.pdf
+	@echo "book: $@ and $(BUILD)/companion.pdf, no errors"
+$(BUILD)/companion.pdf: $(BUILD)/book.pdf
+	@:
 
-# The student's edition: no answers appendix, every exercise's solution hidden.
+# The student's edition of the book: no answers appendix, every exercise's
+# solution hidden.  Its references into the companion are the teacher's
+# companion's: there is one companion for both editions.
 EXERCISE_TOOL = NW="$(NW)" BUILD="$(BUILD)" EXERCISE_TRUSTED="$(TRUSTED)" EXERCISE_CFLAGS="$(filter-out -O% -g,$(CFLAGS))" bash tools/exercise.sh
 NW_STUDENT   := $(filter-out chapters/95-answers.nw,$(NW))
 book-student: $(BUILD)/book-student.pdf
-$(BUILD)/student/book-student.tex: $(NW) tools/exercise.sh | deps
+$(BUILD)/student/book-student.tex: $(NW) tools/exercise.sh tools/book-volumes.sh | deps
 	@rm -rf $(@D) && mkdir -p $(@D)
 	NW="$(NW_STUDENT)" bash tools/exercise.sh student-web $(@D)/web > $(@D)/files
-	noweave -delay -index $$(cat $(@D)/files) | \
+	bash tools/book-volumes.sh book $$(cat $(@D)/files) | \
 	  sed 's/^\\newif\\ifstudentedition$$/&\\studenteditiontrue/' > $@
 	grep -qF '\ifstudentedition\studenteditiontrue' $@
 	@$(EXERCISE_TOOL) list | awk '$$3 == "coding" { print $$1 }' | while read -r id; do \
 	  grep -qF "(your code here: exercise $$id)" $$(cat $(@D)/files) || \
 	    { echo "book-student: exercise $$id is not hidden"; exit 1; }; done
-$(BUILD)/book-student.pdf: $(BUILD)/student/book-student.tex $(BUILD)/mha-tables | $(VIZ_FIGURES)
+$(BUILD)/book-student.pdf: $(BUILD)/student/book-student.tex $(BUILD)/companion.pdf $(BUILD)/mha-tables \
+                           tools/book-latex.sh | $(VIZ_FIGURES)
 	@mkdir -p $(BUILD)/tables && $(BUILD)/mha-tables $(BUILD)/tables
-	cd $(BUILD)/student && $(call LATEX,book-student)
+	cp $(BUILD)/companion.xref $(BUILD)/student/companion.xref
+	TEXINPUTS=$(BOOK_TEXINPUTS) bash tools/book-latex.sh $(BUILD)/student book-student
 	cp $(BUILD)/student/book-student.pdf $@
 
 # ================================================================ the checks
@@ -577,7 +584,7 @@ fuzz:
 	  $(FUZZ_MSAN_TARGETS:%=$(BUILD)/fuzz-msan/fuzz-%)
 	bash tools/fuzz.sh $(BUILD) $(FUZZ_SECONDS) $(FUZZ_MSAN_SECONDS) "$(FUZZ_TARGETS)" "$(FUZZ_MSAN_TARGETS)"
 
-# The exercises (appendix "A teacher's guide to the exercises").
+# The exercises (the companion's chapter "A teacher's guide to the exercises").
 exercises: | deps
 	@$(EXERCISE_TOOL) list
 exercise: | deps

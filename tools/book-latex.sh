@@ -1,0 +1,40 @@
+# generated from chapters/27-book-tables.nw; edit the book, not this file
+#!/usr/bin/env bash
+# Typeset the volumes of the book until every page reference, within each
+# and between them, has settled; then read the logs.
+# usage: tools/book-latex.sh DIR VOLUME [OTHER]   (DIR/VOLUME.tex; TEXINPUTS as pdflatex wants it)
+set -euo pipefail
+usage="usage: tools/book-latex.sh DIR VOLUME [OTHER]"
+dir=${1:?$usage}; volume=${2:?$usage}
+other=${3:-}
+tools=$(cd "$(dirname "$0")" && pwd)
+cd "$dir"
+passes() {   # $1: a volume; $2: the most passes it needs
+    local pass
+    for ((pass = 1; pass <= $2; pass++)); do
+        pdflatex -interaction=nonstopmode -halt-on-error "$1.tex" > "$1.log" ||
+            { grep -A5 '^!' "$1.log"; exit 1; }
+        [[ ! -e $1.idx ]] || makeindex -q "$1.idx"
+        [[ $pass -lt 2 ]] || grep -q 'Rerun to get' "$1.log" || break
+    done
+    grep -E '^\\(newsublabel|newlabel|pendingsublabel|nwixadd)\{' "$1.aux" > "$1.xref" || true
+}
+if [[ -z "$other" ]]; then
+    passes "$volume" 5
+else
+    for round in 1 2 3 4; do
+        before=$({ cat "$other.xref" 2> /dev/null || true; } | md5sum)
+        if [[ -e $other.xref ]]; then passes "$volume" 5; else passes "$volume" 1; fi
+        passes "$other" 5
+        [[ $before != "$(md5sum < "$other.xref")" ]] || break
+        [[ $round -lt 4 ]] ||
+            { echo "book-latex: the page references between $volume and $other still move"; exit 1; }
+    done
+    echo "book-latex: $volume and $other settled in $round rounds"
+fi
+status=0
+for v in $volume $other; do
+    if grep -E '^LaTeX Warning: (Reference|Citation).*undefined' "$v.log"; then status=1; fi
+    bash "$tools/book-log-check.sh" "$v.log" "$v.tex" || status=1
+done
+exit $status
