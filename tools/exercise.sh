@@ -92,7 +92,7 @@ cmd_hint() {
     [[ $count -gt 0 ]] || die "exercise $1 has no hints"
     [[ "$2" =~ ^[0-9]+$ && $2 -ge 1 && $2 -le $count ]] || die "exercise $1 has hints 1 to $count"
     echo "exercise $1, hint $2 of $count:"
-    hints | sed -n "$2p" | fold -s -w 76 | sed 's/^/    /'
+    hints | sed -n "$2p" | latex_to_text | fold -s -w 76 | sed 's/^/    /'
 }
 check_hole() {
     local defs uses
@@ -159,8 +159,8 @@ cmd_create() {
     printf 'EXERCISE := %s\nTESTS    := @(%s)\nBOOK_CFLAGS := %s\n' \
         "$ex_id" "${ex_tests//,/|}" "${EXERCISE_CFLAGS:-}" | cpif "$dir/exercise.mk"
     local chapter place
-    chapter=$(sed -n 's/^\\chapter{\(.*\)}$/\1/p' "$ex_file" | head -1)
-    place=$(sed -n "s/^\\\\newlabel{ex:$ex_id}{{\([^}]*\)}{\([^}]*\)}.*/, section \1, page \2/p" \
+    chapter=$(sed -n 's/^\\chapter\[\([^]]*\)\].*/\1/p; s/^\\chapter{\(.*\)}$/\1/p' "$ex_file" | head -1)
+    place=$(sed -n "s/^\\\\newlabel{ex:$ex_id}{{\([^}]*\)}{\([^}]*\)}.*/, exercise \1, page \2/p" \
                 "${BUILD:-build}/book.aux" 2>/dev/null | head -1 || true)
     {
         echo "# Exercise $ex_id: $ex_title"
@@ -221,14 +221,17 @@ region_file() {
     echo "$files"
 }
 latex_to_text() {
-    sed -e 's/\\paragraph{[^}]*{[^}]*}[^}]*}//; s/\\paragraph{[^}]*}//; s/\\label{[^}]*}//g' \
+    sed -e 's/\\exercisehead{[^}]*}{[^}]*}//; s/\\index{[^}]*}//g' \
+        -e 's/\\paragraph{[^}]*{[^}]*}[^}]*}//; s/\\paragraph{[^}]*}//; s/\\label{[^}]*}//g' \
         -e 's/\\texttt{\([^}]*\)}/`\1`/g; s/\\emph{\([^}]*\)}/*\1*/g' \
         -e 's/\\file{\([^}]*\)}/`\1`/g' \
         -e 's/\[\[/`/g; s/\]\]\]/]`/g; s/\]\]/`/g' \
         -e 's/\(Chapter\|Appendix\)~\\ref{[a-z]*:\([^}]*\)}/the chapter "\2"/g; s/~/ /g' \
         -e 's/\\infty/infinity/g; s/\\mathrm{\([^}]*\)}/\1/g' \
         -e 's/_{\([^}]*\)}/_\1/g; s/\\sqrt/sqrt/g' \
-        -e 's/\$\([^$]*\)\$/\1/g; s/---/--/g; s/\\[a-zA-Z]*{\([^}]*\)}/\1/g' |
+        -e 's/\$\([^$]*\)\$/\1/g; s/---/--/g; s/\\[a-zA-Z]*{\([^}]*\)}/\1/g' \
+        -e 's/\\cdot/*/g; s/\\[lc]\?dots/.../g; s/\\[,;!]//g; s/\\\(hat\|bar\) *\([a-zA-Z]\)/\2\1/g' \
+        -e 's/\^{\([^}]*\)}/^(\1)/g; s/\\\([a-zA-Z]*\)/\1/g; s/[{}]//g' |
         sed '/^[[:space:]]*$/d'
 }
 all_giveaways() {
