@@ -1,6 +1,12 @@
 # generated from chapters/26-exercises.nw; edit the book, not this file
 # tools/exercise-hints.awk: print each exercise's hints after its statement
 # (the teacher's edition; the exercises appendix).
+function tex(s,   n, part, i, out) {
+    n = split(s, part, "$")
+    for (i = 1; i <= n; i++)
+        out = out (i % 2 ? text(part[i]) : "$" part[i] "$")
+    return out
+}
 function text(s) {
     gsub(/\\/, "\001", s)
     gsub(/[{}&#_%]/, "\\\\&", s)

@@ -166,7 +166,7 @@ cmd_create() {
     hints | latex_to_text | cpif "$dir/hints.txt"
     local chapter place
     chapter=$(chapter_name "$ex_file")
-    place=$(sed -n "s/^\\\\newlabel{ex:$ex_id}{{\([^}]*\)}{\([^}]*\)}.*/section \1, page \2/p" \
+    place=$(sed -n "s/^\\\\newlabel{ex:$ex_id}{{\([^}]*\)}{\([^}]*\)}.*/exercise \1, page \2/p" \
                 "${BUILD:-build}/student/book-student.aux" 2>/dev/null | head -1 || true)
     [[ -n "$place" ]] || place="see the chapter for the exercise"
     {
@@ -245,7 +245,8 @@ chapter_name() {
         gsub(/\\\\/, " ", s); gsub(/  +/, " ", s); print s; exit }' "$1"
 }
 latex_to_text() {
-    sed -e 's/\\paragraph{[^}]*{[^}]*}[^}]*}//; s/\\paragraph{[^}]*}//; s/\\label{[^}]*}//g' \
+    sed -e 's/\\exercisehead{[^}]*}{[^}]*}//; s/\\index{[^}]*}//g' \
+        -e 's/\\paragraph{[^}]*{[^}]*}[^}]*}//; s/\\paragraph{[^}]*}//; s/\\label{[^}]*}//g' \
         -e 's/\\texttt{\([^}]*\)}/`\1`/g; s/\\emph{\([^}]*\)}/*\1*/g' \
         -e 's/\\file{\([^}]*\)}/`\1`/g' \
         -e 's/\[\[/`/g; s/\]\]\]/]`/g; s/\]\]/`/g' \
@@ -253,7 +254,9 @@ latex_to_text() {
         -e 's/\\infty/infinity/g; s/\\mathrm{\([^}]*\)}/\1/g' \
         -e 's/\\ell\b/ld/g; s/\\sum/sum/g; s/\\dots/.../g; s/\\ge\b/>=/g; s/\\le\b/<=/g; s/\\,/ /g' \
         -e 's/_{\([^}]*\)}/_\1/g; s/\\sqrt/sqrt/g' \
-        -e 's/\$\([^$]*\)\$/\1/g; s/---/--/g; s/\\[a-zA-Z]*{\([^}]*\)}/\1/g' |
+        -e 's/\$\([^$]*\)\$/\1/g; s/---/--/g; s/\\[a-zA-Z]*{\([^}]*\)}/\1/g' \
+        -e 's/\\cdot/*/g; s/\\[lc]\?dots/.../g; s/\\[,;!]//g; s/\\\(hat\|bar\) *\([a-zA-Z]\)/\2\1/g' \
+        -e 's/\^{\([^}]*\)}/^(\1)/g; s/\\\([a-zA-Z]*\)/\1/g; s/[{}]//g' |
         sed '/^[[:space:]]*$/d'
 }
 all_giveaways() {
