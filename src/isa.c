@@ -27,7 +27,7 @@ static const fast_kernels *choose_by_name(const char *isa)
 }
 static const fast_kernels *chosen = &fast_kernels_scalar;
 
-__attribute__((constructor)) static void choose_at_start_up(void)
+__attribute__((constructor(101))) static void choose_at_start_up(void)
 {
 #if defined(__x86_64__)
     __builtin_cpu_init();

@@ -326,6 +326,75 @@ Test(lm_command, bad_inputs_get_one_line) {
     expect_one_error(run_mha("lm", "generate", model, "--prompt", "Emma", NULL), "model.txt");
     remove_tree(dir);
 }
+Test(lm, every_bad_argument_is_refused) {
+    const struct { lm_config c; mha_status want; } configs[] = {
+        {{1, 16, 32, 4, 2, 128}, MHA_ERR_SHAPE}, {{64, 1, 32, 4, 2, 128}, MHA_ERR_SHAPE},
+        {{64, 16, 0, 4, 2, 128}, MHA_ERR_SHAPE}, {{64, 16, 32, 0, 2, 128}, MHA_ERR_SHAPE},
+        {{64, 16, 32, 4, 0, 128}, MHA_ERR_SHAPE}, {{64, 16, 32, 4, 2, 0}, MHA_ERR_SHAPE},
+        {{64, 16, 32, 3, 2, 128}, MHA_ERR_HEADS},
+        {{64, 16, 32, 4, LM_MAX_LAYERS + 1, 128}, MHA_ERR_ARG},
+        {{((size_t)1 << 30) + 1, 16, 32, 4, 2, 128}, MHA_ERR_ARG},
+        {{64, 65537, 32, 4, 2, 128}, MHA_ERR_ARG}, {{64, 16, 32, 4, 2, 128}, MHA_OK},
+    };
+    for (size_t i = 0; i < sizeof configs / sizeof configs[0]; i++)
+        cr_expect_eq(lm_config_check(&configs[i].c), configs[i].want, "configuration %zu", i);
+    cr_expect_eq(lm_config_check(NULL), MHA_ERR_NULL);
+    lm_model m;
+    load_tiny(&m);
+    lm_workspace ws;
+    cr_expect_eq(lm_workspace_init(&ws, &m, 0, 4, 0), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_workspace_init(&ws, &m, 2, 0, 0), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_workspace_init(&ws, &m, 2, tiny.context + 1, 0), MHA_ERR_ARG);
+    cr_expect_eq(lm_workspace_init(&ws, &m, SIZE_MAX / 2, 4, 0), MHA_ERR_OVERFLOW);
+    cr_assert_eq(lm_workspace_init(&ws, &m, 2, 4, 1), MHA_OK);
+    int tokens[2 * 4] = {1, 2, 3, 4, 5, 6, 7, 8}, targets[2 * 4] = {2, 3, 4, 5, 6, 7, 8, 9};
+    float *weights = malloc(tiny.layers * 2 * tiny.heads * 4 * 4 * sizeof *weights);
+    double loss;
+    cr_expect_eq(lm_forward(NULL, &ws, tokens, 2, 4), MHA_ERR_NULL);
+    cr_expect_eq(lm_forward(&m, NULL, tokens, 2, 4), MHA_ERR_NULL);
+    cr_expect_eq(lm_forward(&m, &ws, NULL, 2, 4), MHA_ERR_NULL);
+    cr_expect_eq(lm_forward(&m, &ws, tokens, 0, 4), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_forward(&m, &ws, tokens, 3, 4), MHA_ERR_ARG);
+    cr_expect_eq(lm_forward(&m, &ws, tokens, 2, 5), MHA_ERR_ARG);
+    cr_expect_eq(lm_forward_weights(&m, &ws, tokens, 2, 4, NULL), MHA_ERR_NULL);
+    cr_expect_eq(lm_loss(&m, &ws, tokens, NULL, &loss), MHA_ERR_NULL);
+    cr_expect_eq(lm_loss(&m, &ws, tokens, targets, NULL), MHA_ERR_NULL);
+    tokens[5] = (int)tiny.vocab;
+    cr_expect_eq(lm_forward(&m, &ws, tokens, 2, 4), MHA_ERR_ARG);
+    tokens[5] = -1;
+    cr_expect_eq(lm_forward_weights(&m, &ws, tokens, 2, 4, weights), MHA_ERR_ARG);
+    tokens[5] = 6;
+    targets[7] = (int)tiny.vocab;
+    cr_expect_eq(lm_loss(&m, &ws, tokens, targets, &loss), MHA_ERR_ARG);
+    targets[7] = 9;
+    cr_expect_eq(lm_loss(&m, &ws, tokens, targets, &loss), MHA_OK);
+    uint64_t state = 1;
+    int inputs[2 * 4], next[2 * 4];
+    cr_expect_eq(lm_batch(NULL, 8, 2, 4, &state, inputs, next), MHA_ERR_NULL);
+    cr_expect_eq(lm_batch(tokens, 8, 2, 4, NULL, inputs, next), MHA_ERR_NULL);
+    cr_expect_eq(lm_batch(tokens, 8, 2, 4, &state, NULL, next), MHA_ERR_NULL);
+    cr_expect_eq(lm_batch(tokens, 8, 2, 4, &state, inputs, NULL), MHA_ERR_NULL);
+    cr_expect_eq(lm_batch(tokens, 4, 2, 4, &state, inputs, next), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_batch(tokens, 8, 2, 0, &state, inputs, next), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_batch(tokens, 8, 0, 4, &state, inputs, next), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_head_keep(NULL, 0, 0, 0), MHA_ERR_NULL);
+    cr_expect_eq(lm_head_keep(&m, tiny.layers, 0, 0), MHA_ERR_ARG);
+    cr_expect_eq(lm_head_keep(&m, 0, tiny.heads, 0), MHA_ERR_ARG);
+    lm_decoder d;
+    cr_assert_eq(lm_decoder_init(&d, &m), MHA_OK);
+    cr_expect_eq(lm_decoder_step(&d, -1), MHA_ERR_ARG);
+    cr_expect_eq(lm_decoder_step(&d, (int)tiny.vocab), MHA_ERR_ARG);
+    cr_assert_eq(lm_head_keep(&m, 1, 2, 0), MHA_OK);
+    cr_expect_eq(lm_decoder_step(&d, 1), MHA_ERR_ARG, "a head is removed");
+    cr_assert_eq(lm_head_keep(&m, 1, 2, 1), MHA_OK);
+    for (size_t t = 0; t < tiny.context; t++)
+        cr_assert_eq(lm_decoder_step(&d, (int)t), MHA_OK, "position %zu", t);
+    cr_expect_eq(lm_decoder_step(&d, 1), MHA_ERR_CACHE_FULL);
+    lm_decoder_free(&d);
+    free(weights);
+    lm_workspace_free(&ws);
+    lm_model_free(&m);
+}
 #include <unistd.h>
 #include "head_roles.h"
 
