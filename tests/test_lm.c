@@ -1339,3 +1339,70 @@ Test(heads_sentences, a_querys_weight_on_its_target) {
     free(weights);
     remove_tree(dir);
 }
+struct loss_script { int calls, bad_at; double bad; };
+static mha_status scripted_loss(const lm_model *m, void *context, double *loss)
+{
+    struct loss_script *s = context;
+    *loss = ++s->calls == s->bad_at ? s->bad : (double)lm_heads_removed(m);
+    return MHA_OK;
+}
+Test(heads, every_bad_argument_is_refused) {
+    lm_model m;
+    load_tiny(&m);
+    const size_t T = tiny.context, NH = tiny.layers * tiny.heads;
+    int ids[40];
+    for (size_t i = 0; i < 40; i++)
+        ids[i] = (int)(i * 5 % tiny.vocab);
+    unsigned char classes[64] = {0};
+    lm_head_scores scores[2 * 4];
+    double loss, base, importance[2 * 4];
+    lm_prune_step steps[2 * 4 + 1];
+    cr_expect_eq(lm_heads_measure(NULL, ids, 40, classes, 2, 1, scores), MHA_ERR_NULL);
+    cr_expect_eq(lm_heads_measure(&m, NULL, 40, classes, 2, 1, scores), MHA_ERR_NULL);
+    cr_expect_eq(lm_heads_measure(&m, ids, 40, NULL, 2, 1, scores), MHA_ERR_NULL);
+    cr_expect_eq(lm_heads_measure(&m, ids, 40, classes, 2, 1, NULL), MHA_ERR_NULL);
+    cr_expect_eq(lm_heads_measure(&m, ids, 40, classes, 0, 1, scores), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_heads_measure(&m, ids, T - 1, classes, 2, 1, scores), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_sample_loss(NULL, ids, 40, 2, &loss), MHA_ERR_NULL);
+    cr_expect_eq(lm_sample_loss(&m, NULL, 40, 2, &loss), MHA_ERR_NULL);
+    cr_expect_eq(lm_sample_loss(&m, ids, 40, 2, NULL), MHA_ERR_NULL);
+    cr_expect_eq(lm_sample_loss(&m, ids, 40, 0, &loss), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_sample_loss(&m, ids, T, 2, &loss), MHA_ERR_SHAPE);
+    ids[3] = (int)tiny.vocab;
+    cr_expect_eq(lm_heads_measure(&m, ids, 40, classes, 1, 1, scores), MHA_ERR_ARG);
+    cr_expect_eq(lm_sample_loss(&m, ids, 40, 1, &loss), MHA_ERR_ARG);
+    ids[3] = 1;
+    struct loss_script s = {0, 0, 0};
+    cr_expect_eq(lm_heads_importance(NULL, scripted_loss, &s, &base, importance), MHA_ERR_NULL);
+    cr_expect_eq(lm_heads_importance(&m, NULL, &s, &base, importance), MHA_ERR_NULL);
+    cr_expect_eq(lm_heads_importance(&m, scripted_loss, &s, NULL, importance), MHA_ERR_NULL);
+    cr_expect_eq(lm_heads_importance(&m, scripted_loss, &s, &base, NULL), MHA_ERR_NULL);
+    cr_expect_eq(lm_heads_prune(NULL, scripted_loss, &s, 1, steps), MHA_ERR_NULL);
+    cr_expect_eq(lm_heads_prune(&m, NULL, &s, 1, steps), MHA_ERR_NULL);
+    cr_expect_eq(lm_heads_prune(&m, scripted_loss, &s, 1, NULL), MHA_ERR_NULL);
+    cr_expect_eq(lm_heads_prune(&m, scripted_loss, &s, NH + 1, steps), MHA_ERR_ARG);
+    cr_assert_eq(lm_head_keep(&m, 1, 3, 0), MHA_OK);
+    cr_expect_eq(lm_heads_importance(&m, scripted_loss, &s, &base, importance), MHA_ERR_ARG);
+    cr_expect_eq(lm_heads_prune(&m, scripted_loss, &s, 1, steps), MHA_ERR_ARG);
+    cr_assert_eq(lm_head_keep(&m, 1, 3, 1), MHA_OK);
+    cr_expect_eq(s.calls, 0, "a refused call asked for a loss");
+    const struct { int bad_at; double bad; } range[] = {{1, NAN}, {3, INFINITY}, {8, -INFINITY}};
+    for (size_t r = 0; r < 3; r++) {
+        s = (struct loss_script){0, range[r].bad_at, range[r].bad};
+        cr_expect_eq(lm_heads_importance(&m, scripted_loss, &s, &base, importance), MHA_ERR_RANGE,
+                     "importance, loss %d not finite", range[r].bad_at);
+        cr_expect_eq(s.calls, range[r].bad_at, "a loss was asked for after the one not finite");
+        cr_expect_eq(lm_heads_removed(&m), 0, "a head was left removed");
+        s = (struct loss_script){0, range[r].bad_at, range[r].bad};
+        cr_expect_eq(lm_heads_prune(&m, scripted_loss, &s, 2, steps), MHA_ERR_RANGE,
+                     "prune, loss %d not finite", range[r].bad_at);
+        cr_expect_eq(s.calls, range[r].bad_at, "a loss was asked for after the one not finite");
+        cr_expect_eq(lm_heads_removed(&m), 0, "a head was left removed");
+    }
+    s = (struct loss_script){0, 0, 0};
+    cr_expect_eq(lm_heads_importance(&m, scripted_loss, &s, &base, importance), MHA_OK);
+    cr_expect_eq(base, 0.0);
+    for (size_t k = 0; k < NH; k++)
+        cr_expect_eq(importance[k], 1.0, "head %zu: one head removed", k);
+    lm_model_free(&m);
+}

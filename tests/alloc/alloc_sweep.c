@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "bpe_files.h"
 #include "checkpoint.h"
+#include "fast.h"
 #include "head_roles.h"
 #include "lm_files.h"
 #include "ngram.h"
@@ -434,6 +435,7 @@ static int sweep(const sweep_case *c, sweep_result *r)
     for (long n = 0; !bad; n++) {
         if (c->out)                          /* NaN bytes: a result must be written again */
             memset(c->out, 0xff, c->out_bytes);
+        fast_scratch_release();              /* the kept scratch is allocated again, and failed */
         made = 0, fail_at = n, counting = 1;
         mha_status status = c->call();
         counting = 0, fail_at = 0;
