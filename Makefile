@@ -498,11 +498,12 @@ sanitize:
 # The allocation sweep (appendix "Hardening"): every public entry point on a
 # small case, its allocations failed one at a time, under ASan + UBSan.  The
 # linker's --wrap sends the allocations of the program and of the archives to
-# the program's counter; the table it writes is the one the appendix prints,
+# tests/alloc/wrap_alloc.c (shared with mha-failing), which asks the program's counter; the table it writes is the one the appendix prints,
 # and a table that differs from the committed one is replaced and fails.
 ALLOC_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc \
               -Wl,--wrap=posix_memalign,--wrap=strdup
-$(BUILD)/alloc-sweep: $(BUILD)/obj/tests/alloc/alloc_sweep.o $(LIBS_BELOW_CMD)
+$(BUILD)/alloc-sweep: $(BUILD)/obj/tests/alloc/alloc_sweep.o $(BUILD)/obj/tests/alloc/wrap_alloc.o \
+                     $(LIBS_BELOW_CMD)
 	$(CC) $(CFLAGS) $(ALLOC_WRAP) -o $@ $^ $(LDLIBS)
 alloc-sweep:
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(SAN_CFLAGS)" $(BUILD)/asan/alloc-sweep
@@ -523,6 +524,7 @@ io-sweep:
 # linked with the failing allocator, which reads MHA_TEST_FAIL_ALLOC; every
 # subcommand on a small case, under ASan + UBSan.
 $(BUILD)/mha-failing: $(BUILD)/obj/cmd/main.o $(BUILD)/obj/tests/alloc/fail_alloc.o \
+                      $(BUILD)/obj/tests/alloc/wrap_alloc.o \
                       $(BUILD)/libmha-cmd.a $(LIBS_BELOW_CMD)
 	$(CC) $(CFLAGS) $(ALLOC_WRAP) -o $@ $^ $(LDLIBS)
 alloc-command:
@@ -530,19 +532,26 @@ alloc-command:
 	$(SAN_ENV) bash tools/alloc-command.sh $(BUILD)/asan/mha-failing $(BUILD)/asan/alloc-command
 
 # Coverage (the same appendix): everything built again with --coverage under
-# $(BUILD)/coverage, both suites and the allocation sweep run, and the lines
-# and branches reached counted per chapter by Debian's gcovr; the table is
-# figures/coverage.tex, the HTML report $(BUILD)/coverage/html/index.html, and
-# the library's figures must not fall below figures/coverage-floor.txt.
+# $(BUILD)/coverage; the library's suites run on each instruction set the
+# processor has (MHA_ISA), then the other suites, the viewer's suite and its
+# window, the allocation and I/O sweeps; the lines and branches reached are
+# counted per chapter by Debian's gcovr; the table is figures/coverage.tex, the
+# HTML report $(BUILD)/coverage/html/index.html, and the library's figures must
+# not fall below figures/coverage-floor.txt.
 COV_CFLAGS := -O1 -g --coverage
+COV_ISAS   := avx512 avx2 scalar
 coverage: | deps
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/coverage CFLAGS="$(COV_CFLAGS)" \
 	  $(BUILD)/coverage/tests-lib $(BUILD)/coverage/tests $(BUILD)/coverage/mha \
-	  $(BUILD)/coverage/alloc-sweep
+	  $(BUILD)/coverage/viz-tests $(BUILD)/coverage/mha-viz \
+	  $(BUILD)/coverage/alloc-sweep $(BUILD)/coverage/io-sweep
 	find $(BUILD)/coverage -name '*.gcda' -delete
-	cd tests && ../$(BUILD)/coverage/tests-lib --jobs=2
+	cd tests && for isa in $(COV_ISAS); do MHA_ISA=$$isa ../$(BUILD)/coverage/tests-lib --jobs=2; done
 	cd tests && MHA_BINARY=../$(BUILD)/coverage/mha ../$(BUILD)/coverage/tests --jobs=2
+	cd tests && $(VIZ_HEADLESS) ../$(BUILD)/coverage/viz-tests --jobs=2
+	bash tools/viewer-smoke.sh $(BUILD)/coverage/mha-viz > /dev/null
 	$(BUILD)/coverage/alloc-sweep > /dev/null
+	$(BUILD)/coverage/io-sweep > /dev/null
 	bash tools/coverage.sh $(BUILD)/coverage figures/coverage-floor.txt figures/coverage.tex
 
 valgrind: $(BUILD)/mha $(BUILD)/tests

@@ -1,4 +1,4 @@
-/* generated from chapters/01-shape.nw; edit the book, not this file */
+/* generated from chapters/01-shape.nw, chapters/30-tests.nw; edit the book, not this file */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -69,4 +69,12 @@ void expect_close(const char *what, const float *got, const double *want,
     }
     cr_expect(worst <= tolerance, "%s: worst error %.3g exceeds tolerance %.3g",
               what, worst, tolerance);
+}
+__attribute__((constructor)) static void isa_from_the_environment(void)
+{
+    const char *isa = getenv("MHA_ISA");
+    if (isa != NULL && mha_set_isa(isa) != MHA_OK) {
+        fprintf(stderr, "MHA_ISA: unknown instruction set '%s'\n", isa);
+        exit(2);
+    }
 }

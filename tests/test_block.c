@@ -644,3 +644,75 @@ Test(block, rotary_positions_see_only_offsets) {
             cr_expect(fabs(dot[i][j] - dot[i - 1][j - 1]) < 1e-5, "(%zu, %zu)", i, j);
     free(q); free(k);
 }
+Test(block, every_missing_argument_is_refused) {
+    const mha_block_shape s = {1, 4, 8, 2, 12};
+    block_case c = block_case_random(s, 2650);
+    const size_t n = 4 * 8;
+    float y[4 * 8], gx[4 * 8], gy[4 * 8], *g[MHA_BLOCK_TENSORS];
+    for (size_t i = 0; i < n; i++)
+        gy[i] = 0.01f * (float)i;
+    for (size_t i = 0; i < MHA_BLOCK_TENSORS; i++) {
+        size_t dims[2];
+        const size_t count = mha_block_tensor_shape(&s, i, dims) == 2 ? dims[0] * dims[1] : dims[0];
+        g[i] = calloc(count, sizeof(float));
+    }
+    const mha_block_grads grads = mha_block_grads_from(g);
+    mha_block_saved saved;
+    cr_assert_eq(mha_block_saved_init(&saved, &s), MHA_OK);
+    cr_assert_eq(mha_block_forward(&s, &c.params, c.x, NULL, y, &saved), MHA_OK);
+    for (size_t i = 0; i < MHA_BLOCK_TENSORS; i++) {
+        const char *name = mha_block_tensor_names[i];
+        const int optional = strcmp(name, "self_attn.in_proj_bias") == 0 ||
+                             strcmp(name, "self_attn.out_proj.bias") == 0;
+        const float *t[MHA_BLOCK_TENSORS];
+        float *gt[MHA_BLOCK_TENSORS];
+        for (size_t j = 0; j < MHA_BLOCK_TENSORS; j++)
+            t[j] = c.t[j], gt[j] = g[j];
+        t[i] = NULL, gt[i] = NULL;
+        const mha_block_params p = mha_block_params_from(t);
+        cr_expect_eq(mha_block_forward(&s, &p, c.x, NULL, y, NULL),
+                     optional ? MHA_OK : MHA_ERR_NULL, "without %s", name);
+        if (!optional) {
+            const mha_block_grads missing = mha_block_grads_from(gt);
+            cr_expect_eq(mha_block_backward(&s, &c.params, c.x, NULL, &saved, gy, gx, &missing),
+                         MHA_ERR_NULL, "without the gradient of %s", name);
+        }
+    }
+    cr_expect_eq(mha_block_forward(&s, NULL, c.x, NULL, y, NULL), MHA_ERR_NULL);
+    cr_expect_eq(mha_block_forward(&s, &c.params, NULL, NULL, y, NULL), MHA_ERR_NULL);
+    cr_expect_eq(mha_block_forward(&s, &c.params, c.x, NULL, NULL, NULL), MHA_ERR_NULL);
+    cr_expect_eq(mha_block_forward_weights(&s, &c.params, c.x, NULL, y, NULL), MHA_ERR_NULL);
+    cr_expect_eq(mha_block_backward(&s, &c.params, c.x, NULL, NULL, gy, gx, &grads), MHA_ERR_NULL);
+    cr_expect_eq(mha_block_backward(&s, &c.params, c.x, NULL, &saved, NULL, gx, &grads),
+                 MHA_ERR_NULL);
+    cr_expect_eq(mha_block_backward(&s, &c.params, c.x, NULL, &saved, gy, gx, NULL), MHA_ERR_NULL);
+    cr_expect_eq(mha_block_backward(&s, &c.params, c.x, NULL, &saved, gy, NULL, &grads),
+                 MHA_ERR_NULL);
+    cr_expect_eq(mha_block_backward(&s, &c.params, c.x, NULL, &saved, gy, gx, &grads), MHA_OK);
+    float mean[4], rstd[4];
+    const float *w = c.params.norm1_weight, *b = c.params.norm1_bias;
+    for (size_t i = 0; i < 4; i++) {
+        const float *a[4] = {c.x, w, b, y};
+        a[i] = NULL;
+        cr_expect_eq(mha_layer_norm(4, 8, a[0], a[1], a[2], (float *)a[3], mean, rstd),
+                     MHA_ERR_NULL, "layer norm without argument %zu", i);
+    }
+    cr_expect_eq(mha_layer_norm(0, 8, c.x, w, b, y, mean, rstd), MHA_ERR_SHAPE);
+    cr_expect_eq(mha_layer_norm(4, 0, c.x, w, b, y, mean, rstd), MHA_ERR_SHAPE);
+    cr_assert_eq(mha_layer_norm(4, 8, c.x, w, b, y, mean, rstd), MHA_OK);
+    for (size_t i = 0; i < 6; i++) {
+        const float *a[6] = {c.x, w, mean, rstd, gy, gx};
+        a[i] = NULL;
+        cr_expect_eq(mha_layer_norm_backward(4, 8, a[0], a[1], a[2], a[3], a[4], (float *)a[5],
+                                             grads.norm1_weight, grads.norm1_bias),
+                     MHA_ERR_NULL, "layer norm backward without argument %zu", i);
+    }
+    cr_expect_eq(mha_layer_norm_backward(0, 8, c.x, w, mean, rstd, gy, gx, grads.norm1_weight,
+                                         grads.norm1_bias), MHA_ERR_SHAPE);
+    cr_expect_eq(mha_layer_norm_backward(4, 0, c.x, w, mean, rstd, gy, gx, grads.norm1_weight,
+                                         grads.norm1_bias), MHA_ERR_SHAPE);
+    mha_block_saved_free(&saved);
+    for (size_t i = 0; i < MHA_BLOCK_TENSORS; i++)
+        free(g[i]);
+    block_case_free(&c);
+}

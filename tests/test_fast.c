@@ -25,7 +25,10 @@ static int use_isa(size_t i)
     return 1;
 }
 Test(fast, the_caller_forces_the_scalar_kernels) {
-    const fast_kernels *at_start_up = fast_kernels_select();
+    const fast_kernels *at_start_up = fast_kernels_select(), *widest = every_isa[0];
+    for (size_t i = 0; i < ISA_COUNT; i++)
+        if (fast_kernels_supported(every_isa[i]))
+            widest = every_isa[i];
     setenv("MHA_ISA", "scalar", 1);
     cr_expect_eq(fast_kernels_select(), at_start_up, "the library read the environment");
     unsetenv("MHA_ISA");
@@ -34,7 +37,7 @@ Test(fast, the_caller_forces_the_scalar_kernels) {
     cr_expect_eq(mha_set_isa("avx"), MHA_ERR_ARG);
     cr_expect_eq(fast_kernels_select(), &fast_kernels_scalar, "an unknown name changed it");
     cr_expect_eq(mha_set_isa(NULL), MHA_OK);
-    cr_expect_eq(fast_kernels_select(), at_start_up);
+    cr_expect_eq(fast_kernels_select(), widest);
     cr_expect(fast_kernels_supported(fast_kernels_select()));
 }
 Test(fast, product_edges_in_every_instruction_set) {

@@ -611,6 +611,45 @@ Test(fuzz_replay, bpe) {
     closedir(d);
     cr_expect_geq(seeds, 3);
 }
+Test(bpe, every_bad_argument_is_refused) {
+    bpe t;
+    const unsigned char text[] = "abab";
+    uint32_t ids[8] = {97, 98};
+    size_t count = 8, n = 0;
+    unsigned char out[8];
+    cr_expect_eq(bpe_learn(text, 4, 300, NULL), MHA_ERR_NULL);
+    cr_expect_eq(bpe_learn(NULL, 4, 300, &t), MHA_ERR_NULL);
+    cr_expect_eq(bpe_learn(text, 4, BPE_BYTES - 1, &t), MHA_ERR_ARG);
+    cr_expect_eq(bpe_learn(text, 4, (size_t)BPE_VOCAB_MAX + 1, &t), MHA_ERR_ARG);
+    cr_expect_eq(bpe_from_merges(NULL, 1, &t), MHA_ERR_NULL);
+    const bpe_pair ahead[] = {{97, 98}, {97, BPE_BYTES + 1}}, self[] = {{BPE_BYTES, 97}};
+    cr_expect_eq(bpe_from_merges(ahead, 1, NULL), MHA_ERR_NULL);
+    cr_expect_eq(bpe_from_merges(ahead, 2, &t), MHA_ERR_ARG);
+    cr_expect_eq(bpe_from_merges(self, 1, &t), MHA_ERR_ARG);
+    cr_expect_eq(bpe_from_merges(ahead, (size_t)BPE_VOCAB_MAX - BPE_BYTES + 1, &t), MHA_ERR_ARG);
+    cr_assert_eq(bpe_from_merges(ahead, 1, &t), MHA_OK);
+    cr_expect_eq(bpe_encode(NULL, text, 4, ids, &count), MHA_ERR_NULL);
+    cr_expect_eq(bpe_encode(&t, text, 4, ids, NULL), MHA_ERR_NULL);
+    cr_expect_eq(bpe_encode(&t, NULL, 4, ids, &count), MHA_ERR_NULL);
+    cr_expect_eq(bpe_encode(&t, text, 4, NULL, &count), MHA_ERR_NULL);
+    cr_assert_eq(bpe_encode(&t, text, 4, ids, &count), MHA_OK);
+    cr_assert_eq(count, 2, "\"abab\" is two tokens \"ab\"");
+    cr_expect_eq(ids[0], BPE_BYTES);
+    cr_expect_eq(bpe_decode(NULL, ids, 2, out, sizeof out, &n), MHA_ERR_NULL);
+    cr_expect_eq(bpe_decode(&t, ids, 2, out, sizeof out, NULL), MHA_ERR_NULL);
+    cr_expect_eq(bpe_decode(&t, NULL, 2, out, sizeof out, &n), MHA_ERR_NULL);
+    const uint32_t outside[] = {BPE_BYTES + 1};
+    cr_expect_eq(bpe_decode(&t, outside, 1, out, sizeof out, &n), MHA_ERR_ARG);
+    cr_expect_eq(bpe_decode(&t, ids, 2, out, 3, &n), MHA_ERR_SHAPE);
+    cr_expect_eq(bpe_decode(&t, ids, 2, NULL, 0, &n), MHA_OK);
+    cr_expect_eq(n, 4, "the length alone");
+    size_t length = 99;
+    cr_expect_null(bpe_token(&t, BPE_BYTES + 1, &length));
+    cr_expect_null(bpe_token(NULL, 97, &length));
+    cr_expect_eq(length, 99, "a refused token's length was written");
+    bpe_free(&t);
+    bpe_free(NULL);
+}
 Test(lm_figures, the_committed_model_beats_every_baseline) {
     austen_baselines t;
     austen_eval e;

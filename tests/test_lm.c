@@ -326,6 +326,75 @@ Test(lm_command, bad_inputs_get_one_line) {
     expect_one_error(run_mha("lm", "generate", model, "--prompt", "Emma", NULL), "model.txt");
     remove_tree(dir);
 }
+Test(lm, every_bad_argument_is_refused) {
+    const struct { lm_config c; mha_status want; } configs[] = {
+        {{1, 16, 32, 4, 2, 128}, MHA_ERR_SHAPE}, {{64, 1, 32, 4, 2, 128}, MHA_ERR_SHAPE},
+        {{64, 16, 0, 4, 2, 128}, MHA_ERR_SHAPE}, {{64, 16, 32, 0, 2, 128}, MHA_ERR_SHAPE},
+        {{64, 16, 32, 4, 0, 128}, MHA_ERR_SHAPE}, {{64, 16, 32, 4, 2, 0}, MHA_ERR_SHAPE},
+        {{64, 16, 32, 3, 2, 128}, MHA_ERR_HEADS},
+        {{64, 16, 32, 4, LM_MAX_LAYERS + 1, 128}, MHA_ERR_ARG},
+        {{((size_t)1 << 30) + 1, 16, 32, 4, 2, 128}, MHA_ERR_ARG},
+        {{64, 65537, 32, 4, 2, 128}, MHA_ERR_ARG}, {{64, 16, 32, 4, 2, 128}, MHA_OK},
+    };
+    for (size_t i = 0; i < sizeof configs / sizeof configs[0]; i++)
+        cr_expect_eq(lm_config_check(&configs[i].c), configs[i].want, "configuration %zu", i);
+    cr_expect_eq(lm_config_check(NULL), MHA_ERR_NULL);
+    lm_model m;
+    load_tiny(&m);
+    lm_workspace ws;
+    cr_expect_eq(lm_workspace_init(&ws, &m, 0, 4, 0), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_workspace_init(&ws, &m, 2, 0, 0), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_workspace_init(&ws, &m, 2, tiny.context + 1, 0), MHA_ERR_ARG);
+    cr_expect_eq(lm_workspace_init(&ws, &m, SIZE_MAX / 2, 4, 0), MHA_ERR_OVERFLOW);
+    cr_assert_eq(lm_workspace_init(&ws, &m, 2, 4, 1), MHA_OK);
+    int tokens[2 * 4] = {1, 2, 3, 4, 5, 6, 7, 8}, targets[2 * 4] = {2, 3, 4, 5, 6, 7, 8, 9};
+    float *weights = malloc(tiny.layers * 2 * tiny.heads * 4 * 4 * sizeof *weights);
+    double loss;
+    cr_expect_eq(lm_forward(NULL, &ws, tokens, 2, 4), MHA_ERR_NULL);
+    cr_expect_eq(lm_forward(&m, NULL, tokens, 2, 4), MHA_ERR_NULL);
+    cr_expect_eq(lm_forward(&m, &ws, NULL, 2, 4), MHA_ERR_NULL);
+    cr_expect_eq(lm_forward(&m, &ws, tokens, 0, 4), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_forward(&m, &ws, tokens, 3, 4), MHA_ERR_ARG);
+    cr_expect_eq(lm_forward(&m, &ws, tokens, 2, 5), MHA_ERR_ARG);
+    cr_expect_eq(lm_forward_weights(&m, &ws, tokens, 2, 4, NULL), MHA_ERR_NULL);
+    cr_expect_eq(lm_loss(&m, &ws, tokens, NULL, &loss), MHA_ERR_NULL);
+    cr_expect_eq(lm_loss(&m, &ws, tokens, targets, NULL), MHA_ERR_NULL);
+    tokens[5] = (int)tiny.vocab;
+    cr_expect_eq(lm_forward(&m, &ws, tokens, 2, 4), MHA_ERR_ARG);
+    tokens[5] = -1;
+    cr_expect_eq(lm_forward_weights(&m, &ws, tokens, 2, 4, weights), MHA_ERR_ARG);
+    tokens[5] = 6;
+    targets[7] = (int)tiny.vocab;
+    cr_expect_eq(lm_loss(&m, &ws, tokens, targets, &loss), MHA_ERR_ARG);
+    targets[7] = 9;
+    cr_expect_eq(lm_loss(&m, &ws, tokens, targets, &loss), MHA_OK);
+    uint64_t state = 1;
+    int inputs[2 * 4], next[2 * 4];
+    cr_expect_eq(lm_batch(NULL, 8, 2, 4, &state, inputs, next), MHA_ERR_NULL);
+    cr_expect_eq(lm_batch(tokens, 8, 2, 4, NULL, inputs, next), MHA_ERR_NULL);
+    cr_expect_eq(lm_batch(tokens, 8, 2, 4, &state, NULL, next), MHA_ERR_NULL);
+    cr_expect_eq(lm_batch(tokens, 8, 2, 4, &state, inputs, NULL), MHA_ERR_NULL);
+    cr_expect_eq(lm_batch(tokens, 4, 2, 4, &state, inputs, next), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_batch(tokens, 8, 2, 0, &state, inputs, next), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_batch(tokens, 8, 0, 4, &state, inputs, next), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_head_keep(NULL, 0, 0, 0), MHA_ERR_NULL);
+    cr_expect_eq(lm_head_keep(&m, tiny.layers, 0, 0), MHA_ERR_ARG);
+    cr_expect_eq(lm_head_keep(&m, 0, tiny.heads, 0), MHA_ERR_ARG);
+    lm_decoder d;
+    cr_assert_eq(lm_decoder_init(&d, &m), MHA_OK);
+    cr_expect_eq(lm_decoder_step(&d, -1), MHA_ERR_ARG);
+    cr_expect_eq(lm_decoder_step(&d, (int)tiny.vocab), MHA_ERR_ARG);
+    cr_assert_eq(lm_head_keep(&m, 1, 2, 0), MHA_OK);
+    cr_expect_eq(lm_decoder_step(&d, 1), MHA_ERR_ARG, "a head is removed");
+    cr_assert_eq(lm_head_keep(&m, 1, 2, 1), MHA_OK);
+    for (size_t t = 0; t < tiny.context; t++)
+        cr_assert_eq(lm_decoder_step(&d, (int)t), MHA_OK, "position %zu", t);
+    cr_expect_eq(lm_decoder_step(&d, 1), MHA_ERR_CACHE_FULL);
+    lm_decoder_free(&d);
+    free(weights);
+    lm_workspace_free(&ws);
+    lm_model_free(&m);
+}
 #include <unistd.h>
 #include "head_roles.h"
 
@@ -1269,4 +1338,71 @@ Test(heads_sentences, a_querys_weight_on_its_target) {
     bpe_free(&tokenizer);
     free(weights);
     remove_tree(dir);
+}
+struct loss_script { int calls, bad_at; double bad; };
+static mha_status scripted_loss(const lm_model *m, void *context, double *loss)
+{
+    struct loss_script *s = context;
+    *loss = ++s->calls == s->bad_at ? s->bad : (double)lm_heads_removed(m);
+    return MHA_OK;
+}
+Test(heads, every_bad_argument_is_refused) {
+    lm_model m;
+    load_tiny(&m);
+    const size_t T = tiny.context, NH = tiny.layers * tiny.heads;
+    int ids[40];
+    for (size_t i = 0; i < 40; i++)
+        ids[i] = (int)(i * 5 % tiny.vocab);
+    unsigned char classes[64] = {0};
+    lm_head_scores scores[2 * 4];
+    double loss, base, importance[2 * 4];
+    lm_prune_step steps[2 * 4 + 1];
+    cr_expect_eq(lm_heads_measure(NULL, ids, 40, classes, 2, 1, scores), MHA_ERR_NULL);
+    cr_expect_eq(lm_heads_measure(&m, NULL, 40, classes, 2, 1, scores), MHA_ERR_NULL);
+    cr_expect_eq(lm_heads_measure(&m, ids, 40, NULL, 2, 1, scores), MHA_ERR_NULL);
+    cr_expect_eq(lm_heads_measure(&m, ids, 40, classes, 2, 1, NULL), MHA_ERR_NULL);
+    cr_expect_eq(lm_heads_measure(&m, ids, 40, classes, 0, 1, scores), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_heads_measure(&m, ids, T - 1, classes, 2, 1, scores), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_sample_loss(NULL, ids, 40, 2, &loss), MHA_ERR_NULL);
+    cr_expect_eq(lm_sample_loss(&m, NULL, 40, 2, &loss), MHA_ERR_NULL);
+    cr_expect_eq(lm_sample_loss(&m, ids, 40, 2, NULL), MHA_ERR_NULL);
+    cr_expect_eq(lm_sample_loss(&m, ids, 40, 0, &loss), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_sample_loss(&m, ids, T, 2, &loss), MHA_ERR_SHAPE);
+    ids[3] = (int)tiny.vocab;
+    cr_expect_eq(lm_heads_measure(&m, ids, 40, classes, 1, 1, scores), MHA_ERR_ARG);
+    cr_expect_eq(lm_sample_loss(&m, ids, 40, 1, &loss), MHA_ERR_ARG);
+    ids[3] = 1;
+    struct loss_script s = {0, 0, 0};
+    cr_expect_eq(lm_heads_importance(NULL, scripted_loss, &s, &base, importance), MHA_ERR_NULL);
+    cr_expect_eq(lm_heads_importance(&m, NULL, &s, &base, importance), MHA_ERR_NULL);
+    cr_expect_eq(lm_heads_importance(&m, scripted_loss, &s, NULL, importance), MHA_ERR_NULL);
+    cr_expect_eq(lm_heads_importance(&m, scripted_loss, &s, &base, NULL), MHA_ERR_NULL);
+    cr_expect_eq(lm_heads_prune(NULL, scripted_loss, &s, 1, steps), MHA_ERR_NULL);
+    cr_expect_eq(lm_heads_prune(&m, NULL, &s, 1, steps), MHA_ERR_NULL);
+    cr_expect_eq(lm_heads_prune(&m, scripted_loss, &s, 1, NULL), MHA_ERR_NULL);
+    cr_expect_eq(lm_heads_prune(&m, scripted_loss, &s, NH + 1, steps), MHA_ERR_ARG);
+    cr_assert_eq(lm_head_keep(&m, 1, 3, 0), MHA_OK);
+    cr_expect_eq(lm_heads_importance(&m, scripted_loss, &s, &base, importance), MHA_ERR_ARG);
+    cr_expect_eq(lm_heads_prune(&m, scripted_loss, &s, 1, steps), MHA_ERR_ARG);
+    cr_assert_eq(lm_head_keep(&m, 1, 3, 1), MHA_OK);
+    cr_expect_eq(s.calls, 0, "a refused call asked for a loss");
+    const struct { int bad_at; double bad; } range[] = {{1, NAN}, {3, INFINITY}, {8, -INFINITY}};
+    for (size_t r = 0; r < 3; r++) {
+        s = (struct loss_script){0, range[r].bad_at, range[r].bad};
+        cr_expect_eq(lm_heads_importance(&m, scripted_loss, &s, &base, importance), MHA_ERR_RANGE,
+                     "importance, loss %d not finite", range[r].bad_at);
+        cr_expect_eq(s.calls, range[r].bad_at, "a loss was asked for after the one not finite");
+        cr_expect_eq(lm_heads_removed(&m), 0, "a head was left removed");
+        s = (struct loss_script){0, range[r].bad_at, range[r].bad};
+        cr_expect_eq(lm_heads_prune(&m, scripted_loss, &s, 2, steps), MHA_ERR_RANGE,
+                     "prune, loss %d not finite", range[r].bad_at);
+        cr_expect_eq(s.calls, range[r].bad_at, "a loss was asked for after the one not finite");
+        cr_expect_eq(lm_heads_removed(&m), 0, "a head was left removed");
+    }
+    s = (struct loss_script){0, 0, 0};
+    cr_expect_eq(lm_heads_importance(&m, scripted_loss, &s, &base, importance), MHA_OK);
+    cr_expect_eq(base, 0.0);
+    for (size_t k = 0; k < NH; k++)
+        cr_expect_eq(importance[k], 1.0, "head %zu: one head removed", k);
+    lm_model_free(&m);
 }

@@ -650,3 +650,74 @@ Test(output, messages_name_the_real_rule) {
     }
     remove_dir(dir);
 }
+static void expect_refused(mha_status got, mha_status want, const char *message,
+                           const char *needle, const char *what)
+{
+    cr_expect_eq(got, want, "%s: status %d, not %d (%s)", what, got, want, message);
+    cr_expect(strstr(message, needle) != NULL, "%s: '%s' not in '%s'", what, needle, message);
+}
+Test(output, the_writer_refuses_what_it_cannot_do) {
+    char *dir = make_temp_dir(), message[MHA_PATH_SIZE + 512] = "";
+    char missing[MHA_PATH_SIZE], file[MHA_PATH_SIZE], long_dir[MHA_PATH_SIZE + 16];
+    snprintf(missing, sizeof missing, "%s", path_in(dir, "missing"));
+    snprintf(file, sizeof file, "%s", path_in(dir, "plain"));
+    FILE *f = fopen(file, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    memset(long_dir, 'd', sizeof long_dir - 1);
+    long_dir[sizeof long_dir - 1] = '\0';
+    const char *const one[] = {"a.npy"}, *const twice[] = {"a.npy", "b.npy", "a.npy"};
+    const char *const empty[] = {""}, *const slashed[] = {"x/a.npy"};
+    expect_refused(mha_output_begin(missing, 1, one, message, sizeof message), MHA_ERR_IO,
+                   message, missing, "a missing directory");
+    expect_refused(mha_output_begin(file, 1, one, message, sizeof message), MHA_ERR_IO,
+                   message, "plain: not a directory", "a file for a directory");
+    expect_refused(mha_output_begin(dir, 1, empty, message, sizeof message), MHA_ERR_ARG,
+                   message, "not a file name", "an empty name");
+    expect_refused(mha_output_begin(dir, 1, slashed, message, sizeof message), MHA_ERR_ARG,
+                   message, "x/a.npy: not a file name", "a name with a slash");
+    expect_refused(mha_output_begin(dir, -1, one, message, sizeof message), MHA_ERR_ARG,
+                   message, "cannot write -1 files at once", "a negative count");
+    expect_refused(mha_output_begin(dir, MHA_OUTPUT_MAX + 1, one, message, sizeof message),
+                   MHA_ERR_ARG, message, "files at once (0 to 100000)", "too many files");
+    expect_refused(mha_output_begin(dir, 3, twice, message, sizeof message), MHA_ERR_ARG,
+                   message, "a.npy: named twice", "a name given twice");
+    expect_refused(mha_output_check_dir(missing, message, sizeof message), MHA_ERR_IO,
+                   message, missing, "checking a missing directory");
+    expect_refused(mha_output_check_dir(file, message, sizeof message), MHA_ERR_IO,
+                   message, "plain: not a directory", "checking a file as a directory");
+    expect_refused(mha_output_check(path_in(dir, ""), message, sizeof message), MHA_ERR_ARG,
+                   message, "not a file name", "checking a path that ends in a slash");
+    expect_refused(mha_output_file("", NULL, NULL, message, sizeof message), MHA_ERR_ARG,
+                   message, "not a file name", "writing a file of no name");
+    /* out of order: nothing begun */
+    expect_refused(mha_output_add(path_in(dir, "c.npy"), message, sizeof message), MHA_ERR_ARG,
+                   message, "c.npy: no set of outputs is being begun", "add before begin");
+    static const char *const patterns[] = {"x.#.npy", NULL};
+    expect_refused(mha_output_own(patterns, message, sizeof message), MHA_ERR_ARG, message,
+                   "no set of outputs is being begun", "own before begin");
+    message[0] = '\0';
+    cr_expect_eq(mha_output_next(message, sizeof message), -1);
+    cr_expect(strstr(message, "no output is left to write") != NULL, "%s", message);
+    expect_refused(mha_output_commit(message, sizeof message), MHA_ERR_ARG, message,
+                   "0 of 0 outputs were written", "commit before begin");
+    /* begun: a path too long to add, a commit with one of two written, an add after a write */
+    const char *const two[] = {"a.npy", "b.npy"};
+    cr_assert_eq(mha_output_begin(dir, 2, two, message, sizeof message), MHA_OK, "%s", message);
+    char long_path[sizeof long_dir + 8];
+    snprintf(long_path, sizeof long_path, "%s/c.npy", long_dir);
+    expect_refused(mha_output_add(long_path, message, sizeof message), MHA_ERR_ARG, message,
+                   "not a file name", "a path too long");
+    const int fd = mha_output_next(message, sizeof message);
+    cr_assert_geq(fd, 0, "%s", message);
+    close(fd);
+    expect_refused(mha_output_add(path_in(dir, "c.npy"), message, sizeof message), MHA_ERR_ARG,
+                   message, "no set of outputs is being begun", "add after a write");
+    expect_refused(mha_output_commit(message, sizeof message), MHA_ERR_ARG, message,
+                   "1 of 2 outputs were written", "a commit with one output missing");
+    mha_output_end();
+    cr_expect_eq(count_temporaries(dir), 0);
+    cr_expect(!exists(dir, "a.npy") && !exists(dir, "b.npy"), "an output was put in place");
+    unlink(file);
+    remove_dir(dir);
+}

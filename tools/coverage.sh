@@ -15,9 +15,10 @@ summary() {   # summary NAME OBJECT-FOLDERS...
 }
 summary library "$build/obj/src" "$build/obj/learn" "$build/obj/io"
 summary command "$build/obj/cmd"
-summary all "$build/obj/src" "$build/obj/learn" "$build/obj/io" "$build/obj/cmd"
+summary viewer "$build/obj/viz"
+summary all "$build/obj/src" "$build/obj/learn" "$build/obj/io" "$build/obj/cmd" "$build/obj/viz"
 gcovr -r . --html-details "$build/html/index.html" "$build/obj/src" "$build/obj/learn" \
-      "$build/obj/io" "$build/obj/cmd" > /dev/null
+      "$build/obj/io" "$build/obj/cmd" "$build/obj/viz" > /dev/null
 /usr/bin/env python3 - "$build" "$tex" <<'PY'
 import json, sys
 build, tex = sys.argv[1], sys.argv[2]
@@ -27,7 +28,8 @@ def row(name, s):
     return (name, s["line_covered"], s["line_total"], s["branch_covered"], s["branch_total"])
 rows = [row(f["filename"], f) for f in sorted(json.load(open(f"{build}/all.json"))["files"],
                                                key=lambda f: f["filename"])]
-layers = [row(n, json.load(open(f"{build}/{n}.json"))) for n in ("library", "command", "all")]
+layers = [row(n, json.load(open(f"{build}/{n}.json")))
+          for n in ("library", "command", "viewer", "all")]
 print(f"{'chapter':34} {'lines':>15} {'branches':>15}")
 for name, lc, lt, bc, bt in rows + layers:
     print(f"{name:34} {lc:5d}/{lt:5d} {pct(lc, lt):5.1f}% {bc:5d}/{bt:5d} {pct(bc, bt):5.1f}%")
@@ -40,7 +42,7 @@ with open(tex, "w") as out:
     out.write("\\hline\n")
     for name, lc, lt, bc, bt in layers:
         label = {"library": "the library (src, learn, io)", "command": "the command (cmd)",
-                 "all": "together"}[name]
+                 "viewer": "the viewer (viz)", "all": "together"}[name]
         out.write(f"{label} & {pct(lc, lt):.1f}\\,\\% & {pct(bc, bt):.1f}\\,\\% \\\\\n")
     out.write("\\end{tabular}\n")
 lib = layers[0]

@@ -8,14 +8,18 @@
 #include <unistd.h>
 #include "bpe_files.h"
 #include "checkpoint.h"
+#include "fast.h"
+#include "head_roles.h"
 #include "lm_files.h"
+#include "ngram.h"
 #include "npy.h"
 #include "output.h"
+#include "wrap_alloc.h"
 
 static long fail_at;     /* the allocation that fails, counted from 1; 0: none fails */
 static long made;        /* allocations asked for since the count began */
 static int counting;
-static int fail_now(void)
+int alloc_fail_now(void)
 {
     if (!counting)
         return 0;
@@ -24,30 +28,6 @@ static int fail_now(void)
     n = ++made;
     return n == fail_at;
 }
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t count, size_t n);
-void *__real_realloc(void *p, size_t n);
-void *__real_aligned_alloc(size_t alignment, size_t n);
-int __real_posix_memalign(void **p, size_t alignment, size_t n);
-char *__real_strdup(const char *s);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t count, size_t n);
-void *__wrap_realloc(void *p, size_t n);
-void *__wrap_aligned_alloc(size_t alignment, size_t n);
-int __wrap_posix_memalign(void **p, size_t alignment, size_t n);
-char *__wrap_strdup(const char *s);
-void *__wrap_malloc(size_t n) { return fail_now() ? NULL : __real_malloc(n); }
-void *__wrap_calloc(size_t count, size_t n) { return fail_now() ? NULL : __real_calloc(count, n); }
-void *__wrap_realloc(void *p, size_t n) { return fail_now() ? NULL : __real_realloc(p, n); }
-void *__wrap_aligned_alloc(size_t alignment, size_t n)
-{
-    return fail_now() ? NULL : __real_aligned_alloc(alignment, n);
-}
-int __wrap_posix_memalign(void **p, size_t alignment, size_t n)
-{
-    return fail_now() ? ENOMEM : __real_posix_memalign(p, alignment, n);
-}
-char *__wrap_strdup(const char *s) { return fail_now() ? NULL : __real_strdup(s); }
 static char dir[64], path[128];
 static char message[512];
 static float *fill(size_t n, unsigned seed, float scale)
@@ -302,6 +282,63 @@ static mha_status call_bpe_read(void)
 {
     return bpe_files_read(lm_dir, &tokenizer_made, message, sizeof message);
 }
+static ngram_model ngram_made;
+static mha_status call_ngram_count(void)
+{
+    return ngram_count(ids, id_count, tokenizer.vocab, 3, &ngram_made);
+}
+static void free_ngram_made(void) { ngram_free(&ngram_made); }
+static double sample_loss;
+static mha_status call_sample_loss(void)
+{
+    return lm_sample_loss(&model, tokens, B * 8, 2, &sample_loss);
+}
+static unsigned char classes[BPE_BYTES + 12];
+static lm_head_scores head_scores[2 * 2];
+static mha_status call_heads_measure(void)
+{
+    return lm_heads_measure(&model, tokens, B * 8, classes, 2, 1, head_scores);
+}
+static mha_status mask_loss(const lm_model *m, void *context, double *out)
+{
+    (void)context;
+    return lm_sample_loss(m, tokens, B * 8, 2, out);
+}
+static double importance[1 + 2 * 2];
+static mha_status call_heads_importance(void)
+{
+    return lm_heads_importance(&model, mask_loss, NULL, importance, importance + 1);
+}
+static unsigned char *whole;
+static size_t whole_n;
+static mha_status call_read_whole(void)
+{
+    whole = NULL;
+    return mha_read_whole_file(npy_path, &whole, &whole_n, message, sizeof message);
+}
+static void free_whole(void) { free(whole), whole = NULL; }
+static unsigned char *merges;
+static size_t merges_n;
+static mha_status call_merges_parse(void)
+{
+    return bpe_merges_parse(BPE_MERGES_FILE, (const char *)merges, merges_n, &tokenizer_made,
+                            message, sizeof message);
+}
+static const char *const output_names[] = {"a.npy", "b.npy"};
+static mha_status call_output_begin(void)
+{
+    return mha_output_begin(dir, 2, output_names, message, sizeof message);
+}
+static void end_output(void) { mha_output_end(); }
+static int setup_more(void)
+{
+    char merges_path[160];
+    snprintf(merges_path, sizeof merges_path, "%s/%s", lm_dir, BPE_MERGES_FILE);
+    lm_token_classes(&tokenizer, classes);
+    if (mha_read_whole_file(merges_path, &merges, &merges_n, message, sizeof message) != MHA_OK)
+        return fprintf(stderr, "alloc-sweep: setting up: %s\n", message), 1;
+    return 0;
+}
 typedef struct sweep_case {
     char name[40];
     mha_status (*call)(void);
@@ -376,7 +413,7 @@ static int setup(void)
         induction_checkpoint_write(checkpoint_dir, &induction, message, sizeof message) != MHA_OK ||
         put_model(lm_dir, message, sizeof message) != MHA_OK)
         return fprintf(stderr, "alloc-sweep: setting up: %s\n", message), 1;
-    return 0;
+    return setup_more();
 }
 typedef struct sweep_result {
     long allocations, failed, other, absorbed;
@@ -398,6 +435,7 @@ static int sweep(const sweep_case *c, sweep_result *r)
     for (long n = 0; !bad; n++) {
         if (c->out)                          /* NaN bytes: a result must be written again */
             memset(c->out, 0xff, c->out_bytes);
+        fast_scratch_release();              /* the kept scratch is allocated again, and failed */
         made = 0, fail_at = n, counting = 1;
         mha_status status = c->call();
         counting = 0, fail_at = 0;
@@ -521,6 +559,17 @@ int main(int argc, char **argv)
     c[n++] = (sweep_case){"lm_model_read", call_lm_read, free_lm_in, 1, NULL, 0, 0};
     c[n++] = (sweep_case){"bpe_files_write", call_bpe_write, clean_dir, 0, NULL, 0, 1};
     c[n++] = (sweep_case){"bpe_files_read", call_bpe_read, free_tokenizer_made, 1, NULL, 0, 0};
+    c[n++] = (sweep_case){"ngram_count", call_ngram_count, free_ngram_made, 1, NULL, 0, 0};
+    c[n++] = (sweep_case){"lm_sample_loss", call_sample_loss, NULL, 0, &sample_loss,
+                          sizeof sample_loss, 0};
+    c[n++] = (sweep_case){"lm_heads_measure", call_heads_measure, NULL, 0, head_scores,
+                          sizeof head_scores, 0};
+    c[n++] = (sweep_case){"lm_heads_importance", call_heads_importance, NULL, 0, importance,
+                          sizeof importance, 0};
+    c[n++] = (sweep_case){"mha_read_whole_file", call_read_whole, free_whole, 1, NULL, 0, 0};
+    c[n++] = (sweep_case){"bpe_merges_parse", call_merges_parse, free_tokenizer_made, 1,
+                          NULL, 0, 0};
+    c[n++] = (sweep_case){"mha_output_begin", call_output_begin, end_output, 1, NULL, 0, 1};
     int bad = 0;
     long points = 0;
     FILE *t = tex ? fopen(tex, "w") : NULL;
@@ -552,5 +601,6 @@ int main(int argc, char **argv)
     const char *made_dir[3] = {dir, checkpoint_dir, lm_dir};
     for (size_t i = 0; i < 3; i++)
         empty(made_dir[i]), rmdir(made_dir[i]);
+    free(merges);
     return bad;
 }
