@@ -73,9 +73,9 @@ deps-onnx:
 	@[[ -f $(BUILD)/onnx/node_modules/onnxruntime-node/package.json ]] && exit 0; \
 	command -v npm > /dev/null && command -v node > /dev/null && mkdir -p $(BUILD)/onnx && \
 	  timeout 600 npm install --prefix $(BUILD)/onnx --ignore-scripts --no-audit --no-fund \
-	    --fetch-retries 1 --loglevel error onnxruntime-node@$(ONNX_VERSION) || \
-	  echo "make deps-onnx: onnxruntime-node not installed (no npm or no network);" \
-	       "make bench leaves ONNX Runtime out"
+	    --fetch-retries 1 onnxruntime-node@$(ONNX_VERSION) > $(BUILD)/onnx/npm.log 2>&1 || \
+	  echo "make deps-onnx: onnxruntime-node not installed (no npm or no network, see" \
+	       "$(BUILD)/onnx/npm.log); make bench leaves ONNX Runtime out"
 deps deps-bench deps-corpus:
 	@missing=$$(for p in $(PKGS); do dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | \
 	            grep -q 'install ok installed' || echo "$$p"; done); \
