@@ -40,7 +40,7 @@ INC_CMD   := -I$(BUILD)/L/cmd $(INC_IO)
 INC_TABLES := -I$(BUILD)/L/tables $(INC_CMD)
 LDLIBS  := -lm
 
-.PHONY: all viz-idle-cpu deps deps-bench deps-corpus tangle test corpus austen-baselines austen-model \
+.PHONY: all viz-idle-cpu deps deps-bench deps-onnx deps-corpus tangle test corpus austen-baselines austen-model \
         austen-figures austen-quick austen-check austen-heads austen-prune heads-study bench-lm lm-torch-check \
         test-viz \
         check lint check-tangle check-figures clang-build book \
@@ -63,6 +63,19 @@ CORPUS_PKGS := r-cran-janeaustenr  # the novels (brings R); only `make corpus` n
 deps: PKGS = $(DEPS_PKGS)
 deps-bench: PKGS = $(BENCH_PKGS)
 deps-corpus: PKGS = $(CORPUS_PKGS)
+# ONNX Runtime, an optional peer of the attention core in `make bench` only: the npm
+# package with its install scripts off (they fetch GPU libraries; the CPU one ships in
+# the package), in $(BUILD)/onnx, never committed.  Without npm or the network the
+# benchmark leaves its rows out.
+ONNX_VERSION := 1.30.0
+deps-bench: deps-onnx
+deps-onnx:
+	@[[ -f $(BUILD)/onnx/node_modules/onnxruntime-node/package.json ]] && exit 0; \
+	command -v npm > /dev/null && command -v node > /dev/null && mkdir -p $(BUILD)/onnx && \
+	  timeout 600 npm install --prefix $(BUILD)/onnx --ignore-scripts --no-audit --no-fund \
+	    --fetch-retries 1 onnxruntime-node@$(ONNX_VERSION) > $(BUILD)/onnx/npm.log 2>&1 || \
+	  echo "make deps-onnx: onnxruntime-node not installed (no npm or no network, see" \
+	       "$(BUILD)/onnx/npm.log); make bench leaves ONNX Runtime out"
 deps deps-bench deps-corpus:
 	@missing=$$(for p in $(PKGS); do dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | \
 	            grep -q 'install ok installed' || echo "$$p"; done); \

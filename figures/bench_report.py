@@ -160,24 +160,32 @@ def forward_table(rows, peaks):
     for B, L, E, H, causal in shapes:
         same = dict(B=B, L=L, E=E, H=H, causal=causal)
         torch = best(rows, impl="torch", **same)
+        onnx = best(rows, impl="onnxruntime", part="attention", **same)
         label = (f"$B{{=}}{B}$ $L{{=}}{L}$ $E{{=}}{E}$ $H{{=}}{H}$"
                  + (" causal" if causal == "1" else ""))
         for r in rows:
             if "decode" in r or any(r.get(k) != v for k, v in same.items()) \
                     or r.get("part") == "stages":
                 continue
-            version = r["impl"] + (f" {r['isa']}" if r["impl"] == "blocked" else "") \
+            version = ("ONNX Runtime " + r.get("version", "") if r["impl"] == "onnxruntime" else r["impl"]) \
+                + (f" {r['isa']}" if r["impl"] == "blocked" else "") \
                 + ("" if r.get("part", "all") == "all" else
                    f" ({r['part']} only" + (", half $k_c$" if "half_kc" in r else "") + ")")
             peak = peaks.get(r.get("threads"))
             share = f"{100 * float(r['gflops']) / peak:.0f}\\%" if peak else "--"
             speedup = (f"{float(torch['ms']) / float(r['ms']):.1f}$\\times$"
-                       if torch and r.get("part", "all") == "all" else "--")
+                       if torch and r.get("part", "all") == "all" else
+                       f"{float(onnx['ms']) / float(r['ms']):.1f}$\\times^\\ast$"
+                       if onnx and r.get("part") == "attention" and r["impl"] != "onnxruntime" else "--")
             out.append(f"{label} & {version} & {r['threads']} & {float(r['ms']):.1f} & "
                        f"{float(r['gflops']):.1f} & {share} & {speedup} \\\\")
             label = ""
         out.append("\\midrule")
     out[-1] = "\\bottomrule\\end{tabular}"
+    if any(r.get("impl") == "onnxruntime" for r in rows):
+        out.append("\\\\[1ex]\\parbox{0.9\\textwidth}{\\footnotesize $^\\ast$ Speed-up of the "
+                   "attention core over ONNX Runtime's MultiHeadAttention operator at its "
+                   "better thread count.}")
     return "\n".join(out) + "\n"
 def steps_table(rows):
     shape = dict(B=8, L=512, E=512, H=8, causal=0)

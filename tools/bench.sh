@@ -77,6 +77,15 @@ t=$threads
     for n in 1 $t; do $py --threads $n "1 256 256 4 0"; done; $o 1 256 256 4 0 $reps $t
     for n in 1 $t; do $m --impl blocked $big --threads $n --reps $reps; done
     for p in proj attention; do $m --impl blocked $big --threads $t --reps $reps --part $p; done
+    if [[ -f $build/onnx/node_modules/onnxruntime-node/package.json ]] && command -v node > /dev/null
+    then
+        for n in 1 $t; do
+            /usr/bin/python3 bench/bench_onnx.py --modules "$build/onnx/node_modules" --reps $reps \
+                --threads $n "1 2048 768 12 0" || echo "bench: ONNX Runtime failed on $n threads" >&2
+        done
+    else
+        echo "bench: ONNX Runtime is not installed (make deps-onnx): its rows are left out" >&2
+    fi
     $m --impl blocked $big --threads $t --reps $reps --part proj --half-kc
     for n in 1 $t; do $py --threads $n "1 2048 768 12 0"; done; $o 1 2048 768 12 0 $reps $t
     $m --impl blocked $big --causal --threads $t --reps $reps
