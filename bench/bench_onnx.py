@@ -15,7 +15,8 @@ def varint(n):
 
 
 def field(number, value):
-    """One protobuf field: an int as a varint, a float as fixed32, bytes or text as length-delimited."""
+    """One protobuf field: an int as a varint, a float as four bytes, bytes or text
+    as a length and the bytes."""
     if isinstance(value, int):
         return varint(number << 3 | 0) + varint(value)
     if isinstance(value, float):
@@ -41,7 +42,8 @@ def model(B, L, E, H, causal):
     graph = field(1, node) + field(2, "core") \
         + b"".join(field(11, tensor(n, (B, L, E))) for n in ("query", "key", "value")) \
         + field(12, tensor("output", (B, L, E)))
-    opsets = field(8, field(1, "") + field(2, 17)) + field(8, field(1, "com.microsoft") + field(2, 1))
+    opsets = field(8, field(1, "") + field(2, 17)) \
+        + field(8, field(1, "com.microsoft") + field(2, 1))
     return field(1, 8) + field(2, "mha-book") + field(7, graph) + opsets
 def reference(q, k, v, H, causal):
     """softmax(Q K^T / sqrt(D)) V per head, in float64."""
