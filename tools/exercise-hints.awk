@@ -15,12 +15,6 @@ function text(s) {
     gsub(/~/, "\\~{}", s)
     return s
 }
-function tex(s,   n, part, i, out) {
-    n = split(s, part, "$")
-    for (i = 1; i <= n; i++)
-        out = out (i % 2 ? text(part[i]) : "$" part[i] "$")
-    return out
-}
 function print_hints(   i) {
     print "\\begin{quote}\\small"
     print "\\emph{Hints, in the teacher's edition only;"
