@@ -76,8 +76,9 @@ hint:
 >   echo "exercise $(EXERCISE), hint $$n of $$total:"; \
 >   sed -n "$${n}p" hints.txt | fold -s -w 76 | sed 's/^/    /'
 submit:
-> @grep -qF 'BEGIN EXERCISE $(EXERCISE):' $(GRADED) && grep -qF 'END EXERCISE $(EXERCISE) */' $(GRADED) || \
->   { echo "make submit: the EXERCISE lines of $(GRADED) are missing or damaged" >&2; exit 2; }
+> @for key in 'BEGIN EXERCISE $(EXERCISE):' 'END EXERCISE $(EXERCISE) */'; do \
+>   grep -qF "$$key" $(GRADED) || \
+>   { echo "make submit: the EXERCISE lines of $(GRADED) are damaged" >&2; exit 2; }; done
 > @mkdir -p submit && cp $(GRADED) submit/$(EXERCISE).c
 > @echo "submit: hand in submit/$(EXERCISE).c, a copy of $(GRADED) (only the lines" \
 >   "between its EXERCISE lines are graded)"

@@ -824,8 +824,9 @@ cmd_grade() {
                 BEGIN { while ((getline l < table) > 0) { split(l, f, "\t"); worth[f[1]] = f[2] + 0 } }
                 { max += ($1 in worth) ? worth[$1] : 1; cells = cells OFS 0 }
                 END { printf "0%s%g%s", OFS, max, cells }' "$scratch/graded")
-            printf '%s\037%s\037%s\037missing\037%s\037no hand-in named %s\037\037%s\037%s\037%s\037%s\0370.0\n' \
-                "$sid" "$sname" "${name%.*}" "$cells" "$name" "$graded_at" "$commit" "$compiler" "$limits"
+            row='%s\037%s\037%s\037missing\037%s\037no hand-in named %s\037\037'
+            printf "$row"'%s\037%s\037%s\037%s\0370.0\n' "$sid" "$sname" "${name%.*}" "$cells" \
+                "$name" "$graded_at" "$commit" "$compiler" "$limits"
         done < "$scratch/roster" >> "$scratch/gradebook"
     fi
     { [[ -z ${EXERCISE_ROSTER:-} ]] || printf 'student_id\037name\037'
