@@ -94,13 +94,16 @@ mha_status mha_kv_cache_append(mha_kv_cache *cache, size_t b, size_t n,
         return MHA_ERR_CACHE_FULL;
     for (size_t i = 0; i < n; i++) {
         for (size_t g = 0; g < cache->kv_heads; g++) {
-            const size_t row = (b * cache->kv_heads + g) * T + start + i, slot = row * D;
+            const size_t slot = ((b * cache->kv_heads + g) * T + start + i) * D;
             memcpy(cache->keys + slot, keys + i * ld + g * D, D * sizeof(float));
             memcpy(cache->values + slot, values + i * ld + g * D, D * sizeof(float));
-            cache->lengths[2 * row] = row_length(keys + i * ld + g * D, D);
-            cache->lengths[2 * row + 1] = row_length(values + i * ld + g * D, D);
         }
         cache->padding[b * T + start + i] = padding ? (padding[i] != 0) : 0;
+        for (size_t g = 0; g < cache->kv_heads; g++) {
+            const size_t row = (b * cache->kv_heads + g) * T + start + i;
+            cache->lengths[2 * row] = row_length(cache->keys + row * D, D);
+            cache->lengths[2 * row + 1] = row_length(cache->values + row * D, D);
+        }
     }
     cache->length[b] = start + n;
     return MHA_OK;
