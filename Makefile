@@ -420,15 +420,17 @@ $(BUILD)/companion.pdf: $(BUILD)/book.pdf
 
 # The student's edition of the book: no answers appendix, every exercise's
 # solution hidden.  Its references into the companion are the teacher's
-# companion's: there is one companion for both editions.
+# companion's: there is one companion for both editions.  The web is woven
+# from inside its copy, so that the files' names, and with them noweb's
+# labels, are the teacher's.
 EXERCISE_TOOL = NW="$(NW)" BUILD="$(BUILD)" EXERCISE_TRUSTED="$(TRUSTED)" EXERCISE_CFLAGS="$(filter-out -O% -g,$(CFLAGS))" bash tools/exercise.sh
 NW_STUDENT   := $(filter-out chapters/95-answers.nw,$(NW))
 book-student: $(BUILD)/book-student.pdf
 $(BUILD)/student/book-student.tex: $(NW) tools/exercise.sh tools/book-volumes.sh | deps
 	@rm -rf $(@D) && mkdir -p $(@D)
 	NW="$(NW_STUDENT)" bash tools/exercise.sh student-web $(@D)/web > $(@D)/files
-	bash tools/book-volumes.sh book $$(cat $(@D)/files) | \
-	  sed 's/^\\newif\\ifstudentedition$$/&\\studenteditiontrue/' > $@
+	cd $(@D)/web && bash $(CURDIR)/tools/book-volumes.sh book $$(sed 's|^$(@D)/web/||' ../files) | \
+	  sed 's/^\\newif\\ifstudentedition$$/&\\studenteditiontrue/' > $(abspath $@)
 	grep -qF '\ifstudentedition\studenteditiontrue' $@
 	@$(EXERCISE_TOOL) list | awk '$$3 == "coding" { print $$1 }' | while read -r id; do \
 	  grep -qF "(your code here: exercise $$id)" $$(cat $(@D)/files) || \
