@@ -5,7 +5,8 @@
 tests_matching() { # DIR PATTERN...: "program<TAB>suite/test" for each test that matches
     local dir=$1 file name program pattern
     shift
-    (cd "$dir" && grep -HoE '^Test\( *[A-Za-z0-9_]+ *, *[A-Za-z0-9_]+' tests/*.c tests/*.names tests/viz/*.c \
+    (cd "$dir" && grep -HoE '^Test\( *[A-Za-z0-9_]+ *, *[A-Za-z0-9_]+' \
+                    tests/*.c tests/*.names tests/viz/*.c \
                     2>/dev/null || true) |
     sed -E 's/^([^:]*):Test\( *([A-Za-z0-9_]+) *, *([A-Za-z0-9_]+)$/\1\t\2\/\3/' |
     while IFS=$'\t' read -r file name; do
