@@ -167,7 +167,7 @@ def forward_table(rows, peaks):
             if "decode" in r or any(r.get(k) != v for k, v in same.items()) \
                     or r.get("part") == "stages":
                 continue
-            version = ("ONNX Runtime " + r.get("version", "") if r["impl"] == "onnxruntime" else r["impl"]) \
+            version = ("ORT " + r.get("version", "") if r["impl"] == "onnxruntime" else r["impl"]) \
                 + (f" {r['isa']}" if r["impl"] == "blocked" else "") \
                 + ("" if r.get("part", "all") == "all" else
                    f" ({r['part']} only" + (", half $k_c$" if "half_kc" in r else "") + ")")
@@ -184,8 +184,8 @@ def forward_table(rows, peaks):
     out[-1] = "\\bottomrule\\end{tabular}"
     if any(r.get("impl") == "onnxruntime" for r in rows):
         out.append("\\\\[1ex]\\parbox{0.9\\textwidth}{\\footnotesize $^\\ast$ Speed-up of the "
-                   "attention core over ONNX Runtime's MultiHeadAttention operator at its "
-                   "better thread count.}")
+                   "attention core over ONNX Runtime's (ORT) MultiHeadAttention operator at "
+                   "its better thread count.}")
     return "\n".join(out) + "\n"
 def steps_table(rows):
     shape = dict(B=8, L=512, E=512, H=8, causal=0)
