@@ -24,6 +24,11 @@ const char *format_millions(char buf[64], double flops)
     snprintf(buf, 64, "%.3g", m);
     return buf;
 }
+static void size_macro(FILE *out, const char *name, double bytes, double unit,
+                       const char *unit_name)
+{
+    fprintf(out, "\\newcommand{\\%s}{%.0f\\,%s}\n", name, bytes / unit, unit_name);
+}
 void mha_print_param_table(FILE *out)
 {
     static const size_t widths[] = {4, 512, 768, 1024, 4096};
@@ -66,6 +71,18 @@ void mha_print_numbers(FILE *out)
         mha_flops f = mha_flop_count(&flop_table_shapes[0]);
         fprintf(out, "\\newcommand{\\NotebookProjOverCore}{%.0f}\n",
                 (f.q_proj + f.kv_proj + f.out_proj) / (f.scores + f.context));
+    }
+    {
+        const double kib = 1024.0, mib = 1024.0 * 1024.0, mb = 1e6, E = 768;
+        size_macro(out, "SizeScoresHead", 2048.0 * 2048 * 4, mib, "MiB");
+        size_macro(out, "SizeKeyRowStride", 2048.0 * 4, kib, "KiB");
+        size_macro(out, "SizeForwardScratch", 6.0 * 8 * 512 * 512 * 4, mb, "MB");
+        size_macro(out, "SizeDecodeNear", (2 * 4096 * E + 4 * E * E) * 4, mb, "MB");
+        size_macro(out, "SizeDecodeMid", 2 * 16384 * E * 4, mb, "MB");
+        size_macro(out, "SizeDecodeMidGqa", 2 * 16384 * E * 4 / 4, mb, "MB");
+        size_macro(out, "SizeDecodeFar", 2 * 65536 * E * 4, mb, "MB");
+        size_macro(out, "SizeDecodeFarGqa", 2 * 65536 * E * 4 / 4, mb, "MB");
+        size_macro(out, "SizeDecodeLongestGqa", 2 * 262144 * E * 4 / 4, mb, "MB");
     }
     {
         /* Answers appendix: the scale, the limits of expf, counts of a head. */

@@ -108,8 +108,8 @@ AWK
             { echo "book-text-check: gone from the prose, delete from book-units.txt: $place"
               status=1; }
     done <<< "$known"
-    echo "book-text-check: $(grep -c . <<< "$known" || true) typed numbers" \
-         "with a unit left in the prose"
+    echo "book-text-check: $(grep -c . <<< "$known" || true) numbers with a unit" \
+         "typed in the prose, each a threshold the code defines; no other"
 else
     echo "book-text-check: NW is not set; typed numbers not checked"
 fi
