@@ -1,4 +1,4 @@
-/* generated from chapters/06-kv-cache.nw, chapters/11-designed-heads.nw, chapters/13-learning.nw, chapters/15-language-model.nw, chapters/16-austen-model.nw, chapters/17-austen-heads.nw, chapters/23-demo-command.nw, chapters/27-book-tables.nw; edit the book, not this file */
+/* generated from chapters/06-kv-cache.nw, chapters/11-designed-heads.nw, chapters/13-learning.nw, chapters/15-language-model.nw, chapters/16-austen-model.nw, chapters/17-austen-heads.nw, chapters/20-command.nw, chapters/23-demo-command.nw, chapters/27-book-tables.nw; edit the book, not this file */
 #ifndef MHA_TABLES_H
 #define MHA_TABLES_H
 /* The book's table printers: each writes one table, or the numbers the
@@ -106,6 +106,7 @@ void mha_write_heads_count_numbers(FILE *out, const heads_count *table);
 void mha_print_heads_count_numbers(FILE *out);
 void mha_print_heads_count(FILE *out);
 void mha_print_heads_count_figure(FILE *out);
+void mha_print_command_summary(FILE *out);
 void mha_print_demo_sample(FILE *out);
 /* n with thin spaces between groups of three digits, in buf; returns buf. */
 const char *format_count(char buf[64], unsigned long long n);

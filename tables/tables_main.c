@@ -1,4 +1,4 @@
-/* generated from chapters/06-kv-cache.nw, chapters/11-designed-heads.nw, chapters/13-learning.nw, chapters/15-language-model.nw, chapters/16-austen-model.nw, chapters/17-austen-heads.nw, chapters/23-demo-command.nw, chapters/27-book-tables.nw; edit the book, not this file */
+/* generated from chapters/06-kv-cache.nw, chapters/11-designed-heads.nw, chapters/13-learning.nw, chapters/15-language-model.nw, chapters/16-austen-model.nw, chapters/17-austen-heads.nw, chapters/20-command.nw, chapters/23-demo-command.nw, chapters/27-book-tables.nw; edit the book, not this file */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +30,7 @@ static const struct table tables[] = {
     {"heads-count-numbers.tex", mha_print_heads_count_numbers},
     {"heads-count.tex", mha_print_heads_count},
     {"heads-count-figure.tex", mha_print_heads_count_figure},
+    {"command-summary.tex", mha_print_command_summary},
     {"demo-sample.tex", mha_print_demo_sample},
     {"params.tex", mha_print_param_table},
     {"flops.tex", mha_print_flop_table},

@@ -36,6 +36,7 @@ book chapters/09-fast-backward.nw
 book chapters/24-measuring.nw
 book \appendix
 book chapters/19-npy-format.nw
+book chapters/19-mha-command.nw
 book chapters/94-glossary.nw
 book chapters/95-answers.nw
 book chapters/99-indexes.nw
