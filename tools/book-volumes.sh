@@ -79,6 +79,7 @@ companion chapters/99-indexes.nw
 ORDER
 "$lib/markup" "$@" | "$lib/finduses" | "$lib/noidx" -delay |
     awk -v volume="$volume" -v order="$order" -f <(cat <<'AWK'
+function stop(why) { print "book-volumes: " why > "/dev/stderr"; stopped = 1; exit 1 }
 BEGIN {
     while ((getline l < order) > 0) {
         split(l, field, " "); item = substr(l, length(field[1]) + 2)
@@ -88,7 +89,7 @@ BEGIN {
     }
 }
 { line[NR] = $0 }
-/^@file / { if (open) { print "book-volumes: " file ": %companion without %end companion" > "/dev/stderr"; exit 1 }
+/^@file / { if (open) stop(file ": %companion without %end companion")
             key = $2; if (match(key, /(chapters\/)?[^\/]+$/)) key = substr(key, RSTART)
             file = key; first[file] = NR; files[++nfiles] = file }
 file != "" { last[file] = NR }
@@ -96,12 +97,12 @@ file != "" { last[file] = NR }
 /^@begin docs / { docs = 1; docnum = $3 }
 /^@end docs / { docs = 0 }
 docs && (previous == "@nl" || previous ~ /^@begin docs /) && $0 ~ /^@text %companion( .*)?$/ {
-    if (open) { print "book-volumes: " file ": %companion inside a run" > "/dev/stderr"; exit 1 }
+    if (open) stop(file ": %companion inside a run")
     open = 1; runs[file] = runs[file] " " (++nruns); run_from[nruns] = NR; run_docs[nruns] = docnum
     run_title[nruns] = substr($0, 17); sub(/^ +/, "", run_title[nruns])
 }
 docs && (previous == "@nl" || previous ~ /^@begin docs /) && $0 ~ /^@text %end companion[ \t]*$/ {
-    if (!open) { print "book-volumes: " file ": %end companion outside a run" > "/dev/stderr"; exit 1 }
+    if (!open) stop(file ": %end companion outside a run")
     open = 0; run_to[nruns] = NR; run_end_docs[nruns] = docnum
     for (k = run_from[nruns]; k <= NR + 1; k++) sent[k] = 1
 }
@@ -113,14 +114,12 @@ open && (/^@text %exercise / || /\\begin\{figure/) { must_stay[file] = 1 }
 /^@index endindex$/   { lists_to = NR }
 { previous = $0 }
 END {
-    if (open) { print "book-volumes: " file ": %companion without %end companion" > "/dev/stderr"; exit 1 }
-    for (f in must_stay) {
-        print "book-volumes: " f ": a run sent to the companion holds a figure or an exercise" \
-            > "/dev/stderr"; exit 1 }
+    if (stopped) exit 1
+    if (open) stop(file ": %companion without %end companion")
+    for (f in must_stay) stop(f ": a run sent to the companion holds a figure or an exercise")
     for (c in defined_in_run)
-        if (c in exercise_chunk) {
-            print "book-volumes: " defined_in_run[c] ": a run sent to the companion defines" \
-                  " the exercise's chunk: " c > "/dev/stderr"; exit 1 }
+        if (c in exercise_chunk)
+            stop(defined_in_run[c] ": a run sent to the companion defines the exercise's chunk: " c)
     for (i = 1; i <= nfiles; i++) {
         f = files[i]
         if (!(f in placed)) {
