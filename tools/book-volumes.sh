@@ -41,6 +41,8 @@ book chapters/94-glossary.nw
 book chapters/95-answers.nw
 book chapters/99-indexes.nw
 companion book.nw
+companion \part{Listings of the book}
+companion @listings
 companion \part{The command and the viewer}
 companion chapters/20-command.nw
 companion chapters/21-decode-command.nw
@@ -78,21 +80,47 @@ companion chapters/99-indexes.nw
 ORDER
 "$lib/markup" "$@" | "$lib/finduses" | "$lib/noidx" -delay |
     awk -v volume="$volume" -v order="$order" -f <(cat <<'AWK'
+function stop(why) { print "book-volumes: " why > "/dev/stderr"; stopped = 1; exit 1 }
 BEGIN {
     while ((getline l < order) > 0) {
         split(l, field, " "); item = substr(l, length(field[1]) + 2)
-        if (item !~ /^\\/) { placed[item] = placed[item] " " field[1] }
+        if (item !~ /^[\\@]/) { placed[item] = placed[item] " " field[1] }
         if (field[1] == volume) { n++; want[n] = item }
+        if (field[1] == "book" && item !~ /^[\\@]/) { nbook++; book_file[nbook] = item }
     }
 }
 { line[NR] = $0 }
-/^@file / { key = $2; if (match(key, /(chapters\/)?[^\/]+$/)) key = substr(key, RSTART)
+/^@file / { if (open) stop(file ": %companion without %end companion")
+            key = $2; if (match(key, /(chapters\/)?[^\/]+$/)) key = substr(key, RSTART)
             file = key; first[file] = NR; files[++nfiles] = file }
 file != "" { last[file] = NR }
-/^@begin code / { code[file] = 1 }
+/^@begin code / { code[file] = 1; docs = 0 }
+/^@begin docs / { docs = 1; docnum = $3 }
+/^@end docs / { docs = 0 }
+docs && (previous == "@nl" || previous ~ /^@begin docs /) && $0 ~ /^@text %companion( .*)?$/ {
+    if (open) stop(file ": %companion inside a run")
+    open = 1; runs[file] = runs[file] " " (++nruns); run_from[nruns] = NR; run_docs[nruns] = docnum
+    run_title[nruns] = substr($0, 17); sub(/^ +/, "", run_title[nruns])
+}
+docs && (previous == "@nl" || previous ~ /^@begin docs /) && $0 ~ /^@text %end companion[ \t]*$/ {
+    if (!open) stop(file ": %end companion outside a run")
+    open = 0; run_to[nruns] = NR; run_end_docs[nruns] = docnum
+    for (k = run_from[nruns]; k <= NR + 1; k++) sent[k] = 1
+}
+open && /^@defn / { defined_in_run[substr($0, 7)] = file }
+open && (/^@text %exercise / || /\\begin\{figure/) { must_stay[file] = 1 }
+/^@text %exercise .*chunk="/ { match($0, /chunk="[^"]*"/)
+                               exercise_chunk[substr($0, RSTART + 7, RLENGTH - 8)] = 1 }
 /^@xref beginchunks$/ { lists_from = NR }
 /^@index endindex$/   { lists_to = NR }
+{ previous = $0 }
 END {
+    if (stopped) exit 1
+    if (open) stop(file ": %companion without %end companion")
+    for (f in must_stay) stop(f ": a run sent to the companion holds a figure or an exercise")
+    for (c in defined_in_run)
+        if (c in exercise_chunk)
+            stop(defined_in_run[c] ": a run sent to the companion defines the exercise's chunk: " c)
     for (i = 1; i <= nfiles; i++) {
         f = files[i]
         if (!(f in placed)) {
@@ -100,35 +128,64 @@ END {
         if (code[f] && split(placed[f], v, " ") > 1) {
             print "book-volumes: " f " has code and is in both volumes" > "/dev/stderr"; exit 1 }
     }
-    for (i = 1; i <= n; i++)
-        if (want[i] in first)
-            for (k = first[want[i]]; k <= last[want[i]]; k++)
-                if (line[k] ~ /^@xref label /) { split(line[k], w, " "); here[w[3]] = 1 }
     for (i = 1; i <= n; i++) {
         if (want[i] ~ /^\\/) {
-            print "@begin docs 0"; print "@text " want[i]; print "@nl"; print "@end docs 0"
+            out[++nout] = "@begin docs 0"; out[++nout] = "@text " want[i]
+            out[++nout] = "@nl"; out[++nout] = "@end docs 0"
+        } else if (want[i] == "@listings") {
+            for (b = 1; b <= nbook; b++) {
+                f = book_file[b]
+                if (!(f in runs)) continue
+                out[++nout] = line[first[f]]
+                title = ""; label = ""
+                for (k = first[f]; k <= last[f] && (title == "" || label == ""); k++) {
+                    if (title == "" && line[k] ~ /^@text \\chapter/) title = k
+                    if (label == "" && match(line[k], /\\label\{ch:[^}]*\}/))
+                        label = substr(line[k], RSTART + 7, RLENGTH - 8)
+                }
+                out[++nout] = "@begin docs 0"
+                for (k = title; k != "" && line[k] != "@nl"; k++) out[++nout] = line[k]
+                out[++nout] = "@nl"
+                out[++nout] = "@text The listings of Chapter~\\ref{" label "} that are its plumbing" \
+                              " rather than its ideas, in the order in which the chapter holds them."
+                out[++nout] = "@nl"; out[++nout] = "@end docs 0"
+                split(substr(runs[f], 2), r, " ")
+                for (j = 1; j in r; j++) {
+                    out[++nout] = "@begin docs " run_docs[r[j]]
+                    if (run_title[r[j]] != "") {
+                        out[++nout] = "@text \\section{" run_title[r[j]] "}"; out[++nout] = "@nl" }
+                    for (k = run_from[r[j]] + 2; k < run_to[r[j]]; k++)
+                        if (k < lists_from || k > lists_to) out[++nout] = line[k]
+                    out[++nout] = "@end docs " run_end_docs[r[j]]
+                }
+            }
         } else if (want[i] in first) {
             for (k = first[want[i]]; k <= last[want[i]]; k++)
-                if (k < lists_from || k > lists_to) print line[k]
-            if (i == 1) {
-                            held = ""; keep = 0
-                            for (k = lists_from; k <= lists_to; k++) {
-                                l = line[k]
-                                if (l ~ /^@xref chunkbegin / || l ~ /^@index entrybegin /) { held = l; keep = 0; continue }
-                                if (held != "") {
-                                    held = held "\n" l
-                                    if (l ~ /^@(xref chunk(defn|use)|index entry(defn|use)) /) {
-                                        split(l, w, " "); if (w[3] in here) keep = 1 }
-                                    if (l ~ /^@xref chunkend$/ || l ~ /^@index entryend$/) {
-                                        if (keep) print held
-                                        held = "" }
-                                    continue
-                                }
-                                print l
-                            }
-                        }
+                if ((k < lists_from || k > lists_to) && !(k in sent)) out[++nout] = line[k]
+            if (i == 1) { out[++nout] = ""; lists_at = nout }
         }
     }
+    for (o = 1; o <= nout; o++)
+        if (out[o] ~ /^@xref label /) { split(out[o], w, " "); here[w[3]] = 1 }
+    for (o = 1; o <= nout; o++)
+        if (o == lists_at) {
+                               held = ""; keep = 0
+                               for (k = lists_from; k <= lists_to; k++) {
+                                   l = line[k]
+                                   if (l ~ /^@xref chunkbegin / || l ~ /^@index entrybegin /) { held = l; keep = 0; continue }
+                                   if (held != "") {
+                                       held = held "\n" l
+                                       if (l ~ /^@(xref chunk(defn|use)|index entry(defn|use)) /) {
+                                           split(l, w, " "); if (w[3] in here) keep = 1 }
+                                       if (l ~ /^@xref chunkend$/ || l ~ /^@index entryend$/) {
+                                           if (keep) print held
+                                           held = "" }
+                                       continue
+                                   }
+                                   print l
+                               }
+                           }
+        else print out[o]
 }
 AWK
 ) | "$lib/totex" -delay |
