@@ -722,6 +722,65 @@ Test(lm_command, a_damaged_state_or_model_gets_one_line_and_no_output) {
     free_result(&e);
     remove_tree(dir);
 }
+static void expect_refusal(struct cli_result r, int status, const char *naming)
+{
+    cr_expect_eq(r.status, status, "status %d for %s: %s", r.status, naming, r.err);
+    cr_expect(r.out[0] == '\0', "printed '%s'", r.out);
+    cr_expect(strncmp(r.err, "mha: ", 5) == 0 && strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+              "not one 'mha:' line: %s", r.err);
+    cr_expect(strstr(r.err, naming) != NULL, "'%s' does not name %s", r.err, naming);
+    free_result(&r);
+}
+Test(lm_command, train_and_the_tokenizer_commands_refuse_what_cannot_run) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    free(small_text(dir, "valid.txt", 2, 400));
+    char text[256], valid[256], out[256], state[256], nowhere[256];
+    snprintf(text, sizeof text, "%s/train.txt", dir);
+    snprintf(valid, sizeof valid, "%s/valid.txt", dir);
+    snprintf(out, sizeof out, "%s/r", dir);
+    snprintf(state, sizeof state, "%s/m.state", dir);
+    snprintf(nowhere, sizeof nowhere, "%s/no/such/m", dir);
+    expect_refusal(run_mha("lm", "train", "--out", out, NULL), 2, "--text");
+    expect_refusal(run_mha("lm", "train", "--text", text, NULL), 2, "--out");
+    expect_refusal(run_mha("lm", "train", "--text", text, "--out", out, "--heads", "3", "--dim",
+                           "16", NULL), 2, "--heads 3");
+    expect_refusal(run_mha("lm", "train", "--text", text, "--out", out, "--steps", "10",
+                           "--warmup", "10", NULL), 2, "--warmup");
+    struct cli_result t = train_small(dir, "m", "--stop-at", "6");
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    free_result(&t);
+    expect_refusal(run_mha("lm", "train", "--resume", state, "--text", valid, "--valid", valid,
+                           "--out", out, NULL), 1, "not the text");
+    expect_refusal(run_mha("lm", "train", "--resume", state, "--text", text, "--valid", text,
+                           "--out", out, NULL), 1, "held out");
+    struct stat st;
+    cr_expect(stat(out, &st) != 0 && stat(path_in(dir, "r.state"), &st) != 0,
+              "a refused resume left an output");
+    struct cli_result s = run_mha("lm", "train", "--text", text, "--out", nowhere, "--vocab",
+                                  "300", "--layers", "1", "--heads", "2", "--dim", "16",
+                                  "--context", "16", "--batch", "4", "--steps", "2", NULL);
+    cr_expect_neq(s.status, 0);
+    cr_expect(strncmp(s.err, "mha: ", 5) == 0 && strchr(s.err, '\n') == s.err + strlen(s.err) - 1
+              && strstr(s.err, "no/such") != NULL, "%s", s.err);
+    cr_expect(stat(path_in(dir, "no"), &st) != 0, "an unwritable output left a folder");
+    free_result(&s);
+    char tokenizer[256];
+    snprintf(tokenizer, sizeof tokenizer, "%s/m", dir);
+    expect_refusal(run_mha("lm", "encode", tokenizer, NULL), 2, "--text");
+    expect_refusal(run_mha("lm", "encode", "--text", "Emma", NULL), 2, "tokenizer directory");
+    expect_refusal(run_mha("lm", "encode", out, "--text", "Emma", NULL), 1, "r/merges.txt");
+    expect_refusal(run_mha("lm", "decode", NULL), 2, "tokenizer directory");
+    expect_refusal(run_mha("lm", "decode", "--ids", "3", NULL), 2, "no options");
+    expect_refusal(run_mha("lm", "decode", out, "65", NULL), 1, "r/merges.txt");
+    struct cli_result h = run_mha("lm", "decode", tokenizer, "--help", NULL);
+    cr_expect(h.status == 0 && strncmp(h.out, "usage: mha lm decode", 20) == 0, "%s", h.out);
+    free_result(&h);
+    h = run_mha("lm", "encode", "--help", NULL);
+    cr_expect(h.status == 0 && strncmp(h.out, "usage: mha lm encode", 20) == 0, "%s", h.out);
+    free_result(&h);
+    remove_tree(dir);
+}
 #include <unistd.h>
 #include "head_roles.h"
 
