@@ -453,6 +453,51 @@ Test(ngram, kneser_ney_matches_direct_counts) {
         }
     ngram_free(&m);
 }
+Test(ngram, counts_survive_the_tables_growing) {
+    enum { N = 6000, ALPHABET = 64 };
+    uint32_t *text = malloc(N * sizeof *text);
+    uint64_t state = 17;
+    for (size_t i = 0; i < N; i++)
+        text[i] = (uint32_t)(next_random(&state) % ALPHABET);
+    ngram_model m;
+    cr_assert_eq(ngram_count(text, N, ALPHABET, 2, &m), MHA_OK);
+    cr_assert_gt(m.table[2].used, 2048, "only %zu distinct pairs", m.table[2].used);
+    cr_expect_gt(m.table[2].capacity, 2048);
+    for (int trial = 0; trial < 40; trial++) {
+        const uint32_t history[1] = {text[next_random(&state) % N]};
+        double sum = 0;
+        for (uint32_t w = 0; w < ALPHABET; w++)
+            sum += ngram_probability(&m, 2, history, 1, w);
+        cr_expect(fabs(sum - 1) < 1e-12, "after %u: sum %.15g", history[0], sum);
+        const uint32_t w = (uint32_t)(next_random(&state) % ALPHABET);
+        const double p = ngram_probability(&m, 2, history, 1, w);
+        const double want = reference_probability(&m, 2, text, N, history, 1, w);
+        cr_expect(fabs(p - want) <= 1e-12, "%u after %u: %.15g, directly %.15g", w, history[0],
+                  p, want);
+    }
+    ngram_free(&m);
+    free(text);
+}
+Test(bpe, the_learners_counts_survive_their_table_growing) {
+    enum { N = 3000 };
+    unsigned char *text = malloc(N);
+    uint64_t state = 5;
+    for (size_t i = 0; i < N; i++) {                /* random bytes, a few pairs repeated */
+        const uint64_t r = next_random(&state);
+        text[i] = r % 5 == 0 && i > 0 ? (unsigned char)(text[i - 1] + 1) : (unsigned char)(r >> 8);
+    }
+    bpe_pair want[12];
+    const size_t made = reference_learn(text, N, 12, want);
+    bpe t;
+    cr_assert_eq(bpe_learn(text, N, BPE_BYTES + 12, &t), MHA_OK);
+    cr_assert_eq(t.vocab, BPE_BYTES + made);
+    for (size_t i = 0; i < made; i++)
+        cr_expect(t.merge[i].left == want[i].left && t.merge[i].right == want[i].right,
+                  "merge %zu: %u %u, the definition gives %u %u", i, t.merge[i].left,
+                  t.merge[i].right, want[i].left, want[i].right);
+    bpe_free(&t);
+    free(text);
+}
 Test(ngram, probabilities_sum_to_one) {
     const size_t n = strlen(sample_text);
     uint32_t *text = malloc(n * sizeof *text);

@@ -395,6 +395,392 @@ Test(lm, every_bad_argument_is_refused) {
     lm_workspace_free(&ws);
     lm_model_free(&m);
 }
+#include <sys/stat.h>
+#include <unistd.h>
+#include "lm_files.h"
+#include "output.h"
+static const lm_config filed = {BPE_BYTES + 12, 8, 16, 2, 2, 32};
+static const char filed_text[] = "the cat sat on the mat; the cat ate the rat, and the rat sat "
+                                 "on the hat. a mat, a hat, a cat: that is that.";
+static const char filed_history[] = "step\tloss\n7\t2.5\n";
+struct filed_run { lm_model m; lm_adamw opt; bpe tokenizer, other; lm_run run; };
+static void filed_make(struct filed_run *s)
+{
+    cr_assert_eq(lm_model_init(&s->m, &filed, 3), MHA_OK);
+    cr_assert_eq(lm_adamw_init(&s->opt, &s->m), MHA_OK);
+    for (size_t i = 0; i < s->m.count; i++)
+        s->opt.m[i] = 0.01f * (float)(i % 7), s->opt.v[i] = 0.001f * (float)(i % 5 + 1);
+    cr_assert_eq(bpe_learn((const unsigned char *)filed_text, sizeof filed_text - 1, filed.vocab,
+                           &s->tokenizer), MHA_OK);
+    cr_assert_eq(bpe_learn((const unsigned char *)filed_text, sizeof filed_text - 1,
+                           filed.vocab - 6, &s->other), MHA_OK);
+    s->run = (lm_run){filed, 40, 4, 2, 10, 7, 3e-3, 11, 12345, "-", "-"};
+}
+static void filed_free(struct filed_run *s)
+{
+    lm_model_free(&s->m), lm_adamw_free(&s->opt), bpe_free(&s->tokenizer), bpe_free(&s->other);
+}
+static void filed_put_state(const char *dir, const struct filed_run *s, const bpe *tokenizer)
+{
+    char message[512];
+    mkdir(dir, 0777);
+    mha_status status = mha_output_begin(dir, LM_STATE_FILES, lm_state_names, message,
+                                         sizeof message);
+    if (status == MHA_OK)
+        status = lm_state_put(dir, &s->run, &s->m, &s->opt, tokenizer, filed_history,
+                              sizeof filed_history - 1, message, sizeof message);
+    if (status == MHA_OK)
+        status = mha_output_commit(message, sizeof message);
+    mha_output_end();
+    cr_assert_eq(status, MHA_OK, "%s", message);
+}
+static void filed_put_model(const char *dir, const struct filed_run *s, const bpe *tokenizer)
+{
+    char message[512], names[64][LM_NAME_MAX + 8];
+    const char *list[64];
+    const size_t n = lm_model_file_count(&s->m);
+    cr_assert(n <= 64);
+    for (size_t i = 0; i < n; i++)
+        lm_model_file_name(&s->m, i, names[i], sizeof names[i]), list[i] = names[i];
+    mkdir(dir, 0777);
+    const lm_provenance p = {7, "-", "-"};
+    mha_status status = mha_output_begin(dir, (int)n, list, message, sizeof message);
+    if (status == MHA_OK)
+        status = lm_model_put(dir, &s->m, tokenizer, &p, message, sizeof message);
+    if (status == MHA_OK)
+        status = mha_output_commit(message, sizeof message);
+    mha_output_end();
+    cr_assert_eq(status, MHA_OK, "%s", message);
+}
+/* The file cut to its first n bytes, or with the line starting "key " replaced by line
+   (line NULL: removed; key NULL: line added at the end). */
+static void filed_cut(const char *dir, const char *name, size_t n)
+{
+    size_t size;
+    char *bytes = slurp(path_in(dir, name), &size);
+    cr_assert(n < size);
+    write_bytes(dir, name, bytes, n);
+    free(bytes);
+}
+static void filed_line(const char *dir, const char *name, const char *key, const char *line)
+{
+    size_t size;
+    char *bytes = slurp(path_in(dir, name), &size), *out = malloc(size + 256);
+    size_t used = 0;
+    int found = key == NULL;
+    for (char *at = bytes, *end; at < bytes + size; at = end + 1) {
+        end = memchr(at, '\n', (size_t)(bytes + size - at));
+        cr_assert_not_null(end);
+        if (key && strncmp(at, key, strlen(key)) == 0 && at[strlen(key)] == ' ') {
+            found = 1;
+            if (line)
+                used += (size_t)sprintf(out + used, "%s\n", line);
+        } else {
+            memcpy(out + used, at, (size_t)(end - at + 1)), used += (size_t)(end - at + 1);
+        }
+    }
+    if (key == NULL)
+        used += (size_t)sprintf(out + used, "%s\n", line);
+    cr_assert(found, "%s has no line '%s'", name, key);
+    write_bytes(dir, name, out, used);
+    free(bytes), free(out);
+}
+static void expect_state_refused(const char *dir, mha_status want, const char *naming,
+                                 const char *what)
+{
+    lm_run run;
+    lm_model m;
+    lm_adamw opt;
+    bpe tokenizer = {0};
+    char *history = NULL, message[1024] = "";
+    size_t length = 0;
+    const mha_status got = lm_state_read(dir, &run, &m, &opt, &tokenizer, &history, &length,
+                                         message, sizeof message);
+    cr_expect_eq(got, want, "%s: %s, not %s (%s)", what, mha_status_message(got),
+                 mha_status_message(want), message);
+    cr_expect(strstr(message, naming) != NULL, "%s: '%s' does not name %s", what, message, naming);
+    cr_expect(strchr(message, '\n') == NULL, "%s: '%s' is not one line", what, message);
+    cr_expect(m.params == NULL && opt.m == NULL && opt.v == NULL && history == NULL &&
+              tokenizer.merge == NULL, "%s: a failed read left something allocated", what);
+    if (got == MHA_OK)
+        lm_model_free(&m), lm_adamw_free(&opt), bpe_free(&tokenizer), free(history);
+}
+Test(lm_files, a_damaged_state_gets_its_status_and_names_its_file) {
+    struct filed_run s;
+    filed_make(&s);
+    char *top = make_temp_dir(), dir[256], missing[256];
+    snprintf(dir, sizeof dir, "%s/state", top);
+    snprintf(missing, sizeof missing, "%s/none", top);
+    filed_put_state(dir, &s, &s.tokenizer);
+    {   /* the state as written comes back whole */
+        lm_run run;
+        lm_model m;
+        lm_adamw opt;
+        bpe tokenizer = {0};
+        char *history, message[512];
+        size_t length;
+        cr_assert_eq(lm_state_read(dir, &run, &m, &opt, &tokenizer, &history, &length, message,
+                                   sizeof message), MHA_OK, "%s", message);
+        cr_expect(memcmp(&run.config, &filed, sizeof filed) == 0 && run.steps == 40 &&
+                  run.warmup == 4 && run.batch == 2 && run.eval_every == 10 && run.step == 7 &&
+                  run.learning_rate == 3e-3 && run.seed == 11 && run.data_state == 12345 &&
+                  strcmp(run.train_sha256, "-") == 0 && opt.step == 7);
+        cr_expect(m.count == s.m.count &&
+                  memcmp(m.params, s.m.params, m.count * sizeof *m.params) == 0 &&
+                  memcmp(opt.m, s.opt.m, m.count * sizeof *opt.m) == 0 &&
+                  memcmp(opt.v, s.opt.v, m.count * sizeof *opt.v) == 0);
+        cr_expect(length == sizeof filed_history - 1 && strcmp(history, filed_history) == 0);
+        cr_expect(tokenizer.vocab == filed.vocab &&
+                  memcmp(tokenizer.merge, s.tokenizer.merge,
+                         (filed.vocab - BPE_BYTES) * sizeof *tokenizer.merge) == 0);
+        lm_model_free(&m), lm_adamw_free(&opt), bpe_free(&tokenizer), free(history);
+    }
+    expect_state_refused(missing, MHA_ERR_IO, "none/state.txt", "a missing folder");
+    filed_cut(dir, "state.txt", 30);
+    expect_state_refused(dir, MHA_ERR_FORMAT, "state.txt", "state.txt cut short");
+    filed_put_state(dir, &s, &s.tokenizer);
+    filed_line(dir, "state.txt", "format", "format mha-lm-state 2");
+    expect_state_refused(dir, MHA_ERR_FORMAT, "state.txt", "another format");
+    const struct { const char *key, *line, *what; } lines[] = {
+        {"seed", NULL, "no seed"}, {"learning_rate", "learning_rate nan", "a NaN rate"},
+        {"learning_rate", "learning_rate 2", "a rate above 1"},
+        {"step", "step -1", "a negative step"}, {"train_sha256", "train_sha256 abc", "a short sha"},
+        {"steps", "steps 12x", "a number and more"}, {NULL, "steps 40", "a key twice"},
+        {NULL, "colour blue", "an unknown key"}, {NULL, "layers", "a key without a value"}};
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        filed_put_state(dir, &s, &s.tokenizer);
+        filed_line(dir, "state.txt", lines[i].key, lines[i].line);
+        expect_state_refused(dir, MHA_ERR_FORMAT, "state.txt", lines[i].what);
+    }
+    filed_put_state(dir, &s, &s.tokenizer);
+    write_bytes(dir, "state.txt", "format mha-lm-state 1\nlayers 2\0\n", 32);
+    expect_state_refused(dir, MHA_ERR_FORMAT, "state.txt", "a NUL byte");
+    filed_put_state(dir, &s, &s.tokenizer);
+    filed_line(dir, "state.txt", "heads", "heads 3");
+    expect_state_refused(dir, MHA_ERR_HEADS, "state.txt", "sizes that make no model");
+    filed_put_state(dir, &s, &s.tokenizer);
+    filed_line(dir, "state.txt", "layers", "layers 1");
+    expect_state_refused(dir, MHA_ERR_SHAPE, "arrays.npy", "the state of a model of 1 layer");
+    filed_put_state(dir, &s, &s.tokenizer);
+    filed_line(dir, "state.txt", "dim", "dim 24");
+    expect_state_refused(dir, MHA_ERR_SHAPE, "arrays.npy", "the state of a wider model");
+    filed_put_state(dir, &s, &s.tokenizer);
+    filed_cut(dir, "arrays.npy", 200);
+    expect_state_refused(dir, MHA_ERR_FORMAT, "arrays.npy", "arrays.npy cut short");
+    filed_put_state(dir, &s, &s.tokenizer);
+    {
+        float *arrays = malloc(3 * s.m.count * sizeof *arrays);
+        for (size_t i = 0; i < 3 * s.m.count; i++)
+            arrays[i] = 0.5f;
+        arrays[2 * s.m.count + 3] = NAN;
+        const size_t shape[2] = {3, s.m.count};
+        write_floats(dir, "arrays.npy", arrays, 2, shape);
+        free(arrays);
+    }
+    expect_state_refused(dir, MHA_ERR_FORMAT, "arrays.npy", "a moment that is NaN");
+    filed_put_state(dir, &s, &s.tokenizer);
+    cr_assert_eq(unlink(path_in(dir, "history.tsv")), 0);
+    expect_state_refused(dir, MHA_ERR_IO, "history.tsv", "no history");
+    filed_put_state(dir, &s, &s.tokenizer);
+    write_bytes(dir, "merges.txt", "not a merge\n", 12);
+    expect_state_refused(dir, MHA_ERR_FORMAT, "merges.txt", "a damaged tokenizer");
+    filed_put_state(dir, &s, &s.other);
+    expect_state_refused(dir, MHA_ERR_SHAPE, "tokenizer of", "a tokenizer of another size");
+    remove_dir(strdup(dir));
+    remove_dir(top);
+    filed_free(&s);
+}
+static void expect_model_refused(const char *dir, mha_status want, const char *naming,
+                                 const char *what)
+{
+    lm_model m;
+    bpe tokenizer;
+    lm_provenance p;
+    char message[1024] = "";
+    const mha_status got = lm_model_read(dir, &m, &tokenizer, &p, message, sizeof message);
+    cr_expect_eq(got, want, "%s: %s, not %s (%s)", what, mha_status_message(got),
+                 mha_status_message(want), message);
+    cr_expect(strstr(message, naming) != NULL, "%s: '%s' does not name %s", what, message, naming);
+    cr_expect(strchr(message, '\n') == NULL, "%s: '%s' is not one line", what, message);
+    cr_expect(m.params == NULL && m.tensors == NULL && tokenizer.merge == NULL,
+              "%s: a failed read left something allocated", what);
+    if (got == MHA_OK)
+        lm_model_free(&m), bpe_free(&tokenizer);
+}
+Test(lm_files, a_damaged_model_gets_its_status_and_names_its_file) {
+    struct filed_run s;
+    filed_make(&s);
+    char *top = make_temp_dir(), dir[256], missing[256];
+    snprintf(dir, sizeof dir, "%s/model", top);
+    snprintf(missing, sizeof missing, "%s/none", top);
+    filed_put_model(dir, &s, &s.tokenizer);
+    {
+        lm_model m;
+        bpe tokenizer;
+        lm_provenance p;
+        char message[512];
+        cr_assert_eq(lm_model_read(dir, &m, &tokenizer, &p, message, sizeof message), MHA_OK,
+                     "%s", message);
+        cr_expect(memcmp(&m.config, &filed, sizeof filed) == 0 && m.count == s.m.count &&
+                  memcmp(m.params, s.m.params, m.count * sizeof *m.params) == 0 &&
+                  p.steps == 7 && tokenizer.vocab == filed.vocab);
+        lm_model_free(&m), bpe_free(&tokenizer);
+    }
+    expect_model_refused(missing, MHA_ERR_IO, "none/model.txt", "a missing folder");
+    filed_cut(dir, "model.txt", 40);
+    expect_model_refused(dir, MHA_ERR_FORMAT, "model.txt", "model.txt cut short");
+    const struct { const char *key, *line; mha_status want; const char *what; } lines[] = {
+        {"model", "model mlp", MHA_ERR_FORMAT, "another kind of model"},
+        {"heads", "heads 3", MHA_ERR_HEADS, "sizes that make no model"},
+        {"hidden", NULL, MHA_ERR_FORMAT, "no hidden size"},
+        {"tensor", NULL, MHA_ERR_FORMAT, "the first tensor's line missing"},
+        {"tensor", "tensor tok_emb.weight 268 9", MHA_ERR_FORMAT, "a tensor line of another shape"},
+        {NULL, "tensor norm.bias 16", MHA_ERR_FORMAT, "a tensor too many"}};
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        filed_put_model(dir, &s, &s.tokenizer);
+        filed_line(dir, "model.txt", lines[i].key, lines[i].line);
+        expect_model_refused(dir, lines[i].want, "model.txt", lines[i].what);
+    }
+    filed_put_model(dir, &s, &s.tokenizer);
+    filed_cut(dir, "norm.weight.npy", 90);
+    expect_model_refused(dir, MHA_ERR_FORMAT, "norm.weight.npy", "a tensor cut short");
+    filed_put_model(dir, &s, &s.tokenizer);
+    write_random(dir, "norm.weight.npy", 5, 1, (const size_t[]){24});
+    expect_model_refused(dir, MHA_ERR_SHAPE, "norm.weight.npy", "a tensor of another size");
+    filed_put_model(dir, &s, &s.tokenizer);
+    cr_assert_eq(unlink(path_in(dir, "pos_emb.weight.npy")), 0);
+    expect_model_refused(dir, MHA_ERR_IO, "pos_emb.weight.npy", "a tensor missing");
+    filed_put_model(dir, &s, &s.tokenizer);
+    {
+        float values[16];
+        for (size_t i = 0; i < 16; i++)
+            values[i] = i == 9 ? INFINITY : 1.0f;
+        write_floats(dir, "norm.bias.npy", values, 1, (const size_t[]){16});
+    }
+    expect_model_refused(dir, MHA_ERR_FORMAT, "norm.bias.npy", "a weight that is infinite");
+    filed_put_model(dir, &s, &s.other);
+    expect_model_refused(dir, MHA_ERR_SHAPE, "tokenizer of", "a tokenizer of another size");
+    remove_dir(strdup(dir));
+    remove_dir(top);
+    filed_free(&s);
+}
+static void expect_resume_refused(const char *dir, const char *state, const char *naming)
+{
+    char text[256], valid[256], out[256], out_state[300];
+    snprintf(text, sizeof text, "%s/train.txt", dir);
+    snprintf(valid, sizeof valid, "%s/valid.txt", dir);
+    snprintf(out, sizeof out, "%s/r", dir);
+    snprintf(out_state, sizeof out_state, "%s/r.state", dir);
+    struct cli_result r = run_mha("lm", "train", "--resume", state, "--text", text, "--valid",
+                                  valid, "--out", out, NULL);
+    cr_expect(r.status != 0 && r.out[0] == '\0', "%s: status %d, printed '%s'", naming,
+              r.status, r.out);
+    cr_expect(strncmp(r.err, "mha: ", 5) == 0 && strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+              "not one 'mha:' line: %s", r.err);
+    cr_expect(strstr(r.err, naming) != NULL, "'%s' does not name %s", r.err, naming);
+    struct stat st;
+    cr_expect(stat(out, &st) != 0 && stat(out_state, &st) != 0, "%s: an output was left", naming);
+    free_result(&r);
+}
+Test(lm_command, a_damaged_state_or_model_gets_one_line_and_no_output) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    free(small_text(dir, "valid.txt", 2, 400));
+    struct cli_result t = train_small(dir, "m", "--stop-at", "6");
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    free_result(&t);
+    char state[256], none[256], model[256], valid[256];
+    snprintf(state, sizeof state, "%s/m.state", dir);
+    snprintf(none, sizeof none, "%s/none", dir);
+    snprintf(model, sizeof model, "%s/m", dir);
+    snprintf(valid, sizeof valid, "%s/valid.txt", dir);
+    size_t arrays_n, text_n;
+    char *arrays = slurp(path_in(state, "arrays.npy"), &arrays_n);
+    char *text = slurp(path_in(state, "state.txt"), &text_n);
+    expect_resume_refused(dir, none, "none/state.txt");
+    write_bytes(state, "arrays.npy", arrays, 150);
+    expect_resume_refused(dir, state, "arrays.npy");
+    filed_line(state, "state.txt", "layers", "layers 1");
+    write_bytes(state, "arrays.npy", arrays, arrays_n);
+    expect_resume_refused(dir, state, "arrays.npy");
+    write_bytes(state, "state.txt", text, text_n);
+    cr_assert_eq(unlink(path_in(state, "history.tsv")), 0);
+    expect_resume_refused(dir, state, "history.tsv");
+    write_bytes(state, "history.tsv", "", 0);
+    cr_assert_eq(unlink(path_in(state, "merges.txt")), 0);
+    expect_resume_refused(dir, state, "merges.txt");
+    free(arrays), free(text);
+    write_random(model, "norm.weight.npy", 5, 1, (const size_t[]){24});
+    struct cli_result e = run_mha("lm", "eval", model, "--text", valid, NULL);
+    cr_expect(e.status != 0 && e.out[0] == '\0' && strncmp(e.err, "mha: ", 5) == 0 &&
+              strstr(e.err, "norm.weight.npy") != NULL, "%d '%s'", e.status, e.err);
+    free_result(&e);
+    cr_assert_eq(unlink(path_in(model, "pos_emb.weight.npy")), 0);
+    e = run_mha("lm", "generate", model, "--prompt", "Emma", NULL);
+    cr_expect(e.status != 0 && e.out[0] == '\0' && strncmp(e.err, "mha: ", 5) == 0 &&
+              strstr(e.err, "pos_emb.weight.npy") != NULL, "%d '%s'", e.status, e.err);
+    free_result(&e);
+    remove_tree(dir);
+}
+static void expect_refusal(struct cli_result r, int status, const char *naming)
+{
+    cr_expect_eq(r.status, status, "status %d for %s: %s", r.status, naming, r.err);
+    cr_expect(r.out[0] == '\0', "printed '%s'", r.out);
+    cr_expect(strncmp(r.err, "mha: ", 5) == 0 && strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+              "not one 'mha:' line: %s", r.err);
+    cr_expect(strstr(r.err, naming) != NULL, "'%s' does not name %s", r.err, naming);
+    free_result(&r);
+}
+Test(lm_command, train_and_the_tokenizer_commands_refuse_what_cannot_run) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    free(small_text(dir, "valid.txt", 2, 400));
+    char text[256], valid[256], out[256], state[256], nowhere[256];
+    snprintf(text, sizeof text, "%s/train.txt", dir);
+    snprintf(valid, sizeof valid, "%s/valid.txt", dir);
+    snprintf(out, sizeof out, "%s/r", dir);
+    snprintf(state, sizeof state, "%s/m.state", dir);
+    snprintf(nowhere, sizeof nowhere, "%s/no/such/m", dir);
+    expect_refusal(run_mha("lm", "train", "--out", out, NULL), 2, "--text");
+    expect_refusal(run_mha("lm", "train", "--text", text, NULL), 2, "--out");
+    expect_refusal(run_mha("lm", "train", "--text", text, "--out", out, "--heads", "3", "--dim",
+                           "16", NULL), 2, "--heads 3");
+    expect_refusal(run_mha("lm", "train", "--text", text, "--out", out, "--steps", "10",
+                           "--warmup", "10", NULL), 2, "--warmup");
+    struct cli_result t = train_small(dir, "m", "--stop-at", "6");
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    free_result(&t);
+    expect_refusal(run_mha("lm", "train", "--resume", state, "--text", valid, "--valid", valid,
+                           "--out", out, NULL), 1, "not the text");
+    expect_refusal(run_mha("lm", "train", "--resume", state, "--text", text, "--valid", text,
+                           "--out", out, NULL), 1, "held out");
+    struct stat st;
+    cr_expect(stat(out, &st) != 0 && stat(path_in(dir, "r.state"), &st) != 0,
+              "a refused resume left an output");
+    struct cli_result s = run_mha("lm", "train", "--text", text, "--out", nowhere, "--vocab",
+                                  "300", "--layers", "1", "--heads", "2", "--dim", "16",
+                                  "--context", "16", "--batch", "4", "--steps", "2", NULL);
+    cr_expect_neq(s.status, 0);
+    cr_expect(strncmp(s.err, "mha: ", 5) == 0 && strchr(s.err, '\n') == s.err + strlen(s.err) - 1
+              && strstr(s.err, "no/such") != NULL, "%s", s.err);
+    cr_expect(stat(path_in(dir, "no"), &st) != 0, "an unwritable output left a folder");
+    free_result(&s);
+    char tokenizer[256];
+    snprintf(tokenizer, sizeof tokenizer, "%s/m", dir);
+    expect_refusal(run_mha("lm", "encode", tokenizer, NULL), 2, "--text");
+    expect_refusal(run_mha("lm", "encode", "--text", "Emma", NULL), 2, "tokenizer directory");
+    expect_refusal(run_mha("lm", "encode", out, "--text", "Emma", NULL), 1, "r/merges.txt");
+    expect_refusal(run_mha("lm", "decode", NULL), 2, "tokenizer directory");
+    expect_refusal(run_mha("lm", "decode", "--ids", "3", NULL), 2, "no options");
+    expect_refusal(run_mha("lm", "decode", out, "65", NULL), 1, "r/merges.txt");
+    struct cli_result h = run_mha("lm", "decode", tokenizer, "--help", NULL);
+    cr_expect(h.status == 0 && strncmp(h.out, "usage: mha lm decode", 20) == 0, "%s", h.out);
+    free_result(&h);
+    h = run_mha("lm", "encode", "--help", NULL);
+    cr_expect(h.status == 0 && strncmp(h.out, "usage: mha lm encode", 20) == 0, "%s", h.out);
+    free_result(&h);
+    remove_tree(dir);
+}
 #include <unistd.h>
 #include "head_roles.h"
 

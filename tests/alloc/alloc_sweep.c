@@ -10,6 +10,7 @@
 #include "checkpoint.h"
 #include "fast.h"
 #include "head_roles.h"
+#include "layer_files.h"
 #include "lm_files.h"
 #include "ngram.h"
 #include "npy.h"
@@ -330,6 +331,7 @@ static mha_status call_output_begin(void)
     return mha_output_begin(dir, 2, output_names, message, sizeof message);
 }
 static void end_output(void) { mha_output_end(); }
+static int setup_files(void);
 static int setup_more(void)
 {
     char merges_path[160];
@@ -337,6 +339,106 @@ static int setup_more(void)
     lm_token_classes(&tokenizer, classes);
     if (mha_read_whole_file(merges_path, &merges, &merges_n, message, sizeof message) != MHA_OK)
         return fprintf(stderr, "alloc-sweep: setting up: %s\n", message), 1;
+    return setup_files();
+}
+static char state_dir[64], layer_dir[64];
+static lm_adamw moments, moments_in;
+static const lm_run run = {{BPE_BYTES + 12, 8, 16, 2, 2, 32}, 40, 4, 2, 10, 7, 3e-3, 11, 12345,
+                           "-", "-"};
+static const char history[] = "step\tloss\n7\t2.5\n";
+static mha_status put_state(const char *where, char *text_out, size_t size)
+{
+    mha_status status = mha_output_begin(where, LM_STATE_FILES, lm_state_names, text_out, size);
+    if (status == MHA_OK)
+        status = lm_state_put(where, &run, &model, &moments, &tokenizer, history,
+                              sizeof history - 1, text_out, size);
+    if (status == MHA_OK)
+        status = mha_output_commit(text_out, size);
+    mha_output_end();
+    return status;
+}
+static mha_status call_state_put(void) { return put_state(dir, message, sizeof message); }
+static lm_run run_in;
+static char *history_in;
+static size_t history_n;
+static mha_status call_state_read(void)
+{
+    return lm_state_read(state_dir, &run_in, &model_in, &moments_in, &tokenizer_made,
+                         &history_in, &history_n, message, sizeof message);
+}
+static void free_state_in(void)
+{
+    lm_model_free(&model_in), lm_adamw_free(&moments_in), bpe_free(&tokenizer_made);
+    free(history_in), history_in = NULL;
+}
+static mha_layer_files layer_in;
+static mha_shape layer_shape;
+static void free_layer_in(void) { mha_layer_files_free(&layer_in); }
+static mha_status call_layer_read(void)
+{
+    return mha_layer_read(layer_dir, "in_proj_weight.npy", 1, MHA_WANT_FLOAT,
+                          &layer_in.in_proj_weight, message, sizeof message);
+}
+static mha_status call_layer_read_checked(void)
+{
+    const mha_axis axes[] = {{"E", E}};
+    return mha_layer_read_checked(layer_dir, "out_proj_bias.npy", 1, MHA_WANT_FLOAT,
+                                  &layer_in.out_proj_bias, 1, axes, message, sizeof message);
+}
+static mha_status call_layer_read_projections(void)
+{
+    return mha_layer_read_projections(layer_dir, "3E", 3 * E, E, &layer_in, message,
+                                      sizeof message);
+}
+static mha_status call_layer_read_query(void)
+{
+    return mha_layer_read_query(layer_dir, &layer_in, message, sizeof message);
+}
+static mha_status call_layer_read_forward(void)
+{
+    return mha_layer_read_forward(layer_dir, H, &layer_in, &layer_shape, message, sizeof message);
+}
+static lm_prune_step pruned[2];
+static mha_status call_heads_prune(void)
+{
+    return lm_heads_prune(&model, mask_loss, NULL, 2, pruned);
+}
+static ngram_model ngram;
+static double ngram_bits_out;
+static mha_status call_ngram_bits(void)
+{
+    return ngram_bits(&ngram, 3, ids, id_count, &ngram_bits_out);
+}
+static int setup_files(void)
+{
+    const size_t in_w_shape[2] = {3 * E, E}, in_b_shape[1] = {3 * E};
+    const size_t out_w_shape[2] = {E, E}, out_b_shape[1] = {E}, query_shape[3] = {B, L, E};
+    const struct { const char *name; const float *data; size_t rank; const size_t *shape; }
+        layer[] = {{"query.npy", x, 3, query_shape}, {"in_proj_weight.npy", in_w, 2, in_w_shape},
+                   {"in_proj_bias.npy", in_b, 1, in_b_shape},
+                   {"out_proj_weight.npy", out_w, 2, out_w_shape},
+                   {"out_proj_bias.npy", out_b, 1, out_b_shape}};
+    char *made_dir[2] = {state_dir, layer_dir};
+    for (size_t i = 0; i < 2; i++) {
+        strcpy(made_dir[i], "/tmp/mha-alloc-sweep-XXXXXX");
+        if (!mkdtemp(made_dir[i]))
+            return perror("alloc-sweep: mkdtemp"), 1;
+    }
+    mha_status status = lm_adamw_init(&moments, &model);
+    for (size_t i = 0; status == MHA_OK && i < model.count; i++)  /* moments that are not 0 */
+        moments.m[i] = 0.01f * (float)(i % 7), moments.v[i] = 0.001f * (float)(i % 5);
+    if (status == MHA_OK)
+        status = ngram_count(ids, id_count, tokenizer.vocab, 3, &ngram);
+    if (status == MHA_OK)
+        status = put_state(state_dir, message, sizeof message);
+    for (size_t i = 0; status == MHA_OK && i < sizeof layer / sizeof layer[0]; i++) {
+        char file[160];
+        snprintf(file, sizeof file, "%s/%s", layer_dir, layer[i].name);
+        status = mha_npy_write(file, layer[i].data, layer[i].rank, layer[i].shape, message,
+                               sizeof message);
+    }
+    if (status != MHA_OK)
+        return fprintf(stderr, "alloc-sweep: setting up the files: %s\n", message), 1;
     return 0;
 }
 typedef struct sweep_case {
@@ -570,6 +672,21 @@ int main(int argc, char **argv)
     c[n++] = (sweep_case){"bpe_merges_parse", call_merges_parse, free_tokenizer_made, 1,
                           NULL, 0, 0};
     c[n++] = (sweep_case){"mha_output_begin", call_output_begin, end_output, 1, NULL, 0, 1};
+    c[n++] = (sweep_case){"lm_state_put", call_state_put, clean_dir, 0, NULL, 0, 1};
+    c[n++] = (sweep_case){"lm_state_read", call_state_read, free_state_in, 1, &run_in,
+                          sizeof run_in, 0};
+    c[n++] = (sweep_case){"mha_layer_read", call_layer_read, free_layer_in, 1, NULL, 0, 0};
+    c[n++] = (sweep_case){"mha_layer_read_checked", call_layer_read_checked, free_layer_in, 1,
+                          NULL, 0, 0};
+    c[n++] = (sweep_case){"mha_layer_read_projections", call_layer_read_projections,
+                          free_layer_in, 1, NULL, 0, 0};
+    c[n++] = (sweep_case){"mha_layer_read_query", call_layer_read_query, free_layer_in, 1,
+                          NULL, 0, 0};
+    c[n++] = (sweep_case){"mha_layer_read_forward", call_layer_read_forward, free_layer_in, 1,
+                          &layer_shape, sizeof layer_shape, 0};
+    c[n++] = (sweep_case){"lm_heads_prune", call_heads_prune, NULL, 0, pruned, sizeof pruned, 0};
+    c[n++] = (sweep_case){"ngram_bits", call_ngram_bits, NULL, 0, &ngram_bits_out,
+                          sizeof ngram_bits_out, 0};
     int bad = 0;
     long points = 0;
     FILE *t = tex ? fopen(tex, "w") : NULL;
@@ -598,8 +715,8 @@ int main(int argc, char **argv)
         fputs("\\end{tabular}\n", t);
     if (t && fclose(t) != 0)
         return perror(tex), 1;
-    const char *made_dir[3] = {dir, checkpoint_dir, lm_dir};
-    for (size_t i = 0; i < 3; i++)
+    const char *made_dir[5] = {dir, checkpoint_dir, lm_dir, state_dir, layer_dir};
+    for (size_t i = 0; i < 5; i++)
         empty(made_dir[i]), rmdir(made_dir[i]);
     free(merges);
     return bad;
