@@ -101,16 +101,16 @@ void fast_online_update(const fast_kernels *k, float *p, size_t cols, float *m, 
                 p[c] = NAN;
         } else
             memset(p, 0, cols * sizeof *p);
-        return;
+    } else {
+        const float alpha = *m == mu ? 1.0f : *m == -INFINITY ? 0.0f : expf(*m - mu);
+        const float sum = k->exp_sum(p, cols, mu);
+        if (alpha != 1.0f) {
+            *l *= alpha;
+            k->scale(acc, Dp, alpha);
+        }
+        *l += sum;
+        *m = mu;
     }
-    const float alpha = *m == mu ? 1.0f : *m == -INFINITY ? 0.0f : expf(*m - mu);
-    const float sum = k->exp_sum(p, cols, mu);
-    if (alpha != 1.0f) {
-        *l *= alpha;
-        k->scale(acc, Dp, alpha);
-    }
-    *l += sum;
-    *m = mu;
 }
 static void pv_skipping_zeros(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
                               const float *v, size_t ldv, float *acc, size_t lda)
