@@ -1,7 +1,8 @@
 /* generated from chapters/09-transformer-block.nw, chapters/20-command.nw; edit the book, not this file */
 #ifndef MHA_CLI_H
 #define MHA_CLI_H
-/* The mha command (appendix "The mha command").  Each subcommand is an mha_command_fn, called
+/* The mha command (its chapter in the companion).  Each subcommand is an
+   mha_command_fn, called
    with argv[0] = its own name; it writes normal output to out and errors to
    err, one line per error, starting "mha: ", and returns the exit status:
    MHA_EXIT_OK, MHA_EXIT_FAILURE (a file or the computation failed) or

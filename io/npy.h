@@ -1,7 +1,7 @@
 /* generated from chapters/19-npy-format.nw; edit the book, not this file */
 #ifndef MHA_NPY_H
 #define MHA_NPY_H
-/* Reading and writing NumPy .npy files (appendix "The mha command").
+/* Reading and writing NumPy .npy files (the book's appendix on the format).
    Reads versions 1.0, 2.0 and 3.0 of the format, C order only, with element
    type '<f4' or '<f8' (delivered as float) or '|b1' or '|u1' (delivered as
    bytes 0 and 1).  Writes float32 ('<f4'), version 1.0.  Errors are values:

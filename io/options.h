@@ -1,8 +1,8 @@
 /* generated from chapters/20-command.nw; edit the book, not this file */
 #ifndef MHA_OPTIONS_H
 #define MHA_OPTIONS_H
-/* A command line read with getopt_long by a table of options (appendix "The
-   mha command").  Nothing here prints: a refusal returns MHA_ERR_ARG and one
+/* A command line read with getopt_long by a table of options (the companion's
+   chapter on the command).  Nothing here prints: a refusal returns MHA_ERR_ARG and one
    line in message[0..size-1] that names the option at fault.  Not
    reentrant: getopt_long keeps its state in globals. */
 #include <stddef.h>

@@ -1,7 +1,8 @@
 /* generated from chapters/23-writing-results.nw; edit the book, not this file */
 #ifndef MHA_OUTPUT_H
 #define MHA_OUTPUT_H
-/* Files replaced as a unit (appendix "The mha command").  A set of outputs is
+/* Files replaced as a unit (the companion's chapter on the command).  A set of
+   outputs is
    written under exclusive temporary names, each one fsynced, then put in place
    under an flock of every directory it writes in; the files it replaces or
    removes are kept as hidden hard links until every rename has succeeded, so a

@@ -1,7 +1,8 @@
 /* generated from chapters/20-command.nw; edit the book, not this file */
 #ifndef MHA_PRINTABLE_H
 #define MHA_PRINTABLE_H
-/* Text that is safe to print on a terminal (appendix "The mha command").
+/* Text that is safe to print on a terminal (the companion's chapter on the
+   command).
    mha_printable_char(s) returns the length in bytes, 1 to 4, of the character
    that starts at s if it is printable: ASCII ' ' to '~', or well-formed UTF-8
    for a code point that is not a C1 control (U+0080..U+009F); otherwise 0,
