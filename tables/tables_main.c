@@ -38,6 +38,8 @@ static const struct table tables[] = {
     {"erratum.tex", mha_print_erratum},
     {"example-heatmap.tex", mha_print_example_heatmap},
 
+    {"softmax-temperature.tex", mha_print_softmax_temperature},
+    {"designed-heatmaps.tex", mha_print_designed_heatmaps},
 };
 
 int main(int argc, char **argv)

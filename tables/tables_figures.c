@@ -1,0 +1,76 @@
+/* generated from chapters/27-book-tables.nw; edit the book, not this file */
+#include <stdio.h>
+#include <stdlib.h>
+#include "designed.h"
+#include "tables.h"
+
+void mha_print_softmax_temperature(FILE *out)
+{
+    static const float scores[] = {2.0f, 1.0f, 0.5f, 0.0f, -1.0f};
+    static const float temperatures[] = {0.5f, 1.0f, 2.0f};
+    static const char *const styles[] = {"blue!70!black,fill=blue!50", "gray,fill=gray!40",
+                                         "orange!80!black,fill=orange!40"};
+    enum { N = sizeof scores / sizeof scores[0] };
+    fprintf(out, "\\begin{tikzpicture}\n\\begin{axis}[width=0.8\\textwidth,height=4.8cm,"
+                 "ybar,bar width=5pt,ymin=0,ylabel={weight},xlabel={score $s_j$},\n"
+                 "  xtick=data,xticklabels={");
+    for (size_t j = 0; j < N; j++)
+        fprintf(out, "%s$%.1f$", j ? "," : "", (double)scores[j]);
+    fprintf(out, "},ymajorgrids,grid style={gray!25},legend cell align=left]\n");
+    for (size_t t = 0; t < sizeof temperatures / sizeof temperatures[0]; t++) {
+        float w[N];
+        for (size_t j = 0; j < N; j++)
+            w[j] = scores[j] / temperatures[t];
+        mha_softmax_row(w, N);
+        fprintf(out, "\\addplot[%s] coordinates {", styles[t]);
+        for (size_t j = 0; j < N; j++)
+            fprintf(out, " (%zu,%.4f)", j, (double)w[j]);
+        fprintf(out, " };\n\\addlegendentry{$\\tau = %.1f$}\n", (double)temperatures[t]);
+    }
+    fprintf(out, "\\end{axis}\n\\end{tikzpicture}\n");
+}
+void mha_print_designed_heatmaps(FILE *out)
+{
+    static const char *const words[] = {"a", "rose", "is", "a", "rose", "is", "a", "rose"};
+    enum { L = sizeof words / sizeof words[0], E = MHA_DESIGNED_EMBED, H = MHA_DESIGNED_HEADS };
+    static float x[L * E], y[L * E], weights[H * L * L];
+    float *in_w = malloc(3 * (size_t)E * E * sizeof *in_w),
+          *out_w = malloc((size_t)E * E * sizeof *out_w);
+    mha_status status = in_w && out_w ? MHA_OK : MHA_ERR_NOMEM;
+    if (status == MHA_OK) {
+        const mha_shape shape = {1, L, L, E, H};
+        const mha_params params = {in_w, NULL, out_w, NULL};
+        const mha_mask causal = {1, NULL, NULL, NULL};
+        mha_designed_params(in_w, out_w);
+        status = mha_designed_embed(words, L, x);
+        if (status == MHA_OK)
+            status = mha_forward_naive(&shape, &params, x, NULL, NULL, &causal, y, weights);
+    }
+    free(in_w);
+    free(out_w);
+    if (status != MHA_OK) {
+        fprintf(out, "(not computed: %s)\n", mha_status_message(status));
+        return;
+    }
+    const double cell = 0.28, gap = 0.55;
+    fprintf(out, "\\begin{tikzpicture}[font=\\scriptsize]\n");
+    for (size_t h = 0; h < H; h++) {
+        const double x0 = (double)h * (L * cell + gap);
+        fprintf(out, "\\node[font=\\footnotesize] at (%.3f,%.3f) {%s};\n",
+                x0 + L * cell / 2, 0.3, mha_designed_head_names[h]);
+        for (size_t i = 0; i < L; i++)
+            for (size_t j = 0; j < L; j++) {
+                const double w = (double)weights[(h * L + i) * L + j];
+                fprintf(out, "\\filldraw[draw=gray!60,fill=%s%.0f!white] (%.3f,%.3f) "
+                             "rectangle +(%.3f,%.3f);\n", j > i ? "gray!" : "blue!",
+                        j > i ? 15.0 : 80 * w, x0 + (double)j * cell, -(double)i * cell, cell, -cell);
+            }
+        for (size_t j = 0; j < L; j++)
+            fprintf(out, "\\node[rotate=90,anchor=east] at (%.3f,%.3f) {%s};\n",
+                    x0 + ((double)j + 0.5) * cell, -(double)L * cell - 0.05, words[j]);
+    }
+    for (size_t i = 0; i < L; i++)
+        fprintf(out, "\\node[anchor=east] at (-0.05,%.3f) {%s};\n", -((double)i + 0.5) * cell,
+                words[i]);
+    fprintf(out, "\\end{tikzpicture}\n");
+}
