@@ -1,6 +1,8 @@
 /* generated from chapters/27-book-tables.nw; edit the book, not this file */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "block.h"
 #include "designed.h"
 #include "tables.h"
 
@@ -73,4 +75,43 @@ void mha_print_designed_heatmaps(FILE *out)
         fprintf(out, "\\node[anchor=east] at (-0.05,%.3f) {%s};\n", -((double)i + 0.5) * cell,
                 words[i]);
     fprintf(out, "\\end{tikzpicture}\n");
+}
+void mha_print_sinusoidal_table(FILE *out)
+{
+    enum { T = 32, W = 32 };
+    float table[T * W];
+    const double cell = 0.2;
+    mha_positions_sinusoidal(T, W, table);
+    fprintf(out, "\\begin{tikzpicture}[font=\\footnotesize]\n");
+    for (size_t t = 0; t < T; t++)
+        for (size_t c = 0; c < W; c++) {
+            const double v = (double)table[t * W + c];
+            fprintf(out, "\\fill[%s!%.0f!white] (%.2f,%.2f) rectangle +(%.2f,%.2f);\n",
+                    v >= 0 ? "blue" : "orange", 80 * fabs(v), (double)c * cell,
+                    -(double)t * cell, cell, -cell);
+        }
+    fprintf(out, "\\draw[gray] (0,0) rectangle (%.2f,%.2f);\n", W * cell, -T * cell);
+    fprintf(out, "\\node[above] at (%.2f,0) {column $j$ $\\rightarrow$};\n"
+                 "\\node[rotate=90,above] at (0,%.2f) {$\\leftarrow$ position $t$};\n",
+            W * cell / 2, -T * cell / 2);
+    fprintf(out, "\\end{tikzpicture}\n");
+}
+void mha_print_gelu_curve(FILE *out)
+{
+    enum { N = 81 };
+    float x[N], y[N];
+    for (size_t i = 0; i < N; i++)
+        x[i] = -4.0f + 8.0f * (float)i / (N - 1);
+    mha_gelu(N, x, y);
+    fprintf(out, "\\begin{tikzpicture}\n\\begin{axis}[width=0.62\\textwidth,height=4.6cm,"
+                 "xlabel={$x$},grid=major,grid style={gray!25},legend cell align=left,\n"
+                 "  legend style={at={(0.03,0.97)},anchor=north west}]\n"
+                 "\\addplot[blue!70!black,thick] coordinates {");
+    for (size_t i = 0; i < N; i++)
+        fprintf(out, " (%.2f,%.5f)", (double)x[i], (double)y[i]);
+    fprintf(out, " };\n\\addlegendentry{GELU$(x)$}\n"
+                 "\\addplot[gray,dashed] coordinates {");
+    for (size_t i = 0; i < N; i++)
+        fprintf(out, " (%.2f,%.5f)", (double)x[i], x[i] > 0 ? (double)x[i] : 0.0);
+    fprintf(out, " };\n\\addlegendentry{ReLU$(x)$}\n\\end{axis}\n\\end{tikzpicture}\n");
 }

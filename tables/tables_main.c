@@ -40,6 +40,8 @@ static const struct table tables[] = {
 
     {"softmax-temperature.tex", mha_print_softmax_temperature},
     {"designed-heatmaps.tex", mha_print_designed_heatmaps},
+    {"sinusoidal.tex", mha_print_sinusoidal_table},
+    {"gelu.tex", mha_print_gelu_curve},
 };
 
 int main(int argc, char **argv)
