@@ -80,7 +80,7 @@ void mha_print_sinusoidal_table(FILE *out)
 {
     enum { T = 32, W = 32 };
     float table[T * W];
-    const double cell = 0.2;
+    const double cell = 0.16;
     mha_positions_sinusoidal(T, W, table);
     fprintf(out, "\\begin{tikzpicture}[font=\\footnotesize]\n");
     for (size_t t = 0; t < T; t++)
