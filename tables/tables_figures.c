@@ -4,8 +4,60 @@
 #include <stdlib.h>
 #include "block.h"
 #include "designed.h"
+#include "random.h"
 #include "tables.h"
 
+void mha_print_sqrt_d(FILE *out)
+{
+    enum { ROWS = 200, S = 32, DMAX = 512 };
+    static float q[DMAX], k[S * DMAX];
+    uint64_t state = mha_random_seeded(1);
+    const double half = sqrt(3.0);
+    fprintf(out, "\\begin{tikzpicture}\n\\begin{axis}[width=0.7\\textwidth,height=4.8cm,"
+                 "xmode=log,log basis x=2,xlabel={head width $D$},\n"
+                 "  ylabel={largest weight},ymin=0,ymax=1,grid=major,grid style={gray!25},"
+                 "legend cell align=left,legend style={at={(0.03,0.97)},anchor=north west}]\n");
+    double largest[2][10];
+    size_t points = 0;
+    for (size_t D = 1; D <= DMAX; D *= 2, points++) {
+        double sum[2] = {0, 0};
+        for (size_t r = 0; r < ROWS; r++) {
+            float raw[S], scaled[S];
+            for (size_t d = 0; d < D; d++)
+                q[d] = (float)mha_random_between(&state, -half, half);
+            for (size_t i = 0; i < S * D; i++)
+                k[i] = (float)mha_random_between(&state, -half, half);
+            for (size_t j = 0; j < S; j++) {
+                double dot = 0;
+                for (size_t d = 0; d < D; d++)
+                    dot += (double)q[d] * k[j * D + d];
+                raw[j] = (float)dot;
+                scaled[j] = (float)(dot / sqrt((double)D));
+            }
+            mha_softmax_row(raw, S);
+            mha_softmax_row(scaled, S);
+            float best[2] = {0, 0};
+            for (size_t j = 0; j < S; j++) {
+                best[0] = raw[j] > best[0] ? raw[j] : best[0];
+                best[1] = scaled[j] > best[1] ? scaled[j] : best[1];
+            }
+            sum[0] += best[0];
+            sum[1] += best[1];
+        }
+        largest[0][points] = sum[0] / ROWS;
+        largest[1][points] = sum[1] / ROWS;
+    }
+    static const char *const styles[2] = {"orange!80!black,thick,mark=square*",
+                                          "blue!70!black,thick,mark=*"};
+    static const char *const names[2] = {"scores $q\\cdot k$", "scores $q\\cdot k/\\sqrt D$"};
+    for (size_t v = 0; v < 2; v++) {
+        fprintf(out, "\\addplot[%s] coordinates {", styles[v]);
+        for (size_t p = 0; p < points; p++)
+            fprintf(out, " (%zu,%.4f)", (size_t)1 << p, largest[v][p]);
+        fprintf(out, " };\n\\addlegendentry{%s}\n", names[v]);
+    }
+    fprintf(out, "\\end{axis}\n\\end{tikzpicture}\n");
+}
 void mha_print_softmax_temperature(FILE *out)
 {
     static const float scores[] = {2.0f, 1.0f, 0.5f, 0.0f, -1.0f};
