@@ -118,4 +118,9 @@ void mha_print_numbers(FILE *out);
 void mha_print_example_table(FILE *out);
 void mha_print_erratum(FILE *out);
 void mha_print_example_heatmap(FILE *out);
+void mha_print_sqrt_d(FILE *out);
+void mha_print_softmax_temperature(FILE *out);
+void mha_print_designed_heatmaps(FILE *out);
+void mha_print_sinusoidal_table(FILE *out);
+void mha_print_gelu_curve(FILE *out);
 #endif

@@ -39,6 +39,11 @@ static const struct table tables[] = {
     {"erratum.tex", mha_print_erratum},
     {"example-heatmap.tex", mha_print_example_heatmap},
 
+    {"sqrt-d.tex", mha_print_sqrt_d},
+    {"softmax-temperature.tex", mha_print_softmax_temperature},
+    {"designed-heatmaps.tex", mha_print_designed_heatmaps},
+    {"sinusoidal.tex", mha_print_sinusoidal_table},
+    {"gelu.tex", mha_print_gelu_curve},
 };
 
 int main(int argc, char **argv)
