@@ -123,7 +123,6 @@ FORWARD_STAGES = [("pack_ms", "packing the weights", "pack", 0),
 
 
 def stage_flops(r, kind, count):
-    """The operations of count products of a kind in a self-attention stage row."""
     B, L, E = int(r["B"]), int(r["L"]), int(r["E"])
     if kind == "proj":
         return count * 2.0 * B * L * E * E
@@ -133,8 +132,7 @@ def stage_flops(r, kind, count):
 
 
 def stage_peak(r, stages, kinds, peaks):
-    """The fraction of the peak at which a stage row's stages of the given kinds
-    run, on their own operations (None without a peak or operations)."""
+    """The fraction of the peak at which a row's stages of these kinds run (or None)."""
     chosen = [(key, kind, count) for key, _, kind, count in stages if kind in kinds]
     ms = sum(float(r[key]) for key, _, _ in chosen)
     work = sum(stage_flops(r, kind, count) for _, kind, count in chosen)
@@ -142,23 +140,9 @@ def stage_peak(r, stages, kinds, peaks):
     return work / (ms * 1e6) / peak if peak and ms > 0 and work > 0 else None
 
 
-def projections_ms(r):
-    """A forward stage row's time in the projections, packing the weights included."""
-    return sum(float(r[key]) for key, _, kind, _ in FORWARD_STAGES if kind in ("pack", "proj"))
-
-
-def projections_flops(r):
-    """A forward stage row's operations in the projections."""
-    return sum(stage_flops(r, kind, count) for _, _, kind, count in FORWARD_STAGES
-               if kind == "proj")
-
-
 def time_beyond_peak(r, stages, useful, peaks):
-    """Where a stage row's time beyond its useful operations at the peak goes, in
-    ms: each kind's time beyond its own operations at the peak (packing with the
-    projections; all of the time outside the parts), and the operations done
-    beyond the useful ones, the recomputed scores, at the peak.  The four add up
-    to the whole, 'gap'.  None without a peak."""
+    """A stage row's time beyond its useful operations at the peak, 'gap', in ms,
+    and its four parts (None without a peak)."""
     peak = peaks.get(r["threads"])
     if not peak:
         return None
@@ -175,9 +159,7 @@ def time_beyond_peak(r, stages, useful, peaks):
 
 
 def gap_numbers(prefix, r, stages, useful, peaks):
-    """The macros of where a stage row's time goes: its distance from the peak
-    in ms, each part's share of that distance, and the projections' and the
-    core's rates as percentages of the peak."""
+    """Macros: a stage row's gap, each part's share of it, the products' rates."""
     gap = time_beyond_peak(r, stages, useful, peaks) if r else None
     rate = lambda kinds: stage_peak(r, stages, kinds, peaks) if r else None
     m = {prefix + "GapMs": f"{gap['gap']:.0f}" if gap else "--"}
@@ -281,15 +263,13 @@ def steps_table(rows):
     out.append("\\bottomrule\\end{tabular}")
     return "\n".join(out) + "\n"
 def decode_share(r, bandwidth):
-    """A decoding row's read rate as a percentage of the read bandwidth on its
-    threads (None without a row, its bytes or that bandwidth)."""
+    """A decoding row's read rate in percent of the bandwidth on its threads, or None."""
     bw = bandwidth.get(r["threads"]) if r and "bytes" in r else None
     return 100 * float(r["bytes"]) / float(r["ms"]) / 1e6 / bw if bw else None
 
 
 def share_text(share, r, l3_bytes, label):
-    """A share of the bandwidth as printed: above 100% only for a step whose bytes
-    fit in the last-level cache of l3_bytes; beyond it, label instead."""
+    """A share as printed: above 100% only if the step fits in the L3, else label."""
     if share is None:
         return "--"
     fits = 0 < float(r["bytes"]) <= l3_bytes
@@ -297,8 +277,7 @@ def share_text(share, r, l3_bytes, label):
 
 
 def near_cache_length(rows, l3_bytes):
-    """The shortest cache, in positions, at which the blocked multi-head step was
-    timed with at least twice l3_bytes to read (None if there is none)."""
+    """The shortest T of a blocked multi-head step reading >= 2 l3_bytes, or None."""
     long_enough = sorted(int(r["T"]) for r in rows if r.get("decode") == "1"
                          and r.get("impl") == "blocked" and r.get("kv_heads") == "12"
                          and 2 * l3_bytes <= float(r.get("bytes", 0)) and l3_bytes > 0)
@@ -408,6 +387,8 @@ def numbers(rows, peaks, bandwidth, machine):
     blas = best(rows, impl="openblas", part="proj", causal=0, **big)
     attn = best(rows, impl="blocked", part="attention", causal=0, **big)
     within = best(rows, impl="blocked", part="stages", causal=0, **big)
+    within_gflops = (stage_peak(within, FORWARD_STAGES, ("pack", "proj"), peaks) or 0) \
+        * peaks.get(within["threads"], 0) if within else 0
     mine = best(rows, impl="blocked", decode=1, T=4096, kv_heads=12)
     names = ("kc", "mc", "bq", "bk", "l1", "l2")
     sizes = next((dict((k, r[k]) for k in names) for r in rows if "kc" in r),
@@ -420,10 +401,8 @@ def numbers(rows, peaks, bandwidth, machine):
          "FastBatchSpeedup": ratio(best(rows, impl="torch", **batch),
                                    best(full, impl="blocked", part="all", isa="avx512", **batch)),
          "FastCausalSkip": ratio(two, blocked[1]),
-         "FastProjVsBlas": (f"{100 * float(blas['ms']) / projections_ms(within):.0f}"
-                            if blas and within else "--"),
-         "FastProjGflops": (f"{projections_flops(within) / projections_ms(within) / 1e6:.2f}"
-                            if within else "--"),
+         "FastProjVsBlas": f"{100 * within_gflops / float(blas['gflops']):.0f}" if blas else "--",
+         "FastProjGflops": f"{within_gflops:.2f}",
          "FastProjHalfKc": half["gflops"] if half else "--",
          "FastHalfKc": str(int(sizes["kc"]) // 32 * 16) if sizes["kc"] != "--" else "--",
          "FastDenormalSlowdown": next((f"{float(r['slowdown']):.0f}" for r in rows
@@ -473,7 +452,6 @@ def numbers(rows, peaks, bandwidth, machine):
         m[name] = ratio(earlier, later)
     m["FastProjMs"] = f"{float(proj['ms']):.0f}" if proj else "--"
     m["FastAttentionMs"] = f"{float(attn['ms']):.0f}" if attn else "--"
-    m["FastProjWithinMs"] = f"{projections_ms(within):.0f}" if within else "--"
     m.update(("Fast" + {"l1": "LOne", "l2": "LTwo"}.get(k, k.capitalize()), v)
              for k, v in sizes.items())
     for name in ("FastAttentionPeak", "FastOrtAttentionPeak", "FastDecodeBandwidth", "FastTotalMs",
