@@ -141,34 +141,28 @@ def stage_peak(r, stages, kinds, peaks):
 
 
 def time_beyond_peak(r, stages, useful, peaks):
-    """A stage row's time beyond its useful operations at the peak, 'gap', in ms,
-    and its four parts (None without a peak)."""
-    peak = peaks.get(r["threads"])
-    if not peak:
-        return None
-    at_peak = lambda flops: flops / peak / 1e6
-    out = dict(proj=0.0, core=0.0, outside=0.0)
-    done = 0.0
-    for key, _, kind, count in stages:
-        if key != "ms":
-            done += stage_flops(r, kind, count)
-            out[{"pack": "proj", None: "outside"}.get(kind, kind)] += \
-                float(r[key]) - at_peak(stage_flops(r, kind, count))
-    out.update(again=at_peak(done - useful), gap=float(r["ms"]) - at_peak(useful))
+    """A stage row's ms beyond its useful operations at the peak, 'gap', and its parts."""
+    ms = lambda flops: flops / peaks[r["threads"]] / 1e6
+    out = dict(proj=0.0, core=0.0, outside=0.0, again=-ms(useful))
+    out["gap"] = float(r["ms"]) - ms(useful)
+    for key, _, kind, count in (stage for stage in stages if stage[0] != "ms"):
+        out["again"] += ms(stage_flops(r, kind, count))
+        out[{"pack": "proj", None: "outside"}.get(kind, kind)] += \
+            float(r[key]) - ms(stage_flops(r, kind, count))
     return out
 
 
 def gap_numbers(prefix, r, stages, useful, peaks):
     """Macros: a stage row's gap, each part's share of it, the products' rates."""
-    gap = time_beyond_peak(r, stages, useful, peaks) if r else None
-    rate = lambda kinds: stage_peak(r, stages, kinds, peaks) if r else None
-    m = {prefix + "GapMs": f"{gap['gap']:.0f}" if gap else "--"}
-    for name, part in (("Proj", "proj"), ("Core", "core"), ("Outside", "outside"),
-                       ("Again", "again")):
-        m[prefix + "Gap" + name] = f"{100 * gap[part] / gap['gap']:.0f}" if gap else "--"
-    for name, kind in (("Proj", "proj"), ("Core", "core")):
-        got = rate({kind})
-        m[prefix + name + "Peak"] = f"{100 * got:.0f}" if got else "--"
+    ok = r and r["threads"] in peaks
+    gap = time_beyond_peak(r, stages, useful, peaks) if ok else {}
+    m = {prefix + "GapMs": f"{gap['gap']:.0f}" if ok else "--"}
+    for name in ("proj", "core", "outside", "again"):
+        share = 100 * gap[name] / gap["gap"] if ok else None
+        m[prefix + "Gap" + name.capitalize()] = f"{round(share)}" if ok else "--"
+    for name in ("proj", "core"):
+        rate = stage_peak(r, stages, (name,), peaks) if ok else None
+        m[prefix + name.capitalize() + "Peak"] = f"{100 * rate:.0f}" if rate else "--"
     return m
 
 
@@ -270,10 +264,8 @@ def decode_share(r, bandwidth):
 
 def share_text(share, r, l3_bytes, label):
     """A share as printed: above 100% only if the step fits in the L3, else label."""
-    if share is None:
-        return "--"
-    fits = 0 < float(r["bytes"]) <= l3_bytes
-    return label if share > 100 and not fits else f"{share:.0f}\\%"
+    fits = share is not None and 0 < float(r["bytes"]) <= l3_bytes
+    return "--" if share is None else label if share > 100 and not fits else f"{share:.0f}\\%"
 
 
 def near_cache_length(rows, l3_bytes):
@@ -433,10 +425,10 @@ def numbers(rows, peaks, bandwidth, machine):
         m[name + "T"] = str(longest)
         far[kv] = best(rows, impl="blocked", decode=1, T=longest, kv_heads=kv, threads=threads)
         m[name] = of_bandwidth(far[kv])
-    m["FastDecodeGqaTime"] = f"{float(far['3']['ms']) / float(far['12']['ms']):.2f}" \
-        if far["3"] and far["12"] else "--"
-    m["FastDecodeGqaBytes"] = f"{100 * float(far['3']['bytes']) / float(far['12']['bytes']):.0f}" \
-        if far["3"] and far["12"] else "--"
+    for name, key, scale, digits in (("Time", "ms", 1, 2), ("Bytes", "bytes", 100, 0)):
+        both = far["3"] and far["12"]
+        m["FastDecodeGqa" + name] = "--" if not both else \
+            f"{scale * float(far['3'][key]) / float(far['12'][key]):.{digits}f}"
     m["FastLThree"] = next((r["l3_mib"] for r in rows if "l3_mib" in r), "--")
     if blocked[0] and torch[0]:
         m["FastTotalMs"], m["FastTotalThreads"] = f"{float(blocked[0]['ms']):.0f}", blocked[0]["threads"]
@@ -466,13 +458,10 @@ def numbers(rows, peaks, bandwidth, machine):
                                f"changed its time by a factor of only {slow:.2f}")
     diffs = [float(r["maxdiff"]) for r in rows if r.get("impl") == "batched" and "maxdiff" in r]
     m["FastBatchedMaxDiff"] = f"{max(diffs):.2g}" if diffs else "--"
-    m["FastProjApart"] = ""
-    if proj and attn and two and float(proj["ms"]) + float(attn["ms"]) > float(two["ms"]):
-        m["FastProjApart"] = (f"Timed apart, in passes of their own, the projections took "
-                              f"{float(proj['ms']):.0f}\\,ms and the attention core "
-                              f"{float(attn['ms']):.0f}, together more than the whole pass "
-                              f"took, {float(two['ms']):.0f}\\,ms; the rates quoted are the "
-                              f"stage line's, which times every part within one pass.")
+    apart = [float(r["ms"]) for r in (proj, attn, two) if r]
+    m["FastProjApart"] = "" if len(apart) < 3 or apart[0] + apart[1] <= apart[2] else (
+        f"Timed apart, in passes of their own, the projections took {apart[0]:.0f}\\,ms and "
+        f"the core {apart[1]:.0f}, more than the whole pass took, {apart[2]:.0f}\\,ms.")
     return "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in m.items())
 def main(path, outdir, machine):
     machine = re.sub(r"; load average [^;]* when the run began", "", machine)
