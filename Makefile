@@ -482,8 +482,11 @@ check-tangle: tangle
 
 # The committed tables and numbers must be what bench_report.py makes of the
 # committed measurements (figures/bench-fast.txt, bench-learning.txt): a number
-# edited by hand in a figures/*.tex file fails here.
+# edited by hand in a figures/*.tex file fails here.  First the script's own
+# test (tests/test_bench_report.py, from the book): its decoding rule.
 check-figures: | deps
+	@/usr/bin/python3 -W error tests/test_bench_report.py 2>&1 | tail -n 1 | grep -qx OK || \
+	  { /usr/bin/python3 tests/test_bench_report.py; exit 1; }
 	@tmp=$$(mktemp -d); machine=$$(sed -n 's/.*FastMachine}{\(.*\)}$$/\1/p' figures/bench-numbers.tex); \
 	/usr/bin/python3 figures/bench_report.py figures/bench-fast.txt "$$tmp" "$$machine" || \
 	  { rm -rf "$$tmp"; exit 1; }; \

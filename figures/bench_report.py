@@ -19,11 +19,15 @@ def useful_flops(B, L, S, E, causal):
         + 4 * B * kept_pairs(L, S, causal) * E
 
 
+def backward_work(r):
+    """A forward+backward row's useful operations: three forward passes' worth."""
+    return 3 * useful_flops(r["B"], r["L"], r["S"], r["E"], r["causal"] == "1")
+
+
 def backward_share(r, peaks):
     """A forward+backward row's useful rate as a fraction of the peak, or None."""
     peak = peaks.get(r.get("threads"))
-    work = 3 * useful_flops(r["B"], r["L"], r["S"], r["E"], r["causal"] == "1")
-    return work / (float(r["ms"]) * 1e6) / peak if peak else None
+    return backward_work(r) / (float(r["ms"]) * 1e6) / peak if peak else None
 
 
 def backward_table(rows, peaks):
@@ -77,6 +81,7 @@ def learning_numbers(rows, peaks):
         if stages else None
     core_ms = sum(float(stages[k]) for k, _, kind, _ in BACKWARD_STAGES if kind == "core") \
         if stages else None
+    long_stages = best(rows, part="stages", backward=1, **long)
     m = {"LearnBackwardDenseSpeedup": ratio(torch_dense, ours_dense),
          "LearnBackwardDensePeak": share(ours_dense),
          "LearnBackwardCausalPeak": share(ours_long),
@@ -87,6 +92,8 @@ def learning_numbers(rows, peaks):
          "LearnTrainSpeedup": ratio(torch_train, ours_train),
          "LearnTrainSeconds": f"{float(ours_train['ms']) / 1e3:.2f}" if ours_train else "--",
          "LearnTorchTrainSeconds": f"{float(torch_train['ms']) / 1e3:.2f}" if torch_train else "--"}
+    for prefix, r in (("LearnDense", stages), ("LearnCausal", long_stages)):
+        m.update(gap_numbers(prefix, r, BACKWARD_STAGES, backward_work(r) if r else 0, peaks))
     return "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in m.items())
 
 
@@ -108,6 +115,13 @@ BACKWARD_STAGES = [("fwd_proj_ms", "forward: input projections", "proj", 3),
                    ("outside_ms", "outside the parts", None, 0), ("ms", "whole step", None, 0)]
 
 
+FORWARD_STAGES = [("pack_ms", "packing the weights", "pack", 0),
+                  ("proj_in_ms", "input projection", "proj", 3),
+                  ("attention_ms", "attention core", "core", 2),
+                  ("proj_out_ms", "output projection", "proj", 1),
+                  ("outside_ms", "outside the parts", None, 0)]
+
+
 def stage_flops(r, kind, count):
     B, L, E = int(r["B"]), int(r["L"]), int(r["E"])
     if kind == "proj":
@@ -115,6 +129,41 @@ def stage_flops(r, kind, count):
     if kind == "core":
         return count * 2.0 * B * kept_pairs(L, int(r["S"]), r["causal"] == "1") * E
     return 0.0
+
+
+def stage_peak(r, stages, kinds, peaks):
+    """The fraction of the peak at which a row's stages of these kinds run (or None)."""
+    chosen = [(key, kind, count) for key, _, kind, count in stages if kind in kinds]
+    ms = sum(float(r[key]) for key, _, _ in chosen)
+    work = sum(stage_flops(r, kind, count) for _, kind, count in chosen)
+    peak = peaks.get(r["threads"])
+    return work / (ms * 1e6) / peak if peak and ms > 0 and work > 0 else None
+
+
+def time_beyond_peak(r, stages, useful, peaks):
+    """A stage row's ms beyond its useful operations at the peak, 'gap', and its parts."""
+    ms = lambda flops: flops / peaks[r["threads"]] / 1e6
+    out = dict(proj=0.0, core=0.0, outside=0.0, again=-ms(useful))
+    out["gap"] = float(r["ms"]) - ms(useful)
+    for key, _, kind, count in (stage for stage in stages if stage[0] != "ms"):
+        out["again"] += ms(stage_flops(r, kind, count))
+        out[{"pack": "proj", None: "outside"}.get(kind, kind)] += \
+            float(r[key]) - ms(stage_flops(r, kind, count))
+    return out
+
+
+def gap_numbers(prefix, r, stages, useful, peaks):
+    """Macros: a stage row's gap, each part's share of it, the products' rates."""
+    ok = r and r["threads"] in peaks
+    gap = time_beyond_peak(r, stages, useful, peaks) if ok else {}
+    m = {prefix + "GapMs": f"{gap['gap']:.0f}" if ok else "--"}
+    for name in ("proj", "core", "outside", "again"):
+        share = 100 * gap[name] / gap["gap"] if ok else None
+        m[prefix + "Gap" + name.capitalize()] = f"{round(share)}" if ok else "--"
+    for name in ("proj", "core"):
+        rate = stage_peak(r, stages, (name,), peaks) if ok else None
+        m[prefix + name.capitalize() + "Peak"] = f"{100 * rate:.0f}" if rate else "--"
+    return m
 
 
 def backward_stages_table(rows, peaks):
@@ -127,19 +176,20 @@ def backward_stages_table(rows, peaks):
     for key, label, kind, count in BACKWARD_STAGES:
         cells = ""
         for r in staged:
-            ms, peak = float(r[key]), peaks.get(r["threads"])
-            rate = stage_flops(r, kind, count) / (ms * 1e6) if kind and ms > 0 else None
-            share = f"{100 * rate / peak:.0f}\\%" if rate and peak else ""
+            ms, rate = float(r[key]), stage_peak(r, [(key, label, kind, count)],
+                                                 ("proj", "core"), peaks)
+            share = f"{100 * rate:.0f}\\%" if rate else ""
             cells += f" & {ms:.1f} & {round(100 * ms / float(r['ms']))}\\% & {share}"
         out.append(("\\midrule " if key == "outside_ms" else "") + label + cells + " \\\\")
     out.append("\\bottomrule\\end{tabular}")
     return "\n".join(out) + "\n"
 def read(path):
     rows = []
-    for line in open(path):
-        fields = dict(f.split("=", 1) for f in line.split() if "=" in f)
-        if fields:
-            rows.append(fields)
+    with open(path) as lines:
+        for line in lines:
+            fields = dict(f.split("=", 1) for f in line.split() if "=" in f)
+            if fields:
+                rows.append(fields)
     return rows
 
 
@@ -206,6 +256,26 @@ def steps_table(rows):
         before = r
     out.append("\\bottomrule\\end{tabular}")
     return "\n".join(out) + "\n"
+def decode_share(r, bandwidth):
+    """A decoding row's read rate in percent of the bandwidth on its threads, or None."""
+    bw = bandwidth.get(r["threads"]) if r and "bytes" in r else None
+    return 100 * float(r["bytes"]) / float(r["ms"]) / 1e6 / bw if bw else None
+
+
+def share_text(share, r, l3_bytes, label):
+    """A share as printed: above 100% only if the step fits in the L3, else label."""
+    fits = share is not None and 0 < float(r["bytes"]) <= l3_bytes
+    return "--" if share is None else label if share > 100 and not fits else f"{share:.0f}\\%"
+
+
+def near_cache_length(rows, l3_bytes):
+    """The shortest T of a blocked multi-head step reading >= 2 l3_bytes, or None."""
+    long_enough = sorted(int(r["T"]) for r in rows if r.get("decode") == "1"
+                         and r.get("impl") == "blocked" and r.get("kv_heads") == "12"
+                         and 2 * l3_bytes <= float(r.get("bytes", 0)) and l3_bytes > 0)
+    return long_enough[0] if long_enough else None
+
+
 def merge_rounds(rows):
     """Rows measured in rounds become one row each: the median time, with its spread."""
     plain = [r for r in rows if "round" not in r]
@@ -243,14 +313,11 @@ def decode_table(rows, bandwidth, rounds=None, l3_mib=0):
     for r in dec:
         torch = best(dec, impl="torch", T=r["T"], kv_heads=r["kv_heads"])
         gbs = float(r["bytes"]) / float(r["ms"]) / 1e6 if "bytes" in r else 0
-        bw = (rounds[r["threads"]][0] if "rounds" in r and r["threads"] in rounds
-              else bandwidth.get(r["threads"]))
-        share = 100 * gbs / bw if bw else None
-        beyond = "bytes" in r and float(r["bytes"]) > l3_mib * 2**20 > 0
+        yard = dict(bandwidth, **{t: v[0] for t, v in rounds.items()}) if "rounds" in r \
+            else bandwidth
         out.append(f"{r['T']} & {r['kv_heads']} & {r['impl']} & {r['threads']} & "
                    f"{float(r['ms']):.2f} & {gbs:.1f} & "
-                   + ("--" if share is None else "unsteady" if share > 100 and beyond
-                      else f"{share:.0f}\\%") + " & "
+                   + share_text(decode_share(r, yard), r, l3_mib * 2**20, "unsteady") + " & "
                    + (f"{float(torch['ms']) / float(r['ms']):.1f}$\\times$" if torch else "--")
                    + " \\\\")
     out.append("\\bottomrule\\end{tabular}")
@@ -311,6 +378,9 @@ def numbers(rows, peaks, bandwidth, machine):
     half = best(rows, impl="blocked", part="proj", half_kc=1, **big)
     blas = best(rows, impl="openblas", part="proj", causal=0, **big)
     attn = best(rows, impl="blocked", part="attention", causal=0, **big)
+    within = best(rows, impl="blocked", part="stages", causal=0, **big)
+    within_gflops = (stage_peak(within, FORWARD_STAGES, ("pack", "proj"), peaks) or 0) \
+        * peaks.get(within["threads"], 0) if within else 0
     mine = best(rows, impl="blocked", decode=1, T=4096, kv_heads=12)
     names = ("kc", "mc", "bq", "bk", "l1", "l2")
     sizes = next((dict((k, r[k]) for k in names) for r in rows if "kc" in r),
@@ -323,9 +393,8 @@ def numbers(rows, peaks, bandwidth, machine):
          "FastBatchSpeedup": ratio(best(rows, impl="torch", **batch),
                                    best(full, impl="blocked", part="all", isa="avx512", **batch)),
          "FastCausalSkip": ratio(two, blocked[1]),
-         "FastProjVsBlas": (f"{100 * float(blas['ms']) / float(proj['ms']):.0f}"
-                            if blas and proj else "--"),
-         "FastProjGflops": proj["gflops"] if proj else "--",
+         "FastProjVsBlas": f"{100 * within_gflops / float(blas['gflops']):.0f}" if blas else "--",
+         "FastProjGflops": f"{within_gflops:.2f}",
          "FastProjHalfKc": half["gflops"] if half else "--",
          "FastHalfKc": str(int(sizes["kc"]) // 32 * 16) if sizes["kc"] != "--" else "--",
          "FastDenormalSlowdown": next((f"{float(r['slowdown']):.0f}" for r in rows
@@ -334,29 +403,32 @@ def numbers(rows, peaks, bandwidth, machine):
                                      best(rows, impl="openblas", part="all", causal=0, **big)),
          "FastNestedSlowdownBatch": ratio(best(rows, impl="openblas-nested", **batch),
                                           best(rows, impl="openblas", part="all", **batch))}
-    if attn and attn["threads"] in peaks:
-        m["FastAttentionPeak"] = f"{100 * float(attn['gflops']) / peaks[attn['threads']]:.0f}"
+    for name, r in (("FastAttentionPeak", attn),
+                    ("FastOrtAttentionPeak", best(rows, impl="onnxruntime", part="attention",
+                                                  causal=0, **big))):
+        if r and r["threads"] in peaks:
+            m[name] = f"{100 * float(r['gflops']) / peaks[r['threads']]:.0f}"
     m["FastDecodeSpeedup"] = ratio(best(rows, impl="torch", decode=1, T=4096), mine)
-    # The rate near the cache is quoted at the shortest cache of at least twice
-    # the last-level cache's size: one just beyond it is still read partly from it.
     def of_bandwidth(r):
-        """A decoding row's read rate as a percentage of the bandwidth on its threads."""
-        if not r or r["threads"] not in bandwidth:
-            return "--"
-        return f"{100 * float(r['bytes']) / float(r['ms']) / 1e6 / bandwidth[r['threads']]:.0f}"
+        """A decoding row's share of the bandwidth, as the prose quotes it."""
+        return share_text(decode_share(r, bandwidth), r, l3_bytes, "an unsteady share")
     threads = max(peaks, default="1")
     l3_bytes = float(next((r["l3_mib"] for r in rows if "l3_mib" in r), 0)) * 2**20
-    beyond = sorted(int(r["T"]) for r in rows if r.get("decode") == "1" and r.get("impl") == "blocked"
-                    and r.get("kv_heads") == "12" and float(r.get("bytes", 0)) > 2 * l3_bytes > 0)
-    m["FastDecodeNearT"] = str(beyond[0]) if beyond else "--"
-    m["FastDecodeBandwidth"] = of_bandwidth(beyond and best(rows, impl="blocked", decode=1, T=beyond[0],
-                                                            kv_heads="12", threads=threads))
+    near = near_cache_length(rows, l3_bytes)
+    m["FastDecodeNearT"] = str(near) if near else "--"
+    m["FastDecodeBandwidth"] = of_bandwidth(near and best(rows, impl="blocked", decode=1, T=near,
+                                                          kv_heads="12", threads=threads))
+    far = {}
     for name, kv in (("FastDecodeFar", "12"), ("FastDecodeFarGqa", "3")):
         longest = max((int(r["T"]) for r in rows if r.get("decode") == "1"
                        and r.get("impl") == "blocked" and r.get("kv_heads") == kv), default=0)
         m[name + "T"] = str(longest)
-        m[name] = of_bandwidth(best(rows, impl="blocked", decode=1, T=longest, kv_heads=kv,
-                                    threads=threads))
+        far[kv] = best(rows, impl="blocked", decode=1, T=longest, kv_heads=kv, threads=threads)
+        m[name] = of_bandwidth(far[kv])
+    for name, key, scale, digits in (("Time", "ms", 1, 2), ("Bytes", "bytes", 100, 0)):
+        both = far["3"] and far["12"]
+        m["FastDecodeGqa" + name] = "--" if not both else \
+            f"{scale * float(far['3'][key]) / float(far['12'][key]):.{digits}f}"
     m["FastLThree"] = next((r["l3_mib"] for r in rows if "l3_mib" in r), "--")
     if blocked[0] and torch[0]:
         m["FastTotalMs"], m["FastTotalThreads"] = f"{float(blocked[0]['ms']):.0f}", blocked[0]["threads"]
@@ -374,7 +446,8 @@ def numbers(rows, peaks, bandwidth, machine):
     m["FastAttentionMs"] = f"{float(attn['ms']):.0f}" if attn else "--"
     m.update(("Fast" + {"l1": "LOne", "l2": "LTwo"}.get(k, k.capitalize()), v)
              for k, v in sizes.items())
-    for name in ("FastAttentionPeak", "FastDecodeBandwidth", "FastTotalMs", "FastTotalThreads",
+    for name in ("FastAttentionPeak", "FastOrtAttentionPeak", "FastDecodeBandwidth", "FastTotalMs",
+                 "FastTotalThreads",
                  "FastTorchDenseMs", "FastFloorMs"):
         m.setdefault(name, "--")
     words = {"1": "one thread", "2": "two threads"}
@@ -385,6 +458,10 @@ def numbers(rows, peaks, bandwidth, machine):
                                f"changed its time by a factor of only {slow:.2f}")
     diffs = [float(r["maxdiff"]) for r in rows if r.get("impl") == "batched" and "maxdiff" in r]
     m["FastBatchedMaxDiff"] = f"{max(diffs):.2g}" if diffs else "--"
+    apart = [float(r["ms"]) for r in (proj, attn, two) if r]
+    m["FastProjApart"] = "" if len(apart) < 3 or apart[0] + apart[1] <= apart[2] else (
+        f"Timed apart, in passes of their own, the projections took {apart[0]:.0f}\\,ms and "
+        f"the core {apart[1]:.0f}, more than the whole pass took, {apart[2]:.0f}\\,ms.")
     return "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in m.items())
 def main(path, outdir, machine):
     machine = re.sub(r"; load average [^;]* when the run began", "", machine)
@@ -401,7 +478,13 @@ def main(path, outdir, machine):
              "roofline.tex": roofline(rows, peaks.get("2", 100), bandwidth.get("2", 10)),
              "bench-numbers.tex": numbers(rows, peaks, bandwidth, machine),
              **learning_files(path.replace("bench-fast.txt", "bench-learning.txt"), peaks)}
-    files["bench-stages.tex"] = stages_table(rows)
+    files["bench-stages.tex"] = stages_table(rows, peaks)
+    for prefix, want in (("FastBatch", dict(B=8, L=512)), ("FastLong", dict(B=1, L=2048))):
+        r = best(rows, part="stages", causal=0, **want)
+        useful = useful_flops(r["B"], r["L"], r["S"], r["E"], False) if r else 0
+        files["bench-numbers.tex"] += "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in
+                                              gap_numbers(prefix, r, FORWARD_STAGES, useful,
+                                                          peaks).items())
     small = next((r for r in rows if r.get("part") == "stages" and r.get("B") == "8"), None)
     share = (lambda key: f"{100 * float(small[key]) / float(small['ms']):.0f}") if small \
         else (lambda key: "--")
@@ -418,20 +501,21 @@ def main(path, outdir, machine):
     for name, text in files.items():
         with open(f"{outdir}/{name}", "w") as f:
             f.write(text)
-def stages_table(rows):
-    names = [("ms", "whole pass"), ("fresh_ms", "\\dots{} with fresh scratch"),
-             ("pack_ms", "packing the weights"), ("proj_in_ms", "input projection"),
-             ("attention_ms", "attention core"), ("proj_out_ms", "output projection"),
-             ("outside_ms", "outside the parts")]
-    staged = [r for r in rows if r.get("part") == "stages"]
-    out = ["\\begin{tabular}{l" + "rr" * len(staged) + "}\\toprule",
-           "stage" + "".join(f" & \\multicolumn{{2}}{{c}}{{$B{{=}}{r['B']}$ $L{{=}}{r['L']}$"
+def stages_table(rows, peaks):
+    names = [("ms", "whole pass", None, 0), ("fresh_ms", "\\dots{} with fresh scratch", None, 0)]
+    staged = [r for r in rows if r.get("part") == "stages" and r.get("backward") != "1"]
+    out = ["\\begin{tabular}{l" + "rrr" * len(staged) + "}\\toprule",
+           "stage" + "".join(f" & \\multicolumn{{3}}{{c}}{{$B{{=}}{r['B']}$ $L{{=}}{r['L']}$"
                              f" $E{{=}}{r['E']}$" + (" causal" if r["causal"] == "1" else "")
                              + "}" for r in staged) + " \\\\",
-           "".join(" & ms & share" for _ in staged) + " \\\\ \\midrule"]
-    for key, label in names:
-        cells = "".join(f" & {float(r[key]):.1f} & {100 * float(r[key]) / float(r['ms']):.0f}\\%"
-                        for r in staged)
+           "".join(" & ms & share & of peak" for _ in staged) + " \\\\ \\midrule"]
+    for stage in names + FORWARD_STAGES:
+        key, label = stage[:2]
+        cells = ""
+        for r in staged:
+            rate = stage_peak(r, [stage], ("proj", "core"), peaks)
+            cells += (f" & {float(r[key]):.1f} & {100 * float(r[key]) / float(r['ms']):.0f}\\%"
+                      + (f" & {100 * rate:.0f}\\%" if rate else " & "))
         out.append(label + cells + " \\\\")
     out.append("\\bottomrule\\end{tabular}")
     return "\n".join(out) + "\n"

@@ -1,0 +1,64 @@
+# generated from chapters/37-tests-fast.nw; edit the book, not this file
+"""The decoding rule of figures/bench_report.py, on made-up measurements.
+usage: python3 tests/test_bench_report.py  (from the top of the tree)"""
+import importlib.util, os, re, sys, tempfile, unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location(
+    "bench_report", os.path.join(HERE, "..", "figures", "bench_report.py"))
+report = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(report)
+
+MIB = 2**20
+def step(T, nbytes, ms, kv_heads=12):
+    return (f"impl=blocked decode=1 B=1 E=768 H=12 kv_heads={kv_heads} T={T} reps=7 "
+            f"ms={ms} threads=2 isa=avx512 bytes={nbytes}")
+
+
+def run(lines, l3_mib=32):
+    head = ["peak_gflops=100.0 threads=2 isa=avx512", "bandwidth_gbs=31.25 threads=2 mib=512"]
+    head += [f"l3_mib={l3_mib}"] if l3_mib is not None else []
+    with tempfile.TemporaryDirectory() as out:
+        path = os.path.join(out, "bench-fast.txt")
+        with open(path, "w") as f:
+            f.write("\n".join(head + lines) + "\n")
+        report.main(path, out, "a test machine")
+        with open(os.path.join(out, "bench-numbers.tex")) as f:
+            macros = dict(re.findall(r"\\newcommand\{\\(\w+)\}\{(.*)\}", f.read()))
+        with open(os.path.join(out, "bench-decode.tex")) as f:
+            table = [row.split(" & ") for row in f if re.match(r"\d+ & ", row)]
+    return macros, {row[0]: row[6] for row in table}
+# A 32 MiB L3 and 31.25 GB/s: 110 MB in 4 ms is 27.5 GB/s, 88%; 60 MB in 1.5 ms
+# and 20 MB in 0.5 ms are 40 GB/s, 128%; twice the L3 is 67108864 bytes.
+class DecodingRule(unittest.TestCase):
+    def test_rate_is_quoted_at_the_shortest_cache_of_twice_the_last_level(self):
+        macros, _ = run([step(4096, 34609152, 2.0), step(8192, 60000000, 3.0),
+                         step(16384, 110000000, 4.0), step(65536, 440000000, 20.0)])
+        self.assertEqual(macros["FastDecodeNearT"], "16384")
+        self.assertEqual(macros["FastDecodeBandwidth"], "88\\%")
+
+    def test_a_cache_of_exactly_twice_the_last_level_counts(self):
+        macros, _ = run([step(8192, 60000000, 3.0), step(12288, 2 * 32 * MIB, 4.0),
+                         step(16384, 110000000, 4.0)])
+        self.assertEqual(macros["FastDecodeNearT"], "12288")
+
+    def test_no_cache_large_enough_quotes_no_rate(self):
+        for lines, l3 in (([step(4096, 34609152, 2.0), step(8192, 60000000, 3.0)], 32),
+                          ([step(16384, 110000000, 4.0)], None)):
+            macros, _ = run(lines, l3)
+            self.assertEqual(macros["FastDecodeNearT"], "--")
+            self.assertEqual(macros["FastDecodeBandwidth"], "--")
+
+    def test_no_share_above_the_bandwidth_beyond_the_cache_without_its_label(self):
+        macros, shares = run([step(4096, 20000000, 0.5), step(8192, 60000000, 1.5),
+                              step(16384, 110000000, 2.0), step(65536, 440000000, 20.0)])
+        self.assertEqual(shares["4096"], "128\\%")            # fits in 32 MiB: allowed
+        self.assertEqual(shares["8192"], "unsteady")          # 60 MB: beyond it
+        self.assertEqual(shares["16384"], "unsteady")
+        self.assertEqual(macros["FastDecodeNearT"], "16384")
+        self.assertEqual(macros["FastDecodeBandwidth"], "an unsteady share")
+        _, shares = run([step(4096, 20000000, 0.5)], None)    # the cache's size unknown
+        self.assertEqual(shares["4096"], "unsteady")
+
+if __name__ == "__main__":
+    unittest.main()
