@@ -39,3 +39,15 @@ Test(shape, flop_table) {
     cr_expect(strstr(text, "\\newcommand{\\NotebookProjOverCore}{102}\n") != NULL, "%s", text);
     free(text);
 }
+Test(shape, sizes_and_the_temperature_figure) {
+    char *text = print_to_string(mha_print_numbers);
+    cr_expect(strstr(text, "\\newcommand{\\SizeScoresHead}{16\\,MiB}\n") != NULL, "%s", text);
+    cr_expect(strstr(text, "\\newcommand{\\SizeForwardScratch}{50\\,MB}\n") != NULL, "%s", text);
+    cr_expect(strstr(text, "\\newcommand{\\SizeDecodeNear}{35\\,MB}\n") != NULL, "%s", text);
+    cr_expect(strstr(text, "\\newcommand{\\SizeDecodeMid}{101\\,MB}\n") != NULL, "%s", text);
+    free(text);
+    text = print_to_string(mha_print_softmax_temperature);
+    cr_expect(strstr(text, "coordinates { (0,0.8292) (1,0.1122)") != NULL, "tau 0.5:\n%s", text);
+    cr_expect(strstr(text, "coordinates { (0,0.5630) (1,0.2071)") != NULL, "tau 1:\n%s", text);
+    free(text);
+}
