@@ -4,6 +4,7 @@ set -eu -o pipefail
 out=${1:?usage: exercise-class.sh OUT}
 tool() { bash tools/exercise.sh "$@"; }
 rm -rf "$out" && mkdir -p "$out/class" "$out/ws"
+out=$(cd "$out" && pwd)       # absolute: the grader works in folders of its own
 tool create softmax-stable "$out/ws" > /dev/null
 place=src/attend.c
 cp "$out/ws/$place" "$out/stub.c"
@@ -15,7 +16,7 @@ with() { # NAME CODE-FILE: the stub with CODE between the markers
         "$out/stub.c" > "$out/class/$1"
 }
 c=$out/class
-for name in "ada lovelace.c" "tab       name.c" "=HYPERLINK(1).c" "-minus.c" ".dot.c"; do
+for name in "ada lovelace.c" $'tab\tname.c' "=HYPERLINK(1).c" "-minus.c" ".dot.c"; do
     cp "$out/solved.c" "$c/$name"
 done
 mkdir -p "$c/dan/deep/er" "$c/eve" "$c/two"
@@ -52,7 +53,7 @@ expect() { # STUDENT VERDICT [WORDS]
         echo "exercises-class: $1 is not $2 ${3:+with '$3'}" >&2; bad=1
     fi
 }
-for s in "ada lovelace" "tab    name" "'=HYPERLINK(1)" "'-minus" ".dot" dan eve; do
+for s in "ada lovelace" $'tab\tname' "'=HYPERLINK(1)" "'-minus" ".dot" dan eve; do
     expect "$s" PASS
 done
 expect eve FAIL "held_out"
