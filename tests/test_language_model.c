@@ -115,6 +115,16 @@ static size_t reference_encode(const bpe *t, const unsigned char *text, size_t n
     }
     return count;
 }
+
+/* The learner's merges are the definition's, in the same order. */
+static void expect_merges(const bpe *t, const bpe_pair *want, size_t made)
+{
+    cr_assert_eq(t->vocab, BPE_BYTES + made);
+    for (size_t i = 0; i < made; i++)
+        cr_expect(t->merge[i].left == want[i].left && t->merge[i].right == want[i].right,
+                  "merge %zu: %u %u, the definition gives %u %u", i, t->merge[i].left,
+                  t->merge[i].right, want[i].left, want[i].right);
+}
 static void write_text(const char *dir, const char *name, const char *text)
 {
     write_bytes(dir, name, text, strlen(text));
@@ -235,11 +245,7 @@ Test(bpe, learner_and_encoder_follow_the_definition) {
     cr_assert_gt(made, 40, "the sample should allow many merges (%zu)", made);
     bpe t;
     cr_assert_eq(bpe_learn(text, n, BPE_BYTES + 80, &t), MHA_OK);
-    cr_assert_eq(t.vocab, BPE_BYTES + made);
-    for (size_t i = 0; i < made; i++)
-        cr_expect(t.merge[i].left == want[i].left && t.merge[i].right == want[i].right,
-                  "merge %zu: %u %u, the definition gives %u %u", i, t.merge[i].left,
-                  t.merge[i].right, want[i].left, want[i].right);
+    expect_merges(&t, want, made);
     uint32_t *ids = malloc(4096 * sizeof *ids), *ref = malloc(4096 * sizeof *ref);
     uint64_t state = 3;
     for (int trial = 0; trial < 50; trial++) {
@@ -490,11 +496,7 @@ Test(bpe, the_learners_counts_survive_their_table_growing) {
     const size_t made = reference_learn(text, N, 12, want);
     bpe t;
     cr_assert_eq(bpe_learn(text, N, BPE_BYTES + 12, &t), MHA_OK);
-    cr_assert_eq(t.vocab, BPE_BYTES + made);
-    for (size_t i = 0; i < made; i++)
-        cr_expect(t.merge[i].left == want[i].left && t.merge[i].right == want[i].right,
-                  "merge %zu: %u %u, the definition gives %u %u", i, t.merge[i].left,
-                  t.merge[i].right, want[i].left, want[i].right);
+    expect_merges(&t, want, made);
     bpe_free(&t);
     free(text);
 }
