@@ -15,15 +15,15 @@ void mha_softmax_row(float *x, size_t n)
             any_nan |= isnan(x[j]);
         for (size_t j = 0; j < n; j++)
             x[j] = any_nan ? NAN : 0.0f;
-        return;
+    } else {
+        float sum = 0.0f;
+        for (size_t j = 0; j < n; j++) {
+            x[j] = expf(x[j] - max);
+            sum += x[j];
+        }
+        for (size_t j = 0; j < n; j++)
+            x[j] /= sum;
     }
-    float sum = 0.0f;
-    for (size_t j = 0; j < n; j++) {
-        x[j] = expf(x[j] - max);
-        sum += x[j];
-    }
-    for (size_t j = 0; j < n; j++)
-        x[j] /= sum;
 }
 void mha_attend(size_t L, size_t S, size_t D,
                 const float *q, size_t ldq,

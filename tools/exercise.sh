@@ -727,7 +727,7 @@ run_test() {
     test_outcome "$st" "$asserts" "$status" "$limit"
 }
 verify_tricks() {
-    local root=$1 name words count=0
+    local root=$1 name words count=0 logged cap
     while IFS= read -r line; do
         name=${line#== $ex_id }; words=${name#*: }; name=${name%%:*}
         awk -v head="$line" '$0 == head { on = 1; next } /^== / { on = 0 } on' \
@@ -741,6 +741,10 @@ verify_tricks() {
             cat "$root/trick-$name.txt"
             die "$ex_id: the trick '$name' is not FAIL with '$words'"
         fi
+        logged=$(cat "$root/work"/test-*.log 2>/dev/null | wc -c)
+        cap=$(( $(wc -l < "$root/work/graded") * (${EXERCISE_OUTPUT_BYTES:-65536} + 256) ))
+        [[ $logged -le $cap ]] ||
+            die "$ex_id: the trick '$name' left $logged bytes of log, more than the $cap allowed"
         count=$((count + 1))
     done < <(grep -F -- "== $ex_id " "$tools_dir/exercise-tricks.txt" || true)
     [[ $count -eq 0 ]] ||
@@ -1057,7 +1061,28 @@ cmd_student_web() {
         done < "$scratch/private"
     done
     copy_web "$dir" "$scratch/holes"
+    check_student_web
     printf '%s\n' "${copied[@]}"
+}
+check_student_web() {
+    local id line
+    cat "${copied[@]}" | grep -v '^%' > "$scratch/student-text" || true
+    { echo '<<every root of the student web>>='; noroots "${copied[@]}"; echo '@'; } \
+        > "$scratch/roots.nw"
+    notangle -R"every root of the student web" "${copied[@]}" "$scratch/roots.nw" \
+        > "$scratch/student-code" 2> /dev/null || true
+    normalised "$scratch/student-text" "$scratch/student-code" > "$scratch/student-normalised"
+    for id in $(coding_ids); do
+        load "$id"
+        solution | normalised > "$scratch/own-body"
+        [[ $(wc -c < "$scratch/own-body") -lt 40 ]] ||
+            ! grep -qF -f "$scratch/own-body" "$scratch/student-normalised" ||
+            die "the student's edition holds the answer of exercise $id"
+        while IFS= read -r line; do
+            ! grep -qF -- "$line" "$scratch/student-text" ||
+                die "the student's edition gives the answer of exercise $id away: $line"
+        done < <(solution | telltale_lines)
+    done
 }
 {
     case "${1:-}" in
