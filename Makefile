@@ -57,7 +57,7 @@ DEPS_PKGS  := noweb libcriterion-dev gcc clang make pkg-config valgrind libomp-d
               libclang-rt-14-dev texlive-latex-base texlive-latex-recommended \
               texlive-fonts-recommended texlive-pictures lmodern \
               libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core xvfb xauth \
-              poppler-utils python3 bubblewrap
+              poppler-utils python3 bubblewrap gcovr
 BENCH_PKGS := libopenblas-dev python3-torch python3-numpy texlive-latex-extra  # standalone.cls: the roofline
 CORPUS_PKGS := r-cran-janeaustenr  # the novels (brings R); only `make corpus` needs it
 deps: PKGS = $(DEPS_PKGS)

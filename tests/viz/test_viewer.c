@@ -930,3 +930,85 @@ Test(viewer, the_and_the_are_one_word) {
     cr_expect_gt(s.weights[(same * L + 4) * L + 1], 0.5f, "'dog!' finds 'dog'");
     viz_free(&s);
 }
+Test(viewer_options, designed_heads_or_a_model, .init = cr_redirect_stderr) {
+    expect_viz_refusal(3, (char *[]){"mha-viz", "--designed", "--train", NULL},
+                       "mha-viz: --designed and --train: give one of them\n");
+}
+Test(viewer_options, a_size_is_width_by_height, .init = cr_redirect_stderr) {
+    expect_viz_refusal(3, (char *[]){"mha-viz", "--size", "640by480", NULL},
+                       "mha-viz: --size: expected WxH from 640x480 to 8192x8192, "
+                       "got '640by480'\n");
+}
+Test(viewer_options, the_frame_limit_is_for_the_window, .init = cr_redirect_stderr) {
+    expect_viz_refusal(6, (char *[]){"mha-viz", "--quit-after", "3", "--screenshot", "a.png",
+                                     "--designed", NULL},
+                       "mha-viz: --quit-after: only for the window, not with --screenshot\n");
+}
+Test(viewer_options, a_recording_counts_its_frames, .init = cr_redirect_stderr) {
+    expect_viz_refusal(3, (char *[]){"mha-viz", "--record", "frames", NULL},
+                       "mha-viz: --record needs --frames N\n");
+}
+Test(viewer_options, steps_between_frames_need_training, .init = cr_redirect_stderr) {
+    expect_viz_refusal(8, (char *[]){"mha-viz", "--designed", "--record", "frames", "--frames",
+                                     "2", "--steps-per-frame", "5", NULL},
+                       "mha-viz: --steps-per-frame: only with --train --record DIR\n");
+}
+Test(viewer_options, options_that_imply_a_mode) {
+    struct viz_options o;
+    cr_assert_eq(viz_parse_options(3, (char *[]){"mha-viz", "--train-steps", "50", NULL}, &o), 0);
+    cr_expect(o.mode != NULL && strcmp(o.mode, "training") == 0, "training steps alone");
+    cr_expect_eq(o.steps_per_frame, 0);
+    cr_assert_eq(viz_parse_options(6, (char *[]){"mha-viz", "--train", "--record", "d",
+                                                 "--frames", "2", NULL}, &o), 0);
+    cr_expect_eq(o.steps_per_frame, 10, "a recording of training");
+    cr_assert_eq(viz_parse_options(2, (char *[]){"mha-viz", "--designed", NULL}, &o), 0);
+    cr_expect(o.mode != NULL && strcmp(o.mode, "sentence") == 0);
+    cr_assert_eq(viz_parse_options(1, (char *[]){"mha-viz", NULL}, &o), 0);
+    cr_expect_null(o.mode, "no mode given: Austen's model if it is found");
+}
+static void expect_one_line_naming(const char *what)
+{
+    fflush(stderr);
+    char got[1024] = {0};
+    FILE *f = cr_get_redirected_stderr();
+    cr_assert_not_null(f);
+    const size_t n = fread(got, 1, sizeof got - 1, f);
+    cr_expect(n > 0 && strncmp(got, "mha-viz: ", 9) == 0 && strstr(got, what) != NULL &&
+              strchr(got, '\n') == got + n - 1, "not one line naming %s: '%s'", what, got);
+}
+Test(viewer, a_screenshot_needs_its_folder, .init = cr_redirect_stderr) {
+    char dir[] = "/tmp/mha-viz-folder-XXXXXX", missing[64], png[80];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(missing, sizeof missing, "%s/missing", dir);
+    snprintf(png, sizeof png, "%s/shot.png", missing);
+    char *shot[] = {"mha-viz", "--designed", "--screenshot", png, NULL};
+    cr_expect_eq(viz_main(4, shot), VIZ_EXIT_FAILURE);
+    expect_one_line_naming(missing);
+    cr_expect_neq(access(missing, F_OK), 0, "the folder was made");
+    cr_expect_eq(rmdir(dir), 0, "a file was left");
+}
+Test(viewer, a_recording_needs_a_folder, .init = cr_redirect_stderr) {
+    char dir[] = "/tmp/mha-viz-file-XXXXXX", file[64];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(file, sizeof file, "%s/frames", dir);
+    FILE *f = fopen(file, "w");
+    cr_assert(f != NULL && fclose(f) == 0);
+    char *record[] = {"mha-viz", "--designed", "--record", file, "--frames", "2", NULL};
+    cr_expect_eq(viz_main(6, record), VIZ_EXIT_FAILURE);
+    expect_one_line_naming(file);
+    struct stat st;
+    cr_expect(stat(file, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0,
+              "the file was replaced");
+    unlink(file);
+    cr_expect_eq(rmdir(dir), 0, "a file was left");
+}
+Test(viewer, a_sentence_of_no_words_is_a_usage_error, .init = cr_redirect_stderr) {
+    char dir[] = "/tmp/mha-viz-words-XXXXXX", png[64];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(png, sizeof png, "%s/shot.png", dir);
+    char *empty[] = {"mha-viz", "--designed", "--text", " ", "--screenshot", png, NULL};
+    cr_expect_eq(viz_main(6, empty), VIZ_EXIT_USAGE);
+    fflush(stderr);
+    cr_expect_stderr_eq_str("mha-viz: --text: a sentence is 1 to 32 words\n");
+    cr_expect_eq(rmdir(dir), 0, "a screenshot was written");
+}
