@@ -497,7 +497,9 @@ def main(path, outdir, machine):
                  "bench-backward.tex", "bench-backward-stages.tex", "bench-training.tex"):
         if name in files:
             files[name] = files[name].rstrip("\n") + "\\\\[1ex]\n" \
-                + f"\\parbox{{0.9\\textwidth}}{{\\footnotesize Measured on {machine}.}}\n"
+                + "\\parbox{0.9\\textwidth}{\\footnotesize Measured on the machine of \\setupboxref.}\n"
+    files["bench-numbers.tex"] += "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n"
+                                          for k, v in setup_macros(rows, machine).items())
     for name, text in files.items():
         with open(f"{outdir}/{name}", "w") as f:
             f.write(text)
@@ -519,6 +521,36 @@ def stages_table(rows, peaks):
         out.append(label + cells + " \\\\")
     out.append("\\bottomrule\\end{tabular}")
     return "\n".join(out) + "\n"
+def setup_macros(rows, machine):
+    """The setup box's parts: the machine line taken apart, the ISA, the peers."""
+    cpu, cores = (re.match(r"(.*), (\d+) cores,", machine) or re.match("(.*)()", machine)).groups()
+    day, compiler = (re.search(r"; (\d{4}-\d\d-\d\d), (.*)$", machine) or
+                     re.match("()()", "")).groups()
+    kernels = (re.search(r"OpenBLAS's (.*) kernels", machine) or re.match("()", "")).group(1)
+    isa = next((r["isa"] for r in rows if "peak_gflops" in r and "isa" in r), "--")
+    def threads(impl):
+        n = sorted({int(r["threads"]) for r in rows if r.get("impl") == impl and "threads" in r})
+        return " and ".join(map(str, n)) + (" thread" if n == [1] else " threads")
+    ort = next((r["version"] for r in rows if r.get("impl") == "onnxruntime" and "version" in r), "?")
+    peers = [f"PyTorch {peer_version('torch')} on {threads('torch')}",
+             f"ONNX Runtime {ort} on {threads('onnxruntime')}",
+             f"OpenBLAS {peer_version('openblas')} ({kernels} kernels) on {threads('openblas')}"]
+    return {"SetupCpu": cpu, "SetupCores": cores, "SetupDay": day, "SetupCompiler": compiler,
+            "SetupIsa": {"avx512": "AVX-512", "avx2": "AVX2"}.get(isa, "plain C"),
+            "SetupPeers": "; ".join(peers)}
+
+def peer_version(name):
+    """The installed version of PyTorch or OpenBLAS, the libraries the run timed."""
+    try:
+        if name == "torch":
+            import importlib.metadata
+            return importlib.metadata.version("torch").split("+")[0]
+        import ctypes, ctypes.util
+        blas = ctypes.CDLL(ctypes.util.find_library("openblas"))
+        blas.openblas_get_config.restype = ctypes.c_char_p
+        return blas.openblas_get_config().decode().split()[1]
+    except Exception:
+        return "?"
 
 if __name__ == "__main__":
     main(*sys.argv[1:])

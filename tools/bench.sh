@@ -54,7 +54,7 @@ cp "$build/bench-lm.txt" figures/bench-lm.txt
 for shape in "--batch 1 --seq 256 --dim 256 --heads 4" "--batch 2 --seq 512 --dim 512 --heads 8"; do
     for impl in naive batched; do $m --impl $impl $shape --threads 1 --reps $reps; done
 done | tee "$build/bench.txt"
-awk -v machine="$machine" '
+awk '
     { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
       shape = v["B"] " & " v["L"] " & " v["E"] " & " v["H"]
       if (v["impl"] == "naive") base[shape] = v["ms"]
@@ -64,7 +64,7 @@ awk -v machine="$machine" '
           print "$B$ & $L$ & $E$ & $H$ & version & ms (median) & GFLOP/s & speed-up \\\\ \\midrule"
           for (i = 1; i <= n; i++) print rows[i]
           print "\\bottomrule\\end{tabular}\\\\[1ex]"
-          print "\\footnotesize Measured on " machine "." }' \
+          print "\\footnotesize Measured on the machine of \\setupboxref." }' \
     "$build/bench.txt" > figures/bench-batched.tex
 big="--batch 1 --seq 2048 --dim 768 --heads 12"; batch="--batch 8 --seq 512 --dim 512 --heads 8"
 small="--batch 1 --seq 256 --dim 256 --heads 4"; wide="--batch 4 --seq 1024 --dim 1024 --heads 16"
