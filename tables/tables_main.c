@@ -1,4 +1,4 @@
-/* generated from chapters/06-kv-cache.nw, chapters/11-designed-heads.nw, chapters/13-learning.nw, chapters/15-language-model.nw, chapters/16-austen-model.nw, chapters/17-austen-heads.nw, chapters/20-command.nw, chapters/23-demo-command.nw, chapters/27-book-tables.nw; edit the book, not this file */
+/* generated from chapters/06-kv-cache.nw, chapters/10-terminal-heads.nw, chapters/11-designed-heads.nw, chapters/13-learning.nw, chapters/15-language-model.nw, chapters/16-austen-model.nw, chapters/17-austen-heads.nw, chapters/20-command.nw, chapters/23-demo-command.nw, chapters/27-book-tables.nw; edit the book, not this file */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +8,7 @@ struct table { const char *file; void (*print)(FILE *); };
 static const struct table tables[] = {
     {"decode-flops.tex", mha_print_decode_flop_table},
     {"cache-memory.tex", mha_print_cache_memory_table},
+    {"demo-terminal.tex", mha_print_demo_terminal},
     {"designed.tex", mha_print_designed_table},
     {"training.tex", mha_print_training_figure},
     {"training-summary.tex", mha_print_training_summary},

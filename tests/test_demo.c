@@ -1,4 +1,4 @@
-/* generated from chapters/10-terminal-heads.nw, chapters/40-tests-demo.nw; edit the book, not this file */
+/* generated from chapters/11-designed-heads.nw, chapters/40-tests-demo.nw; edit the book, not this file */
 #define _XOPEN_SOURCE 700          /* posix_openpt, grantpt, unlockpt, ptsname */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "example.h"
 #include "run.h"
+#include "tables.h"
 
 static size_t occurrences(const char *text, const char *word)
 {
@@ -209,4 +210,36 @@ Test(demo, no_color_respected_on_a_terminal) {
     cr_expect(strstr(plain, "0.198 0.401 0.401") != NULL, "no digits with NO_COLOR");
     free(coloured);
     free(plain);
+}
+Test(demo, terminal_figure_has_the_colours_worked_by_hand) {
+    char *text = NULL;
+    size_t size = 0;
+    FILE *figure = open_memstream(&text, &size);
+    cr_assert_not_null(figure);
+    mha_print_demo_terminal(figure);
+    fclose(figure);
+    static const int first_row[3][3] = {{65, 67, 135}, {42, 120, 142}, {42, 120, 142}};
+    const char *at = strstr(text, "{x1};");
+    cr_assert_not_null(at, "no row x1 in:\n%s", text);
+    size_t line = 0;
+    for (int j = 0; j < 3; j++) {
+        int rgb[3];
+        size_t x0, y0, x1, y1;
+        at = strstr(at, "\\fill[fill=");
+        cr_assert_not_null(at, "cell %d of row x1 missing", j + 1);
+        cr_assert_eq(sscanf(at, "\\fill[fill={rgb,255:red,%d;green,%d;blue,%d}] (%zu,-%zu) rectangle "
+                                "(%zu,-%zu);", &rgb[0], &rgb[1], &rgb[2], &x0, &y0, &x1, &y1), 7,
+                     "%.80s", at);
+        cr_expect(rgb[0] == first_row[j][0] && rgb[1] == first_row[j][1] && rgb[2] == first_row[j][2],
+                  "cell %d: (%d, %d, %d)", j + 1, rgb[0], rgb[1], rgb[2]);
+        cr_expect(x0 == 3 + 2 * (size_t)j && x1 == x0 + 2 && y1 == y0 + 1,
+                  "cell %d: (%zu,-%zu) to (%zu,-%zu)", j + 1, x0, y0, x1, y1);
+        if (j > 0)
+            cr_expect_eq(y0, line, "cell %d on another line", j + 1);
+        line = y0;
+        at++;
+    }
+    cr_expect(strstr(text, "{rgb,255:red,68;green,1;blue,84}") != NULL, "no viridis(0)");
+    cr_expect(strstr(text, "{rgb,255:red,253;green,231;blue,37}") != NULL, "no viridis(1)");
+    free(text);
 }
