@@ -1,21 +1,23 @@
 /* generated from chapters/24-measuring.nw; edit the book, not this file */
 // Time one MultiHeadAttention model with onnxruntime-node.
-// usage: node bench_onnx.js DIR THREADS REPS B L E H CAUSAL
-// DIR holds model.onnx and query.f32, key.f32, value.f32; output.f32 is written there.
+// usage: node bench_onnx.js DIR THREADS REPS
+// DIR holds model.onnx, inputs.txt (each input's name and dimensions, a line each)
+// and NAME.f32 for each input; output.f32 is written there.
 const fs = require("fs");
 
-async function main([dir, threads, reps, B, L, E, H, causal]) {
+async function main([dir, threads, reps]) {
     const ort = require("onnxruntime-node");
     const version = require("onnxruntime-node/package.json").version;
-    [threads, reps, B, L, E, H, causal] = [threads, reps, B, L, E, H, causal].map(Number);
+    [threads, reps] = [threads, reps].map(Number);
     const session = await ort.InferenceSession.create(`${dir}/model.onnx`, {
         intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: "sequential",
         graphOptimizationLevel: "all"});
     const feeds = {};
-    for (const name of ["query", "key", "value"]) {
+    for (const line of fs.readFileSync(`${dir}/inputs.txt`, "utf8").trim().split("\n")) {
+        const [name, ...dims] = line.split(" ");
         const bytes = fs.readFileSync(`${dir}/${name}.f32`);
         const data = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
-        feeds[name] = new ort.Tensor("float32", data, [B, L, E]);
+        feeds[name] = new ort.Tensor("float32", data, dims.map(Number));
     }
     const first = await session.run(feeds);                 // the warm-up, and the check
     fs.writeFileSync(`${dir}/output.f32`, Buffer.from(first.output.data.buffer,
@@ -28,11 +30,7 @@ async function main([dir, threads, reps, B, L, E, H, causal]) {
     }
     times.sort((a, b) => a - b);
     const ms = reps % 2 ? times[(reps - 1) / 2] : (times[reps / 2 - 1] + times[reps / 2]) / 2;
-    const pairs = causal ? L * (L + 1) / 2 : L * L;
-    const gflops = 4 * B * pairs * E / (ms * 1e6);
-    console.log(`impl=onnxruntime B=${B} L=${L} S=${L} E=${E} H=${H} causal=${causal} ` +
-                `reps=${reps} ms=${ms.toFixed(3)} gflops=${gflops.toFixed(2)} ` +
-                `threads=${threads} part=attention version=${version}`);
+    console.log(`ms=${ms.toFixed(4)} version=${version}`);
 }
 
 main(process.argv.slice(2)).catch(e => {

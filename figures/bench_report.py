@@ -306,21 +306,30 @@ def yardstick(rows):
     return out
 def decode_table(rows, bandwidth, rounds=None, l3_mib=0):
     rounds = rounds or {}
-    out = ["\\begin{tabular}{rrlrrrrr}\\toprule",
-           "$T$ & $H_{kv}$ & version & threads & ms & GB/s & of bandwidth & vs PyTorch "
-           "\\\\ \\midrule"]
     dec = sorted((r for r in rows if r.get("decode") == "1"), key=lambda r: int(r["T"]))
+    ort = any(r["impl"] == "onnxruntime" for r in dec)
+    out = ["\\begin{tabular}{rrlrrrrr" + "r" * ort + "}\\toprule",
+           "$T$ & $H_{kv}$ & version & threads & ms & GB/s & of bandwidth & vs PyTorch "
+           + "& vs ORT$^\\ast$ " * ort + "\\\\ \\midrule"]
     for r in dec:
         torch = best(dec, impl="torch", T=r["T"], kv_heads=r["kv_heads"])
+        peer = best(dec, impl="onnxruntime", T=r["T"], kv_heads=r["kv_heads"])
+        versus = "" if not ort else " & --" if not peer or r["impl"] == "onnxruntime" else \
+            f" & {float(peer['ms']) / float(r['ms']):.1f}$\\times$"
+        version = f"ORT {r.get('version', '')}" if r["impl"] == "onnxruntime" else r["impl"]
         gbs = float(r["bytes"]) / float(r["ms"]) / 1e6 if "bytes" in r else 0
         yard = dict(bandwidth, **{t: v[0] for t, v in rounds.items()}) if "rounds" in r \
             else bandwidth
-        out.append(f"{r['T']} & {r['kv_heads']} & {r['impl']} & {r['threads']} & "
+        out.append(f"{r['T']} & {r['kv_heads']} & {version} & {r['threads']} & "
                    f"{float(r['ms']):.2f} & {gbs:.1f} & "
                    + share_text(decode_share(r, yard), r, l3_mib * 2**20, "unsteady") + " & "
                    + (f"{float(torch['ms']) / float(r['ms']):.1f}$\\times$" if torch else "--")
-                   + " \\\\")
+                   + versus + " \\\\")
     out.append("\\bottomrule\\end{tabular}")
+    if ort:
+        out.append("\\\\[1ex]\\parbox{0.9\\textwidth}{\\footnotesize $^\\ast$ ONNX Runtime's "
+                   "(ORT) MultiHeadAttention operator at its better thread count, on the cache "
+                   "alone: its step has no projections.}")
     for t, (median, low, high, check) in sorted(rounds.items()):
         n = max((int(r["rounds"]) for r in dec if "rounds" in r), default=0)
         out.append(f"\\\\[1ex]\\parbox{{0.9\\textwidth}}{{\\footnotesize Rows on {t} threads: "
@@ -463,6 +472,22 @@ def numbers(rows, peaks, bandwidth, machine):
         f"Timed apart, in passes of their own, the projections took {apart[0]:.0f}\\,ms and "
         f"the core {apart[1]:.0f}, more than the whole pass took, {apart[2]:.0f}\\,ms.")
     return "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in m.items())
+def cache_knee(rows, above=1.5):
+    """The last-level cache in MiB as a read sweep shows it (sweep_gbs= lines), or None."""
+    rates = {}
+    for r in rows:
+        if "sweep_gbs" in r:
+            rates.setdefault(int(r["mib"]), []).append(float(r["sweep_gbs"]))
+    sizes = sorted(rates)
+    if len(sizes) < 2:
+        return None
+    floor = statistics.median(rates[sizes[-1]])
+    knee = None
+    for mib in sizes[:-1]:
+        if statistics.median(rates[mib]) < above * floor:
+            break
+        knee = mib
+    return knee
 def main(path, outdir, machine):
     machine = re.sub(r"; load average [^;]* when the run began", "", machine)
     measured = read(path)
@@ -479,12 +504,16 @@ def main(path, outdir, machine):
              "bench-numbers.tex": numbers(rows, peaks, bandwidth, machine),
              **learning_files(path.replace("bench-fast.txt", "bench-learning.txt"), peaks)}
     files["bench-stages.tex"] = stages_table(rows, peaks)
-    for prefix, want in (("FastBatch", dict(B=8, L=512)), ("FastLong", dict(B=1, L=2048))):
-        r = best(rows, part="stages", causal=0, **want)
-        useful = useful_flops(r["B"], r["L"], r["S"], r["E"], False) if r else 0
+    for prefix, causal, want in (("FastBatch", 0, dict(B=8, L=512)), ("FastLong", 0, dict(B=1, L=2048)),
+                                 ("FastLongCausal", 1, dict(B=1, L=2048)),
+                                 ("FastWideCausal", 1, dict(B=4, L=1024))):
+        r = best(rows, part="stages", causal=causal, **want)
+        useful = useful_flops(r["B"], r["L"], r["S"], r["E"], causal == 1) if r else 0
         files["bench-numbers.tex"] += "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in
                                               gap_numbers(prefix, r, FORWARD_STAGES, useful,
                                                           peaks).items())
+    causal_staged = [best(rows, part="stages", causal=1, B=B, L=L) for B, L in ((1, 2048), (4, 1024))]
+    files["bench-numbers.tex"] += f"\\newcommand{{\\FastCausalStagesMeasured}}{{{int(all(causal_staged))}}}\n"
     small = next((r for r in rows if r.get("part") == "stages" and r.get("B") == "8"), None)
     share = (lambda key: f"{100 * float(small[key]) / float(small['ms']):.0f}") if small \
         else (lambda key: "--")
@@ -504,8 +533,14 @@ def main(path, outdir, machine):
         with open(f"{outdir}/{name}", "w") as f:
             f.write(text)
 def stages_table(rows, peaks):
-    names = [("ms", "whole pass", None, 0), ("fresh_ms", "\\dots{} with fresh scratch", None, 0)]
+    """One tabular for the dense shapes, then one for the causal ones (if timed)."""
     staged = [r for r in rows if r.get("part") == "stages" and r.get("backward") != "1"]
+    groups = [g for g in ([r for r in staged if r["causal"] == c] for c in ("0", "1")) if g]
+    return "\\\\[1ex]\n".join(stages_block(g, peaks) for g in groups or [[]])
+
+
+def stages_block(staged, peaks):
+    names = [("ms", "whole pass", None, 0), ("fresh_ms", "\\dots{} with fresh scratch", None, 0)]
     out = ["\\begin{tabular}{l" + "rrr" * len(staged) + "}\\toprule",
            "stage" + "".join(f" & \\multicolumn{{3}}{{c}}{{$B{{=}}{r['B']}$ $L{{=}}{r['L']}$"
                              f" $E{{=}}{r['E']}$" + (" causal" if r["causal"] == "1" else "")
@@ -553,4 +588,7 @@ def peer_version(name):
         return "?"
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    if sys.argv[1:2] == ["--l3"]:
+        print(cache_knee(read(sys.argv[2])) or "")
+    else:
+        main(*sys.argv[1:])

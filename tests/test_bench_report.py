@@ -59,6 +59,67 @@ class DecodingRule(unittest.TestCase):
         self.assertEqual(macros["FastDecodeBandwidth"], "an unsteady share")
         _, shares = run([step(4096, 20000000, 0.5)], None)    # the cache's size unknown
         self.assertEqual(shares["4096"], "unsteady")
+def stages(B, L, E, H, causal, ms, attention):
+    return (f"impl=blocked B={B} L={L} S={L} E={E} H={H} causal={causal} reps=7 gflops=1 "
+            f"maxdiff=1e-07 threads=2 part=stages isa=avx512 ms={ms} fresh_ms={ms} pack_ms=1 "
+            f"proj_in_ms=5 attention_ms={attention} proj_out_ms=2 outside_ms={ms - 8 - attention}")
+
+
+def ort(T, ms, threads=2):
+    return (f"impl=onnxruntime decode=1 B=1 E=768 H=12 kv_heads=12 T={T} reps=15 ms={ms} "
+            f"threads={threads} part=attention version=1.30.0 bytes={8 * T * 768 + 6144} "
+            f"maxdiff=1e-07")
+
+
+def decode_rows(lines):
+    with tempfile.TemporaryDirectory() as out:
+        path = os.path.join(out, "bench-fast.txt")
+        with open(path, "w") as f:
+            f.write("\n".join(["peak_gflops=100.0 threads=2 isa=avx512", "l3_mib=32"] + lines))
+        report.main(path, out, "a test machine")
+        with open(os.path.join(out, "bench-decode.tex")) as f:
+            return [row.rstrip(" \\\n").split(" & ") for row in f if re.match(r"\d+ & ", row)]
+
+
+class NewerParts(unittest.TestCase):
+    def test_causal_stage_lines_count_half_the_scores(self):
+        macros, _ = run([stages(1, 2048, 768, 12, 1, 200.0, 100.0),
+                         stages(4, 1024, 1024, 16, 1, 300.0, 150.0)])
+        self.assertEqual(macros["FastCausalStagesMeasured"], "1")
+        self.assertEqual(macros["FastLongCausalGapMs"], "39")
+        # the core: 4 E L(L+1)/2 = 6.45 GFLOP in 100 milliseconds, 64 of the peak's hundred
+        self.assertEqual(macros["FastLongCausalCorePeak"], "64")
+        self.assertNotEqual(macros["FastWideCausalGapMs"], "--")
+
+    def test_without_causal_stage_lines_the_sentence_is_left_out(self):
+        macros, _ = run([stages(1, 2048, 768, 12, 0, 40.0, 20.0)])
+        self.assertEqual(macros["FastCausalStagesMeasured"], "0")
+        self.assertEqual(macros["FastLongCausalGapMs"], "--")
+        self.assertEqual(macros["FastLongCausalCorePeak"], "--")
+
+    def test_onnx_runtime_decoding_rows_and_their_ratio(self):
+        rows = decode_rows([step(4096, 34609152, 2.0), ort(4096, 3.0), ort(4096, 5.0, 1)])
+        ours = next(r for r in rows if r[2] == "blocked")
+        peer = [r for r in rows if r[2] == "ORT 1.30.0"]
+        self.assertEqual(len(peer), 2)
+        self.assertEqual(ours[-1], "1.5$\\times$")       # its better thread count, 3 ms
+        self.assertEqual(peer[0][-1], "--")
+
+    def test_without_onnx_runtime_no_column(self):
+        rows = decode_rows([step(4096, 34609152, 2.0)])
+        self.assertEqual(len(rows[0]), 8)
+
+    def test_the_knee_is_the_last_size_clearly_above_memory(self):
+        sweep = [f"sweep_gbs={g} threads=2 mib={mib}" for mib, gs in
+                 ((4, (90, 95, 20)), (8, (90, 91, 92)), (16, (80, 85, 82)), (32, (40, 35, 36)),
+                  (64, (31, 33, 30)), (128, (70, 30, 31)), (512, (30, 30, 29)))
+                 for g in gs]
+        rows = [dict(f.split("=") for f in line.split()) for line in sweep]
+        self.assertEqual(report.cache_knee(rows), 16)          # 82 >= 1.5 x 30; 36 is not
+        self.assertIsNone(report.cache_knee(rows[-3:]))        # one size: no knee
+        flat = [dict(sweep_gbs="30", mib=str(m)) for m in (4, 8, 512)]
+        self.assertIsNone(report.cache_knee(flat))
+
 
 if __name__ == "__main__":
     unittest.main()

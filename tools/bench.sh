@@ -20,14 +20,29 @@ if [[ -z "${OPENBLAS_CORETYPE:-}" && "$blas" == Prescott ]]; then
     elif grep -qw avx2 /proc/cpuinfo; then export OPENBLAS_CORETYPE=Haswell; fi
     [[ -z "${OPENBLAS_CORETYPE:-}" ]] || blas="$OPENBLAS_CORETYPE (its own choice: $blas)"
 fi
-l3=$(cat /sys/devices/system/cpu/cpu0/cache/index3/size 2> /dev/null || echo 0K)
-case $l3 in *K) l3=$(( ${l3%K} >> 10 )) ;; *M) l3=${l3%M} ;; *) l3=0 ;; esac
+l3=$(cat /sys/devices/system/cpu/cpu0/cache/index3/size 2> /dev/null || true)
+case $l3 in *K) l3=$(( ${l3%K} >> 10 )) ;; *M) l3=${l3%M} ;; *) l3= ;; esac
+said="getconf says $(( $(getconf LEVEL3_CACHE_SIZE 2> /dev/null || echo 0) >> 20 )) MiB"
+: > "$build/bench-sweep.txt"
+if [[ -n $l3 ]]; then
+    l3_from="from sysfs; $said"
+else
+    for r in 1 2 3; do
+        for mib in 4 8 16 24 32 48 64 128 256 512; do
+            $m --bandwidth --mib $mib --threads $threads | sed "s/^bandwidth_gbs=/sweep_gbs=/"
+        done
+    done > "$build/bench-sweep.txt"
+    l3=$(/usr/bin/python3 figures/bench_report.py --l3 "$build/bench-sweep.txt")
+    l3_from="${l3:+measured}${l3:-not found by a read sweep}: sysfs has no cache description; $said"
+fi
 cc -O2 -pthread -o "$build/limits-check" bench/limits_check.c
 { for n in 1 $threads; do $m --peak --threads $n; $m --bandwidth --threads $n; done
-  "$build/limits-check" "$threads" 512; echo "l3_mib=$l3"
+  "$build/limits-check" "$threads" 512; cat "$build/bench-sweep.txt"
+  [[ -z $l3 ]] || echo "l3_mib=$l3"
   echo "load_average=${load// /,} when=start"; } | tee "$build/bench-machine.txt"
 limit() { sed -n "s/^$1=\([0-9.]*\) threads=$threads .*/\1/p" "$build/bench-machine.txt" | tail -n 1; }
-machine="$cpu, $(nproc) cores, $l3 MiB of L3; FMA peak $(limit peak_gflops) GFLOP/s and read bandwidth"
+machine="$cpu, $(nproc) cores, ${l3:+$l3 MiB of L3}${l3:-L3 of unknown size} ($l3_from);"
+machine="$machine FMA peak $(limit peak_gflops) GFLOP/s and read bandwidth"
 machine="$machine $(limit bandwidth_gbs) GB/s on $threads threads (checked by an independent"
 machine="$machine program: $(limit check_peak_gflops) GFLOP/s and $(limit check_bandwidth_gbs) GB/s);"
 machine="$machine OpenBLAS's $blas kernels; $day, $compiler"
@@ -96,7 +111,9 @@ t=$threads
     for n in 1 $t; do $py --threads $n "8 512 512 8 0"; done; $o 8 512 512 8 0 $reps $t
     $m --impl blocked $wide --causal --threads $t --reps $reps
     for n in 1 $t; do $py --threads $n "4 1024 1024 16 1"; done; $o 4 1024 1024 16 1 $reps $t
-    for s in "$batch" "$big"; do $m --impl blocked $s --threads $t --reps $reps --part stages; done
+    for s in "$batch" "$big" "$big --causal" "$wide --causal"; do
+        $m --impl blocked $s --threads $t --reps $reps --part stages
+    done
     for i in naive batched; do
         $m --decode --cache 4096 --dim 768 --heads 12 --impl $i --threads 1 --reps $((2 * reps + 1))
     done
@@ -118,6 +135,16 @@ t=$threads
     for T in 16384 65536; do
         for n in 1 $t; do $py --threads $n --reps $((2 * reps + 1)) --decode "1 768 12 $T"; done
     done
+    if [[ -f $build/onnx/node_modules/onnxruntime-node/package.json ]] && command -v node > /dev/null
+    then
+        for T in 4096 16384 65536; do
+            for n in 1 $t; do
+                /usr/bin/python3 bench/bench_onnx.py --modules "$build/onnx/node_modules" \
+                    --reps $((2 * reps + 1)) --threads $n --decode "1 768 12 $T" ||
+                    echo "bench: ONNX Runtime's decoding step failed on $n threads" >&2
+            done
+        done
+    fi
 } | tee "$build/bench-fast.txt"
 cp "$build/bench-fast.txt" figures/bench-fast.txt
 {
