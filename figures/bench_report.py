@@ -371,8 +371,9 @@ def share_bytes(rows):
                                     for k in ("B", "L", "E", "H", "T", "kv_heads", "decode")):
                 r["bytes"] = o["bytes"]
                 break
-        if "gflops" not in r and "bytes" in r:
-            twin = next(o for o in rows if o.get("bytes") == r["bytes"] and "gflops" in o)
+        twin = next((o for o in rows if "bytes" in r and o.get("bytes") == r["bytes"]
+                     and "gflops" in o), None)   # ours, reading what the peer's row reads
+        if "gflops" not in r and "ms" in r and twin:
             r["gflops"] = str(float(twin["gflops"]) * float(twin["ms"]) / float(r["ms"]))
 def numbers(rows, peaks, bandwidth, machine):
     def ratio(a, b):
@@ -567,9 +568,10 @@ def setup_macros(rows, machine):
         n = sorted({int(r["threads"]) for r in rows if r.get("impl") == impl and "threads" in r})
         return " and ".join(map(str, n)) + (" thread" if n == [1] else " threads")
     ort = next((r["version"] for r in rows if r.get("impl") == "onnxruntime" and "version" in r), "?")
-    peers = [f"PyTorch {peer_version('torch')} on {threads('torch')}",
+    versions = next((r for r in rows if "peers" in r), {})
+    peers = [f"PyTorch {versions.get('torch', '?')} on {threads('torch')}",
              f"ONNX Runtime {ort} on {threads('onnxruntime')}",
-             f"OpenBLAS {peer_version('openblas')} ({kernels} kernels) on {threads('openblas')}"]
+             f"OpenBLAS {versions.get('openblas', '?')} ({kernels} kernels) on {threads('openblas')}"]
     return {"SetupCpu": cpu, "SetupCores": cores, "SetupDay": day, "SetupCompiler": compiler,
             "SetupIsa": {"avx512": "AVX-512", "avx2": "AVX2"}.get(isa, "plain C"),
             "SetupPeers": "; ".join(peers)}
@@ -590,5 +592,7 @@ def peer_version(name):
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--l3"]:
         print(cache_knee(read(sys.argv[2])) or "")
+    elif sys.argv[1:2] == ["--versions"]:
+        print(f"peers=1 torch={peer_version('torch')} openblas={peer_version('openblas')}")
     else:
         main(*sys.argv[1:])

@@ -33,15 +33,18 @@ else
         done
     done > "$build/bench-sweep.txt"
     l3=$(/usr/bin/python3 figures/bench_report.py --l3 "$build/bench-sweep.txt")
-    l3_from="${l3:+measured}${l3:-not found by a read sweep}: sysfs has no cache description; $said"
+    if [[ -n $l3 ]]; then l3_from="measured"; else l3_from="not found by a read sweep"; fi
+    l3_from="$l3_from: sysfs has no cache description; $said"
 fi
 cc -O2 -pthread -o "$build/limits-check" bench/limits_check.c
 { for n in 1 $threads; do $m --peak --threads $n; $m --bandwidth --threads $n; done
   "$build/limits-check" "$threads" 512; cat "$build/bench-sweep.txt"
+  /usr/bin/python3 figures/bench_report.py --versions
   [[ -z $l3 ]] || echo "l3_mib=$l3"
   echo "load_average=${load// /,} when=start"; } | tee "$build/bench-machine.txt"
 limit() { sed -n "s/^$1=\([0-9.]*\) threads=$threads .*/\1/p" "$build/bench-machine.txt" | tail -n 1; }
-machine="$cpu, $(nproc) cores, ${l3:+$l3 MiB of L3}${l3:-L3 of unknown size} ($l3_from);"
+if [[ -n $l3 ]]; then cache="$l3 MiB of L3"; else cache="L3 of unknown size"; fi
+machine="$cpu, $(nproc) cores, $cache ($l3_from);"
 machine="$machine FMA peak $(limit peak_gflops) GFLOP/s and read bandwidth"
 machine="$machine $(limit bandwidth_gbs) GB/s on $threads threads (checked by an independent"
 machine="$machine program: $(limit check_peak_gflops) GFLOP/s and $(limit check_bandwidth_gbs) GB/s);"
