@@ -100,7 +100,7 @@ class NewerParts(unittest.TestCase):
     def test_onnx_runtime_decoding_rows_and_their_ratio(self):
         rows = decode_rows([step(4096, 34609152, 2.0), ort(4096, 3.0), ort(4096, 5.0, 1)])
         ours = next(r for r in rows if r[2] == "blocked")
-        peer = [r for r in rows if r[2] == "ORT 1.30.0"]
+        peer = [r for r in rows if r[2] == "ORT"]
         self.assertEqual(len(peer), 2)
         self.assertEqual(ours[-1], "1.5$\\times$")       # its better thread count, 3 ms
         self.assertEqual(peer[0][-1], "--")

@@ -71,7 +71,8 @@ Test(shape, designed_heatmaps_and_sqrt_d_figures) {
     cr_expect(strstr(text, "fill=blue!80!white] (2.790,-0.000) rectangle") != NULL, "%s", text);
     free(text);
     text = print_to_string(mha_print_sqrt_d);
-    const char *raw = strstr(text, "coordinates {"), *scaled = raw ? strstr(raw + 1, "coordinates {") : NULL;
+    const char *raw = strstr(text, "coordinates {");
+    const char *scaled = raw ? strstr(raw + 1, "coordinates {") : NULL;
     cr_assert(raw != NULL && scaled != NULL, "%s", text);
     double first[2], last[2];
     cr_assert_eq(sscanf(raw, "coordinates { (1,%lf)", &first[0]), 1, "%s", text);
