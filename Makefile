@@ -40,7 +40,7 @@ INC_CMD   := -I$(BUILD)/L/cmd $(INC_IO)
 INC_TABLES := -I$(BUILD)/L/tables $(INC_CMD)
 LDLIBS  := -lm
 
-.PHONY: all viz-idle-cpu deps deps-bench deps-onnx deps-corpus tangle test corpus austen-baselines austen-model \
+.PHONY: all viz-idle-cpu deps deps-bench deps-onnx deps-corpus deps-coverage tangle test corpus austen-baselines austen-model \
         austen-figures austen-quick austen-check austen-heads austen-prune heads-study bench-lm lm-torch-check \
         test-viz \
         check lint check-tangle check-figures clang-build book \
@@ -57,12 +57,14 @@ DEPS_PKGS  := noweb libcriterion-dev gcc clang make pkg-config valgrind libomp-d
               libclang-rt-14-dev texlive-latex-base texlive-latex-recommended \
               texlive-fonts-recommended texlive-pictures lmodern \
               libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core xvfb xauth \
-              poppler-utils python3 bubblewrap gcovr
+              poppler-utils python3 bubblewrap
 BENCH_PKGS := libopenblas-dev python3-torch python3-numpy texlive-latex-extra  # standalone.cls: the roofline
+COVERAGE_PKGS := gcovr            # only `make coverage` needs it
 CORPUS_PKGS := r-cran-janeaustenr  # the novels (brings R); only `make corpus` needs it
 deps: PKGS = $(DEPS_PKGS)
 deps-bench: PKGS = $(BENCH_PKGS)
 deps-corpus: PKGS = $(CORPUS_PKGS)
+deps-coverage: PKGS = $(COVERAGE_PKGS)
 # ONNX Runtime, an optional peer of the attention core in `make bench` only: the npm
 # package with its install scripts off (they fetch GPU libraries; the CPU one ships in
 # the package), in $(BUILD)/onnx, never committed.  Without npm or the network the
@@ -76,7 +78,7 @@ deps-onnx:
 	    --fetch-retries 1 onnxruntime-node@$(ONNX_VERSION) > $(BUILD)/onnx/npm.log 2>&1 || \
 	  echo "make deps-onnx: onnxruntime-node not installed (no npm or no network, see" \
 	       "$(BUILD)/onnx/npm.log); make bench leaves ONNX Runtime out"
-deps deps-bench deps-corpus:
+deps deps-bench deps-corpus deps-coverage:
 	@missing=$$(for p in $(PKGS); do dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | \
 	            grep -q 'install ok installed' || echo "$$p"; done); \
 	[[ -z "$$missing" ]] && exit 0; echo "make $@: installing missing Debian packages:" $$missing; \
@@ -558,7 +560,7 @@ alloc-command:
 # not fall below figures/coverage-floor.txt.
 COV_CFLAGS := -O1 -g --coverage
 COV_ISAS   := avx512 avx2 scalar
-coverage: | deps
+coverage: | deps deps-coverage
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/coverage CFLAGS="$(COV_CFLAGS)" \
 	  $(BUILD)/coverage/tests-lib $(BUILD)/coverage/tests $(BUILD)/coverage/mha \
 	  $(BUILD)/coverage/viz-tests $(BUILD)/coverage/mha-viz \
