@@ -322,22 +322,25 @@ figures: $(BUILD)/mha-viz
 	rm -f $(VIZ_FIGURES)
 	$(MAKE) --no-print-directory $(VIZ_FIGURES)
 figures/viewer-sentence.png: | $(BUILD)/mha-viz
-	$(VIZ_HEADLESS) $(BUILD)/mha-viz --designed --step 9 --hover 8,1 --size 1280x760 --screenshot $@
+	$(VIZ_HEADLESS) $(BUILD)/mha-viz --designed --step 9 --hover 8,1 --size 1080x540 --screenshot $@
 figures/viewer-rose.png: | $(BUILD)/mha-viz
 	$(VIZ_HEADLESS) $(BUILD)/mha-viz --designed --text "a rose is a rose is a rose" --step 8 \
-	  --press m --size 1280x760 --screenshot $@
+	  --press m --size 1080x540 --screenshot $@
 figures/viewer-switches.png: | $(BUILD)/mha-viz
-	$(VIZ_HEADLESS) $(BUILD)/mha-viz --designed --step 11 --press 'cp]]]3' --size 1280x760 --screenshot $@
+	$(VIZ_HEADLESS) $(BUILD)/mha-viz --designed --step 11 --press 'cp]]]3' --size 1080x540 --screenshot $@
 figures/viewer-training.png: | $(BUILD)/mha-viz
-	$(VIZ_HEADLESS) $(BUILD)/mha-viz --train --train-steps 700 --size 1280x760 --screenshot $@
+	$(VIZ_HEADLESS) $(BUILD)/mha-viz --train --train-steps 700 --size 1080x540 --screenshot $@
 figures/viewer-trained.png: | $(BUILD)/mha-viz
 	MHA_MODEL_DIR=models/induction $(VIZ_HEADLESS) $(BUILD)/mha-viz --trained --step 24 \
-	  --size 1280x760 --screenshot $@
-# The Austen view (chapter "The viewer on real text") at a layout of 720 pixels'
-# height, printed turned across the page: its smallest text prints at 7 points.
+	  --size 1080x540 --screenshot $@
+# The book prints every screenshot turned across the page at 0.648 point a
+# pixel (book.nw's \screenshot), where the viewer's smallest text, 11 pixels,
+# prints at 7 points: a window of 1080 x 540 fills the text column, and the
+# Austen view, which needs 700 pixels' height for its 32 heads, takes the margin too.
+# (Below 900 pixels' height the viewer draws at its natural scale.)
 figures/viewer-austen.png: | $(BUILD)/mha-viz
 	$(VIZ_HEADLESS) $(BUILD)/mha-viz --model models/austen --press 'ggggggg<<<' \
-	  --size 1500x1080 --screenshot $@
+	  --size 1000x700 --screenshot $@
 
 # ================================================================ the tests
 # The library's own suites link libmha.a alone, with the shared helpers of

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include "check.h"
@@ -183,4 +184,49 @@ Test(learning, checkpoints_round_trip) {
     free_result(&r);
     snprintf(path, sizeof path, "rm -rf %s", dir);
     cr_expect_eq(system(path), 0);
+}
+Test(learning, the_training_figure_plots_the_histories) {
+    char dir[] = "/tmp/mha-figure-XXXXXX", path[256];
+    cr_assert_not_null(mkdtemp(dir));
+    cr_assert_eq(chdir(dir), 0);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    mha_print_training_figure(out);
+    fflush(out);
+    cr_expect(strstr(text, "make train-figure") != NULL, "without histories: %s", text);
+    fclose(out);
+    free(text);
+    cr_assert_eq(mkdir("figures", 0700), 0);
+    const char *histories[2][2] = {
+        {"figures/training-2layer.tsv",
+         "step loss accuracy layer head previous induction\n"
+         "100 2.0 0.50 0 0 0.30 0.10\n100 2.0 0.50 0 1 0.10 0.70\n100 2.0 0.50 1 0 0.90 0.60\n"
+         "200 1.0 0.90 0 0 0.70 0.10\n200 1.0 0.90 1 1 0.10 0.80\n"},
+        {"figures/training-1layer.tsv",
+         "step loss accuracy layer head previous induction\n"
+         "100 2.0 0.20 0 0 0.10 0.10\n200 1.5 0.25 0 0 0.10 0.10\n"}};
+    for (int k = 0; k < 2; k++) {
+        FILE *f = fopen(histories[k][0], "w");
+        cr_assert_not_null(f);
+        fputs(histories[k][1], f);
+        fclose(f);
+    }
+    out = open_memstream(&text, &size);
+    mha_print_training_figure(out);
+    fclose(out);
+    static const char *want[] = {
+        "\\draw[thick,black] plot coordinates { (5.00,2.500) (10.00,4.500) };",        /* 0.5, 0.9 */
+        "\\draw[thick,blue,dashed] plot coordinates { (5.00,1.500) (10.00,3.500) };",  /* 0.3, 0.7 */
+        "\\draw[thick,red,dotted] plot coordinates { (5.00,3.000) (10.00,4.000) };",   /* 0.6, 0.8 */
+        "\\draw[thick,gray] plot coordinates { (5.00,1.000) (10.00,1.250) };",         /* 0.2, 0.25 */
+        "node[below] {200}", "node[below] {50}", "node[left] {0.75}"};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
+        cr_expect(strstr(text, want[k]) != NULL, "%s not in:\n%s", want[k], text);
+    free(text);
+    for (int k = 0; k < 2; k++)
+        unlink(histories[k][0]);
+    snprintf(path, sizeof path, "%s/figures", dir);
+    rmdir(path);
+    rmdir(dir);
 }

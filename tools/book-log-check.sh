@@ -20,4 +20,23 @@ while read -r width line; do
 done < <(sed -n -e "s/^$box.* lines [0-9]*--\([0-9]*\).*/\1 \2/p" \
                 -e "s/^$box detected at line \([0-9]*\).*/\1 \2/p" "$log" |
          awk -v limit="$limit" '$1 > limit' | sort -u -k2,2n)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+font=$(grep -o 'lroundf([0-9]* \* scale)' "$root/viz/draw.c" | tr -dc '0-9\n' | sort -n | head -n 1)
+if grep -q 'includegraphics[^{]*{viewer-' "$tex"; then
+    echo "book-log-check: $tex: a screenshot included without \\screenshot, its size unchecked"
+    status=1
+fi
+while read -r file wide high; do
+    png="$root/figures/$file"
+    read -r w h < <(od -An -tu1 -j16 -N8 "$png" |
+        awk '{ print $1*16777216 + $2*65536 + $3*256 + $4, $5*16777216 + $6*65536 + $7*256 + $8 }')
+    verdict=$(awk -v W="${wide%pt}" -v H="${high%pt}" -v w="$w" -v h="$h" -v f="${font:-0}" \
+        'BEGIN { p = f * sqrt(W * H / (w * h));
+                 if (h >= 900) print "drawn at a larger scale (900 pixels high or more)";
+                 else if (p < 7) printf "its smallest text prints at %.1f points\n", p }')
+    if [[ -n $verdict ]]; then
+        echo "book-log-check: $file (${w}x${h}, printed $wide by $high): $verdict"
+        status=1
+    fi
+done < <(sed -n 's/^screenshot: \([^ ]*\) printed \([0-9.]*pt\) by \([0-9.]*pt\).*/\1 \2 \3/p' "$log")
 exit $status

@@ -170,6 +170,9 @@ static void draw_tooltip(viz_view *v, const viz_state *s, const viz_layout *l)
         x = cell.x - 10 - w >= 10 ? cell.x - 10 - w : l->width - 10 - w;
     if (y + th + 8 > l->height - 10)
         y = cell.y - th - 14;
+    const SDL_Rect b = l->breakdown, tip = {x, y, w, th + 8};
+    if (SDL_HasIntersection(&tip, &b) && b.x - 10 - w >= 10)
+        x = b.x - 10 - w;
     viz_fill(v, (SDL_Rect){x, y, w, th + 8}, viz_box);
     viz_outline(v, (SDL_Rect){x, y, w, th + 8}, viz_dim, 1);
     viz_text_fit(v, v->small, line, x + 8, y + 4 + th / 2, w - 16, viz_emphasis);

@@ -28,14 +28,14 @@ static SDL_Color pixel(SDL_Surface *surface, int x, int y)
 
 static int same_colour(SDL_Color a, SDL_Color b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
 
-static SDL_Surface *draw(viz_state *s, viz_layout *l)
+static SDL_Surface *draw_at(viz_state *s, viz_layout *l, int width, int height)
 {
-    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 1280, 800, 32,
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, width, height, 32,
                                                           SDL_PIXELFORMAT_RGBA32);
     SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
     viz_view view = {0};
     cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
-    viz_layout_compute(s, 1280, 800, l);
+    viz_layout_compute(s, width, height, l);
     viz_draw(&view, s, l);
     SDL_RenderPresent(renderer);
     viz_view_close(&view);
@@ -43,6 +43,8 @@ static SDL_Surface *draw(viz_state *s, viz_layout *l)
     TTF_Quit();
     return surface;
 }
+
+static SDL_Surface *draw(viz_state *s, viz_layout *l) { return draw_at(s, l, 1280, 800); }
 Test(viewer, decoding_matches_the_forward_pass_at_every_step) {
     viz_state s;
     cr_assert_eq(viz_init(&s, "to be or not to be that is the question"), MHA_OK);
@@ -773,6 +775,30 @@ Test(viewer, the_hover_readout_is_beside_the_cell) {
     viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = (int)s.focus, .row = 8, .col = 1});
     key(&s, SDLK_c);
     cr_expect_eq(s.hover_head, -1, "the mask changed under the pointer");
+    viz_free(&s);
+}
+
+Test(viewer, the_hover_readout_leaves_the_breakdown_clear) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    for (int k = 0; k < 8; k++)
+        key(&s, SDLK_RIGHT);
+    viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = (int)s.focus, .row = 8, .col = 1});
+    viz_layout l;
+    SDL_Surface *surface = draw_at(&s, &l, 1080, 540);
+    const SDL_Rect b = l.breakdown, c = viz_cell(&l.big, s.length, 8, 1);
+    cr_assert(b.w > 0 && b.h > 0, "no breakdown column at 1080x540");
+    size_t inside = 0, near = 0;
+    for (int y = 0; y < 540; y++)
+        for (int x = 0; x < 1080; x++) {
+            if (!same_colour(pixel(surface, x, y), viz_box))
+                continue;
+            inside += x >= b.x && x < b.x + b.w && y >= b.y && y < b.y + b.h;
+            near += y >= c.y - 60 && y < c.y + c.h + 60 && x < b.x;
+        }
+    cr_expect_eq(inside, 0, "%zu pixels of the readout's box over the breakdown", inside);
+    cr_expect_gt(near, 2000, "only %zu pixels of a readout box near the cell", near);
+    SDL_FreeSurface(surface);
     viz_free(&s);
 }
 
