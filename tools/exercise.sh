@@ -124,17 +124,30 @@ copy_web() {
     done
 }
 tangle_into() {
-    local dir=$1 root
-    for root in $(noroots "${copied[@]}" | sed -n 's/^<<\[\[\(.*\)\]\]>>$/\1/p'); do
-        case "$root" in
-            src/*.[ch]|learn/*.[ch]|io/*.[ch]|cmd/*.[ch]|tables/*.[ch]|tests/*.[ch]|viz/*.[ch]) ;;
-            *) continue ;;
-        esac
-        mkdir -p "$dir/$(dirname "$root")"
-        notangle -R"[[$root]]" "${copied[@]}" > "$scratch/tangled"
-        { echo "/* exercise $ex_id: tangled from the book; write only between the EXERCISE lines */"
-          cat "$scratch/tangled"; } | cpif "$dir/$root"
+    local dir=$1 out=$scratch/tangled root noweb_lib
+    local -a roots dirs=()
+    noweb_lib=$(sed -n 's/^LIB=//p' "$(command -v notangle)")
+    roots=($(noroots "${copied[@]}" | sed -n 's/^<<\[\[\([^] ]*\)\]\]>>$/\1/p'))
+    rm -rf "$out"
+    for root in "${roots[@]}"; do
+        [[ $root == */* ]] || continue
+        dirs+=("$out/${root%/*}")
+        case "$root" in src/*|learn/*|io/*|cmd/*|tables/*|tests/*|viz/*) dirs+=("$dir/${root%/*}") ;; esac
     done
+    mkdir -p "$out" "${dirs[@]}"
+    "$noweb_lib/markup" "${copied[@]}" | sed -E 's/^@(defn|use) \[\[([^] ]+)\]\]$/@\1 \2/' |
+        (cd "$out" && "$noweb_lib/mnt" -t -all) || die "$ex_id: the copied web does not tangle"
+    printf '%s\n' "${roots[@]}" | awk -v out="$out" -v dir="$dir" \
+        -v banner="/* exercise $ex_id: tangled from the book; write only between the EXERCISE lines */" '
+        !/^(src|learn|io|cmd|tables|tests|viz)\/.*\.[ch]$/ { next }
+        {   text = banner "\n"
+            while ((getline line < (out "/" $0)) > 0) text = text line "\n"
+            close(out "/" $0)
+            old = ""
+            while ((getline line < (dir "/" $0)) > 0) old = old line "\n"
+            close(dir "/" $0)
+            if (text != old) { printf "%s", text > (dir "/" $0); close(dir "/" $0) }
+        }'
 }
 cmd_create() {
     load "$1"
@@ -959,15 +972,32 @@ cmd_sheet() {
     } > "$1"
 }
 cmd_verify() {
-    local ids=("$@") id
+    local ids=("$@") id jobs=${EXERCISE_VERIFY_JOBS:-2} logs=build/exercises-verify/logs failed=""
     [[ ${#ids[@]} -gt 0 ]] || ids=($(coding_ids))
     for id in $(markers | awk -F '\t' '$4 == "written" { print $1 }'); do
         grep -qF -- "\\label{ans:$id}" "${web[@]}" ||
             die "written exercise $id has no answer labelled ans:$id"
     done
+    if [[ ${#ids[@]} -eq 1 || $jobs -le 1 ]]; then
+        for id in "${ids[@]}"; do
+            verify_one "$id"
+        done
+        return
+    fi
+    rm -rf "$logs" && mkdir -p "$logs"
     for id in "${ids[@]}"; do
-        verify_one "$id"
+        while [[ $(jobs -pr | wc -l) -ge $jobs ]]; do
+            wait -n || true
+        done
+        { EXERCISE_VERIFY_JOBS=1 bash "$0" verify "$id" > "$logs/$id.log" 2>&1 &&
+              echo 0 > "$logs/$id.status" || echo $? > "$logs/$id.status"; } &
     done
+    wait
+    for id in "${ids[@]}"; do
+        cat "$logs/$id.log"
+        [[ $(cat "$logs/$id.status" 2> /dev/null) == 0 ]] || failed="$failed $id"
+    done
+    [[ -z "$failed" ]] || die "verification failed for:$failed"
 }
 verify_one() {
     local root=build/exercises-verify/$1 tested passed failed crashed verdict
