@@ -132,13 +132,16 @@ tangle_into() {
     for root in "${roots[@]}"; do
         [[ $root == */* ]] || continue
         dirs+=("$out/${root%/*}")
-        case "$root" in src/*|learn/*|io/*|cmd/*|tables/*|tests/*|viz/*) dirs+=("$dir/${root%/*}") ;; esac
+        case "$root" in
+            src/*|learn/*|io/*|cmd/*|tables/*|tests/*|viz/*) dirs+=("$dir/${root%/*}") ;;
+        esac
     done
     mkdir -p "$out" "${dirs[@]}"
     "$noweb_lib/markup" "${copied[@]}" | sed -E 's/^@(defn|use) \[\[([^] ]+)\]\]$/@\1 \2/' |
         (cd "$out" && "$noweb_lib/mnt" -t -all) || die "$ex_id: the copied web does not tangle"
-    printf '%s\n' "${roots[@]}" | awk -v out="$out" -v dir="$dir" \
-        -v banner="/* exercise $ex_id: tangled from the book; write only between the EXERCISE lines */" '
+    local banner="/* exercise $ex_id: tangled from the book;"
+    banner+=" write only between the EXERCISE lines */"
+    printf '%s\n' "${roots[@]}" | awk -v out="$out" -v dir="$dir" -v banner="$banner" '
         !/^(src|learn|io|cmd|tables|tests|viz)\/.*\.[ch]$/ { next }
         {   text = banner "\n"
             while ((getline line < (out "/" $0)) > 0) text = text line "\n"
@@ -972,7 +975,8 @@ cmd_sheet() {
     } > "$1"
 }
 cmd_verify() {
-    local ids=("$@") id jobs=${EXERCISE_VERIFY_JOBS:-2} logs=build/exercises-verify/logs failed=""
+    local ids=("$@") id jobs=${EXERCISE_VERIFY_JOBS:-2} failed=""
+    local logs=build/exercises-verify/logs
     [[ ${#ids[@]} -gt 0 ]] || ids=($(coding_ids))
     for id in $(markers | awk -F '\t' '$4 == "written" { print $1 }'); do
         grep -qF -- "\\label{ans:$id}" "${web[@]}" ||
