@@ -753,12 +753,18 @@ Test(viewer, masked_and_uncached_keys_are_not_weight_zero) {
     SDL_FreeSurface(surface);
     viz_free(&s);
 }
+/* The default sentence after nine tokens, the pointer on query 'cat' (row 8)
+   and key 'cat' (column 1) of the enlarged head: the book's first screenshot. */
+static void point_at_the_last_cat(viz_state *s)
+{
+    cr_assert_eq(viz_init(s, NULL), MHA_OK);
+    for (int k = 0; k < 8; k++)
+        key(s, SDLK_RIGHT);
+    viz_act(s, &(viz_action){.kind = VIZ_POINT, .head = (int)s->focus, .row = 8, .col = 1});
+}
 Test(viewer, the_hover_readout_is_beside_the_cell) {
     viz_state s;
-    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
-    for (int k = 0; k < 8; k++)
-        key(&s, SDLK_RIGHT);
-    viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = (int)s.focus, .row = 8, .col = 1});
+    point_at_the_last_cat(&s);
     viz_layout l;
     SDL_Surface *surface = draw(&s, &l);
     const SDL_Rect c = viz_cell(&l.big, s.length, 8, 1);
@@ -780,10 +786,7 @@ Test(viewer, the_hover_readout_is_beside_the_cell) {
 
 Test(viewer, the_hover_readout_leaves_the_breakdown_clear) {
     viz_state s;
-    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
-    for (int k = 0; k < 8; k++)
-        key(&s, SDLK_RIGHT);
-    viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = (int)s.focus, .row = 8, .col = 1});
+    point_at_the_last_cat(&s);
     viz_layout l;
     SDL_Surface *surface = draw_at(&s, &l, 1080, 540);
     const SDL_Rect b = l.breakdown, c = viz_cell(&l.big, s.length, 8, 1);
