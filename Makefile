@@ -28,16 +28,25 @@ ifeq ($(origin CC),default)
 CC      := gcc
 endif
 BUILD   ?= build
+# The #line copies the compiler reads are the same for every build (only the
+# flags differ), so the builds made inside this one ($(BUILD)/asan, /clang, /tsan,
+# /fuzz, /coverage) share its copies and tangle nothing again.
+LDIR    ?= $(BUILD)/L
+export LDIR
+TANGLED := $(dir $(LDIR)).tangled
+# The checks build with one compiler per core (JOBS); the top level stays serial.
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
+PAR     := -j$(JOBS)
 CFLAGS  ?= -O2 -g
 override CFLAGS += -fopenmp
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wvla
 CPPFLAGS:= -D_POSIX_C_SOURCE=200809L
 # Each folder sees its own headers and those of the folders below it.
-INC_SRC   := -I$(BUILD)/L/src
-INC_LEARN := -I$(BUILD)/L/learn $(INC_SRC)
-INC_IO    := -I$(BUILD)/L/io $(INC_LEARN)
-INC_CMD   := -I$(BUILD)/L/cmd $(INC_IO)
-INC_TABLES := -I$(BUILD)/L/tables $(INC_CMD)
+INC_SRC   := -I$(LDIR)/src
+INC_LEARN := -I$(LDIR)/learn $(INC_SRC)
+INC_IO    := -I$(LDIR)/io $(INC_LEARN)
+INC_CMD   := -I$(LDIR)/cmd $(INC_IO)
+INC_TABLES := -I$(LDIR)/tables $(INC_CMD)
 LDLIBS  := -lm
 
 .PHONY: all viz-idle-cpu deps deps-bench deps-onnx deps-corpus deps-coverage tangle test corpus austen-baselines austen-model \
@@ -91,32 +100,40 @@ ROOTS_CMD  = noroots $(NW) | sed -n 's/^<<\[\[\(.*\)\]\]>>$$/\1/p'
 # Every root is an output path; each file gets a banner naming every chapter that
 # feeds it, in the web's order, and
 # cpif leaves unchanged files (and their timestamps) alone.
+# notangle is noweb's front end (markup) piped into its tangler (nt); the web is
+# marked up once here, twice in fact (tabs kept for the -L copies, as notangle
+# does), and nt reads it for each root.
 tangle: | deps
-	@tmp=$$(mktemp); trap 'rm -f "$$tmp"' EXIT; for root in $$($(ROOTS_CMD)); do \
-	  chapters=$$(notangle -L'@@MHA-CHAPTER %F%N' -R"[[$$root]]" $(NW) | \
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	  lib=$$(sed -n 's/^LIB=//p' "$$(command -v notangle)"); \
+	  "$$lib/markup" $(NW) > "$$tmp/web"; "$$lib/markup" -t $(NW) > "$$tmp/web-tabs"; \
+	  for root in $$($(ROOTS_CMD)); do \
+	  chapters=$$("$$lib/nt" -t -L'@@MHA-CHAPTER %F%N' -R"[[$$root]]" < "$$tmp/web-tabs" | \
 	              sed -n 's/.*@@MHA-CHAPTER \(.*\)$$/\1/p' | awk '!seen[$$0]++' | paste -sd ' '); \
 	  chapters=$$(for f in $(NW); do [[ " $$chapters " != *" $$f "* ]] || printf '%s, ' "$$f"; done); \
 	  case "$$root" in *.py|*.mk|*.sh|*.awk) open='#'; close='' ;; *) open='/*'; close=' */' ;; esac; \
 	  banner="$$open generated from $${chapters%, }; edit the book, not this file$$close"; \
-	  mkdir -p "$$(dirname "$$root")" "$(BUILD)/L/$$(dirname "$$root")"; \
-	  notangle -R"[[$$root]]" $(NW) > "$$tmp"; { echo "$$banner"; cat "$$tmp"; } | cpif "$$root"; \
-	  [[ "$$root" != *.[ch] ]] || { notangle -L -R"[[$$root]]" $(NW) > "$$tmp"; \
-	    { echo "$$banner"; cat "$$tmp"; } | cpif "$(BUILD)/L/$$root"; }; done
+	  mkdir -p "$$(dirname "$$root")" "$(LDIR)/$$(dirname "$$root")"; \
+	  "$$lib/nt" -R"[[$$root]]" < "$$tmp/web" > "$$tmp/out"; \
+	  { echo "$$banner"; cat "$$tmp/out"; } | cpif "$$root"; \
+	  [[ "$$root" != *.[ch] ]] || { "$$lib/nt" -t -L -R"[[$$root]]" < "$$tmp/web-tabs" > "$$tmp/out"; \
+	    { echo "$$banner"; cat "$$tmp/out"; } | cpif "$(LDIR)/$$root"; }; done; \
+	  mkdir -p $(dir $(TANGLED)) && touch $(TANGLED)
 
 # The build reads the #line copies, refreshed whenever the web changes; cpif
 # keeps the timestamps of unchanged files, so an edit recompiles only what it
 # touched.  They are kept: deleted as intermediates, a later build in the same
 # directory could miss them.
-$(BUILD)/.tangled: $(NW) | deps
+$(TANGLED): $(NW) | deps
 	@$(MAKE) --no-print-directory tangle
-	@mkdir -p $(BUILD) && touch $@
-$(BUILD)/L/%: $(BUILD)/.tangled
+	@mkdir -p $(@D) && touch $@
+$(LDIR)/%: $(TANGLED)
 	@:
-.PRECIOUS: $(BUILD)/L/%
+.PRECIOUS: $(LDIR)/%
 
 # One compile rule per folder: $(1) the folder, $(2) its include paths and extra flags.
 define compile_rule
-$(BUILD)/obj/$(1)/%.o: $(BUILD)/L/$(1)/%.c | deps
+$(BUILD)/obj/$(1)/%.o: $(LDIR)/$(1)/%.c | deps
 	@mkdir -p $$(@D)
 	$$(CC) $$(CPPFLAGS) $(2) $$(CFLAGS) $$(WARN) -MMD -MP -c $$< -o $$@
 endef
@@ -309,7 +326,7 @@ VIZ_CFLAGS    = $(shell pkg-config --cflags $(VIZ_PKGS) 2>/dev/null) \
 VIZ_LIBS      = $(shell pkg-config --libs $(VIZ_PKGS) 2>/dev/null)
 VIZ_HEADLESS := SDL_VIDEODRIVER=dummy SDL_RENDER_DRIVER=software
 VIZ_OBJ      := $(call objects,viz,viz/main.c)
-$(eval $(call compile_rule,viz,-I$$(BUILD)/L/viz $$(INC_IO) $$(VIZ_CFLAGS)))
+$(eval $(call compile_rule,viz,-I$$(LDIR)/viz $$(INC_IO) $$(VIZ_CFLAGS)))
 $(BUILD)/mha-viz: $(BUILD)/obj/viz/main.o $(VIZ_OBJ) $(LIBS_BELOW_CMD)
 	$(CC) $(CFLAGS) -o $@ $^ $(VIZ_LIBS) $(LDLIBS)
 
@@ -352,9 +369,9 @@ LIB_SUITES   := tests/test_shape.c tests/test_sdpa.c tests/test_naive.c tests/te
 LIB_TESTS    := tests/check.c tests/oracle.c $(LIB_SUITES)
 LIB_TEST_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_TESTS))
 TEST_OBJ := $(call objects,tests,$(LIB_SUITES))
-$(BUILD)/obj/tests/%.o: $(BUILD)/L/tests/%.c | deps
+$(BUILD)/obj/tests/%.o: $(LDIR)/tests/%.c | deps
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -I$(BUILD)/L/tests $(INC_TABLES) -I$(BUILD)/L/viz $(VIZ_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) -I$(LDIR)/tests $(INC_TABLES) -I$(LDIR)/viz $(VIZ_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 $(BUILD)/tests-lib: $(LIB_TEST_OBJ) $(BUILD)/libmha.a
 	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
 $(BUILD)/tests: $(TEST_OBJ) $(BUILD)/libmha-cmd.a $(BUILD)/libmha-tables.a $(LIBS_BELOW_CMD)
@@ -368,7 +385,7 @@ $(BUILD)/viz-tests: $(call objects,tests/viz) $(VIZ_OBJ) $(LIBS_BELOW_CMD)
 $(BUILD)/race-training: $(BUILD)/obj/tests/race/race_training.o $(VIZ_OBJ) $(LIBS_BELOW_CMD)
 	$(CC) $(CFLAGS) -o $@ $^ $(VIZ_LIBS) $(LDLIBS)
 test-training-race: | deps
-	$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan CFLAGS='-O1 -g -fsanitize=thread' \
+	$(MAKE) --no-print-directory $(PAR) BUILD=$(BUILD)/tsan CFLAGS='-O1 -g -fsanitize=thread' \
 	  $(BUILD)/tsan/race-training
 	$(VIZ_HEADLESS) OMP_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/race-training
 
@@ -449,12 +466,13 @@ $(BUILD)/book-student.pdf: $(BUILD)/student/book-student.tex $(BUILD)/companion.
 
 # ================================================================ the checks
 check: lint check-tangle check-figures
-	$(MAKE) --no-print-directory test
-	$(MAKE) --no-print-directory austen-check
+	$(MAKE) --no-print-directory $(PAR) test
+	$(MAKE) --no-print-directory $(PAR) austen-check
 	$(MAKE) --no-print-directory clang-build
-	$(MAKE) --no-print-directory book
+	$(MAKE) --no-print-directory $(PAR) book
 	$(MAKE) --no-print-directory exercises-verify book-student
 	$(MAKE) --no-print-directory sanitize
+	$(MAKE) --no-print-directory coverage
 	$(MAKE) --no-print-directory alloc-sweep io-sweep
 	$(MAKE) --no-print-directory valgrind
 	$(MAKE) --no-print-directory tsan
@@ -501,7 +519,7 @@ check-figures: | deps
 	@echo "check-figures: the committed tables are what bench_report.py makes of the measurements"
 
 clang-build:
-	$(MAKE) --no-print-directory CC=clang BUILD=$(BUILD)/clang all
+	$(MAKE) --no-print-directory $(PAR) CC=clang BUILD=$(BUILD)/clang all
 
 # The hardening passes (appendix "Hardening"), each in a build directory of its own.
 SAN_CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -511,7 +529,7 @@ SAN_ENV     := ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:strict_st
 # does not free before it exits (seen once: 96 bytes from libcriterion.so after
 # every test had passed); a leak in the library, the command or the tests still fails.
 sanitize:
-	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(SAN_CFLAGS)" \
+	$(MAKE) --no-print-directory $(PAR) BUILD=$(BUILD)/asan CFLAGS="$(SAN_CFLAGS)" \
 	  $(BUILD)/asan/tests-lib $(BUILD)/asan/tests $(BUILD)/asan/mha
 	printf 'leak:libcriterion.so\n' > $(BUILD)/asan/lsan.supp
 	cd tests && for suite in tests-lib tests; do $(SAN_ENV) \
@@ -529,7 +547,7 @@ $(BUILD)/alloc-sweep: $(BUILD)/obj/tests/alloc/alloc_sweep.o $(BUILD)/obj/tests/
                      $(LIBS_BELOW_CMD)
 	$(CC) $(CFLAGS) $(ALLOC_WRAP) -o $@ $^ $(LDLIBS)
 alloc-sweep:
-	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(SAN_CFLAGS)" $(BUILD)/asan/alloc-sweep
+	$(MAKE) --no-print-directory $(PAR) BUILD=$(BUILD)/asan CFLAGS="$(SAN_CFLAGS)" $(BUILD)/asan/alloc-sweep
 	$(SAN_ENV) $(BUILD)/asan/alloc-sweep --tex $(BUILD)/asan/alloc-sweep.tex
 	@cmp -s $(BUILD)/asan/alloc-sweep.tex figures/alloc-sweep.tex || \
 	  { cp $(BUILD)/asan/alloc-sweep.tex figures/alloc-sweep.tex; \
@@ -540,7 +558,7 @@ IO_WRAP := -Wl,--wrap=fflush,--wrap=fsync,--wrap=fclose,--wrap=rename,--wrap=wri
 $(BUILD)/io-sweep: $(BUILD)/obj/tests/alloc/io_sweep.o $(LIBS_BELOW_CMD)
 	$(CC) $(CFLAGS) $(IO_WRAP) -o $@ $^ $(LDLIBS)
 io-sweep:
-	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(SAN_CFLAGS)" $(BUILD)/asan/io-sweep
+	$(MAKE) --no-print-directory $(PAR) BUILD=$(BUILD)/asan CFLAGS="$(SAN_CFLAGS)" $(BUILD)/asan/io-sweep
 	$(SAN_ENV) $(BUILD)/asan/io-sweep
 
 # The command under failing allocation (the same appendix): a build of `mha`
@@ -551,7 +569,7 @@ $(BUILD)/mha-failing: $(BUILD)/obj/cmd/main.o $(BUILD)/obj/tests/alloc/fail_allo
                       $(BUILD)/libmha-cmd.a $(LIBS_BELOW_CMD)
 	$(CC) $(CFLAGS) $(ALLOC_WRAP) -o $@ $^ $(LDLIBS)
 alloc-command:
-	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(SAN_CFLAGS)" $(BUILD)/asan/mha-failing
+	$(MAKE) --no-print-directory $(PAR) BUILD=$(BUILD)/asan CFLAGS="$(SAN_CFLAGS)" $(BUILD)/asan/mha-failing
 	$(SAN_ENV) bash tools/alloc-command.sh $(BUILD)/asan/mha-failing $(BUILD)/asan/alloc-command
 
 # Coverage (the same appendix): everything built again with --coverage under
@@ -564,7 +582,7 @@ alloc-command:
 COV_CFLAGS := -O1 -g --coverage
 COV_ISAS   := avx512 avx2 scalar
 coverage: | deps deps-coverage
-	$(MAKE) --no-print-directory BUILD=$(BUILD)/coverage CFLAGS="$(COV_CFLAGS)" \
+	$(MAKE) --no-print-directory $(PAR) BUILD=$(BUILD)/coverage CFLAGS="$(COV_CFLAGS)" \
 	  $(BUILD)/coverage/tests-lib $(BUILD)/coverage/tests $(BUILD)/coverage/mha \
 	  $(BUILD)/coverage/viz-tests $(BUILD)/coverage/mha-viz \
 	  $(BUILD)/coverage/alloc-sweep $(BUILD)/coverage/io-sweep
@@ -589,7 +607,7 @@ $(BUILD)/tsan-reentrancy: $(BUILD)/obj/tests/tsan/tsan_reentrancy.o $(BUILD)/obj
                           $(BUILD)/libmha.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 tsan:
-	$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan CFLAGS="-O1 -g -fsanitize=thread" \
+	$(MAKE) --no-print-directory $(PAR) BUILD=$(BUILD)/tsan CFLAGS="-O1 -g -fsanitize=thread" \
 	  $(BUILD)/tsan/tsan-reentrancy
 	OMP_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1:exitcode=66 $(BUILD)/tsan/tsan-reentrancy
 
@@ -610,9 +628,9 @@ $(BUILD)/fuzz-%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz_harnes
                  $(BUILD)/libmha-cmd.a $(LIBS_BELOW_CMD)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 fuzz:
-	$(MAKE) --no-print-directory CC=clang BUILD=$(BUILD)/fuzz CFLAGS="$(FUZZ_CFLAGS)" \
+	$(MAKE) --no-print-directory $(PAR) CC=clang BUILD=$(BUILD)/fuzz CFLAGS="$(FUZZ_CFLAGS)" \
 	  $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz-%)
-	$(MAKE) --no-print-directory CC=clang BUILD=$(BUILD)/fuzz-msan CFLAGS="$(MSAN_CFLAGS)" \
+	$(MAKE) --no-print-directory $(PAR) CC=clang BUILD=$(BUILD)/fuzz-msan CFLAGS="$(MSAN_CFLAGS)" \
 	  $(FUZZ_MSAN_TARGETS:%=$(BUILD)/fuzz-msan/fuzz-%)
 	bash tools/fuzz.sh $(BUILD) $(FUZZ_SECONDS) $(FUZZ_MSAN_SECONDS) "$(FUZZ_TARGETS)" "$(FUZZ_MSAN_TARGETS)"
 

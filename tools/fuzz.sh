@@ -10,17 +10,44 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 mkdir -p "$build/fuzz/artifacts"; : > "$build/fuzz/summary.txt"
 printf 'leak:libomp.so\n' > "$build/fuzz/lsan.supp"          # the OpenMP runtime's own blocks
 export LSAN_OPTIONS=suppressions=$build/fuzz/lsan.supp
+job_dir=$build/fuzz/jobs; rm -rf "$job_dir"; mkdir -p "$job_dir"
+# job NAME COMMAND...: COMMAND (often a function of the script) in the background,
+# once fewer than $job_max are running, its output kept in $job_dir/NAME; it fails as
+# the script would.  jobs_done: wait for every job, print the output of each that
+# failed, in the order they were started, and fail if one did.
+job_max=${JOBS:-2} job_names=() job_pids=()
+job() {
+    local name=$1
+    shift
+    while [[ $(jobs -pr | wc -l) -ge $job_max ]]; do sleep 0.2; done
+    ("$@") > "$job_dir/$name" 2>&1 &
+    job_names+=("$name") job_pids+=($!)
+}
+jobs_done() {
+    local i failed=0
+    for i in "${!job_pids[@]}"; do
+        wait "${job_pids[i]}" || { cat "$job_dir/${job_names[i]}"; failed=1; }
+    done
+    job_names=() job_pids=()
+    return $failed
+}
+target() {   # target KIND TIME NAME
+    local kind=$1 time=$2 t=$3 runs
+    mkdir -p "$build/fuzz/corpus/$t"
+    "$build/$kind/fuzz-$t" -max_total_time="$time" -timeout=10 -print_final_stats=1 \
+        -artifact_prefix="$build/fuzz/artifacts/$t-" \
+        "$build/fuzz/corpus/$t" "$PWD/tests/fuzz/corpus/$t" > "$build/$kind/$t.log" 2>&1 || {
+        tail -n 40 "$build/$kind/$t.log"
+        echo "fuzz: $t found a problem; the input is in $build/fuzz/artifacts/"; exit 1; }
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$build/$kind/$t.log")
+    echo "fuzz: $kind/$t: $runs executions in $time s, corpus of" \
+         "$(ls "$build/fuzz/corpus/$t" | wc -l) inputs, no finding" >> "$build/fuzz/summary.txt"
+}
 for run in "fuzz:$seconds:$targets" "fuzz-msan:$msan_seconds:$msan_targets"; do
     IFS=: read -r kind time names <<< "$run"
     for t in $names; do
-        mkdir -p "$build/fuzz/corpus/$t"
-        "$build/$kind/fuzz-$t" -max_total_time="$time" -timeout=10 -print_final_stats=1 \
-            -artifact_prefix="$build/fuzz/artifacts/$t-" \
-            "$build/fuzz/corpus/$t" "$PWD/tests/fuzz/corpus/$t" > "$build/$kind/$t.log" 2>&1 || {
-            tail -n 40 "$build/$kind/$t.log"
-            echo "fuzz: $t found a problem; the input is in $build/fuzz/artifacts/"; exit 1; }
-        runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$build/$kind/$t.log")
-        echo "fuzz: $kind/$t: $runs executions in $time s, corpus of" \
-             "$(ls "$build/fuzz/corpus/$t" | wc -l) inputs, no finding" | tee -a "$build/fuzz/summary.txt"
+        job "$kind-$t" target "$kind" "$time" "$t"
     done
 done
+jobs_done
+cat "$build/fuzz/summary.txt"

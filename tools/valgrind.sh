@@ -4,19 +4,78 @@
 # usage: tools/valgrind.sh BUILD_DIR
 set -euo pipefail
 build=$(realpath "${1:?usage: tools/valgrind.sh BUILD_DIR}")
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT; mkdir "$tmp/logs"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT; mkdir "$tmp/logs" "$tmp/jobs"
+job_dir=$tmp/jobs
+# job NAME COMMAND...: COMMAND (often a function of the script) in the background,
+# once fewer than $job_max are running, its output kept in $job_dir/NAME; it fails as
+# the script would.  jobs_done: wait for every job, print the output of each that
+# failed, in the order they were started, and fail if one did.
+job_max=${JOBS:-2} job_names=() job_pids=()
+job() {
+    local name=$1
+    shift
+    while [[ $(jobs -pr | wc -l) -ge $job_max ]]; do sleep 0.2; done
+    ("$@") > "$job_dir/$name" 2>&1 &
+    job_names+=("$name") job_pids+=($!)
+}
+jobs_done() {
+    local i failed=0
+    for i in "${!job_pids[@]}"; do
+        wait "${job_pids[i]}" || { cat "$job_dir/${job_names[i]}"; failed=1; }
+    done
+    job_names=() job_pids=()
+    return $failed
+}
 vg() {
     valgrind -q --error-exitcode=1 --leak-check=full --trace-children=yes \
         --trace-children-skip='/bin/*,/usr/bin/*' \
         --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
         --log-file="$tmp/logs/vg.%p" "$@"
 }
-(cd tests && vg "$build/tests" --jobs=1 \
-    --filter='@(command|output|program|npy|nan_policy|fuzz_replay|kv_cache|backward|block)/*') \
-    > "$tmp/criterion.txt" 2>&1 || { cat "$tmp/criterion.txt"; exit 1; }
 impls=$("$build/mha" forward --help | sed -n 's/.*implementation: \(.*\) (default.*/\1/p')
-for case in tests/golden/*/; do
-    [[ -e "$case/expected_attn_weights.npy" ]] || continue
+for impl in $impls; do
+    job "bench-$impl" vg "$build/mha" bench --impl "$impl" --batch 2 --seq 5 --kv-len 3 --dim 8 \
+        --heads 2 --reps 2
+done
+job demo vg "$build/mha" demo --heads 2
+language_model() {
+    for i in 1 2 3 4 5 6 7 8; do
+        echo "It is a truth universally acknowledged, that a single man in possession"
+        echo "of a good fortune, must be in want of a wife. Emma Woodhouse, handsome,"
+    done > "$tmp/text.txt"
+    vg "$build/mha" lm tokenizer --text "$tmp/text.txt" --vocab 300 --out "$tmp/tok" \
+        > /dev/null
+    vg "$build/mha" lm encode "$tmp/tok" --text "a single man" > /dev/null
+    vg "$build/mha" lm decode "$tmp/tok" 97 32 258 > /dev/null
+    vg "$build/mha" lm train --text "$tmp/text.txt" --tokenizer "$tmp/tok" \
+        --out "$tmp/model" \
+        --layers 1 --heads 2 --dim 16 --context 16 --steps 4 --batch 2 --eval-every 2 \
+        > /dev/null
+    vg "$build/mha" lm eval "$tmp/model" --text "$tmp/text.txt" > /dev/null
+    vg "$build/mha" lm generate "$tmp/model" --prompt "Emma" --tokens 20 --seed 3 > /dev/null
+    vg "$build/mha" lm baselines --train "$tmp/text.txt" --valid "$tmp/text.txt" \
+        --tokenizer "$tmp/tok" --out "$tmp/baselines.tsv" > /dev/null
+}
+job language-model language_model
+bad_lines() {
+    local bad status
+    cp -r tests/golden/self_attention "$tmp/bad-heads"
+    for bad in "frobnicate" "forward $tmp/nowhere --heads 2" \
+               "forward $tmp/bad-heads --heads 3" "bench --seq 18446744073709551615" \
+               "bench --reps 2305843009213693953 --seq 2 --dim 2"; do
+        status=0; vg "$build/mha" $bad > /dev/null 2> "$tmp/err" || status=$?
+        if [[ $status -ne 1 && $status -ne 2 ]] || [[ $(wc -l < "$tmp/err") -ne 1 ]]; then
+            echo "valgrind: 'mha $bad' exited $status with:"; cat "$tmp/err"; exit 1
+        fi
+    done
+}
+job bad-lines bad_lines
+suite() { cd tests && vg "$build/tests" --jobs=1 --filter="$1/*"; }
+for name in command output program npy nan_policy fuzz_replay kv_cache backward block; do
+    job "suite-$name" suite "$name"
+done
+golden() {   # golden CASE-FOLDER: every command and implementation on one case
+    local case=$1 name heads impl
     name=$(basename "$case"); cp -r "$case" "$tmp/$name"
     heads=$(head -c 128 "$case/expected_attn_weights.npy" | LC_ALL=C tr -cd '[:print:]' |
             sed -n "s/.*'shape': ([0-9]*, \([0-9]*\),.*/\1/p")
@@ -27,32 +86,12 @@ for case in tests/golden/*/; do
             vg "$build/mha" decode "$tmp/$name" --heads "$heads" --impl "$impl" > /dev/null
     done
     vg "$build/mha" backward "$tmp/$name" --heads "$heads" > /dev/null
+}
+for case in tests/golden/*/; do
+    [[ -e "$case/expected_attn_weights.npy" ]] || continue
+    job "golden-$(basename "$case")" golden "$case"
 done
-for impl in $impls; do
-    vg "$build/mha" bench --impl "$impl" --batch 2 --seq 5 --kv-len 3 --dim 8 \
-        --heads 2 --reps 2 > /dev/null
-done
-vg "$build/mha" demo --heads 2 > /dev/null
-for i in 1 2 3 4 5 6 7 8; do
-    echo "It is a truth universally acknowledged, that a single man in possession"
-    echo "of a good fortune, must be in want of a wife. Emma Woodhouse, handsome,"
-done > "$tmp/text.txt"
-vg "$build/mha" lm tokenizer --text "$tmp/text.txt" --vocab 300 --out "$tmp/tok" > /dev/null
-vg "$build/mha" lm encode "$tmp/tok" --text "a single man" > /dev/null
-vg "$build/mha" lm decode "$tmp/tok" 97 32 258 > /dev/null
-vg "$build/mha" lm train --text "$tmp/text.txt" --tokenizer "$tmp/tok" --out "$tmp/model" \
-    --layers 1 --heads 2 --dim 16 --context 16 --steps 4 --batch 2 --eval-every 2 > /dev/null
-vg "$build/mha" lm eval "$tmp/model" --text "$tmp/text.txt" > /dev/null
-vg "$build/mha" lm generate "$tmp/model" --prompt "Emma" --tokens 20 --seed 3 > /dev/null
-vg "$build/mha" lm baselines --train "$tmp/text.txt" --valid "$tmp/text.txt" \
-    --tokenizer "$tmp/tok" --out "$tmp/baselines.tsv" > /dev/null
-for bad in "frobnicate" "forward $tmp/nowhere --heads 2" "forward $tmp/self_attention --heads 3" \
-           "bench --seq 18446744073709551615" "bench --reps 2305843009213693953 --seq 2 --dim 2"; do
-    status=0; vg "$build/mha" $bad > /dev/null 2> "$tmp/err" || status=$?
-    if [[ $status -ne 1 && $status -ne 2 ]] || [[ $(wc -l < "$tmp/err") -ne 1 ]]; then
-        echo "valgrind: 'mha $bad' exited $status with:"; cat "$tmp/err"; exit 1
-    fi
-done
+jobs_done
 reports=$(find "$tmp/logs" -type f -size +0)
 if [[ -n "$reports" ]]; then cat $reports; echo "valgrind: memcheck found errors"; exit 1; fi
 echo "valgrind: $(ls "$tmp/logs" | wc -l) processes checked:" \
