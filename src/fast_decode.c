@@ -102,6 +102,17 @@ static int visible(const mha_kv_cache *cache, size_t b, size_t n, size_t i, size
     const mha_mask mask = {.causal = 1, .key_padding_mask = cache->padding};
     return !mha_key_masked(&mask, cache->capacity, b, cache->length[b] - n + i, j);
 }
+static int sees_all(const mha_kv_cache *cache, size_t b, size_t n, size_t i, size_t j0,
+                    size_t len)
+{
+    if (len == 0 || !visible(cache, b, n, i, j0 + len - 1))
+        return 0;
+    const unsigned char *pad = cache->padding ? cache->padding + b * cache->capacity + j0 : NULL;
+    for (size_t j = 0; pad && j < len; j++)
+        if (pad[j])
+            return 0;
+    return 1;
+}
 static void decode_chunk(const decode_task *t, size_t b, size_t g, size_t c, float *s)
 {
     const mha_kv_cache *cache = t->cache;
@@ -113,9 +124,7 @@ static void decode_chunk(const decode_task *t, size_t b, size_t g, size_t c, flo
     for (size_t i = 0; i < t->n; i++) {
         const float *q = t->qkv + (b * t->n + i) * t->F + g * per * D;    /* (per, D) */
         t->k->key_dots(q, D, per, keys, len, D, scale, s, DECODE_CHUNK);
-        int all_seen = len > 0;                                     /* the same for every head */
-        for (size_t j = 0; all_seen && j < len; j++)
-            all_seen = visible(cache, b, t->n, i, j0 + j);
+        const int all_seen = sees_all(cache, b, t->n, i, j0, len);  /* the same for every head */
         for (size_t hh = 0; hh < per; hh++) {
             float *sh = s + hh * DECODE_CHUNK, *part = part_at(t, b, g, c, hh, i);
             const size_t padded = (len + t->k->width - 1) / t->k->width * t->k->width;

@@ -189,6 +189,20 @@ Test(kv_cache, different_lengths_in_one_batch) {
     expect_decode_matches_causal_forward(&c, chunks, padding);
     case_free(&c);
 }
+Test(kv_cache, padding_is_found_in_the_chunk_and_sequence_that_hold_it) {
+    const size_t B = 2, L = 600, steps[3] = {520, 40, 40};
+    mha_case c = case_random((mha_shape){B, L, L, 8, 2}, 830, CASE_SELF);
+    unsigned char *padding = calloc(B * L, 1);
+    cr_assert(padding);
+    for (size_t j = 0; j < 10; j++)
+        padding[j] = 1;                         /* the first sequence: positions 0-9 */
+    for (size_t j = 300; j < 306; j++)
+        padding[L + j] = 1;                     /* the second: 300-305, in the second chunk */
+    padding[L + 515] = padding[L + 559] = 1;    /* and 515 and 559, in the third */
+    expect_decode_matches_causal_forward(&c, steps, padding);
+    free(padding);
+    case_free(&c);
+}
 Test(kv_cache, a_full_cache_refuses_the_next_step) {
     mha_case c = case_random((mha_shape){1, 3, 3, 4, 2}, 830, CASE_SELF);
     const mha_decoder dec = {4, 2, 2, c.params, 0, 0};
