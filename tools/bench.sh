@@ -14,31 +14,29 @@ day=$(date +%Y-%m-%d)
 mkdir -p figures
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "bench: $cpu, $(nproc) cores, load average $load"
-blas=$(OPENBLAS_VERBOSE=2 "$o" 1 16 16 1 0 1 1 2>&1 | sed -n 's/^Core: //p' | head -n 1)
-if [[ -z "${OPENBLAS_CORETYPE:-}" && "$blas" == Prescott ]]; then
-    if grep -qw avx512f /proc/cpuinfo; then export OPENBLAS_CORETYPE=SkylakeX
-    elif grep -qw avx2 /proc/cpuinfo; then export OPENBLAS_CORETYPE=Haswell; fi
-    [[ -z "${OPENBLAS_CORETYPE:-}" ]] || blas="$OPENBLAS_CORETYPE (its own choice: $blas)"
-fi
-rm -f "$build/bench-blas-cores.txt"
-case $blas in SkylakeX* | Cooperlake* | SapphireRapids*) wide=1 ;; *) wide= ;; esac
-if [[ -z "${OPENBLAS_CORETYPE:-}" && -z $wide ]] && grep -qw avx512f /proc/cpuinfo; then
-    blas_ms() {   # blas_ms [CORE]: a projection's time with OpenBLAS's own kernels, or CORE's
-        env ${1:+OPENBLAS_CORETYPE=$1} "$o" 1 2048 768 12 0 3 "$threads" |
-            sed -n 's/.* ms=\([^ ]*\) .*part=proj$/\1/p'
-    }
-    for round in 1 2 3 4 5; do
-        echo "blas_core=$blas blas_ms=$(blas_ms)"
-        echo "blas_core=SkylakeX blas_ms=$(blas_ms SkylakeX)"
-    done > "$build/bench-blas-cores.txt"
-    median() { grep "^blas_core=$1 " "$build/bench-blas-cores.txt" | cut -d= -f3 |
-               sort -g | sed -n 3p; }
-    own_ms=$(median "$blas") wide_ms=$(median SkylakeX)
-    if awk -v a="$wide_ms" -v b="$own_ms" 'BEGIN { exit !(a + 0 > 0 && a + 0 < b + 0) }'; then
-        export OPENBLAS_CORETYPE=SkylakeX
-        blas="SkylakeX (faster here than its own choice, $blas)"
-    fi
-fi
+blas_run() {   # blas_run CORE ARGS...: the OpenBLAS program on CORE's kernels
+    local core=$1   # ("own": on the kernels OpenBLAS chooses)
+    shift
+    if [[ $core == own ]]; then env -u OPENBLAS_CORETYPE "$o" "$@"
+    else OPENBLAS_CORETYPE=$core "$o" "$@"; fi
+}
+own=$(OPENBLAS_VERBOSE=2 blas_run own 1 16 16 1 0 1 1 2>&1 | sed -n 's/^Core: //p' | head -1)
+if grep -qw avx512f /proc/cpuinfo; then widest=SkylakeX
+elif grep -qw avx2 /proc/cpuinfo; then widest=Haswell; else widest=own; fi
+cores=$(printf '%s\n' own "${OPENBLAS_CORETYPE:-own}" "$widest" | awk '!seen[$0]++')
+for round in 1 2 3 4 5; do
+    for core in $cores; do
+        echo "blas_core=$core blas_ms=$(blas_run "$core" 1 2048 768 12 0 3 "$threads" |
+                                        sed -n 's/.* ms=\([^ ]*\) .*part=proj$/\1/p')"
+    done
+done > "$build/bench-blas-cores.txt"
+best=$(for core in $cores; do
+           grep "^blas_core=$core " "$build/bench-blas-cores.txt" | cut -d= -f3 | sort -g |
+               sed -n "3s/^/$core /p"
+       done | sort -k2 -g | awk 'NR == 1 && $2 > 0 { print $1 }')
+[[ -n $best ]] || best=own
+if [[ $best == own ]]; then unset OPENBLAS_CORETYPE; blas=$own
+else export OPENBLAS_CORETYPE=$best; blas=$best; fi
 l3=$(cat /sys/devices/system/cpu/cpu0/cache/index3/size 2> /dev/null || true)
 case $l3 in *K) l3=$(( ${l3%K} >> 10 )) ;; *M) l3=${l3%M} ;; *) l3= ;; esac
 said="getconf says $(( $(getconf LEVEL3_CACHE_SIZE 2> /dev/null || echo 0) >> 20 )) MiB"
@@ -58,7 +56,7 @@ fi
 cc -O2 -pthread -o "$build/limits-check" bench/limits_check.c
 { for n in 1 $threads; do $m --peak --threads $n; $m --bandwidth --threads $n; done
   "$build/limits-check" "$threads" 512; cat "$build/bench-sweep.txt"
-  cat "$build/bench-blas-cores.txt" 2> /dev/null || true
+  cat "$build/bench-blas-cores.txt"
   /usr/bin/python3 figures/bench_report.py --versions
   [[ -z $l3 ]] || echo "l3_mib=$l3"
   echo "load_average=${load// /,} when=start"; } | tee "$build/bench-machine.txt"
