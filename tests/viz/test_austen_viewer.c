@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include "austen.h"
+#include "frame.h"
 #include "head_roles.h"
 
 #define MODEL "../models/austen"
@@ -355,5 +356,68 @@ Test(austen_viewer, every_part_fits_and_zoom_grows_the_map) {
         }
         cr_expect_gt(taken, 0, "%s: no zoom was taken", what);
     }
+    viz_free(&s);
+}
+Test(austen_viewer, the_frame_marks_the_removed_and_the_enlarged_heads) {
+    viz_state s;
+    viz_austen *a = enter(&s);
+    const size_t H = a->model.config.heads, maps = a->model.config.layers * H;
+    const size_t removed = 1 * H + 2, enlarged = 2 * H + 1;
+    a->focus = removed;
+    viz_act(&s, &(viz_action){.kind = VIZ_REMOVE_HEAD, .key = 1});
+    a->focus = enlarged;
+    cr_assert_eq(viz_scale(1280, 800, 1), 1.0f);
+    austen_layout l;
+    viz_austen_layout(a, 1280, 800, 1, &l);
+    SDL_Surface *plain = frame_draw(&s, 1280, 800);
+    for (size_t k = 0; k < maps; k++) {
+        const SDL_Rect r = l.maps[k];
+        const int crossed = frame_same(frame_pixel(plain, r.x, r.y), viz_alarm) &&
+                            frame_same(frame_pixel(plain, r.x + r.w - 1, r.y), viz_alarm);
+        const int outlined = frame_same(frame_pixel(plain, r.x - 2, r.y + r.h / 2), viz_emphasis);
+        cr_expect_eq(crossed, k == removed, "map %zu: crossed out %d", k, crossed);
+        cr_expect_eq(outlined, k == enlarged, "map %zu: outlined %d", k, outlined);
+    }
+    const SDL_Rect below = {l.pieces.x, l.pieces.y + l.pieces.h, l.pieces.w, 30};
+    const int before = frame_count(plain, below, viz_box);
+    viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = (int)enlarged, .row = 3, .col = 1});
+    SDL_Surface *pointed = frame_draw(&s, 1280, 800);
+    cr_expect_gt(frame_count(pointed, below, viz_box), before + 100, "the readout's box");
+    SDL_FreeSurface(plain);
+    SDL_FreeSurface(pointed);
+    viz_free(&s);
+}
+Test(austen_viewer, the_sampling_and_the_query_change_as_their_keys_say) {
+    viz_state s;
+    viz_austen *a = enter(&s);
+    const size_t maps = a->model.config.layers * a->model.config.heads, last = a->count - 1;
+    const double t0 = a->temperature;
+    viz_act(&s, &(viz_action){.kind = VIZ_SAMPLING_HOTTER, .key = 1});
+    cr_expect_float_eq(a->temperature, fmin(t0 + 0.1, 2), 1e-12);
+    for (int n = 0; n < 30; n++)
+        viz_act(&s, &(viz_action){.kind = VIZ_SAMPLING_COLDER, .key = 1});
+    cr_expect_eq(a->temperature, 0.0);
+    for (int n = 0; n < 30; n++)
+        viz_act(&s, &(viz_action){.kind = VIZ_SAMPLING_HOTTER, .key = 1});
+    cr_expect_eq(a->temperature, 2.0);
+    a->top_k = 0;
+    const size_t ks[] = {VIZ_AUSTEN_TOP, 10, 20, VIZ_AUSTEN_TOP_K, 0};
+    for (size_t n = 0; n < 5; n++) {
+        viz_act(&s, &(viz_action){.kind = VIZ_NEXT_TOP_K, .key = 1});
+        cr_expect_eq(a->top_k, ks[n], "press %zu: top-k %zu", n + 1, a->top_k);
+    }
+    a->focus = maps - 1;
+    viz_act(&s, &(viz_action){.kind = VIZ_NEXT_FOCUS, .key = 1});
+    cr_expect_eq(a->focus, 0);
+    viz_act(&s, &(viz_action){.kind = VIZ_FOCUS_HEAD, .head = (int)maps + 3});
+    cr_expect_eq(a->focus, 3);
+    cr_expect_eq(viz_austen_query(a), last);
+    viz_act(&s, &(viz_action){.kind = VIZ_STEP_BACK, .key = 1});
+    cr_expect_eq(viz_austen_query(a), last - 1);
+    viz_act(&s, &(viz_action){.kind = VIZ_STEP_FORWARD, .key = 1});
+    cr_expect_eq(viz_austen_query(a), last);
+    viz_act(&s, &(viz_action){.kind = VIZ_SELECT, .row = 0});
+    viz_act(&s, &(viz_action){.kind = VIZ_STEP_BACK, .key = 1});
+    cr_expect_eq(viz_austen_query(a), 0);
     viz_free(&s);
 }

@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include "viz.h"
 #include "training.h"
+#include "frame.h"
 
 static void press(viz_state *s, SDL_Keycode sym)
 {
@@ -26,39 +27,6 @@ static double row_top(const viz_state *s, size_t h, size_t i)   /* largest weigh
     for (size_t j = 0; j < L; j++)
         top = fmax(top, s->weights[(h * L + i) * L + j]);
     return top;
-}
-static SDL_Color pixel(SDL_Surface *surface, int x, int y)
-{
-    const Uint8 *p = (const Uint8 *)surface->pixels + y * surface->pitch + 4 * x;
-    return (SDL_Color){p[0], p[1], p[2], p[3]};        /* SDL_PIXELFORMAT_RGBA32 */
-}
-
-static int same(SDL_Color a, SDL_Color b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
-
-static SDL_Surface *draw(viz_state *s, int width, int height)
-{
-    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, width, height, 32,
-                                                          SDL_PIXELFORMAT_RGBA32);
-    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
-    viz_view view = {0};
-    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
-    viz_layout l;
-    viz_layout_compute(s, width, height, &l);
-    viz_draw(&view, s, &l);
-    SDL_RenderPresent(renderer);
-    viz_view_close(&view);
-    SDL_DestroyRenderer(renderer);
-    TTF_Quit();
-    return surface;
-}
-
-static int count_colour(SDL_Surface *surface, SDL_Rect r, SDL_Color c)
-{
-    int n = 0;
-    for (int y = r.y; y < r.y + r.h; y++)
-        for (int x = r.x; x < r.x + r.w; x++)
-            n += same(pixel(surface, x, y), c);
-    return n;
 }
 static int inside(SDL_Rect r, int width, int bottom)
 {
@@ -188,13 +156,13 @@ Test(explain, the_words_and_the_breakdown_are_drawn) {
     viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = (int)h, .row = 8, .col = 1});
     viz_layout l;
     viz_layout_compute(&s, 1280, 800, &l);
-    SDL_Surface *surface = draw(&s, 1280, 800);
+    SDL_Surface *surface = frame_draw(&s, 1280, 800);
     for (size_t k = 0; k < L; k++) {
         const SDL_Rect box = viz_word_box(&l, k);
         const SDL_Color want = k >= s.step ? viz_undecoded
                              : viz_colour(s.colour_map, s.weights[(h * L + i) * L + k]);
         if (k != i)
-            cr_expect(same(pixel(surface, box.x + 1, box.y + 1), want), "word %zu", k);
+            cr_expect(frame_same(frame_pixel(surface, box.x + 1, box.y + 1), want), "word %zu", k);
     }
     double q[MHA_DESIGNED_HEAD_DIM], k[MHA_DESIGNED_HEAD_DIM];
     viz_score_parts(&s, h, 8, 1, q, k);
@@ -206,9 +174,9 @@ Test(explain, the_words_and_the_breakdown_are_drawn) {
     cr_assert(q[top] * k[top] > 0 && zero < D);
     const int bw = l.breakdown.w / (int)D, rows = (l.breakdown.h - 24 - 4 * 18) / 3;
     const SDL_Rect products = {l.breakdown.x, l.breakdown.y + 22 + 2 * rows, l.breakdown.w, rows};
-    cr_expect_gt(count_colour(surface, (SDL_Rect){products.x + (int)top * bw, products.y, 1,
+    cr_expect_gt(frame_count(surface, (SDL_Rect){products.x + (int)top * bw, products.y, 1,
                                                  products.h}, viz_positive), 5);
-    cr_expect_eq(count_colour(surface, (SDL_Rect){products.x + (int)zero * bw, products.y, bw,
+    cr_expect_eq(frame_count(surface, (SDL_Rect){products.x + (int)zero * bw, products.y, bw,
                                                  products.h}, viz_positive), 0);
     SDL_FreeSurface(surface);
     const SDL_Rect word = viz_word_box(&l, 4);
