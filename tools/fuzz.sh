@@ -11,26 +11,7 @@ mkdir -p "$build/fuzz/artifacts"; : > "$build/fuzz/summary.txt"
 printf 'leak:libomp.so\n' > "$build/fuzz/lsan.supp"          # the OpenMP runtime's own blocks
 export LSAN_OPTIONS=suppressions=$build/fuzz/lsan.supp
 job_dir=$build/fuzz/jobs; rm -rf "$job_dir"; mkdir -p "$job_dir"
-# job NAME COMMAND...: COMMAND (often a function of the script) in the background,
-# once fewer than $job_max are running, its output kept in $job_dir/NAME; it fails as
-# the script would.  jobs_done: wait for every job, print the output of each that
-# failed, in the order they were started, and fail if one did.
-job_max=${JOBS:-2} job_names=() job_pids=()
-job() {
-    local name=$1
-    shift
-    while [[ $(jobs -pr | wc -l) -ge $job_max ]]; do sleep 0.2; done
-    ("$@") > "$job_dir/$name" 2>&1 &
-    job_names+=("$name") job_pids+=($!)
-}
-jobs_done() {
-    local i failed=0
-    for i in "${!job_pids[@]}"; do
-        wait "${job_pids[i]}" || { cat "$job_dir/${job_names[i]}"; failed=1; }
-    done
-    job_names=() job_pids=()
-    return $failed
-}
+source "$(dirname "$0")/jobs.sh"
 target() {   # target KIND TIME NAME
     local kind=$1 time=$2 t=$3 runs
     mkdir -p "$build/fuzz/corpus/$t"
