@@ -436,6 +436,11 @@ def numbers(rows, peaks, bandwidth, machine):
         m[name + "T"] = str(longest)
         far[kv] = best(rows, impl="blocked", decode=1, T=longest, kv_heads=kv, threads=threads)
         m[name] = of_bandwidth(far[kv])
+    same = m["FastDecodeNearT"] == m["FastDecodeFarT"]           # the nearest is also the longest
+    m["FastDecodeFarWhere"] = "At that length, the longest cache measured" if same else \
+        f"At {m['FastDecodeFarT']} positions, the longest cache measured"
+    m["FastDecodeFarClause"] = "" if same else \
+        f", and at {m['FastDecodeFarT']} positions at {m['FastDecodeFar']}"
     for name, key, scale, digits in (("Time", "ms", 1, 2), ("Bytes", "bytes", 100, 0)):
         both = far["3"] and far["12"]
         m["FastDecodeGqa" + name] = "--" if not both else \
