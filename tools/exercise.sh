@@ -763,8 +763,11 @@ verify_tricks() {
             die "$ex_id: the trick '$name' left $logged bytes of log, more than the $cap allowed"
         count=$((count + 1))
     done < <(grep -F -- "== $ex_id " "$tools_dir/exercise-tricks.txt" || true)
-    [[ $count -eq 0 ]] ||
+    if [[ $count -eq 1 ]]; then
+        echo "verify: $ex_id: the one trick handed in is FAIL, for its reason"
+    elif [[ $count -gt 1 ]]; then
         echo "verify: $ex_id: the $count tricks handed in are FAIL, each for its reason"
+    fi
 }
 cmd_grade() {
     load "$1"
