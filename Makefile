@@ -49,7 +49,7 @@ INC_CMD   := -I$(LDIR)/cmd $(INC_IO)
 INC_TABLES := -I$(LDIR)/tables $(INC_CMD)
 LDLIBS  := -lm
 
-.PHONY: all viz-idle-cpu deps deps-bench deps-onnx deps-corpus deps-coverage tangle test corpus austen-baselines austen-model \
+.PHONY: all viz-idle-cpu deps deps-tangle deps-bench deps-onnx deps-corpus deps-coverage tangle test corpus austen-baselines austen-model \
         austen-figures austen-quick austen-check austen-heads austen-prune heads-study bench-lm lm-torch-check \
         test-viz \
         check lint check-tangle check-figures clang-build book \
@@ -71,6 +71,7 @@ BENCH_PKGS := libopenblas-dev python3-torch python3-numpy texlive-latex-extra  #
 COVERAGE_PKGS := gcovr            # only `make coverage` needs it
 CORPUS_PKGS := r-cran-janeaustenr  # the novels (brings R); only `make corpus` needs it
 deps: PKGS = $(DEPS_PKGS)
+deps-tangle: PKGS = noweb          # `make tangle` needs noweb and nothing else
 deps-bench: PKGS = $(BENCH_PKGS)
 deps-corpus: PKGS = $(CORPUS_PKGS)
 deps-coverage: PKGS = $(COVERAGE_PKGS)
@@ -87,7 +88,7 @@ deps-onnx:
 	    --fetch-retries 1 onnxruntime-node@$(ONNX_VERSION) > $(BUILD)/onnx/npm.log 2>&1 || \
 	  echo "make deps-onnx: onnxruntime-node not installed (no npm or no network, see" \
 	       "$(BUILD)/onnx/npm.log); make bench leaves ONNX Runtime out"
-deps deps-bench deps-corpus deps-coverage:
+deps deps-tangle deps-bench deps-corpus deps-coverage:
 	@missing=$$(for p in $(PKGS); do dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | \
 	            grep -q 'install ok installed' || echo "$$p"; done); \
 	[[ -z "$$missing" ]] && exit 0; echo "make $@: installing missing Debian packages:" $$missing; \
@@ -100,24 +101,18 @@ ROOTS_CMD  = noroots $(NW) | sed -n 's/^<<\[\[\(.*\)\]\]>>$$/\1/p'
 # Every root is an output path; each file gets a banner naming every chapter that
 # feeds it, in the web's order, and
 # cpif leaves unchanged files (and their timestamps) alone.
-# notangle is noweb's front end (markup) piped into its tangler (nt); the web is
-# marked up once here, twice in fact (tabs kept for the -L copies, as notangle
-# does), and nt reads it for each root.
-tangle: | deps
-	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	  lib=$$(sed -n 's/^LIB=//p' "$$(command -v notangle)"); \
-	  "$$lib/markup" $(NW) > "$$tmp/web"; "$$lib/markup" -t $(NW) > "$$tmp/web-tabs"; \
+tangle: | deps-tangle
+	@tmp=$$(mktemp); trap 'rm -f "$$tmp"' EXIT; \
 	  for root in $$($(ROOTS_CMD)); do \
-	  chapters=$$("$$lib/nt" -t -L'@@MHA-CHAPTER %F%N' -R"[[$$root]]" < "$$tmp/web-tabs" | \
+	  chapters=$$(notangle -L'@@MHA-CHAPTER %F%N' -R"[[$$root]]" $(NW) | \
 	              sed -n 's/.*@@MHA-CHAPTER \(.*\)$$/\1/p' | awk '!seen[$$0]++' | paste -sd ' '); \
 	  chapters=$$(for f in $(NW); do [[ " $$chapters " != *" $$f "* ]] || printf '%s, ' "$$f"; done); \
 	  case "$$root" in *.py|*.mk|*.sh|*.awk) open='#'; close='' ;; *) open='/*'; close=' */' ;; esac; \
 	  banner="$$open generated from $${chapters%, }; edit the book, not this file$$close"; \
 	  mkdir -p "$$(dirname "$$root")" "$(LDIR)/$$(dirname "$$root")"; \
-	  "$$lib/nt" -R"[[$$root]]" < "$$tmp/web" > "$$tmp/out"; \
-	  { echo "$$banner"; cat "$$tmp/out"; } | cpif "$$root"; \
-	  [[ "$$root" != *.[ch] ]] || { "$$lib/nt" -t -L -R"[[$$root]]" < "$$tmp/web-tabs" > "$$tmp/out"; \
-	    { echo "$$banner"; cat "$$tmp/out"; } | cpif "$(LDIR)/$$root"; }; done; \
+	  notangle -R"[[$$root]]" $(NW) > "$$tmp"; { echo "$$banner"; cat "$$tmp"; } | cpif "$$root"; \
+	  [[ "$$root" != *.[ch] ]] || { notangle -L -R"[[$$root]]" $(NW) > "$$tmp"; \
+	    { echo "$$banner"; cat "$$tmp"; } | cpif "$(LDIR)/$$root"; }; done; \
 	  mkdir -p $(dir $(TANGLED)) && touch $(TANGLED)
 
 # The build reads the #line copies, refreshed whenever the web changes; cpif
