@@ -581,7 +581,18 @@ def setup_macros(rows, machine):
              f"OpenBLAS {versions.get('openblas', '?')} ({kernels} kernels) on {threads('openblas')}"]
     return {"SetupCpu": cpu, "SetupCores": cores, "SetupDay": day, "SetupCompiler": compiler,
             "SetupIsa": {"avx512": "AVX-512", "avx2": "AVX2"}.get(isa, "plain C"),
-            "SetupPeers": "; ".join(peers)}
+            "SetupPeers": "; ".join(peers), "SetupBlasRace": blas_race(rows)}
+
+def blas_race(rows):
+    """The race of OpenBLAS's kernels: each candidate's median time of a projection."""
+    times = {}
+    for r in rows:
+        if "blas_core" in r and r.get("blas_ms"):
+            times.setdefault(r["blas_core"], []).append(float(r["blas_ms"]))
+    parts = [f"{'its own choice' if core == 'own' else core} "
+             f"{statistics.median(t):.1f}\\,ms" for core, t in times.items()]
+    return "--" if not parts else \
+        parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 def peer_version(name):
     """The installed version of PyTorch or OpenBLAS, the libraries the run timed."""

@@ -49,6 +49,26 @@ class DecodingRule(unittest.TestCase):
             self.assertEqual(macros["FastDecodeNearT"], "--")
             self.assertEqual(macros["FastDecodeBandwidth"], "--")
 
+    def test_the_longest_cache_is_named_once_when_it_is_also_the_nearest(self):
+        macros, _ = run([step(4096, 34609152, 2.0), step(16384, 110000000, 4.0)])
+        self.assertEqual(macros["FastDecodeFarWhere"],
+                         "At that length, the longest cache measured")
+        self.assertEqual(macros["FastDecodeFarClause"], "")
+        macros, _ = run([step(16384, 110000000, 4.0), step(65536, 440000000, 20.0)])
+        self.assertEqual(macros["FastDecodeFarWhere"],
+                         "At 65536 positions, the longest cache measured")
+        self.assertEqual(macros["FastDecodeFarClause"], ", and at 65536 positions at 70\\%")
+
+    def test_the_race_of_openblas_kernels_quotes_each_median(self):
+        race = [f"blas_core={core} blas_ms={ms}" for core, ms in
+                (("own", 32.0), ("Haswell", 55.0), ("own", 30.0), ("Haswell", 54.0),
+                 ("own", 31.0), ("Haswell", 90.0))]
+        macros, _ = run([step(4096, 34609152, 2.0)] + race)
+        self.assertEqual(macros["SetupBlasRace"],
+                         "its own choice 31.0\\,ms and Haswell 55.0\\,ms")
+        macros, _ = run([step(4096, 34609152, 2.0)])
+        self.assertEqual(macros["SetupBlasRace"], "--")
+
     def test_no_share_above_the_bandwidth_beyond_the_cache_without_its_label(self):
         macros, shares = run([step(4096, 20000000, 0.5), step(8192, 60000000, 1.5),
                               step(16384, 110000000, 2.0), step(65536, 440000000, 20.0)])
