@@ -589,8 +589,8 @@ def blas_race(rows):
     for r in rows:
         if "blas_core" in r and r.get("blas_ms"):
             times.setdefault(r["blas_core"], []).append(float(r["blas_ms"]))
-    parts = [f"{'its own choice' if core == 'own' else core} "
-             f"{statistics.median(t):.1f}\\,ms" for core, t in times.items()]
+    parts = [f"{statistics.median(t):.1f}\\,ms on "
+             f"{'its own choice' if core == 'own' else core}" for core, t in times.items()]
     return "--" if not parts else \
         parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 

@@ -65,7 +65,7 @@ class DecodingRule(unittest.TestCase):
                  ("own", 31.0), ("Haswell", 90.0))]
         macros, _ = run([step(4096, 34609152, 2.0)] + race)
         self.assertEqual(macros["SetupBlasRace"],
-                         "its own choice 31.0\\,ms and Haswell 55.0\\,ms")
+                         "31.0\\,ms on its own choice and 55.0\\,ms on Haswell")
         macros, _ = run([step(4096, 34609152, 2.0)])
         self.assertEqual(macros["SetupBlasRace"], "--")
 
