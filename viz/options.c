@@ -8,7 +8,7 @@
 #include "printable.h"
 #include "viz.h"
 
-static int usage(FILE *out)
+static void usage(void)
 {
     fputs("usage: mha-viz [--text \"WORDS\"] [--step K] [--press KEYS] [--hover I,J] [--size WxH]\n"
           "               [--intro]\n"
@@ -36,8 +36,7 @@ static int usage(FILE *out)
           "  --designed             start with the designed heads\n"
           "  --steps-per-frame K    with --train --record: K training steps between frames\n"
           "                         (10 if not given); frame F shows step F*K\n",
-          out);
-    return out == stdout ? VIZ_EXIT_OK : VIZ_EXIT_USAGE;
+          stdout);
 }
 void viz_error(const char *format, ...)
 {
@@ -76,8 +75,10 @@ int viz_parse_options(int argc, char **argv, struct viz_options *o)
         viz_error("%s", message);
         return -1;
     }
-    if (line.help)
-        return usage(stdout), 1;
+    if (line.help) {
+        usage();
+        return 1;
+    }
     if (train && trained) {
         viz_error("--train and --trained: give one of them");
         return -1;

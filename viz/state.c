@@ -65,14 +65,12 @@ static size_t utf8_read(const char *w, const char *end, unsigned *c)
     return n;
 }
 
-static size_t utf8_write(unsigned c, char *out)
+static size_t utf8_write(unsigned c, char *out)      /* c < 0x800: every folded letter */
 {
     if (c < 0x80) { out[0] = (char)c; return 1; }
-    if (c < 0x800) { out[0] = (char)(0xC0 | c >> 6); out[1] = (char)(0x80 | (c & 0x3F)); return 2; }
-    out[0] = (char)(0xE0 | c >> 12);
-    out[1] = (char)(0x80 | (c >> 6 & 0x3F));
-    out[2] = (char)(0x80 | (c & 0x3F));
-    return 3;
+    out[0] = (char)(0xC0 | c >> 6);
+    out[1] = (char)(0x80 | (c & 0x3F));
+    return 2;
 }
 static void fold_words(const viz_state *s, char folded[VIZ_TEXT_MAX],
                        const char *same[VIZ_TOKENS_MAX])

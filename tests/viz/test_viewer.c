@@ -1041,3 +1041,283 @@ Test(viewer, a_sentence_of_no_words_is_a_usage_error, .init = cr_redirect_stderr
     cr_expect_stderr_eq_str("mha-viz: --text: a sentence is 1 to 32 words\n");
     cr_expect_eq(rmdir(dir), 0, "a screenshot was written");
 }
+Test(viewer, help_intro_and_typing_sit_on_opaque_boxes) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    viz_layout l;
+    typed(&s, "?");
+    SDL_Surface *surface = draw_at(&s, &l, 640, 480);
+    const SDL_Rect help = viz_help_place(&s, &l, 1).box;
+    SDL_Color got = pixel(surface, help.x + 3, help.y + 3);
+    cr_expect(same_colour(got, viz_box), "help: %d %d %d", got.r, got.g, got.b);
+    SDL_FreeSurface(surface);
+    key(&s, SDLK_ESCAPE);
+    s.intro = 1;                                     /* as a new window starts */
+    surface = draw_at(&s, &l, 640, 480);
+    got = pixel(surface, (640 - 560 - 40) / 2 + 3, 40 + 3);   /* 560: the width less 80 */
+    cr_expect(same_colour(got, viz_box), "intro: %d %d %d", got.r, got.g, got.b);
+    SDL_FreeSurface(surface);
+    key(&s, SDLK_SPACE);                             /* puts the intro away */
+    key(&s, SDLK_RETURN);
+    for (int k = 0; k < 12; k++)
+        typed(&s, "a longer sentence ");
+    surface = draw_at(&s, &l, 640, 480);
+    got = pixel(surface, 40 + 3, 480 / 2 - 30 + 3);
+    cr_expect(same_colour(got, viz_box), "typing: %d %d %d", got.r, got.g, got.b);
+    SDL_FreeSurface(surface);
+    viz_free(&s);
+}
+Test(viewer, a_head_switched_off_is_crossed_out) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    key(&s, SDLK_3);
+    viz_layout l;
+    SDL_Surface *surface = draw_at(&s, &l, 640, 480);
+    const SDL_Rect off = l.grid[2], on = l.grid[3];
+    for (int k = 0; k < off.w; k += 5) {
+        const SDL_Color down = pixel(surface, off.x + k, off.y + k);
+        const SDL_Color up = pixel(surface, off.x + k, off.y + off.h - 1 - k);
+        cr_expect(same_colour(down, viz_alarm) && same_colour(up, viz_alarm), "at %d", k);
+        cr_expect(!same_colour(pixel(surface, on.x + k, on.y + k), viz_alarm));
+    }
+    const int x = off.w - off.w / 8, y = off.h / 3;  /* off both lines, on a grey cell */
+    const SDL_Color veiled = pixel(surface, off.x + x, off.y + y);
+    const SDL_Color plain = pixel(surface, on.x + x, on.y + y);
+    const double left = viz_undecoded.r * (255.0 - viz_veil.a) / 255;
+    cr_expect(same_colour(plain, viz_undecoded), "head 4: %d %d %d", plain.r, plain.g,
+              plain.b);
+    cr_expect(fabs(veiled.r - left) <= 1 && fabs(veiled.b - viz_undecoded.b * left /
+                                                 viz_undecoded.r) <= 1,
+              "veiled: %d %d %d, want about %.1f", veiled.r, veiled.g, veiled.b, left);
+    SDL_FreeSurface(surface);
+    viz_free(&s);
+}
+Test(viewer, fills_that_touch_leave_no_seam) {
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 16, 8, 32,
+                                                          SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    cr_assert_eq(viz_view_scale(&view, 1.5f), 0);
+    SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255);
+    SDL_RenderClear(renderer);
+    viz_fill(&view, (SDL_Rect){0, 0, 3, 2}, viz_alarm);
+    viz_fill(&view, (SDL_Rect){3, 0, 3, 2}, viz_selected);
+    SDL_RenderPresent(renderer);
+    for (int x = 0; x < 16; x++) {
+        const SDL_Color black = {0, 0, 0, 255};
+        const SDL_Color want = x < 5 ? viz_alarm : x < 9 ? viz_selected : black;
+        const SDL_Color got = pixel(surface, x, 1);
+        cr_expect(same_colour(got, want), "x %d: %d %d %d", x, got.r, got.g, got.b);
+    }
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    TTF_Quit();
+    SDL_FreeSurface(surface);
+}
+Test(viewer, speeds_padding_room_and_colours_have_limits) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    const double speed = s.speed;
+    key(&s, SDLK_UP);
+    cr_expect_float_eq(s.speed, speed * 1.5, 1e-12);
+    for (int k = 0; k < 20; k++)
+        key(&s, SDLK_UP);
+    cr_expect_eq(s.speed, 20.0);
+    for (int k = 0; k < 30; k++)
+        key(&s, SDLK_DOWN);
+    cr_expect_eq(s.speed, 0.25);
+    char words[VIZ_TEXT_MAX] = "";
+    for (int k = 0; k < VIZ_TOKENS_MAX - 2; k++)
+        strcat(words, "w ");
+    cr_assert_eq(viz_set_text(&s, words), MHA_OK);
+    key(&s, SDLK_p);
+    cr_expect(!s.padding && s.length == VIZ_TOKENS_MAX - 2, "%zu tokens", s.length);
+    char most[16];
+    snprintf(most, sizeof most, "%d words", VIZ_TOKENS_MAX - VIZ_PADDING);
+    cr_expect(strstr(s.message, most) != NULL, "'%s'", s.message);
+    viz_free(&s);
+    for (int map = 0; map < VIZ_COLOUR_MAPS; map++) {
+        const SDL_Color nan_colour = viz_colour((viz_colour_map)map, NAN);
+        cr_expect(nan_colour.r == 255 && nan_colour.g == 0 && nan_colour.b == 255);
+        cr_expect(same_colour(viz_colour((viz_colour_map)map, -0.5),
+                              viz_colour((viz_colour_map)map, 0)));
+        cr_expect(same_colour(viz_colour((viz_colour_map)map, 1.5),
+                              viz_colour((viz_colour_map)map, 1)));
+    }
+}
+Test(viewer, words_that_are_not_letters_still_match) {
+    static const unsigned pairs[][2] = {{0x388, 0x3AD}, {0x389, 0x3AE}, {0x38A, 0x3AF},
+                                        {0x38C, 0x3CC}, {0x130, 'i'}};
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++)
+        cr_expect_eq(viz_fold_letter(pairs[k][0]), pairs[k][1], "U+%04X", pairs[k][0]);
+    viz_state s;
+    cr_assert_eq(viz_init(&s, "caf\xe9 x caf\xe9 \xe9t\xe9 y \xe9t\xe9 ! z !"), MHA_OK);
+    for (int k = 0; k < 8; k++)
+        key(&s, SDLK_RIGHT);
+    const size_t L = s.length, same = 1;
+    cr_assert_eq(L, 9);
+    for (size_t i = 2; i < L; i += 3)
+        cr_expect_gt(s.weights[(same * L + i) * L + i - 2], 0.5f, "word %zu", i);
+    cr_expect_str_eq(s.tokens[0], "caf\xe9");
+    viz_free(&s);
+    cr_assert_eq(TTF_Init(), 0);
+    TTF_Font *font = TTF_OpenFont(VIZ_FONT, 15);
+    cr_assert_not_null(font);
+    char shown[VIZ_SHOWN_MAX];
+    viz_text_shown(font, "\xe9t\x80", shown, sizeof shown);
+    cr_expect_str_eq(shown, "<e9>t<80>");
+    TTF_CloseFont(font);
+    TTF_Quit();
+}
+Test(viewer_options, every_bad_value_names_its_option, .init = cr_redirect_stderr) {
+    static const char *const cases[][7] = {
+        {"--hover", "a,1"}, {"--hover", "1;2"}, {"--hover", "1,"}, {"--hover", "1,x"},
+        {"--hover", "1,2x"}, {"--hover", "32,0"}, {"--hover", "0,32"},
+        {"--hover", "99999999999999999999,1"},
+        {"--size", "x480"}, {"--size", "640x480x"},
+        {"--size", "99999999999999999999x480"},
+        {"--size", "639x480"}, {"--size", "640x479"}, {"--size", "8193x480"},
+        {"--size", "640x8193"},
+        {"--designed", "--trained"},
+        {"--quit-after", "2", "--record", "d", "--frames", "1"},
+        {"--steps-per-frame", "5", "--trained", "--record", "d", "--frames", "2"},
+        {"--steps-per-frame", "5", "--train"},
+    };
+    enum { CASES = sizeof cases / sizeof cases[0] };
+    for (size_t k = 0; k < CASES; k++) {
+        char *argv[9] = {"mha-viz"};
+        int argc = 1;
+        while (argc < 8 && cases[k][argc - 1] != NULL)
+            argv[argc] = (char *)cases[k][argc - 1], argc++;
+        struct viz_options o;
+        cr_expect_eq(viz_parse_options(argc, argv, &o), -1, "%s %s accepted", argv[1],
+                     argv[2]);
+    }
+    fflush(stderr);
+    char got[8192] = {0};
+    FILE *f = cr_get_redirected_stderr();
+    cr_assert_not_null(f);
+    const size_t n = fread(got, 1, sizeof got - 1, f);
+    char *line = got;
+    for (size_t k = 0; k < CASES; k++) {
+        char want[64];
+        snprintf(want, sizeof want, "mha-viz: %s", cases[k][0]);
+        char *end = strchr(line, '\n');
+        cr_assert_not_null(end, "%zu lines for %d refusals: %s", k, CASES, got);
+        *end = '\0';
+        cr_expect(strncmp(line, want, strlen(want)) == 0, "'%s' does not name %s", line,
+                  cases[k][0]);
+        line = end + 1;
+    }
+    cr_expect_eq((size_t)(line - got), n, "more lines than refusals: '%s'", line);
+}
+Test(viewer, a_picture_to_the_standard_output, .init = cr_redirect_stderr) {
+    char dir[] = "/tmp/mha-viz-stdout-XXXXXX", path[64], head[8] = {0};
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/out.png", dir);
+    char *shot[] = {"mha-viz", "--designed", "--screenshot", "-", "--size", "640x480",
+                    NULL};
+    cr_assert_not_null(freopen(path, "w", stdout));
+    cr_expect_eq(viz_main(6, shot), VIZ_EXIT_OK);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f);
+    cr_expect(fread(head, 1, 8, f) == 8 && memcmp(head, "\x89PNG\r\n\x1a\n", 8) == 0);
+    fclose(f);
+    unlink(path);
+    rmdir(dir);
+    cr_assert_not_null(freopen("/dev/full", "w", stdout));
+    cr_expect_eq(viz_main(6, shot), VIZ_EXIT_FAILURE);
+    expect_one_line_naming("standard output");
+}
+Test(viewer, the_s_key_leaves_nothing_when_it_fails) {
+    char dir[] = "/tmp/mha-viz-gone-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    cr_assert_eq(chdir(dir), 0);               /* each test is a process of its own */
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    viz_layout l;
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 640, 480, 32,
+                                                          SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    viz_layout_compute(&s, 640, 480, &l);
+    viz_draw(&view, &s, &l);                   /* a picture of more than 4096 bytes */
+    cr_assert_eq(rmdir(dir), 0);
+    viz_save_window(&s, renderer, 640, 480);
+    cr_expect(strncmp(s.message, "could not save: mha-viz-001.png", 31) == 0, "'%s'",
+              s.message);
+    cr_expect_eq(s.news[0], '\0');
+    cr_assert_eq(mkdir(dir, 0700), 0);
+    cr_assert_eq(chdir(dir), 0);
+    struct rlimit unlimited, limit;
+    cr_assert_eq(getrlimit(RLIMIT_FSIZE, &unlimited), 0);
+    limit = (struct rlimit){4096, unlimited.rlim_max};
+    signal(SIGXFSZ, SIG_IGN);                  /* a write past it fails with EFBIG */
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &limit), 0);
+    s.message[0] = '\0';
+    viz_save_window(&s, renderer, 640, 480);
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &unlimited), 0);   /* the test's own files */
+    cr_expect(strncmp(s.message, "could not save: ", 16) == 0 &&
+              strstr(s.message, "mha-viz-001.png") != NULL, "'%s'", s.message);
+    cr_expect_eq(entries_in("."), 0, "a claimed name or a cut picture was left");
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    SDL_FreeSurface(surface);
+    TTF_Quit();
+    viz_free(&s);
+    cr_expect_eq(chdir("/"), 0);
+    rmdir(dir);
+}
+Test(viewer, the_command_line_points_at_a_cell) {
+    char dir[] = "/tmp/mha-viz-hover-XXXXXX", png[64];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(png, sizeof png, "%s/shot.png", dir);
+    char *shot[] = {"mha-viz", "--designed", "--step", "9", "--hover", "3,5", "--size",
+                    "640x480", "--screenshot", png, NULL};
+    cr_assert_eq(viz_main(10, shot), VIZ_EXIT_OK);
+    SDL_Surface *loaded = IMG_Load(png);
+    cr_assert_not_null(loaded, "%s", IMG_GetError());
+    SDL_Surface *picture = SDL_ConvertSurfaceFormat(loaded, SDL_PIXELFORMAT_RGBA32, 0);
+    cr_assert_not_null(picture);
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    viz_layout l;
+    viz_layout_compute(&s, 640, 480, &l);
+    const SDL_Rect c = viz_cell(&l.big, s.length, 3, 5);
+    const SDL_Rect d = viz_cell(&l.big, s.length, 3, 7);
+    const SDL_Color corner = pixel(picture, c.x, c.y), other = pixel(picture, d.x, d.y);
+    cr_expect(same_colour(corner, viz_emphasis), "%d %d %d", corner.r, corner.g,
+              corner.b);
+    cr_expect(same_colour(other, viz_masked), "%d %d %d", other.r, other.g, other.b);
+    viz_free(&s);
+    SDL_FreeSurface(picture);
+    SDL_FreeSurface(loaded);
+    unlink(png);
+    rmdir(dir);
+}
+Test(viewer, a_missing_model_is_named, .init = cr_redirect_stderr) {
+    char dir[] = "/tmp/mha-viz-model-XXXXXX", model[64], png[64];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(model, sizeof model, "%s/missing", dir);
+    snprintf(png, sizeof png, "%s/shot.png", dir);
+    char *shot[] = {"mha-viz", "--model", model, "--screenshot", png, NULL};
+    cr_expect_neq(viz_main(5, shot), VIZ_EXIT_OK);
+    expect_one_line_naming(model);
+    cr_expect_eq(rmdir(dir), 0, "a picture was written");
+}
+
+Test(viewer, no_display_is_its_own_status, .init = cr_redirect_stderr) {
+    unsetenv("SDL_VIDEODRIVER");
+    unsetenv("WAYLAND_DISPLAY");
+    setenv("DISPLAY", ":65000", 1);                   /* no X server listens there */
+    char *window[] = {"mha-viz", "--designed", NULL};
+    cr_expect_eq(viz_main(2, window), VIZ_EXIT_NO_DISPLAY);
+    fflush(stderr);
+    char got[2048] = {0};
+    FILE *f = cr_get_redirected_stderr();
+    cr_assert_not_null(f);
+    cr_expect_gt(fread(got, 1, sizeof got - 1, f), 0);
+    cr_expect(strstr(got, "mha-viz: no display") != NULL, "'%s'", got);
+}
