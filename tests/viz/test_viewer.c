@@ -1321,3 +1321,28 @@ Test(viewer, no_display_is_its_own_status, .init = cr_redirect_stderr) {
     cr_expect_gt(fread(got, 1, sizeof got - 1, f), 0);
     cr_expect(strstr(got, "mha-viz: no display") != NULL, "'%s'", got);
 }
+Test(viewer, clicks_pressed_keys_and_the_zoomed_picture) {
+    SDL_Event click = click_at(300, 150);                /* window pixels at scale 1.5 */
+    viz_event_in_layout(&click, 1.5f);
+    cr_expect(click.button.x == 200 && click.button.y == 100, "the click at %d, %d",
+              click.button.x, click.button.y);
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    viz_press_keys(&s, ">>");
+    cr_expect(s.step == 3 && !s.playing, "step %zu", s.step);
+    viz_press_keys(&s, "<\t");
+    cr_expect(s.step == 2 && s.focus == 2, "step %zu, focus %zu", s.step, s.focus);
+    viz_layout l;
+    SDL_Surface *surface = draw_at(&s, &l, 1280, 800);
+    const SDL_Rect first = l.grid[0];
+    const SDL_Color at_one = pixel(surface, first.x + first.w / 2, first.y + first.h / 2);
+    SDL_FreeSurface(surface);
+    s.zoom = 2;
+    surface = draw_at(&s, &l, 1280, 800);
+    const SDL_Color zoomed = pixel(surface, first.x + first.w / 2, first.y + first.h / 2);
+    cr_expect(l.grid[0].w == 0 && !same_colour(at_one, viz_background) &&
+              same_colour(zoomed, viz_background), "zoomed: %d %d %d", zoomed.r, zoomed.g,
+              zoomed.b);
+    SDL_FreeSurface(surface);
+    viz_free(&s);
+}
