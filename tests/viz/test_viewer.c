@@ -1311,9 +1311,10 @@ Test(viewer, a_missing_model_is_named, .init = cr_redirect_stderr) {
 Test(viewer, no_display_is_its_own_status, .init = cr_redirect_stderr) {
     unsetenv("SDL_VIDEODRIVER");
     unsetenv("WAYLAND_DISPLAY");
+    setenv("XDG_RUNTIME_DIR", "/nonexistent", 1);     /* no Wayland socket there */
     setenv("DISPLAY", ":65000", 1);                   /* no X server listens there */
-    char *window[] = {"mha-viz", "--designed", NULL};
-    cr_expect_eq(viz_main(2, window), VIZ_EXIT_NO_DISPLAY);
+    char *window[] = {"mha-viz", "--designed", "--quit-after", "1", NULL};
+    cr_expect_eq(viz_main(4, window), VIZ_EXIT_NO_DISPLAY);
     fflush(stderr);
     char got[2048] = {0};
     FILE *f = cr_get_redirected_stderr();
