@@ -433,10 +433,10 @@ Test(austen_viewer, the_sampling_and_the_query_change_as_their_keys_say) {
     viz_free(&s);
 }
 Test(austen_viewer, each_piece_is_labelled_by_its_bytes) {
-    static const bpe_pair merges[] = {{0xC3, 0xA9}, {0x9D, 0xB1}, {256, 257}, {0x9D, 0xC3},
-                                      {0xC3, 'a'}};
-    static const char *const want[] = {"\xc3\xa9", "<9d b1>", "\xc3\xa9<9d b1>", "<9d c3>",
-                                       "<c3>a"};
+    static const bpe_pair merges[] = {{0xC3, 0xA9}, {0x9D, 0xB1}, {256, 257},
+                                      {0x9D, 0xC3}, {0xC3, 'a'}};
+    static const char *const want[] = {"\xc3\xa9", "<9d b1>", "\xc3\xa9<9d b1>",
+                                       "<9d c3>", "<c3>a"};
     bpe t;
     cr_assert_eq(bpe_from_merges(merges, 5, &t), MHA_OK);
     char label[VIZ_AUSTEN_LABEL];
@@ -498,8 +498,8 @@ Test(austen_viewer, the_keys_of_playing_typing_and_pointing) {
     SDL_Surface *plain = frame_draw(&s, 1280, 800);
     viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = (int)a->focus, .row = 1, .col = 3});
     SDL_Surface *masked = frame_draw(&s, 1280, 800);
-    cr_expect_gt(frame_count(masked, below, viz_box), frame_count(plain, below, viz_box) + 100,
-                 "the readout of a masked key");
+    const int before = frame_count(plain, below, viz_box);
+    cr_expect_gt(frame_count(masked, below, viz_box), before + 100, "the readout of a masked key");
     SDL_FreeSurface(plain);
     SDL_FreeSurface(masked);
     viz_free(&s);
@@ -530,7 +530,8 @@ Test(austen_viewer, models_the_view_cannot_show_or_shows_without_the_study) {
     bpe tokenizer;
     lm_provenance p;
     char message[600], dirs[3][32];
-    cr_assert_eq(lm_model_read(MODEL, &real, &tokenizer, &p, message, sizeof message), MHA_OK);
+    cr_assert_eq(lm_model_read(MODEL, &real, &tokenizer, &p, message, sizeof message),
+                 MHA_OK);
     lm_model_free(&real);
     uint32_t ids[64];
     size_t P = 0;
@@ -544,7 +545,8 @@ Test(austen_viewer, models_the_view_cannot_show_or_shows_without_the_study) {
     }
     bpe_free(&tokenizer);
     viz_austen *a = malloc(sizeof *a);
-    cr_expect_eq(viz_austen_load(a, dirs[0], NULL, message, sizeof message), MHA_ERR_SHAPE);
+    cr_expect_eq(viz_austen_load(a, dirs[0], NULL, message, sizeof message),
+                 MHA_ERR_SHAPE);
     cr_expect(strstr(message, dirs[0]) && strstr(message, "at most"), "%s", message);
     cr_expect_neq(viz_austen_load(a, dirs[1], NULL, message, sizeof message), MHA_OK);
     cr_expect(strstr(message, dirs[1]) != NULL, "%s", message);
@@ -561,7 +563,7 @@ Test(austen_viewer, models_the_view_cannot_show_or_shows_without_the_study) {
     unlink(path);
     viz_austen_valid[0] = '\0';
     a = viz_mode_data(&s, &viz_austen_mode);
-    cr_expect(a->count == P && strcmp(a->prompt, VIZ_AUSTEN_PROMPT) == 0, "the prompt instead");
+    cr_expect(a->count == P && strcmp(a->prompt, VIZ_AUSTEN_PROMPT) == 0, "the prompt");
     char title[128], line[256];
     viz_austen_title(a, 1, title, sizeof title);
     cr_expect_str_eq(title, "L0 H1 ?");

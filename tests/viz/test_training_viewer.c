@@ -798,7 +798,8 @@ Test(training_viewer, a_picture_of_the_trained_model_after_five_tokens) {
     SDL_Surface *shot = SDL_ConvertSurfaceFormat(loaded, SDL_PIXELFORMAT_RGBA32, 0);
     viz_learning_layout l;
     viz_learning_layout_for(1280, 800, 2, 2, 32, &l);
-    const SDL_Rect decoded = viz_cell(&l.big, 32, 4, 0), waiting = viz_cell(&l.big, 32, 5, 0);
+    const SDL_Rect decoded = viz_cell(&l.big, 32, 4, 0);
+    const SDL_Rect waiting = viz_cell(&l.big, 32, 5, 0);
     cr_expect(!frame_same(frame_pixel(shot, decoded.x + decoded.w / 2, decoded.y + 1),
                           viz_undecoded), "row 5 is decoded");
     cr_expect(frame_same(frame_pixel(shot, waiting.x + waiting.w / 2, waiting.y + 1),
@@ -876,16 +877,17 @@ Test(training_viewer, the_training_view_s_keys_and_its_failure) {
     }
     viz_act(&s, &(viz_action){.kind = VIZ_SELECT, .row = 7});
     cr_expect_eq(viz_learning_position(&s, g->focus, VIZ_LEARN_LENGTH, 30), 7);
-    press(&s, SDLK_DOWN);                                   /* paced, for the status line */
+    press(&s, SDLK_DOWN);                          /* paced, for the status line */
     viz_learning_layout l;
     viz_learning_layout_compute(1280, 800, &l);
     cr_expect_gt(readout_pixels(&s, &l, VIZ_LEARN_LENGTH, (int)g->focus, 9, 4), 100);
     SDL_LockMutex(g->trainer.lock);
-    g->trainer.shared.failed = MHA_ERR_NOMEM;                /* as the worker reports it */
+    g->trainer.shared.failed = MHA_ERR_NOMEM;      /* as the worker reports it */
     SDL_UnlockMutex(g->trainer.lock);
     viz_tick(&s, 0.01);
     char want[160];
-    snprintf(want, sizeof want, "training stopped: %s", mha_status_message(MHA_ERR_NOMEM));
+    snprintf(want, sizeof want, "training stopped: %s",
+             mha_status_message(MHA_ERR_NOMEM));
     cr_expect_str_eq(s.message, want);
     viz_free(&s);
     char dir[] = "/tmp/mha-viz-steps-XXXXXX", path[64];
