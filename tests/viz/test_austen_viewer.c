@@ -502,6 +502,18 @@ Test(austen_viewer, the_keys_of_playing_typing_and_pointing) {
     cr_expect_gt(frame_count(masked, below, viz_box), before + 100, "the readout of a masked key");
     SDL_FreeSurface(plain);
     SDL_FreeSurface(masked);
+    const size_t maps = a->model.config.layers * a->model.config.heads;
+    char want[160];
+    a->focus = maps;
+    press(&s, SDLK_x);
+    snprintf(want, sizeof want, "remove: %s", mha_status_message(MHA_ERR_ARG));
+    cr_expect_str_eq(s.message, want);
+    cr_expect_eq(lm_heads_removed(&a->model), 0);
+    a->focus = 0;
+    const SDL_Rect status = {1280 - 400, l.status_y, 400, 24};
+    SDL_Surface *said = frame_draw(&s, 1280, 800);
+    cr_expect_gt(frame_count(said, status, viz_alarm), 20, "the message in the status line");
+    SDL_FreeSurface(said);
     viz_free(&s);
 }
 static void write_small_model(const char *dir, const bpe *tokenizer, size_t context)

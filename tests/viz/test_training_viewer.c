@@ -868,6 +868,11 @@ Test(training_viewer, the_training_view_s_keys_and_its_failure) {
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
     cr_assert_eq(viz_switch_mode(&s, &viz_training_mode), MHA_OK);
     viz_training *g = viz_training_of(&s);
+    viz_trainer_request(&g->trainer, -1, 0, 3);
+    viz_trainer_wait(&g->trainer, 3);
+    viz_trainer_wait_idle(&g->trainer);
+    viz_tick(&s, 1.0);
+    cr_expect(g->view.step == 3 && g->rate == 3.0, "3 steps in a second: %g", g->rate);
     press(&s, SDLK_SPACE);
     viz_trainer_wait_idle(&g->trainer);
     const size_t heads = VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS, first = g->focus;
@@ -899,4 +904,50 @@ Test(training_viewer, the_training_view_s_keys_and_its_failure) {
     cr_expect_eq(viz_main(5, argv), VIZ_EXIT_USAGE);
     cr_expect_neq(access(path, F_OK), 0, "nothing was written");
     rmdir(dir);
+}
+Test(training_viewer, the_trained_model_s_text_entry_and_a_checkpoint_too_long) {
+    char label[8];
+    viz_token_label(70, label);
+    cr_expect_str_eq(label, "70");
+    viz_letter_label(70, label);
+    cr_expect_str_eq(label, "70");
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    press(&s, SDLK_l);
+    cr_assert_eq(s.mode, &viz_trained_mode, "%s", s.message);
+    viz_trained *m = viz_mode_data(&s, &viz_trained_mode);
+    press(&s, SDLK_RETURN);
+    viz_act(&s, &(viz_action){.kind = VIZ_TYPE, .text = "abc"});
+    press(&s, SDLK_BACKSPACE);
+    cr_expect_str_eq(s.typed, "ab");
+    viz_act(&s, &(viz_action){.kind = VIZ_TYPE, .text = "\xc3\xa9"});
+    press(&s, SDLK_BACKSPACE);
+    cr_expect_str_eq(s.typed, "ab", "the two bytes of one character");
+    viz_act(&s, &(viz_action){.kind = VIZ_TYPE, .text = "\xc3\xa9"});
+    viz_act(&s, &(viz_action){.kind = VIZ_ACCEPT, .key = 1});
+    cr_expect_str_eq(s.message, "no token for '\xc3\xa9': left out");
+    cr_expect_eq(m->used, 2);
+    type_in(&s, "abcab");
+    cr_expect(!s.typing && s.message[0] == '\0' && m->used == 5, "'%s'", s.message);
+    viz_act(&s, &(viz_action){.kind = VIZ_SELECT, .row = 3});
+    cr_expect_eq(s.selected, 3);
+    viz_free(&s);
+    char dir[] = "/tmp/mha-viz-long-XXXXXX", command[64];
+    cr_assert_not_null(mkdtemp(dir));
+    mha_induction_model model;
+    char message[512];
+    cr_assert_eq(mha_induction_model_init(&model, 64, VIZ_TOKENS_MAX * 2 + 1, 32, 2, 1, 7), MHA_OK);
+    cr_assert_eq(induction_checkpoint_write(dir, &model, message, sizeof message), MHA_OK, "%s",
+                 message);
+    mha_induction_model_free(&model);
+    setenv("MHA_MODEL_DIR", dir, 1);
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    press(&s, SDLK_l);
+    unsetenv("MHA_MODEL_DIR");
+    cr_expect_eq(s.mode, &viz_sentence_mode);
+    cr_expect(strstr(s.message, dir) != NULL && strstr(s.message, "at most") != NULL, "%s",
+              s.message);
+    viz_free(&s);
+    snprintf(command, sizeof command, "rm -rf %s", dir);
+    cr_expect_eq(system(command), 0);
 }
