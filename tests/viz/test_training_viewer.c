@@ -936,9 +936,10 @@ Test(training_viewer, the_trained_model_s_text_entry_and_a_checkpoint_too_long) 
     cr_assert_not_null(mkdtemp(dir));
     mha_induction_model model;
     char message[512];
-    cr_assert_eq(mha_induction_model_init(&model, 64, VIZ_TOKENS_MAX * 2 + 1, 32, 2, 1, 7), MHA_OK);
-    cr_assert_eq(induction_checkpoint_write(dir, &model, message, sizeof message), MHA_OK, "%s",
-                 message);
+    const size_t positions = VIZ_TOKENS_MAX * 2 + 1;
+    cr_assert_eq(mha_induction_model_init(&model, 64, positions, 32, 2, 1, 7), MHA_OK);
+    cr_assert_eq(induction_checkpoint_write(dir, &model, message, sizeof message), MHA_OK,
+                 "%s", message);
     mha_induction_model_free(&model);
     setenv("MHA_MODEL_DIR", dir, 1);
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
