@@ -8,6 +8,8 @@
 #include "austen.h"
 #include "frame.h"
 #include "head_roles.h"
+#include "lm_files.h"
+#include "output.h"
 
 #define MODEL "../models/austen"
 static viz_austen *enter(viz_state *s)
@@ -298,6 +300,15 @@ Test(austen_viewer, the_held_out_loss_is_measured_in_the_background) {
     cr_expect_eq(shown_until_measured(&s, a, older), 0, "the superseded loss was shown");
     cr_expect(a->loss == newer && a->loss_kind == 1, "%.17g %.17g", a->loss, newer);
     cr_expect_eq(lm_heads_removed(&a->model), 2);
+    press(&s, SDLK_u);
+    shown_until_measured(&s, a, NAN);
+    const size_t third[1] = {3 * H + 1};
+    const double alone = loss_without(a, third, 1);
+    a->focus = third[0];
+    press(&s, SDLK_x);
+    cr_assert(a->updating);
+    cr_assert_eq(viz_mode_start(&s, &(viz_start){.picture = 1}), MHA_OK);
+    cr_expect(!a->updating && a->loss == alone, "%.17g %.17g", a->loss, alone);
     viz_free(&s);
 }
 static void expect_apart(const SDL_Rect *r, size_t n, int width, int bottom, const char *what)
@@ -420,4 +431,171 @@ Test(austen_viewer, the_sampling_and_the_query_change_as_their_keys_say) {
     viz_act(&s, &(viz_action){.kind = VIZ_STEP_BACK, .key = 1});
     cr_expect_eq(viz_austen_query(a), 0);
     viz_free(&s);
+}
+Test(austen_viewer, each_piece_is_labelled_by_its_bytes) {
+    static const bpe_pair merges[] = {{0xC3, 0xA9}, {0x9D, 0xB1}, {256, 257},
+                                      {0x9D, 0xC3}, {0xC3, 'a'}};
+    static const char *const want[] = {"\xc3\xa9", "<9d b1>", "\xc3\xa9<9d b1>",
+                                       "<9d c3>", "<c3>a"};
+    bpe t;
+    cr_assert_eq(bpe_from_merges(merges, 5, &t), MHA_OK);
+    char label[VIZ_AUSTEN_LABEL];
+    for (int k = 0; k < 5; k++) {
+        viz_austen_piece_label(&t, 256 + k, label, sizeof label);
+        cr_expect_str_eq(label, want[k], "piece %d", 256 + k);
+    }
+    viz_austen_piece_label(&t, 258, label, 4);
+    cr_expect_str_eq(label, "\xc3\xa9", "the character, then no room for the bytes");
+    viz_austen_piece_label(&t, (int)t.vocab, label, sizeof label);
+    cr_expect_str_eq(label, "", "no such piece");
+    bpe_free(&t);
+}
+Test(austen_viewer, the_keys_of_playing_typing_and_pointing) {
+    viz_state s;
+    viz_austen *a = enter(&s);
+    const size_t prompt = a->count;
+    s.speed = 2;
+    press(&s, SDLK_UP);
+    cr_expect_float_eq(s.speed, 3.0, 1e-12);
+    for (int k = 0; k < 10; k++)
+        press(&s, SDLK_UP);
+    cr_expect_eq(s.speed, 20.0);
+    for (int k = 0; k < 20; k++)
+        press(&s, SDLK_DOWN);
+    cr_expect_eq(s.speed, 0.25);
+    s.speed = 4;
+    s.playing = 0;
+    press(&s, SDLK_SPACE);
+    cr_expect(s.playing && viz_busy(&s), "generating: the window keeps drawing");
+    viz_tick(&s, 0.2);
+    cr_expect_eq(a->count, prompt, "too soon for a piece");
+    viz_tick(&s, 0.1);
+    cr_expect_eq(a->count, prompt + 1);
+    press(&s, SDLK_SPACE);
+    cr_expect(!s.playing);
+    viz_act(&s, &(viz_action){.kind = VIZ_START_TYPING, .key = 1});
+    viz_act(&s, &(viz_action){.kind = VIZ_TYPE, .text = "Emma"});
+    viz_act(&s, &(viz_action){.kind = VIZ_ERASE, .key = 1});
+    cr_expect_str_eq(s.typed, "Emm");
+    viz_act(&s, &(viz_action){.kind = VIZ_TYPE, .text = "\xc3\xa9"});
+    viz_act(&s, &(viz_action){.kind = VIZ_ERASE, .key = 1});
+    cr_expect_str_eq(s.typed, "Emm", "the two bytes of one character");
+    press(&s, SDLK_ESCAPE);
+    cr_expect(!s.typing && a->count == prompt + 1, "escape: the text as it was");
+    viz_layout sentence;
+    viz_layout_compute(&s, 1280, 800, &sentence);
+    austen_layout l;
+    viz_austen_layout(a, 1280, 800, s.zoom, &l);
+    const SDL_Rect c = viz_cell(&l.big, a->count, 3, 1);
+    SDL_Event e = {.type = SDL_MOUSEMOTION};
+    e.motion.x = c.x + c.w / 2;
+    e.motion.y = c.y + c.h / 2;
+    viz_handle_event(&s, &e, &sentence);
+    cr_expect(s.hover_head == (int)a->focus && s.hover_row == 3 && s.hover_col == 1,
+              "pointed at head %d cell (%d, %d)", s.hover_head, s.hover_row, s.hover_col);
+    const SDL_Rect below = {l.pieces.x, l.pieces.y + l.pieces.h, l.pieces.w, 30};
+    viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = -1, .row = -1, .col = -1});
+    SDL_Surface *plain = frame_draw(&s, 1280, 800);
+    viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = (int)a->focus, .row = 1, .col = 3});
+    SDL_Surface *masked = frame_draw(&s, 1280, 800);
+    const int before = frame_count(plain, below, viz_box);
+    cr_expect_gt(frame_count(masked, below, viz_box), before + 100, "the readout of a masked key");
+    SDL_FreeSurface(plain);
+    SDL_FreeSurface(masked);
+    const size_t maps = a->model.config.layers * a->model.config.heads;
+    char want[160];
+    a->focus = maps;
+    press(&s, SDLK_x);
+    snprintf(want, sizeof want, "remove: %s", mha_status_message(MHA_ERR_ARG));
+    cr_expect_str_eq(s.message, want);
+    cr_expect_eq(lm_heads_removed(&a->model), 0);
+    a->focus = 0;
+    const SDL_Rect status = {1280 - 400, l.status_y, 400, 24};
+    SDL_Surface *said = frame_draw(&s, 1280, 800);
+    cr_expect_gt(frame_count(said, status, viz_alarm), 20, "the message in the status line");
+    SDL_FreeSurface(said);
+    viz_free(&s);
+}
+static void write_small_model(const char *dir, const bpe *tokenizer, size_t context)
+{
+    lm_model m;
+    char message[512], names[64][LM_NAME_MAX + 8];
+    const char *list[64];
+    const lm_config c = {tokenizer->vocab, context, 8, 2, 1, 8};
+    cr_assert_eq(lm_model_init(&m, &c, 7), MHA_OK);
+    const size_t n = lm_model_file_count(&m);
+    cr_assert(n <= 64);
+    for (size_t i = 0; i < n; i++)
+        lm_model_file_name(&m, i, names[i], sizeof names[i]), list[i] = names[i];
+    const lm_provenance p = {0, "-", "-"};
+    mha_status status = mha_output_begin(dir, (int)n, list, message, sizeof message);
+    if (status == MHA_OK)
+        status = lm_model_put(dir, &m, tokenizer, &p, message, sizeof message);
+    if (status == MHA_OK)
+        status = mha_output_commit(message, sizeof message);
+    mha_output_end();
+    cr_assert_eq(status, MHA_OK, "%s", message);
+    lm_model_free(&m);
+}
+Test(austen_viewer, models_the_view_cannot_show_or_shows_without_the_study) {
+    lm_model real;
+    bpe tokenizer;
+    lm_provenance p;
+    char message[600], dirs[3][32];
+    cr_assert_eq(lm_model_read(MODEL, &real, &tokenizer, &p, message, sizeof message),
+                 MHA_OK);
+    lm_model_free(&real);
+    uint32_t ids[64];
+    size_t P = 0;
+    cr_assert_eq(bpe_encode(&tokenizer, (const unsigned char *)VIZ_AUSTEN_PROMPT,
+                            strlen(VIZ_AUSTEN_PROMPT), ids, &P), MHA_OK);
+    const size_t contexts[3] = {VIZ_AUSTEN_CONTEXT_MAX + 1, P - 1, P};
+    for (int k = 0; k < 3; k++) {
+        snprintf(dirs[k], sizeof dirs[k], "/tmp/mha-viz-lm-XXXXXX");
+        cr_assert_not_null(mkdtemp(dirs[k]));
+        write_small_model(dirs[k], &tokenizer, contexts[k]);
+    }
+    bpe_free(&tokenizer);
+    viz_austen *a = malloc(sizeof *a);
+    cr_expect_eq(viz_austen_load(a, dirs[0], NULL, message, sizeof message),
+                 MHA_ERR_SHAPE);
+    cr_expect(strstr(message, dirs[0]) && strstr(message, "at most"), "%s", message);
+    cr_expect_neq(viz_austen_load(a, dirs[1], NULL, message, sizeof message), MHA_OK);
+    cr_expect(strstr(message, dirs[1]) != NULL, "%s", message);
+    free(a);
+    char path[] = "/tmp/mha-valid-XXXXXX";
+    const int fd = mkstemp(path);
+    cr_assert(fd >= 0 && write(fd, "Emma.\n", 6) == 6);
+    close(fd);
+    snprintf(viz_austen_valid, sizeof viz_austen_valid, "%s", path);
+    snprintf(viz_austen_dir, sizeof viz_austen_dir, "%s", dirs[2]);
+    viz_state s;
+    cr_assert_eq(viz_init(&s, "the cat sat on the mat and the dog sat on the rug"), MHA_OK);
+    cr_assert_eq(viz_switch_mode(&s, &viz_austen_mode), MHA_OK, "%s", s.message);
+    unlink(path);
+    viz_austen_valid[0] = '\0';
+    a = viz_mode_data(&s, &viz_austen_mode);
+    cr_expect(a->count == P && strcmp(a->prompt, VIZ_AUSTEN_PROMPT) == 0, "the prompt");
+    char title[128], line[256];
+    viz_austen_title(a, 1, title, sizeof title);
+    cr_expect_str_eq(title, "L0 H1 ?");
+    cr_expect_null(a->valid, "a held-out text shorter than a window");
+    viz_austen_loss_line(a, line, sizeof line);
+    cr_expect_str_eq(line, "no held-out loss: no corpus and no heads study");
+    press(&s, SDLK_g);
+    cr_expect_str_eq(s.message, "generate: the context is full");
+    s.message[0] = '\0';
+    s.playing = 0;
+    press(&s, SDLK_SPACE);
+    cr_assert(s.playing);
+    viz_tick(&s, 2.0 / s.speed);
+    cr_expect(!s.playing && strcmp(s.message, "generate: the context is full") == 0,
+              "playing stops: '%s'", s.message);
+    cr_expect_eq(a->count, P);
+    viz_free(&s);
+    for (int k = 0; k < 3; k++) {
+        char command[128];
+        snprintf(command, sizeof command, "rm -rf %s", dirs[k]);
+        cr_expect_eq(system(command), 0);
+    }
 }

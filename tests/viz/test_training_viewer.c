@@ -736,3 +736,219 @@ Test(training_viewer, removing_heads_of_the_trained_model) {
     mha_induction_model_free(&own);
     viz_free(&s);
 }
+#include "frame.h"
+
+Test(training_viewer, the_trained_model_s_keys) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    press(&s, SDLK_l);
+    cr_assert_eq(s.mode, &viz_trained_mode, "%s", s.message);
+    viz_trained *m = viz_mode_data(&s, &viz_trained_mode);
+    const size_t T = m->model.length, heads = m->model.layers * m->model.heads;
+    viz_trained_go_to(m, 5);
+    press(&s, SDLK_RIGHT);
+    cr_expect_eq(m->step, 6);
+    press(&s, SDLK_LEFT);
+    press(&s, SDLK_LEFT);
+    cr_expect_eq(m->step, 4);
+    press(&s, SDLK_HOME);
+    cr_expect_eq(m->step, 1);
+    cr_expect(!s.playing && !viz_busy(&s), "paused: the window may sleep");
+    press(&s, SDLK_SPACE);
+    cr_expect(s.playing && viz_busy(&s), "playing: the window keeps drawing");
+    cr_expect_eq(viz_tick(&s, 0.6 / s.speed), 0);
+    cr_expect_eq(m->step, 1, "too soon for a token");
+    viz_tick(&s, 0.6 / s.speed);
+    cr_expect_eq(m->step, 2);
+    viz_trained_go_to(m, m->used);
+    viz_tick(&s, 1.2 / s.speed);
+    cr_expect_eq(m->step, 1, "after the last token, the first");
+    press(&s, SDLK_RIGHT);
+    cr_expect(!s.playing && m->step == 2, "a step stops the playing");
+    char want[64];
+    m->focus = heads;
+    press(&s, SDLK_x);
+    snprintf(want, sizeof want, "x: no head %zu to remove", heads);
+    cr_expect_str_eq(s.message, want);
+    cr_expect_eq(m->removed, 0);
+    viz_act(&s, &(viz_action){.kind = VIZ_FOCUS_HEAD, .head = 1});
+    cr_expect_eq(m->focus, 1);
+    viz_layout sentence;
+    viz_layout_compute(&s, 1280, 800, &sentence);
+    viz_learning_layout l;
+    viz_learning_layout_for(1280, 800, m->model.layers, m->model.heads, T, &l);
+    const SDL_Rect c = viz_cell(&l.big, T, 5, 3);
+    SDL_Event e = {.type = SDL_MOUSEMOTION};
+    e.motion.x = c.x + c.w / 2;
+    e.motion.y = c.y + c.h / 2;
+    viz_handle_event(&s, &e, &sentence);
+    cr_expect(s.hover_head == 1 && s.hover_row == 5 && s.hover_col == 3,
+              "pointed at head %d cell (%d, %d)", s.hover_head, s.hover_row, s.hover_col);
+    viz_free(&s);
+}
+Test(training_viewer, a_picture_of_the_trained_model_after_five_tokens) {
+    char dir[] = "/tmp/mha-viz-trained-XXXXXX", path[64];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/five.png", dir);
+    char *argv[] = {"mha-viz", "--trained", "--step", "5", "--size", "1280x800",
+                    "--screenshot", path, NULL};
+    cr_assert_eq(viz_main(8, argv), VIZ_EXIT_OK);
+    SDL_Surface *loaded = IMG_Load(path);
+    cr_assert_not_null(loaded, "%s", IMG_GetError());
+    SDL_Surface *shot = SDL_ConvertSurfaceFormat(loaded, SDL_PIXELFORMAT_RGBA32, 0);
+    viz_learning_layout l;
+    viz_learning_layout_for(1280, 800, 2, 2, 32, &l);
+    const SDL_Rect decoded = viz_cell(&l.big, 32, 4, 0);
+    const SDL_Rect waiting = viz_cell(&l.big, 32, 5, 0);
+    cr_expect(!frame_same(frame_pixel(shot, decoded.x + decoded.w / 2, decoded.y + 1),
+                          viz_undecoded), "row 5 is decoded");
+    cr_expect(frame_same(frame_pixel(shot, waiting.x + waiting.w / 2, waiting.y + 1),
+                         viz_undecoded), "row 6 waits");
+    SDL_FreeSurface(shot);
+    SDL_FreeSurface(loaded);
+    unlink(path);
+    rmdir(dir);
+}
+static int readout_pixels(viz_state *s, const viz_learning_layout *l, size_t T, int head,
+                          int row, int col)
+{
+    viz_act(s, &(viz_action){.kind = VIZ_POINT, .head = head, .row = row, .col = col});
+    SDL_Surface *f = frame_draw(s, 1280, 800);
+    const SDL_Rect c = viz_cell(&l->big, T, (size_t)row, (size_t)col);
+    const int n = frame_count(f, (SDL_Rect){0, c.y + c.h + 6, 1280, 24}, viz_box);
+    const int outlined = frame_same(frame_pixel(f, c.x, c.y + c.h / 2), viz_emphasis);
+    SDL_FreeSurface(f);
+    return outlined ? n : -1;
+}
+
+Test(training_viewer, the_readout_under_the_pointer) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_assert_eq(viz_switch_mode(&s, &viz_trained_mode), MHA_OK, "%s", s.message);
+    viz_trained *m = viz_mode_data(&s, &viz_trained_mode);
+    const size_t T = m->model.length;
+    viz_trained_go_to(m, 10);
+    viz_learning_layout l;
+    viz_learning_layout_for(1280, 800, m->model.layers, m->model.heads, T, &l);
+    const int f = (int)m->focus;
+    SDL_Surface *plain = frame_draw(&s, 1280, 800);
+    const SDL_Rect c = viz_cell(&l.big, T, 4, 2);
+    const int none = frame_count(plain, (SDL_Rect){0, c.y + c.h + 6, 1280, 24}, viz_box);
+    SDL_FreeSurface(plain);
+    cr_expect_gt(readout_pixels(&s, &l, T, f, 4, 2), none + 100, "a weight");
+    cr_expect_gt(readout_pixels(&s, &l, T, f, 4, 9), none + 100, "a masked key");
+    cr_expect_gt(readout_pixels(&s, &l, T, f, 20, 2), none + 100, "a query to come");
+    cr_expect_gt(readout_pixels(&s, &l, T, f, 4, (int)T - 1), none + 100, "at the right");
+    cr_expect_eq(readout_pixels(&s, &l, T, f == 0 ? 1 : 0, 4, 2), -1, "another head");
+    viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = -1, .row = -1, .col = -1});
+    press(&s, SDLK_x);
+    const SDL_Rect top_right = {1280 - 400, 8, 400, 28};
+    const char *texts[2] = {"abcab, abc", "abc, def"};       /* a repeat, and none; a comma */
+    for (int t = 0; t < 2; t++) {
+        type_in(&s, texts[t]);
+        cr_assert(!s.typing && s.message[0] != '\0', "'%s'", s.message);
+        SDL_Surface *shot = frame_draw(&s, 1280, 800);
+        for (size_t k = 0; k < m->model.layers * m->model.heads; k++) {
+            const SDL_Rect r = l.maps[k];
+            const int crossed = frame_same(frame_pixel(shot, r.x, r.y), viz_alarm) &&
+                                frame_same(frame_pixel(shot, r.x + r.w - 1, r.y), viz_alarm);
+            cr_expect_eq(crossed, k == m->focus, "map %zu: crossed out %d", k, crossed);
+        }
+        cr_expect_gt(frame_count(shot, top_right, viz_alarm), 20, "the message");
+        s.message[0] = '\0';
+        SDL_Surface *quiet = frame_draw(&s, 1280, 800);
+        cr_expect_eq(frame_count(quiet, top_right, viz_alarm), 0, "no message, none drawn");
+        SDL_FreeSurface(quiet);
+        SDL_FreeSurface(shot);
+    }
+    viz_free(&s);
+}
+Test(training_viewer, the_training_view_s_keys_and_its_failure) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_assert_eq(viz_switch_mode(&s, &viz_training_mode), MHA_OK);
+    viz_training *g = viz_training_of(&s);
+    viz_trainer_request(&g->trainer, -1, 0, 3);
+    viz_trainer_wait(&g->trainer, 3);
+    viz_trainer_wait_idle(&g->trainer);
+    viz_tick(&s, 1.0);
+    cr_expect(g->view.step == 3 && g->rate == 3.0, "3 steps in a second: %g", g->rate);
+    press(&s, SDLK_SPACE);
+    viz_trainer_wait_idle(&g->trainer);
+    const size_t heads = VIZ_LEARN_LAYERS * VIZ_LEARN_HEADS, first = g->focus;
+    for (size_t k = 1; k <= heads; k++) {
+        press(&s, SDLK_TAB);
+        cr_expect_eq(g->focus, (first + k) % heads);
+    }
+    viz_act(&s, &(viz_action){.kind = VIZ_SELECT, .row = 7});
+    cr_expect_eq(viz_learning_position(&s, g->focus, VIZ_LEARN_LENGTH, 30), 7);
+    press(&s, SDLK_DOWN);                          /* paced, for the status line */
+    viz_learning_layout l;
+    viz_learning_layout_compute(1280, 800, &l);
+    cr_expect_gt(readout_pixels(&s, &l, VIZ_LEARN_LENGTH, (int)g->focus, 9, 4), 100);
+    SDL_LockMutex(g->trainer.lock);
+    g->trainer.shared.failed = MHA_ERR_NOMEM;      /* as the worker reports it */
+    SDL_UnlockMutex(g->trainer.lock);
+    viz_tick(&s, 0.01);
+    char want[160];
+    snprintf(want, sizeof want, "training stopped: %s",
+             mha_status_message(MHA_ERR_NOMEM));
+    cr_expect_str_eq(s.message, want);
+    viz_free(&s);
+    char dir[] = "/tmp/mha-viz-steps-XXXXXX", path[64];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/never.png", dir);
+    char steps[16];
+    snprintf(steps, sizeof steps, "%d", VIZ_TRAIN_MAX_STEPS + 1);
+    char *argv[] = {"mha-viz", "--train-steps", steps, "--screenshot", path, NULL};
+    cr_expect_eq(viz_main(5, argv), VIZ_EXIT_USAGE);
+    cr_expect_neq(access(path, F_OK), 0, "nothing was written");
+    rmdir(dir);
+}
+Test(training_viewer, the_trained_model_s_text_entry_and_a_checkpoint_too_long) {
+    char label[8];
+    viz_token_label(70, label);
+    cr_expect_str_eq(label, "70");
+    viz_letter_label(70, label);
+    cr_expect_str_eq(label, "70");
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    press(&s, SDLK_l);
+    cr_assert_eq(s.mode, &viz_trained_mode, "%s", s.message);
+    viz_trained *m = viz_mode_data(&s, &viz_trained_mode);
+    press(&s, SDLK_RETURN);
+    viz_act(&s, &(viz_action){.kind = VIZ_TYPE, .text = "abc"});
+    press(&s, SDLK_BACKSPACE);
+    cr_expect_str_eq(s.typed, "ab");
+    viz_act(&s, &(viz_action){.kind = VIZ_TYPE, .text = "\xc3\xa9"});
+    press(&s, SDLK_BACKSPACE);
+    cr_expect_str_eq(s.typed, "ab", "the two bytes of one character");
+    viz_act(&s, &(viz_action){.kind = VIZ_TYPE, .text = "\xc3\xa9"});
+    viz_act(&s, &(viz_action){.kind = VIZ_ACCEPT, .key = 1});
+    cr_expect_str_eq(s.message, "no token for '\xc3\xa9': left out");
+    cr_expect_eq(m->used, 2);
+    type_in(&s, "abcab");
+    cr_expect(!s.typing && s.message[0] == '\0' && m->used == 5, "'%s'", s.message);
+    viz_act(&s, &(viz_action){.kind = VIZ_SELECT, .row = 3});
+    cr_expect_eq(s.selected, 3);
+    viz_free(&s);
+    char dir[] = "/tmp/mha-viz-long-XXXXXX", command[64];
+    cr_assert_not_null(mkdtemp(dir));
+    mha_induction_model model;
+    char message[512];
+    const size_t positions = VIZ_TOKENS_MAX * 2 + 1;
+    cr_assert_eq(mha_induction_model_init(&model, 64, positions, 32, 2, 1, 7), MHA_OK);
+    cr_assert_eq(induction_checkpoint_write(dir, &model, message, sizeof message), MHA_OK,
+                 "%s", message);
+    mha_induction_model_free(&model);
+    setenv("MHA_MODEL_DIR", dir, 1);
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    press(&s, SDLK_l);
+    unsetenv("MHA_MODEL_DIR");
+    cr_expect_eq(s.mode, &viz_sentence_mode);
+    cr_expect(strstr(s.message, dir) != NULL && strstr(s.message, "at most") != NULL, "%s",
+              s.message);
+    viz_free(&s);
+    snprintf(command, sizeof command, "rm -rf %s", dir);
+    cr_expect_eq(system(command), 0);
+}
