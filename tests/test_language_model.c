@@ -631,16 +631,18 @@ Test(lm_command, usage_and_refusals) {
     snprintf(table, sizeof table, "%s/none/baselines.tsv", dir);
     const char *const *bad[] = {
         (const char *[]){"mha", "lm", NULL},
-        (const char *[]){"mha", "lm", "tokenizer", "--vocab", "300", "--out", fresh, NULL},
+        (const char *[]){"mha", "lm", "tokenizer", "--vocab", "300", "--out", fresh,
+                         NULL},
         (const char *[]){"mha", "lm", "tokenizer", "--text", text, "--out", fresh, NULL},
-        (const char *[]){"mha", "lm", "tokenizer", "--text", text, "--vocab", "300", NULL},
+        (const char *[]){"mha", "lm", "tokenizer", "--text", text, "--vocab", "300",
+                         NULL},
         (const char *[]){"mha", "lm", "baselines", "--valid", text, NULL},
-        (const char *[]){"mha", "lm", "tokenizer", "--text", missing, "--vocab", "300", "--out",
-                         fresh, NULL},
-        (const char *[]){"mha", "lm", "tokenizer", "--text", text, "--vocab", "300", "--out",
-                         file, NULL},
-        (const char *[]){"mha", "lm", "baselines", "--train", text, "--valid", text, "--out",
-                         table, NULL},
+        (const char *[]){"mha", "lm", "tokenizer", "--text", missing, "--vocab", "300",
+                         "--out", fresh, NULL},
+        (const char *[]){"mha", "lm", "tokenizer", "--text", text, "--vocab", "300",
+                         "--out", file, NULL},
+        (const char *[]){"mha", "lm", "baselines", "--train", text, "--valid", text,
+                         "--out", table, NULL},
     };
     const char *named[] = {"lm: no sub-command", "--text", "--vocab", "--out", "--train",
                            "missing.txt", "in-the-way", "none"};
@@ -651,7 +653,8 @@ Test(lm_command, usage_and_refusals) {
             argc++;
         struct cli_result r = run_argv(argc, (char **)bad[i]);
         cr_expect_eq(r.status, i < usage ? 2 : 1, "case %zu: %s", i, r.err);
-        cr_expect(strncmp(r.err, "mha: ", 5) == 0 && strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+        const char *newline = strchr(r.err, '\n');
+        cr_expect(strncmp(r.err, "mha: ", 5) == 0 && newline && newline[1] == '\0',
                   "case %zu: %s", i, r.err);
         cr_expect(strstr(r.err, named[i]) != NULL, "case %zu: %s", i, r.err);
         cr_expect_str_eq(r.out, "");
@@ -660,7 +663,7 @@ Test(lm_command, usage_and_refusals) {
     cr_expect(access(fresh, F_OK) != 0, "a refused tokenizer left its folder behind");
     size_t size;
     char *kept = slurp(file, &size);
-    cr_expect(size == 4 && memcmp(kept, "kept", 4) == 0, "the file in the way was changed");
+    cr_expect(size == 4 && memcmp(kept, "kept", 4) == 0, "the file in the way changed");
     free(kept);
     remove_dir(dir);
 }

@@ -354,9 +354,10 @@ Test(lm_command, usage_and_refusals_before_any_work) {
     r = run_mha("lm", "generate", out, NULL);
     cr_expect_eq(r.status, 2);
     expect_one_error(r, "--prompt");
-    expect_one_error(run_mha("lm", "train", "--text", missing, "--out", out, NULL), "missing.txt");
-    expect_one_error(run_mha("lm", "train", "--text", text, "--tokenizer", none, "--out", out,
-                             NULL), "none/merges.txt");
+    expect_one_error(run_mha("lm", "train", "--text", missing, "--out", out, NULL),
+                     "missing.txt");
+    expect_one_error(run_mha("lm", "train", "--text", text, "--tokenizer", none, "--out",
+                             out, NULL), "none/merges.txt");
     r = run_mha("lm", "train", "--text", text, "--out", long_out, NULL);
     cr_expect_eq(r.status, 2);
     expect_one_error(r, "--out: name too long");
@@ -377,7 +378,7 @@ Test(lm, every_bad_argument_is_refused) {
     for (size_t i = 0; i < sizeof configs / sizeof configs[0]; i++)
         cr_expect_eq(lm_config_check(&configs[i].c), configs[i].want, "configuration %zu", i);
     cr_expect_eq(lm_config_check(NULL), MHA_ERR_NULL);
-    const lm_config absurd[] = {                /* within the limits; the count overflows */
+    const lm_config absurd[] = {        /* within the limits; the count overflows */
         {64, 16, SIZE_MAX / 4, 1, 1, 4}, {64, 16, 1, 1, 1, SIZE_MAX / 4},
         {64, 16, 1, 1, 4, SIZE_MAX / 8}, {64, 16, 1, 1, 1, (SIZE_MAX - 48) / 3},
     };
@@ -1176,8 +1177,8 @@ Test(heads_command, prints_one_line_per_head_and_writes_the_same_table) {
     struct cli_result help = run_mha("help", "lm", NULL);
     cr_expect(strstr(help.out, "  heads ") != NULL, "%s", help.out);
     struct cli_result usage = run_mha("lm", "heads", "--help", NULL);
-    cr_expect(usage.status == 0 && strncmp(usage.out, "usage: mha lm heads DIR ", 24) == 0,
-              "%s", usage.out);
+    cr_expect(usage.status == 0 &&
+              strncmp(usage.out, "usage: mha lm heads DIR ", 24) == 0, "%s", usage.out);
     free_result(&usage);
     free(tsv);
     free_result(&t); free_result(&r); free_result(&help);
@@ -1205,17 +1206,19 @@ Test(heads_command, bad_inputs_get_one_line) {
     expect_one_error(run_mha("lm", "heads", model, NULL), "--text");
     expect_one_error(run_mha("lm", "heads", model, "--text", valid, "--windows", "0", NULL),
                      "--windows");
-    expect_one_error(run_mha("lm", "heads", "--text", valid, NULL), "the model directory");
+    expect_one_error(run_mha("lm", "heads", "--text", valid, NULL),
+                     "the model directory");
     char long_dir[5000];
     snprintf(long_dir, sizeof long_dir, "%s/%04200d", dir, 0);
-    expect_one_error(run_mha("lm", "heads", long_dir, "--text", valid, NULL), "name too long");
+    expect_one_error(run_mha("lm", "heads", long_dir, "--text", valid, NULL),
+                     "name too long");
     cr_expect(access(path_in(model, "heads.tsv"), F_OK) != 0, "a refused run wrote heads.tsv");
     cr_assert_eq(mkdir(path_in(model, "heads.tsv"), 0777), 0);
-    expect_one_error(run_mha("lm", "heads", model, "--text", valid, "--windows", "1", NULL),
-                     "heads.tsv");
+    expect_one_error(run_mha("lm", "heads", model, "--text", valid, "--windows", "1",
+                             NULL), "heads.tsv");
     struct stat in_the_way;
-    cr_expect(stat(path_in(model, "heads.tsv"), &in_the_way) == 0 && S_ISDIR(in_the_way.st_mode),
-              "the folder in the way of heads.tsv was replaced");
+    cr_expect(stat(path_in(model, "heads.tsv"), &in_the_way) == 0 &&
+              S_ISDIR(in_the_way.st_mode), "the folder in the way was replaced");
     rmdir(path_in(model, "heads.tsv"));
     remove_tree(dir);
 }
@@ -1445,8 +1448,8 @@ Test(prune_command, prints_each_step_and_writes_the_table) {
     struct cli_result help = run_mha("help", "lm", NULL);
     cr_expect(strstr(help.out, "  prune ") != NULL, "%s", help.out);
     struct cli_result usage = run_mha("lm", "prune", "--help", NULL);
-    cr_expect(usage.status == 0 && strncmp(usage.out, "usage: mha lm prune DIR ", 24) == 0,
-              "%s", usage.out);
+    cr_expect(usage.status == 0 &&
+              strncmp(usage.out, "usage: mha lm prune DIR ", 24) == 0, "%s", usage.out);
     free_result(&usage);
     free(tsv); free(short_tsv);
     free_result(&t); free_result(&all); free_result(&cut); free_result(&r); free_result(&two);
@@ -1478,17 +1481,19 @@ Test(prune_command, bad_inputs_get_one_line) {
                      "--tokens");
     expect_one_error(run_mha("lm", "prune", model, "--text", valid, "--max", "0", NULL),
                      "--max");
-    expect_one_error(run_mha("lm", "prune", "--text", valid, NULL), "the model directory");
+    expect_one_error(run_mha("lm", "prune", "--text", valid, NULL),
+                     "the model directory");
     char long_dir[5000];
     snprintf(long_dir, sizeof long_dir, "%s/%04200d", dir, 0);
-    expect_one_error(run_mha("lm", "prune", long_dir, "--text", valid, NULL), "name too long");
+    expect_one_error(run_mha("lm", "prune", long_dir, "--text", valid, NULL),
+                     "name too long");
     cr_expect(access(path_in(model, "prune.tsv"), F_OK) != 0, "a refused run wrote prune.tsv");
     cr_assert_eq(mkdir(path_in(model, "prune.tsv"), 0777), 0);
     expect_one_error(run_mha("lm", "prune", model, "--text", valid, "--max", "1", NULL),
                      "prune.tsv");
     struct stat in_the_way;
-    cr_expect(stat(path_in(model, "prune.tsv"), &in_the_way) == 0 && S_ISDIR(in_the_way.st_mode),
-              "the folder in the way of prune.tsv was replaced");
+    cr_expect(stat(path_in(model, "prune.tsv"), &in_the_way) == 0 &&
+              S_ISDIR(in_the_way.st_mode), "the folder in the way was replaced");
     rmdir(path_in(model, "prune.tsv"));
     remove_tree(dir);
 }
@@ -1842,7 +1847,8 @@ Test(heads, every_bad_argument_is_refused) {
     ids[3] = 1;
     struct loss_script s = {0, 0, 0};
     lm_model absurd = {0};                      /* a configuration, never allocated */
-    absurd.config = (lm_config){64, 65536, (size_t)1 << 40, (size_t)1 << 40, LM_MAX_LAYERS, 4};
+    const size_t huge = (size_t)1 << 40;
+    absurd.config = (lm_config){64, 65536, huge, huge, LM_MAX_LAYERS, 4};
     int *many = calloc(65536, sizeof *many);
     cr_assert_not_null(many);
     cr_expect_eq(lm_heads_measure(&absurd, many, 65536, classes, 2, 1, scores),
