@@ -610,6 +610,63 @@ Test(lm_command, baselines_on_small_texts) {
     }
     remove_dir(dir);
 }
+Test(lm_command, usage_and_refusals) {
+    const char *const sub[] = {"tokenizer", "encode", "baselines"};
+    for (size_t i = 0; i < 3; i++) {
+        struct cli_result r = run_mha("lm", sub[i], "--help", NULL);
+        char usage[64];
+        snprintf(usage, sizeof usage, "usage: mha lm %s ", sub[i]);
+        cr_expect_eq(r.status, 0, "%s: %s", sub[i], r.err);
+        cr_expect(strncmp(r.out, usage, strlen(usage)) == 0, "%s", r.out);
+        free_result(&r);
+    }
+    char *dir = make_temp_dir();
+    write_bytes(dir, "text.txt", sample_text, strlen(sample_text));
+    write_bytes(dir, "in-the-way", "kept", 4);
+    char text[4200], missing[4200], fresh[4200], file[4200], table[4200];
+    snprintf(text, sizeof text, "%s", path_in(dir, "text.txt"));
+    snprintf(missing, sizeof missing, "%s", path_in(dir, "missing.txt"));
+    snprintf(fresh, sizeof fresh, "%s", path_in(dir, "fresh"));
+    snprintf(file, sizeof file, "%s", path_in(dir, "in-the-way"));
+    snprintf(table, sizeof table, "%s/none/baselines.tsv", dir);
+    const char *const *bad[] = {
+        (const char *[]){"mha", "lm", NULL},
+        (const char *[]){"mha", "lm", "tokenizer", "--vocab", "300", "--out", fresh,
+                         NULL},
+        (const char *[]){"mha", "lm", "tokenizer", "--text", text, "--out", fresh, NULL},
+        (const char *[]){"mha", "lm", "tokenizer", "--text", text, "--vocab", "300",
+                         NULL},
+        (const char *[]){"mha", "lm", "baselines", "--valid", text, NULL},
+        (const char *[]){"mha", "lm", "tokenizer", "--text", missing, "--vocab", "300",
+                         "--out", fresh, NULL},
+        (const char *[]){"mha", "lm", "tokenizer", "--text", text, "--vocab", "300",
+                         "--out", file, NULL},
+        (const char *[]){"mha", "lm", "baselines", "--train", text, "--valid", text,
+                         "--out", table, NULL},
+    };
+    const char *named[] = {"lm: no sub-command", "--text", "--vocab", "--out", "--train",
+                           "missing.txt", "in-the-way", "none"};
+    const size_t usage = 5;                        /* the first five: exit status 2 */
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int argc = 0;
+        while (bad[i][argc] != NULL)
+            argc++;
+        struct cli_result r = run_argv(argc, (char **)bad[i]);
+        cr_expect_eq(r.status, i < usage ? 2 : 1, "case %zu: %s", i, r.err);
+        const char *newline = strchr(r.err, '\n');
+        cr_expect(strncmp(r.err, "mha: ", 5) == 0 && newline && newline[1] == '\0',
+                  "case %zu: %s", i, r.err);
+        cr_expect(strstr(r.err, named[i]) != NULL, "case %zu: %s", i, r.err);
+        cr_expect_str_eq(r.out, "");
+        free_result(&r);
+    }
+    cr_expect(access(fresh, F_OK) != 0, "a refused tokenizer left its folder behind");
+    size_t size;
+    char *kept = slurp(file, &size);
+    cr_expect(size == 4 && memcmp(kept, "kept", 4) == 0, "the file in the way changed");
+    free(kept);
+    remove_dir(dir);
+}
 static char *print_from_top(void (*print)(FILE *))
 {
     char *text = NULL;

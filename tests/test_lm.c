@@ -326,6 +326,45 @@ Test(lm_command, bad_inputs_get_one_line) {
     expect_one_error(run_mha("lm", "generate", model, "--prompt", "Emma", NULL), "model.txt");
     remove_tree(dir);
 }
+#include <unistd.h>
+Test(lm_command, usage_and_refusals_before_any_work) {
+    const char *const sub[] = {"train", "eval", "generate"};
+    for (size_t i = 0; i < 3; i++) {
+        struct cli_result r = run_mha("lm", sub[i], "--help", NULL);
+        char usage[64];
+        snprintf(usage, sizeof usage, "usage: mha lm %s ", sub[i]);
+        cr_expect_eq(r.status, 0, "%s: %s", sub[i], r.err);
+        cr_expect(strncmp(r.out, usage, strlen(usage)) == 0, "%s", r.out);
+        free_result(&r);
+    }
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 50));
+    char text[256], missing[256], none[256], out[256], long_out[5000];
+    snprintf(text, sizeof text, "%s/train.txt", dir);
+    snprintf(missing, sizeof missing, "%s/missing.txt", dir);
+    snprintf(none, sizeof none, "%s/none", dir);
+    snprintf(out, sizeof out, "%s/m", dir);
+    snprintf(long_out, sizeof long_out, "%s/%04200d", dir, 0);
+    struct cli_result r = run_mha("lm", "eval", "--text", text, NULL);
+    cr_expect_eq(r.status, 2);
+    expect_one_error(r, "the model directory");
+    r = run_mha("lm", "generate", "--prompt", "Emma", NULL);
+    cr_expect_eq(r.status, 2);
+    expect_one_error(r, "the model directory");
+    r = run_mha("lm", "generate", out, NULL);
+    cr_expect_eq(r.status, 2);
+    expect_one_error(r, "--prompt");
+    expect_one_error(run_mha("lm", "train", "--text", missing, "--out", out, NULL),
+                     "missing.txt");
+    expect_one_error(run_mha("lm", "train", "--text", text, "--tokenizer", none, "--out",
+                             out, NULL), "none/merges.txt");
+    r = run_mha("lm", "train", "--text", text, "--out", long_out, NULL);
+    cr_expect_eq(r.status, 2);
+    expect_one_error(r, "--out: name too long");
+    cr_expect(access(out, F_OK) != 0 && access(path_in(dir, "m.state"), F_OK) != 0,
+              "a refused run wrote a model");
+    remove_tree(dir);
+}
 Test(lm, every_bad_argument_is_refused) {
     const struct { lm_config c; mha_status want; } configs[] = {
         {{1, 16, 32, 4, 2, 128}, MHA_ERR_SHAPE}, {{64, 1, 32, 4, 2, 128}, MHA_ERR_SHAPE},
@@ -339,6 +378,19 @@ Test(lm, every_bad_argument_is_refused) {
     for (size_t i = 0; i < sizeof configs / sizeof configs[0]; i++)
         cr_expect_eq(lm_config_check(&configs[i].c), configs[i].want, "configuration %zu", i);
     cr_expect_eq(lm_config_check(NULL), MHA_ERR_NULL);
+    const lm_config absurd[] = {        /* within the limits; the count overflows */
+        {64, 16, SIZE_MAX / 4, 1, 1, 4}, {64, 16, 1, 1, 1, SIZE_MAX / 4},
+        {64, 16, 1, 1, 4, SIZE_MAX / 8}, {64, 16, 1, 1, 1, (SIZE_MAX - 48) / 3},
+    };
+    for (size_t i = 0; i < sizeof absurd / sizeof absurd[0]; i++) {
+        lm_model big;
+        cr_expect_eq(lm_config_check(&absurd[i]), MHA_OK, "absurd %zu", i);
+        cr_expect_eq(lm_model_alloc(&big, &absurd[i]), MHA_ERR_OVERFLOW, "absurd %zu", i);
+        cr_expect(big.params == NULL && big.tensors == NULL, "absurd %zu allocated", i);
+    }
+    lm_model_free(NULL);
+    lm_workspace_free(NULL);
+    lm_decoder_free(NULL);
     lm_model m;
     load_tiny(&m);
     lm_workspace ws;
@@ -357,6 +409,8 @@ Test(lm, every_bad_argument_is_refused) {
     cr_expect_eq(lm_forward(&m, &ws, tokens, 3, 4), MHA_ERR_ARG);
     cr_expect_eq(lm_forward(&m, &ws, tokens, 2, 5), MHA_ERR_ARG);
     cr_expect_eq(lm_forward_weights(&m, &ws, tokens, 2, 4, NULL), MHA_ERR_NULL);
+    cr_expect_eq(lm_loss(NULL, &ws, tokens, targets, &loss), MHA_ERR_NULL);
+    cr_expect_eq(lm_loss(&m, NULL, tokens, targets, &loss), MHA_ERR_NULL);
     cr_expect_eq(lm_loss(&m, &ws, tokens, NULL, &loss), MHA_ERR_NULL);
     cr_expect_eq(lm_loss(&m, &ws, tokens, targets, NULL), MHA_ERR_NULL);
     tokens[5] = (int)tiny.vocab;
@@ -1064,6 +1118,8 @@ Test(heads, forward_weights_equal_a_float64_recomputation) {
     cr_expect(worst <= 1e-5, "weights off by %g", worst);
     cr_expect_eq(above, 0, "%zu weights above the diagonal are not zero", above);
     cr_expect_eq(lm_forward_weights(&m, &ws, x, B, L, NULL), MHA_ERR_NULL);
+    cr_expect_eq(lm_forward_weights(NULL, &ws, x, B, L, got), MHA_ERR_NULL);
+    cr_expect_eq(lm_forward_weights(&m, NULL, x, B, L, got), MHA_ERR_NULL);
     lm_workspace_free(&ws);
     lm_model_free(&m);
     free(x); free(got); free(logits); free(want);
@@ -1120,6 +1176,10 @@ Test(heads_command, prints_one_line_per_head_and_writes_the_same_table) {
     cr_expect(*line == '\0' && row == tsv + size, "more than four heads: %s", line);
     struct cli_result help = run_mha("help", "lm", NULL);
     cr_expect(strstr(help.out, "  heads ") != NULL, "%s", help.out);
+    struct cli_result usage = run_mha("lm", "heads", "--help", NULL);
+    cr_expect(usage.status == 0 &&
+              strncmp(usage.out, "usage: mha lm heads DIR ", 24) == 0, "%s", usage.out);
+    free_result(&usage);
     free(tsv);
     free_result(&t); free_result(&r); free_result(&help);
     remove_tree(dir);
@@ -1146,7 +1206,20 @@ Test(heads_command, bad_inputs_get_one_line) {
     expect_one_error(run_mha("lm", "heads", model, NULL), "--text");
     expect_one_error(run_mha("lm", "heads", model, "--text", valid, "--windows", "0", NULL),
                      "--windows");
+    expect_one_error(run_mha("lm", "heads", "--text", valid, NULL),
+                     "the model directory");
+    char long_dir[5000];
+    snprintf(long_dir, sizeof long_dir, "%s/%04200d", dir, 0);
+    expect_one_error(run_mha("lm", "heads", long_dir, "--text", valid, NULL),
+                     "name too long");
     cr_expect(access(path_in(model, "heads.tsv"), F_OK) != 0, "a refused run wrote heads.tsv");
+    cr_assert_eq(mkdir(path_in(model, "heads.tsv"), 0777), 0);
+    expect_one_error(run_mha("lm", "heads", model, "--text", valid, "--windows", "1",
+                             NULL), "heads.tsv");
+    struct stat in_the_way;
+    cr_expect(stat(path_in(model, "heads.tsv"), &in_the_way) == 0 &&
+              S_ISDIR(in_the_way.st_mode), "the folder in the way was replaced");
+    rmdir(path_in(model, "heads.tsv"));
     remove_tree(dir);
 }
 Test(heads_mask, removing_a_head_equals_zeroing_its_slice) {
@@ -1374,6 +1447,10 @@ Test(prune_command, prints_each_step_and_writes_the_table) {
     cr_expect_eq(untouched, 2, "%s", short_tsv);
     struct cli_result help = run_mha("help", "lm", NULL);
     cr_expect(strstr(help.out, "  prune ") != NULL, "%s", help.out);
+    struct cli_result usage = run_mha("lm", "prune", "--help", NULL);
+    cr_expect(usage.status == 0 &&
+              strncmp(usage.out, "usage: mha lm prune DIR ", 24) == 0, "%s", usage.out);
+    free_result(&usage);
     free(tsv); free(short_tsv);
     free_result(&t); free_result(&all); free_result(&cut); free_result(&r); free_result(&two);
     free_result(&help);
@@ -1404,7 +1481,20 @@ Test(prune_command, bad_inputs_get_one_line) {
                      "--tokens");
     expect_one_error(run_mha("lm", "prune", model, "--text", valid, "--max", "0", NULL),
                      "--max");
+    expect_one_error(run_mha("lm", "prune", "--text", valid, NULL),
+                     "the model directory");
+    char long_dir[5000];
+    snprintf(long_dir, sizeof long_dir, "%s/%04200d", dir, 0);
+    expect_one_error(run_mha("lm", "prune", long_dir, "--text", valid, NULL),
+                     "name too long");
     cr_expect(access(path_in(model, "prune.tsv"), F_OK) != 0, "a refused run wrote prune.tsv");
+    cr_assert_eq(mkdir(path_in(model, "prune.tsv"), 0777), 0);
+    expect_one_error(run_mha("lm", "prune", model, "--text", valid, "--max", "1", NULL),
+                     "prune.tsv");
+    struct stat in_the_way;
+    cr_expect(stat(path_in(model, "prune.tsv"), &in_the_way) == 0 &&
+              S_ISDIR(in_the_way.st_mode), "the folder in the way was replaced");
+    rmdir(path_in(model, "prune.tsv"));
     remove_tree(dir);
 }
 #include "tables.h"
@@ -1756,6 +1846,17 @@ Test(heads, every_bad_argument_is_refused) {
     cr_expect_eq(lm_sample_loss(&m, ids, 40, 1, &loss), MHA_ERR_ARG);
     ids[3] = 1;
     struct loss_script s = {0, 0, 0};
+    lm_model absurd = {0};                      /* a configuration, never allocated */
+    const size_t huge = (size_t)1 << 40;
+    absurd.config = (lm_config){64, 65536, huge, huge, LM_MAX_LAYERS, 4};
+    int *many = calloc(65536, sizeof *many);
+    cr_assert_not_null(many);
+    cr_expect_eq(lm_heads_measure(&absurd, many, 65536, classes, 2, 1, scores),
+                 MHA_ERR_OVERFLOW);
+    free(many);
+    cr_expect_eq(lm_head_keep(&absurd, 0, 0, 0), MHA_ERR_NULL);
+    lm_heads_restore(&absurd);
+    cr_expect_eq(lm_heads_removed(&absurd), 0);
     cr_expect_eq(lm_heads_importance(NULL, scripted_loss, &s, &base, importance), MHA_ERR_NULL);
     cr_expect_eq(lm_heads_importance(&m, NULL, &s, &base, importance), MHA_ERR_NULL);
     cr_expect_eq(lm_heads_importance(&m, scripted_loss, &s, NULL, importance), MHA_ERR_NULL);
