@@ -75,22 +75,6 @@ static int report(mha_status status, const char *message, FILE *err)
     return status == MHA_ERR_HEADS ? MHA_EXIT_USAGE : MHA_EXIT_FAILURE;
 }
 
-int mha_load_input(const char *dir, const char *name, int required, int kinds,
-                   mha_npy *array, FILE *err)
-{
-    char message[MHA_PATH_SIZE + 512];
-    return report(mha_layer_read(dir, name, required, kinds, array, message, sizeof message),
-                  message, err);
-}
-
-int mha_check_shape(const char *dir, const char *name, const mha_npy *array,
-                    size_t rank, const mha_axis *axes, FILE *err)
-{
-    char message[MHA_PATH_SIZE + 512];
-    return report(mha_layer_check_shape(dir, name, array, rank, axes, message, sizeof message),
-                  message, err);
-}
-
 int mha_load_checked(const char *dir, const char *name, int required, int kinds,
                      mha_npy *array, size_t rank, const mha_axis *axes, FILE *err)
 {
@@ -127,10 +111,9 @@ static int report_output(mha_status status, const char *message, FILE *err)
     return status == MHA_OK ? MHA_EXIT_OK : MHA_EXIT_FAILURE;
 }
 
-/* Begin the set files[0..n-1] in dir (n may be 0 and dir NULL), owning own[]
-   there, with also->path as one more file when also is not NULL. */
-int mha_begin_files(const char *dir, int n, const struct mha_written_file *files,
-                    const char *const own[], const struct mha_written_stream *also, FILE *err)
+/* Begin the set files[0..n-1] in dir, owning own[] there. */
+static int begin_files(const char *dir, int n, const struct mha_written_file *files,
+                       const char *const own[], FILE *err)
 {
     char message[MHA_PATH_SIZE + 256];
     const char *names[MHA_OUTPUT_FILES_MAX];
@@ -139,21 +122,18 @@ int mha_begin_files(const char *dir, int n, const struct mha_written_file *files
                                       "%s: too many files", dir), message, err);
     for (int i = 0; i < n; i++)
         names[i] = files[i].name;
-    mha_status status = mha_output_begin(dir != NULL ? dir : ".", n, names, message,
-                                         sizeof message);
+    mha_status status = mha_output_begin(dir, n, names, message, sizeof message);
     if (status == MHA_OK && own != NULL)
         status = mha_output_own(own, message, sizeof message);
-    if (status == MHA_OK && also != NULL)
-        status = mha_output_add(also->path, message, sizeof message);
     if (status != MHA_OK)
         mha_output_end();
     return report_output(status, message, err);
 }
 
-/* Write and commit the set begun with the same files and also; files[0] is
-   renamed last.  The set is ended whatever happens. */
-int mha_finish_files(const char *dir, int n, const struct mha_written_file *files,
-                     const struct mha_written_stream *also, FILE *err)
+/* Write and commit the set begun with the same files; files[0] is renamed
+   last.  The set is ended whatever happens. */
+static int finish_files(const char *dir, int n, const struct mha_written_file *files,
+                        FILE *err)
 {
     char message[MHA_PATH_SIZE + 256];
     mha_status status = MHA_OK;
@@ -166,8 +146,6 @@ int mha_finish_files(const char *dir, int n, const struct mha_written_file *file
                                             why, sizeof why)) != MHA_OK)
             snprintf(message, sizeof message, "%s/%s: %s", dir, files[i].name, why);
     }
-    if (status == MHA_OK && also != NULL)
-        status = mha_output_stream(also->writer, also->context, message, sizeof message);
     if (status == MHA_OK)
         status = mha_output_commit(message, sizeof message);
     mha_output_end();
@@ -177,8 +155,8 @@ int mha_finish_files(const char *dir, int n, const struct mha_written_file *file
 int mha_write_files(const char *dir, int n, const struct mha_written_file *files,
                     const char *const own[], FILE *err)
 {
-    const int status = mha_begin_files(dir, n, files, own, NULL, err);
-    return status == MHA_EXIT_OK ? mha_finish_files(dir, n, files, NULL, err) : status;
+    const int status = begin_files(dir, n, files, own, err);
+    return status == MHA_EXIT_OK ? finish_files(dir, n, files, err) : status;
 }
 int mha_write_outputs(const char *dir, const char *label, int want_weights,
                       const mha_shape *shape, const float *output,

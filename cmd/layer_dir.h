@@ -29,20 +29,11 @@ struct mha_written_file {
     size_t rank;
     const size_t *shape;
 };
-struct mha_written_stream {           /* one more file, anywhere, written through a FILE */
-    const char *path;
-    mha_output_writer writer;
-    void *context;
-};
 enum { MHA_OUTPUT_FILES_MAX = 32 };
 size_t mha_layer_options(struct mha_forward_options *o, mha_option options[MHA_LAYER_OPTIONS]);
 int mha_parse_layer_options(int argc, char **argv, const mha_option *options, size_t count,
                             struct mha_forward_options *o, FILE *err);
 int mha_parse_forward_options(int argc, char **argv, struct mha_forward_options *o, FILE *err);
-int mha_load_input(const char *dir, const char *name, int required, int kinds,
-                   mha_npy *array, FILE *err);
-int mha_check_shape(const char *dir, const char *name, const mha_npy *array,
-                    size_t rank, const mha_axis *axes, FILE *err);
 int mha_load_checked(const char *dir, const char *name, int required, int kinds,
                      mha_npy *array, size_t rank, const mha_axis *axes, FILE *err);
 int mha_load_projections(const char *dir, const char *rows_letters, size_t rows, size_t E,
@@ -50,10 +41,6 @@ int mha_load_projections(const char *dir, const char *rows_letters, size_t rows,
 int mha_load_query(const char *dir, mha_layer_files *in, FILE *err);
 int mha_load_forward_inputs(const struct mha_forward_options *o, mha_layer_files *in,
                             mha_shape *shape, FILE *err);
-int mha_begin_files(const char *dir, int n, const struct mha_written_file *files,
-                    const char *const own[], const struct mha_written_stream *also, FILE *err);
-int mha_finish_files(const char *dir, int n, const struct mha_written_file *files,
-                     const struct mha_written_stream *also, FILE *err);
 int mha_write_files(const char *dir, int n, const struct mha_written_file *files,
                     const char *const own[], FILE *err);
 void mha_wait_for_other_runs(const char *command, double seconds, FILE *err);

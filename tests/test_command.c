@@ -163,6 +163,18 @@ static void run_golden(const char *name, const char *skip_input, const char *ext
             remove_dir(dir);
         }
 }
+static double bench_value(const char *line, const char *key)
+{
+    char pattern[64];
+    snprintf(pattern, sizeof pattern, " %s=", key);
+    const char *at = strstr(line, pattern);
+    cr_assert_not_null(at, "no %s in '%s'", key, line);
+    char *end;
+    const double value = strtod(at + strlen(pattern), &end);
+    const int number = end != at + strlen(pattern) && (*end == ' ' || *end == '\n');
+    cr_assert(number && isfinite(value), "%s is not a number in '%s'", key, line);
+    return value;
+}
 Test(command, forward_writes_out_and_weights) {
     char *dir = make_good_case(), message[256];
     struct cli_result r = run_mha("forward", dir, "--heads", "2", NULL);
@@ -473,4 +485,118 @@ Test(command, the_environment_chooses_the_instruction_set) {
         free_result(&r);
         unsetenv(variables[v][0]);
     }
+}
+Test(command, train_help_names_every_option) {
+    static const char *const options[] = {
+        "--steps", "--seed", "--layers", "--every", "--out", "--from", "--history",
+        "--batch", "--vocab", "--length", "--dim", "--heads", "--lr", "--wait"};
+    struct cli_result r = run_mha("train", "--help", NULL);
+    cr_expect_eq(r.status, MHA_EXIT_OK, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    cr_expect(strncmp(r.out, "usage: mha train", 16) == 0, "%s", r.out);
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+        cr_expect(strstr(r.out, options[i]) != NULL, "the help lacks %s", options[i]);
+    free_result(&r);
+}
+Test(command, demo_and_decode_refuse_what_does_not_fit) {
+    char *dir = make_good_case(), text[1100];
+    memset(text, 'a', sizeof text - 1);
+    text[sizeof text - 1] = '\0';
+    REFUSED(dir, "--text: longer than", "demo", "--text", text);
+    REFUSED(dir, "--heads 3", "decode", dir, "--heads", "3");
+    remove_dir(dir);
+}
+Test(command, stray_words_bad_rates_and_no_threads) {
+    char *dir = make_temp_dir();
+    REFUSED(dir, "bench: unknown argument 'stray'", "bench", "stray");
+    REFUSED(dir, "--lr: 'abc' is not a learning rate", "train", "--lr", "abc");
+    REFUSED(dir, "--lr: '1e999' is not a learning rate", "train", "--lr", "1e999");
+    cr_assert_eq(setenv("OMP_NUM_THREADS", "0", 1), 0);
+    REFUSED(dir, "OMP_NUM_THREADS=0: not a positive integer", "bench", "--seq", "2",
+            "--dim", "2", "--heads", "1", "--reps", "1");
+    unsetenv("OMP_NUM_THREADS");
+    remove_dir(dir);
+}
+Test(program, a_full_standard_output_is_an_error) {
+    char *dir = make_temp_dir(), err_path[4200];
+    snprintf(err_path, sizeof err_path, "%s/stderr.txt", dir);
+    const char *program = getenv("MHA_BINARY") ? getenv("MHA_BINARY") : "../build/mha";
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        if (freopen(err_path, "w", stderr) != NULL &&
+            freopen("/dev/full", "w", stdout) != NULL)
+            execl(program, "mha", "help", (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d", status);
+    size_t size;
+    char *text = slurp(err_path, &size);
+    struct cli_result r = {WEXITSTATUS(status), NULL, text};
+    expect_one_error_line(&r, "standard output");
+    free(text);
+    remove_dir(dir);
+}
+Test(measuring, backward_prints_one_line_in_key_value_form) {
+    static const char *const impls[] = {"naive", "blocked"};
+    for (size_t i = 0; i < 2; i++) {
+        struct cli_result r = run_mha("bench", "--backward", "--impl", impls[i], "--seq",
+                                      "3", "--dim", "4", "--heads", "2", "--reps", "1",
+                                      NULL);
+        cr_expect_eq(r.status, MHA_EXIT_OK, "%s", r.err);
+        char want[96];
+        snprintf(want, sizeof want,
+                 "impl=%s backward=1 B=1 L=3 S=3 E=4 H=2 causal=0 reps=1 ", impls[i]);
+        cr_expect(strncmp(r.out, want, strlen(want)) == 0, "'%s' does not start '%s'",
+                  r.out, want);
+        cr_expect(strchr(r.out, '\n') == r.out + strlen(r.out) - 1, "not one line: %s",
+                  r.out);
+        cr_expect(bench_value(r.out, "ms") >= 0);
+        const double maxdiff = bench_value(r.out, "maxdiff");
+        cr_expect(maxdiff >= 0 && maxdiff <= 1e-4, "maxdiff %g", maxdiff);
+        free_result(&r);
+    }
+}
+Test(measuring, backward_refuses_what_it_cannot_time) {
+    char *dir = make_temp_dir();
+    REFUSED(dir, "self-attention only (no --kv-len)", "bench", "--backward", "--kv-len",
+            "3", "--seq", "3", "--dim", "4", "--heads", "2", "--reps", "1");
+    REFUSED(dir, "--part: 'all' or 'stages'", "bench", "--backward", "--part", "proj",
+            "--seq", "3", "--dim", "4", "--heads", "2", "--reps", "1");
+    REFUSED(dir, "no backward pass named 'batched'", "bench", "--backward", "--impl",
+            "batched", "--seq", "3", "--dim", "4", "--heads", "2", "--reps", "1");
+    REFUSED(dir, "--half-kc: only with --part proj", "bench", "--impl", "blocked",
+            "--half-kc", "--seq", "3", "--dim", "8", "--heads", "2", "--reps", "1");
+    remove_dir(dir);
+}
+Test(measuring, half_depth_projections_print_their_line) {
+    struct cli_result r = run_mha("bench", "--impl", "blocked", "--part", "proj",
+                                  "--half-kc", "--seq", "3", "--dim", "8", "--heads", "2",
+                                  "--reps", "1", NULL);
+    cr_expect_eq(r.status, MHA_EXIT_OK, "%s", r.err);
+    cr_expect(strncmp(r.out, "impl=blocked B=1 L=3 S=3 E=8 H=2 ", 33) == 0, "%s", r.out);
+    cr_expect(strstr(r.out, " part=proj half_kc=1 ") != NULL, "%s", r.out);
+    const double maxdiff = bench_value(r.out, "maxdiff");
+    cr_expect(maxdiff >= 0 && maxdiff <= 1e-4, "maxdiff %g", maxdiff);
+    cr_expect(bench_value(r.out, "bytes") > 0);
+    free_result(&r);
+}
+Test(measuring, denormals_print_two_times_and_their_ratio) {
+    struct cli_result r = run_mha("bench", "--denormals", NULL);
+    cr_expect_eq(r.status, MHA_EXIT_OK, "%s", r.err);
+    cr_expect(strncmp(r.out, "denormals normal_ms=", 20) == 0, "%s", r.out);
+    const double normal = bench_value(r.out, "normal_ms");
+    const double denormal = bench_value(r.out, "denormal_ms");
+    const double slowdown = bench_value(r.out, "slowdown");
+    cr_expect(normal > 0 && denormal > 0, "%s", r.out);
+    const double low = (denormal - 5e-4) / (normal + 5e-4);
+    const double high = (denormal + 5e-4) / (normal - 5e-4);
+    cr_expect(slowdown >= low - 0.05 && slowdown <= high + 0.05, "%s", r.out);
+    const char *isa = strstr(r.out, " isa=");
+    cr_expect(isa != NULL && (strcmp(isa, " isa=scalar\n") == 0 ||
+                              strcmp(isa, " isa=avx2\n") == 0 ||
+                              strcmp(isa, " isa=avx512\n") == 0), "%s", r.out);
+    free_result(&r);
 }

@@ -153,6 +153,8 @@ static const struct broken_npy broken_files[] = {
     {NULL, 0, 1, "{'descr' '<f4', 'fortran_order': False, 'shape': (1,)}", 4,
      MHA_ERR_FORMAT, "expected ':' after the key 'descr'"},
     {NULL, 0, 1, "{'descr': '<f4", 0, MHA_ERR_FORMAT, "unterminated string"},
+    {NULL, 0, 1, HEADER("<f4f4f4f4f4f4f4f4f4f4", "False", "(1,)"), 4, MHA_ERR_FORMAT,
+     "a string of 21 characters is too long here"},
     {NULL, 0, 1, "{'descr': '<\\f4'}", 0, MHA_ERR_FORMAT, "escapes"},
     {NULL, 0, 1, "{'descr': '<f4'", 0, MHA_ERR_FORMAT, "expected ',' or '}'"},
     {NULL, 0, 1, HEADER("<f4", "False", "(2, 3)") " x", 24, MHA_ERR_FORMAT,
@@ -200,10 +202,20 @@ Test(npy, io_errors_and_writer_refusals) {
     cr_expect_eq(mha_npy_read(path_in(dir, "absent.npy"), &a, NULL, 0), MHA_ERR_IO);
     const float x[1] = {1};
     const size_t nine[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1}, huge[2] = {SIZE_MAX / 2, 4};
+    const size_t quarter[1] = {SIZE_MAX / 4 + 1};   /* the count fits, the bytes do not */
     cr_expect_eq(mha_npy_write(path_in(dir, "x.npy"), x, 9, nine, message, sizeof message),
                  MHA_ERR_ARG);
     cr_expect_eq(mha_npy_write(path_in(dir, "x.npy"), x, 2, huge, message, sizeof message),
                  MHA_ERR_OVERFLOW);
+    const char *x_npy = path_in(dir, "x.npy");
+    cr_expect_eq(mha_npy_write(x_npy, x, 1, quarter, message, sizeof message),
+                 MHA_ERR_OVERFLOW);
+    cr_expect(strstr(message, "shape too large") != NULL, "%s", message);
+    cr_expect_eq(mha_npy_write(x_npy, x, 1, NULL, message, sizeof message), MHA_ERR_NULL);
+    cr_expect(strstr(message, "no shape") != NULL, "%s", message);
+    cr_expect_eq(mha_npy_write(x_npy, NULL, 1, nine, message, sizeof message),
+                 MHA_ERR_NULL);
+    cr_expect(strstr(message, "no values") != NULL, "%s", message);
     cr_expect_eq(mha_npy_write("/nonexistent/dir/x.npy", x, 1, nine, message, sizeof message),
                  MHA_ERR_IO);
     cr_expect(strstr(message, "cannot create") != NULL, "%s", message);

@@ -722,3 +722,69 @@ Test(output, the_writer_refuses_what_it_cannot_do) {
     unlink(file);
     remove_dir(dir);
 }
+Test(output, abandoning_a_set_removes_its_temporaries) {
+    char *dir = make_temp_dir(), message[512] = "";
+    const char *const two[] = {"a.npy", "b.npy"};
+    cr_assert_eq(mha_output_begin(dir, 2, two, message, sizeof message), MHA_OK, "%s",
+                 message);
+    for (int i = 0; i < 2; i++) {
+        const int fd = mha_output_next(message, sizeof message);
+        cr_assert_geq(fd, 0, "%s", message);
+        close(fd);
+    }
+    cr_expect_eq(count_temporaries(dir), 2);
+    cr_expect_eq(mha_output_abandon(SIGTERM), 1, "outside a commit, the handler goes on");
+    cr_expect_eq(count_temporaries(dir), 0, "a temporary survived");
+    mha_output_end();
+    cr_expect(!exists(dir, "a.npy") && !exists(dir, "b.npy"), "an output appeared");
+    remove_dir(dir);
+}
+Test(output, a_link_to_a_standard_stream_is_refused) {
+    char *dir = make_case(), *outside = make_temp_dir(), text[16] = "", kept[4200];
+    write_bytes(outside, "kept.txt", "precious", 8);
+    snprintf(kept, sizeof kept, "%s", path_in(outside, "kept.txt"));
+    cr_assert_eq(symlink(kept, path_in(dir, "out.npy")), 0);
+    struct cli_result r = run_mha("forward", dir, "--heads", "2", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    free_result(&r);
+    cr_expect(is_regular_npy(path_in(dir, "out.npy")), "the link was not replaced");
+    FILE *f = fopen(kept, "r");
+    cr_assert_not_null(f);
+    cr_expect(fread(text, 1, sizeof text - 1, f) == 8 && strcmp(text, "precious") == 0);
+    fclose(f);
+    remove(path_in(dir, "attn_weights.npy"));
+    cr_assert_eq(symlink(kept, path_in(dir, "attn_weights.npy")), 0);
+    const int saved = dup(0), input = open(kept, O_RDONLY);
+    cr_assert(saved >= 0 && input >= 0 && dup2(input, 0) == 0);
+    r = run_mha("forward", dir, "--heads", "2", NULL);
+    cr_assert_eq(dup2(saved, 0), 0);
+    close(saved);
+    close(input);
+    expect_one_mha_line(&r, "attn_weights.npy: a link to the standard input");
+    free_result(&r);
+    cr_expect_eq(count_temporaries(dir), 0);
+    remove_dir(dir);
+    remove_dir(outside);
+}
+Test(output, the_command_writer_refuses_too_many_files) {
+    char *dir = make_temp_dir(), *text;
+    size_t size;
+    FILE *err = open_memstream(&text, &size);
+    cr_assert_not_null(err);
+    static const struct mha_written_file files[MHA_OUTPUT_FILES_MAX + 1];
+    cr_expect_eq(mha_write_files(dir, MHA_OUTPUT_FILES_MAX + 1, files, NULL, err),
+                 MHA_EXIT_FAILURE);
+    fclose(err);
+    cr_expect(strncmp(text, "mha: ", 5) == 0, "%s", text);
+    cr_expect(strstr(text, "too many files") != NULL, "%s", text);
+    cr_expect(strchr(text, '\n') == text + strlen(text) - 1, "not one line: %s", text);
+    cr_expect_eq(count_temporaries(dir), 0);
+    struct dirent **entries;
+    const int n = scandir(dir, &entries, NULL, NULL);
+    cr_expect_eq(n, 2, "something was written");             /* "." and ".." */
+    for (int i = 0; i < n; i++)
+        free(entries[i]);
+    free(entries);
+    free(text);
+    remove_dir(dir);
+}
