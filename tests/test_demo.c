@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include "check.h"
+#include "child.h"
 #include "cli.h"
 #include "example.h"
 #include "run.h"
@@ -181,7 +182,7 @@ static char *demo_on_terminal(const char *no_color)
         int status = tty ? mha_cli_main(2, (char *[]){"mha", "demo", NULL}, tty, stderr) : 1;
         if (tty != NULL)
             fclose(tty);
-        _exit(status);
+        child_exit(status);
     }
     close(slave);
     size_t size = 0, capacity = 1 << 16;

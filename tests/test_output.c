@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include "check.h"
+#include "child.h"
 #include "cli.h"
 #include "layer_dir.h"
 #include "output.h"
@@ -522,7 +523,7 @@ Test(output, two_runs_on_one_directory_take_turns, .timeout = 30) {
     if (child == 0) {
         char *argv[] = {"mha", "forward", dir, "--heads", "2", NULL};
         close(lock);                   /* the lock belongs to the parent's descriptor */
-        _exit(mha_cli_main(5, argv, stdout, stderr));
+        child_exit(mha_cli_main(5, argv, stdout, stderr));
     }
     nanosleep(&(struct timespec){0, 300 * 1000 * 1000}, NULL);
     int wstatus;

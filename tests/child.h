@@ -1,0 +1,15 @@
+/* generated from chapters/30-tests.nw; edit the book, not this file */
+/* child.h: the end of a test's child process (chapter 30) */
+#ifndef MHA_TESTS_CHILD_H
+#define MHA_TESTS_CHILD_H
+#include <unistd.h>
+
+extern void __gcov_dump(void) __attribute__((weak));
+
+static inline _Noreturn void child_exit(int status)
+{
+    if (__gcov_dump != NULL)
+        __gcov_dump();
+    _exit(status);
+}
+#endif
