@@ -394,23 +394,28 @@ Test(fast_backward, saving_and_saved_refuse_missing_pointers) {
     no_gw.grad_in_proj_weight = NULL, no_gow.grad_out_proj_weight = NULL;
     const struct { const mha_saved *s; const mha_params *p; const float *x, *gy;
                    const mha_grads *g; } cases[] = {
-        {NULL, &c.params, c.query, gy, &grads}, {&empty, &c.params, c.query, gy, &grads},
-        {&saved, NULL, c.query, gy, &grads}, {&saved, &c.params, NULL, gy, &grads},
-        {&saved, &c.params, c.query, NULL, &grads}, {&saved, &c.params, c.query, gy, NULL},
-        {&saved, &c.params, c.query, gy, &no_gw}, {&saved, &c.params, c.query, gy, &no_gow},
+        {NULL, &c.params, c.query, gy, &grads},
+        {&empty, &c.params, c.query, gy, &grads},
+        {&saved, NULL, c.query, gy, &grads},
+        {&saved, &c.params, NULL, gy, &grads},
+        {&saved, &c.params, c.query, NULL, &grads},
+        {&saved, &c.params, c.query, gy, NULL},
+        {&saved, &c.params, c.query, gy, &no_gw},
+        {&saved, &c.params, c.query, gy, &no_gow},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         for (size_t j = 0; j < 3 * E * E; j++) gw[j] = 7;
         for (size_t j = 0; j < E * E; j++) gow[j] = 7;
-        cr_expect_eq(mha_backward_saved(cases[i].p, cases[i].x, NULL, NULL, NULL, cases[i].s,
-                                        cases[i].gy, cases[i].g), MHA_ERR_NULL, "case %zu", i);
+        cr_expect_eq(mha_backward_saved(cases[i].p, cases[i].x, NULL, NULL, NULL,
+                                        cases[i].s, cases[i].gy, cases[i].g),
+                     MHA_ERR_NULL, "case %zu", i);
         int kept = 1;
         for (size_t j = 0; j < 3 * E * E; j++) kept &= gw[j] == 7;
         for (size_t j = 0; j < E * E; j++) kept &= gow[j] == 7;
         cr_expect(kept, "case %zu wrote a gradient", i);
     }
-    cr_expect_eq(mha_backward_saved(&c.params, c.query, NULL, NULL, NULL, &saved, gy, &grads),
-                 MHA_OK, "the same call with every pointer");
+    cr_expect_eq(mha_backward_saved(&c.params, c.query, NULL, NULL, NULL, &saved, gy,
+                                    &grads), MHA_OK, "the same call with every pointer");
     mha_saved_free(&saved);
     mha_saved_free(&empty);
     case_free(&c);
