@@ -24,17 +24,16 @@ mha_status mha_kv_cache_init(mha_kv_cache *cache, size_t batch, size_t kv_heads,
     memset(cache, 0, sizeof *cache);
     if (batch == 0 || kv_heads == 0 || capacity == 0 || head_dim == 0)
         return MHA_ERR_SHAPE;
-    size_t n, bytes, positions;
+    size_t n, bytes;
     if (mha_mul_overflows(batch, kv_heads, &n) || mha_mul_overflows(n, capacity, &n) ||
-        mha_mul_overflows(n, head_dim, &n) || mha_mul_overflows(n, sizeof(float), &bytes) ||
-        mha_mul_overflows(batch, capacity, &positions))
+        mha_mul_overflows(n, head_dim, &n) || mha_mul_overflows(n, sizeof(float), &bytes))
         return MHA_ERR_OVERFLOW;
+    const size_t positions = batch * capacity;     /* both at most bytes: no overflow */
     cache->keys = zeroed_lines(bytes);
     cache->values = zeroed_lines(bytes);
     cache->length = calloc(batch, sizeof(size_t));
     cache->padding = calloc(positions, 1);
-    cache->lengths = mha_mul_overflows(positions, 2 * kv_heads, &n) ? NULL
-                                                                     : calloc(n, sizeof(float));
+    cache->lengths = calloc(positions * 2 * kv_heads, sizeof(float));
     if (!cache->keys || !cache->values || !cache->length || !cache->padding ||
         !cache->lengths) {
         mha_kv_cache_free(cache);

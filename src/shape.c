@@ -45,11 +45,9 @@ mha_status mha_shape_check(const mha_shape *shape)
     if (mha_mul_overflows(B, longest, &n) || mha_mul_overflows(n, 3, &n) ||
         mha_mul_overflows(n, E, &n) || mha_mul_overflows(n, sizeof(double), &bytes))
         return MHA_ERR_OVERFLOW;
-    if (mha_mul_overflows(3, E, &n) || mha_mul_overflows(n, E, &n) ||
-        mha_mul_overflows(n, sizeof(double), &bytes))
+    if (mha_mul_overflows(3 * E, E, &n) || mha_mul_overflows(n, sizeof(double), &bytes))
         return MHA_ERR_OVERFLOW;
-    if (mha_mul_overflows(B, H, &n) || mha_mul_overflows(n, L, &n) ||
-        mha_mul_overflows(n, S, &n) || mha_mul_overflows(n, sizeof(double), &bytes))
+    if (mha_mul_overflows(B * H * L, S, &n) || mha_mul_overflows(n, sizeof(double), &bytes))
         return MHA_ERR_OVERFLOW;
     return MHA_OK;
 }
@@ -59,12 +57,7 @@ size_t mha_param_count(size_t embed_dim, int with_bias)
     if (mha_mul_overflows(embed_dim, embed_dim, &weights) ||
         mha_mul_overflows(weights, 4, &count))
         return 0;                               /* 0 means "does not fit" */
-    if (with_bias) {
-        if (count > SIZE_MAX - 4 * embed_dim)
-            return 0;
-        count += 4 * embed_dim;
-    }
-    return count;
+    return with_bias ? count + 4 * embed_dim : count;       /* fits: see below */
 }
 mha_flops mha_flop_count(const mha_shape *shape)
 {

@@ -1,4 +1,4 @@
-/* generated from chapters/09-backward.nw; edit the book, not this file */
+/* generated from chapters/09-backward.nw, chapters/39-tests-backward.nw; edit the book, not this file */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,4 +86,67 @@ Test(backward, gradients_with_masks) {
         for (size_t v = 0; v < mha_backward_impl_count; v++)
             check_all_gradients(mha_backward_impls[v].backward, &c, &masks[m], 1430 + m);
     case_free(&c);
+}
+Test(backward, every_version_refuses_missing_pointers) {
+    mha_case c = case_random((mha_shape){1, 2, 2, 4, 2}, 1440, CASE_SELF);
+    const size_t E = 4;
+    float gy[8] = {1, -1, 2, 0, 0, 1, -2, 1}, gw[3 * 16], gow[16];
+    const mha_grads grads = {NULL, NULL, NULL, gw, NULL, gow, NULL};
+    mha_grads no_gw = grads, no_gow = grads;
+    no_gw.grad_in_proj_weight = NULL, no_gow.grad_out_proj_weight = NULL;
+    mha_params no_w = c.params, no_ow = c.params;
+    no_w.in_proj_weight = NULL, no_ow.out_proj_weight = NULL;
+    const struct { const mha_params *p; const float *gy; const mha_grads *g; } cases[] = {
+        {&c.params, NULL, &grads}, {&c.params, gy, NULL}, {&c.params, gy, &no_gw},
+        {&c.params, gy, &no_gow}, {&no_w, gy, &grads}, {&no_ow, gy, &grads},
+    };
+    for (size_t v = 0; v < mha_backward_impl_count; v++)
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            for (size_t j = 0; j < 3 * E * E; j++) gw[j] = 7;
+            for (size_t j = 0; j < E * E; j++) gow[j] = 7;
+            const char *name = mha_backward_impls[v].name;
+            mha_backward_fn *backward = mha_backward_impls[v].backward;
+            cr_expect_eq(backward(&c.shape, cases[i].p, c.query, NULL, NULL, NULL,
+                                  cases[i].gy, cases[i].g),
+                         MHA_ERR_NULL, "%s, case %zu", name, i);
+            int kept = 1;
+            for (size_t j = 0; j < 3 * E * E; j++) kept &= gw[j] == 7;
+            for (size_t j = 0; j < E * E; j++) kept &= gow[j] == 7;
+            cr_expect(kept, "%s, case %zu wrote a gradient", name, i);
+        }
+    case_free(&c);
+}
+Test(backward, weight_gradients_do_not_need_the_others) {
+    const int flags[3] = {CASE_SELF, CASE_CROSS, CASE_SHARED_KV};
+    for (int f = 0; f < 3; f++) {
+        mha_case c = case_random((mha_shape){2, 3, 3, 4, 2}, 1450 + f, flags[f]);
+        const size_t n = 2 * 3 * 4, E = 4;
+        rng r = rng_seeded(1460 + f);
+        float *gy = random_floats(&r, n, -1, 1);
+        float gq[2 * 3 * 4], gk[2 * 3 * 4], gv[2 * 3 * 4], gb[3 * 4], gob[4];
+        float gw[2][3 * 16], gow[2][16];
+        const mha_grads all = {gq, gk, gv, gw[0], gb, gow[0], gob};
+        const mha_grads weights_only = {NULL, NULL, NULL, gw[1], NULL, gow[1], NULL};
+        for (size_t v = 0; v < mha_backward_impl_count; v++) {
+            const char *name = mha_backward_impls[v].name;
+            mha_backward_fn *backward = mha_backward_impls[v].backward;
+            cr_assert_eq(backward(&c.shape, &c.params, c.query, c.key, c.value, NULL, gy,
+                                  &all), MHA_OK, "%s", name);
+            cr_assert_eq(backward(&c.shape, &c.params, c.query, c.key, c.value, NULL, gy,
+                                  &weights_only), MHA_OK, "%s", name);
+            size_t differ = 0;
+            for (size_t i = 0; i < 3 * E * E; i++) {
+                const double a = gw[0][i], b = gw[1][i];
+                differ += !(fabs(a - b) <= 1e-6 * (1 + fabs(a)));
+            }
+            for (size_t i = 0; i < E * E; i++) {
+                const double a = gow[0][i], b = gow[1][i];
+                differ += !(fabs(a - b) <= 1e-6 * (1 + fabs(a)));
+            }
+            cr_expect_eq(differ, 0, "%s, flags %d: %zu weight gradients differ",
+                         name, flags[f], differ);
+        }
+        free(gy);
+        case_free(&c);
+    }
 }

@@ -377,3 +377,46 @@ Test(fast_backward, threads_change_no_bit) {
     free(gy);
     case_free(&c);
 }
+Test(fast_backward, saving_and_saved_refuse_missing_pointers) {
+    mha_case c = case_random((mha_shape){1, 2, 2, 4, 2}, 1830, CASE_SELF);
+    const size_t E = 4;
+    float y[8], gy[8] = {1, -1, 2, 0, 0, 1, -2, 1}, gw[3 * 16], gow[16];
+    mha_saved saved, empty;
+    cr_expect_eq(mha_forward_saving(&c.shape, &c.params, c.query, NULL, NULL, NULL, y,
+                                    NULL), MHA_ERR_NULL);
+    cr_expect_eq(mha_forward_saving(&c.shape, NULL, c.query, NULL, NULL, NULL, y, &empty),
+                 MHA_ERR_NULL);
+    cr_expect_null(empty.context, "a refused pass saves nothing");
+    cr_assert_eq(mha_forward_saving(&c.shape, &c.params, c.query, NULL, NULL, NULL, y,
+                                    &saved), MHA_OK);
+    const mha_grads grads = {NULL, NULL, NULL, gw, NULL, gow, NULL};
+    mha_grads no_gw = grads, no_gow = grads;
+    no_gw.grad_in_proj_weight = NULL, no_gow.grad_out_proj_weight = NULL;
+    const struct { const mha_saved *s; const mha_params *p; const float *x, *gy;
+                   const mha_grads *g; } cases[] = {
+        {NULL, &c.params, c.query, gy, &grads},
+        {&empty, &c.params, c.query, gy, &grads},
+        {&saved, NULL, c.query, gy, &grads},
+        {&saved, &c.params, NULL, gy, &grads},
+        {&saved, &c.params, c.query, NULL, &grads},
+        {&saved, &c.params, c.query, gy, NULL},
+        {&saved, &c.params, c.query, gy, &no_gw},
+        {&saved, &c.params, c.query, gy, &no_gow},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (size_t j = 0; j < 3 * E * E; j++) gw[j] = 7;
+        for (size_t j = 0; j < E * E; j++) gow[j] = 7;
+        cr_expect_eq(mha_backward_saved(cases[i].p, cases[i].x, NULL, NULL, NULL,
+                                        cases[i].s, cases[i].gy, cases[i].g),
+                     MHA_ERR_NULL, "case %zu", i);
+        int kept = 1;
+        for (size_t j = 0; j < 3 * E * E; j++) kept &= gw[j] == 7;
+        for (size_t j = 0; j < E * E; j++) kept &= gow[j] == 7;
+        cr_expect(kept, "case %zu wrote a gradient", i);
+    }
+    cr_expect_eq(mha_backward_saved(&c.params, c.query, NULL, NULL, NULL, &saved, gy,
+                                    &grads), MHA_OK, "the same call with every pointer");
+    mha_saved_free(&saved);
+    mha_saved_free(&empty);
+    case_free(&c);
+}

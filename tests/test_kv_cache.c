@@ -141,6 +141,32 @@ Test(kv_cache, init_refuses_bad_sizes) {
     mha_kv_cache_free(&c);                      /* safe on a failed init */
     cr_expect_eq(mha_kv_cache_init(NULL, 1, 1, 1, 1), MHA_ERR_NULL);
 }
+Test(kv_cache, init_refuses_each_overflowing_factor) {
+    const size_t half = SIZE_MAX / 2 + 1;
+    const size_t sizes[][4] = {{half, 2, 1, 1}, {2, 1, half, 1}, {1, 1, 2, half},
+                               {1, 1, 1, SIZE_MAX / 2}, {1, half, 1, 2}};
+    mha_kv_cache c;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        const size_t *z = sizes[i];
+        cr_expect_eq(mha_kv_cache_init(&c, z[0], z[1], z[2], z[3]), MHA_ERR_OVERFLOW,
+                     "sizes %zu", i);
+        cr_expect_null(c.keys, "sizes %zu", i);
+    }
+    cr_expect_eq(mha_kv_cache_init(&c, 1, 1, 1, SIZE_MAX / 4), MHA_ERR_NOMEM);
+    cr_expect_null(c.keys);
+    mha_kv_cache_free(&c);
+}
+Test(kv_cache, append_refuses_missing_rows) {
+    mha_kv_cache c;
+    cr_assert_eq(mha_kv_cache_init(&c, 1, 1, 2, 2), MHA_OK);
+    const float row[2] = {1, 2};
+    cr_expect_eq(mha_kv_cache_append(NULL, 0, 1, row, row, 2, NULL), MHA_ERR_NULL);
+    cr_expect_eq(mha_kv_cache_append(&c, 0, 1, NULL, row, 2, NULL), MHA_ERR_NULL);
+    cr_expect_eq(mha_kv_cache_append(&c, 0, 1, row, NULL, 2, NULL), MHA_ERR_NULL);
+    cr_expect_eq(c.length[0], 0);
+    cr_expect(c.keys[0] == 0.0f && c.values[0] == 0.0f);
+    mha_kv_cache_free(&c);
+}
 Test(kv_cache, append_to_capacity_then_refuse_without_change) {
     const size_t B = 2, G = 2, T = 5, D = 3, n = B * G * T * D;
     mha_kv_cache c;
@@ -316,4 +342,58 @@ Test(kv_cache, bad_decoders_are_refused) {
     cr_expect_eq(mha_decode_impl_find("naive"), &mha_decode_impls[0]);
     mha_kv_cache_free(&cache);
     case_free(&c);
+}
+Test(kv_cache, every_decoder_refuses_every_bad_argument) {
+    const float some[1] = {0};
+    const mha_params p = {some, NULL, some, NULL};
+    const mha_decoder good = {6, 3, 3, p, 0, 0};
+    const size_t big = (size_t)1 << 62, quarter = SIZE_MAX / 4;
+    size_t lengths[2] = {0, 0};
+    mha_kv_cache cache = {1, 3, 4, 2, lengths, NULL, NULL, NULL, NULL};
+    float x[1], y[1];
+    struct { mha_decoder dec; mha_kv_cache cache; size_t n; int no_x, no_out;
+             mha_status want; } cases[] = {
+        {good, cache, 1, 1, 0, MHA_ERR_NULL}, {good, cache, 1, 0, 1, MHA_ERR_NULL},
+        {{6, 3, 3, {NULL, NULL, some, NULL}, 0, 0}, cache, 1, 0, 0, MHA_ERR_NULL},
+        {{6, 3, 3, {some, NULL, NULL, NULL}, 0, 0}, cache, 1, 0, 0, MHA_ERR_NULL},
+        {{0, 3, 3, p, 0, 0}, cache, 1, 0, 0, MHA_ERR_SHAPE},
+        {{6, 0, 3, p, 0, 0}, cache, 1, 0, 0, MHA_ERR_HEADS},
+        {{6, 3, 0, p, 0, 0}, cache, 1, 0, 0, MHA_ERR_HEADS},
+        {{6, 3, 1, p, 0, 0}, cache, 1, 0, 0, MHA_ERR_SHAPE},          /* cache has 3 */
+        {good, {1, 3, 4, 3, lengths, NULL, NULL, NULL, NULL}, 1, 0, 0, MHA_ERR_SHAPE},
+        {{3, 3, 3, p, 1, 0}, {1, 3, 4, 1, lengths, NULL, NULL, NULL, NULL}, 1, 0, 0,
+         MHA_ERR_ARG},                                                 /* D = 1 */
+        {{quarter * 2, 1, 1, p, 0, 0}, {1, 1, 4, quarter * 2, lengths, NULL, NULL, NULL,
+         NULL}, 1, 0, 0, MHA_ERR_OVERFLOW},                            /* 3 E */
+        {{(size_t)1 << 32, 1, 1, p, 0, 0}, {1, 1, 4, (size_t)1 << 32, lengths, NULL,
+         NULL, NULL, NULL}, 1, 0, 0, MHA_ERR_OVERFLOW},                /* 3 E E */
+        {{(size_t)1 << 31, 1, 1, p, 0, 0}, {1, 1, 4, (size_t)1 << 31, lengths, NULL,
+         NULL, NULL, NULL}, 1, 0, 0, MHA_ERR_OVERFLOW},                /* 3 E E floats */
+        {good, {2, 3, SIZE_MAX, 2, lengths, NULL, NULL, NULL, NULL}, SIZE_MAX / 2 + 1,
+         0, 0, MHA_ERR_OVERFLOW},                                      /* B n */
+        {good, {1, 3, SIZE_MAX, 2, lengths, NULL, NULL, NULL, NULL}, SIZE_MAX / 10,
+         0, 0, MHA_ERR_OVERFLOW},                                      /* B n 3E */
+        {good, {1, 3, SIZE_MAX, 2, lengths, NULL, NULL, NULL, NULL}, SIZE_MAX / 36,
+         0, 0, MHA_ERR_OVERFLOW},                                      /* as floats */
+        {good, {1, 3, big * 2, 2, lengths, NULL, NULL, NULL, NULL}, (size_t)1 << 32,
+         0, 0, MHA_ERR_OVERFLOW},                                      /* n T_max */
+        {good, {1, 3, big * 2, 2, lengths, NULL, NULL, NULL, NULL}, 1, 0, 0,
+         MHA_ERR_OVERFLOW},                                            /* as floats */
+        {good, {2, 3, big / 2, 2, lengths, NULL, NULL, NULL, NULL}, 1, 0, 0,
+         MHA_ERR_OVERFLOW},                                            /* times B */
+        {good, {1, 3, big / 2, 2, lengths, NULL, NULL, NULL, NULL}, 1, 0, 0,
+         MHA_ERR_OVERFLOW},                                            /* times H */
+    };
+    for (size_t i = 0; i < mha_decode_impl_count; i++) {
+        mha_decode_fn *step = mha_decode_impls[i].step;
+        cr_expect_eq(step(&good, NULL, 1, x, NULL, y, NULL), MHA_ERR_NULL);
+        for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
+            const mha_status got = step(&cases[j].dec, &cases[j].cache, cases[j].n,
+                                        cases[j].no_x ? NULL : x, NULL,
+                                        cases[j].no_out ? NULL : y, NULL);
+            cr_expect_eq(got, cases[j].want, "%s, case %zu: %s", mha_decode_impls[i].name,
+                         j, mha_status_message(got));
+            cr_expect(lengths[0] == 0 && lengths[1] == 0, "case %zu stored nothing", j);
+        }
+    }
 }

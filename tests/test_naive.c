@@ -116,6 +116,11 @@ Test(naive, bad_arguments_are_refused) {
         cr_expect_eq(f(&s, NULL, c.query, NULL, NULL, NULL, out, NULL), MHA_ERR_NULL);
         cr_expect_eq(f(&s, &c.params, NULL, NULL, NULL, NULL, out, NULL), MHA_ERR_NULL);
         cr_expect_eq(f(&s, &c.params, c.query, NULL, NULL, NULL, NULL, NULL), MHA_ERR_NULL);
+        mha_params p = c.params;
+        p.in_proj_weight = NULL;
+        cr_expect_eq(f(&s, &p, c.query, NULL, NULL, NULL, out, NULL), MHA_ERR_NULL);
+        p = c.params, p.out_proj_weight = NULL;
+        cr_expect_eq(f(&s, &p, c.query, NULL, NULL, NULL, out, NULL), MHA_ERR_NULL);
         s.heads = 3;
         cr_expect_eq(f(&s, &c.params, c.query, NULL, NULL, NULL, out, NULL), MHA_ERR_HEADS);
         s = c.shape; s.key_len = 2;       /* self-attention with S != L */

@@ -57,6 +57,35 @@ Test(shape, param_count) {
     cr_expect_eq(mha_param_count(512, 0), 4 * 512 * 512);
     cr_expect_eq(mha_param_count(SIZE_MAX / 2, 1), 0, "overflow reports 0");
 }
+Test(shape, param_count_at_the_edge) {
+    if (SIZE_MAX != UINT64_MAX)
+        cr_skip_test("the edge is worked out for a 64-bit size_t");
+    const size_t E = ((size_t)1 << 31) - 1;
+    cr_expect_eq(mha_param_count(E, 1), SIZE_MAX - (((size_t)1 << 33) - 1));
+    cr_expect_eq(mha_param_count(E, 0), SIZE_MAX - (((size_t)1 << 33) - 1) - 4 * E);
+    cr_expect_eq(mha_param_count(E + 1, 0), 0);
+    cr_expect_eq(mha_param_count(E + 1, 1), 0);
+}
+Test(shape, each_size_and_product_is_checked) {
+    const size_t p31 = (size_t)1 << 31, p32 = (size_t)1 << 32, p61 = (size_t)1 << 61,
+                 p63 = (size_t)1 << 63;
+    const struct { mha_shape s; mha_status want; } cases[] = {
+        {{1, 0, 1, 4, 2}, MHA_ERR_SHAPE},         {{1, 1, 1, 0, 1}, MHA_ERR_SHAPE},
+        {{2, p63, 1, 1, 1}, MHA_ERR_OVERFLOW},    /* B L */
+        {{1, 1, p63, 1, 1}, MHA_ERR_OVERFLOW},    /* B S 3 */
+        {{1, 1, 1, p63, 1}, MHA_ERR_OVERFLOW},    /* B L 3E */
+        {{1, 1, 1, p61, 1}, MHA_ERR_OVERFLOW},    /* B L 3E doubles */
+        {{1, 1, 1, p32, 1}, MHA_ERR_OVERFLOW},    /* 3E E */
+        {{1, 1, 1, p31, 1}, MHA_ERR_OVERFLOW},    /* 3E E doubles */
+        {{1, p32, p32, 1, 1}, MHA_ERR_OVERFLOW},  /* B H L S */
+        {{1, p31, p31, 1, 1}, MHA_ERR_OVERFLOW},  /* B H L S doubles */
+        {{1, p31 / 2, p31 / 2, 1, 1}, MHA_OK},    /* 2^63 bytes: fits */
+    };
+    if (SIZE_MAX != UINT64_MAX)
+        cr_skip_test("the shapes are worked out for a 64-bit size_t");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        cr_expect_eq(mha_shape_check(&cases[i].s), cases[i].want, "shape %zu", i);
+}
 Test(shape, flop_count) {
     mha_shape s = {32, 10, 10, 512, 8};
     mha_flops f = mha_flop_count(&s);
