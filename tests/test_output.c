@@ -285,7 +285,7 @@ Test(output, stopping_signals_print_one_line, .timeout = 120) {
             close(lock);
             FILE *err = fopen(err_path, "w"), *out = fopen("/dev/null", "w");
             char *argv[] = {"mha", "forward", dir, "--heads", "2", NULL};
-            _exit(mha_cli_main(5, argv, out, err));
+            child_exit(mha_cli_main(5, argv, out, err));
         }
         for (int wait = 0; wait < 1000 && count_temporaries(dir) < 2; wait++)
             nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
