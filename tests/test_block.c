@@ -724,18 +724,21 @@ Test(block, impossible_shapes_and_mismatched_states_are_refused) {
     for (size_t i = 0; i < sizeof huge / sizeof *huge; i++) {
         mha_block_saved saved;
         cr_expect_eq(mha_block_shape_check(&huge[i]), MHA_ERR_OVERFLOW, "case %zu", i);
-        cr_expect_eq(mha_block_saved_init(&saved, &huge[i]), MHA_ERR_OVERFLOW, "case %zu", i);
+        cr_expect_eq(mha_block_saved_init(&saved, &huge[i]), MHA_ERR_OVERFLOW,
+                     "case %zu", i);
         cr_expect_null(saved.memory);
     }
     cr_expect_eq(mha_block_shape_check(NULL), MHA_ERR_NULL);
     const mha_block_shape s = {1, 4, 8, 2, 12};
     const mha_block_shape other[] = {
-        {2, 4, 8, 2, 12}, {1, 3, 8, 2, 12}, {1, 4, 4, 2, 12}, {1, 4, 8, 4, 12}, {1, 4, 8, 2, 6}};
+        {2, 4, 8, 2, 12}, {1, 3, 8, 2, 12}, {1, 4, 4, 2, 12},
+        {1, 4, 8, 4, 12}, {1, 4, 8, 2, 6}};
     block_case c = block_case_random(s, 2651);
     float y[4 * 8], gx[4 * 8], gy[4 * 8] = {0}, *g[MHA_BLOCK_TENSORS];
     for (size_t i = 0; i < MHA_BLOCK_TENSORS; i++) {
         size_t dims[2];
-        const size_t count = mha_block_tensor_shape(&s, i, dims) == 2 ? dims[0] * dims[1] : dims[0];
+        const size_t count = mha_block_tensor_shape(&s, i, dims) == 2 ? dims[0] * dims[1]
+                                                                       : dims[0];
         g[i] = calloc(count, sizeof(float));
     }
     const mha_block_grads grads = mha_block_grads_from(g);
@@ -750,10 +753,11 @@ Test(block, impossible_shapes_and_mismatched_states_are_refused) {
         y[i] = -7.0f;
     for (size_t k = 0; k < sizeof other / sizeof *other; k++) {
         cr_assert_eq(mha_block_saved_init(&wrong, &other[k]), MHA_OK);
-        cr_expect_eq(mha_block_forward(&s, &c.params, c.x, NULL, y, &wrong), MHA_ERR_SHAPE,
-                     "a state of shape %zu", k);
+        cr_expect_eq(mha_block_forward(&s, &c.params, c.x, NULL, y, &wrong),
+                     MHA_ERR_SHAPE, "a state of shape %zu", k);
         mha_block_saved_free(&wrong);
-        cr_expect_eq(mha_block_backward(&other[k], &c.params, c.x, NULL, &saved, gy, gx, &grads),
+        const mha_block_shape *o = &other[k];
+        cr_expect_eq(mha_block_backward(o, &c.params, c.x, NULL, &saved, gy, gx, &grads),
                      MHA_ERR_SHAPE, "a pass of shape %zu", k);
     }
     mha_block_saved_free(&saved);

@@ -124,8 +124,8 @@ Test(learning, sizes_beyond_the_toy_are_refused) {
     const size_t batches[][2] = {{0, 32}, {65537, 32}, {1, 5}, {1, 4097}};
     for (size_t i = 0; i < sizeof batches / sizeof *batches; i++) {
         mha_induction_batch b;
-        cr_expect_eq(mha_induction_batch_init(&b, batches[i][0], batches[i][1]), MHA_ERR_SHAPE,
-                     "batch %zu", i);
+        cr_expect_eq(mha_induction_batch_init(&b, batches[i][0], batches[i][1]),
+                     MHA_ERR_SHAPE, "batch %zu", i);
         cr_expect_null(b.tokens);
     }
     const struct { size_t V, T, E, H, layers; mha_status want; } models[] = {
