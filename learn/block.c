@@ -207,9 +207,9 @@ mha_status mha_block_shape_check(const mha_block_shape *s)
         return status;
     if (s->hidden == 0)
         return MHA_ERR_SHAPE;
-    size_t n, wide;
-    if (mha_mul_overflows(s->batch, s->length, &n) ||
-        mha_mul_overflows(n, s->hidden > 3 * s->embed_dim ? s->hidden : 3 * s->embed_dim, &wide) ||
+    const size_t n = s->batch * s->length;       /* bounded by mha_shape_check */
+    size_t wide;
+    if (mha_mul_overflows(n, s->hidden > 3 * s->embed_dim ? s->hidden : 3 * s->embed_dim, &wide) ||
         mha_mul_overflows(wide, 4 * sizeof(float), &wide) ||
         mha_mul_overflows(s->hidden, s->embed_dim, &wide) ||
         mha_mul_overflows(wide, sizeof(float), &wide))

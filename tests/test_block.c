@@ -716,3 +716,56 @@ Test(block, every_missing_argument_is_refused) {
         free(g[i]);
     block_case_free(&c);
 }
+Test(block, impossible_shapes_and_mismatched_states_are_refused) {
+    const size_t M = SIZE_MAX;
+    const mha_block_shape huge[] = {
+        {2, 1, 1, 1, M / 2 + 1}, {1, 1, 1, 1, M / 16 + 1},
+        {1, 1, 64, 1, M / 64 + 1}, {1, 1, 8, 1, M / 32 + 1}};
+    for (size_t i = 0; i < sizeof huge / sizeof *huge; i++) {
+        mha_block_saved saved;
+        cr_expect_eq(mha_block_shape_check(&huge[i]), MHA_ERR_OVERFLOW, "case %zu", i);
+        cr_expect_eq(mha_block_saved_init(&saved, &huge[i]), MHA_ERR_OVERFLOW,
+                     "case %zu", i);
+        cr_expect_null(saved.memory);
+    }
+    cr_expect_eq(mha_block_shape_check(NULL), MHA_ERR_NULL);
+    const mha_block_shape s = {1, 4, 8, 2, 12};
+    const mha_block_shape other[] = {
+        {2, 4, 8, 2, 12}, {1, 3, 8, 2, 12}, {1, 4, 4, 2, 12},
+        {1, 4, 8, 4, 12}, {1, 4, 8, 2, 6}};
+    block_case c = block_case_random(s, 2651);
+    float y[4 * 8], gx[4 * 8], gy[4 * 8] = {0}, *g[MHA_BLOCK_TENSORS];
+    for (size_t i = 0; i < MHA_BLOCK_TENSORS; i++) {
+        size_t dims[2];
+        const size_t count = mha_block_tensor_shape(&s, i, dims) == 2 ? dims[0] * dims[1]
+                                                                       : dims[0];
+        g[i] = calloc(count, sizeof(float));
+    }
+    const mha_block_grads grads = mha_block_grads_from(g);
+    mha_block_saved saved, wrong;
+    cr_assert_eq(mha_block_saved_init(&saved, &s), MHA_OK);
+    for (size_t i = 0; i < 4 * 8; i++)
+        y[i] = gx[i] = -7.0f;
+    cr_expect_eq(mha_block_backward(&s, &c.params, c.x, NULL, &saved, gy, gx, &grads),
+                 MHA_ERR_NULL, "a state no forward pass has filled");
+    cr_assert_eq(mha_block_forward(&s, &c.params, c.x, NULL, y, &saved), MHA_OK);
+    for (size_t i = 0; i < 4 * 8; i++)
+        y[i] = -7.0f;
+    for (size_t k = 0; k < sizeof other / sizeof *other; k++) {
+        cr_assert_eq(mha_block_saved_init(&wrong, &other[k]), MHA_OK);
+        cr_expect_eq(mha_block_forward(&s, &c.params, c.x, NULL, y, &wrong),
+                     MHA_ERR_SHAPE, "a state of shape %zu", k);
+        mha_block_saved_free(&wrong);
+        const mha_block_shape *o = &other[k];
+        cr_expect_eq(mha_block_backward(o, &c.params, c.x, NULL, &saved, gy, gx, &grads),
+                     MHA_ERR_SHAPE, "a pass of shape %zu", k);
+    }
+    mha_block_saved_free(&saved);
+    cr_expect_eq(mha_block_backward(&s, &c.params, c.x, NULL, &saved, gy, gx, &grads),
+                 MHA_ERR_NULL, "a freed state");
+    for (size_t i = 0; i < 4 * 8; i++)
+        cr_expect(y[i] == -7.0f && gx[i] == -7.0f, "output %zu was written", i);
+    for (size_t i = 0; i < MHA_BLOCK_TENSORS; i++)
+        free(g[i]);
+    block_case_free(&c);
+}

@@ -120,6 +120,39 @@ Test(learning, batches_hold_their_copies) {
     mha_induction_batch_free(&batch);
     cr_expect_eq(mha_induction_batch_init(&batch, 1, 5), MHA_ERR_SHAPE);
 }
+Test(learning, sizes_beyond_the_toy_are_refused) {
+    const size_t batches[][2] = {{0, 32}, {65537, 32}, {1, 5}, {1, 4097}};
+    for (size_t i = 0; i < sizeof batches / sizeof *batches; i++) {
+        mha_induction_batch b;
+        cr_expect_eq(mha_induction_batch_init(&b, batches[i][0], batches[i][1]),
+                     MHA_ERR_SHAPE, "batch %zu", i);
+        cr_expect_null(b.tokens);
+    }
+    const struct { size_t V, T, E, H, layers; mha_status want; } models[] = {
+        {1, 8, 4, 2, 1, MHA_ERR_SHAPE}, {4, 5, 4, 2, 1, MHA_ERR_SHAPE},
+        {4, 8, 0, 2, 1, MHA_ERR_SHAPE}, {4, 8, 4, 2, 0, MHA_ERR_SHAPE},
+        {4, 8, 4, 2, MHA_LEARNING_MAX_LAYERS + 1, MHA_ERR_SHAPE},
+        {4, 8, 4, 0, 1, MHA_ERR_HEADS}, {4, 8, 6, 4, 1, MHA_ERR_HEADS},
+        {65537, 8, 4, 2, 1, MHA_ERR_OVERFLOW}, {4, 4097, 4, 2, 1, MHA_ERR_OVERFLOW},
+        {4, 8, 4098, 2, 1, MHA_ERR_OVERFLOW}};
+    for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
+        mha_induction_model m;
+        cr_expect_eq(mha_induction_model_init(&m, models[i].V, models[i].T, models[i].E,
+                                              models[i].H, models[i].layers, 1),
+                     models[i].want, "model %zu", i);
+        cr_expect_null(m.params);
+    }
+    mha_induction_model model;
+    cr_assert_eq(mha_induction_model_init(&model, 4, 8, 4, 2, 1, 1), MHA_OK);
+    const size_t sizes[] = {0, 65537};
+    for (size_t i = 0; i < 2; i++) {
+        mha_learning_workspace ws;
+        cr_expect_eq(mha_learning_workspace_init(&ws, &model, sizes[i]), MHA_ERR_SHAPE,
+                     "workspace of %zu", sizes[i]);
+        cr_expect_null(ws.stream);
+    }
+    mha_induction_model_free(&model);
+}
 Test(learning, head_scores_of_hand_built_maps) {
     const size_t T = 8, H = 3;
     mha_induction_batch batch = {1, T, (int[8]){0}, (unsigned char[8]){0},
