@@ -1,7 +1,6 @@
 /* generated from chapters/30-tests.nw; edit the book, not this file */
-/* child.h: the end of a test's child process (chapter 30) */
-#ifndef MHA_TESTS_CHILD_H
-#define MHA_TESTS_CHILD_H
+#ifndef CHILD_H
+#define CHILD_H
 #include <unistd.h>
 
 extern void __gcov_dump(void) __attribute__((weak));
