@@ -71,7 +71,8 @@ BENCH_PKGS := libopenblas-dev python3-torch python3-numpy texlive-latex-extra  #
 COVERAGE_PKGS := gcovr            # only `make coverage` needs it
 CORPUS_PKGS := r-cran-janeaustenr  # the novels (brings R); only `make corpus` needs it
 deps: PKGS = $(DEPS_PKGS)
-deps-tangle: PKGS = noweb          # `make tangle` needs noweb and nothing else
+deps-tangle: PKGS = noweb          # `make tangle` needs noweb and nothing else:
+deps-tangle: TOOLS = notangle noroots cpif   # its commands on the PATH are enough
 deps-bench: PKGS = $(BENCH_PKGS)
 deps-corpus: PKGS = $(CORPUS_PKGS)
 deps-coverage: PKGS = $(COVERAGE_PKGS)
@@ -89,7 +90,8 @@ deps-onnx:
 	  echo "make deps-onnx: onnxruntime-node not installed (no npm or no network, see" \
 	       "$(BUILD)/onnx/npm.log); make bench leaves ONNX Runtime out"
 deps deps-tangle deps-bench deps-corpus deps-coverage:
-	@missing=$$(for p in $(PKGS); do dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | \
+	@[[ -n "$(TOOLS)" ]] && (for t in $(TOOLS); do command -v "$$t" > /dev/null || exit 1; done) && exit 0; \
+	missing=$$(for p in $(PKGS); do dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | \
 	            grep -q 'install ok installed' || echo "$$p"; done); \
 	[[ -z "$$missing" ]] && exit 0; echo "make $@: installing missing Debian packages:" $$missing; \
 	sudo=""; [[ $$(id -u) -eq 0 ]] || sudo=sudo; $$sudo apt-get update -qq; \
@@ -102,8 +104,9 @@ ROOTS_CMD  = noroots $(NW) | sed -n 's/^<<\[\[\(.*\)\]\]>>$$/\1/p'
 # feeds it, in the web's order, and
 # cpif leaves unchanged files (and their timestamps) alone.
 tangle: | deps-tangle
-	@tmp=$$(mktemp); trap 'rm -f "$$tmp"' EXIT; \
-	  for root in $$($(ROOTS_CMD)); do \
+	@tmp=$$(mktemp); trap 'rm -f "$$tmp"' EXIT; roots=$$($(ROOTS_CMD)); \
+	  [[ -n "$$roots" ]] || { echo "make tangle: noroots found no file roots in the web" >&2; exit 1; }; \
+	  for root in $$roots; do \
 	  chapters=$$(notangle -L'@@MHA-CHAPTER %F%N' -R"[[$$root]]" $(NW) | \
 	              sed -n 's/.*@@MHA-CHAPTER \(.*\)$$/\1/p' | awk '!seen[$$0]++' | paste -sd ' '); \
 	  chapters=$$(for f in $(NW); do [[ " $$chapters " != *" $$f "* ]] || printf '%s, ' "$$f"; done); \
