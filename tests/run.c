@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <criterion/criterion.h>
 #include "cli.h"
 #include "npy.h"
@@ -36,6 +37,18 @@ void free_result(struct cli_result *r)
 {
     free(r->out);
     free(r->err);
+}
+void expect_help(const char *command, const char *sub)
+{
+    struct cli_result r = sub ? run_mha(command, sub, "--help", NULL)
+                              : run_mha(command, "--help", NULL);
+    char usage[64];
+    snprintf(usage, sizeof usage, "usage: mha %s%s%s ", command, sub ? " " : "",
+             sub ? sub : "");
+    cr_expect_eq(r.status, 0, "%s: %s", usage, r.err);
+    cr_expect_str_eq(r.err, "");
+    cr_expect(strncmp(r.out, usage, strlen(usage)) == 0, "want '%s': %s", usage, r.out);
+    free_result(&r);
 }
 float *read_npy_floats(const char *path, size_t *count)
 {

@@ -393,31 +393,39 @@ Test(command, failure_keeps_previous_results) {
     REFUSED(dir, "--heads", "forward", dir, "--heads", "3");
     remove_dir(dir);
 }
-Test(program, exits_normally_on_bad_input) {
-    char *dir = make_good_case(), err_path[4200];
-    unsigned char data[8] = {0};
-    write_npy_raw(dir, "query.npy", 1, HEADER("<f4", "False", "(1, 3, 4)"), data, 5);
+static struct cli_result run_program(const char *out, char *const argv[])
+{
+    char *dir = make_temp_dir(), err_path[4200];
     snprintf(err_path, sizeof err_path, "%s/stderr.txt", dir);
     const char *program = getenv("MHA_BINARY") ? getenv("MHA_BINARY") : "../build/mha";
-    pid_t pid = fork();
+    fflush(NULL);
+    const pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
-        FILE *e = freopen(err_path, "w", stderr);
-        if (e != NULL && freopen("/dev/null", "w", stdout) != NULL)
-            execl(program, "mha", "forward", dir, "--heads", "2", (char *)NULL);
+        if (freopen(err_path, "w", stderr) != NULL && freopen(out, "w", stdout) != NULL)
+            execv(program, argv);
         _exit(127);
     }
     int status;
     cr_assert_eq(waitpid(pid, &status, 0), pid);
     cr_expect(WIFEXITED(status), "the program was killed by signal %d",
               WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    cr_expect_eq(WEXITSTATUS(status), 1, "exit status %d (127: could not run %s)",
-                 WEXITSTATUS(status), program);
+    cr_expect_neq(WEXITSTATUS(status), 127, "could not run %s", program);
     size_t size;
-    char *text = slurp(err_path, &size);
-    struct cli_result r = {WEXITSTATUS(status), NULL, text};
+    struct cli_result r = {WEXITSTATUS(status), NULL, slurp(err_path, &size)};
+    remove_dir(dir);
+    return r;
+}
+
+Test(program, exits_normally_on_bad_input) {
+    char *dir = make_good_case();
+    unsigned char data[8] = {0};
+    write_npy_raw(dir, "query.npy", 1, HEADER("<f4", "False", "(1, 3, 4)"), data, 5);
+    struct cli_result r = run_program("/dev/null",
+                                      (char *[]){"mha", "forward", dir, "--heads", "2", NULL});
+    cr_expect_eq(r.status, 1);
     expect_one_error_line(&r, "query.npy: truncated");
-    free(text);
+    free_result(&r);
     remove_dir(dir);
 }
 static int attention_case(const struct dirent *e)
@@ -518,26 +526,10 @@ Test(command, stray_words_bad_rates_and_no_threads) {
     remove_dir(dir);
 }
 Test(program, a_full_standard_output_is_an_error) {
-    char *dir = make_temp_dir(), err_path[4200];
-    snprintf(err_path, sizeof err_path, "%s/stderr.txt", dir);
-    const char *program = getenv("MHA_BINARY") ? getenv("MHA_BINARY") : "../build/mha";
-    pid_t pid = fork();
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        if (freopen(err_path, "w", stderr) != NULL &&
-            freopen("/dev/full", "w", stdout) != NULL)
-            execl(program, "mha", "help", (char *)NULL);
-        _exit(127);
-    }
-    int status;
-    cr_assert_eq(waitpid(pid, &status, 0), pid);
-    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d", status);
-    size_t size;
-    char *text = slurp(err_path, &size);
-    struct cli_result r = {WEXITSTATUS(status), NULL, text};
+    struct cli_result r = run_program("/dev/full", (char *[]){"mha", "help", NULL});
+    cr_expect_eq(r.status, 1);
     expect_one_error_line(&r, "standard output");
-    free(text);
-    remove_dir(dir);
+    free_result(&r);
 }
 Test(measuring, backward_prints_one_line_in_key_value_form) {
     static const char *const impls[] = {"naive", "blocked"};

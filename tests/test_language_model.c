@@ -611,15 +611,9 @@ Test(lm_command, baselines_on_small_texts) {
     remove_dir(dir);
 }
 Test(lm_command, usage_and_refusals) {
-    const char *const sub[] = {"tokenizer", "encode", "baselines"};
-    for (size_t i = 0; i < 3; i++) {
-        struct cli_result r = run_mha("lm", sub[i], "--help", NULL);
-        char usage[64];
-        snprintf(usage, sizeof usage, "usage: mha lm %s ", sub[i]);
-        cr_expect_eq(r.status, 0, "%s: %s", sub[i], r.err);
-        cr_expect(strncmp(r.out, usage, strlen(usage)) == 0, "%s", r.out);
-        free_result(&r);
-    }
+    expect_help("lm", "tokenizer");
+    expect_help("lm", "encode");
+    expect_help("lm", "baselines");
     char *dir = make_temp_dir();
     write_bytes(dir, "text.txt", sample_text, strlen(sample_text));
     write_bytes(dir, "in-the-way", "kept", 4);
