@@ -471,7 +471,7 @@ check: lint check-tangle check-figures
 	$(MAKE) --no-print-directory exercises-verify book-student
 	$(MAKE) --no-print-directory sanitize
 	$(MAKE) --no-print-directory coverage
-	$(MAKE) --no-print-directory alloc-sweep io-sweep
+	$(MAKE) --no-print-directory alloc-sweep io-sweep alloc-command
 	$(MAKE) --no-print-directory valgrind
 	$(MAKE) --no-print-directory tsan
 	$(MAKE) --no-print-directory test-training-race
@@ -573,9 +573,9 @@ alloc-command:
 # Coverage (the same appendix): everything built again with --coverage under
 # $(BUILD)/coverage; the library's suites run on each instruction set the
 # processor has (MHA_ISA), then the other suites, the viewer's suite and its
-# window, the allocation and I/O sweeps; the lines and branches reached are
-# counted per chapter by Debian's gcovr; the table is figures/coverage.tex, the
-# HTML report $(BUILD)/coverage/html/index.html, and the library's figures must
+# window, the allocation and I/O sweeps, the command's failing allocations;
+# the lines and branches reached are counted per chapter by Debian's gcovr;
+# the table is figures/coverage.tex, the HTML report $(BUILD)/coverage/html/index.html, and the library's figures must
 # not fall below figures/coverage-floor.txt.
 COV_CFLAGS := -O1 -g --coverage
 COV_ISAS   := avx512 avx2 scalar
@@ -583,7 +583,7 @@ coverage: | deps deps-coverage
 	$(MAKE) --no-print-directory $(PAR) BUILD=$(BUILD)/coverage CFLAGS="$(COV_CFLAGS)" \
 	  $(BUILD)/coverage/tests-lib $(BUILD)/coverage/tests $(BUILD)/coverage/mha \
 	  $(BUILD)/coverage/viz-tests $(BUILD)/coverage/mha-viz \
-	  $(BUILD)/coverage/alloc-sweep $(BUILD)/coverage/io-sweep
+	  $(BUILD)/coverage/alloc-sweep $(BUILD)/coverage/io-sweep $(BUILD)/coverage/mha-failing
 	find $(BUILD)/coverage -name '*.gcda' -delete
 	cd tests && for isa in $(COV_ISAS); do MHA_ISA=$$isa ../$(BUILD)/coverage/tests-lib --jobs=2; done
 	cd tests && MHA_BINARY=../$(BUILD)/coverage/mha ../$(BUILD)/coverage/tests --jobs=2
@@ -591,6 +591,7 @@ coverage: | deps deps-coverage
 	bash tools/viewer-smoke.sh $(BUILD)/coverage/mha-viz > /dev/null
 	$(BUILD)/coverage/alloc-sweep > /dev/null
 	$(BUILD)/coverage/io-sweep > /dev/null
+	bash tools/alloc-command.sh $(BUILD)/coverage/mha-failing $(BUILD)/coverage/alloc-command > /dev/null
 	bash tools/coverage.sh $(BUILD)/coverage figures/coverage-floor.txt figures/coverage.tex
 
 valgrind: $(BUILD)/mha $(BUILD)/tests

@@ -6,11 +6,17 @@
 #include <unistd.h>
 #include "wrap_alloc.h"
 static long fail_at = -1, made;     /* -1: the environment not read yet */
+static void stop_failing(void)
+{
+    fail_at = 0;
+}
 int alloc_fail_now(void)
 {
     if (fail_at < 0) {
         const char *n = getenv("MHA_TEST_FAIL_ALLOC");
         fail_at = n ? atol(n) : 0;
+        if (atexit(stop_failing) != 0)
+            fail_at = 0;
     }
     long k;
 #pragma omp atomic capture
