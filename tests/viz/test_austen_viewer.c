@@ -474,12 +474,19 @@ Test(austen_viewer, the_keys_of_playing_typing_and_pointing) {
     press(&s, SDLK_SPACE);
     cr_expect(!s.playing);
     viz_act(&s, &(viz_action){.kind = VIZ_START_TYPING, .key = 1});
+    viz_act(&s, &(viz_action){.kind = VIZ_ERASE, .key = 1});
+    cr_expect(s.typing && s.typed[0] == '\0', "erasing nothing: '%s'", s.typed);
     viz_act(&s, &(viz_action){.kind = VIZ_TYPE, .text = "Emma"});
     viz_act(&s, &(viz_action){.kind = VIZ_ERASE, .key = 1});
     cr_expect_str_eq(s.typed, "Emm");
     viz_act(&s, &(viz_action){.kind = VIZ_TYPE, .text = "\xc3\xa9"});
     viz_act(&s, &(viz_action){.kind = VIZ_ERASE, .key = 1});
     cr_expect_str_eq(s.typed, "Emm", "the two bytes of one character");
+    for (size_t k = strlen(s.typed); k + 1 < VIZ_TEXT_MAX; k++)
+        viz_act(&s, &(viz_action){.kind = VIZ_TYPE, .text = "a"});
+    viz_act(&s, &(viz_action){.kind = VIZ_TYPE, .text = "b"});
+    cr_expect(strlen(s.typed) == VIZ_TEXT_MAX - 1 && strchr(s.typed, 'b') == NULL,
+              "%zu bytes", strlen(s.typed));
     press(&s, SDLK_ESCAPE);
     cr_expect(!s.typing && a->count == prompt + 1, "escape: the text as it was");
     viz_layout sentence;
