@@ -1172,8 +1172,10 @@ Test(viewer, words_that_are_not_letters_still_match) {
 }
 Test(viewer, words_of_longer_characters_match) {
     viz_state s;
-    cr_assert_eq(viz_init(&s, "\xc3\x89t\xc3\xa9 x \xc3\xa9t\xc3\xa9 \xe7\x8c\xab y \xe7\x8c\xab"
-                              " \xf0\x9f\x98\x80 z \xf0\x9f\x98\x80"), MHA_OK);
+    cr_assert_eq(viz_init(&s, "\xc3\x89t\xc3\xa9 x \xc3\xa9t\xc3\xa9"   /* E-acute ... */
+                              " \xe7\x8c\xab y \xe7\x8c\xab"               /* U+732B */
+                              " \xf0\x9f\x98\x80 z \xf0\x9f\x98\x80"),    /* U+1F600 */
+                 MHA_OK);
     for (int k = 0; k < 8; k++)
         key(&s, SDLK_RIGHT);
     const size_t L = s.length, same = 1;
@@ -1267,7 +1269,8 @@ Test(viewer, text_is_cut_between_characters) {
     TTF_Quit();
     SDL_FreeSurface(surface);
 }
-static int readout_box_width(SDL_Surface *surface, const viz_layout *l, const SDL_Rect *cell)
+static int readout_box_width(SDL_Surface *surface, const viz_layout *l,
+                             const SDL_Rect *cell)
 {
     const int y = cell->y + cell->h + 6 + 1;        /* the first row inside the box */
     int longest = 0, run = 0;
@@ -1285,27 +1288,30 @@ Test(viewer, a_key_yet_to_come_is_named_so) {
     char want[2][160];
     snprintf(want[0], sizeof want[0], "head %zu: key 'f' (5) is not in the KV cache yet: "
              "no score", s.focus + 1);
-    snprintf(want[1], sizeof want[1], "head %zu: key 'f' (5) has not arrived yet: no score",
-             s.focus + 1);
+    snprintf(want[1], sizeof want[1], "head %zu: key 'f' (5) has not arrived yet: "
+             "no score", s.focus + 1);
     int drawn[2];
     for (int k = 0; k < 2; k++) {
         cr_expect_eq(s.decoding, k == 0);
-        viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = (int)s.focus, .row = 1, .col = 5});
+        viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = (int)s.focus, .row = 1,
+                                  .col = 5});
         viz_layout l;
         SDL_Surface *surface = draw(&s, &l);
         const SDL_Rect c = viz_cell(&l.big, s.length, 1, 5);
         drawn[k] = readout_box_width(surface, &l, &c);
         SDL_FreeSurface(surface);
-        key(&s, SDLK_c);                            /* no mask: the whole prefix at once */
+        key(&s, SDLK_c);                          /* no mask: the whole prefix at once */
     }
-    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 8, 8, 32, SDL_PIXELFORMAT_RGBA32);
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 8, 8, 32,
+                                                          SDL_PIXELFORMAT_RGBA32);
     SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
     viz_view view = {0};
     cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
     for (int k = 0; k < 2; k++) {
         int w = 0;
         viz_text_size(&view, view.small, want[k], &w, NULL);
-        cr_expect_eq(drawn[k], w + 16, "'%s' is %d wide, the box %d", want[k], w, drawn[k]);
+        cr_expect_eq(drawn[k], w + 16, "'%s' is %d wide, its box %d", want[k], w,
+                     drawn[k]);
     }
     viz_view_close(&view);
     SDL_DestroyRenderer(renderer);
