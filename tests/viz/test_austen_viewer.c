@@ -523,6 +523,32 @@ Test(austen_viewer, the_keys_of_playing_typing_and_pointing) {
     SDL_FreeSurface(said);
     viz_free(&s);
 }
+Test(austen_viewer, the_piece_that_comes_next_is_marked) {
+    viz_state s;
+    viz_austen *a = enter(&s);
+    const size_t layer = a->focus / a->model.config.heads;
+    const size_t head = a->focus % a->model.config.heads;
+    int row = -1;
+    for (size_t i = 0; row < 0 && i + 1 < a->count; i++) {
+        viz_austen_breakdown b;
+        cr_assert_eq(viz_austen_breakdown_of(a, layer, head, i, &b), MHA_OK);
+        for (size_t n = 0; n < VIZ_AUSTEN_TOP; n++)
+            if (b.next[n] == a->ids[i + 1])
+                row = (int)i;
+    }
+    cr_assert_geq(row, 0, "no piece of the prompt is among the five before it");
+    austen_layout l;
+    viz_austen_layout(a, 1280, 800, s.zoom, &l);
+    const int rows[2] = {row, (int)a->count - 1};
+    for (int k = 0; k < 2; k++) {
+        viz_act(&s, &(viz_action){.kind = VIZ_SELECT, .row = rows[k]});
+        SDL_Surface *f = frame_draw(&s, 1280, 800);
+        const int right = frame_count(f, l.side, viz_right_colour);
+        cr_expect(k == 0 ? right > 0 : right == 0, "after piece %d: %d pixels", rows[k], right);
+        SDL_FreeSurface(f);
+    }
+    viz_free(&s);
+}
 static void write_small_model(const char *dir, const bpe *tokenizer, size_t context)
 {
     lm_model m;

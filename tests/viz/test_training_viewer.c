@@ -929,6 +929,13 @@ Test(training_viewer, the_trained_model_s_text_entry_and_a_checkpoint_too_long) 
     viz_act(&s, &(viz_action){.kind = VIZ_ACCEPT, .key = 1});
     cr_expect_str_eq(s.message, "no token for '\xc3\xa9': left out");
     cr_expect_eq(m->used, 2);
+    type_in(&s, "a\xc3\xa9" "b?c\xc3\xa9?");
+    cr_expect_str_eq(s.message, "no token for '\xc3\xa9' '?': left out");
+    cr_expect_eq(m->used, 3);
+    type_in(&s, "a!#$%&()*+,-/:;<=>@[]^_`{|}~b");
+    cr_expect(m->used == 2 && strncmp(s.message, "no token for '!' '#' ", 21) == 0 &&
+              strstr(s.message, ": left out") != NULL && strchr(s.message, '~') == NULL,
+              "%s", s.message);
     type_in(&s, "abcab");
     cr_expect(!s.typing && s.message[0] == '\0' && m->used == 5, "'%s'", s.message);
     viz_act(&s, &(viz_action){.kind = VIZ_SELECT, .row = 3});

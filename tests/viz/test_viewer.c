@@ -391,6 +391,10 @@ Test(viewer, hover_and_click) {
     e.motion.state = SDL_BUTTON_LMASK;                    /* the left end */
     viz_handle_event(&s, &e, &l);
     cr_expect_float_eq(s.temperature, VIZ_TEMPERATURE_MIN, 1e-6);
+    s.temperature = 1.0f;
+    e.motion.x = l.slider.x - 10;                         /* dragged past it */
+    viz_handle_event(&s, &e, &l);
+    cr_expect_float_eq(s.temperature, VIZ_TEMPERATURE_MIN, 1e-6);
     viz_free(&s);
 }
 static SDL_Event click_at(int x, int y)
@@ -1169,6 +1173,13 @@ Test(viewer, words_that_are_not_letters_still_match) {
     cr_expect_str_eq(shown, "<e9>t<80>");
     TTF_CloseFont(font);
     TTF_Quit();
+}
+Test(viewer, a_start_past_the_end_stops_at_the_last_token) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, "one two three"), MHA_OK);
+    cr_assert_eq(viz_mode_start(&s, &(viz_start){.step = 99}), MHA_OK);
+    cr_expect(s.step == 3 && s.decoding && s.cache.length[0] == 3, "step %zu", s.step);
+    viz_free(&s);
 }
 Test(viewer, words_of_longer_characters_match) {
     viz_state s;
