@@ -392,7 +392,16 @@ Test(viewer, hover_and_click) {
     viz_handle_event(&s, &e, &l);
     cr_expect_float_eq(s.temperature, VIZ_TEMPERATURE_MIN, 1e-6);
     s.temperature = 1.0f;
-    e.motion.x = l.slider.x - 10;                         /* dragged past it */
+    const SDL_Rect r = l.slider;
+    const int strays[3][2] = {{r.x - 30, e.motion.y}, {r.x + r.w + 30, e.motion.y},
+                              {r.x + r.w / 4, r.y + r.h + 10}};  /* off the ends, below */
+    for (int k = 0; k < 3; k++) {
+        e.motion.x = strays[k][0], e.motion.y = strays[k][1];
+        viz_handle_event(&s, &e, &l);
+        cr_expect_eq(s.temperature, 1.0f, "a drag off the slider, %d", k);
+    }
+    e.motion.x = l.slider.x - 10;                         /* dragged just past it */
+    e.motion.y = l.slider.y + l.slider.h / 2;
     viz_handle_event(&s, &e, &l);
     cr_expect_float_eq(s.temperature, VIZ_TEMPERATURE_MIN, 1e-6);
     viz_free(&s);
