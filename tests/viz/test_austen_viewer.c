@@ -474,12 +474,19 @@ Test(austen_viewer, the_keys_of_playing_typing_and_pointing) {
     press(&s, SDLK_SPACE);
     cr_expect(!s.playing);
     viz_act(&s, &(viz_action){.kind = VIZ_START_TYPING, .key = 1});
+    viz_act(&s, &(viz_action){.kind = VIZ_ERASE, .key = 1});
+    cr_expect(s.typing && s.typed[0] == '\0', "erasing nothing: '%s'", s.typed);
     viz_act(&s, &(viz_action){.kind = VIZ_TYPE, .text = "Emma"});
     viz_act(&s, &(viz_action){.kind = VIZ_ERASE, .key = 1});
     cr_expect_str_eq(s.typed, "Emm");
     viz_act(&s, &(viz_action){.kind = VIZ_TYPE, .text = "\xc3\xa9"});
     viz_act(&s, &(viz_action){.kind = VIZ_ERASE, .key = 1});
     cr_expect_str_eq(s.typed, "Emm", "the two bytes of one character");
+    for (size_t k = strlen(s.typed); k + 1 < VIZ_TEXT_MAX; k++)
+        viz_act(&s, &(viz_action){.kind = VIZ_TYPE, .text = "a"});
+    viz_act(&s, &(viz_action){.kind = VIZ_TYPE, .text = "b"});
+    cr_expect(strlen(s.typed) == VIZ_TEXT_MAX - 1 && strchr(s.typed, 'b') == NULL,
+              "%zu bytes", strlen(s.typed));
     press(&s, SDLK_ESCAPE);
     cr_expect(!s.typing && a->count == prompt + 1, "escape: the text as it was");
     viz_layout sentence;
@@ -514,6 +521,55 @@ Test(austen_viewer, the_keys_of_playing_typing_and_pointing) {
     SDL_Surface *said = frame_draw(&s, 1280, 800);
     cr_expect_gt(frame_count(said, status, viz_alarm), 20, "the message in the status line");
     SDL_FreeSurface(said);
+    viz_free(&s);
+}
+Test(austen_viewer, pieces_wrap_and_stop_at_the_strip_s_end) {
+    viz_state s;
+    viz_austen *a = enter(&s);
+    austen_layout l;
+    viz_austen_layout(a, 1280, 800, s.zoom, &l);
+    const SDL_Rect r = l.pieces, second = {r.x, r.y + r.h / 2, r.w, r.h / 2},
+                   under = {r.x, r.y + r.h, r.w, 6};
+    SDL_Surface *prompt = frame_draw(&s, 1280, 800);
+    type(&s, "Emma Woodhouse, handsome, clever, and rich, with a comfortable home "
+             "and happy disposition, seemed to unite some of the best blessings of "
+             "existence. She was the youngest of the two daughters of a most "
+             "affectionate, indulgent father; and had, in consequence of her sister's "
+             "marriage, been mistress of his house from a very early period.");
+    cr_assert(!s.typing && a->count > 60, "%zu pieces: %s", a->count, s.message);
+    SDL_Surface *text = frame_draw(&s, 1280, 800);
+    cr_expect_eq(frame_count(prompt, second, viz_box), 0, "the prompt fits one line");
+    cr_expect_gt(frame_count(text, second, viz_box), 100, "the text's second line");
+    cr_expect_eq(frame_count(text, under, viz_box), frame_count(prompt, under, viz_box),
+                 "pieces drawn under the strip");
+    SDL_FreeSurface(prompt);
+    SDL_FreeSurface(text);
+    viz_free(&s);
+}
+Test(austen_viewer, the_piece_that_comes_next_is_marked) {
+    viz_state s;
+    viz_austen *a = enter(&s);
+    const size_t layer = a->focus / a->model.config.heads;
+    const size_t head = a->focus % a->model.config.heads;
+    int row = -1;
+    for (size_t i = 0; row < 0 && i + 1 < a->count; i++) {
+        viz_austen_breakdown b;
+        cr_assert_eq(viz_austen_breakdown_of(a, layer, head, i, &b), MHA_OK);
+        for (size_t n = 0; n < VIZ_AUSTEN_TOP; n++)
+            if (b.next[n] == a->ids[i + 1])
+                row = (int)i;
+    }
+    cr_assert_geq(row, 0, "no piece of the prompt is among the five before it");
+    austen_layout l;
+    viz_austen_layout(a, 1280, 800, s.zoom, &l);
+    const int rows[2] = {row, (int)a->count - 1};
+    for (int k = 0; k < 2; k++) {
+        viz_act(&s, &(viz_action){.kind = VIZ_SELECT, .row = rows[k]});
+        SDL_Surface *f = frame_draw(&s, 1280, 800);
+        const int right = frame_count(f, l.side, viz_right_colour);
+        cr_expect(k == 0 ? right > 0 : right == 0, "after piece %d: %d pixels", rows[k], right);
+        SDL_FreeSurface(f);
+    }
     viz_free(&s);
 }
 static void write_small_model(const char *dir, const bpe *tokenizer, size_t context)

@@ -917,6 +917,8 @@ Test(training_viewer, the_trained_model_s_text_entry_and_a_checkpoint_too_long) 
     cr_assert_eq(s.mode, &viz_trained_mode, "%s", s.message);
     viz_trained *m = viz_mode_data(&s, &viz_trained_mode);
     press(&s, SDLK_RETURN);
+    press(&s, SDLK_BACKSPACE);
+    cr_expect(s.typing && s.typed[0] == '\0', "erasing nothing: '%s'", s.typed);
     viz_act(&s, &(viz_action){.kind = VIZ_TYPE, .text = "abc"});
     press(&s, SDLK_BACKSPACE);
     cr_expect_str_eq(s.typed, "ab");
@@ -927,10 +929,23 @@ Test(training_viewer, the_trained_model_s_text_entry_and_a_checkpoint_too_long) 
     viz_act(&s, &(viz_action){.kind = VIZ_ACCEPT, .key = 1});
     cr_expect_str_eq(s.message, "no token for '\xc3\xa9': left out");
     cr_expect_eq(m->used, 2);
+    type_in(&s, "a\xc3\xa9" "b?c\xc3\xa9?");
+    cr_expect_str_eq(s.message, "no token for '\xc3\xa9' '?': left out");
+    cr_expect_eq(m->used, 3);
+    type_in(&s, "a!#$%&()*+,-/:;<=>@[]^_`{|}~b");
+    cr_expect(m->used == 2 && strncmp(s.message, "no token for '!' '#' ", 21) == 0 &&
+              strstr(s.message, ": left out") != NULL && strchr(s.message, '~') == NULL,
+              "%s", s.message);
     type_in(&s, "abcab");
     cr_expect(!s.typing && s.message[0] == '\0' && m->used == 5, "'%s'", s.message);
     viz_act(&s, &(viz_action){.kind = VIZ_SELECT, .row = 3});
     cr_expect_eq(s.selected, 3);
+    press(&s, SDLK_RETURN);
+    for (size_t k = 0; k + 1 < VIZ_TEXT_MAX; k++)
+        viz_act(&s, &(viz_action){.kind = VIZ_TYPE, .text = "a"});
+    viz_act(&s, &(viz_action){.kind = VIZ_TYPE, .text = "b"});
+    cr_expect(strlen(s.typed) == VIZ_TEXT_MAX - 1 && strchr(s.typed, 'b') == NULL,
+              "%zu bytes, the last '%c'", strlen(s.typed), s.typed[strlen(s.typed) - 1]);
     viz_free(&s);
     char dir[] = "/tmp/mha-viz-long-XXXXXX", command[64];
     cr_assert_not_null(mkdtemp(dir));

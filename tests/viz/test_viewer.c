@@ -391,6 +391,19 @@ Test(viewer, hover_and_click) {
     e.motion.state = SDL_BUTTON_LMASK;                    /* the left end */
     viz_handle_event(&s, &e, &l);
     cr_expect_float_eq(s.temperature, VIZ_TEMPERATURE_MIN, 1e-6);
+    s.temperature = 1.0f;
+    const SDL_Rect r = l.slider;
+    const int strays[3][2] = {{r.x - 30, e.motion.y}, {r.x + r.w + 30, e.motion.y},
+                              {r.x + r.w / 4, r.y + r.h + 10}};  /* off the ends, below */
+    for (int k = 0; k < 3; k++) {
+        e.motion.x = strays[k][0], e.motion.y = strays[k][1];
+        viz_handle_event(&s, &e, &l);
+        cr_expect_eq(s.temperature, 1.0f, "a drag off the slider, %d", k);
+    }
+    e.motion.x = l.slider.x - 10;                         /* dragged just past it */
+    e.motion.y = l.slider.y + l.slider.h / 2;
+    viz_handle_event(&s, &e, &l);
+    cr_expect_float_eq(s.temperature, VIZ_TEMPERATURE_MIN, 1e-6);
     viz_free(&s);
 }
 static SDL_Event click_at(int x, int y)
@@ -1169,6 +1182,162 @@ Test(viewer, words_that_are_not_letters_still_match) {
     cr_expect_str_eq(shown, "<e9>t<80>");
     TTF_CloseFont(font);
     TTF_Quit();
+}
+Test(viewer, a_start_past_the_end_stops_at_the_last_token) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, "one two three"), MHA_OK);
+    cr_assert_eq(viz_mode_start(&s, &(viz_start){.step = 99}), MHA_OK);
+    cr_expect(s.step == 3 && s.decoding && s.cache.length[0] == 3, "step %zu", s.step);
+    viz_free(&s);
+}
+Test(viewer, words_of_longer_characters_match) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, "\xc3\x89t\xc3\xa9 x \xc3\xa9t\xc3\xa9"   /* E-acute ... */
+                              " \xe7\x8c\xab y \xe7\x8c\xab"               /* U+732B */
+                              " \xf0\x9f\x98\x80 z \xf0\x9f\x98\x80"),    /* U+1F600 */
+                 MHA_OK);
+    for (int k = 0; k < 8; k++)
+        key(&s, SDLK_RIGHT);
+    const size_t L = s.length, same = 1;
+    cr_assert_eq(L, 9);
+    for (size_t i = 2; i < L; i += 3)
+        cr_expect_gt(s.weights[(same * L + i) * L + i - 2], 0.5f, "word %zu", i);
+    cr_expect_str_eq(s.tokens[0], "\xc3\x89t\xc3\xa9", "the label keeps the capital");
+    viz_free(&s);
+}
+Test(viewer, the_line_being_typed_at_its_limits) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    key(&s, SDLK_RETURN);
+    key(&s, SDLK_BACKSPACE);
+    cr_expect(s.typing && s.typed[0] == '\0', "erasing nothing: '%s'", s.typed);
+    typed(&s, "na\xc3\xafve caf\xc3\xa9");
+    key(&s, SDLK_BACKSPACE);
+    cr_expect_str_eq(s.typed, "na\xc3\xafve caf", "the two bytes of one character");
+    key(&s, SDLK_ESCAPE);
+    key(&s, SDLK_RETURN);
+    for (size_t k = 0; k + 2 < VIZ_TEXT_MAX; k++)
+        typed(&s, "a");
+    typed(&s, "\xc3\xa9");
+    cr_expect_eq(strlen(s.typed), VIZ_TEXT_MAX - 2, "half a character went in");
+    typed(&s, "b");
+    cr_expect_eq(strlen(s.typed), VIZ_TEXT_MAX - 1);
+    typed(&s, "c");
+    cr_expect_eq(strlen(s.typed), VIZ_TEXT_MAX - 1, "a byte past the end went in");
+    cr_expect_eq(s.typed[VIZ_TEXT_MAX - 2], 'b');
+    key(&s, SDLK_RETURN);
+    cr_expect(!s.typing && s.length == 1, "%s", s.message);
+    cr_expect_eq(strlen(s.tokens[0]), VIZ_TEXT_MAX - 1);
+    viz_free(&s);
+}
+static void cut_by_hand(TTF_Font *font, const char *text, const size_t *at, size_t n,
+                        int width, int tail, char *want, size_t size)
+{
+    for (size_t k = 0; k <= n; k++) {           /* the tail keeps from at[k] on */
+        const size_t c = tail ? k : n - k;          /* the start keeps at[c] bytes */
+        if (tail)
+            snprintf(want, size, "...%s", text + at[c]);
+        else
+            snprintf(want, size, "%.*s...", (int)at[c], text);
+        int w = 0;
+        TTF_SizeUTF8(font, want, &w, NULL);
+        if (w <= width)
+            return;
+    }
+    snprintf(want, size, "...");
+}
+Test(viewer, text_is_cut_between_characters) {
+    static const char *const letters[3] = {"\xc3\xa9", "\xe2\x82\xac", "\xce\xbb"};
+    enum { N = 36 };
+    char text[4 * N] = "", want[4 * N + 8], shown[20];
+    size_t at[N + 1];
+    for (size_t k = 0; k < N; k++)
+        at[k] = strlen(text), strcat(text, letters[k % 3]);
+    at[N] = strlen(text);
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 400, 80, 32,
+                                                          SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    static const int widths[2] = {120, 4};
+    for (int k = 0; k < 4; k++) {
+        const int width = widths[k / 2], tail = k % 2;
+        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255);
+        SDL_RenderClear(renderer);
+        (tail ? viz_text_tail : viz_text_fit)(&view, view.font, text, 10, 20, width,
+                                              viz_emphasis);
+        cut_by_hand(view.font, text, at, N, width, tail, want, sizeof want);
+        viz_text(&view, view.font, want, 10, 60, 0, viz_emphasis, 0);
+        SDL_RenderPresent(renderer);
+        size_t differ = 0, ink = 0;
+        for (int y = 0; y < 40; y++)
+            for (int x = 0; x < 400; x++) {
+                differ += !same_colour(pixel(surface, x, y), pixel(surface, x, y + 40));
+                ink += pixel(surface, x, y).r > 0;
+            }
+        cr_expect(ink > 5 && differ == 0, "%d wide, %s: '%s' drawn, %zu pixels differ",
+                  width, tail ? "tail" : "start", want, differ);
+    }
+    viz_text_shown(view.font, text, shown, sizeof shown);
+    size_t whole = 0;
+    while (whole < N && at[whole + 1] <= strlen(shown))
+        whole++;
+    cr_expect(strlen(shown) > 0 && strlen(shown) == at[whole] &&
+              strncmp(shown, text, strlen(shown)) == 0, "'%s'", shown);
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    TTF_Quit();
+    SDL_FreeSurface(surface);
+}
+static int readout_box_width(SDL_Surface *surface, const viz_layout *l,
+                             const SDL_Rect *cell)
+{
+    const int y = cell->y + cell->h + 6 + 1;        /* the first row inside the box */
+    int longest = 0, run = 0;
+    for (int x = 0; x < l->width; x++) {
+        run = same_colour(pixel(surface, x, y), viz_box) ? run + 1 : 0;
+        longest = run > longest ? run : longest;
+    }
+    return longest + 2;                             /* and the outline each side */
+}
+Test(viewer, a_key_yet_to_come_is_named_so) {
+    viz_state s;
+    cr_assert_eq(viz_init(&s, "a b c d e f"), MHA_OK);
+    for (int k = 0; k < 3; k++)
+        key(&s, SDLK_RIGHT);                        /* 4 tokens: key 'f' (5) to come */
+    char want[2][160];
+    snprintf(want[0], sizeof want[0], "head %zu: key 'f' (5) is not in the KV cache yet: "
+             "no score", s.focus + 1);
+    snprintf(want[1], sizeof want[1], "head %zu: key 'f' (5) has not arrived yet: "
+             "no score", s.focus + 1);
+    int drawn[2];
+    for (int k = 0; k < 2; k++) {
+        cr_expect_eq(s.decoding, k == 0);
+        viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = (int)s.focus, .row = 1,
+                                  .col = 5});
+        viz_layout l;
+        SDL_Surface *surface = draw(&s, &l);
+        const SDL_Rect c = viz_cell(&l.big, s.length, 1, 5);
+        drawn[k] = readout_box_width(surface, &l, &c);
+        SDL_FreeSurface(surface);
+        key(&s, SDLK_c);                          /* no mask: the whole prefix at once */
+    }
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 8, 8, 32,
+                                                          SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    for (int k = 0; k < 2; k++) {
+        int w = 0;
+        viz_text_size(&view, view.small, want[k], &w, NULL);
+        cr_expect_eq(drawn[k], w + 16, "'%s' is %d wide, its box %d", want[k], w,
+                     drawn[k]);
+    }
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    TTF_Quit();
+    SDL_FreeSurface(surface);
+    viz_free(&s);
 }
 Test(viewer_options, every_bad_value_names_its_option, .init = cr_redirect_stderr) {
     static const char *const cases[][7] = {
