@@ -18,12 +18,12 @@
 
 enum fault { NOSPACE_FFLUSH, EIO_FSYNC, EIO_FCLOSE, EIO_RENAME, SHORT_WRITE, NOSPACE_WRITE,
              EINTR_WRITE, NOMEM_FDOPEN, EMFILE_OPEN, EIO_LINKAT, FAULTS,
-             SHRINKING_FREAD = FAULTS };                  /* the last one for the reader only */
+             SHRINKING_FREAD = FAULTS };                     /* the reader's only */
 static const char *const fault_names[FAULTS + 1] = {
     "ENOSPC in fflush", "EIO in fsync", "EIO in fclose", "EIO in rename", "short write",
     "ENOSPC in write", "EINTR in write", "ENOMEM in fdopen", "EMFILE in open",
     "EIO in linkat", "a file shrinking under fread"};
-static const int fault_call[FAULTS + 1] = {1, 2, 3, 4, 5, 5, 5, 6, 7, 8, 9};   /* which call */
+static const int fault_call[FAULTS + 1] = {1, 2, 3, 4, 5, 5, 5, 6, 7, 8, 9};  /* the call */
 static int fault = -1;   /* the fault injected; -1: none */
 static long fail_at, made[10];
 static int fail_now(int call)
@@ -167,8 +167,9 @@ static mha_status write_text(const char *dir, int which)
     char path[128];
     snprintf(path, sizeof path, "%s/table.txt", dir);
     const mha_status status = mha_output_check(path, message, sizeof message);
-    return status != MHA_OK ? status : mha_output_file(path, put_text, (void *)texts[which],
-                                                       message, sizeof message);
+    if (status != MHA_OK)
+        return status;
+    return mha_output_file(path, put_text, (void *)texts[which], message, sizeof message);
 }
 static const io_case cases[] = {
     {"mha_npy_write", write_npy, 0}, {"induction_checkpoint_write", write_checkpoint, 1},
