@@ -260,6 +260,7 @@ mha_status mha_npy_read(const char *path, mha_npy *array,
         close(fd);
         return report(message, message_size, MHA_ERR_IO, "cannot open: %s", strerror(saved));
     }
+    r.file_size = (uintmax_t)st.st_size;
     mha_status status = read_npy(&r, array);
     fclose(r.file);
     free(r.header);
@@ -288,13 +289,6 @@ static mha_status read_npy(struct npy_reader *r, mha_npy *array)
 }
 static mha_status measure_file(struct npy_reader *r)
 {
-    struct stat st;
-    if (fstat(fileno(r->file), &st) != 0)
-        return report(r->message, r->message_size, MHA_ERR_IO,
-                      "cannot examine: %s", strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        return report(r->message, r->message_size, MHA_ERR_IO, "not a regular file");
-    r->file_size = (uintmax_t)st.st_size;
     if (r->file_size == 0)
         return report(r->message, r->message_size, MHA_ERR_FORMAT,
                       "empty file (a .npy file starts with \\x93NUMPY)");

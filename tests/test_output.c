@@ -789,3 +789,40 @@ Test(output, the_command_writer_refuses_too_many_files) {
     free(text);
     remove_dir(dir);
 }
+Test(output, a_commit_removes_every_owned_file_it_did_not_write) {
+    char *dir = make_temp_dir(), message[512] = "", name[32];
+    enum { OLD = 12 };
+    for (int i = 0; i < OLD; i++) {
+        snprintf(name, sizeof name, "frame-%d.png", i);
+        write_bytes(dir, name, "old", 3);
+    }
+    write_bytes(dir, "notes.txt", "mine", 4);
+    const char *const one[] = {"frame-0.png"};
+    static const char *const own[] = {"frame-#.png", NULL};
+    cr_assert_eq(mha_output_begin(dir, 1, one, message, sizeof message), MHA_OK, "%s", message);
+    cr_assert_eq(mha_output_own(own, message, sizeof message), MHA_OK, "%s", message);
+    const int fd = mha_output_next(message, sizeof message);
+    cr_assert_geq(fd, 0, "%s", message);
+    cr_assert_eq(write(fd, "new", 3), 3);
+    close(fd);
+    cr_expect_eq(mha_output_commit(message, sizeof message), MHA_OK, "%s", message);
+    mha_output_end();
+    for (int i = 1; i < OLD; i++) {
+        snprintf(name, sizeof name, "frame-%d.png", i);
+        cr_expect(!exists(dir, name), "%s was not removed", name);
+    }
+    size_t size = 0;
+    char *bytes = slurp(path_in(dir, "frame-0.png"), &size);
+    cr_expect(size == 3 && memcmp(bytes, "new", 3) == 0, "frame-0.png is not the new file");
+    free(bytes);
+    bytes = slurp(path_in(dir, "notes.txt"), &size);
+    cr_expect(size == 4 && memcmp(bytes, "mine", 4) == 0, "a file outside the family changed");
+    free(bytes);
+    struct dirent **entries;
+    const int n = scandir(dir, &entries, NULL, NULL);
+    cr_expect_eq(n, 4, "%d entries, not the two files, \".\" and \"..\"", n);
+    for (int i = 0; i < n; i++)
+        free(entries[i]);
+    free(entries);
+    remove_dir(dir);
+}

@@ -1,6 +1,10 @@
 /* generated from chapters/25-hardening.nw; edit the book, not this file */
+#define _GNU_SOURCE                /* RTLD_NEXT */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,13 +17,15 @@
 #include "output.h"
 
 enum fault { NOSPACE_FFLUSH, EIO_FSYNC, EIO_FCLOSE, EIO_RENAME, SHORT_WRITE, NOSPACE_WRITE,
-             EINTR_WRITE, FAULTS };
-static const char *const fault_names[FAULTS] = {
+             EINTR_WRITE, NOMEM_FDOPEN, EMFILE_OPEN, EIO_LINKAT, FAULTS,
+             SHRINKING_FREAD = FAULTS };                     /* the reader's only */
+static const char *const fault_names[FAULTS + 1] = {
     "ENOSPC in fflush", "EIO in fsync", "EIO in fclose", "EIO in rename", "short write",
-    "ENOSPC in write", "EINTR in write"};
-static const int fault_call[FAULTS] = {1, 2, 3, 4, 5, 5, 5};   /* which of the wrapped calls */
+    "ENOSPC in write", "EINTR in write", "ENOMEM in fdopen", "EMFILE in open",
+    "EIO in linkat", "a file shrinking under fread"};
+static const int fault_call[FAULTS + 1] = {1, 2, 3, 4, 5, 5, 5, 6, 7, 8, 9};  /* the call */
 static int fault = -1;   /* the fault injected; -1: none */
-static long fail_at, made[6];
+static long fail_at, made[10];
 static int fail_now(int call)
 {
     if (fault < 0 || fault_call[fault] != call)
@@ -61,6 +67,48 @@ ssize_t __wrap_write(int fd, const void *p, size_t n)
         return __real_write(fd, p, n > 1 ? n / 2 : n);
     errno = fault == EINTR_WRITE ? EINTR : ENOSPC;
     return -1;
+}
+static void *next_call(const char *name)   /* the system's function of that name */
+{
+    void *call = dlsym(RTLD_NEXT, name);
+    if (call == NULL)
+        fprintf(stderr, "io-sweep: no %s\n", name), abort();
+    return call;
+}
+FILE *fdopen(int fd, const char *mode)
+{
+    static FILE *(*real)(int, const char *);
+    if (real == NULL)
+        *(void **)&real = next_call("fdopen");
+    return fail_now(6) ? (errno = ENOMEM, NULL) : real(fd, mode);
+}
+int open(const char *path, int flags, ...)
+{
+    static int (*real)(const char *, int, ...);
+    if (real == NULL)
+        *(void **)&real = next_call("open");
+    mode_t mode = 0;
+    if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
+        va_list rest;
+        va_start(rest, flags);
+        mode = va_arg(rest, mode_t);
+        va_end(rest);
+    }
+    return fail_now(7) ? (errno = EMFILE, -1) : real(path, flags, mode);
+}
+int linkat(int from_dir, const char *from, int to_dir, const char *to, int flags)
+{
+    static int (*real)(int, const char *, int, const char *, int);
+    if (real == NULL)
+        *(void **)&real = next_call("linkat");
+    return fail_now(8) ? (errno = EIO, -1) : real(from_dir, from, to_dir, to, flags);
+}
+size_t fread(void *bytes, size_t size, size_t n, FILE *file)
+{
+    static size_t (*real)(void *, size_t, size_t, FILE *);
+    if (real == NULL)
+        *(void **)&real = next_call("fread");
+    return real(bytes, size, fail_now(9) ? n / 2 : n, file);
 }
 static char root[64], message[512];
 static mha_induction_model induction[2];
@@ -109,9 +157,24 @@ typedef struct io_case {
     int set;          /* 1: a set of the writer, which keeps the old files and names the file;
                          0: mha_npy_write, which removes its file and leaves the name to its caller */
 } io_case;
+static const char *const texts[2] = {"the first table", "the second table"};
+static int put_text(FILE *file, void *context)
+{
+    return fprintf(file, "%s\n", (const char *)context) < 0;
+}
+static mha_status write_text(const char *dir, int which)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/table.txt", dir);
+    const mha_status status = mha_output_check(path, message, sizeof message);
+    if (status != MHA_OK)
+        return status;
+    return mha_output_file(path, put_text, (void *)texts[which], message, sizeof message);
+}
 static const io_case cases[] = {
     {"mha_npy_write", write_npy, 0}, {"induction_checkpoint_write", write_checkpoint, 1},
-    {"bpe_files_write", write_tokenizer, 1}, {"lm_model_put", write_model, 1}};
+    {"bpe_files_write", write_tokenizer, 1}, {"lm_model_put", write_model, 1},
+    {"mha_output_file", write_text, 1}};
 typedef struct snapshot {
     char *bytes;
     size_t n;
@@ -200,6 +263,43 @@ static int sweep(const io_case *c, enum fault f, long *points)
     return bad;
 }
 
+/* The reader under fault f: every failure is MHA_ERR_IO with the reason, or for a file
+   shrunk before its header is read, MHA_ERR_FORMAT (it is now too short to be a .npy
+   file); no array is left. */
+static int sweep_reader(enum fault f, long *points)
+{
+    char path[128], why[64];
+    snprintf(path, sizeof path, "%s/read.npy", root);
+    snprintf(why, sizeof why, "%s", f == SHRINKING_FREAD ? "the file shrank"
+                                    : strerror(f == NOMEM_FDOPEN ? ENOMEM : EMFILE));
+    if (mha_npy_write(path, values[0], 2, npy_shape, message, sizeof message) != MHA_OK)
+        return fprintf(stderr, "io-sweep: mha_npy_read: %s\n", message), 1;
+    int bad = 0;
+    *points = 0;
+    for (long n = 1; !bad; n++) {
+        mha_npy array;
+        memset(made, 0, sizeof made);
+        fault = (int)f, fail_at = n, message[0] = 0;
+        const mha_status status = mha_npy_read(path, &array, message, sizeof message);
+        fault = -1;
+        const int reached = made[fault_call[f]] >= n;
+        const int told = status == MHA_ERR_IO ? strstr(message, why) != NULL
+                       : f == SHRINKING_FREAD && status == MHA_ERR_FORMAT && message[0] != 0;
+        if (reached && (!told || array.values != NULL || array.count != 0))
+            bad = fprintf(stderr, "io-sweep: mha_npy_read, %s at call %ld: status %d (%s)\n",
+                          fault_names[f], n, (int)status, message);
+        else if (!reached && (status != MHA_OK || array.count != 12 ||
+                              memcmp(array.values, values[0], sizeof values[0]) != 0))
+            bad = fprintf(stderr, "io-sweep: mha_npy_read: not the file written (%s)\n",
+                          message);
+        mha_npy_free(&array);
+        if (!reached)
+            break;
+        *points += 1;
+    }
+    return bad;
+}
+
 int main(void)
 {
     strcpy(root, "/tmp/mha-io-sweep-XXXXXX");
@@ -235,6 +335,14 @@ int main(void)
         }
         printf("\n");
     }
+    static const enum fault reading[] = {NOMEM_FDOPEN, EMFILE_OPEN, SHRINKING_FREAD};
+    printf("%-28s", "mha_npy_read");
+    for (int k = 0; k < 3; k++) {
+        long points = 0;
+        bad |= sweep_reader(reading[k], &points);
+        printf(" %s: %ld,", fault_names[reading[k]], points);
+    }
+    printf(" calls failed in turn that failed the reader\n");
     printf("io-sweep: %s\n", bad ? "FAILED" : "every failure left the old files and named its file");
     char command[128];
     snprintf(command, sizeof command, "rm -rf '%s'", root);
