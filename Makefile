@@ -552,7 +552,8 @@ alloc-sweep:
 	    echo "alloc-sweep: figures/alloc-sweep.tex was not the table of this run; now it is"; exit 1; }
 
 # The writers under failing system calls (the same appendix), under ASan + UBSan.
-IO_WRAP := -Wl,--wrap=fflush,--wrap=fsync,--wrap=fclose,--wrap=rename,--wrap=write
+IO_WRAP := -Wl,--wrap=fflush,--wrap=fsync,--wrap=fclose,--wrap=rename,--wrap=write \
+           -Wl,--wrap=fdopen,--wrap=open,--wrap=linkat,--wrap=fread
 $(BUILD)/io-sweep: $(BUILD)/obj/tests/alloc/io_sweep.o $(LIBS_BELOW_CMD)
 	$(CC) $(CFLAGS) $(IO_WRAP) -o $@ $^ $(LDLIBS)
 io-sweep:

@@ -1,7 +1,6 @@
 /* generated from chapters/25-hardening.nw; edit the book, not this file */
-#define _GNU_SOURCE                /* RTLD_NEXT */
+#define _GNU_SOURCE                /* O_TMPFILE */
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -68,25 +67,20 @@ ssize_t __wrap_write(int fd, const void *p, size_t n)
     errno = fault == EINTR_WRITE ? EINTR : ENOSPC;
     return -1;
 }
-static void *next_call(const char *name)   /* the system's function of that name */
+FILE *__real_fdopen(int fd, const char *mode);
+int __real_open(const char *path, int flags, ...);
+int __real_linkat(int from_dir, const char *from, int to_dir, const char *to, int flags);
+size_t __real_fread(void *bytes, size_t size, size_t n, FILE *file);
+FILE *__wrap_fdopen(int fd, const char *mode);
+int __wrap_open(const char *path, int flags, ...);
+int __wrap_linkat(int from_dir, const char *from, int to_dir, const char *to, int flags);
+size_t __wrap_fread(void *bytes, size_t size, size_t n, FILE *file);
+FILE *__wrap_fdopen(int fd, const char *mode)
 {
-    void *call = dlsym(RTLD_NEXT, name);
-    if (call == NULL)
-        fprintf(stderr, "io-sweep: no %s\n", name), abort();
-    return call;
+    return fail_now(6) ? (errno = ENOMEM, NULL) : __real_fdopen(fd, mode);
 }
-FILE *fdopen(int fd, const char *mode)
+int __wrap_open(const char *path, int flags, ...)
 {
-    static FILE *(*real)(int, const char *);
-    if (real == NULL)
-        *(void **)&real = next_call("fdopen");
-    return fail_now(6) ? (errno = ENOMEM, NULL) : real(fd, mode);
-}
-int open(const char *path, int flags, ...)
-{
-    static int (*real)(const char *, int, ...);
-    if (real == NULL)
-        *(void **)&real = next_call("open");
     mode_t mode = 0;
     if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
         va_list rest;
@@ -94,21 +88,15 @@ int open(const char *path, int flags, ...)
         mode = va_arg(rest, mode_t);
         va_end(rest);
     }
-    return fail_now(7) ? (errno = EMFILE, -1) : real(path, flags, mode);
+    return fail_now(7) ? (errno = EMFILE, -1) : __real_open(path, flags, mode);
 }
-int linkat(int from_dir, const char *from, int to_dir, const char *to, int flags)
+int __wrap_linkat(int from_dir, const char *from, int to_dir, const char *to, int flags)
 {
-    static int (*real)(int, const char *, int, const char *, int);
-    if (real == NULL)
-        *(void **)&real = next_call("linkat");
-    return fail_now(8) ? (errno = EIO, -1) : real(from_dir, from, to_dir, to, flags);
+    return fail_now(8) ? (errno = EIO, -1) : __real_linkat(from_dir, from, to_dir, to, flags);
 }
-size_t fread(void *bytes, size_t size, size_t n, FILE *file)
+size_t __wrap_fread(void *bytes, size_t size, size_t n, FILE *file)
 {
-    static size_t (*real)(void *, size_t, size_t, FILE *);
-    if (real == NULL)
-        *(void **)&real = next_call("fread");
-    return real(bytes, size, fail_now(9) ? n / 2 : n, file);
+    return __real_fread(bytes, size, fail_now(9) ? n / 2 : n, file);
 }
 static char root[64], message[512];
 static mha_induction_model induction[2];
