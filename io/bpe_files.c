@@ -172,7 +172,7 @@ mha_status bpe_files_read(const char *dir, bpe *tokenizer, char *message, size_t
     text = NULL;
     if (status != MHA_OK)
         return status;
-    _Static_assert(sizeof BPE_VOCAB_FILE <= sizeof BPE_MERGES_FILE, "the vocabulary fits");
+    _Static_assert(sizeof BPE_VOCAB_FILE <= sizeof BPE_MERGES_FILE, "vocab.txt fits");
     strcpy(path + strlen(path) - strlen(BPE_MERGES_FILE), BPE_VOCAB_FILE);
     status = mha_read_whole_file(path, &text, &n, message, size);
     if (status == MHA_OK)
