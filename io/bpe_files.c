@@ -172,10 +172,9 @@ mha_status bpe_files_read(const char *dir, bpe *tokenizer, char *message, size_t
     text = NULL;
     if (status != MHA_OK)
         return status;
-    if (!mha_join_path(path, sizeof path, dir, BPE_VOCAB_FILE))
-        status = mha_fail(MHA_ERR_ARG, message, size, "%s: path too long", dir);
-    if (status == MHA_OK)
-        status = mha_read_whole_file(path, &text, &n, message, size);
+    _Static_assert(sizeof BPE_VOCAB_FILE <= sizeof BPE_MERGES_FILE, "vocab.txt fits");
+    strcpy(path + strlen(path) - strlen(BPE_MERGES_FILE), BPE_VOCAB_FILE);
+    status = mha_read_whole_file(path, &text, &n, message, size);
     if (status == MHA_OK)
         status = bpe_vocab_check(path, (const char *)text, n, tokenizer, message, size);
     free(text);

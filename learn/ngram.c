@@ -44,9 +44,7 @@ static mha_status table_count(ngram_table *t, uint64_t key)
         s = (s + 1) & (t->capacity - 1);
     if (t->slot[s].raw == 0)
         t->slot[s].key = key, t->used++;
-    if (t->slot[s].raw == UINT32_MAX)
-        return MHA_ERR_OVERFLOW;
-    t->slot[s].raw++;
+    t->slot[s].raw++;                 /* at most one per position: below UINT32_MAX */
     return MHA_OK;
 }
 size_t ngram_order_max(size_t alphabet)
@@ -59,7 +57,7 @@ size_t ngram_order_max(size_t alphabet)
 }
 static uint64_t low_bits(unsigned bits)
 {
-    return bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+    return ((uint64_t)1 << bits) - 1;      /* bits < 64: an order fits its key */
 }
 static void add_context(ngram_entry *context, const ngram_entry *g)
 {
@@ -76,7 +74,7 @@ static double discount_of(const ngram_table *t, int raw)
             n1 += c == 1, n2 += c == 2;
         }
     const double d = n1 + 2 * n2 > 0 ? n1 / (n1 + 2 * n2) : 0.5;
-    return d < 0.1 ? 0.1 : d > 1 ? 1 : d;
+    return d < 0.1 ? 0.1 : d;             /* n1 / (n1 + 2 n2) is at most 1 */
 }
 mha_status ngram_count(const uint32_t *symbols, size_t n, size_t alphabet, size_t order,
                        ngram_model *model)

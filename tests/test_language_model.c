@@ -10,6 +10,7 @@
 #include "bpe.h"
 #include "bpe_files.h"
 #include "fuzz_harness.h"
+#include "layer_files.h"
 #include "ngram.h"
 #include "run.h"
 #include "scratch.h"
@@ -335,6 +336,10 @@ Test(bpe, corrupt_files_are_refused) {
         "mha-bpe-merges 1\n-1 98\n",
         "mha-bpe-merges 1\n97 98\n\n",             /* an empty line */
         "mha-bpe-merges 1\n99999999999 98\n",
+        "mha-bpe-merges 1 97 98\n",                /* a header that runs on */
+        "mha-bpe-merges 1\n97\n",                  /* one id */
+        "mha-bpe-merges 1\n0a 98\n",               /* not a number */
+        "mha-bpe-merges 1\n256 97\n",              /* the left token not yet made */
     };
     char *dir = make_temp_dir();
     char message[4096];
@@ -359,8 +364,16 @@ Test(bpe, corrupt_files_are_refused) {
     }
     char *changed = strstr(vocab, "256\tab");
     cr_assert_not_null(changed);
-    changed[5] = 'c';                               /* a token's bytes changed */
     bpe t;
+    char *longer = malloc(size + 8);                /* a token too many */
+    cr_assert_not_null(longer);
+    memcpy(longer, vocab, size);
+    memcpy(longer + size, "258\tb\n", 6);
+    write_bytes(dir, "vocab.txt", longer, size + 6);
+    free(longer);
+    cr_expect_eq(bpe_files_read(dir, &t, message, sizeof message), MHA_ERR_FORMAT);
+    cr_expect(strstr(message, "vocab.txt: line 259") != NULL, "%s", message);
+    changed[5] = 'c';                               /* a token's bytes changed */
     write_bytes(dir, "vocab.txt", vocab, size);
     cr_expect_eq(bpe_files_read(dir, &t, message, sizeof message), MHA_ERR_FORMAT);
     cr_expect(strstr(message, "vocab.txt: line 257") != NULL, "%s", message);
@@ -371,6 +384,86 @@ Test(bpe, corrupt_files_are_refused) {
     free_result(&r);
     free(vocab);
     bpe_free(&good);
+    remove_dir(dir);
+}
+Test(bpe, merges_file_edges) {
+    bpe t;
+    char *dir = make_temp_dir();
+    char message[4096];
+    cr_assert_eq(bpe_learn((const unsigned char *)"abab", 4, BPE_BYTES, &t), MHA_OK);
+    cr_assert_eq(bpe_files_write(dir, &t, message, sizeof message), MHA_OK, "%s",
+                 message);
+    bpe_free(&t);
+    size_t size;
+    char *merges = slurp(path_in(dir, "merges.txt"), &size);
+    cr_expect(size == strlen(BPE_MERGES_HEADER) + 1 &&
+              memcmp(merges, BPE_MERGES_HEADER "\n", size) == 0);
+    free(merges);
+    cr_assert_eq(bpe_files_read(dir, &t, message, sizeof message), MHA_OK, "%s", message);
+    cr_expect_eq(t.vocab, BPE_BYTES);
+    bpe_free(&t);
+    const char zeros[] = BPE_MERGES_HEADER "\n0 0\n";
+    cr_assert_eq(bpe_merges_parse("m", zeros, strlen(zeros), &t, message, sizeof message),
+                 MHA_OK, "%s", message);
+    size_t length = 0;
+    const unsigned char *bytes = bpe_token(&t, BPE_BYTES, &length);
+    cr_expect(t.vocab == BPE_BYTES + 1 && length == 2 && bytes[0] == 0 && bytes[1] == 0);
+    bpe_free(&t);
+    const size_t room = BPE_VOCAB_MAX - BPE_BYTES, header = strlen(BPE_MERGES_HEADER) + 1;
+    char *many = malloc(header + room + 1);
+    cr_assert_not_null(many);
+    memcpy(many, BPE_MERGES_HEADER "\n", header);
+    memset(many + header, '\n', room + 1);                /* one empty line too many */
+    char expected[128];
+    snprintf(expected, sizeof expected, "many: %zu merges, more than %zu", room + 1,
+             room);
+    const size_t m = sizeof message;
+    cr_expect_eq(bpe_merges_parse("many", many, header + room + 1, &t, message, m),
+                 MHA_ERR_FORMAT);
+    cr_expect(strstr(message, expected) != NULL, "%s", message);
+    cr_expect_eq(bpe_merges_parse("many", many, header + room, &t, message, m),
+                 MHA_ERR_FORMAT);                     /* as many as there is room for */
+    cr_expect(strstr(message, "many: line 2") != NULL, "%s", message);
+    free(many);
+    char deep[MHA_PATH_SIZE + 16];
+    memset(deep, 'd', sizeof deep - 1);
+    deep[sizeof deep - 1] = '\0';
+    char said[sizeof deep + 64];
+    cr_expect_eq(bpe_files_read(deep, &t, said, sizeof said), MHA_ERR_ARG);
+    cr_expect(strncmp(said, deep, strlen(deep)) == 0 &&
+              strstr(said, ": path too long") != NULL);
+    remove_dir(dir);
+}
+Test(bpe, whole_files_and_failed_writes) {
+    char *dir = make_temp_dir();
+    char message[4096];
+    const size_t big = 3 * 65536 + 5;
+    char *bytes = malloc(big);
+    cr_assert_not_null(bytes);
+    for (size_t i = 0; i < big; i++)
+        bytes[i] = (char)(i * 7 + i / 251);
+    write_bytes(dir, "big", bytes, big);
+    unsigned char *back = NULL;
+    size_t n = 0;
+    const size_t m = sizeof message;
+    cr_assert_eq(mha_read_whole_file(path_in(dir, "big"), &back, &n, message, m), MHA_OK,
+                 "%s", message);
+    cr_expect(n == big && memcmp(back, bytes, big) == 0);
+    free(back);
+    free(bytes);
+    cr_expect_eq(mha_read_whole_file(dir, &back, &n, message, m), MHA_ERR_IO);
+    cr_expect(strstr(message, dir) != NULL && strstr(message, "cannot read") != NULL,
+              "%s", message);
+    cr_expect(back == NULL && n == 0);
+    bpe t;
+    cr_assert_eq(bpe_learn((const unsigned char *)"abab", 4, BPE_BYTES + 1, &t), MHA_OK);
+    FILE *full = fopen("/dev/full", "w");
+    cr_assert_not_null(full);
+    setvbuf(full, NULL, _IONBF, 0);
+    cr_expect_eq(bpe_write_merges(full, &t), -1);
+    cr_expect_eq(bpe_write_vocab(full, &t), -1);
+    fclose(full);
+    bpe_free(&t);
     remove_dir(dir);
 }
 Test(lm_command, tokenizer_encode_decode) {
@@ -538,6 +631,32 @@ Test(ngram, probabilities_sum_to_one) {
     cr_expect_eq(ngram_order_max(4096), 5);
     cr_expect_eq(ngram_order_max(65536), 4);
     free(text);
+}
+Test(ngram, bad_arguments_and_the_empty_text) {
+    const uint32_t text[] = {0, 1, 2, 1, 0};
+    ngram_model m;
+    double bits = -1;
+    cr_expect_eq(ngram_count(text, 5, 3, 2, NULL), MHA_ERR_NULL);
+    cr_expect_eq(ngram_count(NULL, 5, 3, 2, &m), MHA_ERR_NULL);
+    const uint32_t zeros[] = {0, 0, 0};
+    cr_expect_eq(ngram_count(zeros, 3, 1, 1, &m), MHA_ERR_ARG);
+    cr_expect_eq(ngram_count(text, 5, ((size_t)1 << 31) + 1, 1, &m), MHA_ERR_ARG);
+    cr_expect_eq(ngram_count(text, 5, 3, 0, &m), MHA_ERR_ARG);
+    cr_expect_eq(ngram_count(text, (size_t)UINT32_MAX + 1, 3, 2, &m), MHA_ERR_ARG);
+    cr_assert_eq(ngram_count(NULL, 0, 3, 2, &m), MHA_OK);
+    cr_expect_eq(ngram_bits(NULL, 2, text, 5, &bits), MHA_ERR_NULL);
+    cr_expect_eq(ngram_bits(&m, 2, text, 5, NULL), MHA_ERR_NULL);
+    cr_expect_eq(ngram_bits(&m, 2, NULL, 5, &bits), MHA_ERR_NULL);
+    cr_expect_eq(ngram_bits(&m, 0, text, 5, &bits), MHA_ERR_ARG);
+    cr_expect_eq(ngram_bits(&m, 3, text, 5, &bits), MHA_ERR_ARG);
+    const uint32_t outside[] = {0, 3};
+    cr_expect_eq(ngram_bits(&m, 2, outside, 2, &bits), MHA_ERR_ARG);
+    cr_assert_eq(ngram_bits(&m, 2, text, 5, &bits), MHA_OK);
+    cr_expect(fabs(bits - 5 * log2(3)) < 1e-12, "%.17g bits", bits);
+    ngram_free(&m);
+    ngram_free(NULL);
+    cr_expect_eq(ngram_order_max(2), NGRAM_ORDER_MAX);
+    cr_expect_eq(ngram_order_max((size_t)1 << 40), 2, "a symbol of 32 bits at most");
 }
 Test(sha256, standard_vectors) {
     char hex[65];
@@ -730,6 +849,8 @@ Test(bpe, every_bad_argument_is_refused) {
     cr_expect_eq(bpe_encode(&t, text, 4, ids, NULL), MHA_ERR_NULL);
     cr_expect_eq(bpe_encode(&t, NULL, 4, ids, &count), MHA_ERR_NULL);
     cr_expect_eq(bpe_encode(&t, text, 4, NULL, &count), MHA_ERR_NULL);
+    cr_expect_eq(bpe_encode(&t, NULL, 0, NULL, &count), MHA_OK, "no text, no buffers");
+    cr_expect_eq(count, 0);
     cr_assert_eq(bpe_encode(&t, text, 4, ids, &count), MHA_OK);
     cr_assert_eq(count, 2, "\"abab\" is two tokens \"ab\"");
     cr_expect_eq(ids[0], BPE_BYTES);
