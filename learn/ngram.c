@@ -44,7 +44,7 @@ static mha_status table_count(ngram_table *t, uint64_t key)
         s = (s + 1) & (t->capacity - 1);
     if (t->slot[s].raw == 0)
         t->slot[s].key = key, t->used++;
-    t->slot[s].raw++;                 /* at most one per position: below UINT32_MAX */
+    t->slot[s].raw++;                 /* one per position at most: never past UINT32_MAX */
     return MHA_OK;
 }
 size_t ngram_order_max(size_t alphabet)
