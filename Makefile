@@ -102,9 +102,11 @@ NW        := book.nw $(sort $(wildcard chapters/*.nw))
 ROOTS_CMD  = noroots $(NW) | sed -n 's/^<<\[\[\(.*\)\]\]>>$$/\1/p'
 # Every root is an output path; each file gets a banner naming every chapter that
 # feeds it, in the web's order, and
-# cpif leaves unchanged files (and their timestamps) alone.
+# cpif leaves unchanged files (and their timestamps) alone.  The temporary files
+# (ours and cpif's) go in $(BUILD)/tmp, so a read-only /tmp does not stop the tangle.
 tangle: | deps-tangle
-	@tmp=$$(mktemp); trap 'rm -f "$$tmp"' EXIT; roots=$$($(ROOTS_CMD)); \
+	@mkdir -p "$(BUILD)/tmp" && export TMPDIR="$$(cd "$(BUILD)/tmp" && pwd)" && \
+	  tmp=$$(mktemp) && trap 'rm -f "$$tmp"' EXIT && roots=$$($(ROOTS_CMD)); \
 	  [[ -n "$$roots" ]] || { echo "make tangle: noroots found no file roots in the web" >&2; exit 1; }; \
 	  for root in $$roots; do \
 	  chapters=$$(notangle -L'@@MHA-CHAPTER %F%N' -R"[[$$root]]" $(NW) | \
