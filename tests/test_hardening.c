@@ -673,7 +673,8 @@ Test(options, names_and_tables_too_long_are_refused) {
     dir[0] = '/';
     char message[256] = "";
     mha_induction_model m;
-    cr_expect_eq(induction_checkpoint_read(dir, 2, &m, message, sizeof message), MHA_ERR_ARG);
+    cr_expect_eq(induction_checkpoint_read(dir, 2, &m, message, sizeof message),
+                 MHA_ERR_ARG);
     cr_expect_str_eq(message, "directory name too long (4000 bytes)");
     cr_expect_null(m.params, "nothing is left allocated");
     static mha_option options[MHA_OPTIONS_MAX + 1];
