@@ -667,6 +667,27 @@ Test(options, a_long_path_keeps_its_reason) {
     expect_one_line(&r, MHA_EXIT_FAILURE, reason);
     free_result(&r);
 }
+Test(options, names_and_tables_too_long_are_refused) {
+    static char dir[4001];
+    memset(dir, 'a', 4000);
+    dir[0] = '/';
+    char message[256] = "";
+    mha_induction_model m;
+    cr_expect_eq(induction_checkpoint_read(dir, 2, &m, message, sizeof message),
+                 MHA_ERR_ARG);
+    cr_expect_str_eq(message, "directory name too long (4000 bytes)");
+    cr_expect_null(m.params, "nothing is left allocated");
+    static mha_option options[MHA_OPTIONS_MAX + 1];
+    for (size_t i = 0; i <= MHA_OPTIONS_MAX; i++)
+        options[i] = (mha_option){.name = "--flag", .kind = MHA_OPTION_FLAG};
+    char *argv[] = {"mha", NULL};
+    mha_command_line line = {.program = "mha many", .prefix = ""};
+    cr_expect_eq(mha_options_parse(1, argv, options, MHA_OPTIONS_MAX + 1, &line, message,
+                                   sizeof message), MHA_ERR_ARG);
+    char want[64];
+    snprintf(want, sizeof want, "mha many: more than %d options", MHA_OPTIONS_MAX);
+    cr_expect_str_eq(message, want);
+}
 Test(options, messages_escape_controls) {
     struct cli_result r = run_command((char *[]){"mha", "x\x1b[31m\x9b\xc2\x9b\xc3\xa9\n", NULL});
     cr_expect_str_eq(r.err, "mha: unknown command 'x\\x1b[31m\\x9b\\xc2\\x9b\xc3\xa9\\x0a' "

@@ -675,6 +675,13 @@ Test(lm_files, a_damaged_model_gets_its_status_and_names_its_file) {
         lm_model_free(&m), bpe_free(&tokenizer);
     }
     expect_model_refused(missing, MHA_ERR_IO, "none/model.txt", "a missing folder");
+    {
+        static char long_name[5001];          /* longer than any path the system takes */
+        memset(long_name, 'a', sizeof long_name - 1);
+        long_name[0] = '/';
+        expect_model_refused(long_name, MHA_ERR_ARG, "/aaaa",
+                             "a folder with no room for names");
+    }
     filed_cut(dir, "model.txt", 40);
     expect_model_refused(dir, MHA_ERR_FORMAT, "model.txt", "model.txt cut short");
     const struct { const char *key, *line; mha_status want; const char *what; } lines[] = {
