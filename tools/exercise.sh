@@ -316,7 +316,11 @@ replace_by_calls() {
 withhold() {
     local dir=$1 mine id call rel
     mine=$(region_file "$dir")
-    all_giveaways > "$scratch/giveaways"
+    if [[ -s ${EXERCISE_GIVEAWAYS:-} ]]; then
+        cp "$EXERCISE_GIVEAWAYS" "$scratch/giveaways"
+    else
+        all_giveaways > "$scratch/giveaways"
+    fi
     cut -f 2- "$scratch/giveaways" | grep -v '^$' > "$scratch/giveaway-strings"
     : > "$scratch/withheld"
     while IFS= read -r id; do
@@ -332,12 +336,9 @@ withhold() {
         { grep -vxF -- "$mine" || true; } >> "$scratch/withheld"
     solution | normalised > "$scratch/own-body"
     if [[ $(wc -c < "$scratch/own-body") -ge 40 ]]; then
-        (cd "$dir" && find src learn io cmd tables tests viz -name '*.[ch]' 2>/dev/null || true) |
-        while IFS= read -r rel; do
-            [[ $rel != "$mine" ]] && normalised "$dir/$rel" | grep -qF -f "$scratch/own-body" &&
-                echo "$rel"
-            :
-        done >> "$scratch/withheld"
+        (cd "$dir" && find src learn io cmd tables tests viz -name '*.[ch]' -print0 2>/dev/null |
+            xargs -0 -r perl -0777 -ne "$holding" "$scratch/own-body" || true) |
+            { grep -vxF -- "$mine" || true; } >> "$scratch/withheld"
     fi
     sort -u -o "$scratch/withheld" "$scratch/withheld"
     while IFS= read -r rel; do
@@ -358,21 +359,25 @@ withhold() {
     done < "$scratch/withheld"
     rm -rf "$dir/build"
 }
-normalised() { perl -0777 -pe 's{/\*.*?\*/}{}gs; s{//[^\n]*}{}g; s/\s+//g' "$@"; }
+normalise='s{/\*.*?\*/}{}gs; s{//[^\n]*}{}g; s/\s+//g'
+normalised() { perl -0777 -pe "$normalise" "$@"; }
+holding='BEGIN { $body = do { local $/; open my $f, "<", shift @ARGV or die; <$f> } }
+         '"$normalise"'; print "$ARGV\n" if index($_, $body) >= 0'
 check_clean() {
     local dir=$1 id text where object
-    while IFS=$'\t' read -r id text; do
-        [[ -n "$text" ]] || continue
-        where=$(cd "$dir" && grep -rlIF --exclude-dir=build -- "$text" . | head -1 || true)
-        [[ -z "$where" ]] ||
-            die "$ex_id: the workspace gives the answer of $id away in $where: $text"
-    done < "$scratch/giveaways"
+    if (cd "$dir" && grep -rqIF --exclude-dir=build -f "$scratch/giveaway-strings" .); then
+        while IFS=$'\t' read -r id text; do
+            [[ -n "$text" ]] || continue
+            where=$(cd "$dir" && grep -rlIF --exclude-dir=build -- "$text" . | head -1 || true)
+            [[ -z "$where" ]] ||
+                die "$ex_id: the workspace gives the answer of $id away in $where: $text"
+        done < "$scratch/giveaways"
+    fi
     if [[ $(wc -c < "$scratch/own-body") -ge 40 ]]; then
-        while IFS= read -r -d '' text; do
-            ! normalised "$text" | grep -qF -f "$scratch/own-body" ||
-                die "$ex_id: the workspace holds its own answer in ${text#"$dir"/}"
-        done < <(find "$dir" -path "$dir/build" -prune -o -type f \( -name '*.[ch]' -o \
-                      -name '*.md' -o -name '*.txt' -o -name '*.sh' -o -name '*.mk' \) -print0)
+        where=$(find "$dir" -path "$dir/build" -prune -o -type f \( -name '*.[ch]' -o \
+                     -name '*.md' -o -name '*.txt' -o -name '*.sh' -o -name '*.mk' \) -print0 |
+                xargs -0 -r perl -0777 -ne "$holding" "$scratch/own-body" | head -1 || true)
+        [[ -z "$where" ]] || die "$ex_id: the workspace holds its own answer in ${where#"$dir"/}"
     fi
     for object in $(find "$dir/withheld" -name '*.o' 2>/dev/null); do
         ! objdump -h "$object" | grep -q '\.debug' ||
@@ -705,9 +710,9 @@ sandboxed() {
 
 reap() {
     local p
-    for p in /proc/[0-9]*; do
-        grep -qzx -- "EXERCISE_RUN=$1" "$p/environ" 2>/dev/null &&
-            kill -KILL "${p#/proc/}" 2>/dev/null
+    for p in $(grep -lzx -- "EXERCISE_RUN=$1" /proc/[0-9]*/environ 2>/dev/null); do
+        p=${p#/proc/}
+        kill -KILL "${p%/environ}" 2>/dev/null
     done
     return 0
 }
@@ -985,6 +990,11 @@ cmd_verify() {
         grep -qF -- "\\label{ans:$id}" "${web[@]}" ||
             die "written exercise $id has no answer labelled ans:$id"
     done
+    if [[ -z ${EXERCISE_GIVEAWAYS:-} ]]; then
+        mkdir -p build/exercises-verify
+        all_giveaways > build/exercises-verify/giveaways
+        export EXERCISE_GIVEAWAYS=$PWD/build/exercises-verify/giveaways
+    fi
     if [[ ${#ids[@]} -eq 1 || $jobs -le 1 ]]; then
         for id in "${ids[@]}"; do
             EXERCISE_VERIFY_SUITE=${EXERCISE_VERIFY_SUITE:-$(suite_for "$id" "${ids[0]}")} \
