@@ -109,7 +109,7 @@ static int parse_value(const char *v, key_kind kind, void *store)
     if (kind == KEY_DOUBLE) {
         const double d = strtod(v, &end);
         *(double *)store = d;
-        return *v != '\0' && *end == '\0' && errno == 0 && d > 0 && d <= 1;
+        return *end == '\0' && errno == 0 && d > 0 && d <= 1;   /* "" gives 0 */
     }
     if (*v < '0' || *v > '9')
         return 0;
@@ -202,7 +202,7 @@ static mha_status read_array(const char *dir, const char *name, float *into, siz
     mha_status status = mha_npy_read(path, &a, why, sizeof why);
     if (status != MHA_OK)
         return mha_fail(status, message, size, "%s: %s", path, why);
-    int same = a.rank == rank && a.kind == MHA_NPY_FLOAT && strcmp(a.dtype, "<f4") == 0;
+    int same = a.rank == rank && strcmp(a.dtype, "<f4") == 0;     /* "<f4": kind float */
     for (size_t k = 0; same && k < rank; k++)
         same = a.shape[k] == shape[k];
     const size_t bad = same ? mha_first_nonfinite(a.values, a.count, 0) : 0;

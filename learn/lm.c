@@ -240,7 +240,7 @@ static mha_status forward(const lm_model *m, lm_workspace *ws, const int *tokens
         return MHA_ERR_NULL;
     if (B == 0 || L == 0)
         return MHA_ERR_SHAPE;
-    if (B > ws->batch || L > ws->length || (saving && (B != ws->batch || L != ws->length)))
+    if (B > ws->batch || L > ws->length)        /* saving: B, L are the workspace's */
         return MHA_ERR_ARG;
     mha_status status = check_tokens(tokens, rows, V);
     const float *tok = m->params + m->tensors[0].offset, *pos = m->params + m->tensors[1].offset;

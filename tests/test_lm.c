@@ -127,6 +127,29 @@ Test(lm, the_schedule_warms_up_then_follows_the_cosine) {
     cr_expect(fabs(lm_learning_rate(60, 10, 110, 1.0) - 0.55) < 1e-12);
     cr_expect(fabs(lm_learning_rate(110, 10, 110, 1.0) - 0.1) < 1e-12);
 }
+Test(lm, without_a_warm_up_the_cosine_starts_at_once) {
+    cr_expect(lm_learning_rate(0, 0, 110, 1.0) == 0.0, "%g", lm_learning_rate(0, 0, 110, 1.0));
+    cr_expect(fabs(lm_learning_rate(55, 0, 110, 2.0) - 1.1) < 1e-12);
+    cr_expect(fabs(lm_learning_rate(1, 0, 1, 2.0) - 0.2) < 1e-12);
+}
+Test(lm, a_freed_model_or_workspace_is_refused) {
+    lm_model m, gone;
+    load_tiny(&m);
+    cr_assert_eq(lm_model_init(&gone, &tiny, 1), MHA_OK);
+    cr_expect_not_null(lm_tensor_find(&m, "norm.bias"));
+    cr_expect_null(lm_tensor_find(&m, "norm.gain"));
+    lm_model_free(&gone);
+    lm_workspace ws, freed;
+    cr_assert_eq(lm_workspace_init(&ws, &m, 1, 4, 0), MHA_OK);
+    cr_assert_eq(lm_workspace_init(&freed, &m, 1, 4, 0), MHA_OK);
+    lm_workspace_free(&freed);
+    const int tokens[4] = {1, 2, 3, 4};
+    cr_expect_eq(lm_forward(&gone, &ws, tokens, 1, 4), MHA_ERR_NULL);
+    cr_expect_eq(lm_forward(&m, &freed, tokens, 1, 4), MHA_ERR_NULL);
+    cr_expect_eq(lm_forward(&m, &ws, tokens, 1, 4), MHA_OK);
+    lm_workspace_free(&ws);
+    lm_model_free(&m);
+}
 Test(lm, a_short_training_run_lowers_the_loss) {
     lm_model m;
     const lm_config c = {16, 8, 16, 2, 1, 64};
@@ -172,6 +195,11 @@ Test(lm, sampling_follows_the_softmax_and_its_seed) {
     uint64_t u = mha_random_seeded(9), w = mha_random_seeded(9);
     for (size_t i = 0; i < 100; i++)
         cr_expect_eq(lm_sample(z, 4, 0.8, 3, &u, scratch), lm_sample(z, 4, 0.8, 3, &w, scratch));
+    const float broken[4] = {0.0f, NAN, 1.0f, 2.0f};
+    for (size_t i = 0; i < 20; i++) {
+        const int token = lm_sample(broken, 4, 1.0, 0, &s, scratch);
+        cr_expect(token >= 0 && token < 4, "token %d from logits holding a NaN", token);
+    }
 }
 #include "scratch.h"
 
@@ -374,7 +402,8 @@ Test(lm, every_bad_argument_is_refused) {
     cr_expect_eq(lm_config_check(NULL), MHA_ERR_NULL);
     const lm_config absurd[] = {        /* within the limits; the count overflows */
         {64, 16, SIZE_MAX / 4, 1, 1, 4}, {64, 16, 1, 1, 1, SIZE_MAX / 4},
-        {64, 16, 1, 1, 4, SIZE_MAX / 8}, {64, 16, 1, 1, 1, (SIZE_MAX - 48) / 3},
+        {64, 16, 1, 1, 4, SIZE_MAX / 8}, {64, 16, (size_t)1 << 32, 1, 1, 4},
+        {64, 16, 1, 1, 1, (SIZE_MAX - 48) / 3},
     };
     for (size_t i = 0; i < sizeof absurd / sizeof absurd[0]; i++) {
         lm_model big;
@@ -553,6 +582,7 @@ static void expect_state_refused(const char *dir, mha_status want, const char *n
     if (got == MHA_OK)
         lm_model_free(&m), lm_adamw_free(&opt), bpe_free(&tokenizer), free(history);
 }
+#define SHA_63 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde"
 Test(lm_files, a_damaged_state_gets_its_status_and_names_its_file) {
     struct filed_run s;
     filed_make(&s);
@@ -594,7 +624,13 @@ Test(lm_files, a_damaged_state_gets_its_status_and_names_its_file) {
         {"learning_rate", "learning_rate 2", "a rate above 1"},
         {"step", "step -1", "a negative step"}, {"train_sha256", "train_sha256 abc", "a short sha"},
         {"steps", "steps 12x", "a number and more"}, {NULL, "steps 40", "a key twice"},
-        {NULL, "colour blue", "an unknown key"}, {NULL, "layers", "a key without a value"}};
+        {NULL, "colour blue", "an unknown key"}, {NULL, "layers", "a key without a value"},
+        {"learning_rate", "learning_rate ", "an empty rate"},
+        {"learning_rate", "learning_rate 0.5x", "a rate and more"},
+        {"learning_rate", "learning_rate 1e-310", "a rate too small to hold exactly"},
+        {"seed", "seed 99999999999999999999", "a seed beyond 64 bits"},
+        {"train_sha256", "train_sha256 " SHA_63 "g", "a sha of 64 characters, one not hex"},
+        {"format", "format " SHA_63 SHA_63, "a word too long to keep"}};
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         filed_put_state(dir, &s, &s.tokenizer);
         filed_line(dir, "state.txt", lines[i].key, lines[i].line);
@@ -702,6 +738,26 @@ Test(lm_files, a_damaged_model_gets_its_status_and_names_its_file) {
     filed_put_model(dir, &s, &s.tokenizer);
     write_random(dir, "norm.weight.npy", 5, 1, (const size_t[]){24});
     expect_model_refused(dir, MHA_ERR_SHAPE, "norm.weight.npy", "a tensor of another size");
+    {
+        const double wide[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+        const unsigned char flags[16] = {1};
+        const float column[16] = {0};
+        const struct { const char *header; const void *data; size_t bytes; const char *what; }
+        kinds[] = {
+            {HEADER("<f8", "False", "(16,)"), wide, sizeof wide, "norm.weight.npy: <f8 of"},
+            {HEADER("|b1", "False", "(16,)"), flags, sizeof flags, "norm.weight.npy: |b1 of"},
+            {HEADER("<f4", "False", "(16, 1)"), column, sizeof column,
+             "norm.weight.npy: <f4 of shape (16, 1)"}};
+        for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+            filed_put_model(dir, &s, &s.tokenizer);
+            write_npy_raw(dir, "norm.weight.npy", 1, kinds[i].header, kinds[i].data,
+                          kinds[i].bytes);
+            expect_model_refused(dir, MHA_ERR_SHAPE, kinds[i].what, kinds[i].what);
+        }
+    }
+    filed_put_model(dir, &s, &s.tokenizer);
+    filed_line(dir, "model.txt", "model", "model " SHA_63 SHA_63);
+    expect_model_refused(dir, MHA_ERR_FORMAT, "model.txt", "a kind of model too long to keep");
     filed_put_model(dir, &s, &s.tokenizer);
     cr_assert_eq(unlink(path_in(dir, "pos_emb.weight.npy")), 0);
     expect_model_refused(dir, MHA_ERR_IO, "pos_emb.weight.npy", "a tensor missing");

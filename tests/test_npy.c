@@ -1,10 +1,12 @@
 /* generated from chapters/45-tests-command.nw; edit the book, not this file */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include "check.h"
@@ -66,6 +68,7 @@ Test(npy, header_variants) {
         {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2L, 3L), }", 2, 2, 3},
         {2, "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }", 2, 3, 2},
         {3, "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 6), }", 2, 1, 6},
+        {1, "{'descr':\t'<f4',\r\n'fortran_order':\tFalse,\r\n'shape': (2, 3)}\r\n", 2, 2, 3},
     };
     const float data[6] = {1, 2, 3, 4, 5, 6};
     char *dir = make_temp_dir(), message[256];
@@ -97,6 +100,12 @@ Test(npy, float64_scalars_and_booleans) {
     cr_expect(a.values[0] == 1.5f && a.values[1] == -2.25f);
     cr_expect(isinf(a.values[2]) && a.values[2] > 0 && isinf(a.values[3]) && a.values[3] < 0);
     mha_npy_free(&a);
+    write_npy_raw(dir, "e.npy", 1, HEADER("<f8", "False", "(0, 3)"), NULL, 0);
+    cr_assert_eq(mha_npy_read(path_in(dir, "e.npy"), &a, message, sizeof message), MHA_OK,
+                 "%s", message);
+    cr_expect(a.kind == MHA_NPY_FLOAT && a.rank == 2 && a.count == 0 && a.values != NULL);
+    mha_npy_free(&a);
+    mha_npy_free(NULL);
     write_npy_raw(dir, "s.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (), }",
                   &half, sizeof half);
     cr_assert_eq(mha_npy_read(path_in(dir, "s.npy"), &a, message, sizeof message), MHA_OK);
@@ -136,14 +145,22 @@ static const struct broken_npy broken_files[] = {
      "header length says 4096 bytes, the file holds 2"},
     {"\x93NUMPY\x04\x00\x02\x00{}", 12, 0, NULL, 0, MHA_ERR_FORMAT, "version 4.0"},
     {"\x93NUMPY\x01\x01\x02\x00{}", 12, 0, NULL, 0, MHA_ERR_FORMAT, "version 1.1"},
+    {"\x93NUMPY\x02\x01\x02\x00\x00\x00{}", 14, 0, NULL, 0, MHA_ERR_FORMAT, "version 2.1"},
     {NULL, 0, 1, "[1, 2, 3]", 0, MHA_ERR_FORMAT, "expected '{'"},
     {NULL, 0, 1, "{'descr': '<f4', 'fortran_order': False}", 0, MHA_ERR_FORMAT,
      "lacks 'shape'"},
     {NULL, 0, 1, "{}", 0, MHA_ERR_FORMAT, "lacks 'descr'"},
+    {NULL, 0, 1, "{'descr': '<f4'}", 0, MHA_ERR_FORMAT, "lacks 'fortran_order'"},
     {NULL, 0, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'extra': 1}", 4,
      MHA_ERR_FORMAT, "unknown key 'extra'"},
     {NULL, 0, 1, "{'shape': (1,), 'descr': '<f4', 'fortran_order': False, 'shape': (1,)}", 4,
      MHA_ERR_FORMAT, "'shape' appears twice"},
+    {NULL, 0, 1, "{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (1,)}", 4,
+     MHA_ERR_FORMAT, "'descr' appears twice"},
+    {NULL, 0, 1, "{'fortran_order': False, 'fortran_order': False}", 0,
+     MHA_ERR_FORMAT, "'fortran_order' appears twice"},
+    {NULL, 0, 1, "{'descr': '<f4', 'fortran_order': Fal", 0, MHA_ERR_FORMAT, "True or False"},
+    {NULL, 0, 1, "{'descr': ", 0, MHA_ERR_FORMAT, "expected a quoted string"},
     {NULL, 0, 1, HEADER("<f4", "True", "(2, 3)"), 24, MHA_ERR_FORMAT, "fortran_order is True"},
     {NULL, 0, 1, HEADER("<f4", "Nope", "(2, 3)"), 24, MHA_ERR_FORMAT, "True or False"},
     {NULL, 0, 1, HEADER(">f4", "False", "(2, 3)"), 24, MHA_ERR_FORMAT, "element type '>f4'"},
@@ -160,6 +177,11 @@ static const struct broken_npy broken_files[] = {
     {NULL, 0, 1, HEADER("<f4", "False", "(2, 3)") " x", 24, MHA_ERR_FORMAT,
      "after the closing"},
     {NULL, 0, 1, HEADER("<f4", "False", "(2, -3)"), 24, MHA_ERR_FORMAT, "expected a dimension"},
+    {NULL, 0, 1, HEADER("<f4", "False", "(2, x)"), 24, MHA_ERR_FORMAT, "expected a dimension"},
+    {NULL, 0, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (", 0, MHA_ERR_FORMAT,
+     "expected a dimension"},
+    {NULL, 0, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (12", 0, MHA_ERR_FORMAT,
+     "expected ',' or ')'"},
     {NULL, 0, 1, HEADER("<f4", "False", "(2 3)"), 24, MHA_ERR_FORMAT, "expected ',' or ')'"},
     {NULL, 0, 1, HEADER("<f4", "False", "[2, 3]"), 24, MHA_ERR_FORMAT, "expected '('"},
     {NULL, 0, 1, HEADER("<f4", "False", "(1, 1, 1, 1, 1, 1, 1, 1, 1)"), 4, MHA_ERR_FORMAT,
@@ -230,4 +252,42 @@ Test(npy, shape_text) {
     cr_expect_str_eq(mha_npy_shape_text(text, sizeof text, 1, shape), "(2,)");
     cr_expect_str_eq(mha_npy_shape_text(text, sizeof text, 3, shape), "(2, 3, 40)");
     cr_expect_str_eq(mha_npy_shape_text(text, 6, 3, shape), "(2, 3");
+    cr_expect_str_eq(mha_npy_shape_text(text, 0, 3, shape), "(2, 3", "a buffer of no bytes");
+}
+Test(npy, the_writer_reports_where_writing_failed) {
+    char *dir = make_temp_dir(), message[256], below[512];
+    const size_t one[1] = {1}, many[1] = {8192};
+    float *values = calloc(8192, sizeof *values);
+    write_bytes(dir, "file", "x", 1);
+    snprintf(below, sizeof below, "%s/x.npy", path_in(dir, "file"));
+    cr_expect_eq(mha_npy_write(below, values, 1, one, message, sizeof message), MHA_ERR_IO);
+    cr_expect(strstr(message, "cannot replace") != NULL, "%s", message);
+    cr_assert_eq(mkdir(path_in(dir, "folder.npy"), 0777), 0);
+    cr_expect_eq(mha_npy_write(path_in(dir, "folder.npy"), values, 1, one, message,
+                               sizeof message), MHA_ERR_IO);
+    cr_expect(strstr(message, "cannot create") != NULL, "%s", message);
+    const int full = open("/dev/full", O_WRONLY | O_CLOEXEC);
+    cr_assert_geq(full, 0, "/dev/full: %s", strerror(errno));
+    cr_expect_eq(mha_npy_write_fd(full, values, 1, many, message, sizeof message), MHA_ERR_IO);
+    cr_expect(strstr(message, "write failed") != NULL, "%s", message);
+    struct stat st;
+    cr_expect(access(below, F_OK) != 0 && stat(path_in(dir, "folder.npy"), &st) == 0 &&
+              S_ISDIR(st.st_mode), "a failed write changed the folder");
+    int ends[2];
+    cr_assert_eq(pipe(ends), 0);
+    const float row[3] = {1.5f, -2.0f, 0.25f};
+    const size_t three[1] = {3};
+    cr_expect_eq(mha_npy_write_fd(ends[1], row, 1, three, message, sizeof message), MHA_OK,
+                 "%s", message);
+    char piped[512];
+    const ssize_t got = read(ends[0], piped, sizeof piped);
+    close(ends[0]);
+    write_floats(dir, "row.npy", row, 1, three);
+    size_t n;
+    char *named = slurp(path_in(dir, "row.npy"), &n);
+    cr_expect(got == (ssize_t)n && memcmp(piped, named, n) == 0, "%zd bytes through the pipe, "
+              "%zu by name", got, n);
+    free(named);
+    free(values);
+    remove_dir(dir);
 }

@@ -283,6 +283,31 @@ static mha_status call_bpe_read(void)
 {
     return bpe_files_read(lm_dir, &tokenizer_made, message, sizeof message);
 }
+static char wide_path[128];
+static int write_wide(const char *to)
+{
+    const char dict[] = "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }";
+    const size_t total = (10 + sizeof dict + 63) / 64 * 64;   /* the dict, a newline */
+    unsigned char bytes[128 + 32] = "\x93NUMPY\x01";
+    memset(bytes + 10, ' ', total - 10);
+    bytes[8] = (unsigned char)(total - 10);
+    memcpy(bytes + 10, dict, sizeof dict - 1);
+    bytes[total - 1] = '\n';
+    const double wide[4] = {0.5, -1.25, 3.0, 1e-3};
+    for (size_t i = 0; i < 4; i++) {
+        uint64_t u;
+        memcpy(&u, &wide[i], sizeof u);
+        for (size_t b = 0; b < 8; b++)
+            bytes[total + 8 * i + b] = (unsigned char)(u >> (8 * b));
+    }
+    FILE *f = fopen(to, "wb");
+    const int ok = f != NULL && fwrite(bytes, 1, total + 32, f) == total + 32;
+    return (f == NULL || fclose(f) != 0 || !ok) ? -1 : 0;
+}
+static mha_status call_npy_read_wide(void)
+{
+    return mha_npy_read(wide_path, &array, message, sizeof message);
+}
 static ngram_model ngram_made;
 static mha_status call_ngram_count(void)
 {
@@ -511,6 +536,9 @@ static int setup(void)
     }
     snprintf(path, sizeof path, "%s/x.npy", dir);
     snprintf(npy_path, sizeof npy_path, "%s/x.npy", checkpoint_dir);
+    snprintf(wide_path, sizeof wide_path, "%s/wide.npy", checkpoint_dir);
+    if (write_wide(wide_path) != 0)
+        return perror("alloc-sweep: writing wide.npy"), 1;
     if (mha_npy_write(npy_path, x, 2, npy_shape, message, sizeof message) != MHA_OK ||
         induction_checkpoint_write(checkpoint_dir, &induction, message, sizeof message) != MHA_OK ||
         put_model(lm_dir, message, sizeof message) != MHA_OK)
@@ -653,6 +681,8 @@ int main(int argc, char **argv)
                           NULL, 0, 0};
     c[n++] = (sweep_case){"mha_npy_write", call_npy_write, clean_dir, 0, NULL, 0, 1};
     c[n++] = (sweep_case){"mha_npy_read", call_npy_read, free_array, 1, NULL, 0, 0};
+    c[n++] = (sweep_case){"mha_npy_read (float64)", call_npy_read_wide, free_array, 1, NULL, 0,
+                          0};
     c[n++] = (sweep_case){"induction_checkpoint_write", call_checkpoint_write, clean_dir, 0,
                           NULL, 0, 1};
     c[n++] = (sweep_case){"induction_checkpoint_read", call_checkpoint_read, free_induction_in, 1,
