@@ -826,3 +826,234 @@ Test(output, a_commit_removes_every_owned_file_it_did_not_write) {
     free(entries);
     remove_dir(dir);
 }
+Test(output, a_set_has_room_for_four_more_files_in_four_places) {
+    char *dir = make_temp_dir(), *other[4], message[MHA_PATH_SIZE + 512] = "";
+    char long_name[MHA_PATH_SIZE], path[4200];
+    memset(long_name, 'n', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    const char *const one[] = {"a.npy"}, *const too_long[] = {long_name};
+    expect_refused(mha_output_begin(dir, 1, too_long, message, sizeof message),
+                   MHA_ERR_ARG, message, "too long a name", "a name too long for a path");
+    for (int k = 0; k < 4; k++)
+        other[k] = make_temp_dir();
+    cr_assert_eq(mha_output_begin(dir, 1, one, message, sizeof message), MHA_OK, "%s",
+                 message);
+    for (int k = 0; k < 3; k++)
+        cr_assert_eq(mha_output_add(path_in(other[k], "x.npy"), message, sizeof message),
+                     MHA_OK, "%s", message);
+    expect_refused(mha_output_add(path_in(other[3], "x.npy"), message, sizeof message),
+                   MHA_ERR_ARG, message, "x.npy: too many outputs", "a fifth directory");
+    snprintf(path, sizeof path, "%s/./a.npy", dir);
+    expect_refused(mha_output_add(path, message, sizeof message), MHA_ERR_ARG, message,
+                   "a.npy: named twice", "a.npy spelt another way");
+    snprintf(path, sizeof path, "%s/./c.npy", dir);
+    cr_assert_eq(mha_output_add(path, message, sizeof message), MHA_OK, "%s", message);
+    snprintf(path, sizeof path, "%s/./d.npy", dir);
+    expect_refused(mha_output_add(path, message, sizeof message), MHA_ERR_ARG, message,
+                   "d.npy: too many outputs", "a fifth added file");
+    for (int i = 0; i < 5; i++) {
+        const int fd = mha_output_next(message, sizeof message);
+        cr_assert_geq(fd, 0, "%s", message);
+        close(fd);
+    }
+    message[0] = '\0';
+    cr_expect_eq(mha_output_next(message, sizeof message), -1, "a sixth temporary");
+    cr_expect(strstr(message, "no output is left to write") != NULL, "%s", message);
+    static const char *const patterns[] = {"x.#.npy", NULL};
+    expect_refused(mha_output_own(patterns, message, sizeof message), MHA_ERR_ARG,
+                   message, "no set of outputs is being begun", "own after a write");
+    cr_expect_eq(mha_output_commit(message, sizeof message), MHA_OK, "%s", message);
+    mha_output_end();
+    cr_expect(exists(dir, "a.npy") && exists(dir, "c.npy") && !exists(dir, "d.npy"));
+    for (int k = 0; k < 4; k++) {
+        cr_expect_eq(exists(other[k], "x.npy"), k < 3, "%s/x.npy", other[k]);
+        remove_dir(other[k]);
+    }
+    remove_dir(dir);
+}
+Test(output, empty_sets_and_impossible_paths_are_refused) {
+    char *dir = make_temp_dir(), message[MHA_PATH_SIZE + 512] = "";
+    char long_path[MHA_PATH_SIZE + 16], missing[4200];
+    cr_assert_eq(mha_output_begin(dir, 0, NULL, message, sizeof message), MHA_OK, "%s",
+                 message);
+    expect_refused(mha_output_commit(message, sizeof message), MHA_ERR_ARG, message,
+                   "0 of 0 outputs were written", "a commit of no files");
+    mha_output_end();
+    memset(long_path, 'd', sizeof long_path - 1);
+    long_path[sizeof long_path - 1] = '\0';
+    memcpy(long_path + sizeof long_path - 7, "/a.txt", 6);
+    expect_refused(mha_output_check(long_path, message, sizeof message), MHA_ERR_ARG,
+                   message, "not a file name", "checking a path too long");
+    snprintf(missing, sizeof missing, "%s", path_in(dir, "missing/a.txt"));
+    expect_refused(mha_output_file(missing, NULL, NULL, message, sizeof message),
+                   MHA_ERR_IO, message, "missing: No such file", "a missing directory");
+    const char *const one[] = {"a.npy"};
+    cr_expect_eq(mha_output_begin(dir, 1, one, message, sizeof message), MHA_OK, "%s",
+                 message);
+    mha_output_end();
+    remove_dir(dir);
+}
+static int put_new(FILE *file, void *context)
+{
+    (void)context;
+    return fputs("new", file) < 0;
+}
+Test(output, links_at_output_names_are_judged_by_what_they_name) {
+    char *dir = make_temp_dir(), *elsewhere = make_temp_dir(), message[1024] = "";
+    char target[4200], output[4200];
+    const char *const one[] = {"a.npy"};
+    snprintf(target, sizeof target, "%s", path_in(elsewhere, "missing.npy"));
+    snprintf(output, sizeof output, "%s", path_in(dir, "a.npy"));
+    cr_assert_eq(symlink(target, output), 0);
+    cr_expect_eq(mha_output_file(output, put_new, NULL, message, sizeof message), MHA_OK,
+                 "%s", message);
+    size_t size = 0;
+    char *bytes = slurp(output, &size);
+    cr_expect(size == 3 && memcmp(bytes, "new", 3) == 0, "a.npy is not the new file");
+    free(bytes);
+    struct stat st;
+    cr_expect(lstat(output, &st) == 0 && S_ISREG(st.st_mode), "the dangling link stayed");
+    cr_expect(!exists(elsewhere, "missing.npy"), "a file was written through the link");
+    cr_assert_eq(unlink(output), 0);
+    cr_assert_eq(symlink(elsewhere, output), 0);
+    expect_refused(mha_output_begin(dir, 1, one, message, sizeof message), MHA_ERR_IO,
+                   message, "a.npy: a link to a directory", "a link to a directory");
+    cr_assert_eq(unlink(output), 0);
+    write_bytes(elsewhere, "stream.txt", "kept", 4);
+    cr_assert_eq(symlink(path_in(elsewhere, "stream.txt"), output), 0);
+    const char *const stream[] = {"output", "error"};
+    for (int fd = 1; fd <= 2; fd++) {
+        fflush(NULL);
+        const int saved = dup(fd);
+        const int file = open(path_in(elsewhere, "stream.txt"), O_WRONLY);
+        cr_assert(saved >= 0 && file >= 0 && dup2(file, fd) == fd);
+        const mha_status status = mha_output_begin(dir, 1, one, message, sizeof message);
+        mha_output_end();
+        cr_assert_eq(dup2(saved, fd), fd);
+        close(saved);
+        close(file);
+        char needle[64];
+        snprintf(needle, sizeof needle, "a.npy: a link to the standard %s",
+                 stream[fd - 1]);
+        expect_refused(status, MHA_ERR_IO, message, needle, needle);
+    }
+    remove_dir(dir);
+    remove_dir(elsewhere);
+}
+Test(output, a_family_of_names_is_matched_exactly) {
+    char *dir = make_temp_dir(), message[1024] = "";
+    const char *const one[] = {"frame-0.png"};
+    static const char *const own[] = {"frame-#.png", NULL};
+    const char *const names[] = {"frame-7.png", "frame-x.png", "frame-7.png.bak",
+                                 "frame-.png"};
+    for (int i = 0; i < 4; i++)
+        write_bytes(dir, names[i], "old", 3);
+    cr_assert_eq(mha_output_begin(dir, 1, one, message, sizeof message), MHA_OK, "%s",
+                 message);
+    cr_assert_eq(mha_output_own(own, message, sizeof message), MHA_OK, "%s", message);
+    cr_assert_eq(mha_output_stream(put_new, NULL, message, sizeof message), MHA_OK, "%s",
+                 message);
+    cr_expect_eq(mha_output_commit(message, sizeof message), MHA_OK, "%s", message);
+    mha_output_end();
+    cr_expect(exists(dir, "frame-0.png") && !exists(dir, "frame-7.png"));
+    for (int i = 1; i < 4; i++)
+        cr_expect(exists(dir, names[i]), "%s, not of the family, was removed", names[i]);
+    cr_assert_eq(mkdir(path_in(dir, "frame-12.png"), 0700), 0);
+    cr_assert_eq(mha_output_begin(dir, 1, one, message, sizeof message), MHA_OK, "%s",
+                 message);
+    expect_refused(mha_output_own(own, message, sizeof message), MHA_ERR_IO, message,
+                   "frame-12.png: is a directory", "a directory in the family");
+    mha_output_end();
+    cr_assert_eq(rmdir(path_in(dir, "frame-12.png")), 0);
+    remove_dir(dir);
+}
+static void write_two(const char *dir, char *message, size_t size)
+{
+    const char *const two[] = {"a.npy", "b.npy"};
+    cr_assert_eq(mha_output_begin(dir, 2, two, message, size), MHA_OK, "%s", message);
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(mha_output_stream(put_new, NULL, message, size), MHA_OK, "%s",
+                     message);
+}
+static void expect_old(const char *dir, const char *name, const char *old)
+{
+    size_t size = 0;
+    char *bytes = slurp(path_in(dir, name), &size);
+    cr_expect(size == strlen(old) && memcmp(bytes, old, size) == 0, "%s was replaced",
+              name);
+    free(bytes);
+}
+Test(output, a_commit_refused_late_replaces_nothing, .timeout = 30) {
+    char *dir = make_temp_dir(), message[1024] = "", name[128];
+    write_bytes(dir, "a.npy", "old a", 5);
+    write_two(dir, message, sizeof message);
+    cr_assert_eq(mkdir(path_in(dir, "b.npy"), 0700), 0);
+    expect_refused(mha_output_commit(message, sizeof message), MHA_ERR_IO, message,
+                   "b.npy: is a directory", "a directory made before the commit");
+    mha_output_end();
+    cr_assert_eq(rmdir(path_in(dir, "b.npy")), 0);
+    expect_old(dir, "a.npy", "old a");
+    write_bytes(dir, "b.npy", "old b", 5);
+    for (int k = 0; k < 100; k++) {
+        snprintf(name, sizeof name, ".b.npy.%ld.%d.old", (long)getpid(), k);
+        write_bytes(dir, name, "taken", 5);
+    }
+    write_two(dir, message, sizeof message);
+    expect_refused(mha_output_commit(message, sizeof message), MHA_ERR_IO, message,
+                   "b.npy: cannot keep the old file", "every backup name taken");
+    mha_output_end();
+    expect_old(dir, "a.npy", "old a");
+    expect_old(dir, "b.npy", "old b");
+    for (int k = 0; k < 100; k++) {
+        snprintf(name, sizeof name, ".b.npy.%ld.%d.old", (long)getpid(), k);
+        cr_assert_eq(unlink(path_in(dir, name)), 0);
+    }
+    const int lock = open(dir, O_RDONLY | O_DIRECTORY);
+    cr_assert(lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0);
+    mha_output_wait(0.1, NULL, NULL);
+    write_two(dir, message, sizeof message);
+    expect_refused(mha_output_commit(message, sizeof message), MHA_ERR_IO, message,
+                   "another run kept it locked for 0.1 s", "a lock held too long");
+    mha_output_end();
+    close(lock);
+    expect_old(dir, "a.npy", "old a");
+    expect_old(dir, "b.npy", "old b");
+    cr_expect_eq(count_temporaries(dir), 0);
+    remove_dir(dir);
+}
+static void own_handler(int sig, siginfo_t *info, void *context)
+{
+    (void)sig, (void)info, (void)context;
+}
+Test(output, a_set_leaves_ignored_and_handled_signals_alone) {
+    char *dir = make_temp_dir(), message[1024] = "";
+    struct sigaction ignore, handle, now;
+    memset(&ignore, 0, sizeof ignore);
+    memset(&handle, 0, sizeof handle);
+    ignore.sa_handler = SIG_IGN;
+    handle.sa_sigaction = own_handler;
+    handle.sa_flags = SA_SIGINFO;
+    cr_assert_eq(sigaction(SIGUSR1, &ignore, NULL), 0);
+    cr_assert_eq(sigaction(SIGUSR2, &handle, NULL), 0);
+    const char *const one[] = {"a.npy"};
+    cr_assert_eq(mha_output_begin(dir, 1, one, message, sizeof message), MHA_OK, "%s",
+                 message);
+    cr_assert_eq(sigaction(SIGUSR1, NULL, &now), 0);
+    cr_expect(now.sa_handler == SIG_IGN, "an ignored SIGUSR1 is no longer ignored");
+    cr_assert_eq(sigaction(SIGUSR2, NULL, &now), 0);
+    cr_expect((now.sa_flags & SA_SIGINFO) && now.sa_sigaction == own_handler,
+              "the program's own SIGUSR2 handler was replaced");
+    mha_output_end();
+    remove_dir(dir);
+}
+Test(output, a_directory_name_too_long_for_the_outputs_is_refused) {
+    char *dir = make_case(), spelt[MHA_PATH_SIZE];
+    size_t n = (size_t)snprintf(spelt, sizeof spelt, "%s", dir);
+    while (n + 64 < MHA_PATH_SIZE)
+        n += (size_t)snprintf(spelt + n, sizeof spelt - n, "/.");
+    struct cli_result r = run_mha("forward", spelt, "--heads", "2", NULL);
+    expect_one_mha_line(&r, "directory name too long");
+    free_result(&r);
+    cr_expect(!exists(dir, "out.npy"), "a refused run wrote out.npy");
+    remove_dir(dir);
+}
