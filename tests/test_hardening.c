@@ -563,6 +563,24 @@ Test(hardening, train_from_rewrites_a_checkpoint_bit_for_bit, .timeout = 60) {
     remove_checkpoint(old);
     remove_checkpoint(fresh);
 }
+Test(hardening, train_from_a_refused_checkpoint_writes_nothing, .timeout = 60) {
+    char old[] = "/tmp/mha-checkpoint-XXXXXX", fresh[] = "/tmp/mha-checkpoint-XXXXXX";
+    char want[256];
+    mha_induction_model m;
+    make_checkpoint(old, &m);
+    cr_assert_not_null(mkdtemp(fresh));
+    write_text_file(old, "model.txt", "format mha-checkpoint 2\n", 24);
+    struct cli_result r = run_command((char *[]){"mha", "train", "--from", old, "--steps", "0",
+                                                 "--out", fresh, NULL});
+    snprintf(want, sizeof want, "mha: %s/model.txt: format version '2'", old);
+    cr_expect_neq(r.status, 0);
+    cr_expect(strncmp(r.err, want, strlen(want)) == 0 && strchr(r.err, '\n') != NULL &&
+              strchr(r.err, '\n')[1] == '\0', "want one line '%s...', got '%s'", want, r.err);
+    free_result(&r);
+    cr_expect_eq(rmdir(fresh), 0, "%s is not left empty", fresh);
+    mha_induction_model_free(&m);
+    remove_checkpoint(old);
+}
 Test(hardening, committed_model_is_format_1) {
     char message[512], text[CHECKPOINT_TEXT_MAX], committed[CHECKPOINT_TEXT_MAX + 1];
     mha_induction_model m;
