@@ -278,14 +278,14 @@ static int split_words(char *line, char *words[LINE_WORDS])
 
 static int parse_count(const char *word, size_t *value)
 {
-    size_t v = 0, digits = 0;
+    size_t v = 0, digits = 0;                      /* a word is never empty: split_words */
     for (; word[digits] != '\0'; digits++) {
         if (word[digits] < '0' || word[digits] > '9' || digits == 9)
             return -1;                             /* not a digit, or past 999999999 */
         v = 10 * v + (size_t)(word[digits] - '0');
     }
     *value = v;
-    return digits > 0 ? 0 : -1;
+    return 0;
 }
 static mha_status parse_line(const char *path, size_t line, char **w, int count,
                              mha_induction_model *sizes, int *seen, checkpoint_file *listed,

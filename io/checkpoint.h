@@ -6,7 +6,9 @@
    V, T, E) and every tensor's file and shape, and one .npy file per tensor,
    each layer's under the names of PyTorch's nn.MultiheadAttention
    ("layers.0.in_proj_weight.npy").  induction_checkpoint_files lists the
-   tensors; induction_checkpoint_write writes them and model.txt, all or
+   tensors; induction_checkpoint_metadata writes model.txt's text into text
+   as snprintf does (at most size - 1 bytes and a zero) and returns its whole
+   length; induction_checkpoint_write writes the tensors and model.txt, all or
    nothing; induction_checkpoint_read reads them back, checking every field
    of model.txt, every shape and every value.  A checkpoint of format 0, the
    .npy files without model.txt, does not record its heads: it is read when

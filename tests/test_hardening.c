@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include "check.h"
@@ -104,7 +105,54 @@ static const struct metadata_case {
     {"dim 4\n", "dim\t4\n", MHA_ERR_FORMAT, "is not printable text"},
     {"layers.1.out_proj_bias.npy 4\n", "layers.1.out_proj_bias.npy 4", MHA_ERR_FORMAT,
      "does not end"},
+    {"format mha", "formats mha", MHA_ERR_FORMAT, "line 1: not 'format mha-checkpoint 1'"},
+    {"mha-checkpoint 1", "mha-checkpoints 1", MHA_ERR_FORMAT, "line 1"},
+    {"model induction", "models induction", MHA_ERR_FORMAT, "line 2: not 'model induction'"},
+    {"model induction", "model induction 2", MHA_ERR_FORMAT, "line 2"},
+    {"heads 2\n", "heads 2 2\n", MHA_ERR_FORMAT, "'heads' must appear once"},
+    {"vocab 7\n", "vocab 1000000000\n", MHA_ERR_FORMAT, "line 5: 'vocab' must appear once"},
+    {"dim 4\ntensor tok_emb.npy 7 4\n", "tensor tok_emb.npy 7 4\ndim 4\n", MHA_ERR_FORMAT,
+     "line 8: 'dim' must appear once, before the tensors"},
+    {"dim 4\n", "dim  4\n", MHA_ERR_FORMAT, "line 7: not words separated by single spaces"},
+    {"dim 4\n", "dim 4\n\n", MHA_ERR_FORMAT, "line 8: not words separated by single spaces"},
+    {"dim 4\n", "dim 4 4 4 4 4 4 4 4\n", MHA_ERR_FORMAT, "line 7: not words separated"},
+    {"dim 4\n", "dim 4\x7f\n", MHA_ERR_FORMAT, "byte 79 is not printable text"},
+    {"tensor pos_emb.npy 8 4", "tensor pos_emb.npy", MHA_ERR_FORMAT,
+     "line 9: not 'tensor FILE SIZE [SIZE]'"},
+    {"pos_emb.npy 8 4", "pos_emb.npy 8 4 1", MHA_ERR_FORMAT, "line 9: not 'tensor FILE"},
+    {"pos_emb.npy 8 4", "pos_emb.npy eight 4", MHA_ERR_FORMAT, "line 9: not 'tensor FILE"},
+    {"pos_emb.npy 8 4", "pos_emb.npy 8 four", MHA_ERR_FORMAT, "line 9: not 'tensor FILE"},
+    {"pos_emb.npy 8 4", "position_embeddings_of_the_model_in_format_one.npy 8 4",
+     MHA_ERR_FORMAT, "line 9: not 'tensor FILE"},
+    {"layers.1.out_proj_bias.npy 4\n", "layers.1.out_proj_bias.npy 4\ntensor more.npy 4\n",
+     MHA_ERR_FORMAT, "line 19: not 'tensor FILE SIZE [SIZE]', or one tensor too many"},
+    {"layers 2\n", "layers 0\n", MHA_ERR_SHAPE, "layers 0, heads 2, vocab 7, length 8, dim 4"},
+    {"heads 2\n", "heads 0\n", MHA_ERR_SHAPE, "not a model the trainer makes"},
+    {"heads 2\nvocab 7\nlength 8\ndim 4\n", "heads 32\nvocab 7\nlength 8\ndim 32\n",
+     MHA_ERR_SHAPE, "heads 32, vocab 7, length 8, dim 32: not a model the trainer makes"},
+    {"vocab 7\n", "vocab 1\n", MHA_ERR_SHAPE, "not a model the trainer makes"},
+    {"length 8\n", "length 5\n", MHA_ERR_SHAPE, "not a model the trainer makes"},
+    {"length 8\n", "length 4097\n", MHA_ERR_SHAPE, "not a model the trainer makes"},
+    {"dim 4\n", "dim 0\n", MHA_ERR_SHAPE, "not a model the trainer makes"},
+    {"dim 4\n", "dim 4098\n", MHA_ERR_SHAPE, "not a model the trainer makes"},
+    {"tensor unembed.npy", "tensor unembedding.npy", MHA_ERR_SHAPE,
+     "tensor 3 is unembedding.npy (7, 4), expected unembed.npy (7, 4)"},
+    {"tok_emb.npy 7 4", "tok_emb.npy 28", MHA_ERR_SHAPE,
+     "tensor 1 is tok_emb.npy (28,), expected tok_emb.npy (7, 4)"},
+    {"pos_emb.npy 8 4", "pos_emb.npy 9 4", MHA_ERR_SHAPE,
+     "tensor 2 is pos_emb.npy (9, 4), expected pos_emb.npy (8, 4)"},
+    {"tensor layers.1.out_proj_bias.npy 4\n", "", MHA_ERR_SHAPE,
+     "tensor 11 is missing , expected layers.1.out_proj_bias.npy (4,)"},
 };
+static void write_tensor(const char *dir, const char *name, const float *values, size_t rank,
+                         size_t rows, size_t columns)
+{
+    char path[256], message[512];
+    const size_t shape[2] = {rows, columns};
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    cr_assert_eq(mha_npy_write(path, values, rank, shape, message, sizeof message), MHA_OK,
+                 "%s", message);
+}
 typedef int poisoned_fn(size_t index, const mha_shape *s, int is_weight);
 
 static void expect_poisoned(const char *what, const float *got, const float *clean, size_t n,
@@ -325,6 +373,23 @@ Test(hardening, checkpoint_metadata_is_checked_field_by_field) {
     mha_induction_model_free(&m);
     remove_checkpoint(dir);
 }
+Test(hardening, checkpoint_metadata_is_cut_as_snprintf_cuts) {
+    char whole[CHECKPOINT_TEXT_MAX], cut[CHECKPOINT_TEXT_MAX];
+    mha_induction_model m;
+    cr_assert_eq(mha_induction_model_init(&m, 7, 8, 4, 2, 2, 3), MHA_OK);
+    const size_t length = induction_checkpoint_metadata(&m, whole, sizeof whole);
+    cr_assert(length > 40 && length < sizeof whole && strlen(whole) == length);
+    const size_t sizes[4] = {0, 1, 40, length};
+    for (size_t i = 0; i < 4; i++) {
+        memset(cut, '#', sizeof cut);
+        cr_expect_eq(induction_checkpoint_metadata(&m, cut, sizes[i]), length);
+        const size_t kept = sizes[i] > 0 ? sizes[i] - 1 : 0;
+        cr_expect(memcmp(cut, whole, kept) == 0, "size %zu: not the text's beginning", sizes[i]);
+        cr_expect(sizes[i] == 0 ? cut[0] == '#' : cut[kept] == '\0' && cut[kept + 1] == '#',
+                  "size %zu: written past its end, or not ended", sizes[i]);
+    }
+    mha_induction_model_free(&m);
+}
 Test(hardening, checkpoint_refuses_a_boolean_tensor_by_its_type) {
     char dir[] = "/tmp/mha-checkpoint-XXXXXX", npy[128 + 28] = "\x93NUMPY\x01";
     mha_induction_model m;
@@ -365,6 +430,93 @@ Test(hardening, checkpoint_refuses_weights_that_are_not_finite) {
     cr_assert_eq(mha_npy_write(path, values, 2, emb, message, sizeof message), MHA_OK);
     expect_checkpoint_refused(dir, 0, MHA_ERR_FORMAT,
                               "unembed.npy: weight 27 is not finite (-inf)", "an infinity");
+    mha_induction_model_free(&m);
+    remove_checkpoint(dir);
+}
+Test(hardening, checkpoint_refuses_what_is_not_a_checkpoint_directory) {
+    char dir[] = "/tmp/mha-checkpoint-XXXXXX", path[256], want[300], message[512] = "";
+    char long_name[4001];
+    mha_induction_model m, back;
+    make_checkpoint(dir, &m);
+    memset(long_name, 'a', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    cr_expect_eq(induction_checkpoint_read(long_name, 2, &back, message, sizeof message),
+                 MHA_ERR_ARG);
+    cr_expect_str_eq(message, "directory name too long (4000 bytes)");
+    cr_expect_null(back.params);
+    snprintf(path, sizeof path, "%s/tok_emb.npy", dir);
+    snprintf(want, sizeof want, "%s/model.txt: %s", path, strerror(ENOTDIR));
+    expect_checkpoint_refused(path, 0, MHA_ERR_IO, want, "a file for a directory");
+    expect_checkpoint_refused(path, 2, MHA_ERR_IO, want, "a file, even for format 0");
+    char good[CHECKPOINT_TEXT_MAX];
+    const size_t length = induction_checkpoint_metadata(&m, good, sizeof good);
+    snprintf(path, sizeof path, "%s/model.txt", dir);
+    cr_assert_eq(unlink(path), 0);
+    cr_assert_eq(mkdir(path, 0700), 0);
+    expect_checkpoint_refused(dir, 0, MHA_ERR_IO, "model.txt: cannot read", "a folder model.txt");
+    cr_assert_eq(rmdir(path), 0);
+    write_text_file(dir, "model.txt", "", 0);
+    expect_checkpoint_refused(dir, 0, MHA_ERR_FORMAT, "model.txt: does not end with a line end",
+                              "an empty model.txt");
+    write_text_file(dir, "model.txt", good, length);
+    const float zeros[32] = {0};
+    snprintf(path, sizeof path, "%s/unembed.npy", dir);
+    cr_assert_eq(unlink(path), 0);
+    expect_checkpoint_refused(dir, 0, MHA_ERR_IO, "/unembed.npy: ", "no unembed.npy");
+    write_tensor(dir, "unembed.npy", zeros, 1, 28, 0);
+    expect_checkpoint_refused(dir, 0, MHA_ERR_SHAPE, "unembed.npy: shape (28,), expected (7, 4)",
+                              "a vector unembed.npy");
+    write_tensor(dir, "unembed.npy", zeros, 2, 4, 7);
+    expect_checkpoint_refused(dir, 0, MHA_ERR_SHAPE, "unembed.npy: shape (4, 7), expected (7, 4)",
+                              "a transposed unembed.npy");
+    write_tensor(dir, "unembed.npy", zeros, 2, 7, 4);
+    cr_expect_eq(induction_checkpoint_read(dir, 0, &back, message, sizeof message), MHA_OK,
+                 "%s", message);
+    mha_induction_model_free(&back);
+    mha_induction_model_free(&m);
+    remove_checkpoint(dir);
+}
+Test(hardening, checkpoint_of_format_0_takes_its_sizes_from_its_files) {
+    char dir[] = "/tmp/mha-checkpoint-XXXXXX", path[256], message[512];
+    const char *heads_3 = "tok_emb.npy and pos_emb.npy (format 0) do not make a model of 3 heads";
+    const char *heads_2 = "(format 0) do not make a model of 2 heads";
+    const float zeros[32] = {0};
+    mha_induction_model m, back;
+    make_checkpoint(dir, &m);
+    snprintf(path, sizeof path, "%s/model.txt", dir);
+    cr_assert_eq(unlink(path), 0);
+    expect_checkpoint_refused(dir, 3, MHA_ERR_SHAPE, heads_3, "three heads of a width of four");
+    snprintf(path, sizeof path, "%s/layers.1.in_proj_weight.npy", dir);
+    cr_assert_eq(unlink(path), 0);
+    checkpoint_file want[CHECKPOINT_FILES_MAX], got[CHECKPOINT_FILES_MAX];
+    const size_t n = induction_checkpoint_files(&m, want);
+    cr_assert_eq(induction_checkpoint_read(dir, 2, &back, message, sizeof message), MHA_OK,
+                 "%s", message);
+    cr_assert(back.layers == 1 && back.heads == 2 && back.vocab == 7 && back.length == 8 &&
+              back.embed_dim == 4);
+    cr_assert_eq(induction_checkpoint_files(&back, got), n - 4);
+    for (size_t f = 0; f < n - 4; f++)
+        cr_expect(strcmp(got[f].name, want[f].name) == 0 &&
+                  memcmp(got[f].data, want[f].data, got[f].shape[0] *
+                         (got[f].rank == 2 ? got[f].shape[1] : 1) * sizeof(float)) == 0,
+                  "%s differs", want[f].name);
+    mha_induction_model_free(&back);
+    write_tensor(dir, "pos_emb.npy", zeros, 1, 32, 0);
+    expect_checkpoint_refused(dir, 2, MHA_ERR_SHAPE, heads_2, "a vector pos_emb.npy");
+    snprintf(path, sizeof path, "%s/pos_emb.npy", dir);
+    cr_assert_eq(unlink(path), 0);
+    expect_checkpoint_refused(dir, 2, MHA_ERR_IO, "/pos_emb.npy: ", "no pos_emb.npy");
+    write_tensor(dir, "tok_emb.npy", zeros, 1, 28, 0);
+    expect_checkpoint_refused(dir, 2, MHA_ERR_SHAPE, heads_2, "a vector tok_emb.npy");
+    snprintf(path, sizeof path, "%s/tok_emb.npy", dir);
+    cr_assert_eq(unlink(path), 0);
+    expect_checkpoint_refused(dir, 2, MHA_ERR_IO, "/tok_emb.npy: ", "no tok_emb.npy");
+    write_tensor(dir, "tok_emb.npy", zeros, 2, 7, 4);
+    write_tensor(dir, "pos_emb.npy", zeros, 2, 8, 4);
+    snprintf(path, sizeof path, "%s/layers.0.in_proj_weight.npy", dir);
+    cr_assert_eq(unlink(path), 0);
+    expect_checkpoint_refused(dir, 2, MHA_ERR_IO,
+                              "no model.txt and no layers.0.in_proj_weight.npy", "no layers");
     mha_induction_model_free(&m);
     remove_checkpoint(dir);
 }
@@ -410,6 +562,24 @@ Test(hardening, train_from_rewrites_a_checkpoint_bit_for_bit, .timeout = 60) {
     mha_induction_model_free(&m);
     remove_checkpoint(old);
     remove_checkpoint(fresh);
+}
+Test(hardening, train_from_a_refused_checkpoint_writes_nothing, .timeout = 60) {
+    char old[] = "/tmp/mha-checkpoint-XXXXXX", fresh[] = "/tmp/mha-checkpoint-XXXXXX";
+    char want[256];
+    mha_induction_model m;
+    make_checkpoint(old, &m);
+    cr_assert_not_null(mkdtemp(fresh));
+    write_text_file(old, "model.txt", "format mha-checkpoint 2\n", 24);
+    struct cli_result r = run_command((char *[]){"mha", "train", "--from", old, "--steps", "0",
+                                                 "--out", fresh, NULL});
+    snprintf(want, sizeof want, "mha: %s/model.txt: format version '2'", old);
+    cr_expect_neq(r.status, 0);
+    cr_expect(strncmp(r.err, want, strlen(want)) == 0 && strchr(r.err, '\n') != NULL &&
+              strchr(r.err, '\n')[1] == '\0', "want one line '%s...', got '%s'", want, r.err);
+    free_result(&r);
+    cr_expect_eq(rmdir(fresh), 0, "%s is not left empty", fresh);
+    mha_induction_model_free(&m);
+    remove_checkpoint(old);
 }
 Test(hardening, committed_model_is_format_1) {
     char message[512], text[CHECKPOINT_TEXT_MAX], committed[CHECKPOINT_TEXT_MAX + 1];

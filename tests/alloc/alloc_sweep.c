@@ -225,6 +225,18 @@ static mha_status call_trainer_step(void)
 {
     return mha_induction_trainer_step(&trainer, &stats);
 }
+static mha_induction_trainer trainer_sliced;     /* a batch of two slices */
+static const mha_trainer_config *sliced_config(void)
+{
+    static mha_trainer_config c;
+    c = *trainer_config();
+    c.batch = MHA_LEARNING_SLICE + 1;
+    return &c;
+}
+static mha_status call_trainer_step_sliced(void)
+{
+    return mha_induction_trainer_step(&trainer_sliced, &stats);
+}
 static mha_status call_trainer_measure(void)
 {
     return mha_induction_trainer_measure(&trainer, &scores);
@@ -526,6 +538,8 @@ static int setup(void)
         status = mha_induction_model_init(&induction, 8, 12, 8, 2, 2, 1);
     if (status == MHA_OK)
         status = mha_induction_trainer_init(&trainer, trainer_config());
+    if (status == MHA_OK)
+        status = mha_induction_trainer_init(&trainer_sliced, sliced_config());
     if (status != MHA_OK)
         return fprintf(stderr, "alloc-sweep: setting up: %s\n", mha_status_message(status)), 1;
     char *made_dir[3] = {dir, checkpoint_dir, lm_dir};
@@ -677,6 +691,8 @@ int main(int argc, char **argv)
     c[n++] = (sweep_case){"mha_induction_trainer_init", call_trainer_init, free_trainer_made, 1,
                           NULL, 0, 0};
     c[n++] = (sweep_case){"mha_induction_trainer_step", call_trainer_step, NULL, 0, NULL, 0, 0};
+    c[n++] = (sweep_case){"mha_induction_trainer_step (slices)", call_trainer_step_sliced, NULL,
+                          0, NULL, 0, 0};
     c[n++] = (sweep_case){"mha_induction_trainer_measure", call_trainer_measure, NULL, 0,
                           NULL, 0, 0};
     c[n++] = (sweep_case){"mha_npy_write", call_npy_write, clean_dir, 0, NULL, 0, 1};
