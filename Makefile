@@ -542,7 +542,7 @@ sanitize:
 # tests/alloc/wrap_alloc.c (shared with mha-failing), which asks the program's counter; the table it writes is the one the appendix prints,
 # and a table that differs from the committed one is replaced and fails.
 ALLOC_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc \
-              -Wl,--wrap=posix_memalign,--wrap=strdup
+              -Wl,--wrap=posix_memalign,--wrap=strdup,--wrap=open_memstream
 $(BUILD)/alloc-sweep: $(BUILD)/obj/tests/alloc/alloc_sweep.o $(BUILD)/obj/tests/alloc/wrap_alloc.o \
                      $(LIBS_BELOW_CMD)
 	$(CC) $(CFLAGS) $(ALLOC_WRAP) -o $@ $^ $(LDLIBS)
@@ -580,7 +580,9 @@ alloc-command:
 # the lines and branches reached are counted per chapter by Debian's gcovr;
 # the table is figures/coverage.tex, the HTML report $(BUILD)/coverage/html/index.html, and the library's figures must
 # not fall below figures/coverage-floor.txt.
-COV_CFLAGS := -O1 -g --coverage
+# A forked test child writes its counts through __gcov_dump (tests/child.h),
+# which it references weakly: -u makes the linker take it from libgcov.
+COV_CFLAGS := -O1 -g --coverage -Wl,-u,__gcov_dump
 COV_ISAS   := avx512 avx2 scalar
 coverage: | deps deps-coverage
 	$(MAKE) --no-print-directory $(PAR) BUILD=$(BUILD)/coverage CFLAGS="$(COV_CFLAGS)" \

@@ -206,14 +206,13 @@ Test(output, checkpoint_and_history_are_one_set, .timeout = 120) {
     const pid_t child = fork();
     cr_assert(child >= 0);
     if (child == 0) {
-        const struct rlimit limit = {8192, 8192};      /* the history passes it */
+        child_limit_files(8192);                       /* the history passes it */
         /* a small model, so that the test is quick under valgrind too */
-        setrlimit(RLIMIT_FSIZE, &limit);
         FILE *quiet = fopen("/dev/null", "w");
         char *argv[] = {"mha", "train", "--steps", "300", "--every", "1", "--dim", "8",
                         "--heads", "2", "--layers", "1", "--batch", "1", "--vocab", "8",
                         "--length", "8", "--out", dir, "--history", history, NULL};
-        _exit(mha_cli_main(22, argv, quiet, quiet));
+        child_exit(mha_cli_main(22, argv, quiet, quiet));
     }
     int wstatus;
     cr_assert_eq(waitpid(child, &wstatus, 0), child);
@@ -320,13 +319,12 @@ Test(output, a_file_size_limit_is_reported_not_fatal) {
     const pid_t child = fork();
     cr_assert(child >= 0);
     if (child == 0) {
-        const struct rlimit limit = {4096, 4096};      /* attn_weights is 25600 bytes */
-        setrlimit(RLIMIT_FSIZE, &limit);
+        child_limit_files(4096);                       /* attn_weights is 25600 bytes */
         FILE *err = fopen(err_path, "w"), *out = fopen("/dev/null", "w");
         char *argv[] = {"mha", "forward", dir, "--heads", "2", NULL};
         const int status = mha_cli_main(5, argv, out, err);
         fclose(err);
-        _exit(status);
+        child_exit(status);
     }
     int wstatus;
     cr_assert_eq(waitpid(child, &wstatus, 0), child);
@@ -410,12 +408,11 @@ Test(output, a_full_disk_is_an_error_and_keeps_old_results) {
     const pid_t child = fork();
     cr_assert(child >= 0);
     if (child == 0) {
-        struct rlimit limit = {4096, 4096};            /* attn_weights is 2*2*40*40*4 bytes */
         signal(SIGXFSZ, SIG_IGN);
-        setrlimit(RLIMIT_FSIZE, &limit);
+        child_limit_files(4096);                       /* attn_weights is 2*2*40*40*4 bytes */
         FILE *quiet = fopen("/dev/null", "w");
         char *argv[] = {"mha", "forward", dir, "--heads", "2", NULL};
-        _exit(mha_cli_main(5, argv, quiet, quiet));
+        child_exit(mha_cli_main(5, argv, quiet, quiet));
     }
     int wstatus;
     cr_assert_eq(waitpid(child, &wstatus, 0), child);

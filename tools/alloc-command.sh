@@ -20,54 +20,38 @@ LM_SMALL="--vocab 300 --layers 1 --heads 2 --dim 16 --context 16 --batch 2 --ste
 LM_SMALL="$LM_SMALL --eval-every 1 --lr 0.01"
 "$mha" lm train --text "$work/in/train.txt" --valid "$work/in/valid.txt" --out "$work/in/model" \
        --state "$work/in/model.state" $LM_SMALL > /dev/null
-sweep_one() { # sweep_one OWN NAME DIR ARGUMENTS...: DIR, where the command writes, must stay
-    local own=$1 name=$2 dir=$3 before n status lines
-    shift 3
+sweep() {     # sweep NAME DIR ARGUMENTS...: DIR, where the command writes, must stay as it was
+    local name=$1 dir=$2 before n status lines
+    shift 2
     before=$(ls -A "$dir")
     for ((n = 1; ; n++)); do
-        rm -f "$own/mark"
+        rm -f "$work/mark"
         status=0
-        MHA_TEST_FAIL_ALLOC=$n MHA_TEST_FAIL_MARK="$own/mark" "$mha" "$@" > "$own/out" \
-            2> "$own/err" || status=$?
-        if [[ ! -e "$own/mark" ]]; then
+        MHA_TEST_FAIL_ALLOC=$n MHA_TEST_FAIL_MARK="$work/mark" "$mha" "$@" > "$work/out" \
+            2> "$work/err" || status=$?
+        if [[ ! -e "$work/mark" ]]; then
             [[ $status -eq 0 ]] || { echo "alloc-command: $name fails with no failed allocation:"
-                                     sed 's/^/  /' "$own/err" | head -n 5; touch "$own/bad"; }
+                                     sed 's/^/  /' "$work/err" | head -n 5; bad=$((bad + 1)); }
             break
         fi
-        lines=$(wc -l < "$own/err")
+        lines=$(wc -l < "$work/err")
         if [[ $status -eq 0 || $lines -ne 1 || "$(ls -A "$dir")" != "$before" ]] ||
-           ! grep -q '^mha: ' "$own/err"; then
+           ! grep -q '^mha: ' "$work/err"; then
             echo "alloc-command: $name, allocation $n failed: exit status $status," \
                  "$lines lines on standard error, in $dir: $(ls -A "$dir" | tr '\n' ' ')"
-            sed 's/^/  /' "$own/err" | head -n 5
-            touch "$own/bad"
+            sed 's/^/  /' "$work/err" | head -n 5
+            bad=$((bad + 1))
             break
         fi
     done
     printf '%-14s %5d allocations failed in turn\n' "$name" $((n - 1))
-}
-jobs_max=${ALLOC_COMMAND_JOBS:-2}
-sweep() {     # sweep NAME DIR ARGUMENTS...: sweep_one, in the background
     cases=$((cases + 1))
-    while [[ $(jobs -pr | wc -l) -ge $jobs_max ]]; do
-        wait -n || true
-    done
-    mkdir -p "$work/run/$cases"
-    sweep_one "$work/run/$cases" "$@" > "$work/run/$cases/report" 2>&1 &
-}
-reports() {   # after the last sweep: every report in order, and the count of those that failed
-    wait
-    for ((k = 1; k <= cases; k++)); do
-        cat "$work/run/$k/report"
-        [[ ! -e "$work/run/$k/bad" ]] || bad=$((bad + 1))
-    done
 }
 fresh() {     # fresh NAME CASE: a copy of a small case's directory, for one command to write in
     rm -rf "$work/$1" && cp -r "$work/in/$2" "$work/$1" && echo "$work/$1"
 }
-empty() {     # empty NAME: an empty directory, for a command that writes only to the terminal
-    mkdir -p "$work/empty/$1" && echo "$work/empty/$1"
-}
+empty=$work/empty
+mkdir -p "$empty"
 T=$work/in/train.txt V=$work/in/valid.txt S=$work/in/short.txt M=$work/in/model
 d=$(fresh forward self_attention); sweep forward "$d" forward "$d" --heads 2
 d=$(fresh decode self_attention); sweep decode "$d" decode "$d" --heads 2
@@ -76,11 +60,11 @@ d=$(fresh block block_plain); sweep block "$d" block "$d" --heads 2 --backward
 mkdir "$work/train"
 sweep train "$work/train" train --steps 2 --every 1 --batch 4 --vocab 8 --length 12 --dim 8 \
       --heads 2 --out "$work/train"
-sweep demo "$(empty demo)" demo
+sweep demo "$empty" demo
 mkdir "$work/tokenizer"
 sweep "lm tokenizer" "$work/tokenizer" lm tokenizer --text "$T" --vocab 300 --out "$work/tokenizer/t"
-sweep "lm encode" "$(empty encode)" lm encode "$M" --text "the cat sat"
-sweep "lm decode" "$(empty decode)" lm decode "$M" 104 101 257
+sweep "lm encode" "$empty" lm encode "$M" --text "the cat sat"
+sweep "lm decode" "$empty" lm decode "$M" 104 101 257
 mkdir "$work/baselines"
 sweep "lm baselines" "$work/baselines" lm baselines --train "$T" --valid "$V" --vocab 300 \
       --out "$work/baselines/b.tsv"
@@ -88,10 +72,9 @@ mkdir "$work/lm-train"
 sweep "lm train" "$work/lm-train" lm train --text "$T" --valid "$V" --out "$work/lm-train/m" \
       --vocab 300 --layers 1 --heads 2 --dim 16 --context 16 --batch 2 --steps 2 --eval-every 2 \
       --lr 0.01
-sweep "lm eval" "$(empty eval)" lm eval "$M" --text "$S"
-sweep "lm generate" "$(empty generate)" lm generate "$M" --prompt "the" --tokens 4 --seed 1
+sweep "lm eval" "$empty" lm eval "$M" --text "$S"
+sweep "lm generate" "$empty" lm generate "$M" --prompt "the" --tokens 4 --seed 1
 d=$(fresh heads model); sweep "lm heads" "$d" lm heads "$d" --text "$S" --windows 1
 d=$(fresh prune model); sweep "lm prune" "$d" lm prune "$d" --text "$S" --tokens 32
-reports
 echo "alloc-command: $cases commands swept$([[ $bad -eq 0 ]] || echo "; $bad FAILED")"
 [[ $bad -eq 0 ]]

@@ -355,6 +355,12 @@ static mha_status call_read_whole(void)
     return mha_read_whole_file(npy_path, &whole, &whole_n, message, sizeof message);
 }
 static void free_whole(void) { free(whole), whole = NULL; }
+static char long_path[128];            /* a file longer than the reader's first buffer */
+static mha_status call_read_whole_long(void)
+{
+    whole = NULL;
+    return mha_read_whole_file(long_path, &whole, &whole_n, message, sizeof message);
+}
 static unsigned char *merges;
 static size_t merges_n;
 static mha_status call_merges_parse(void)
@@ -553,6 +559,12 @@ static int setup(void)
     snprintf(wide_path, sizeof wide_path, "%s/wide.npy", checkpoint_dir);
     if (write_wide(wide_path) != 0)
         return perror("alloc-sweep: writing wide.npy"), 1;
+    snprintf(long_path, sizeof long_path, "%s/long.txt", checkpoint_dir);
+    FILE *longer = fopen(long_path, "wb");
+    for (size_t i = 0; longer != NULL && i <= (size_t)1 << 16; i++)
+        putc('a' + (int)(i % 26), longer);
+    if (longer == NULL || fclose(longer) != 0)
+        return perror("alloc-sweep: writing long.txt"), 1;
     if (mha_npy_write(npy_path, x, 2, npy_shape, message, sizeof message) != MHA_OK ||
         induction_checkpoint_write(checkpoint_dir, &induction, message, sizeof message) != MHA_OK ||
         put_model(lm_dir, message, sizeof message) != MHA_OK)
@@ -715,6 +727,8 @@ int main(int argc, char **argv)
     c[n++] = (sweep_case){"lm_heads_importance", call_heads_importance, NULL, 0, importance,
                           sizeof importance, 0};
     c[n++] = (sweep_case){"mha_read_whole_file", call_read_whole, free_whole, 1, NULL, 0, 0};
+    c[n++] = (sweep_case){"mha_read_whole_file (long)", call_read_whole_long, free_whole, 1,
+                          NULL, 0, 0};
     c[n++] = (sweep_case){"bpe_merges_parse", call_merges_parse, free_tokenizer_made, 1,
                           NULL, 0, 0};
     c[n++] = (sweep_case){"mha_output_begin", call_output_begin, end_output, 1, NULL, 0, 1};

@@ -13,6 +13,7 @@
 #include <criterion/redirect.h>
 #include <SDL_image.h>
 #include "viz.h"
+#include "../child.h"
 
 static void key(viz_state *s, SDL_Keycode sym)
 {
@@ -124,12 +125,11 @@ static int viewer_in_child(char **argv, int argc, rlim_t bytes, const char *out_
     fflush(NULL);
     const pid_t child = fork();
     if (child == 0) {
-        const struct rlimit limit = {bytes, bytes};
-        setrlimit(RLIMIT_FSIZE, &limit);
+        child_limit_files(bytes);
         if (freopen("/dev/null", "w", stderr) == NULL ||
             (out_path != NULL && freopen(out_path, "wb", stdout) == NULL))
             _exit(99);
-        _exit(viz_main(argc, argv));
+        child_exit(viz_main(argc, argv));
     }
     int status = 0;
     cr_assert_eq(waitpid(child, &status, 0), child);
@@ -586,11 +586,10 @@ static int run_with_file_limit(char **argv, int argc, rlim_t bytes)
 {
     const pid_t child = fork();
     if (child == 0) {
-        const struct rlimit limit = {bytes, bytes};
         signal(SIGXFSZ, SIG_IGN);                 /* a write past it fails with EFBIG */
-        setrlimit(RLIMIT_FSIZE, &limit);
+        child_limit_files(bytes);
         freopen("/dev/null", "w", stderr);
-        _exit(viz_main(argc, argv));
+        child_exit(viz_main(argc, argv));
     }
     int status = 0;
     cr_assert_eq(waitpid(child, &status, 0), child);
