@@ -336,6 +336,8 @@ withhold() {
         { grep -vxF -- "$mine" || true; } >> "$scratch/withheld"
     solution | normalised > "$scratch/own-body"
     if [[ $(wc -c < "$scratch/own-body") -ge 40 ]]; then
+        perl -0777 -ne "$holding" "$scratch/own-body" "$mine" | grep -q . ||
+            die "$ex_id: the search for its answer does not find it in the book's own $mine"
         (cd "$dir" && find src learn io cmd tables tests viz -name '*.[ch]' -print0 2>/dev/null |
             xargs -0 -r perl -0777 -ne "$holding" "$scratch/own-body" || true) |
             { grep -vxF -- "$mine" || true; } >> "$scratch/withheld"
@@ -994,6 +996,9 @@ cmd_verify() {
         mkdir -p build/exercises-verify
         all_giveaways > build/exercises-verify/giveaways
         export EXERCISE_GIVEAWAYS=$PWD/build/exercises-verify/giveaways
+        cut -f 2- "$EXERCISE_GIVEAWAYS" | grep -v '^$' |
+            grep -rqIF -f - src learn io cmd tables tests viz ||
+            die "the search for giveaways finds none in the book's own sources"
     fi
     if [[ ${#ids[@]} -eq 1 || $jobs -le 1 ]]; then
         for id in "${ids[@]}"; do
