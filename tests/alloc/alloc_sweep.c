@@ -2,12 +2,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <omp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "bpe_files.h"
 #include "checkpoint.h"
+#include "designed.h"
 #include "fast.h"
 #include "head_roles.h"
 #include "layer_files.h"
@@ -15,6 +17,7 @@
 #include "ngram.h"
 #include "npy.h"
 #include "output.h"
+#include "printable.h"
 #include "wrap_alloc.h"
 
 static long fail_at;     /* the allocation that fails, counted from 1; 0: none fails */
@@ -374,6 +377,61 @@ static mha_status call_output_begin(void)
     return mha_output_begin(dir, 2, output_names, message, sizeof message);
 }
 static void end_output(void) { mha_output_end(); }
+static double worst[MHA_DESIGNED_HEADS];
+static mha_status call_worst_miss(void)
+{
+    return mha_designed_worst_miss("the cat sat on the mat and the cat ate", worst);
+}
+static FILE *printed;               /* a temporary file, made by the setup */
+static char long_name[1500];
+static void print_error(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    mha_print_error(printed, "mha", format, args);
+    va_end(args);
+}
+static mha_status call_print_error(void)   /* the whole line, or the line cut as promised */
+{
+    if (fflush(printed) != 0 || ftruncate(fileno(printed), 0) != 0)
+        return MHA_ERR_IO;
+    rewind(printed);
+    print_error("%s: no such file", long_name);
+    const long length = ftell(printed);
+    return length == (long)(sizeof "mha: " - 1 + strlen(long_name) + sizeof ": no such file")
+               ? MHA_OK
+               : length == (long)(sizeof "mha: " - 1 + 1023 + 1) ? MHA_ERR_NOMEM : MHA_ERR_IO;
+}
+static const char *const family[] = {"s.#.txt", NULL};
+static char word[] = "new\n";
+static int write_word(FILE *file, void *context)
+{
+    return fputs(context, file) < 0 ? -1 : 0;
+}
+static mha_status call_output_removals(void)
+{
+    static const char *const first[] = {"s.0.txt"};
+    mha_status status = mha_output_begin(dir, 1, first, message, sizeof message);
+    if (status == MHA_OK)
+        status = mha_output_own(family, message, sizeof message);
+    if (status == MHA_OK)
+        status = mha_output_stream(write_word, word, message, sizeof message);
+    if (status == MHA_OK)
+        status = mha_output_commit(message, sizeof message);
+    mha_output_end();
+    return status;
+}
+static void stale_family(void)     /* what a run with six layers left behind */
+{
+    empty(dir);
+    for (int i = 0; i < 6; i++) {
+        char name[96];
+        snprintf(name, sizeof name, "%s/s.%d.txt", dir, i);
+        FILE *f = fopen(name, "w");
+        if (f != NULL)
+            fputs("old\n", f), fclose(f);
+    }
+}
 static int setup_files(void);
 static int setup_more(void)
 {
@@ -559,6 +617,9 @@ static int setup(void)
     snprintf(wide_path, sizeof wide_path, "%s/wide.npy", checkpoint_dir);
     if (write_wide(wide_path) != 0)
         return perror("alloc-sweep: writing wide.npy"), 1;
+    memset(long_name, 'n', sizeof long_name - 1);
+    if ((printed = tmpfile()) == NULL)
+        return perror("alloc-sweep: tmpfile"), 1;
     snprintf(long_path, sizeof long_path, "%s/long.txt", checkpoint_dir);
     FILE *longer = fopen(long_path, "wb");
     for (size_t i = 0; longer != NULL && i <= (size_t)1 << 16; i++)
@@ -581,13 +642,13 @@ static int same_output(const sweep_case *c, const void *want)
 static int sweep(const sweep_case *c, sweep_result *r)
 {
     *r = (sweep_result){0, 0, 0, 0};
-    const size_t entries = dir_entries();
     unsigned char *want = malloc(c->out_bytes ? c->out_bytes : 1);
     int bad = !want;
     if (c->call() != MHA_OK)                 /* a first call may make what later calls reuse */
         bad = fprintf(stderr, "alloc-sweep: %s: %s\n", c->name, message);
     if (c->undo)
         c->undo();
+    const size_t entries = dir_entries();    /* what each counted call finds */
     for (long n = 0; !bad; n++) {
         if (c->out)                          /* NaN bytes: a result must be written again */
             memset(c->out, 0xff, c->out_bytes);
@@ -652,7 +713,7 @@ int main(int argc, char **argv)
     omp_set_num_threads(1);
     if (mha_set_threads(1) != MHA_OK || setup() != 0)
         return 1;
-    enum { CASES_MAX = 64 };
+    enum { CASES_MAX = 96 };
     static sweep_case c[CASES_MAX];
     size_t n = 0;
     const size_t yb = B * L * E * sizeof(float), gb = 3 * E * E * sizeof(float);
@@ -731,7 +792,12 @@ int main(int argc, char **argv)
                           NULL, 0, 0};
     c[n++] = (sweep_case){"bpe_merges_parse", call_merges_parse, free_tokenizer_made, 1,
                           NULL, 0, 0};
+    c[n++] = (sweep_case){"mha_designed_worst_miss", call_worst_miss, NULL, 0, worst,
+                          sizeof worst, 0};
+    c[n++] = (sweep_case){"mha_print_error", call_print_error, NULL, 0, NULL, 0, 0};
     c[n++] = (sweep_case){"mha_output_begin", call_output_begin, end_output, 1, NULL, 0, 1};
+    c[n++] = (sweep_case){"mha_output_commit (removals)", call_output_removals, stale_family, 0,
+                          NULL, 0, 1};
     c[n++] = (sweep_case){"lm_state_put", call_state_put, clean_dir, 0, NULL, 0, 1};
     c[n++] = (sweep_case){"lm_state_read", call_state_read, free_state_in, 1, &run_in,
                           sizeof run_in, 0};
@@ -779,5 +845,6 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < 5; i++)
         empty(made_dir[i]), rmdir(made_dir[i]);
     free(merges);
+    fclose(printed);
     return bad;
 }
