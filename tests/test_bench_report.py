@@ -49,6 +49,29 @@ class DecodingRule(unittest.TestCase):
             self.assertEqual(macros["FastDecodeNearT"], "--")
             self.assertEqual(macros["FastDecodeBandwidth"], "--")
 
+    def test_the_sentences_follow_the_size_of_the_last_level(self):
+        lines = [step(4096, 34609152, 2.0), step(16384, 110000000, 4.0),
+                 step(65536, 440000000, 20.0)]
+        macros, _ = run(lines)                                  # 32 MiB: 33 MiB is beyond it
+        self.assertEqual(macros["FastDecodeSmallClause"], "; its cache of 33\\,MiB is already "
+                         "larger than the last-level cache of 32\\,MiB")
+        self.assertEqual(macros["FastDecodeNearSentence"], "At 16384 positions, the shortest "
+                         "cache measured of at least twice the last level's size, it reads at "
+                         "88\\% of the bandwidth measured beside it.")
+        macros, _ = run(lines, 260)                             # a server's last level
+        self.assertEqual(macros["FastDecodeSmallClause"], "; its cache of 33\\,MiB then fits in "
+                         "the last-level cache of 260\\,MiB, so its rate is not a rate of "
+                         "reading from memory")
+        self.assertEqual(macros["FastDecodeNearSentence"],
+                         "No cache measured is twice the size of the last level, 260\\,MiB here.")
+        self.assertEqual(macros["FastDecodeRoofSentence"], "at 65536 positions, the longest "
+                         "cache measured, the faster of its thread counts reads at 70\\% of "
+                         "the bandwidth measured on as many threads")
+        macros, _ = run(lines, None)
+        self.assertEqual(macros["FastDecodeSmallClause"], "")
+        self.assertEqual(macros["FastDecodeNearSentence"], "No cache measured is twice the size "
+                         "of the last level, whose size is not known here.")
+
     def test_the_longest_cache_is_named_once_when_it_is_also_the_nearest(self):
         macros, _ = run([step(4096, 34609152, 2.0), step(16384, 110000000, 4.0)])
         self.assertEqual(macros["FastDecodeFarWhere"],
