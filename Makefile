@@ -72,7 +72,7 @@ COVERAGE_PKGS := gcovr            # only `make coverage` needs it
 CORPUS_PKGS := r-cran-janeaustenr  # the novels (brings R); only `make corpus` needs it
 deps: PKGS = $(DEPS_PKGS)
 deps-tangle: PKGS = noweb          # `make tangle` needs noweb and nothing else:
-deps-tangle: TOOLS = notangle noroots cpif   # its commands on the PATH are enough
+deps-tangle: TOOLS = notangle noroots       # its commands on the PATH are enough
 deps-bench: PKGS = $(BENCH_PKGS)
 deps-corpus: PKGS = $(CORPUS_PKGS)
 deps-coverage: PKGS = $(COVERAGE_PKGS)
@@ -102,11 +102,15 @@ NW        := book.nw $(sort $(wildcard chapters/*.nw))
 ROOTS_CMD  = noroots $(NW) | sed -n 's/^<<\[\[\(.*\)\]\]>>$$/\1/p'
 # Every root is an output path; each file gets a banner naming every chapter that
 # feeds it, in the web's order, and
-# cpif leaves unchanged files (and their timestamps) alone.  The temporary files
-# (ours and cpif's) go in $(BUILD)/tmp, so a read-only /tmp does not stop the tangle.
+# an unchanged file (and its timestamp) is left alone.  The temporary files go in
+# $(BUILD)/tmp, so a read-only /tmp does not stop the tangle.  noweb's cpif is not
+# used: it leaves its temporary file's path unquoted, and fails in a folder whose
+# path has a space.
 tangle: | deps-tangle
 	@mkdir -p "$(BUILD)/tmp" && export TMPDIR="$$(cd "$(BUILD)/tmp" && pwd)" && \
-	  tmp=$$(mktemp) && trap 'rm -f "$$tmp"' EXIT && roots=$$($(ROOTS_CMD)); \
+	  tmp=$$(mktemp) && out=$$(mktemp) && trap 'rm -f "$$tmp" "$$out"' EXIT && \
+	  put() { { echo "$$banner"; cat "$$tmp"; } > "$$out"; cmp -s "$$out" "$$1" || cp "$$out" "$$1"; }; \
+	  roots=$$($(ROOTS_CMD)); \
 	  [[ -n "$$roots" ]] || { echo "make tangle: noroots found no file roots in the web" >&2; exit 1; }; \
 	  for root in $$roots; do \
 	  chapters=$$(notangle -L'@@MHA-CHAPTER %F%N' -R"[[$$root]]" $(NW) | \
@@ -115,12 +119,12 @@ tangle: | deps-tangle
 	  case "$$root" in *.py|*.mk|*.sh|*.awk) open='#'; close='' ;; *) open='/*'; close=' */' ;; esac; \
 	  banner="$$open generated from $${chapters%, }; edit the book, not this file$$close"; \
 	  mkdir -p "$$(dirname "$$root")" "$(LDIR)/$$(dirname "$$root")"; \
-	  notangle -R"[[$$root]]" $(NW) > "$$tmp"; { echo "$$banner"; cat "$$tmp"; } | cpif "$$root"; \
+	  notangle -R"[[$$root]]" $(NW) > "$$tmp"; put "$$root"; \
 	  [[ "$$root" != *.[ch] ]] || { notangle -L -R"[[$$root]]" $(NW) > "$$tmp"; \
-	    { echo "$$banner"; cat "$$tmp"; } | cpif "$(LDIR)/$$root"; }; done; \
+	    put "$(LDIR)/$$root"; }; done; \
 	  mkdir -p $(dir $(TANGLED)) && touch $(TANGLED)
 
-# The build reads the #line copies, refreshed whenever the web changes; cpif
+# The build reads the #line copies, refreshed whenever the web changes; the tangle
 # keeps the timestamps of unchanged files, so an edit recompiles only what it
 # touched.  They are kept: deleted as intermediates, a later build in the same
 # directory could miss them.

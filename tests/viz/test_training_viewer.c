@@ -130,7 +130,7 @@ Test(training_viewer, the_induction_marker_is_where_the_history_says) {
 Test(training_viewer, the_loader_refuses_wrong_shapes) {
     char dir[] = "/tmp/mha-viz-model-XXXXXX", command[512], message[512];
     cr_assert_not_null(mkdtemp(dir));
-    snprintf(command, sizeof command, "cp %s/* %s", viz_model_dir(), dir);
+    snprintf(command, sizeof command, "cp '%s'/* %s", viz_model_dir(), dir);
     cr_assert_eq(system(command), 0);
     mha_induction_model m;
     cr_assert_eq(induction_checkpoint_read(dir, 2, &m, message, sizeof message), MHA_OK,
