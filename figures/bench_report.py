@@ -443,26 +443,29 @@ def numbers(rows, peaks, bandwidth, machine):
         f", and at {m['FastDecodeFarT']} positions at {m['FastDecodeFar']}"
     l3_mib = l3_bytes / 2**20
     small_mib = float(mine["bytes"]) / 2**20 if mine else 0
-    m["FastDecodeSmallClause"] = (
-        "" if not mine or l3_bytes <= 0 else
-        f"; its cache of {small_mib:.0f}\\,MiB then fits in the last-level cache of "
-        f"{l3_mib:.0f}\\,MiB, so its rate is not a rate of reading from memory"
-        if small_mib * 2**20 <= l3_bytes else
-        f"; its cache of {small_mib:.0f}\\,MiB is already larger than the last-level cache of "
-        f"{l3_mib:.0f}\\,MiB")
-    m["FastDecodeNearSentence"] = (
-        f"At {near} positions, the shortest cache measured of at least twice the last "
-        f"level's size, it reads at {m['FastDecodeBandwidth']} of the bandwidth measured beside it."
-        if near else
-        "No cache measured is twice the size of the last level, whose size is not known here."
-        if l3_bytes <= 0 else
-        f"No cache measured is twice the size of the last level, {l3_mib:.0f}\\,MiB here.")
-    m["FastDecodeRoofSentence"] = (
-        f"at {near} positions the faster of its thread counts reads at "
-        f"{m['FastDecodeBandwidth']} of the bandwidth measured on as many threads"
-        f"{m['FastDecodeFarClause']}" if near else
-        f"at {m['FastDecodeFarT']} positions, the longest cache measured, the faster of its "
-        f"thread counts reads at {m['FastDecodeFar']} of the bandwidth measured on as many threads")
+    cache_mib, l3_text = f"{small_mib:.0f}\\,MiB", f"{l3_mib:.0f}\\,MiB"
+    if not mine or l3_bytes <= 0:
+        small = ""
+    elif small_mib * 2**20 <= l3_bytes:
+        small = (f"; its cache of {cache_mib} then fits in the last-level cache of {l3_text}, "
+                 "so its rate is not a rate of reading from memory")
+    else:
+        small = f"; its cache of {cache_mib} is already larger than the last-level cache of {l3_text}"
+    if near:
+        nearest = (f"At {near} positions, the shortest cache measured of at least twice the last "
+                   f"level's size, it reads at {m['FastDecodeBandwidth']} of the bandwidth "
+                   "measured beside it.")
+        roof = (f"at {near} positions the faster of its thread counts reads at "
+                f"{m['FastDecodeBandwidth']} of the bandwidth measured on as many threads"
+                f"{m['FastDecodeFarClause']}")
+    else:
+        where = "whose size is not known here" if l3_bytes <= 0 else f"{l3_text} here"
+        nearest = f"No cache measured is twice the size of the last level, {where}."
+        roof = (f"at {m['FastDecodeFarT']} positions, the longest cache measured, the faster of its "
+                f"thread counts reads at {m['FastDecodeFar']} of the bandwidth measured on as many "
+                "threads")
+    m["FastDecodeSmallClause"], m["FastDecodeNearSentence"] = small, nearest
+    m["FastDecodeRoofSentence"] = roof
     for name, key, scale, digits in (("Time", "ms", 1, 2), ("Bytes", "bytes", 100, 0)):
         both = far["3"] and far["12"]
         m["FastDecodeGqa" + name] = "--" if not both else \

@@ -397,7 +397,7 @@ static mha_status call_print_error(void)   /* the whole line, or the line cut as
         return MHA_ERR_IO;
     rewind(printed);
     print_error("%s: no such file", long_name);
-    const long length = ftell(printed);
+    const long length = ftell(printed);       /* each sizeof's NUL stands for the newline */
     return length == (long)(sizeof "mha: " - 1 + strlen(long_name) + sizeof ": no such file")
                ? MHA_OK
                : length == (long)(sizeof "mha: " - 1 + 1023 + 1) ? MHA_ERR_NOMEM : MHA_ERR_IO;
@@ -428,8 +428,10 @@ static void stale_family(void)     /* what a run with six layers left behind */
         char name[96];
         snprintf(name, sizeof name, "%s/s.%d.txt", dir, i);
         FILE *f = fopen(name, "w");
-        if (f != NULL)
-            fputs("old\n", f), fclose(f);
+        if (f == NULL || fputs("old\n", f) < 0 || fclose(f) != 0) {
+            perror(name);                      /* without them the case tests nothing */
+            exit(1);
+        }
     }
 }
 static int setup_files(void);
