@@ -11,6 +11,13 @@ source "$tools_dir/exercise-verdict.sh"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 die() { echo "exercise: $*" >&2; exit 2; }
+cpif() {
+    local new
+    new=$(mktemp -p "$scratch")
+    cat > "$new"
+    cmp -s "$new" "$1" || cp "$new" "$1"
+    rm -f "$new"
+}
 libm_names='exp|exp2|expm1|log|log2|log10|log1p|sqrt|cbrt|pow|fabs|fmax|fmin|fma|floor|ceil'
 libm_names+='|round|lround|trunc|rint|nearbyint|hypot|erf|erfc|copysign|nextafter|ldexp|frexp'
 libm_names+='|fmod|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh'
@@ -381,10 +388,10 @@ check_clean() {
                 xargs -0 -r perl -0777 -ne "$holding" "$scratch/own-body" | head -1 || true)
         [[ -z "$where" ]] || die "$ex_id: the workspace holds its own answer in ${where#"$dir"/}"
     fi
-    for object in $(find "$dir/withheld" -name '*.o' 2>/dev/null); do
+    while IFS= read -r -d '' object; do
         ! objdump -h "$object" | grep -q '\.debug' ||
             die "$ex_id: $object keeps its debugging information"
-    done
+    done < <(find "$dir/withheld" -name '*.o' -print0 2>/dev/null)
     clean_count=$(wc -l < "$scratch/giveaways")
     withheld_count=$(find "$dir/withheld" -name '*.o' 2>/dev/null | wc -l)
 }
@@ -1025,7 +1032,7 @@ cmd_verify() {
 }
 suite_for() { [[ $1 == "$2" ]] && echo whole || echo built; }
 verify_one() {
-    local root=build/exercises-verify/$1 tested passed failed crashed verdict
+    local root="build/exercises-verify/exercise $1" tested passed failed crashed verdict
     rm -rf "$root/student"
     cmd_create "$1" "$root/student" handout
     echo "verify: $1: the workspace holds none of the $clean_count giveaways of the book's" \
