@@ -130,7 +130,7 @@ static inline TARGET VEC ISA(vexp)(VEC x)
     p = VFMA(p, r, VSET1(1.6666665459e-1f));
     p = VFMA(p, r, VSET1(5.0000001201e-1f));
     const VEC y = VADD(VFMA(VMUL(p, r), r, r), VSET1(1.0f));   /* 1 + r + r^2 p(r) */
-    return VKEEP_NOT_BELOW(x, lo, VMUL(y, VPOW2I(n)));
+    return VKEEP_NOT_BELOW(x, lo, VLDEXP(y, n));
 }
 static TARGET float ISA(fast_row_max)(const float *x, size_t n)
 {

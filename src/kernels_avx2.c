@@ -29,8 +29,8 @@
 #define VHMAX(x) hmax_avx2(x)
 #define VHSUM(x) hsum_avx2(x)
 #define VROUND(x) _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
-#define VPOW2I(n) _mm256_castsi256_ps(_mm256_slli_epi32( \
-        _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23))
+#define VLDEXP(y, n) _mm256_mul_ps(y, _mm256_castsi256_ps(_mm256_slli_epi32( \
+        _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23)))
 #define VKEEP_NOT_BELOW(x, lo, y) _mm256_and_ps(_mm256_cmp_ps(x, lo, _CMP_NLT_UQ), y)
 static TARGET float hsum_avx2(__m256 x)
 {

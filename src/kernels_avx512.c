@@ -29,8 +29,7 @@
 #define VHMAX(x) _mm512_reduce_max_ps(x)
 #define VHSUM(x) _mm512_reduce_add_ps(x)
 #define VROUND(x) _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
-#define VPOW2I(n) _mm512_castsi512_ps(_mm512_slli_epi32( \
-        _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23))
+#define VLDEXP(y, n) _mm512_scalef_ps(y, n)           /* one instruction: y 2^floor(n) */
 #define VKEEP_NOT_BELOW(x, lo, y) _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, lo, _CMP_NLT_UQ), y)
 #include "kernel_bodies.h"
 #endif

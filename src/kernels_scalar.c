@@ -28,7 +28,7 @@
 #define VHMAX(x) (x)
 #define VHSUM(x) (x)
 #define VROUND(x) nearbyintf(x)
-#define VPOW2I(n) pow2i_scalar(n)
+#define VLDEXP(y, n) ((y) * pow2i_scalar(n))       /* y 2^n for an integral n */
 #define VKEEP_NOT_BELOW(x, lo, y) ((x) < (lo) ? 0.0f : (y))
 static float pow2i_scalar(float n)
 {
