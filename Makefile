@@ -431,14 +431,14 @@ book: $(BUILD)/book.pdf $(BUILD)/companion.pdf
 $(BUILD)/book.tex: $(NW) tools/exercise.sh tools/exercise-hints.awk tools/book-volumes.sh | deps
 	@rm -rf $(BUILD)/teacher && mkdir -p $(BUILD)/teacher
 	NW="$(NW)" bash tools/exercise.sh teacher-web $(BUILD)/teacher
-	cd $(BUILD)/teacher && bash $(CURDIR)/tools/book-volumes.sh companion $(NW) > $(abspath $(BUILD)/companion.tex)
-	cd $(BUILD)/teacher && bash $(CURDIR)/tools/book-volumes.sh book $(NW) > $(abspath $@)
+	cd $(BUILD)/teacher && bash "$(CURDIR)/tools/book-volumes.sh" companion $(NW) > "$(abspath $(BUILD)/companion.tex)"
+	cd $(BUILD)/teacher && bash "$(CURDIR)/tools/book-volumes.sh" book $(NW) > "$(abspath $@)"
 $(BUILD)/companion.tex: $(BUILD)/book.tex
 	@:
 $(BUILD)/book.pdf: $(BUILD)/book.tex $(BUILD)/companion.tex $(BUILD)/mha-tables tools/book-latex.sh \
                    tools/book-log-check.sh tools/book-text-check.sh tools/book-pages.txt | $(VIZ_FIGURES)
 	@mkdir -p $(BUILD)/tables && $(BUILD)/mha-tables $(BUILD)/tables
-	TEXINPUTS=$(BOOK_TEXINPUTS) bash tools/book-latex.sh $(BUILD) book companion
+	TEXINPUTS="$(BOOK_TEXINPUTS)" bash tools/book-latex.sh $(BUILD) book companion
 	NW="$(NW)" bash tools/book-text-check.sh $(BUILD)/book.pdf $(BUILD)/companion.pdf
 	@echo "book: $@ and $(BUILD)/companion.pdf, no errors"
 $(BUILD)/companion.pdf: $(BUILD)/book.pdf
@@ -455,8 +455,8 @@ book-student: $(BUILD)/book-student.pdf
 $(BUILD)/student/book-student.tex: $(NW) tools/exercise.sh tools/book-volumes.sh | deps
 	@rm -rf $(@D) && mkdir -p $(@D)
 	NW="$(NW_STUDENT)" bash tools/exercise.sh student-web $(@D)/web > $(@D)/files
-	cd $(@D)/web && bash $(CURDIR)/tools/book-volumes.sh book $$(sed 's|^$(@D)/web/||' ../files) | \
-	  sed 's/^\\newif\\ifstudentedition$$/&\\studenteditiontrue/' > $(abspath $@)
+	cd $(@D)/web && bash "$(CURDIR)/tools/book-volumes.sh" book $$(sed 's|^$(@D)/web/||' ../files) | \
+	  sed 's/^\\newif\\ifstudentedition$$/&\\studenteditiontrue/' > "$(abspath $@)"
 	grep -qF '\ifstudentedition\studenteditiontrue' $@
 	@$(EXERCISE_TOOL) list | awk '$$3 == "coding" { print $$1 }' | while read -r id; do \
 	  grep -qF "(your code here: exercise $$id)" $$(cat $(@D)/files) || \
@@ -465,7 +465,7 @@ $(BUILD)/book-student.pdf: $(BUILD)/student/book-student.tex $(BUILD)/companion.
                            tools/book-latex.sh | $(VIZ_FIGURES)
 	@mkdir -p $(BUILD)/tables && $(BUILD)/mha-tables $(BUILD)/tables
 	cp $(BUILD)/companion.xref $(BUILD)/student/companion.xref
-	TEXINPUTS=$(BOOK_TEXINPUTS) bash tools/book-latex.sh $(BUILD)/student book-student
+	TEXINPUTS="$(BOOK_TEXINPUTS)" bash tools/book-latex.sh $(BUILD)/student book-student
 	cp $(BUILD)/student/book-student.pdf $@
 
 # ================================================================ the checks
@@ -537,7 +537,7 @@ sanitize:
 	  $(BUILD)/asan/tests-lib $(BUILD)/asan/tests $(BUILD)/asan/mha
 	printf 'leak:libcriterion.so\n' > $(BUILD)/asan/lsan.supp
 	cd tests && for suite in tests-lib tests; do $(SAN_ENV) \
-	  LSAN_OPTIONS=suppressions=$(abspath $(BUILD))/asan/lsan.supp \
+	  LSAN_OPTIONS="suppressions='$(abspath $(BUILD))/asan/lsan.supp'" \
 	  MHA_BINARY=../$(BUILD)/asan/mha ../$(BUILD)/asan/$$suite --jobs=2; done
 
 # The allocation sweep (appendix "Hardening"): every public entry point on a
