@@ -262,10 +262,15 @@ def decode_share(r, bandwidth):
     return 100 * float(r["bytes"]) / float(r["ms"]) / 1e6 / bw if bw else None
 
 
+def fits_in_l3(r, l3_bytes):
+    """Whether the bytes a step reads fit in a last level of a known size."""
+    return 0 < float(r["bytes"]) <= l3_bytes
+
+
 def share_text(share, r, l3_bytes, label):
     """A share as printed: above 100% only if the step fits in the L3, else label."""
-    fits = share is not None and 0 < float(r["bytes"]) <= l3_bytes
-    return "--" if share is None else label if share > 100 and not fits else f"{share:.0f}\\%"
+    return "--" if share is None else label if share > 100 and not fits_in_l3(r, l3_bytes) \
+        else f"{share:.0f}\\%"
 
 
 def near_cache_length(rows, l3_bytes):
@@ -446,7 +451,7 @@ def numbers(rows, peaks, bandwidth, machine):
     cache_mib, l3_text = f"{small_mib:.0f}\\,MiB", f"{l3_mib:.0f}\\,MiB"
     if not mine or l3_bytes <= 0:
         small = ""
-    elif small_mib * 2**20 <= l3_bytes:
+    elif fits_in_l3(mine, l3_bytes):
         small = (f"; its cache of {cache_mib} then fits in the last-level cache of {l3_text}, "
                  "so its rate is not a rate of reading from memory")
     else:
