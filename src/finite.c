@@ -28,12 +28,21 @@ mha_status mha_range_check(const mha_span *inputs, size_t n_inputs, const mha_sp
         return MHA_OK;
     return MHA_ERR_RANGE;
 }
-static int forward_may_overflow(const mha_shape *shape, const mha_params *params,
-                                const float *query, const float *key, const float *value,
-                                const mha_mask *mask);
-static int backward_may_overflow(const mha_shape *shape, const mha_params *params,
-                                 const float *query, const float *key, const float *value,
-                                 const mha_mask *mask, const float *grad_out);
+/* The bounds of a forward pass: rows of the inputs (x) and of the projections
+   (p), a score, the largest finite mask value, a context row, an output row;
+   the weights' lengths (w); whether every input is finite, which the lengths
+   and the mask's scan tell. */
+typedef struct forward_bounds {
+    double xq, xk, xv, q, k, v, score, masked, context, out;
+    double wq, wk, wv, wo;
+    int finite;
+} forward_bounds;
+static forward_bounds bound_forward(const mha_shape *shape, const mha_params *params,
+                                    const float *query, const float *key, const float *value,
+                                    const mha_mask *mask);
+static int forward_beyond(const forward_bounds *f);
+static int backward_beyond(const mha_shape *shape, const forward_bounds *f, double g);
+static double largest_row(const float *x, size_t rows, size_t cols);
 typedef struct decode_lengths {   /* the lengths a decoding step's bound is made of */
     double x, wq, wk, wv, bq, bk, bv, wo, bo, held_keys, held_values;
 } decode_lengths;
@@ -46,31 +55,36 @@ mha_status mha_forward_range(const mha_shape *shape, const mha_params *params,
                              const float *query, const float *key, const float *value,
                              const mha_mask *mask, const float *out)
 {
-    const size_t B = shape->batch, L = shape->query_len, S = shape->key_len,
-                 E = shape->embed_dim;
-    const mha_span inputs[] = {
-        {query, B * L * E, 0}, {key, B * S * E, 0}, {value, B * S * E, 0},
-        {params->in_proj_weight, 3 * E * E, 0}, {params->in_proj_bias, 3 * E, 0},
-        {params->out_proj_weight, E * E, 0}, {params->out_proj_bias, E, 0},
-        {mask ? mask->attn_mask_float : NULL, L * S, 1},
-    };
+    const size_t B = shape->batch, L = shape->query_len, E = shape->embed_dim;
     const mha_span result = {out, B * L * E, 0};
-    if (all_finite(inputs, sizeof inputs / sizeof inputs[0]) &&
-        forward_may_overflow(shape, params, query, key ? key : query,
-                             value ? value : key ? key : query, mask))
+    key = key ? key : query;
+    value = value ? value : key;
+    const forward_bounds f = bound_forward(shape, params, query, key, value, mask);
+    if (f.finite && forward_beyond(&f))
         return MHA_ERR_RANGE;
-    return mha_range_check(inputs, sizeof inputs / sizeof inputs[0], &result, 1);
+    if (!f.finite || all_finite(&result, 1))
+        return MHA_OK;
+    return MHA_ERR_RANGE;
 }
-/* max over rows of the Euclidean norm of x (rows, cols), in double; NaN when
-   x holds a NaN or an infinity */
+/* max over rows of the Euclidean norm of x (rows, cols), in double: NaN when x
+   holds a NaN, infinite when it holds an infinity and no NaN, finite otherwise */
 static double largest_row(const float *x, size_t rows, size_t cols)
 {
+    if (x == NULL || rows == 0)
+        return 0.0;
+    if (rows == 1)                        /* one long row: its pieces share the threads */
+        return sqrt(sum_of_squares(x, cols));
     double largest = 0.0;
-    for (size_t r = 0; x != NULL && r < rows; r++) {
+    int nan = 0;
+    #pragma omp parallel for reduction(max:largest) reduction(|:nan) if (rows * cols >= 1 << 16)
+    for (size_t r = 0; r < rows; r++) {
         const double length = sqrt(sum_of_squares(x + r * cols, cols));
-        largest = isnan(length) || length > largest ? length : largest;
+        if (isnan(length))
+            nan = 1;
+        else if (length > largest)
+            largest = length;
     }
-    return largest;
+    return nan ? NAN : largest;
 }
 
 /* 1 when a bound comes within a factor of 16 of FLT_MAX (or is NaN) */
@@ -82,12 +96,6 @@ static int beyond(const double *bounds, size_t n)
     return 0;
 }
 
-/* The bounds of a forward pass: rows of the inputs (x) and of the projections
-   (p), a score, the largest finite mask value, a context row, an output row. */
-typedef struct forward_bounds {
-    double xq, xk, xv, q, k, v, score, masked, context, out;
-} forward_bounds;
-
 static forward_bounds bound_forward(const mha_shape *shape, const mha_params *params,
                                     const float *query, const float *key, const float *value,
                                     const mha_mask *mask)
@@ -97,30 +105,40 @@ static forward_bounds bound_forward(const mha_shape *shape, const mha_params *pa
     const float *W = params->in_proj_weight, *b = params->in_proj_bias;
     forward_bounds f = {0};
     f.xq = largest_row(query, B * L, E);
-    f.xk = largest_row(key, B * S, E);
-    f.xv = largest_row(value, B * S, E);
-    f.q = largest_row(W, 1, E * E) * f.xq + largest_row(b, 1, E);
-    f.k = largest_row(W + E * E, 1, E * E) * f.xk + largest_row(b ? b + E : NULL, 1, E);
-    f.v = largest_row(W + 2 * E * E, 1, E * E) * f.xv +
-          largest_row(b ? b + 2 * E : NULL, 1, E);
+    f.xk = key == query ? f.xq : largest_row(key, B * S, E);
+    f.xv = value == key ? f.xk : largest_row(value, B * S, E);
+    f.wq = largest_row(W, 1, E * E);
+    f.wk = largest_row(W + E * E, 1, E * E);
+    f.wv = largest_row(W + 2 * E * E, 1, E * E);
+    f.wo = largest_row(params->out_proj_weight, 1, E * E);
+    const double bq = largest_row(b, 1, E), bk = largest_row(b ? b + E : NULL, 1, E),
+                 bv = largest_row(b ? b + 2 * E : NULL, 1, E),
+                 bo = largest_row(params->out_proj_bias, 1, E);
+    const double lengths[] = {f.xq, f.xk, f.xv, f.wq, f.wk, f.wv, f.wo, bq, bk, bv, bo};
+    f.finite = 1;
+    for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++)
+        f.finite &= isfinite(lengths[i]) != 0;
+    f.q = f.wq * f.xq + bq;
+    f.k = f.wk * f.xk + bk;
+    f.v = f.wv * f.xv + bv;
     f.score = f.q * f.k / sqrt((double)(E / H));
-    for (size_t i = 0; mask && mask->attn_mask_float && i < L * S; i++)
-        if (isfinite(mask->attn_mask_float[i]))
-            f.masked = fmax(f.masked, fabs((double)mask->attn_mask_float[i]));
+    for (size_t i = 0; mask && mask->attn_mask_float && i < L * S; i++) {
+        const float m = mask->attn_mask_float[i];
+        if (isfinite(m))
+            f.masked = fmax(f.masked, fabs((double)m));
+        else if (m != -INFINITY)                        /* NaN or +inf */
+            f.finite = 0;
+    }
     f.context = sqrt((double)H) * f.v;
-    f.out = largest_row(params->out_proj_weight, 1, E * E) * f.context +
-            largest_row(params->out_proj_bias, 1, E);
+    f.out = f.wo * f.context + bo;
     return f;
 }
 
-static int forward_may_overflow(const mha_shape *shape, const mha_params *params,
-                                const float *query, const float *key, const float *value,
-                                const mha_mask *mask)
+static int forward_beyond(const forward_bounds *f)
 {
-    const forward_bounds f = bound_forward(shape, params, query, key, value, mask);
-    const double bounds[] = {f.q, f.k, f.v, f.score, f.context, f.out};
+    const double bounds[] = {f->q, f->k, f->v, f->score, f->context, f->out};
     return beyond(bounds, sizeof bounds / sizeof bounds[0]) ||
-           !(f.score + f.masked <= FLT_MAX * (1.0 - 1e-6));
+           !(f->score + f->masked <= FLT_MAX * (1.0 - 1e-6));
 }
 mha_status mha_backward_range(const mha_shape *shape, const mha_params *params,
                               const float *query, const float *key, const float *value,
@@ -129,12 +147,6 @@ mha_status mha_backward_range(const mha_shape *shape, const mha_params *params,
 {
     const size_t B = shape->batch, L = shape->query_len, S = shape->key_len,
                  E = shape->embed_dim;
-    const mha_span inputs[] = {
-        {query, B * L * E, 0}, {key, B * S * E, 0}, {value, B * S * E, 0},
-        {params->in_proj_weight, 3 * E * E, 0}, {params->in_proj_bias, 3 * E, 0},
-        {params->out_proj_weight, E * E, 0}, {params->out_proj_bias, E, 0},
-        {mask ? mask->attn_mask_float : NULL, L * S, 1}, {grad_out, B * L * E, 0},
-    };
     const mha_span results[] = {
         {grads->grad_query, B * L * E, 0},
         {key ? grads->grad_key : NULL, B * S * E, 0},
@@ -142,53 +154,46 @@ mha_status mha_backward_range(const mha_shape *shape, const mha_params *params,
         {grads->grad_in_proj_weight, 3 * E * E, 0}, {grads->grad_in_proj_bias, 3 * E, 0},
         {grads->grad_out_proj_weight, E * E, 0}, {grads->grad_out_proj_bias, E, 0},
     };
-    if (all_finite(inputs, sizeof inputs / sizeof inputs[0]) &&
-        backward_may_overflow(shape, params, query, key ? key : query,
-                              value ? value : key ? key : query, mask, grad_out))
+    const float *k = key ? key : query, *v = value ? value : k;
+    const forward_bounds f = bound_forward(shape, params, query, k, v, mask);
+    const double g = largest_row(grad_out, B * L, E);
+    const int finite = f.finite && isfinite(g);
+    if ((f.finite && forward_beyond(&f)) || (finite && backward_beyond(shape, &f, g)))
         return MHA_ERR_RANGE;
-    return mha_range_check(inputs, sizeof inputs / sizeof inputs[0], results,
-                           sizeof results / sizeof results[0]);
+    if (!finite || all_finite(results, sizeof results / sizeof results[0]))
+        return MHA_OK;
+    return MHA_ERR_RANGE;
 }
-static int backward_may_overflow(const mha_shape *shape, const mha_params *params,
-                                 const float *query, const float *key, const float *value,
-                                 const mha_mask *mask, const float *grad_out)
+static int backward_beyond(const mha_shape *shape, const forward_bounds *f, double g)
 {
     const size_t B = shape->batch, L = shape->query_len, S = shape->key_len,
                  E = shape->embed_dim, H = shape->heads;
-    if (forward_may_overflow(shape, params, query, key, value, mask))
-        return 1;
-    const forward_bounds f = bound_forward(shape, params, query, key, value, mask);
-    const float *W = params->in_proj_weight;
     const double N = (double)(B * L), M = (double)(B * S), heads = sqrt((double)H);
-    const double g = largest_row(grad_out, B * L, E);
-    const double dc = largest_row(params->out_proj_weight, 1, E * E) * g;
-    const double dp = dc * f.v;                         /* a weight's gradient, delta */
-    const double dq = heads * 2.0 * dp * f.k / sqrt((double)(E / H));
-    const double dk = (double)L * heads * 2.0 * dp * f.q / sqrt((double)(E / H));
+    const double dc = f->wo * g;
+    const double dp = dc * f->v;                        /* a weight's gradient, delta */
+    const double dq = heads * 2.0 * dp * f->k / sqrt((double)(E / H));
+    const double dk = (double)L * heads * 2.0 * dp * f->q / sqrt((double)(E / H));
     const double dv = (double)L * dc;
-    const double dx = largest_row(W, 1, E * E) * dq + largest_row(W + E * E, 1, E * E) * dk +
-                      largest_row(W + 2 * E * E, 1, E * E) * dv;
-    const double bounds[] = {g, dc, dp, 2.0 * dp, dq, dk, dv, dx, N * g, N * g * f.context,
-                             N * dq, M * dk, M * dv, N * dq * f.xq, M * dk * f.xk,
-                             M * dv * f.xv};
+    const double dx = f->wq * dq + f->wk * dk + f->wv * dv;
+    const double bounds[] = {g, dc, dp, 2.0 * dp, dq, dk, dv, dx, N * g, N * g * f->context,
+                             N * dq, M * dk, M * dv, N * dq * f->xq, M * dk * f->xk,
+                             M * dv * f->xv};
     return beyond(bounds, sizeof bounds / sizeof bounds[0]);
 }
 static double sum_of_squares(const float *x, size_t n)
 {
     enum { PIECE = 1 << 16 };
+    const fast_kernels *k = fast_kernels_select();
+    const size_t pieces = (n + PIECE - 1) / PIECE;
     double total = 0.0;
-    if (n >= PIECE) {
-        const fast_kernels *k = fast_kernels_select();
-        const size_t pieces = (n + PIECE - 1) / PIECE;
-        #pragma omp parallel for reduction(+:total) if (pieces > 2)
-        for (size_t p = 0; p < pieces; p++) {
-            const size_t at = p * PIECE;
-            total += k->dot(x + at, x + at, n - at < PIECE ? n - at : PIECE);
-        }
-        if (isfinite(total))
-            return total;
-        total = 0.0;
+    #pragma omp parallel for reduction(+:total) if (pieces > 2)
+    for (size_t p = 0; p < pieces; p++) {
+        const size_t at = p * PIECE;
+        total += k->dot(x + at, x + at, n - at < PIECE ? n - at : PIECE);
     }
+    if (isfinite(total))
+        return total;
+    total = 0.0;
     for (size_t i = 0; i < n; i++)
         total += (double)x[i] * x[i];
     return total;

@@ -951,6 +951,65 @@ Test(contract, overflow_backward) {
     mha_saved_free(&saved);
     case_free(&c);
 }
+static void expect_rule(const mha_case *c, const mha_mask *mask, const float *gy,
+                        mha_status want, const char *what)
+{
+    const mha_shape *shape = &c->shape;
+    float out[2 * 3 * 8], gq[2 * 3 * 8], gk[2 * 3 * 8], gv[2 * 3 * 8], gw[3 * 8 * 8];
+    float gb[3 * 8], gwo[8 * 8], gbo[8];
+    const mha_grads grads = {gq, gk, gv, gw, gb, gwo, gbo};
+    for (size_t k = 0; k < mha_impl_count; k++)
+        cr_expect_eq(mha_impls[k].forward(shape, &c->params, c->query, c->key, c->value, mask,
+                                          out, NULL), want, "%s: %s", mha_impls[k].name, what);
+    for (size_t k = 0; k < mha_backward_impl_count; k++)
+        cr_expect_eq(mha_backward_impls[k].backward(shape, &c->params, c->query, c->key,
+                                                    c->value, mask, gy, &grads),
+                     want, "%s backward: %s", mha_backward_impls[k].name, what);
+}
+
+static void expect_backward(const mha_case *c, const float *gy, mha_status want,
+                            const char *what)
+{
+    float gq[2 * 3 * 8], gk[2 * 3 * 8], gv[2 * 3 * 8], gw[3 * 8 * 8], gb[3 * 8];
+    float gwo[8 * 8], gbo[8];
+    const mha_grads grads = {gq, gk, gv, gw, gb, gwo, gbo};
+    for (size_t k = 0; k < mha_backward_impl_count; k++)
+        cr_expect_eq(mha_backward_impls[k].backward(&c->shape, &c->params, c->query, c->key,
+                                                    c->value, NULL, gy, &grads),
+                     want, "%s backward: %s", mha_backward_impls[k].name, what);
+}
+
+Test(contract, every_input_is_measured_for_finiteness) {
+    const mha_shape shape = {2, 3, 3, 8, 2};
+    mha_case c = case_random(shape, 24, CASE_CROSS);
+    float gy[2 * 3 * 8], mask_values[3 * 3] = {0};
+    for (size_t i = 0; i < 2 * 3 * 8; i++)
+        gy[i] = 0.25f;
+    const mha_mask mask = {.attn_mask_float = mask_values};
+    flood_query(&c);
+    expect_rule(&c, &mask, gy, MHA_ERR_RANGE, "flooded");
+    struct { const char *name; float *x; } inputs[] = {
+        {"query", c.query}, {"key", c.key}, {"value", c.value}, {"in_proj_weight", c.in_w},
+        {"in_proj_bias", c.in_b}, {"out_proj_weight", c.out_w}, {"out_proj_bias", c.out_b},
+        {"attn_mask", mask_values},
+    };
+    for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+        const float saved = inputs[i].x[5];
+        inputs[i].x[5] = INFINITY;
+        expect_rule(&c, &mask, gy, MHA_OK, inputs[i].name);
+        inputs[i].x[5] = saved;
+    }
+    mask_values[5] = -INFINITY;
+    expect_rule(&c, &mask, gy, MHA_ERR_RANGE, "-inf in the mask");
+    case_free(&c);
+    c = case_random(shape, 24, CASE_CROSS);
+    for (size_t i = 0; i < 2 * 3 * 8; i++)
+        gy[i] = 3e38f;
+    expect_backward(&c, gy, MHA_ERR_RANGE, "huge grad_out");
+    gy[5] = INFINITY;
+    expect_backward(&c, gy, MHA_OK, "infinite grad_out");
+    case_free(&c);
+}
 Test(contract, overflow_decode) {
     const mha_shape shape = {2, 2, 2, 8, 2};
     mha_case c = case_random(shape, 23, CASE_SELF);
