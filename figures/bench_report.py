@@ -410,6 +410,8 @@ def numbers(rows, peaks, bandwidth, machine):
                                    best(full, impl="blocked", part="all", isa="avx512", **batch)),
          "FastCausalSkip": ratio(two, blocked[1]),
          "FastProjVsBlas": f"{100 * within_gflops / float(blas['gflops']):.0f}" if blas else "--",
+         "FastBlasPeak": f"{100 * float(blas['gflops']) / peaks[blas['threads']]:.0f}"
+                         if blas and blas["threads"] in peaks else "--",
          "FastProjGflops": f"{within_gflops:.2f}",
          "FastProjHalfKc": half["gflops"] if half else "--",
          "FastHalfKc": str(int(sizes["kc"]) // 32 * 16) if sizes["kc"] != "--" else "--",

@@ -140,6 +140,14 @@ class NewerParts(unittest.TestCase):
         self.assertEqual(macros["FastLongCausalGapMs"], "--")
         self.assertEqual(macros["FastLongCausalCorePeak"], "--")
 
+    def test_openblas_share_of_the_peak_is_its_own_rate_over_the_peak(self):
+        blas = ("impl=openblas B=1 L=2048 S=2048 E=768 H=12 causal=0 reps=7 ms=138.0 "
+                "gflops=70.00 maxdiff=0 threads=2 part=proj")
+        macros, _ = run([blas])
+        self.assertEqual(macros["FastBlasPeak"], "70")           # 70 of the peak's hundred
+        macros, _ = run([blas.replace("threads=2", "threads=1")])  # no peak on one thread
+        self.assertEqual(macros["FastBlasPeak"], "--")
+
     def test_onnx_runtime_decoding_rows_and_their_ratio(self):
         rows = decode_rows([step(4096, 34609152, 2.0), ort(4096, 3.0), ort(4096, 5.0, 1)])
         ours = next(r for r in rows if r[2] == "blocked")
