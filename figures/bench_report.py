@@ -338,7 +338,8 @@ def decode_table(rows, bandwidth, rounds=None, l3_mib=0):
                    "count, on the cache alone: its step has no projections.}")
     for t, (median, low, high, check) in sorted(rounds.items()):
         n = max((int(r["rounds"]) for r in dec if "rounds" in r), default=0)
-        out.append(f"\\\\[1ex]\\parbox{{0.9\\textwidth}}{{\\footnotesize Rows on {t} threads: "
+        who = "one thread" if t == "1" else f"{t} threads"
+        out.append(f"\\\\[1ex]\\parbox{{0.9\\textwidth}}{{\\footnotesize Rows on {who}: "
                    f"medians of {n} rounds, each measuring the read bandwidth first: "
                    f"{median:.1f}\\,GB/s (least {low:.1f}, greatest {high:.1f})"
                    + (f"; the independent program read {check:.1f}\\,GB/s in the same rounds"
@@ -381,6 +382,26 @@ def share_bytes(rows):
                      and "gflops" in o), None)   # ours, reading what the peer's row reads
         if "gflops" not in r and "ms" in r and twin:
             r["gflops"] = str(float(twin["gflops"]) * float(twin["ms"]) / float(r["ms"]))
+def one_thread_sentence(one, many, bandwidth, of_bandwidth):
+    """The decoding step's shortfall split between one stream and the added threads."""
+    if not one or not many or "1" not in bandwidth or many["threads"] not in bandwidth:
+        return ""
+    s1, s2 = decode_share(one, bandwidth), decode_share(many, bandwidth)
+    if s1 is None or s2 is None or s1 > 100 or s2 > 100:
+        return ""
+    n = many["threads"]
+    if n == "1":
+        return ""
+    step = float(one["ms"]) / float(many["ms"])
+    loop = bandwidth[n] / bandwidth["1"]
+    others = "the second thread adds" if n == "2" else "the other threads add"
+    larger = (f"most of it lies in what {others}, not in one thread's stream"
+              if s1 - s2 > 100 - s1 else "most of it lies already in one thread's stream")
+    return (f"On one thread the same step reads at {of_bandwidth(one)} of the bandwidth one "
+            f"thread reads beside it, and {n} threads make it {step:.1f} times as fast, where "
+            f"they make a loop that only reads {loop:.1f} times as fast: of the step's "
+            f"shortfall on {n} threads, {larger}.")
+
 def numbers(rows, peaks, bandwidth, machine):
     def ratio(a, b):
         return f"{float(a['ms']) / float(b['ms']):.1f}" if a and b else "--"
@@ -477,6 +498,9 @@ def numbers(rows, peaks, bandwidth, machine):
         both = far["3"] and far["12"]
         m["FastDecodeGqa" + name] = "--" if not both else \
             f"{scale * float(far['3'][key]) / float(far['12'][key]):.{digits}f}"
+    m["FastDecodeOneSentence"] = one_thread_sentence(
+        best(rows, impl="blocked", decode=1, T=m["FastDecodeFarT"], kv_heads="12", threads="1"),
+        far["12"], bandwidth, of_bandwidth)
     m["FastLThree"] = next((r["l3_mib"] for r in rows if "l3_mib" in r), "--")
     if blocked[0] and torch[0]:
         m["FastTotalMs"], m["FastTotalThreads"] = f"{float(blocked[0]['ms']):.0f}", blocked[0]["threads"]

@@ -140,6 +140,41 @@ class NewerParts(unittest.TestCase):
         self.assertEqual(macros["FastLongCausalGapMs"], "--")
         self.assertEqual(macros["FastLongCausalCorePeak"], "--")
 
+    def test_the_one_thread_step_splits_the_decoding_shortfall(self):
+        def rounds(one_ms):
+            lines = []
+            for r in (1, 2, 3):
+                lines += [f"bandwidth_gbs=40 threads=2 mib=512 round={r}",
+                          f"bandwidth_gbs=25 threads=1 mib=512 round={r}",
+                          step(65536, 440000000, 20.0) + f" round={r}"]
+                if one_ms:
+                    lines.append(step(65536, 440000000, one_ms).replace("threads=2", "threads=1")
+                                 + f" round={r}")
+            return lines
+        # two threads: 22 GB/s of 40, 55%; one: 20 GB/s of 25, 80%, and 1.1 times against 1.6
+        macros, _ = run(rounds(22.0))
+        self.assertEqual(macros["FastDecodeOneSentence"], "On one thread the same step reads at "
+                         "80\\% of the bandwidth one thread reads beside it, and 2 threads make "
+                         "it 1.1 times as fast, where they make a loop that only reads 1.6 times "
+                         "as fast: of the step's shortfall on 2 threads, most of it lies in what "
+                         "the second thread adds, not in one thread's stream.")
+        macros, _ = run(rounds(35.2))                       # one thread at 50%: its own stream
+        self.assertTrue(macros["FastDecodeOneSentence"].endswith(
+            "most of it lies already in one thread's stream."))
+        macros, _ = run(rounds(None))                       # not measured: no sentence
+        self.assertEqual(macros["FastDecodeOneSentence"], "")
+        with tempfile.TemporaryDirectory() as out:
+            path = os.path.join(out, "bench-fast.txt")
+            with open(path, "w") as f:
+                f.write("\n".join(["peak_gflops=100.0 threads=2 isa=avx512", "l3_mib=32"]
+                                  + rounds(22.0)) + "\n")
+            report.main(path, out, "a test machine")
+            with open(os.path.join(out, "bench-decode.tex")) as f:
+                text = f.read()
+        self.assertIn("Rows on one thread: medians of 3 rounds", text)
+        self.assertIn("Rows on 2 threads: medians of 3 rounds", text)
+        self.assertNotIn("1 threads", text)
+
     def test_openblas_share_of_the_peak_is_its_own_rate_over_the_peak(self):
         blas = ("impl=openblas B=1 L=2048 S=2048 E=768 H=12 causal=0 reps=7 ms=138.0 "
                 "gflops=70.00 maxdiff=0 threads=2 part=proj")

@@ -151,7 +151,10 @@ t=$threads
               done
           done
           $m --decode --cache 262144 --dim 768 --heads 12 --kv-heads 3 --impl blocked --threads $t \
-             --reps $reps; } | sed "s/\$/ round=$r/"
+             --reps $reps
+          $m --bandwidth --threads 1
+          $m --decode --cache 65536 --dim 768 --heads 12 --impl blocked --threads 1 --reps $reps
+        } | sed "s/\$/ round=$r/"
     done
     for T in 16384 65536; do
         for n in 1 $t; do $py --threads $n --reps $((2 * reps + 1)) --decode "1 768 12 $T"; done
