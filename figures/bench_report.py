@@ -395,12 +395,13 @@ def one_thread_sentence(one, many, bandwidth, of_bandwidth):
     step = float(one["ms"]) / float(many["ms"])
     loop = bandwidth[n] / bandwidth["1"]
     others = "the second thread adds" if n == "2" else "the other threads add"
+    many_words = {"2": "two threads"}.get(n, f"{n} threads")
     larger = (f"most of it lies in what {others}, not in one thread's stream"
               if s1 - s2 > 100 - s1 else "most of it lies already in one thread's stream")
     return (f"On one thread the same step reads at {of_bandwidth(one)} of the bandwidth one "
-            f"thread reads beside it, and {n} threads make it {step:.1f} times as fast, where "
-            f"they make a loop that only reads {loop:.1f} times as fast: of the step's "
-            f"shortfall on {n} threads, {larger}.")
+            f"thread reads beside it, and {many_words} make it {step:.1f} times as fast, "
+            f"where they make a loop that only reads {loop:.1f} times as fast: of the step's "
+            f"shortfall on {many_words}, {larger}.")
 
 def numbers(rows, peaks, bandwidth, machine):
     def ratio(a, b):

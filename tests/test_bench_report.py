@@ -154,9 +154,9 @@ class NewerParts(unittest.TestCase):
         # two threads: 22 GB/s of 40, 55%; one: 20 GB/s of 25, 80%, and 1.1 times against 1.6
         macros, _ = run(rounds(22.0))
         self.assertEqual(macros["FastDecodeOneSentence"], "On one thread the same step reads at "
-                         "80\\% of the bandwidth one thread reads beside it, and 2 threads make "
+                         "80\\% of the bandwidth one thread reads beside it, and two threads make "
                          "it 1.1 times as fast, where they make a loop that only reads 1.6 times "
-                         "as fast: of the step's shortfall on 2 threads, most of it lies in what "
+                         "as fast: of the step's shortfall on two threads, most of it lies in what "
                          "the second thread adds, not in one thread's stream.")
         macros, _ = run(rounds(35.2))                       # one thread at 50%: its own stream
         self.assertTrue(macros["FastDecodeOneSentence"].endswith(
