@@ -382,6 +382,18 @@ def share_bytes(rows):
                      and "gflops" in o), None)   # ours, reading what the peer's row reads
         if "gflops" not in r and "ms" in r and twin:
             r["gflops"] = str(float(twin["gflops"]) * float(twin["ms"]) / float(r["ms"]))
+def core_one_thread_sentence(ours, peer, peaks):
+    """The attention core against ONNX Runtime's operator on one thread, or nothing."""
+    if not ours or not peer or "1" not in peaks:
+        return ""
+    def share(r):
+        return f"{100 * float(r['gflops']) / peaks['1']:.0f}\\%"
+    ratio = float(peer["ms"]) / float(ours["ms"])
+    faster = (f"the core is {ratio:.2f} times as fast" if ratio >= 1 else
+              f"the operator is {1 / ratio:.2f} times as fast")
+    return (f"On one thread the core runs at {share(ours)} of one thread's peak and the "
+            f"operator at {share(peer)}: {faster}.")
+
 def one_thread_sentence(one, many, bandwidth, of_bandwidth):
     """The decoding step's shortfall split between one stream and the added threads."""
     if not one or not many or "1" not in bandwidth or many["threads"] not in bandwidth:
@@ -448,6 +460,9 @@ def numbers(rows, peaks, bandwidth, machine):
                                                   causal=0, **big))):
         if r and r["threads"] in peaks:
             m[name] = f"{100 * float(r['gflops']) / peaks[r['threads']]:.0f}"
+    m["FastCoreOneSentence"] = core_one_thread_sentence(
+        *(best(rows, impl=i, part="attention", causal=0, threads="1", **big)
+          for i in ("blocked", "onnxruntime")), peaks)
     m["FastDecodeSpeedup"] = ratio(best(rows, impl="torch", decode=1, T=4096), mine)
     def of_bandwidth(r):
         """A decoding row's share of the bandwidth, as the prose quotes it."""

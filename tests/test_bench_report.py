@@ -175,6 +175,23 @@ class NewerParts(unittest.TestCase):
         self.assertIn("Rows on 2 threads: medians of 3 rounds", text)
         self.assertNotIn("1 threads", text)
 
+    def test_the_core_and_onnx_runtime_side_by_side_on_one_thread(self):
+        shape = "B=1 L=2048 S=2048 E=768 H=12 causal=0 reps=7"
+        ours = (f"impl=blocked {shape} ms=100 gflops=60 maxdiff=1e-07 threads=1 part=attention "
+                "isa=avx512 bytes=22020096")
+        peer = (f"impl=onnxruntime {shape} ms=120 gflops=50 threads=1 part=attention "
+                "version=1.30.0 maxdiff=2.9e-07")
+        one = "peak_gflops=100.0 threads=1 isa=avx512"
+        macros, _ = run([one, ours, peer])
+        self.assertEqual(macros["FastCoreOneSentence"], "On one thread the core runs at 60\\% "
+                         "of one thread's peak and the operator at 50\\%: the core is 1.20 "
+                         "times as fast.")
+        macros, _ = run([one, ours.replace("ms=100", "ms=150"), peer])
+        self.assertTrue(macros["FastCoreOneSentence"].endswith(
+            "the operator is 1.25 times as fast."))
+        macros, _ = run([one, peer])                             # ours not timed on one thread
+        self.assertEqual(macros["FastCoreOneSentence"], "")
+
     def test_openblas_share_of_the_peak_is_its_own_rate_over_the_peak(self):
         blas = ("impl=openblas B=1 L=2048 S=2048 E=768 H=12 causal=0 reps=7 ms=138.0 "
                 "gflops=70.00 maxdiff=0 threads=2 part=proj")

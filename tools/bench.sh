@@ -113,6 +113,7 @@ t=$threads
     for n in 1 $t; do $py --threads $n "1 256 256 4 0"; done; $o 1 256 256 4 0 $reps $t
     for n in 1 $t; do $m --impl blocked $big --threads $n --reps $reps; done
     for p in proj attention; do $m --impl blocked $big --threads $t --reps $reps --part $p; done
+    $m --impl blocked $big --threads 1 --reps $reps --part attention
     if [[ -f $build/onnx/node_modules/onnxruntime-node/package.json ]] && command -v node > /dev/null
     then
         for n in 1 $t; do
