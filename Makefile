@@ -101,27 +101,51 @@ deps deps-tangle deps-bench deps-corpus deps-coverage:
 NW        := book.nw $(sort $(wildcard chapters/*.nw))
 ROOTS_CMD  = noroots $(NW) | sed -n 's/^<<\[\[\(.*\)\]\]>>$$/\1/p'
 # Every root is an output path; each file gets a banner naming every chapter that
-# feeds it, in the web's order, and
-# an unchanged file (and its timestamp) is left alone.  The temporary files go in
-# $(BUILD)/tmp, so a read-only /tmp does not stop the tangle.  noweb's cpif is not
-# used: it leaves its temporary file's path unquoted, and fails in a folder whose
-# path has a space.
+# feeds it, in the web's order, and an unchanged file (and its timestamp) is left
+# alone.  notangle is noweb's front end, markup, piped into its back end, nt, and
+# it reads the whole web every time; with two hundred roots, two or three times
+# each, that was most of the tangle's time.  So the web is marked up once, in two
+# streams (with tabs kept for the #line copies, as notangle -L does), and nt reads
+# the stream for each root: the file itself, and for a C file its #line copy,
+# whose directives also name the chapters that feed it; another root names them
+# with a marker instead; the roots are shared between two shells, alternately.
+# (noweb's mnt would write every root in one pass, but it takes its temporary
+# file from /tmp whatever TMPDIR says.)  The temporary files
+# go in $(BUILD)/tmp, so a read-only /tmp does not stop the tangle.  noweb's cpif
+# is not used: it leaves its temporary file's path unquoted, and fails in a
+# folder whose path has a space.
 tangle: | deps-tangle
 	@mkdir -p "$(BUILD)/tmp" && export TMPDIR="$$(cd "$(BUILD)/tmp" && pwd)" && \
-	  tmp=$$(mktemp) && out=$$(mktemp) && trap 'rm -f "$$tmp" "$$out"' EXIT && \
-	  put() { { echo "$$banner"; cat "$$tmp"; } > "$$out"; cmp -s "$$out" "$$1" || cp "$$out" "$$1"; }; \
-	  roots=$$($(ROOTS_CMD)); \
-	  [[ -n "$$roots" ]] || { echo "make tangle: noroots found no file roots in the web" >&2; exit 1; }; \
-	  for root in $$roots; do \
-	  chapters=$$(notangle -L'@@MHA-CHAPTER %F%N' -R"[[$$root]]" $(NW) | \
-	              sed -n 's/.*@@MHA-CHAPTER \(.*\)$$/\1/p' | awk '!seen[$$0]++' | paste -sd ' '); \
-	  chapters=$$(for f in $(NW); do [[ " $$chapters " != *" $$f "* ]] || printf '%s, ' "$$f"; done); \
+	  scratch=$$(mktemp -d) && first= && \
+	  trap '[[ -z "$$first" ]] || kill "$$first" 2>/dev/null || true; rm -rf "$$scratch"' EXIT && \
+	  lib=$$(sed -n 's/^LIB=//p' "$$(command -v notangle)"); \
+	  [[ -x "$$lib/markup" && -x "$$lib/nt" ]] || \
+	    { echo "make tangle: noweb's markup and nt are not in '$$lib'" >&2; exit 1; }; \
+	  put() { { echo "$$banner"; cat "$$1"; } > "$$scratch/$$w.out"; \
+	          cmp -s "$$scratch/$$w.out" "$$2" || cp "$$scratch/$$w.out" "$$2"; }; \
+	  roots=($$($(ROOTS_CMD))); \
+	  [[ $${#roots[@]} -gt 0 ]] || { echo "make tangle: noroots found no file roots in the web" >&2; exit 1; }; \
+	  dirs=(); for root in "$${roots[@]}"; do d=.; [[ "$$root" != */* ]] || d=$${root%/*}; \
+	    dirs+=("$$d" "$(LDIR)/$$d"); done; mkdir -p "$${dirs[@]}"; \
+	  "$$lib/markup" $(NW) > "$$scratch/web"; "$$lib/markup" -t $(NW) > "$$scratch/web-t"; \
+	  tangle_roots() { local w=$$1 root chapters; shift; for root in "$$@"; do \
+	  if [[ "$$root" == *.[ch] ]]; then \
+	    "$$lib/nt" -t -L -R"[[$$root]]" < "$$scratch/web-t" > "$$scratch/$$w.lines"; \
+	    chapters=$$(sed -n 's/^#line [0-9]* "\(.*\)"$$/\1/p' "$$scratch/$$w.lines"); \
+	  else \
+	    chapters=$$("$$lib/nt" -t -L'@@MHA-CHAPTER %F%N' -R"[[$$root]]" < "$$scratch/web-t" | \
+	                sed -n 's/.*@@MHA-CHAPTER \(.*\)$$/\1/p'); \
+	  fi; \
+	  chapters=" $${chapters//$$'\n'/ } "; \
+	  chapters=$$(for f in $(NW); do [[ "$$chapters" != *" $$f "* ]] || printf '%s, ' "$$f"; done); \
 	  case "$$root" in *.py|*.mk|*.sh|*.awk) open='#'; close='' ;; *) open='/*'; close=' */' ;; esac; \
 	  banner="$$open generated from $${chapters%, }; edit the book, not this file$$close"; \
-	  mkdir -p "$$(dirname "$$root")" "$(LDIR)/$$(dirname "$$root")"; \
-	  notangle -R"[[$$root]]" $(NW) > "$$tmp"; put "$$root"; \
-	  [[ "$$root" != *.[ch] ]] || { notangle -L -R"[[$$root]]" $(NW) > "$$tmp"; \
-	    put "$(LDIR)/$$root"; }; done; \
+	  "$$lib/nt" -R"[[$$root]]" < "$$scratch/web" > "$$scratch/$$w.file"; put "$$scratch/$$w.file" "$$root"; \
+	  [[ "$$root" != *.[ch] ]] || put "$$scratch/$$w.lines" "$(LDIR)/$$root"; done; }; \
+	  even=(); odd=(); for i in "$${!roots[@]}"; do \
+	    if (( i % 2 )); then odd+=("$${roots[i]}"); else even+=("$${roots[i]}"); fi; done; \
+	  tangle_roots a "$${even[@]}" & first=$$!; tangle_roots b "$${odd[@]}"; \
+	  wait $$first; first=; \
 	  mkdir -p $(dir $(TANGLED)) && touch $(TANGLED)
 
 # The build reads the #line copies, refreshed whenever the web changes; the tangle
