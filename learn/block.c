@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "block.h"
+#include "fast.h"
 
-#define M_PI_VALUE 3.14159265358979323846
-
+enum { MHA_COLUMN_STRIP = 64 };      /* columns summed together, row after row */
 static mha_status block_arguments(const mha_block_shape *shape, const mha_block_params *p,
                                   const float *x, const float *y)
 {
@@ -36,15 +36,19 @@ static void add_rows(size_t n, size_t m, float *y, const float *other, const flo
             y[i * m + j] += (other ? other[i * m + j] : 0.0f) + (bias ? bias[j] : 0.0f);
 }
 
-/* sums (m) = the column sums of x (n, m), each column in row order */
+/* sums (m) = the column sums of x (n, m), each column in row order, in double;
+   the threads share strips of MHA_COLUMN_STRIP columns, read row after row */
 static void column_sums(size_t n, size_t m, const float *x, float *sums)
 {
     #pragma omp parallel for schedule(static)
-    for (size_t j = 0; j < m; j++) {
-        double s = 0.0;
+    for (size_t j0 = 0; j0 < m; j0 += MHA_COLUMN_STRIP) {
+        const size_t w = m - j0 < MHA_COLUMN_STRIP ? m - j0 : MHA_COLUMN_STRIP;
+        double s[MHA_COLUMN_STRIP] = {0};
         for (size_t i = 0; i < n; i++)
-            s += x[i * m + j];
-        sums[j] = (float)s;
+            for (size_t j = 0; j < w; j++)
+                s[j] += x[i * m + j0 + j];
+        for (size_t j = 0; j < w; j++)
+            sums[j0 + j] = (float)s[j];
     }
 }
 static mha_status block_forward_range(const mha_block_shape *s, const mha_block_params *p,
@@ -143,33 +147,37 @@ mha_status mha_layer_norm_backward(size_t rows, size_t E, const float *x, const 
         }
     }
     #pragma omp parallel for schedule(static)
-    for (size_t j = 0; j < E; j++) {
-        double gw = 0.0, gb = 0.0;
-        for (size_t r = 0; r < rows; r++) {
-            gw += (double)grad_y[r * E + j] * ((x[r * E + j] - (double)mean[r]) * rstd[r]);
-            gb += grad_y[r * E + j];
+    for (size_t j0 = 0; j0 < E; j0 += MHA_COLUMN_STRIP) {
+        const size_t w = E - j0 < MHA_COLUMN_STRIP ? E - j0 : MHA_COLUMN_STRIP;
+        double gw[MHA_COLUMN_STRIP] = {0}, gb[MHA_COLUMN_STRIP] = {0};
+        for (size_t r = 0; r < rows; r++)
+            for (size_t j = 0; j < w; j++) {
+                const size_t at = r * E + j0 + j;
+                gw[j] += (double)grad_y[at] * ((x[at] - (double)mean[r]) * rstd[r]);
+                gb[j] += grad_y[at];
+            }
+        for (size_t j = 0; j < w; j++) {
+            if (grad_weight) grad_weight[j0 + j] = (float)gw[j];
+            if (grad_bias) grad_bias[j0 + j] = (float)gb[j];
         }
-        if (grad_weight) grad_weight[j] = (float)gw;
-        if (grad_bias) grad_bias[j] = (float)gb;
     }
     return MHA_OK;
 }
+enum { GELU_PIECE = 4096 };
 void mha_gelu(size_t n, const float *x, float *y)
 {
-    #pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++)
-        y[i] = (float)(0.5 * x[i] * (1.0 + erf(x[i] / sqrt(2.0))));
+    const fast_kernels *k = fast_kernels_select();
+    #pragma omp parallel for schedule(static) if (n > 4 * GELU_PIECE)
+    for (size_t i = 0; i < n; i += GELU_PIECE)
+        k->gelu(x + i, y + i, n - i < GELU_PIECE ? n - i : GELU_PIECE);
 }
 
 void mha_gelu_backward(size_t n, const float *x, const float *grad_y, float *grad_x)
 {
-    #pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++) {
-        const double u = x[i];
-        const double cdf = 0.5 * (1.0 + erf(u / sqrt(2.0)));
-        const double pdf = exp(-0.5 * u * u) / sqrt(2.0 * M_PI_VALUE);
-        grad_x[i] = (float)(grad_y[i] * (cdf + u * pdf));
-    }
+    const fast_kernels *k = fast_kernels_select();
+    #pragma omp parallel for schedule(static) if (n > 4 * GELU_PIECE)
+    for (size_t i = 0; i < n; i += GELU_PIECE)
+        k->gelu_backward(x + i, grad_y + i, grad_x + i, n - i < GELU_PIECE ? n - i : GELU_PIECE);
 }
 const char *const mha_block_tensor_names[MHA_BLOCK_TENSORS] = {
     "self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight",
@@ -317,7 +325,7 @@ mha_status mha_block_backward(const mha_block_shape *shape, const mha_block_para
         return MHA_ERR_SHAPE;
     const size_t B = shape->batch, L = shape->length, E = shape->embed_dim, F = shape->hidden,
                  n = B * L;
-    float *memory = malloc((n * F + 2 * n * E) * sizeof *memory);
+    float *memory = fast_scratch_take((n * F + 2 * n * E) * sizeof *memory);
     if (memory == NULL)
         return MHA_ERR_NOMEM;
     float *g_hidden = memory, *g_stream = memory + n * F, *g_norm = g_stream + n * E;
@@ -350,7 +358,7 @@ mha_status mha_block_backward(const mha_block_shape *shape, const mha_block_para
                                          g_norm, grad_x, grads->norm1_weight, grads->norm1_bias);
     if (status == MHA_OK)
         add_rows(n, E, grad_x, g_stream, NULL);
-    free(memory);
+    fast_scratch_give(memory);
     if (status == MHA_OK)
         status = block_backward_range(shape, p, x, mask, grad_y, grad_x, grads);
     return status;

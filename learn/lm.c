@@ -314,9 +314,16 @@ mha_status lm_loss(const lm_model *m, lm_workspace *ws, const int *tokens, const
         status = forward(m, ws, tokens, B, L, ws->training, NULL);
     if (status != MHA_OK)
         return status;
-    double total = 0;
-    for (size_t r = 0; r < rows; r++)
-        total += row_loss_and_gradient(ws->logits + r * V, V, targets[r], 1.0 / (double)rows);
+    enum { PIECES = 64 };                          /* of rows, whatever the threads */
+    double piece[PIECES] = {0}, total = 0;
+    const size_t per = (rows + PIECES - 1) / PIECES;
+    #pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < PIECES; k++)
+        for (size_t r = k * per; r < rows && r < (k + 1) * per; r++)
+            piece[k] += row_loss_and_gradient(ws->logits + r * V, V, targets[r],
+                                              1.0 / (double)rows);
+    for (size_t k = 0; k < PIECES; k++)
+        total += piece[k];
     *loss = total / (double)rows;
     if (!isfinite(*loss))
         return MHA_ERR_RANGE;
@@ -344,11 +351,13 @@ mha_status lm_loss(const lm_model *m, lm_workspace *ws, const int *tokens, const
     }
     if (status == MHA_OK) {
         memset(pos_grad, 0, c->context * E * sizeof(float));
-        for (size_t r = 0; r < rows; r++)
-            for (size_t e = 0; e < E; e++) {
-                tok_grad[(size_t)tokens[r] * E + e] += ws->grad_b[r * E + e];
-                pos_grad[(r % L) * E + e] += ws->grad_b[r * E + e];
-            }
+        #pragma omp parallel for schedule(static)
+        for (size_t e0 = 0; e0 < E; e0 += 16)
+            for (size_t r = 0; r < rows; r++)
+                for (size_t e = e0; e < E && e < e0 + 16; e++) {
+                    tok_grad[(size_t)tokens[r] * E + e] += ws->grad_b[r * E + e];
+                    pos_grad[(r % L) * E + e] += ws->grad_b[r * E + e];
+                }
     }
     return status;
 }

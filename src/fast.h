@@ -42,6 +42,10 @@ typedef struct fast_kernels {
                         size_t step);
     void (*softmax_grad)(float *dp, const float *p, size_t n, const float *delta, size_t step,
                          float scale);
+    /* the block's activation, any n: y = x Phi(x); grad_x = grad_y (Phi(x) + x phi(x)),
+       grad_x may be grad_y */
+    void (*gelu)(const float *x, float *y, size_t n);
+    void (*gelu_backward)(const float *x, const float *grad_y, float *grad_x, size_t n);
 } fast_kernels;
 
 extern const fast_kernels fast_kernels_scalar;

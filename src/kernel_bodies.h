@@ -1,4 +1,4 @@
-/* generated from chapters/07-simd.nw, chapters/08-fast-attention.nw, chapters/09-fast-backward.nw, chapters/24-measuring.nw; edit the book, not this file */
+/* generated from chapters/07-simd.nw, chapters/08-fast-attention.nw, chapters/09-fast-backward.nw, chapters/09-transformer-block.nw, chapters/24-measuring.nw; edit the book, not this file */
 /* The kernels, written once for any vector width.  No include guard: each of
    kernels_scalar.c, kernels_avx2.c and kernels_avx512.c includes this file
    once, after defining its vector vocabulary (VEC, W, ISA, TARGET, ...). */
@@ -265,6 +265,78 @@ static TARGET void ISA(fast_softmax_grad)(float *dp, const float *p, size_t n, c
         VSTORE(dp + i, VMUL(VMUL(s, VLOAD(p + i)), VADD(VLOAD(dp + i), VMUL(d, minus))));
     }
 }
+/* s and e with Phi(-|x|) = s e: e = exp(-x^2 / 2), s = t exp(f(t)) / 2 */
+static inline TARGET VEC ISA(vgaussian_tail)(VEC x, VEC *e)
+{
+    const VEC a = VMIN(VSET1(14.0f), VMAX(x, VMUL(x, VSET1(-1.0f))));   /* |x|; NaN stays */
+    const VEC t = VDIV(VSET1(1.0f), VFMA(a, VSET1(0.35355338f), VSET1(1.0f)));
+    const VEC u = VFMA(t, VSET1(2.404061f), VSET1(-1.4040611f));       /* t's range onto [-1, 1] */
+    VEC f = VSET1(-2.179657349e-05f);
+    f = VFMA(f, u, VSET1(5.513914221e-05f));
+    f = VFMA(f, u, VSET1(1.279522548e-04f));
+    f = VFMA(f, u, VSET1(-5.294682342e-04f));
+    f = VFMA(f, u, VSET1(-2.794150787e-04f));
+    f = VFMA(f, u, VSET1(3.675725311e-03f));
+    f = VFMA(f, u, VSET1(-1.006917097e-03f));
+    f = VFMA(f, u, VSET1(-2.932876907e-02f));
+    f = VFMA(f, u, VSET1(1.554287225e-02f));
+    f = VFMA(f, u, VSET1(5.693966150e-01f));
+    f = VFMA(f, u, VSET1(-5.576319098e-01f));
+    const VEC square = VMUL(a, a);
+    const VEC error = VFMA_FUSED(a, a, VMUL(square, VSET1(-1.0f)));    /* a a - square, exactly */
+    *e = VMUL(ISA(vexp)(VMUL(square, VSET1(-0.5f))), VFMA(error, VSET1(-0.5f), VSET1(1.0f)));
+    return VMUL(VMUL(VSET1(0.5f), t), ISA(vexp)(f));
+}
+static TARGET void ISA(gelu_vectors)(const float *x, float *y, size_t n)    /* n % W == 0 */
+{
+    for (size_t i = 0; i < n; i += W) {
+        const VEC v = VLOAD(x + i);
+        VEC e = VZERO();
+        const VEC s = ISA(vgaussian_tail)(v, &e);
+        const VEC below = VMUL(VMUL(v, s), e);                          /* x Phi(-|x|) */
+        const VEC above = VMUL(v, VFMA(VMUL(s, e), VSET1(-1.0f), VSET1(1.0f)));
+        VSTORE(y + i, VSELECT_NEGATIVE(v, below, above));
+    }
+}
+
+static TARGET void ISA(gelu_backward_vectors)(const float *x, const float *gy, float *gx,
+                                              size_t n)                    /* n % W == 0 */
+{
+    for (size_t i = 0; i < n; i += W) {
+        const VEC v = VLOAD(x + i);
+        VEC e = VZERO();
+        const VEC s = ISA(vgaussian_tail)(v, &e);
+        const VEC tail = VMUL(s, e);                                    /* Phi(-|x|) */
+        const VEC cdf = VSELECT_NEGATIVE(v, tail, VFMA(tail, VSET1(-1.0f), VSET1(1.0f)));
+        const VEC slope = VFMA(VMUL(v, e), VSET1(0.3989422804014327f), cdf);   /* + x phi(x) */
+        VSTORE(gx + i, VMUL(VLOAD(gy + i), slope));
+    }
+}
+
+static TARGET void ISA(fast_gelu)(const float *x, float *y, size_t n)
+{
+    const size_t whole = n - n % W;
+    ISA(gelu_vectors)(x, y, whole);
+    if (whole < n) {
+        float in[W] = {0}, out[W];
+        memcpy(in, x + whole, (n - whole) * sizeof *in);
+        ISA(gelu_vectors)(in, out, W);
+        memcpy(y + whole, out, (n - whole) * sizeof *out);
+    }
+}
+
+static TARGET void ISA(fast_gelu_backward)(const float *x, const float *gy, float *gx, size_t n)
+{
+    const size_t whole = n - n % W;
+    ISA(gelu_backward_vectors)(x, gy, gx, whole);
+    if (whole < n) {
+        float in[W] = {0}, grad[W] = {0}, out[W];
+        memcpy(in, x + whole, (n - whole) * sizeof *in);
+        memcpy(grad, gy + whole, (n - whole) * sizeof *grad);
+        ISA(gelu_backward_vectors)(in, grad, out, W);
+        memcpy(gx + whole, out, (n - whole) * sizeof *out);
+    }
+}
 const fast_kernels ISA(fast_kernels) = {
     .name = ISA_NAME, .mr = GMR, .nr = GNV * W, .width = ANV * W,
     .product_tile = ISA(product_tile), .scores = ISA(fast_scores), .pv = ISA(fast_pv),
@@ -273,4 +345,5 @@ const fast_kernels ISA(fast_kernels) = {
     .stream_sum = ISA(stream_sum), .key_dots = ISA(fast_key_dots),
     .weighted_rows = ISA(fast_weighted_rows), .direct = ISA(direct),
     .exp_shifted = ISA(fast_exp_shifted), .softmax_grad = ISA(fast_softmax_grad),
+    .gelu = ISA(fast_gelu), .gelu_backward = ISA(fast_gelu_backward),
 };

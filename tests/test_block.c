@@ -1,6 +1,7 @@
 /* generated from chapters/09-transformer-block.nw, chapters/39-tests-transformer-block.nw; edit the book, not this file */
 #include <dirent.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <criterion/criterion.h>
 #include "block.h"
 #include "check.h"
+#include "fast.h"                 /* the activation in every instruction set */
 #include "mha_internal.h"         /* mha_mask_bias: the reference mask */
 #include "npy.h"
 #include "run.h"
@@ -270,6 +272,72 @@ Test(block, gelu_matches_its_formula_and_central_differences) {
     }
     cr_expect(worst <= 1e-6, "gelu': worst difference %.3g from central differences", worst);
     cr_expect_float_eq(y[20], 0.0f, 0.0f, "gelu(0) = %g", (double)y[20]);
+}
+static double gelu_tail64(double x)    /* x Phi(x) through erfc: exact in the tail too */
+{
+    return 0.5 * x * erfc(-x / sqrt(2.0));
+}
+
+static double gelu_slope64(double x)
+{
+    return 0.5 * erfc(-x / sqrt(2.0)) + x * exp(-0.5 * x * x) / sqrt(2.0 * 3.14159265358979323846);
+}
+
+Test(block, gelu_kernels_are_within_eight_units_in_every_instruction_set) {
+    const fast_kernels *const isas[] = {&fast_kernels_scalar,
+#if defined(__x86_64__)
+                                        &fast_kernels_avx2, &fast_kernels_avx512,
+#endif
+    };
+    const float edges[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 14.0f, -14.0f,
+                           nextafterf(14.0f, 0.0f), -nextafterf(14.0f, 0.0f), 1e-45f, -1e-45f};
+    const size_t n_edges = sizeof edges / sizeof edges[0];
+    size_t n = n_edges;
+    for (uint32_t bits = 0; bits < 0x41700000u; bits += 4099)
+        n += 2;
+    float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *g = malloc(n * sizeof *g),
+          *ones = malloc(n * sizeof *ones);
+    cr_assert(x && y && g && ones);
+    memcpy(x, edges, sizeof edges);
+    size_t m = n_edges;
+    for (uint32_t bits = 0; bits < 0x41700000u; bits += 4099) {
+        float v;
+        memcpy(&v, &bits, sizeof v);
+        x[m++] = v, x[m++] = -v;
+    }
+    for (size_t i = 0; i < n; i++)
+        ones[i] = 1.0f;
+    cr_assert(n % 16 != 0);
+    for (size_t k = 0; k < sizeof isas / sizeof isas[0]; k++) {
+        if (!fast_kernels_supported(isas[k]))
+            continue;
+        isas[k]->gelu(x, y, n);
+        isas[k]->gelu_backward(x, ones, g, n);
+        double worst = 0.0, worst_slope = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            const double want = gelu_tail64(x[i]), slope = gelu_slope64(x[i]);
+            if (isnan(x[i]) || x[i] == -INFINITY) {
+                cr_expect(isnan(y[i]) && isnan(g[i]), "%s: gelu(%g) = %g, slope %g",
+                          isas[k]->name, (double)x[i], (double)y[i], (double)g[i]);
+                continue;
+            }
+            if (x[i] == INFINITY) {
+                cr_expect(y[i] == INFINITY && isnan(g[i]), "%s: gelu(inf) = %g, slope %g",
+                          isas[k]->name, (double)y[i], (double)g[i]);
+                continue;
+            }
+            const double cdf = 0.5 * erfc(-x[i] / sqrt(2.0)), scale = cdf + fabs(slope - cdf);
+            const double e = fabs(y[i] - want) / fmax(fabs(want) * 0x1p-24, FLT_MIN / 8);
+            const double es = fabs(g[i] - slope) / fmax(scale * 0x1p-24, FLT_MIN);
+            cr_expect(e <= 8.0 && es <= 8.0, "%s: at x = %.9g gelu %.9g (want %.9g), slope %.9g "
+                      "(want %.9g)", isas[k]->name, (double)x[i], (double)y[i], want,
+                      (double)g[i], slope);
+            worst = fmax(worst, e), worst_slope = fmax(worst_slope, es);
+        }
+        cr_log_info("%s: worst %.2f units (gelu), %.2f (slope)", isas[k]->name, worst,
+                    worst_slope);
+    }
+    free(x); free(y); free(g); free(ones);
 }
 static const struct { const char *name; const char *heads; int causal_too; } block_golden[] = {
     {"block_plain", "2", 0}, {"block_causal", "2", 1}, {"block_key_padding", "4", 0},
