@@ -108,8 +108,13 @@ mha_status bpe_merges_parse(const char *name, const char *text, size_t n, bpe *t
         return mha_fail(MHA_ERR_FORMAT, message, size, "%s: %zu merges, more than %d", name,
                         lines, BPE_VOCAB_MAX - BPE_BYTES);
     bpe_pair *merges = malloc((lines ? lines : 1) * sizeof *merges);
-    if (merges == NULL)
+    unsigned char *length = malloc(BPE_BYTES + lines);     /* each token's, at most 64 */
+    if (merges == NULL || length == NULL) {
+        free(merges);
+        free(length);
         return mha_fail(MHA_ERR_NOMEM, message, size, "%s: out of memory", name);
+    }
+    memset(length, 1, BPE_BYTES);
     const char *p = text + header + 1, *end = text + n;
     mha_status status = MHA_OK;
     for (size_t i = 0; i < lines && status == MHA_OK; i++) {
@@ -122,9 +127,16 @@ mha_status bpe_merges_parse(const char *name, const char *text, size_t n, bpe *t
         else if (left >= BPE_BYTES + i || right >= BPE_BYTES + i)
             status = mha_fail(MHA_ERR_FORMAT, message, size, "%s: line %zu: merge %zu names a "
                               "token not yet made (ids below %zu)", name, i + 2, i, BPE_BYTES + i);
+        else if (length[left] + length[right] > BPE_PIECE_MAX)
+            status = mha_fail(MHA_ERR_FORMAT, message, size, "%s: line %zu: merge %zu makes a "
+                              "token of %d bytes, longer than a piece (%d)", name, i + 2, i,
+                              length[left] + length[right], BPE_PIECE_MAX);
+        else
+            length[BPE_BYTES + i] = (unsigned char)(length[left] + length[right]);
         merges[i] = (bpe_pair){left, right};
         p = eol + 1;
     }
+    free(length);
     if (status == MHA_OK) {
         status = bpe_from_merges(merges, lines, tokenizer);
         if (status == MHA_ERR_ARG)

@@ -280,6 +280,29 @@ mha_status lm_model_read(const char *dir, lm_model *m, bpe *tokenizer, lm_proven
     }
     return status;
 }
+/* One line naming the first field of state.txt that no run could have written. */
+static mha_status check_run(const char *path, const lm_run *run, char *message, size_t size)
+{
+    if (run->steps == 0)
+        return mha_fail(MHA_ERR_FORMAT, message, size, "%s: 'steps 0': a run has at least one "
+                        "step", path);
+    if (run->warmup >= run->steps)
+        return mha_fail(MHA_ERR_FORMAT, message, size, "%s: 'warmup %zu': not shorter than the "
+                        "run of %zu steps", path, run->warmup, run->steps);
+    if (run->step > run->steps)
+        return mha_fail(MHA_ERR_FORMAT, message, size, "%s: 'step %zu': past the run's last "
+                        "step, %zu", path, run->step, run->steps);
+    if (run->batch == 0)
+        return mha_fail(MHA_ERR_FORMAT, message, size, "%s: 'batch 0': a batch holds at least "
+                        "one window", path);
+    if (run->eval_every == 0)
+        return mha_fail(MHA_ERR_FORMAT, message, size, "%s: 'eval_every 0': a run is evaluated "
+                        "every 1 or more steps", path);
+    if (run->data_state == 0)
+        return mha_fail(MHA_ERR_FORMAT, message, size, "%s: 'data_state 0': the generator "
+                        "would stay at zero", path);
+    return MHA_OK;
+}
 const char *const lm_state_names[LM_STATE_FILES] = {"state.txt", "arrays.npy", "history.tsv",
                                                     BPE_MERGES_FILE};
 mha_status lm_state_put(const char *dir, const lm_run *run, const lm_model *m,
@@ -345,6 +368,8 @@ mha_status lm_state_read(const char *dir, lm_run *run, lm_model *m, lm_adamw *op
         status = parse_keys(path, text, keys, sizeof keys / sizeof keys[0], NULL, &n, message,
                             size);
     free(text);
+    if (status == MHA_OK)
+        status = check_run(path, run, message, size);
     if (status == MHA_OK && (status = lm_model_alloc(m, c)) != MHA_OK)
         mha_fail(status, message, size, "%s: sizes that make no model", path);
     if (status == MHA_OK && (status = lm_adamw_init(opt, m)) != MHA_OK)
@@ -355,6 +380,13 @@ mha_status lm_state_read(const char *dir, lm_run *run, lm_model *m, lm_adamw *op
         status = mha_fail(MHA_ERR_NOMEM, message, size, "%s: out of memory", dir);
     if (status == MHA_OK)
         status = read_array(dir, lm_state_names[1], arrays, 2, shape, message, size);
+    for (size_t i = 0; status == MHA_OK && i < m->count; i++)
+        if (!(arrays[2 * m->count + i] >= 0)) {
+            mha_join_path(path, sizeof path, dir, lm_state_names[1]);
+            status = mha_fail(MHA_ERR_FORMAT, message, size, "%s: second moment %zu is %g; a "
+                              "mean of squares is not negative", path, i,
+                              (double)arrays[2 * m->count + i]);
+        }
     if (status == MHA_OK) {
         memcpy(m->params, arrays, m->count * sizeof *arrays);
         memcpy(opt->m, arrays + m->count, m->count * sizeof *arrays);

@@ -70,6 +70,12 @@ mha_status bpe_from_merges(const bpe_pair *merges, size_t count, bpe *tokenizer)
             status = MHA_ERR_ARG;
             break;
         }
+        const size_t length = (t.start[p.left + 1] - t.start[p.left]) +
+                              (t.start[p.right + 1] - t.start[p.right]);
+        if (length > BPE_PIECE_MAX) {
+            status = MHA_ERR_ARG;
+            break;
+        }
         const uint64_t key = pair_key(p.left, p.right) + 1;
         size_t s = slot_of(key, t.rank_capacity);
         while (t.rank_key[s] != 0 && t.rank_key[s] != key)
@@ -81,7 +87,7 @@ mha_status bpe_from_merges(const bpe_pair *merges, size_t count, bpe *tokenizer)
         t.rank_key[s] = key;
         t.rank[s] = (uint32_t)i;
         t.merge[i] = p;
-        total += (t.start[p.left + 1] - t.start[p.left]) + (t.start[p.right + 1] - t.start[p.right]);
+        total += length;
         t.start[BPE_BYTES + i + 1] = total;
     }
     if (status == MHA_OK && (t.bytes = malloc(total)) == NULL)

@@ -3,7 +3,8 @@
 #define MHA_BPE_H
 /* A byte-level byte-pair-encoding tokenizer (chapter "A language model of
    Jane Austen").  Tokens 0..255 are the bytes; token 256 + i is merge i, its
-   left token's bytes then its right token's.  Pure computation: no I/O. */
+   left token's bytes then its right token's.  No piece, and so no token, is
+   longer than BPE_PIECE_MAX bytes.  Pure computation: no I/O. */
 #include <stddef.h>
 #include <stdint.h>
 #include "mha.h"

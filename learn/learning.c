@@ -12,8 +12,9 @@ static size_t uniform_below(uint64_t *state, size_t n)
 }
 mha_learning_streams mha_learning_streams_from_seed(uint64_t seed)
 {
-    return (mha_learning_streams){mha_random_seeded(seed), seed * 2654435761u + 7,
-                              seed * 2654435761u + 99};
+    return (mha_learning_streams){mha_random_seeded(seed),
+                                  mha_random_nonzero(seed * 2654435761u + 7),
+                                  mha_random_nonzero(seed * 2654435761u + 99)};
 }
 mha_status mha_induction_batch_init(mha_induction_batch *b, size_t size, size_t length)
 {

@@ -434,6 +434,38 @@ Test(bpe, merges_file_edges) {
               strstr(said, ": path too long") != NULL);
     remove_dir(dir);
 }
+Test(bpe, a_token_longer_than_a_piece_is_refused_before_it_is_made) {
+    char *dir = make_temp_dir();
+    char message[4096], text[2048];
+    const size_t counts[] = {29, 65};
+    for (size_t c = 0; c < 2; c++) {
+        bpe_pair merges[65];
+        size_t used = (size_t)sprintf(text, "%s\n", BPE_MERGES_HEADER);
+        for (size_t i = 0; i < counts[c]; i++) {
+            const uint32_t last = i == 0 ? 'a' : (uint32_t)(BPE_BYTES + i - 1);
+            merges[i] = (bpe_pair){last, last};
+            used += (size_t)sprintf(text + used, "%u %u\n", (unsigned)last, (unsigned)last);
+        }
+        bpe t;
+        cr_assert_eq(bpe_from_merges(merges, 6, &t), MHA_OK);
+        size_t length = 0;
+        cr_expect(bpe_token(&t, BPE_BYTES + 5, &length) != NULL && length == BPE_PIECE_MAX);
+        bpe_free(&t);
+        cr_expect_eq(bpe_from_merges(merges, counts[c], &t), MHA_ERR_ARG, "%zu merges",
+                     counts[c]);
+        cr_expect_eq(bpe_merges_parse("merges.txt", text, used, &t, message, sizeof message),
+                     MHA_ERR_FORMAT, "%zu merges", counts[c]);
+        cr_expect(strstr(message, "merges.txt: line 8: merge 6 makes a token of 128 bytes") !=
+                  NULL, "%s", message);
+        write_text(dir, "merges.txt", text);
+        struct cli_result r = run_mha("lm", "encode", dir, "--text", "abab", NULL);
+        cr_expect(r.status != 0 && r.out[0] == '\0' && strncmp(r.err, "mha: ", 5) == 0 &&
+                  strchr(r.err, '\n') == r.err + strlen(r.err) - 1 &&
+                  strstr(r.err, "merges.txt: line 8") != NULL, "%d '%s'", r.status, r.err);
+        free_result(&r);
+    }
+    remove_dir(dir);
+}
 Test(bpe, whole_files_and_failed_writes) {
     char *dir = make_temp_dir();
     char message[4096];

@@ -120,6 +120,41 @@ Test(learning, batches_hold_their_copies) {
     mha_induction_batch_free(&batch);
     cr_expect_eq(mha_induction_batch_init(&batch, 1, 5), MHA_ERR_SHAPE);
 }
+static uint64_t inverse_mod_2_64(uint64_t k)        /* k odd */
+{
+    uint64_t x = k;                                 /* k k = 1 mod 8 */
+    for (int i = 0; i < 5; i++)
+        x *= 2 - k * x;
+    return x;
+}
+Test(learning, every_seed_gives_a_generator_that_moves) {
+    const uint64_t K = 0x9E3779B97F4A7C15ull, c = 2654435761u;
+    const uint64_t bad = 0 - inverse_mod_2_64(K), data = 0 - 7 * inverse_mod_2_64(c),
+                   probe = 0 - 99 * inverse_mod_2_64(c);
+    cr_assert(bad * K + 1 == 0 && data * c + 7 == 0 && probe * c + 99 == 0);
+    cr_expect_eq(bad, 1018231460777725123ull);
+    const uint64_t seeds[] = {bad, data, probe};
+    for (size_t i = 0; i < 3; i++) {
+        uint64_t state = mha_random_seeded(seeds[i]);
+        const mha_learning_streams s = mha_learning_streams_from_seed(seeds[i]);
+        cr_expect(state != 0 && s.model != 0 && s.data != 0 && s.probe != 0, "seed %llu",
+                  (unsigned long long)seeds[i]);
+        for (int k = 0; k < 4; k++)
+            cr_expect(mha_random(&state) != 0, "seed %llu stalls", (unsigned long long)seeds[i]);
+    }
+    cr_expect(mha_random_seeded(bad) == mha_random_seeded(0) &&
+              mha_learning_streams_from_seed(data).data == 1 &&
+              mha_learning_streams_from_seed(probe).probe == 1);
+    const uint64_t others[] = {0, 1, 7, 9, 42, bad - 1, bad + 1, data - 1, data + 1, probe - 1,
+                               probe + 1, UINT64_MAX};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+        const uint64_t seed = others[i];
+        const mha_learning_streams s = mha_learning_streams_from_seed(seed);
+        cr_expect(mha_random_seeded(seed) == seed * K + 1 && s.model == seed * K + 1 &&
+                  s.data == seed * c + 7 && s.probe == seed * c + 99, "seed %llu",
+                  (unsigned long long)seed);
+    }
+}
 Test(learning, sizes_beyond_the_toy_are_refused) {
     const size_t batches[][2] = {{0, 32}, {65537, 32}, {1, 5}, {1, 4097}};
     for (size_t i = 0; i < sizeof batches / sizeof *batches; i++) {

@@ -833,6 +833,41 @@ Test(lm_command, a_damaged_state_or_model_gets_one_line_and_no_output) {
     free_result(&e);
     remove_tree(dir);
 }
+Test(lm_command, a_state_that_cannot_carry_on_is_refused_by_its_field) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    free(small_text(dir, "valid.txt", 2, 400));
+    struct cli_result t = train_small(dir, "m", "--stop-at", "6");
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    free_result(&t);
+    char state[256];
+    snprintf(state, sizeof state, "%s/m.state", dir);
+    size_t arrays_n, text_n;
+    char *arrays = slurp(path_in(state, "arrays.npy"), &arrays_n);
+    char *text = slurp(path_in(state, "state.txt"), &text_n);
+    const struct { const char *key, *line, *naming; } fields[] = {
+        {"steps", "steps 0", "state.txt: 'steps 0'"},
+        {"warmup", "warmup 12", "state.txt: 'warmup 12'"},
+        {"step", "step 13", "state.txt: 'step 13'"},
+        {"batch", "batch 0", "state.txt: 'batch 0'"},
+        {"eval_every", "eval_every 0", "state.txt: 'eval_every 0'"},
+        {"data_state", "data_state 0", "state.txt: 'data_state 0'"}};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        write_bytes(state, "state.txt", text, text_n);
+        filed_line(state, "state.txt", fields[i].key, fields[i].line);
+        expect_resume_refused(dir, state, fields[i].naming);
+    }
+    write_bytes(state, "state.txt", text, text_n);
+    const float bad[] = {-1e-6f, NAN};
+    const char *const naming[] = {"arrays.npy: second moment", "arrays.npy: value"};
+    for (size_t i = 0; i < 2; i++) {              /* the last value is the last second moment */
+        memcpy(arrays + arrays_n - sizeof bad[i], &bad[i], sizeof bad[i]);
+        write_bytes(state, "arrays.npy", arrays, arrays_n);
+        expect_resume_refused(dir, state, naming[i]);
+    }
+    free(arrays), free(text);
+    remove_tree(dir);
+}
 static void expect_refusal(struct cli_result r, int status, const char *naming)
 {
     cr_expect_eq(r.status, status, "status %d for %s: %s", r.status, naming, r.err);
