@@ -659,8 +659,8 @@ static int lm_train_loop(const struct lm_train_options *o, lm_run *run, lm_model
         if (failed == MHA_OK)
             failed = lm_loss(m, &ws, x, y, &loss);
         if (failed == MHA_OK) {
-            lm_clip_gradient(ws.grads, m->count, 1.0);
-            lm_adamw_step(opt, m, ws.grads, rate);
+            const double norm = lm_gradient_norm(ws.grads, m->count);
+            lm_adamw_step(opt, m, ws.grads, lm_clip_scale(norm, 1.0), rate);
             run->step = step;
         }
         const int report = step % run->eval_every == 0 || step == run->steps;

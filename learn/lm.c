@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fast.h"
 #include "lm.h"
 #include "random.h"
 
@@ -378,24 +379,27 @@ void lm_adamw_free(lm_adamw *opt)
     free(opt->v);
     opt->m = opt->v = NULL;
 }
-void lm_adamw_step(lm_adamw *opt, lm_model *model, const float *grads, double rate)
+void lm_adamw_step(lm_adamw *opt, lm_model *model, const float *grads, double scale,
+                   double rate)
 {
+    enum { PIECE = 4096 };
+    const fast_kernels *k = fast_kernels_select();
     const double t = (double)(++opt->step);
     const double fix1 = 1 - pow(opt->beta1, t), fix2 = sqrt(1 - pow(opt->beta2, t));
+    #pragma omp parallel
     for (size_t i = 0; i < model->tensor_count; i++) {
         const lm_tensor *tensor = &model->tensors[i];
         const size_t n = tensor->shape[0] * (tensor->rank == 2 ? tensor->shape[1] : 1);
-        const double shrink = tensor->decay ? 1 - rate * opt->weight_decay : 1;
+        const fast_adamw_rule rule = {
+            (float)scale, (float)opt->beta1, (float)opt->beta2, (float)opt->epsilon,
+            (float)(tensor->decay ? 1 - rate * opt->weight_decay : 1), (float)(rate / fix1),
+            (float)fix2};
         float *p = model->params + tensor->offset, *m = opt->m + tensor->offset,
               *v = opt->v + tensor->offset;
         const float *g = grads + tensor->offset;
-        #pragma omp parallel for schedule(static) if (n > 65536)
-        for (size_t k = 0; k < n; k++) {
-            m[k] = (float)(opt->beta1 * m[k] + (1 - opt->beta1) * g[k]);
-            v[k] = (float)(opt->beta2 * v[k] + (1 - opt->beta2) * (double)g[k] * g[k]);
-            const double denom = sqrt((double)v[k]) / fix2 + opt->epsilon;
-            p[k] = (float)(p[k] * shrink - rate / fix1 * m[k] / denom);
-        }
+        #pragma omp for schedule(static) nowait
+        for (size_t at = 0; at < n; at += PIECE)
+            k->adamw(p + at, m + at, v + at, g + at, n - at < PIECE ? n - at : PIECE, &rule);
     }
 }
 double lm_learning_rate(size_t step, size_t warmup, size_t steps, double peak)
@@ -407,18 +411,25 @@ double lm_learning_rate(size_t step, size_t warmup, size_t steps, double peak)
     const double f = (double)(step - warmup) / (double)(steps - warmup);
     return peak * (0.1 + 0.45 * (1 + cos(LM_PI * f)));
 }
-double lm_clip_gradient(float *grads, size_t n, double limit)
+double lm_gradient_norm(const float *grads, size_t n)
 {
-    double sum = 0;
-    for (size_t i = 0; i < n; i++)
-        sum += (double)grads[i] * grads[i];
-    const double norm = sqrt(sum);
-    if (norm > limit) {
-        const float scale = (float)(limit / norm);
-        for (size_t i = 0; i < n; i++)
-            grads[i] *= scale;
+    enum { PIECES = 64, PIECE = 4096 };
+    const fast_kernels *k = fast_kernels_select();
+    double part[PIECES] = {0}, sum = 0;
+    const size_t per = (n + PIECES - 1) / PIECES;
+    #pragma omp parallel for schedule(static)
+    for (size_t p = 0; p < PIECES; p++) {
+        const size_t end = (p + 1) * per < n ? (p + 1) * per : n;
+        for (size_t at = p * per; at < end; at += PIECE)
+            part[p] += k->dot(grads + at, grads + at, end - at < PIECE ? end - at : PIECE);
     }
-    return norm;
+    for (size_t p = 0; p < PIECES; p++)
+        sum += part[p];
+    return sqrt(sum);
+}
+double lm_clip_scale(double norm, double limit)
+{
+    return norm > limit ? limit / norm : 1.0;
 }
 mha_status lm_batch(const int *text, size_t n, size_t B, size_t T, uint64_t *state, int *inputs,
                     int *targets)

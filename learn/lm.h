@@ -77,10 +77,14 @@ typedef struct lm_adamw {
 } lm_adamw;
 MHA_MUST_CHECK mha_status lm_adamw_init(lm_adamw *opt, const lm_model *model);
 void lm_adamw_free(lm_adamw *opt);
-void lm_adamw_step(lm_adamw *opt, lm_model *model, const float *grads, double rate);
+/* One step from grads times scale (the clipping, 1 for none) at the given rate. */
+void lm_adamw_step(lm_adamw *opt, lm_model *model, const float *grads, double scale,
+                   double rate);
 double lm_learning_rate(size_t step, size_t warmup, size_t steps, double peak);
-/* Scales grads so that their norm is at most limit; returns the norm before. */
-double lm_clip_gradient(float *grads, size_t n, double limit);
+/* The Euclidean norm of grads (n), the same whatever the number of threads. */
+double lm_gradient_norm(const float *grads, size_t n);
+/* The factor that clips a gradient of this norm to at most limit: 1 if it is within. */
+double lm_clip_scale(double norm, double limit);
 /* B windows of T + 1 tokens of text (n tokens, n > T): inputs (B, T), targets (B, T). */
 MHA_MUST_CHECK mha_status lm_batch(const int *text, size_t n, size_t B, size_t T,
                                    uint64_t *state, int *inputs, int *targets);

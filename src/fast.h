@@ -7,6 +7,13 @@
 #include <stddef.h>
 #include "mha_internal.h"
 
+typedef struct fast_adamw_rule {       /* the constants of one AdamW step, in float */
+    float scale;                       /* the gradient's factor: the clipping, 1 for none */
+    float beta1, beta2, epsilon;
+    float shrink;                      /* 1 - rate weight_decay, or 1 */
+    float step;                        /* rate / (1 - beta1^t) */
+    float root_fix;                    /* sqrt(1 - beta2^t) */
+} fast_adamw_rule;
 typedef struct fast_kernels {
     const char *name;                      /* "avx512", "avx2" or "scalar" */
     size_t mr, nr, width;
@@ -46,6 +53,9 @@ typedef struct fast_kernels {
        grad_x may be grad_y */
     void (*gelu)(const float *x, float *y, size_t n);
     void (*gelu_backward)(const float *x, const float *grad_y, float *grad_x, size_t n);
+    /* one AdamW step of n parameters p with moments m, v from gradients g, any n */
+    void (*adamw)(float *p, float *m, float *v, const float *g, size_t n,
+                  const fast_adamw_rule *rule);
 } fast_kernels;
 
 extern const fast_kernels fast_kernels_scalar;

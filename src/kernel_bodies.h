@@ -1,4 +1,4 @@
-/* generated from chapters/07-simd.nw, chapters/08-fast-attention.nw, chapters/09-fast-backward.nw, chapters/09-transformer-block.nw, chapters/24-measuring.nw; edit the book, not this file */
+/* generated from chapters/07-simd.nw, chapters/08-fast-attention.nw, chapters/09-fast-backward.nw, chapters/09-transformer-block.nw, chapters/16-austen-model.nw, chapters/24-measuring.nw; edit the book, not this file */
 /* The kernels, written once for any vector width.  No include guard: each of
    kernels_scalar.c, kernels_avx2.c and kernels_avx512.c includes this file
    once, after defining its vector vocabulary (VEC, W, ISA, TARGET, ...). */
@@ -337,6 +337,38 @@ static TARGET void ISA(fast_gelu_backward)(const float *x, const float *gy, floa
         memcpy(gx + whole, out, (n - whole) * sizeof *out);
     }
 }
+static TARGET void ISA(adamw_vectors)(float *p, float *m, float *v, const float *g, size_t n,
+                                      const fast_adamw_rule *r)         /* n % W == 0 */
+{
+    const VEC scale = VSET1(r->scale), beta1 = VSET1(r->beta1), beta2 = VSET1(r->beta2);
+    const VEC rest1 = VSET1(1.0f - r->beta1), rest2 = VSET1(1.0f - r->beta2);
+    const VEC shrink = VSET1(r->shrink), step = VSET1(-r->step);
+    const VEC root_fix = VSET1(r->root_fix), epsilon = VSET1(r->epsilon);
+    for (size_t i = 0; i < n; i += W) {
+        const VEC grad = VMUL(VLOAD(g + i), scale);
+        const VEC mean = VFMA(grad, rest1, VMUL(VLOAD(m + i), beta1));
+        const VEC square = VFMA(VMUL(grad, grad), rest2, VMUL(VLOAD(v + i), beta2));
+        const VEC denom = VADD(VDIV(VSQRT(square), root_fix), epsilon);
+        VSTORE(m + i, mean);
+        VSTORE(v + i, square);
+        VSTORE(p + i, VFMA(VDIV(mean, denom), step, VMUL(VLOAD(p + i), shrink)));
+    }
+}
+
+static TARGET void ISA(fast_adamw)(float *p, float *m, float *v, const float *g, size_t n,
+                                   const fast_adamw_rule *r)
+{
+    const size_t whole = n - n % W;
+    ISA(adamw_vectors)(p, m, v, g, whole, r);
+    if (whole < n) {
+        float tp[W] = {0}, tm[W] = {0}, tv[W] = {0}, tg[W] = {0};
+        const size_t rest = (n - whole) * sizeof(float);
+        memcpy(tp, p + whole, rest), memcpy(tm, m + whole, rest);
+        memcpy(tv, v + whole, rest), memcpy(tg, g + whole, rest);
+        ISA(adamw_vectors)(tp, tm, tv, tg, W, r);
+        memcpy(p + whole, tp, rest), memcpy(m + whole, tm, rest), memcpy(v + whole, tv, rest);
+    }
+}
 const fast_kernels ISA(fast_kernels) = {
     .name = ISA_NAME, .mr = GMR, .nr = GNV * W, .width = ANV * W,
     .product_tile = ISA(product_tile), .scores = ISA(fast_scores), .pv = ISA(fast_pv),
@@ -346,4 +378,5 @@ const fast_kernels ISA(fast_kernels) = {
     .weighted_rows = ISA(fast_weighted_rows), .direct = ISA(direct),
     .exp_shifted = ISA(fast_exp_shifted), .softmax_grad = ISA(fast_softmax_grad),
     .gelu = ISA(fast_gelu), .gelu_backward = ISA(fast_gelu_backward),
+    .adamw = ISA(fast_adamw),
 };

@@ -33,6 +33,7 @@
         _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23)))
 #define VKEEP_NOT_BELOW(x, lo, y) _mm256_and_ps(_mm256_cmp_ps(x, lo, _CMP_NLT_UQ), y)
 #define VDIV(a, b) _mm256_div_ps(a, b)
+#define VSQRT(x) _mm256_sqrt_ps(x)
 #define VSELECT_NEGATIVE(x, a, b) \
         _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ))
 #define VFMA_FUSED(a, b, c) VFMA(a, b, c)

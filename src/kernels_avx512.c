@@ -32,6 +32,7 @@
 #define VLDEXP(y, n) _mm512_scalef_ps(y, n)           /* one instruction: y 2^floor(n) */
 #define VKEEP_NOT_BELOW(x, lo, y) _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, lo, _CMP_NLT_UQ), y)
 #define VDIV(a, b) _mm512_div_ps(a, b)
+#define VSQRT(x) _mm512_sqrt_ps(x)
 #define VSELECT_NEGATIVE(x, a, b) \
         _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), b, a)
 #define VFMA_FUSED(a, b, c) VFMA(a, b, c)

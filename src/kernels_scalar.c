@@ -31,6 +31,7 @@
 #define VLDEXP(y, n) ((y) * pow2i_scalar(n))       /* y 2^n for an integral n */
 #define VKEEP_NOT_BELOW(x, lo, y) ((x) < (lo) ? 0.0f : (y))
 #define VDIV(a, b) ((a) / (b))
+#define VSQRT(x) sqrtf(x)
 #define VSELECT_NEGATIVE(x, a, b) ((x) < 0.0f ? (a) : (b))
 #define VFMA_FUSED(a, b, c) fmaf(a, b, c)             /* rounded once, as the others' VFMA */
 static float pow2i_scalar(float n)

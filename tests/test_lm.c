@@ -104,10 +104,8 @@ Test(lm, two_adamw_steps_equal_pytorch) {
     lm_adamw opt;
     cr_assert_eq(lm_adamw_init(&opt, &m), MHA_OK);
     cr_expect(opt.beta1 == 0.9 && opt.beta2 == 0.95 && opt.weight_decay == 0.1);
-    lm_adamw_step(&opt, &m, g, 3e-3);
-    for (size_t k = 0; k < n; k++)
-        g[k] *= -0.5f;
-    lm_adamw_step(&opt, &m, g, 3e-3);
+    lm_adamw_step(&opt, &m, g, 1.0, 3e-3);
+    lm_adamw_step(&opt, &m, g, -0.5, 3e-3);
     double worst = 0;
     size_t at = 0;
     for (size_t k = 0; k < n; k++) {
@@ -150,6 +148,80 @@ Test(lm, a_freed_model_or_workspace_is_refused) {
     lm_workspace_free(&ws);
     lm_model_free(&m);
 }
+static void unfused_adamw_step(lm_adamw *opt, lm_model *model, float *g, double rate)
+{
+    double sum = 0;
+    for (size_t i = 0; i < model->count; i++)
+        sum += (double)g[i] * g[i];
+    const double norm = sqrt(sum);
+    if (norm > 1.0)
+        for (size_t i = 0; i < model->count; i++)
+            g[i] *= (float)(1.0 / norm);
+    const double t = (double)(++opt->step);
+    const double fix1 = 1 - pow(opt->beta1, t), fix2 = sqrt(1 - pow(opt->beta2, t));
+    for (size_t i = 0; i < model->tensor_count; i++) {
+        const lm_tensor *tensor = &model->tensors[i];
+        const size_t n = tensor->shape[0] * (tensor->rank == 2 ? tensor->shape[1] : 1);
+        const double shrink = tensor->decay ? 1 - rate * opt->weight_decay : 1;
+        for (size_t k = tensor->offset; k < tensor->offset + n; k++) {
+            opt->m[k] = (float)(opt->beta1 * opt->m[k] + (1 - opt->beta1) * g[k]);
+            opt->v[k] = (float)(opt->beta2 * opt->v[k] + (1 - opt->beta2) * (double)g[k] * g[k]);
+            const double denom = sqrt((double)opt->v[k]) / fix2 + opt->epsilon;
+            model->params[k] = (float)(model->params[k] * shrink - rate / fix1 * opt->m[k] / denom);
+        }
+    }
+}
+
+Test(lm, the_fused_step_is_the_same_on_any_threads_and_matches_the_unfused_one) {
+    const lm_config c = {64, 16, 32, 4, 2, 160};
+    const double rate = 3e-2;
+    lm_model m[3];
+    lm_adamw opt[3];
+    int x[8 * 16], y[8 * 16];
+    for (size_t i = 0; i < 8 * 16; i++)
+        x[i] = (int)((i * 7 + i / 5) % 64), y[i] = (int)((i * 11 + 3) % 64);
+    for (int run = 0; run < 3; run++) {
+        cr_assert_eq(lm_model_init(&m[run], &c, 5), MHA_OK);
+        cr_assert_eq(lm_adamw_init(&opt[run], &m[run]), MHA_OK);
+    }
+    const size_t n = m[0].count;
+    float *g = malloc(n * sizeof *g);
+    cr_assert(g != NULL);
+    double worst = 0;
+    for (size_t step = 1; step <= 3; step++) {
+        for (int run = 0; run < 2; run++) {
+            cr_assert_eq(mha_set_threads(run == 0 ? 1 : 0), MHA_OK);
+            lm_workspace ws;
+            double loss;
+            cr_assert_eq(lm_workspace_init(&ws, &m[run], 8, 16, 1), MHA_OK);
+            cr_assert_eq(lm_loss(&m[run], &ws, x, y, &loss), MHA_OK);
+            if (run == 0) {                      /* the unfused step starts from run 0's */
+                memcpy(m[2].params, m[0].params, n * sizeof(float));
+                memcpy(opt[2].m, opt[0].m, n * sizeof(float));
+                memcpy(opt[2].v, opt[0].v, n * sizeof(float));
+                opt[2].step = opt[0].step;
+                memcpy(g, ws.grads, n * sizeof *g);
+            }
+            lm_adamw_step(&opt[run], &m[run], ws.grads,
+                          lm_clip_scale(lm_gradient_norm(ws.grads, n), 1.0), rate);
+            lm_workspace_free(&ws);
+        }
+        cr_assert_eq(mha_set_threads(0), MHA_OK);
+        cr_expect_arr_eq(m[0].params, m[1].params, n * sizeof(float), "step %zu", step);
+        unfused_adamw_step(&opt[2], &m[2], g, rate);
+        for (size_t k = 0; k < n; k++) {
+            const double e = fabs((double)m[0].params[k] - m[2].params[k]) /
+                             ((fabs(m[2].params[k]) + 4 * rate) * 0x1p-24);
+            cr_expect(e <= 8.0, "step %zu: parameter %zu is %.9g, the unfused step's %.9g", step,
+                      k, (double)m[0].params[k], (double)m[2].params[k]);
+            worst = fmax(worst, e);
+        }
+    }
+    cr_log_info("fused against unfused: worst %.2f units", worst);
+    for (int run = 0; run < 3; run++)
+        lm_adamw_free(&opt[run]), lm_model_free(&m[run]);
+    free(g);
+}
 Test(lm, a_short_training_run_lowers_the_loss) {
     lm_model m;
     const lm_config c = {16, 8, 16, 2, 1, 64};
@@ -168,8 +240,8 @@ Test(lm, a_short_training_run_lowers_the_loss) {
         double loss;
         cr_assert_eq(lm_batch(text, 400, 4, 8, &state, x, y), MHA_OK);
         cr_assert_eq(lm_loss(&m, &ws, x, y, &loss), MHA_OK);
-        lm_clip_gradient(ws.grads, m.count, 1.0);
-        lm_adamw_step(&opt, &m, ws.grads, lm_learning_rate(step, 10, 150, 1e-2));
+        lm_adamw_step(&opt, &m, ws.grads, lm_clip_scale(lm_gradient_norm(ws.grads, m.count), 1.0),
+                      lm_learning_rate(step, 10, 150, 1e-2));
         first = step == 1 ? loss : first;
         last = loss;
     }
