@@ -1,9 +1,11 @@
 /* generated from chapters/47-tests-austen-model.nw, chapters/48-tests-austen-heads.nw; edit the book, not this file */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <criterion/criterion.h>
+#include "fast.h"
 #include "lm.h"
 #include "random.h"
 #include "run.h"
@@ -222,6 +224,42 @@ Test(lm, the_fused_step_is_the_same_on_any_threads_and_matches_the_unfused_one) 
         lm_adamw_free(&opt[run]), lm_model_free(&m[run]);
     free(g);
 }
+Test(lm, the_update_kernel_matches_double_in_every_instruction_set) {
+    const fast_kernels *const isas[] = {&fast_kernels_scalar,
+#if defined(__x86_64__)
+                                        &fast_kernels_avx2, &fast_kernels_avx512,
+#endif
+    };
+    enum { N = 37 };
+    const double b1 = 0.9, b2 = 0.95, eps = 1e-8, rate = 3e-3, scale = 0.75, t = 3;
+    const double fix1 = 1 - pow(b1, t), fix2 = sqrt(1 - pow(b2, t)), shrink = 1 - rate * 0.1;
+    const fast_adamw_rule rule = {(float)scale, (float)b1, (float)b2, (float)eps, (float)shrink,
+                                  (float)(rate / fix1), (float)fix2};
+    float p0[N], m0[N], v0[N], g[N];
+    for (size_t i = 0; i < N; i++) {
+        g[i] = (float)((i % 2 ? -1 : 1) * pow(10.0, -6.0 + 7.0 * (double)i / (N - 1)));
+        p0[i] = 0.02f * (float)((int)i - 18), m0[i] = 0.3f * g[i], v0[i] = 0.5f * g[i] * g[i];
+    }
+    for (size_t k = 0; k < sizeof isas / sizeof isas[0]; k++) {
+        if (!fast_kernels_supported(isas[k]))
+            continue;
+        float p[N], m[N], v[N];
+        memcpy(p, p0, sizeof p), memcpy(m, m0, sizeof m), memcpy(v, v0, sizeof v);
+        isas[k]->adamw(p, m, v, g, N, &rule);
+        for (size_t i = 0; i < N; i++) {
+            const double gi = (double)g[i] * (float)scale;
+            const double mi = b1 * m0[i] + (1 - b1) * gi, vi = b2 * v0[i] + (1 - b2) * gi * gi;
+            const double step = rate / fix1 * mi / (sqrt(vi) / fix2 + eps);
+            const double pi = p0[i] * shrink - step;
+            cr_expect(fabs(p[i] - pi) <= 4 * FLT_EPSILON * (fabs(pi) + fabs(step)) &&
+                      fabs(m[i] - mi) <= 4 * FLT_EPSILON * fabs(mi) &&
+                      fabs(v[i] - vi) <= 4 * FLT_EPSILON * vi,
+                      "%s: parameter %zu: %.9g (want %.9g), moments %.9g %.9g (want %.9g %.9g)",
+                      isas[k]->name, i, (double)p[i], pi, (double)m[i], (double)v[i], mi, vi);
+        }
+    }
+}
+
 Test(lm, a_short_training_run_lowers_the_loss) {
     lm_model m;
     const lm_config c = {16, 8, 16, 2, 1, 64};
