@@ -105,6 +105,8 @@ static const char *field(const char *line, const char *key, int rest, char *buf,
 typedef struct lm_speed {
     double ours, torch, peak;          /* tokens per second; GFLOP/s */
     size_t ours_threads, torch_threads;
+    double one, busy;                  /* ours on one thread; on all, a core kept busy */
+    size_t busy_threads;
     char machine[1024];
 } lm_speed;
 
@@ -132,6 +134,10 @@ static int read_lm_speed(const char *path, lm_speed *s)
             peak[n] = atof(v);
         if (rate == NULL || field(line, "impl", 0, impl, sizeof impl) == NULL)
             continue;
+        if (strcmp(impl, "ours") == 0 && n == 1)
+            s->one = x;
+        if (strcmp(impl, "busy") == 0)
+            s->busy = x, s->busy_threads = n;
         if (strcmp(impl, "ours") == 0 && x > s->ours)
             s->ours = x, s->ours_threads = n;
         else if (strcmp(impl, "torch") == 0 && x > s->torch)
@@ -235,6 +241,14 @@ void mha_print_austen_model_numbers(FILE *out)
     fprintf(out, "\\gdef\\AustenTrainGflops{%.0f}\\gdef\\AustenTrainPeakShare{%.0f}%%\n",
             s.ours * flops / 1e9, s.peak > 0 ? 100 * s.ours * flops / 1e9 / s.peak : 0.0);
     fprintf(out, "\\gdef\\AustenTrainMachine{Measured on %s.}%%\n", s.machine);
+    if (s.busy > 0 && s.one > 0)
+        fprintf(out, "\\gdef\\AustenTrainBusy{With a loop kept busy on one core beside it, the "
+                "step on %zu threads runs at %s tokens per second, %.1f times the rate of one "
+                "thread alone (%s).}%%\n", s.busy_threads,
+                format_count(a, (unsigned long long)(s.busy + 0.5)), s.busy / s.one,
+                format_count(b, (unsigned long long)(s.one + 0.5)));
+    else
+        fprintf(out, "\\gdef\\AustenTrainBusy{}%%\n");
 }
 void mha_print_austen_curve(FILE *out)
 {

@@ -951,6 +951,23 @@ Test(lm_figures, the_printed_numbers_follow_the_files) {
         measured += !isnan(h.valid[p]);
     cr_expect_eq(dots, measured);
     cr_expect_eq(measured, h.steps / h.eval_every);
+    FILE *bench = fopen("../figures/bench-lm.txt", "r");
+    double busy = 0, one = 0;
+    char row[1200];
+    while (bench != NULL && fgets(row, sizeof row, bench) != NULL) {
+        const char *rate = strstr(row, " tokens_per_s=");
+        if (rate != NULL && strncmp(row, "impl=busy ", 10) == 0)
+            busy = atof(rate + 14);
+        if (rate != NULL && strncmp(row, "impl=ours ", 10) == 0 && strstr(row, " threads=1 "))
+            one = atof(rate + 14);
+    }
+    if (bench != NULL)
+        fclose(bench);
+    if (busy > 0 && one > 0) {
+        snprintf(want, sizeof want, "%.1f times the rate of one thread alone", busy / one);
+        cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+    } else
+        cr_expect(strstr(numbers, "\\gdef\\AustenTrainBusy{}") != NULL, "%s", numbers);
     free(numbers);
     free(scores);
     free(curve);
