@@ -66,6 +66,14 @@ mha_status mha_forward_range(const mha_shape *shape, const mha_params *params,
         return MHA_OK;
     return MHA_ERR_RANGE;
 }
+static void fold_row_length(const float *row, size_t cols, double *largest, int *nan)
+{
+    const double length = sqrt(sum_of_squares(row, cols));
+    if (isnan(length))
+        *nan = 1;
+    else if (length > *largest)
+        *largest = length;
+}
 /* max over rows of the Euclidean norm of x (rows, cols), in double: NaN when x
    holds a NaN, infinite when it holds an infinity and no NaN, finite otherwise */
 static double largest_row(const float *x, size_t rows, size_t cols)
@@ -76,13 +84,13 @@ static double largest_row(const float *x, size_t rows, size_t cols)
         return sqrt(sum_of_squares(x, cols));
     double largest = 0.0;
     int nan = 0;
-    #pragma omp parallel for reduction(max:largest) reduction(|:nan) if (rows * cols >= 1 << 16)
-    for (size_t r = 0; r < rows; r++) {
-        const double length = sqrt(sum_of_squares(x + r * cols, cols));
-        if (isnan(length))
-            nan = 1;
-        else if (length > largest)
-            largest = length;
+    if (rows * cols < 1 << 16)            /* small: on this thread alone */
+        for (size_t r = 0; r < rows; r++)
+            fold_row_length(x + r * cols, cols, &largest, &nan);
+    else {
+        #pragma omp parallel for reduction(max:largest) reduction(|:nan)
+        for (size_t r = 0; r < rows; r++)
+            fold_row_length(x + r * cols, cols, &largest, &nan);
     }
     return nan ? NAN : largest;
 }
@@ -186,10 +194,15 @@ static double sum_of_squares(const float *x, size_t n)
     const fast_kernels *k = fast_kernels_select();
     const size_t pieces = (n + PIECE - 1) / PIECE;
     double total = 0.0;
-    #pragma omp parallel for reduction(+:total) if (pieces > 2)
-    for (size_t p = 0; p < pieces; p++) {
-        const size_t at = p * PIECE;
-        total += k->dot(x + at, x + at, n - at < PIECE ? n - at : PIECE);
+    if (pieces <= 2)                      /* a short row: on this thread alone */
+        for (size_t at = 0; at < n; at += PIECE)
+            total += k->dot(x + at, x + at, n - at < PIECE ? n - at : PIECE);
+    else {
+        #pragma omp parallel for reduction(+:total)
+        for (size_t p = 0; p < pieces; p++) {
+            const size_t at = p * PIECE;
+            total += k->dot(x + at, x + at, n - at < PIECE ? n - at : PIECE);
+        }
     }
     if (isfinite(total))
         return total;
