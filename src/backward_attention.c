@@ -112,15 +112,16 @@ static void mask_tile(const heads_packed *p, const mha_mask *m, size_t b, size_t
 {
     const size_t t = p->t, L = p->L, S = p->S;
     const int elements = m && (m->attn_mask_bool || m->attn_mask_float || m->key_padding_mask);
+    const int causal_alone = !elements && m && m->causal;
     if (!elements && i0 + t <= L && j0 + t <= S && !mha_key_masked(m, S, b, i0, j0 + t - 1))
         return;
     for (size_t a = 0; a < t; a++) {
         float *row = s + a * t;
         for (size_t c = 0; c < t; c++) {
             const size_t i = by_key ? i0 + c : i0 + a, j = by_key ? j0 + a : j0 + c;
-            if (i >= L || j >= S)
-                row[c] = -INFINITY;              /* a padding row or column of the tile */
-            else {
+            if (i >= L || j >= S || (causal_alone && j > i))     /* padding, or causal */
+                row[c] = -INFINITY;
+            else if (elements) {
                 if (m && m->attn_mask_float)
                     row[c] += m->attn_mask_float[i * S + j];
                 if (mha_key_masked(m, S, b, i, j))

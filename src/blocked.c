@@ -75,7 +75,10 @@ static void mask_tile(const attend_state *st, size_t b, size_t i0, size_t nq,
     for (size_t r = 0; r < nq; r++) {
         float *row = s + r * lds;
         const size_t i = i0 + r;
-        for (size_t c = 0; !open && c < nk; c++) {
+        for (size_t c = 0; !open && !elements && c < nk; c++)    /* causal alone */
+            if (j0 + c > i)
+                row[c] = -INFINITY;
+        for (size_t c = 0; !open && elements && c < nk; c++) {
             const size_t j = j0 + c;
             if (m && m->attn_mask_float)
                 row[c] += m->attn_mask_float[i * S + j];
