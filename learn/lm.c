@@ -287,17 +287,23 @@ mha_status lm_forward(const lm_model *m, lm_workspace *ws, const int *tokens, si
         return MHA_ERR_NULL;
     return forward(m, ws, tokens, B, L, 0, NULL);
 }
-static double row_loss_and_gradient(float *z, size_t V, int target, double scale)
+static double row_loss_and_gradient(const fast_kernels *k, float *z, size_t V, int target,
+                                    double scale)
 {
-    float top = z[0];
-    for (size_t v = 1; v < V; v++)
+    const size_t whole = V - V % k->width;         /* the kernels' part of the row */
+    float top = whole ? k->row_max(z, whole) : -INFINITY;
+    for (size_t v = whole; v < V; v++)
         top = z[v] > top ? z[v] : top;
-    double sum = 0;
-    for (size_t v = 0; v < V; v++)
-        sum += exp((double)z[v] - top);
-    const double lse = (double)top + log(sum), loss = lse - z[target];
-    for (size_t v = 0; v < V; v++)
-        z[v] = (float)(exp((double)z[v] - lse) * scale);
+    const float picked = z[target];
+    double sum = whole ? k->exp_sum(z, whole, top) : 0.0;     /* z = e^(z - top) */
+    for (size_t v = whole; v < V; v++)
+        sum += z[v] = expf(z[v] - top);
+    const double loss = (double)top + log(sum) - picked;
+    const float factor = (float)(scale / sum);
+    if (whole)
+        k->scale(z, whole, factor);
+    for (size_t v = whole; v < V; v++)
+        z[v] *= factor;
     z[target] -= (float)scale;
     return loss;
 }
@@ -316,12 +322,13 @@ mha_status lm_loss(const lm_model *m, lm_workspace *ws, const int *tokens, const
     if (status != MHA_OK)
         return status;
     enum { PIECES = 64 };                          /* of rows, whatever the threads */
+    const fast_kernels *kernels = fast_kernels_select();
     double piece[PIECES] = {0}, total = 0;
     const size_t per = (rows + PIECES - 1) / PIECES;
     #pragma omp parallel for schedule(static)
     for (size_t k = 0; k < PIECES; k++)
         for (size_t r = k * per; r < rows && r < (k + 1) * per; r++)
-            piece[k] += row_loss_and_gradient(ws->logits + r * V, V, targets[r],
+            piece[k] += row_loss_and_gradient(kernels, ws->logits + r * V, V, targets[r],
                                               1.0 / (double)rows);
     for (size_t k = 0; k < PIECES; k++)
         total += piece[k];
