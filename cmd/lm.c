@@ -27,7 +27,8 @@ static int lm_unmake(int made, const char *dir)
 static int read_text(const char *path, unsigned char **bytes, size_t *n, FILE *err)
 {
     char message[MHA_PATH_SIZE + 256];
-    if (mha_read_whole_file(path, bytes, n, message, sizeof message) != MHA_OK) {
+    if (mha_read_whole_file(path, MHA_READ_TEXT_MAX, bytes, n, message, sizeof message) !=
+        MHA_OK) {
         mha_cli_error(err, "%s", message);
         return MHA_EXIT_FAILURE;
     }
@@ -415,7 +416,8 @@ static int read_tokens(const char *path, const bpe *tokenizer, size_t min, int *
 {
     char message[MHA_PATH_SIZE + 256];
     unsigned char *text;
-    if (mha_read_whole_file(path, &text, bytes, message, sizeof message) != MHA_OK) {
+    if (mha_read_whole_file(path, MHA_READ_TEXT_MAX, &text, bytes, message, sizeof message) !=
+        MHA_OK) {
         mha_cli_error(err, "%s", message);
         return MHA_EXIT_FAILURE;
     }
@@ -493,7 +495,8 @@ static int lm_data_read(const struct lm_train_options *o, size_t context, const 
         }
     } else {
         unsigned char *text;
-        if (mha_read_whole_file(o->text, &text, &bytes, message, sizeof message) != MHA_OK) {
+        if (mha_read_whole_file(o->text, MHA_READ_TEXT_MAX, &text, &bytes, message,
+                                sizeof message) != MHA_OK) {
             mha_cli_error(err, "%s", message);
             return MHA_EXIT_FAILURE;
         }

@@ -921,6 +921,70 @@ Test(lm_command, train_and_the_tokenizer_commands_refuse_what_cannot_run) {
     free_result(&h);
     remove_tree(dir);
 }
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "bpe_files.h"
+static void put_in_place(const char *path, int kind)   /* 0: a FIFO; 1: /dev/zero */
+{
+    char kept[300];
+    snprintf(kept, sizeof kept, "%s.kept", path);
+    cr_assert_eq(rename(path, kept), 0, "%s", path);
+    cr_assert_eq(kind == 0 ? mkfifo(path, 0666) : symlink("/dev/zero", path), 0, "%s", path);
+}
+static void put_back(const char *path)
+{
+    char kept[300];
+    snprintf(kept, sizeof kept, "%s.kept", path);
+    cr_assert_eq(unlink(path), 0, "%s", path);
+    cr_assert_eq(rename(kept, path), 0, "%s", path);
+}
+Test(lm_command, a_fifo_or_a_device_in_place_of_a_file_is_refused_at_once, .timeout = 120) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    free(small_text(dir, "valid.txt", 2, 400));
+    struct cli_result t = train_small(dir, "m", NULL, NULL);
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    free_result(&t);
+    char model[256], state[256], text[256], valid[256], out[256], file[300];
+    snprintf(model, sizeof model, "%s/m", dir);
+    snprintf(state, sizeof state, "%s/m.state", dir);
+    snprintf(text, sizeof text, "%s/train.txt", dir);
+    snprintf(valid, sizeof valid, "%s/valid.txt", dir);
+    snprintf(out, sizeof out, "%s/again", dir);
+    const char *model_files[] = {"model.txt", "merges.txt", "vocab.txt"};
+    const char *state_files[] = {"state.txt", "history.tsv"};
+    for (int kind = 0; kind < 2; kind++) {
+        for (int f = 0; f < 3; f++) {
+            snprintf(file, sizeof file, "%s/%s", model, model_files[f]);
+            put_in_place(file, kind);
+            expect_refusal(run_mha("lm", "eval", model, "--text", valid, NULL), 1, file);
+            if (f > 0)                                  /* a tokenizer's files */
+                expect_refusal(run_mha("lm", "encode", model, "--text", "Emma", NULL), 1, file);
+            put_back(file);
+        }
+        for (int f = 0; f < 2; f++) {
+            snprintf(file, sizeof file, "%s/%s", state, state_files[f]);
+            put_in_place(file, kind);
+            expect_refusal(run_mha("lm", "train", "--resume", state, "--text", text, "--valid",
+                                   valid, "--out", out, NULL), 1, file);
+            put_back(file);
+        }
+        put_in_place(valid, kind);
+        expect_refusal(run_mha("lm", "eval", model, "--text", valid, NULL), 1,
+                       "valid.txt: not a regular file");
+        put_back(valid);
+    }
+    cr_expect(access(out, F_OK) != 0, "a refused run wrote its output");
+    char big[256];
+    snprintf(big, sizeof big, "%s/big.txt", dir);
+    const int fd = open(big, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    cr_assert(fd >= 0 && ftruncate(fd, (off_t)MHA_READ_TEXT_MAX + 1) == 0 && close(fd) == 0);
+    expect_refusal(run_mha("lm", "eval", model, "--text", big, NULL), 1, "big.txt");
+    expect_refusal(run_mha("lm", "tokenizer", "--text", big, "--vocab", "300", "--out", out,
+                           NULL), 1, "big.txt");
+    remove_tree(dir);
+}
 #include <unistd.h>
 #include "head_roles.h"
 

@@ -655,3 +655,45 @@ Test(austen_viewer, models_the_view_cannot_show_or_shows_without_the_study) {
         cr_expect_eq(system(command), 0);
     }
 }
+#include <fcntl.h>
+#include <sys/stat.h>
+#include "bpe_files.h"
+Test(austen_viewer, a_fifo_or_a_device_as_a_table_is_refused_at_once, .timeout = 60) {
+    lm_model real;
+    bpe tokenizer;
+    lm_provenance p;
+    char message[600], dir[] = "/tmp/mha-viz-tables-XXXXXX", path[128];
+    cr_assert_eq(lm_model_read(MODEL, &real, &tokenizer, &p, message, sizeof message),
+                 MHA_OK);
+    lm_model_free(&real);
+    cr_assert_not_null(mkdtemp(dir));
+    write_small_model(dir, &tokenizer, 64);
+    bpe_free(&tokenizer);
+    viz_austen *a = malloc(sizeof *a);
+    cr_assert_not_null(a);
+    const char *tables[] = {"heads.tsv", "prune.tsv"};
+    for (int kind = 0; kind < 3; kind++)              /* a FIFO, /dev/zero, too long */
+        for (int t = 0; t < 2; t++) {
+            snprintf(path, sizeof path, "%s/%s", dir, tables[t]);
+            int fd = -1;
+            if (kind == 0)
+                cr_assert_eq(mkfifo(path, 0666), 0);
+            else if (kind == 1)
+                cr_assert_eq(symlink("/dev/zero", path), 0);
+            else
+                cr_assert((fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666)) >= 0 &&
+                          ftruncate(fd, (off_t)MHA_READ_TABLE_MAX + 1) == 0 && close(fd) == 0);
+            cr_expect_neq(viz_austen_load(a, dir, NULL, message, sizeof message), MHA_OK,
+                          "%s", path);
+            cr_expect(strstr(message, path) != NULL &&
+                      strstr(message, kind < 2 ? "not a regular file" : "longer than") != NULL,
+                      "%s", message);
+            cr_assert_eq(unlink(path), 0);
+        }
+    cr_expect_eq(viz_austen_load(a, dir, NULL, message, sizeof message), MHA_OK, "%s", message);
+    viz_austen_free(a);
+    free(a);
+    char command[128];
+    snprintf(command, sizeof command, "rm -rf %s", dir);
+    cr_expect_eq(system(command), 0);
+}
