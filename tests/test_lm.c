@@ -985,6 +985,69 @@ Test(lm_command, a_fifo_or_a_device_in_place_of_a_file_is_refused_at_once, .time
                            NULL), 1, "big.txt");
     remove_tree(dir);
 }
+Test(lm_command, unusable_folders_are_refused_before_the_first_step) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    free(small_text(dir, "valid.txt", 2, 400));
+    write_bytes(dir, "afile", "x", 1);
+    char state[256], same[256];
+    snprintf(state, sizeof state, "%s/afile/m.state", dir);
+    expect_refusal(train_small(dir, "afile/m", NULL, NULL), 1, "afile/m");
+    expect_refusal(train_small(dir, "m", "--state", state), 1, "afile/m.state");
+    snprintf(same, sizeof same, "%s/m", dir);
+    expect_refusal(train_small(dir, "m", "--state", same), 2, "--state");
+    snprintf(same, sizeof same, "%s/./m", dir);
+    expect_refusal(train_small(dir, "m", "--state", same), 2, "--state");
+    cr_expect(access(path_in(dir, "m"), F_OK) != 0, "a refused run made its folder");
+    remove_tree(dir);
+}
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include "child.h"
+#include "cli.h"
+Test(lm_command, a_tokenizer_stopped_while_it_learns_leaves_no_folder, .timeout = 60) {
+    char *dir = make_temp_dir(), text[256], out[256], err_path[256];
+    const size_t words = 200000;
+    char *bytes = malloc(words * 13);
+    cr_assert_not_null(bytes);
+    uint64_t state = mha_random_seeded(3);
+    size_t used = 0;
+    for (size_t w = 0; w < words; w++) {
+        const size_t length = 3 + mha_random(&state) % 10;
+        for (size_t k = 0; k < length; k++)
+            bytes[used++] = (char)('a' + mha_random(&state) % 26);
+        bytes[used++] = ' ';
+    }
+    write_bytes(dir, "words.txt", bytes, used);
+    free(bytes);
+    snprintf(text, sizeof text, "%s/words.txt", dir);
+    snprintf(out, sizeof out, "%s/tokenizer", dir);
+    snprintf(err_path, sizeof err_path, "%s/err.txt", dir);
+    fflush(NULL);
+    const pid_t child = fork();
+    cr_assert(child >= 0);
+    if (child == 0) {
+        signal(SIGTERM, SIG_DFL);
+        FILE *err = fopen(err_path, "w"), *sink = fopen("/dev/null", "w");
+        char *argv[] = {"mha", "lm", "tokenizer", "--text", text, "--vocab", "8000", "--out",
+                        out, NULL};
+        child_exit(err && sink ? mha_cli_main(9, argv, sink, err) : 3);
+    }
+    nanosleep(&(struct timespec){0, 400 * 1000 * 1000}, NULL);
+    int wstatus;
+    cr_assert_eq(waitpid(child, &wstatus, WNOHANG), 0, "the tokenizer was learnt too soon");
+    cr_expect(access(out, F_OK) != 0, "the folder was made before the tokenizer was learnt");
+    kill(child, SIGTERM);
+    cr_assert_eq(waitpid(child, &wstatus, 0), child);
+    cr_expect(WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGTERM, "status %#x", wstatus);
+    cr_expect(access(out, F_OK) != 0, "a stopped tokenizer left its folder");
+    size_t n;
+    char *said = slurp(err_path, &n);
+    cr_expect(strncmp(said, "mha: stopped by SIGTERM", 23) == 0, "%s", said);
+    free(said);
+    remove_tree(dir);
+}
 #include <unistd.h>
 #include "head_roles.h"
 
