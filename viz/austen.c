@@ -13,7 +13,7 @@
 #include "austen.h"
 #include "training.h"
 
-char viz_austen_dir[512], viz_austen_valid[512];
+char viz_austen_dir[VIZ_AUSTEN_PATH], viz_austen_valid[VIZ_AUSTEN_PATH];
 static size_t utf8_length(const unsigned char *b, size_t n)   /* 0: not a whole character */
 {
     const size_t want = b[0] < 0x80 ? 1 : b[0] >= 0xC2 && b[0] <= 0xDF ? 2
@@ -297,6 +297,11 @@ mha_status viz_austen_load(viz_austen *a, const char *dir, const char *valid, ch
                            size_t size)
 {
     memset(a, 0, sizeof *a);
+    if (strlen(dir) >= sizeof a->dir) {
+        snprintf(message, size, "%s: a path of %zu bytes; the viewer takes at most %zu", dir,
+                 strlen(dir), sizeof a->dir - 1);
+        return MHA_ERR_ARG;
+    }
     lm_provenance p;
     mha_status status = lm_model_read(dir, &a->model, &a->tokenizer, &p, message, size);
     if (status != MHA_OK)
