@@ -448,7 +448,10 @@ $(BUILD)/mha-tables: $(BUILD)/obj/tables/tables_main.o $(BUILD)/libmha-tables.a 
 # in the reader's order; tools/book-latex.sh runs pdflatex on both until every
 # page reference, within each and between them, has settled (each reads the
 # other's labels), and fails on references left undefined, references still
-# moving, or a line more than 10pt too wide.
+# moving, or a line more than 10pt too wide.  A finished pass seals its side files
+# (.aux .out .toc, the index's, .xref) with their checksums; side files whose
+# seal is missing or broken, left by a stopped pass, are thrown away before the
+# next (tools/book-latex-test.sh, run by make check, shows it).
 BOOK_TEXINPUTS = .:$(CURDIR)/$(BUILD)/tables:$(CURDIR)/figures:
 
 book: $(BUILD)/book.pdf $(BUILD)/companion.pdf
@@ -497,6 +500,7 @@ check: lint check-tangle check-figures
 	$(MAKE) --no-print-directory $(PAR) test
 	$(MAKE) --no-print-directory $(PAR) austen-check
 	$(MAKE) --no-print-directory clang-build
+	bash tools/book-latex-test.sh
 	$(MAKE) --no-print-directory $(PAR) book
 	$(MAKE) --no-print-directory exercises-verify book-student
 	$(MAKE) --no-print-directory sanitize

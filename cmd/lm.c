@@ -18,16 +18,11 @@
 #include "output.h"
 #include "sha256.h"
 
-static int lm_unmake(int made, const char *dir)
-{
-    if (made)
-        (void)rmdir(dir);
-    return MHA_EXIT_FAILURE;
-}
 static int read_text(const char *path, unsigned char **bytes, size_t *n, FILE *err)
 {
     char message[MHA_PATH_SIZE + 256];
-    if (mha_read_whole_file(path, bytes, n, message, sizeof message) != MHA_OK) {
+    if (mha_read_whole_file(path, MHA_READ_TEXT_MAX, bytes, n, message, sizeof message) !=
+        MHA_OK) {
         mha_cli_error(err, "%s", message);
         return MHA_EXIT_FAILURE;
     }
@@ -63,15 +58,14 @@ static int lm_tokenizer(int argc, char **argv, FILE *out, FILE *err)
         return MHA_EXIT_USAGE;
     }
     char message[MHA_PATH_SIZE + 256];
-    const int made = mkdir(dir, 0777) == 0;       /* made when missing, as a model's folder */
-    if (mha_output_check_dir(dir, message, sizeof message) != MHA_OK) {
+    if (mha_output_check_new_dir(dir, message, sizeof message) != MHA_OK) {
         mha_cli_error(err, "%s", message);
-        return lm_unmake(made, dir);
+        return MHA_EXIT_FAILURE;
     }
     unsigned char *text;
     size_t n;
     if (read_text(text_path, &text, &n, err) != MHA_EXIT_OK)
-        return lm_unmake(made, dir);
+        return MHA_EXIT_FAILURE;
     bpe tokenizer;
     const double started = mha_seconds();
     mha_status learned = bpe_learn(text, n, vocab, &tokenizer);
@@ -79,9 +73,10 @@ static int lm_tokenizer(int argc, char **argv, FILE *out, FILE *err)
     free(text);
     if (learned != MHA_OK) {
         mha_cli_error(err, "lm tokenizer: %s: %s", text_path, mha_status_message(learned));
-        return lm_unmake(made, dir);
+        return MHA_EXIT_FAILURE;
     }
-    if (bpe_files_write(dir, &tokenizer, message, sizeof message) != MHA_OK) {
+    if (mha_output_make_dir(dir, message, sizeof message) != MHA_OK ||     /* the set's */
+        bpe_files_write(dir, &tokenizer, message, sizeof message) != MHA_OK) {
         mha_cli_error(err, "%s", message);
         status = MHA_EXIT_FAILURE;
     } else
@@ -89,7 +84,7 @@ static int lm_tokenizer(int argc, char **argv, FILE *out, FILE *err)
                 "%.1f s; wrote %s/%s and %s\n", tokenizer.vocab, tokenizer.vocab - BPE_BYTES, n,
                 seconds, dir, BPE_MERGES_FILE, BPE_VOCAB_FILE);
     bpe_free(&tokenizer);
-    return status == MHA_EXIT_OK ? status : lm_unmake(made, dir);
+    return status;
 }
 static int lm_encode(int argc, char **argv, FILE *out, FILE *err)
 {
@@ -415,7 +410,8 @@ static int read_tokens(const char *path, const bpe *tokenizer, size_t min, int *
 {
     char message[MHA_PATH_SIZE + 256];
     unsigned char *text;
-    if (mha_read_whole_file(path, &text, bytes, message, sizeof message) != MHA_OK) {
+    if (mha_read_whole_file(path, MHA_READ_TEXT_MAX, &text, bytes, message, sizeof message) !=
+        MHA_OK) {
         mha_cli_error(err, "%s", message);
         return MHA_EXIT_FAILURE;
     }
@@ -493,7 +489,8 @@ static int lm_data_read(const struct lm_train_options *o, size_t context, const 
         }
     } else {
         unsigned char *text;
-        if (mha_read_whole_file(o->text, &text, &bytes, message, sizeof message) != MHA_OK) {
+        if (mha_read_whole_file(o->text, MHA_READ_TEXT_MAX, &text, &bytes, message,
+                                sizeof message) != MHA_OK) {
             mha_cli_error(err, "%s", message);
             return MHA_EXIT_FAILURE;
         }
@@ -554,7 +551,10 @@ static int lm_save(const struct lm_train_options *o, const lm_run *run, const lm
         lm_model_file_name(m, i, names[i], sizeof names[i]);
         list[i] = names[i];
     }
-    const int made_out = mkdir(o->out, 0777) == 0, made_state = mkdir(o->state, 0777) == 0;
+    if (status == MHA_OK)
+        status = mha_output_make_dir(o->out, message, sizeof message);
+    if (status == MHA_OK)
+        status = mha_output_make_dir(o->state, message, sizeof message);
     if (status == MHA_OK)
         status = mha_output_begin(o->out, (int)n, list, message, sizeof message);
     if (status == MHA_OK)
@@ -581,8 +581,50 @@ static int lm_save(const struct lm_train_options *o, const lm_run *run, const lm
     free(list);
     if (status != MHA_OK) {
         mha_cli_error(err, "%s", message);
-        (void)lm_unmake(made_state, o->state);
-        return lm_unmake(made_out, o->out);
+        return MHA_EXIT_FAILURE;
+    }
+    return MHA_EXIT_OK;
+}
+/* Where a folder is, or will be: its own device and inode, or, missing, its
+   parent's and its name. */
+struct lm_place { dev_t dev; ino_t ino; int exists; const char *name; };
+static int lm_place_of(const char *dir, struct lm_place *p)
+{
+    char parent[MHA_PATH_SIZE];
+    const char *slash = strrchr(dir, '/');
+    struct stat st;
+    p->name = slash != NULL ? slash + 1 : dir;
+    p->exists = stat(dir, &st) == 0;
+    if (!p->exists) {
+        if (*p->name == '\0' || strlen(dir) >= sizeof parent)
+            return 0;
+        snprintf(parent, sizeof parent, "%.*s", slash == NULL || slash == dir ? 1
+                 : (int)(slash - dir), slash == NULL ? "." : dir);
+        if (stat(parent, &st) != 0)
+            return 0;
+    }
+    p->dev = st.st_dev, p->ino = st.st_ino;
+    return 1;
+}
+static int lm_same_place(const char *x, const char *y)
+{
+    struct lm_place a, b;
+    return strcmp(x, y) == 0 ||
+           (lm_place_of(x, &a) && lm_place_of(y, &b) && a.dev == b.dev && a.ino == b.ino &&
+            a.exists == b.exists && (a.exists || strcmp(a.name, b.name) == 0));
+}
+static int lm_train_outputs_check(const struct lm_train_options *o, FILE *err)
+{
+    char message[MHA_PATH_SIZE + 256];
+    if (lm_same_place(o->out, o->state)) {
+        mha_cli_error(err, "--state: %s is the --out folder; the state needs its own",
+                      o->state);
+        return MHA_EXIT_USAGE;
+    }
+    if (mha_output_check_new_dir(o->out, message, sizeof message) != MHA_OK ||
+        mha_output_check_new_dir(o->state, message, sizeof message) != MHA_OK) {
+        mha_cli_error(err, "%s", message);
+        return MHA_EXIT_FAILURE;
     }
     return MHA_EXIT_OK;
 }
@@ -718,6 +760,8 @@ static int lm_train(int argc, char **argv, FILE *out, FILE *err)
         }
         o.state = state;
     }
+    if ((status = lm_train_outputs_check(&o, err)) != MHA_EXIT_OK)
+        return status;
     lm_run run = {{0, o.context, o.dim, o.heads, o.layers, 4 * o.dim}, o.steps, o.warmup,
                   o.batch, o.eval_every, 0, o.lr, o.seed, 0, "-", "-"};
     lm_model m = {0};

@@ -1,39 +1,85 @@
 /* generated from chapters/15-language-model.nw; edit the book, not this file */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "bpe_files.h"
 #include "layer_files.h"
 #include "output.h"
 
-mha_status mha_read_whole_file(const char *path, unsigned char **bytes, size_t *n,
-                               char *message, size_t size)
+static mha_status read_opened(int fd, const char *path, size_t limit, unsigned char **bytes,
+                              size_t *n, char *message, size_t size)
 {
-    *bytes = NULL, *n = 0;
-    FILE *file = fopen(path, "rb");
-    if (file == NULL)
-        return mha_fail(MHA_ERR_IO, message, size, "%s: %s", path, strerror(errno));
-    size_t capacity = 1 << 16, length = 0;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        const int error = errno, examined = fstat(fd, &st) == 0;
+        close(fd);
+        if (examined)
+            return mha_fail(MHA_ERR_IO, message, size, "%s: not a regular file (a FIFO, a "
+                            "device or a directory is refused)", path);
+        return mha_fail(MHA_ERR_IO, message, size, "%s: cannot examine: %s", path,
+                        strerror(error));
+    }
+    if ((uintmax_t)st.st_size > limit) {
+        close(fd);
+        return mha_fail(MHA_ERR_FORMAT, message, size, "%s: %jd bytes, longer than the %zu "
+                        "this file may hold", path, (intmax_t)st.st_size, limit);
+    }
+    FILE *file = NULL;
+    if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
+        (file = fdopen(fd, "rb")) == NULL) {
+        const int error = errno;
+        close(fd);
+        return mha_fail(MHA_ERR_IO, message, size, "%s: cannot read: %s", path,
+                        strerror(error));
+    }
+    size_t capacity = (size_t)st.st_size + 1, length = 0;     /* the end, seen in one read */
+    if (capacity < 4096)
+        capacity = limit < 4096 ? limit + 1 : 4096;
     unsigned char *buffer = malloc(capacity);
     while (buffer != NULL) {
         length += fread(buffer + length, 1, capacity - length, file);
-        if (length < capacity)
+        if (length < capacity || length > limit)
             break;
-        unsigned char *bigger = capacity <= SIZE_MAX / 2 ? realloc(buffer, 2 * capacity) : NULL;
+        const size_t more = capacity <= limit / 2 ? 2 * capacity : limit + 1;
+        unsigned char *bigger = realloc(buffer, more);
         if (bigger == NULL)
             free(buffer);
-        buffer = bigger, capacity *= 2;
+        buffer = bigger, capacity = more;
     }
     const int failed = ferror(file), error = errno;
     fclose(file);
     if (buffer == NULL)
         return mha_fail(MHA_ERR_NOMEM, message, size, "%s: out of memory", path);
-    if (failed) {
+    if (failed || length > limit) {
         free(buffer);
-        return mha_fail(MHA_ERR_IO, message, size, "%s: cannot read: %s", path, strerror(error));
+        if (failed)
+            return mha_fail(MHA_ERR_IO, message, size, "%s: cannot read: %s", path,
+                            strerror(error));
+        return mha_fail(MHA_ERR_FORMAT, message, size, "%s: grew past the %zu bytes this file "
+                        "may hold", path, limit);
     }
     *bytes = buffer, *n = length;
     return MHA_OK;
+}
+mha_status mha_read_whole_file(const char *path, size_t limit, unsigned char **bytes,
+                               size_t *n, char *message, size_t size)
+{
+    *bytes = NULL, *n = 0;
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        const int error = errno;
+        mha_fail(MHA_ERR_IO, message, size, "%s: %s", path, strerror(error));
+        errno = error;                             /* ENOENT: a missing file */
+        return MHA_ERR_IO;
+    }
+    const mha_status status = read_opened(fd, path, limit, bytes, n, message, size);
+    if (status != MHA_OK)
+        errno = 0;                                 /* there, but refused */
+    return status;
 }
 void bpe_escape(FILE *file, const unsigned char *bytes, size_t n)
 {
@@ -177,7 +223,7 @@ mha_status bpe_files_read(const char *dir, bpe *tokenizer, char *message, size_t
     size_t n = 0;
     if (!mha_join_path(path, sizeof path, dir, BPE_MERGES_FILE))
         return mha_fail(MHA_ERR_ARG, message, size, "%s: path too long", dir);
-    mha_status status = mha_read_whole_file(path, &text, &n, message, size);
+    mha_status status = mha_read_whole_file(path, MHA_READ_TABLE_MAX, &text, &n, message, size);
     if (status == MHA_OK)
         status = bpe_merges_parse(path, (const char *)text, n, tokenizer, message, size);
     free(text);
@@ -186,7 +232,7 @@ mha_status bpe_files_read(const char *dir, bpe *tokenizer, char *message, size_t
         return status;
     _Static_assert(sizeof BPE_VOCAB_FILE <= sizeof BPE_MERGES_FILE, "vocab.txt fits");
     strcpy(path + strlen(path) - strlen(BPE_MERGES_FILE), BPE_VOCAB_FILE);
-    status = mha_read_whole_file(path, &text, &n, message, size);
+    status = mha_read_whole_file(path, MHA_READ_TABLE_MAX, &text, &n, message, size);
     if (status == MHA_OK)
         status = bpe_vocab_check(path, (const char *)text, n, tokenizer, message, size);
     free(text);

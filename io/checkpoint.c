@@ -1,8 +1,10 @@
 /* generated from chapters/23-train-command.nw; edit the book, not this file */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "bpe_files.h"
 #include "checkpoint.h"
 #include "layer_files.h"
 #include "npy.h"
@@ -210,25 +212,25 @@ static mha_status read_tensor(const char *dir, const checkpoint_file *file, mha_
 static mha_status read_metadata(const char *dir, size_t legacy_heads, mha_induction_model *sizes,
                                 char *message, size_t size)
 {
-    char path[PATH_MAX_BYTES], text[CHECKPOINT_TEXT_MAX + 1];
+    char path[PATH_MAX_BYTES];
+    unsigned char *text;
+    size_t length;
     checkpoint_path(path, dir, CHECKPOINT_METADATA);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL && errno == ENOENT && legacy_heads > 0)
+    mha_status status = mha_read_whole_file(path, CHECKPOINT_TEXT_MAX, &text, &length, message,
+                                            size);
+    const int missing = status == MHA_ERR_IO && errno == ENOENT;
+    if (missing && legacy_heads > 0)
         return read_format_0(dir, legacy_heads, sizes, message, size);
-    if (f == NULL)
-        return mha_fail(MHA_ERR_IO, message, size, errno == ENOENT
-                        ? "%s: %s; a checkpoint of format 0 (.npy files alone) or none at all"
-                        : "%s: %s", path, strerror(errno));
-    const size_t length = fread(text, 1, sizeof text, f);
-    const int failed = ferror(f);
-    fclose(f);
-    if (failed)
-        return mha_fail(MHA_ERR_IO, message, size, "%s: cannot read", path);
-    if (length > CHECKPOINT_TEXT_MAX)
-        return mha_fail(MHA_ERR_FORMAT, message, size, "%s: longer than %d bytes", path,
-                        CHECKPOINT_TEXT_MAX);
-    text[length] = '\0';
-    return parse_metadata(path, text, length, sizes, message, size);
+    if (missing)
+        return mha_fail(MHA_ERR_IO, message, size, "%s: %s; a checkpoint of format 0 (.npy "
+                        "files alone) or none at all", path, strerror(ENOENT));
+    if (status != MHA_OK)
+        return status;
+    char copy[CHECKPOINT_TEXT_MAX + 1];
+    memcpy(copy, text, length);
+    copy[length] = '\0';
+    free(text);
+    return parse_metadata(path, copy, length, sizes, message, size);
 }
 static mha_status parse_metadata(const char *path, char *text, size_t length,
                                  mha_induction_model *sizes, char *message, size_t size)

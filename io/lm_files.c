@@ -169,14 +169,14 @@ static mha_status parse_keys(const char *path, char *text, key *keys, size_t cou
                             keys[k].name);
     return MHA_OK;
 }
-static mha_status read_text(const char *dir, const char *name, char **text, size_t *n,
-                            char *message, size_t size)
+static mha_status read_text(const char *dir, const char *name, size_t limit, char **text,
+                            size_t *n, char *message, size_t size)
 {
     char path[MHA_PATH_SIZE];
     unsigned char *bytes;
     if (!mha_join_path(path, sizeof path, dir, name))
         return mha_fail(MHA_ERR_ARG, message, size, "%s: name too long", dir);
-    mha_status status = mha_read_whole_file(path, &bytes, n, message, size);
+    mha_status status = mha_read_whole_file(path, limit, &bytes, n, message, size);
     if (status != MHA_OK)
         return status;
     char *t = realloc(bytes, *n + 1);
@@ -227,7 +227,8 @@ mha_status lm_model_read(const char *dir, lm_model *m, bpe *tokenizer, lm_proven
     char *text = NULL, format[LM_SHA_HEX], kind[LM_SHA_HEX], path[MHA_PATH_SIZE];
     size_t n = 0, tensor_lines = 0;
     lm_config c;
-    mha_status status = read_text(dir, "model.txt", &text, &n, message, size);
+    mha_status status = read_text(dir, "model.txt", MHA_READ_NOTE_MAX, &text, &n, message,
+                                  size);
     if (status != MHA_OK)
         return status;
     mha_join_path(path, sizeof path, dir, "model.txt");
@@ -346,7 +347,8 @@ mha_status lm_state_read(const char *dir, lm_run *run, lm_model *m, lm_adamw *op
     memset(m, 0, sizeof *m);
     memset(opt, 0, sizeof *opt);
     *history = NULL;
-    mha_status status = read_text(dir, lm_state_names[0], &text, &n, message, size);
+    mha_status status = read_text(dir, lm_state_names[0], MHA_READ_NOTE_MAX, &text, &n,
+                                  message, size);
     if (status != MHA_OK)
         return status;
     mha_join_path(path, sizeof path, dir, lm_state_names[0]);
@@ -394,11 +396,12 @@ mha_status lm_state_read(const char *dir, lm_run *run, lm_model *m, lm_adamw *op
     }
     free(arrays);
     if (status == MHA_OK)
-        status = read_text(dir, lm_state_names[2], history, length, message, size);
+        status = read_text(dir, lm_state_names[2], MHA_READ_TEXT_MAX, history, length,
+                           message, size);
     char *merges = NULL;
     int tokens = 0;
-    if (status == MHA_OK && (status = read_text(dir, lm_state_names[3], &merges, &n, message,
-                                                size)) == MHA_OK) {
+    if (status == MHA_OK && (status = read_text(dir, lm_state_names[3], MHA_READ_TABLE_MAX,
+                                                &merges, &n, message, size)) == MHA_OK) {
         mha_join_path(path, sizeof path, dir, lm_state_names[3]);
         tokens = (status = bpe_merges_parse(path, merges, n, tokenizer, message, size)) == MHA_OK;
     }

@@ -36,7 +36,11 @@ static const int cleanup_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM,
 enum { CLEANUP_SIGNALS = sizeof cleanup_signals / sizeof cleanup_signals[0] };
 static struct sigaction previous_action[CLEANUP_SIGNALS], previous_xfsz;
 static int caught[CLEANUP_SIGNALS];
+enum { MADE_MAX = 4 };
+static char made[MADE_MAX][MHA_PATH_SIZE];
+static volatile sig_atomic_t made_count, committed;
 static void catch_signals(void);
+static void remove_made(void);
 static mha_status refuse_special(const char *path, char *message, size_t size);
 static mha_status check_roles(char *message, size_t size);
 static mha_status add_slot(const char *dir, const char *name, int check, char *message,
@@ -427,7 +431,7 @@ mha_status mha_output_commit(char *message, size_t size)
     }
     free(order);
     if (status == MHA_OK)
-        temporaries = 0;
+        temporaries = 0, committed = 1;
     renaming = 0;
     return status;
 }
@@ -440,6 +444,7 @@ int mha_output_abandon(int sig)
     for (sig_atomic_t i = 0; i < temporaries; i++)
         unlink(set.slot[i].temporary);
     temporaries = 0;
+    remove_made();
     return 1;
 }
 
@@ -475,11 +480,14 @@ static void catch_signals(void)
 
 void mha_output_end(void)
 {
-    if (!set.open)
-        return;
-    for (sig_atomic_t i = 0; i < temporaries; i++)
+    for (sig_atomic_t i = 0; set.open && i < temporaries; i++)
         unlink(set.slot[i].temporary);
     temporaries = 0;
+    if (!committed)
+        remove_made();                            /* emptied of the temporaries first */
+    made_count = 0, committed = 0;
+    if (!set.open)
+        return;
     free_set();
     for (int i = 0; i < CLEANUP_SIGNALS; i++)
         if (caught[i])
@@ -541,4 +549,42 @@ mha_status mha_output_check(const char *path, char *message, size_t size)
     if (status == MHA_OK)
         status = refuse_special(path, message, size);
     return status == MHA_OK ? mha_output_check_dir(dir, message, size) : status;
+}
+static void remove_made(void)
+{
+    for (sig_atomic_t i = made_count; i > 0; i--)
+        rmdir(made[i - 1]);
+    made_count = 0;
+}
+mha_status mha_output_make_dir(const char *dir, char *message, size_t size)
+{
+    if (temporaries != 0 || made_count == MADE_MAX || strlen(dir) >= MHA_PATH_SIZE)
+        return mha_fail(MHA_ERR_ARG, message, size, "%s: cannot make a folder for this set "
+                        "of outputs", dir);
+    if (mkdir(dir, 0777) != 0)
+        return errno == EEXIST ? MHA_OK
+               : mha_fail(MHA_ERR_IO, message, size, "%s: cannot make it: %s", dir,
+                          strerror(errno));
+    snprintf(made[made_count], MHA_PATH_SIZE, "%s", dir);
+    made_count++;                                  /* after the name: a handler reads it */
+    return MHA_OK;
+}
+mha_status mha_output_check_new_dir(const char *dir, char *message, size_t size)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0 || errno != ENOENT)
+        return mha_output_check_dir(dir, message, size);
+    char path[MHA_PATH_SIZE], parent[MHA_PATH_SIZE], why[MHA_PATH_SIZE + 64];
+    const char *name;
+    size_t length = strlen(dir);
+    while (length > 1 && dir[length - 1] == '/')
+        length--;
+    if (length >= sizeof path)
+        return mha_fail(MHA_ERR_ARG, message, size, "%s: name too long", dir);
+    memcpy(path, dir, length);
+    path[length] = '\0';
+    mha_status status = split(path, parent, &name, message, size);
+    if (status == MHA_OK && (status = mha_output_check_dir(parent, why, sizeof why)) != MHA_OK)
+        mha_fail(status, message, size, "%s: cannot be made: %s", dir, why);
+    return status;
 }

@@ -18,7 +18,11 @@
    mha_output_wait (default MHA_OUTPUT_WAIT) for another run's lock, calling
    its notice once.  mha_output_abandon, for a signal handler of the
    caller's: removes the temporaries and returns 1, or returns 0 during a
-   commit, after which end raises the signal again. */
+   commit, after which end raises the signal again.  make_dir, before next:
+   makes dir if it is missing; a folder made so belongs to the set, and is
+   removed again (when it is empty) by end without a commit and by abandon.
+   check_new_dir: what begin would ask of dir, or, when it is missing, what
+   make_dir would ask of the folder it goes in. */
 #include <stddef.h>
 #include <stdio.h>
 #include "mha.h"
@@ -41,4 +45,6 @@ mha_status mha_output_file(const char *path, mha_output_writer writer, void *con
                            char *message, size_t size);
 mha_status mha_output_check(const char *path, char *message, size_t size);
 mha_status mha_output_check_dir(const char *dir, char *message, size_t size);
+mha_status mha_output_make_dir(const char *dir, char *message, size_t size);
+mha_status mha_output_check_new_dir(const char *dir, char *message, size_t size);
 #endif

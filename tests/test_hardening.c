@@ -362,7 +362,7 @@ Test(hardening, checkpoint_metadata_is_checked_field_by_field) {
     memset(text, '#', sizeof text);
     memcpy(text, good, length);
     write_text_file(dir, "model.txt", text, CHECKPOINT_TEXT_MAX + 1);
-    expect_checkpoint_refused(dir, 0, MHA_ERR_FORMAT, "longer than 4096 bytes",
+    expect_checkpoint_refused(dir, 0, MHA_ERR_FORMAT, "longer than the 4096",
                               "a long model.txt");
     write_text_file(dir, "model.txt", good, length);
     char message[512];
@@ -453,8 +453,13 @@ Test(hardening, checkpoint_refuses_what_is_not_a_checkpoint_directory) {
     snprintf(path, sizeof path, "%s/model.txt", dir);
     cr_assert_eq(unlink(path), 0);
     cr_assert_eq(mkdir(path, 0700), 0);
-    expect_checkpoint_refused(dir, 0, MHA_ERR_IO, "model.txt: cannot read", "a folder model.txt");
+    expect_checkpoint_refused(dir, 0, MHA_ERR_IO, "model.txt: not a regular file",
+                              "a folder model.txt");
     cr_assert_eq(rmdir(path), 0);
+    cr_assert_eq(mkfifo(path, 0600), 0);                  /* a reader would wait for a writer */
+    expect_checkpoint_refused(dir, 0, MHA_ERR_IO, "model.txt: not a regular file",
+                              "a FIFO model.txt");
+    cr_assert_eq(unlink(path), 0);
     write_text_file(dir, "model.txt", "", 0);
     expect_checkpoint_refused(dir, 0, MHA_ERR_FORMAT, "model.txt: does not end with a line end",
                               "an empty model.txt");

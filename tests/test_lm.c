@@ -1031,6 +1031,133 @@ Test(lm_command, train_and_the_tokenizer_commands_refuse_what_cannot_run) {
     free_result(&h);
     remove_tree(dir);
 }
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "bpe_files.h"
+static void put_in_place(const char *path, int kind)   /* 0: a FIFO; 1: /dev/zero */
+{
+    char kept[300];
+    snprintf(kept, sizeof kept, "%s.kept", path);
+    cr_assert_eq(rename(path, kept), 0, "%s", path);
+    cr_assert_eq(kind == 0 ? mkfifo(path, 0666) : symlink("/dev/zero", path), 0, "%s", path);
+}
+static void put_back(const char *path)
+{
+    char kept[300];
+    snprintf(kept, sizeof kept, "%s.kept", path);
+    cr_assert_eq(unlink(path), 0, "%s", path);
+    cr_assert_eq(rename(kept, path), 0, "%s", path);
+}
+Test(lm_command, a_fifo_or_a_device_in_place_of_a_file_is_refused_at_once, .timeout = 120) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    free(small_text(dir, "valid.txt", 2, 400));
+    struct cli_result t = train_small(dir, "m", NULL, NULL);
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    free_result(&t);
+    char model[256], state[256], text[256], valid[256], out[256], file[300];
+    snprintf(model, sizeof model, "%s/m", dir);
+    snprintf(state, sizeof state, "%s/m.state", dir);
+    snprintf(text, sizeof text, "%s/train.txt", dir);
+    snprintf(valid, sizeof valid, "%s/valid.txt", dir);
+    snprintf(out, sizeof out, "%s/again", dir);
+    const char *model_files[] = {"model.txt", "merges.txt", "vocab.txt"};
+    const char *state_files[] = {"state.txt", "history.tsv"};
+    for (int kind = 0; kind < 2; kind++) {
+        for (int f = 0; f < 3; f++) {
+            snprintf(file, sizeof file, "%s/%s", model, model_files[f]);
+            put_in_place(file, kind);
+            expect_refusal(run_mha("lm", "eval", model, "--text", valid, NULL), 1, file);
+            if (f > 0)                                  /* a tokenizer's files */
+                expect_refusal(run_mha("lm", "encode", model, "--text", "Emma", NULL), 1, file);
+            put_back(file);
+        }
+        for (int f = 0; f < 2; f++) {
+            snprintf(file, sizeof file, "%s/%s", state, state_files[f]);
+            put_in_place(file, kind);
+            expect_refusal(run_mha("lm", "train", "--resume", state, "--text", text, "--valid",
+                                   valid, "--out", out, NULL), 1, file);
+            put_back(file);
+        }
+        put_in_place(valid, kind);
+        expect_refusal(run_mha("lm", "eval", model, "--text", valid, NULL), 1,
+                       "valid.txt: not a regular file");
+        put_back(valid);
+    }
+    cr_expect(access(out, F_OK) != 0, "a refused run wrote its output");
+    char big[256];
+    snprintf(big, sizeof big, "%s/big.txt", dir);
+    const int fd = open(big, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    cr_assert(fd >= 0 && ftruncate(fd, (off_t)MHA_READ_TEXT_MAX + 1) == 0 && close(fd) == 0);
+    expect_refusal(run_mha("lm", "eval", model, "--text", big, NULL), 1, "big.txt");
+    expect_refusal(run_mha("lm", "tokenizer", "--text", big, "--vocab", "300", "--out", out,
+                           NULL), 1, "big.txt");
+    remove_tree(dir);
+}
+Test(lm_command, unusable_folders_are_refused_before_the_first_step) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    free(small_text(dir, "valid.txt", 2, 400));
+    write_bytes(dir, "afile", "x", 1);
+    char state[256], same[256];
+    snprintf(state, sizeof state, "%s/afile/m.state", dir);
+    expect_refusal(train_small(dir, "afile/m", NULL, NULL), 1, "afile/m");
+    expect_refusal(train_small(dir, "m", "--state", state), 1, "afile/m.state");
+    snprintf(same, sizeof same, "%s/m", dir);
+    expect_refusal(train_small(dir, "m", "--state", same), 2, "--state");
+    snprintf(same, sizeof same, "%s/./m", dir);
+    expect_refusal(train_small(dir, "m", "--state", same), 2, "--state");
+    cr_expect(access(path_in(dir, "m"), F_OK) != 0, "a refused run made its folder");
+    remove_tree(dir);
+}
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include "child.h"
+#include "cli.h"
+Test(lm_command, a_tokenizer_stopped_while_it_learns_leaves_no_folder, .timeout = 60) {
+    char *dir = make_temp_dir(), text[256], out[256], err_path[256];
+    const size_t words = 200000;
+    char *bytes = malloc(words * 13);
+    cr_assert_not_null(bytes);
+    uint64_t state = mha_random_seeded(3);
+    size_t used = 0;
+    for (size_t w = 0; w < words; w++) {
+        const size_t length = 3 + mha_random(&state) % 10;
+        for (size_t k = 0; k < length; k++)
+            bytes[used++] = (char)('a' + mha_random(&state) % 26);
+        bytes[used++] = ' ';
+    }
+    write_bytes(dir, "words.txt", bytes, used);
+    free(bytes);
+    snprintf(text, sizeof text, "%s/words.txt", dir);
+    snprintf(out, sizeof out, "%s/tokenizer", dir);
+    snprintf(err_path, sizeof err_path, "%s/err.txt", dir);
+    fflush(NULL);
+    const pid_t child = fork();
+    cr_assert(child >= 0);
+    if (child == 0) {
+        signal(SIGTERM, SIG_DFL);
+        FILE *err = fopen(err_path, "w"), *sink = fopen("/dev/null", "w");
+        char *argv[] = {"mha", "lm", "tokenizer", "--text", text, "--vocab", "8000", "--out",
+                        out, NULL};
+        child_exit(err && sink ? mha_cli_main(9, argv, sink, err) : 3);
+    }
+    nanosleep(&(struct timespec){0, 400 * 1000 * 1000}, NULL);
+    int wstatus;
+    cr_assert_eq(waitpid(child, &wstatus, WNOHANG), 0, "the tokenizer was learnt too soon");
+    cr_expect(access(out, F_OK) != 0, "the folder was made before the tokenizer was learnt");
+    kill(child, SIGTERM);
+    cr_assert_eq(waitpid(child, &wstatus, 0), child);
+    cr_expect(WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGTERM, "status %#x", wstatus);
+    cr_expect(access(out, F_OK) != 0, "a stopped tokenizer left its folder");
+    size_t n;
+    char *said = slurp(err_path, &n);
+    cr_expect(strncmp(said, "mha: stopped by SIGTERM", 23) == 0, "%s", said);
+    free(said);
+    remove_tree(dir);
+}
 #include <unistd.h>
 #include "head_roles.h"
 

@@ -510,6 +510,64 @@ Test(output, a_signal_removes_the_temporaries) {
         remove_dir(dir);
     }
 }
+static int put_word(FILE *file, void *context)
+{
+    (void)context;
+    return fputs("word", file) < 0;
+}
+Test(output, the_folders_a_set_made_go_with_it) {
+    char *dir = make_temp_dir(), a[4200], b[4200], file[4300], message[256];
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(b, sizeof b, "%s/b", dir);
+    snprintf(file, sizeof file, "%s/x.txt", b);
+    const char *names[1] = {"x.txt"};
+    struct stat st;
+    for (int commit = 0; commit < 2; commit++) {
+        cr_assert_eq(mha_output_make_dir(a, message, sizeof message), MHA_OK, "%s", message);
+        cr_assert_eq(mha_output_make_dir(b, message, sizeof message), MHA_OK, "%s", message);
+        mha_status status = mha_output_begin(a, 1, names, message, sizeof message);
+        if (status == MHA_OK)
+            status = mha_output_add(file, message, sizeof message);
+        for (int k = 0; status == MHA_OK && k < 2; k++)
+            status = mha_output_stream(put_word, NULL, message, sizeof message);
+        if (status == MHA_OK && commit)
+            status = mha_output_commit(message, sizeof message);
+        mha_output_end();
+        cr_assert_eq(status, MHA_OK, "%s", message);
+        cr_expect_eq(stat(a, &st) == 0 && stat(b, &st) == 0, commit,
+                     "commit %d: the folders %s", commit, commit ? "went" : "stayed");
+    }
+    cr_assert_eq(mha_output_make_dir(a, message, sizeof message), MHA_OK, "%s", message);
+    mha_output_end();
+    cr_expect(stat(a, &st) == 0, "a folder that was there was removed");
+    remove_dir(strdup(a));
+    remove_dir(strdup(b));
+    remove_dir(dir);
+    dir = make_temp_dir();
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(b, sizeof b, "%s/b", dir);
+    snprintf(file, sizeof file, "%s/x.txt", b);
+    fflush(NULL);
+    const pid_t child = fork();
+    cr_assert(child >= 0);
+    if (child == 0) {
+        signal(SIGTERM, SIG_DFL);
+        if (mha_output_make_dir(a, message, sizeof message) != MHA_OK ||
+            mha_output_make_dir(b, message, sizeof message) != MHA_OK ||
+            mha_output_begin(a, 1, names, message, sizeof message) != MHA_OK ||
+            mha_output_add(file, message, sizeof message) != MHA_OK ||
+            mha_output_next(message, sizeof message) < 0 ||
+            mha_output_next(message, sizeof message) < 0)
+            _exit(3);
+        kill(getpid(), SIGTERM);
+        _exit(4);
+    }
+    int wstatus;
+    cr_assert_eq(waitpid(child, &wstatus, 0), child);
+    cr_expect(WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGTERM, "status %#x", wstatus);
+    cr_expect(stat(a, &st) != 0 && stat(b, &st) != 0, "a stopped set left its folders");
+    remove_dir(dir);
+}
 Test(output, two_runs_on_one_directory_take_turns, .timeout = 30) {
     char *dir = make_case();
     const int lock = open(dir, O_RDONLY | O_DIRECTORY);

@@ -1,4 +1,5 @@
 /* generated from chapters/18-austen-viewer.nw; edit the book, not this file */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@
 #include "austen.h"
 #include "training.h"
 
-char viz_austen_dir[512], viz_austen_valid[512];
+char viz_austen_dir[VIZ_AUSTEN_PATH], viz_austen_valid[VIZ_AUSTEN_PATH];
 static size_t utf8_length(const unsigned char *b, size_t n)   /* 0: not a whole character */
 {
     const size_t want = b[0] < 0x80 ? 1 : b[0] >= 0xC2 && b[0] <= 0xDF ? 2
@@ -202,15 +203,38 @@ void viz_austen_loss_line(const viz_austen *a, char *line, size_t size)
     else
         snprintf(line, size, "no held-out loss: no corpus and no heads study");
 }
-static void read_roles(viz_austen *a)
+static mha_status read_table(const viz_austen *a, const char *name, unsigned char **text,
+                             size_t *n, char *message, size_t size)
+{
+    char path[sizeof a->dir + 16];
+    snprintf(path, sizeof path, "%s/%s", a->dir, name);
+    const mha_status status = mha_read_whole_file(path, MHA_READ_TABLE_MAX, text, n, message,
+                                                  size);
+    return status == MHA_ERR_IO && errno == ENOENT ? MHA_OK : status;   /* no table */
+}
+/* The next line of text[0..n-1] from *at, cut to fit line[0..size-1]; 0 at the end. */
+static int next_line(const unsigned char *text, size_t n, size_t *at, char *line, size_t size)
+{
+    if (*at >= n)
+        return 0;
+    const unsigned char *start = text + *at, *end = memchr(start, '\n', n - *at);
+    const size_t whole = end != NULL ? (size_t)(end - start) + 1 : n - *at;
+    const size_t kept = whole < size - 1 ? whole : size - 1;
+    memcpy(line, start, kept);
+    line[kept] = '\0';
+    *at += whole;
+    return 1;
+}
+static mha_status read_roles(viz_austen *a, char *message, size_t size)
 {
     const size_t H = a->model.config.heads, N = a->model.config.layers;
-    char path[600], line[512];
+    char line[512];
+    unsigned char *text;
+    size_t n, at = 0;
     for (size_t k = 0; k < N * H; k++)
         snprintf(a->roles[k], VIZ_AUSTEN_ROLE, "?");
-    snprintf(path, sizeof path, "%s/heads.tsv", a->dir);
-    FILE *f = fopen(path, "r");
-    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+    const mha_status status = read_table(a, "heads.tsv", &text, &n, message, size);
+    while (status == MHA_OK && next_line(text, n, &at, line, sizeof line)) {
         unsigned layer, head;
         char *last = strrchr(line, '\t');
         if (line[0] == '#' || last == NULL || sscanf(line, "%u\t%u", &layer, &head) != 2 ||
@@ -219,19 +243,19 @@ static void read_roles(viz_austen *a)
         last[strcspn(last, "\r\n")] = '\0';
         snprintf(a->roles[layer * H + head], VIZ_AUSTEN_ROLE, "%s", last + 1);
     }
-    if (f != NULL)
-        fclose(f);
+    free(text);
+    return status;
 }
 
-static void read_study(viz_austen *a)
+static mha_status read_study(viz_austen *a, char *message, size_t size)
 {
     const size_t H = a->model.config.heads, N = a->model.config.layers;
-    char path[600], line[512];
-    size_t found = 0;
-    snprintf(path, sizeof path, "%s/prune.tsv", a->dir);
-    FILE *f = fopen(path, "r");
+    char line[512];
+    unsigned char *text;
+    size_t n, at = 0, found = 0;
+    const mha_status status = read_table(a, "prune.tsv", &text, &n, message, size);
     int have_base = 0;
-    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+    while (status == MHA_OK && next_line(text, n, &at, line, sizeof line)) {
         unsigned layer, head;
         double importance;
         const char *base = strstr(line, "base=");
@@ -241,16 +265,17 @@ static void read_study(viz_austen *a)
                  head < H)
             a->study_importance[layer * H + head] = importance, found++;
     }
-    if (f != NULL)
-        fclose(f);
+    free(text);
     a->have_study = have_base && found == N * H;
+    return status;
 }
 static void read_valid(viz_austen *a, const char *path)
 {
     unsigned char *bytes = NULL;
     size_t n = 0, count = 0;
     char message[256];
-    if (path == NULL || mha_read_whole_file(path, &bytes, &n, message, sizeof message) != MHA_OK)
+    if (path == NULL || mha_read_whole_file(path, MHA_READ_TEXT_MAX, &bytes, &n, message,
+                                         sizeof message) != MHA_OK)
         return;
     n = n < VIZ_AUSTEN_VALID_BYTES ? n : VIZ_AUSTEN_VALID_BYTES;
     uint32_t *ids = malloc((n + 1) * sizeof *ids);
@@ -272,6 +297,11 @@ mha_status viz_austen_load(viz_austen *a, const char *dir, const char *valid, ch
                            size_t size)
 {
     memset(a, 0, sizeof *a);
+    if (strlen(dir) >= sizeof a->dir) {
+        snprintf(message, size, "%s: a path of %zu bytes; the viewer takes at most %zu", dir,
+                 strlen(dir), sizeof a->dir - 1);
+        return MHA_ERR_ARG;
+    }
     lm_provenance p;
     mha_status status = lm_model_read(dir, &a->model, &a->tokenizer, &p, message, size);
     if (status != MHA_OK)
@@ -297,9 +327,11 @@ mha_status viz_austen_load(viz_austen *a, const char *dir, const char *valid, ch
         status = lm_workspace_init(&a->ws, &a->model, 1, T, 0);
     if (status == MHA_OK)
         status = lm_decoder_init(&a->decoder, &a->model);
+    int said = 0;                              /* message already names the file */
+    if (status == MHA_OK && ((status = read_roles(a, message, size)) != MHA_OK ||
+                             (status = read_study(a, message, size)) != MHA_OK))
+        said = 1;
     if (status == MHA_OK) {
-        read_roles(a);
-        read_study(a);
         read_valid(a, valid);
         a->temperature = VIZ_AUSTEN_TEMPERATURE, a->top_k = VIZ_AUSTEN_TOP_K;
         a->seed = 1;
@@ -311,7 +343,8 @@ mha_status viz_austen_load(viz_austen *a, const char *dir, const char *valid, ch
         status = viz_austen_set_text(a, VIZ_AUSTEN_PROMPT);
     }
     if (status != MHA_OK) {
-        snprintf(message, size, "%s: %s", dir, mha_status_message(status));
+        if (!said)
+            snprintf(message, size, "%s: %s", dir, mha_status_message(status));
         viz_austen_free(a);
     }
     return status;

@@ -23,7 +23,7 @@ typedef struct viz_austen_measurer {
 } viz_austen_measurer;
 enum { VIZ_AUSTEN_ROLE = 24, VIZ_AUSTEN_LABEL = 64, VIZ_AUSTEN_PARTS = 4,
        VIZ_AUSTEN_CONTEXT_MAX = 512, VIZ_AUSTEN_TOP = 5, VIZ_AUSTEN_KEYS = 8,
-       VIZ_AUSTEN_VALID_BYTES = 65536, VIZ_AUSTEN_WINDOWS = 1 };
+       VIZ_AUSTEN_VALID_BYTES = 65536, VIZ_AUSTEN_WINDOWS = 1, VIZ_AUSTEN_PATH = 4096 };
 #define VIZ_AUSTEN_DIR "models/austen"
 #define VIZ_AUSTEN_VALID "build/corpus/valid.txt"
 #define VIZ_AUSTEN_PROMPT "It was a fine morning, and"
@@ -35,7 +35,7 @@ typedef struct viz_austen {
     lm_workspace ws;                       /* one window: B 1, L up to T */
     lm_decoder decoder;                    /* the keys and values of ids[0..fed) */
     size_t fed;
-    char dir[512];
+    char dir[VIZ_AUSTEN_PATH];             /* a longer path is refused, never cut */
     char (*roles)[VIZ_AUSTEN_ROLE];        /* (N H): heads.tsv's last column */
     double study_base, *study_importance;  /* prune.tsv: base loss; (N H) increases */
     int have_study;
@@ -87,8 +87,8 @@ MHA_MUST_CHECK mha_status viz_austen_restore(viz_austen *a);
 size_t viz_austen_query(const viz_austen *a);
 void viz_austen_title(const viz_austen *a, size_t k, char *title, size_t size);
 size_t viz_austen_maps(const viz_austen *a, int width, int height, SDL_Rect *maps, size_t max);
-extern char viz_austen_dir[512];           /* the model's folder; "": VIZ_AUSTEN_DIR */
-extern char viz_austen_valid[512];         /* the held-out text; "": VIZ_AUSTEN_VALID */
+extern char viz_austen_dir[VIZ_AUSTEN_PATH];   /* the model's folder; "": VIZ_AUSTEN_DIR */
+extern char viz_austen_valid[VIZ_AUSTEN_PATH]; /* the held-out text; "": VIZ_AUSTEN_VALID */
 extern const viz_mode viz_austen_mode;
 void viz_draw_austen(struct viz_view *v, const viz_state *s, const void *data, int width,
                      int height);

@@ -7,9 +7,9 @@
 
 static int has_model(const char *dir)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s/model.txt", dir);
-    return access(path, R_OK) == 0;
+    char path[VIZ_AUSTEN_PATH + 16];
+    return strlen(dir) < VIZ_AUSTEN_PATH && snprintf(path, sizeof path, "%s/model.txt", dir) > 0
+           && access(path, R_OK) == 0;
 }
 
 mha_status viz_start_austen(viz_state *s, const char *model, int asked)
@@ -29,12 +29,19 @@ mha_status viz_start_austen(viz_state *s, const char *model, int asked)
                  VIZ_AUSTEN_DIR);
         return asked ? MHA_ERR_ARG : MHA_OK;
     }
+    if (strlen(dir) >= sizeof viz_austen_dir) {
+        char why[VIZ_WHY_SIZE];
+        snprintf(why, sizeof why, "--model: %s: a path of %zu bytes; the viewer takes at most "
+                 "%zu", dir, strlen(dir), sizeof viz_austen_dir - 1);
+        viz_fit_message(s->message, sizeof s->message, why);
+        return MHA_ERR_ARG;
+    }
     snprintf(viz_austen_dir, sizeof viz_austen_dir, "%s", dir);
     const mha_status status = viz_switch_mode(s, &viz_austen_mode);
     if (status != MHA_OK && !asked) {
-        char why[sizeof s->message];
-        snprintf(why, sizeof why, "%s", s->message);
-        snprintf(s->news, sizeof s->news, "the designed heads: %.120s", why);
+        char why[VIZ_WHY_SIZE];
+        snprintf(why, sizeof why, "the designed heads: %s", s->message);
+        viz_fit_message(s->news, sizeof s->news, why);
         s->message[0] = '\0';
         return MHA_OK;
     }

@@ -246,9 +246,10 @@ void viz_draw_austen(viz_view *v, const viz_state *s, const void *data, int widt
     const lm_config *c = &a->model.config;
     austen_layout l;
     austen_layout_for(width, height, c->layers, c->heads, s->zoom, &l);
-    char line[700];
+    char line[700], dir[400];
+    viz_fit_message(dir, sizeof dir, a->dir);            /* a long path loses its middle */
     snprintf(line, sizeof line, "Austen model (%zu blocks of %zu heads, %zu pieces) from %s: "
-             "%zu pieces of %zu", c->layers, c->heads, c->vocab, a->dir, a->count, c->context);
+             "%zu pieces of %zu", c->layers, c->heads, c->vocab, dir, a->count, c->context);
     viz_text_fit(v, v->font, line, 14, 16, width - 28, viz_ink);
     draw_pieces(v, a, &l);
     draw_grid(v, s, a, &l);
@@ -283,11 +284,14 @@ static mha_status enter_austen(viz_state *s, void **data)
     if (a != NULL)
         return MHA_OK;
     const char *dir = viz_austen_dir[0] != '\0' ? viz_austen_dir : VIZ_AUSTEN_DIR;
+    char why[VIZ_WHY_SIZE] = "";
     mha_status status = (a = malloc(sizeof *a)) != NULL
         ? viz_austen_load(a, dir, viz_austen_valid[0] != '\0' ? viz_austen_valid
                                                                 : VIZ_AUSTEN_VALID,
-                          s->message, sizeof s->message)
+                          why, sizeof why)
         : MHA_ERR_NOMEM;
+    if (status != MHA_OK && why[0] != '\0')
+        viz_fit_message(s->message, sizeof s->message, why);
     if (status == MHA_OK && strcmp(s->text, viz_default_text) != 0 &&
         viz_austen_set_text(a, s->text) != MHA_OK)
         status = viz_austen_set_text(a, VIZ_AUSTEN_PROMPT);   /* the sentence did not fit */

@@ -9,10 +9,13 @@ static mha_status enter_trained(viz_state *s, void **data)
 {
     viz_trained *m = *data;
     if (m == NULL) {
+        char why[VIZ_WHY_SIZE] = "";
         mha_status status = (m = malloc(sizeof *m)) != NULL
-            ? viz_trained_load(m, viz_model_dir(), s->message, sizeof s->message)
+            ? viz_trained_load(m, viz_model_dir(), why, sizeof why)
             : MHA_ERR_NOMEM;
         if (status != MHA_OK) {
+            if (why[0] != '\0')
+                viz_fit_message(s->message, sizeof s->message, why);
             free(m);
             return status;
         }

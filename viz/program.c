@@ -151,6 +151,11 @@ int viz_main(int argc, char **argv)
     const int parsed = viz_parse_options(argc, argv, &o);
     if (parsed != 0)
         return parsed > 0 ? VIZ_EXIT_OK : VIZ_EXIT_USAGE;
+    if (o.model != NULL && strlen(o.model) >= sizeof viz_austen_dir) {
+        viz_error("--model: a path of %zu bytes; the viewer takes at most %zu", strlen(o.model),
+                  sizeof viz_austen_dir - 1);                 /* never a folder at the cut */
+        return VIZ_EXIT_USAGE;
+    }
     char place[MHA_PATH_SIZE + 256];
     mha_output_wait(MHA_OUTPUT_WAIT, tell_waiting, NULL);
     if ((o.screenshot != NULL && strcmp(o.screenshot, "-") != 0 &&

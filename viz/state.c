@@ -420,3 +420,22 @@ mha_status viz_sentence_start(viz_state *s, void *data, const viz_start *how)
         viz_sentence_act(s, data, &forward);
     return MHA_OK;
 }
+void viz_fit_message(char *to, size_t size, const char *message)
+{
+    const size_t n = strlen(message);
+    if (size == 0)
+        return;
+    if (n < size || size < 8) {
+        snprintf(to, size, "%s", message);
+        return;
+    }
+    size_t head = (size - 4) / 3, tail = size - 4 - head;
+    while (head > 0 && ((unsigned char)message[head] & 0xC0) == 0x80)
+        head--;                                        /* a character's continuation byte */
+    while (tail > 0 && ((unsigned char)message[n - tail] & 0xC0) == 0x80)
+        tail--;
+    memcpy(to, message, head);
+    memcpy(to + head, "...", 3);
+    memcpy(to + head + 3, message + n - tail, tail);
+    to[head + 3 + tail] = '\0';
+}

@@ -125,6 +125,8 @@ mha_status viz_state_init(viz_state *s, const char *text);
 void viz_state_free(viz_state *s);
 mha_status viz_set_text(viz_state *s, const char *text);
 void viz_text_rule(char *message, size_t size, const char *text, int padding);
+enum { VIZ_WHY_SIZE = 8192 };            /* room for a message before it is fitted */
+void viz_fit_message(char *to, size_t size, const char *message);
 mha_status viz_run(viz_state *s);
 double viz_score(const viz_state *s, size_t h, size_t i, size_t j);
 int viz_blocked(const viz_state *s, size_t i, size_t j);

@@ -355,14 +355,16 @@ static size_t whole_n;
 static mha_status call_read_whole(void)
 {
     whole = NULL;
-    return mha_read_whole_file(npy_path, &whole, &whole_n, message, sizeof message);
+    return mha_read_whole_file(npy_path, MHA_READ_TABLE_MAX, &whole, &whole_n, message,
+                               sizeof message);
 }
 static void free_whole(void) { free(whole), whole = NULL; }
-static char long_path[128];            /* a file longer than the reader's first buffer */
+static char long_path[128];            /* a file longer than the reader's least buffer */
 static mha_status call_read_whole_long(void)
 {
     whole = NULL;
-    return mha_read_whole_file(long_path, &whole, &whole_n, message, sizeof message);
+    return mha_read_whole_file(long_path, MHA_READ_TABLE_MAX, &whole, &whole_n, message,
+                               sizeof message);
 }
 static unsigned char *merges;
 static size_t merges_n;
@@ -440,7 +442,8 @@ static int setup_more(void)
     char merges_path[160];
     snprintf(merges_path, sizeof merges_path, "%s/%s", lm_dir, BPE_MERGES_FILE);
     lm_token_classes(&tokenizer, classes);
-    if (mha_read_whole_file(merges_path, &merges, &merges_n, message, sizeof message) != MHA_OK)
+    if (mha_read_whole_file(merges_path, MHA_READ_TABLE_MAX, &merges, &merges_n, message,
+                            sizeof message) != MHA_OK)
         return fprintf(stderr, "alloc-sweep: setting up: %s\n", message), 1;
     return setup_files();
 }

@@ -655,3 +655,74 @@ Test(austen_viewer, models_the_view_cannot_show_or_shows_without_the_study) {
         cr_expect_eq(system(command), 0);
     }
 }
+#include <fcntl.h>
+#include <sys/stat.h>
+#include "bpe_files.h"
+Test(austen_viewer, a_fifo_or_a_device_as_a_table_is_refused_at_once, .timeout = 60) {
+    lm_model real;
+    bpe tokenizer;
+    lm_provenance p;
+    char message[600], dir[] = "/tmp/mha-viz-tables-XXXXXX", path[128];
+    cr_assert_eq(lm_model_read(MODEL, &real, &tokenizer, &p, message, sizeof message),
+                 MHA_OK);
+    lm_model_free(&real);
+    cr_assert_not_null(mkdtemp(dir));
+    write_small_model(dir, &tokenizer, 64);
+    bpe_free(&tokenizer);
+    viz_austen *a = malloc(sizeof *a);
+    cr_assert_not_null(a);
+    const char *tables[] = {"heads.tsv", "prune.tsv"};
+    for (int kind = 0; kind < 3; kind++)              /* a FIFO, /dev/zero, too long */
+        for (int t = 0; t < 2; t++) {
+            snprintf(path, sizeof path, "%s/%s", dir, tables[t]);
+            int fd = -1;
+            if (kind == 0)
+                cr_assert_eq(mkfifo(path, 0666), 0);
+            else if (kind == 1)
+                cr_assert_eq(symlink("/dev/zero", path), 0);
+            else
+                cr_assert((fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666)) >= 0 &&
+                          ftruncate(fd, (off_t)MHA_READ_TABLE_MAX + 1) == 0 && close(fd) == 0);
+            cr_expect_neq(viz_austen_load(a, dir, NULL, message, sizeof message), MHA_OK,
+                          "%s", path);
+            cr_expect(strstr(message, path) != NULL &&
+                      strstr(message, kind < 2 ? "not a regular file" : "longer than") != NULL,
+                      "%s", message);
+            cr_assert_eq(unlink(path), 0);
+        }
+    cr_expect_eq(viz_austen_load(a, dir, NULL, message, sizeof message), MHA_OK, "%s", message);
+    viz_austen_free(a);
+    free(a);
+    char command[128];
+    snprintf(command, sizeof command, "rm -rf %s", dir);
+    cr_expect_eq(system(command), 0);
+}
+Test(austen_viewer, a_path_too_long_is_refused_and_a_long_one_keeps_its_reason) {
+    static char path[VIZ_AUSTEN_PATH + 64];
+    size_t n = (size_t)snprintf(path, sizeof path, "%s", MODEL);
+    while (n < VIZ_AUSTEN_PATH + 8)
+        n += (size_t)snprintf(path + n, sizeof path - n, "/.");
+    snprintf(path + n, sizeof path - n, "/none");
+    viz_state s;
+    cr_assert_eq(viz_init(&s, NULL), MHA_OK);
+    cr_expect_eq(viz_start_austen(&s, path, 1), MHA_ERR_ARG);
+    cr_expect(strstr(s.message, "--model") != NULL && strstr(s.message, "at most") != NULL,
+              "%s", s.message);
+    cr_expect_neq(s.mode, &viz_austen_mode, "a model was opened at the cut");
+    char *argv[] = {"mha-viz", "--model", path, "--screenshot", "/tmp/never.png", NULL};
+    cr_expect_eq(viz_main(5, argv), VIZ_EXIT_USAGE);
+    cr_expect_neq(access("/tmp/never.png", F_OK), 0, "a picture was saved");
+    n = (size_t)snprintf(path, sizeof path, "/tmp/no-such-folder-");
+    while (n < 600)
+        n += (size_t)snprintf(path + n, sizeof path - n, "/xxxxxxxxxx");
+    s.message[0] = '\0';
+    cr_expect_neq(viz_start_austen(&s, path, 1), MHA_OK);
+    cr_expect(strlen(s.message) < sizeof s.message && strstr(s.message, "...") != NULL &&
+              strstr(s.message, "No such file or directory") != NULL,
+              "the reason was cut: '%s'", s.message);
+    cr_expect(strncmp(s.message, "/tmp/no-such-folder-", 20) == 0, "%s", s.message);
+    viz_free(&s);
+    char fitted[15];
+    viz_fit_message(fitted, sizeof fitted, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9: the reason");
+    cr_expect_str_eq(fitted, "\xc3\xa9...e reason", "a cut inside a character");
+}
