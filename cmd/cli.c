@@ -1,4 +1,4 @@
-/* generated from chapters/20-command.nw; edit the book, not this file */
+/* generated from chapters/16-austen-model.nw, chapters/20-command.nw; edit the book, not this file */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
+#include "clock.h"
 #include "fast.h"
 #include "mha.h"
 #include "npy.h"
@@ -36,6 +37,36 @@ static const struct mha_command commands[] = {
     {"help", "describe the commands, or one command: mha help COMMAND", cmd_help},
 };
 static const size_t command_count = sizeof commands / sizeof commands[0];
+void mha_cli_governor_init(mha_cli_governor *g)
+{
+    *g = (mha_cli_governor){mha_threads(), 0, 0.0, 0};
+}
+size_t mha_cli_governor_threads(const mha_cli_governor *g)
+{
+    const size_t k = (g->steps + 1) % MHA_GOVERNOR_EVERY;
+    if (g->all <= 1 || k == MHA_GOVERNOR_FIRST + 1)
+        return g->all;
+    return k == MHA_GOVERNOR_FIRST || g->on_one ? 1 : g->all;
+}
+double mha_cli_governor_before(mha_cli_governor *g)
+{
+    if (mha_set_threads(mha_cli_governor_threads(g)) != MHA_OK)    /* at most the start's */
+        g->all = 1;
+    return mha_seconds();
+}
+void mha_cli_governor_after(mha_cli_governor *g, double seconds)
+{
+    const size_t k = ++g->steps % MHA_GOVERNOR_EVERY;
+    if (k == MHA_GOVERNOR_FIRST)
+        g->one_seconds = seconds;
+    else if (k == MHA_GOVERNOR_FIRST + 1)
+        g->on_one = g->one_seconds < seconds;
+}
+void mha_cli_governor_end(mha_cli_governor *g)
+{
+    if (mha_set_threads(g->all) != MHA_OK)
+        g->all = 1;
+}
 static const struct mha_command *find_command(const char *name)
 {
     for (size_t i = 0; i < command_count; i++)

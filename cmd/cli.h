@@ -1,4 +1,4 @@
-/* generated from chapters/09-transformer-block.nw, chapters/20-command.nw; edit the book, not this file */
+/* generated from chapters/09-transformer-block.nw, chapters/16-austen-model.nw, chapters/20-command.nw; edit the book, not this file */
 #ifndef MHA_CLI_H
 #define MHA_CLI_H
 /* The mha command (its chapter in the companion).  Each subcommand is an
@@ -11,6 +11,13 @@
 #include <stdio.h>
 #include "options.h"
 
+typedef struct mha_cli_governor {
+    size_t all;                    /* the threads asked for */
+    size_t steps;                  /* steps timed so far */
+    double one_seconds;            /* the last trial on one thread */
+    int on_one;                    /* 1: the steps between trials run on one thread */
+} mha_cli_governor;
+enum { MHA_GOVERNOR_EVERY = 50, MHA_GOVERNOR_FIRST = 3 };
 enum { MHA_EXIT_OK = 0, MHA_EXIT_FAILURE = 1, MHA_EXIT_USAGE = 2 };
 
 typedef int mha_command_fn(int argc, char **argv, FILE *out, FILE *err);
@@ -20,6 +27,13 @@ struct mha_command {
     const char *summary;         /* one line, for 'mha help' */
     mha_command_fn *run;
 };
+void mha_cli_governor_init(mha_cli_governor *g);
+/* Sets the threads for the coming step and returns the time it starts. */
+double mha_cli_governor_before(mha_cli_governor *g);
+/* Takes the time the step took. */
+void mha_cli_governor_after(mha_cli_governor *g, double seconds);
+size_t mha_cli_governor_threads(const mha_cli_governor *g);   /* for the coming step */
+void mha_cli_governor_end(mha_cli_governor *g);                /* all the threads again */
 int mha_cli_main(int argc, char **argv, FILE *out, FILE *err);
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))

@@ -693,10 +693,13 @@ static int lm_train_loop(const struct lm_train_options *o, lm_run *run, lm_model
         fwrite(earlier, 1, earlier_length, h);
     const double started = mha_seconds();
     const size_t first = run->step;
+    mha_cli_governor governor;
+    mha_cli_governor_init(&governor);
     while (status == MHA_EXIT_OK && run->step < stop) {
         const size_t step = run->step + 1;
         const double rate = lm_learning_rate(step, run->warmup, run->steps, run->learning_rate);
         double loss, valid = NAN;
+        const double step_started = mha_cli_governor_before(&governor);
         failed = lm_batch(d->train, d->train_n, B, T, &run->data_state, x, y);
         if (failed == MHA_OK)
             failed = lm_loss(m, &ws, x, y, &loss);
@@ -705,6 +708,7 @@ static int lm_train_loop(const struct lm_train_options *o, lm_run *run, lm_model
             lm_adamw_step(opt, m, ws.grads, lm_clip_scale(norm, 1.0), rate);
             run->step = step;
         }
+        mha_cli_governor_after(&governor, mha_seconds() - step_started);
         const int report = step % run->eval_every == 0 || step == run->steps;
         if (failed == MHA_OK && report && d->valid)
             failed = held_out_loss(m, run, d, &valid);
@@ -731,6 +735,7 @@ static int lm_train_loop(const struct lm_train_options *o, lm_run *run, lm_model
             status = lm_save(o, run, m, opt, d, *history, *length, err);
         }
     }
+    mha_cli_governor_end(&governor);
     if (h)
         fclose(h);
     free(x);

@@ -157,11 +157,15 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
         if (history_out)
             fflush(out);
         const double started = seconds_since_start(0);
+        mha_cli_governor governor;          /* the thread count, step by step (the small GPT's) */
+        mha_cli_governor_init(&governor);
         for (size_t step = 1; step <= o.steps && status == MHA_EXIT_OK; step++) {
             mha_train_stats stats;
             mha_head_scores scores;
             const int report = step % o.every == 0 || step == o.steps;
+            const double step_started = mha_cli_governor_before(&governor);
             mha_status failed = mha_induction_trainer_step(&trainer, &stats);
+            mha_cli_governor_after(&governor, mha_seconds() - step_started);
             if (failed == MHA_OK && report)
                 failed = mha_induction_trainer_measure(&trainer, &scores);
             if (failed != MHA_OK) {
@@ -187,6 +191,7 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
                 fflush(out);
             }
         }
+        mha_cli_governor_end(&governor);
         if (saving) {
             mha_status put = status == MHA_EXIT_OK ? MHA_OK : MHA_ERR_ARG;
             if (put == MHA_OK && history != NULL && !history_out) {

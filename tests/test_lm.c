@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <criterion/criterion.h>
+#include "cli.h"
 #include "fast.h"
 #include "lm.h"
 #include "random.h"
@@ -223,6 +224,38 @@ Test(lm, the_fused_step_is_the_same_on_any_threads_and_matches_the_unfused_one) 
     for (int run = 0; run < 3; run++)
         lm_adamw_free(&opt[run]), lm_model_free(&m[run]);
     free(g);
+}
+static void expect_governor(size_t all, double one_time, double all_time, const char *what)
+{
+    cr_assert_eq(mha_set_threads(all), MHA_OK);
+    mha_cli_governor g;
+    mha_cli_governor_init(&g);
+    for (size_t k = 1; k <= 2 * MHA_GOVERNOR_EVERY + 10; k++) {
+        const size_t threads = mha_cli_governor_threads(&g), phase = k % MHA_GOVERNOR_EVERY;
+        size_t want = all;
+        if (all > 1 && phase == MHA_GOVERNOR_FIRST)
+            want = 1;                                            /* the trial on one */
+        else if (all > 1 && phase != MHA_GOVERNOR_FIRST + 1 && k > MHA_GOVERNOR_FIRST + 1)
+            want = one_time < all_time ? 1 : all;                /* the faster of the two */
+        cr_expect_eq(threads, want, "%s: step %zu on %zu threads, not %zu", what, k, threads,
+                     want);
+        if (k == 7) {
+            mha_cli_governor_before(&g);
+            cr_expect_eq(mha_threads(), want, "%s: before sets the threads", what);
+        }
+        mha_cli_governor_after(&g, threads == 1 ? one_time : all_time);
+    }
+    mha_cli_governor_end(&g);
+    cr_expect_eq(mha_threads(), all, "%s: the threads given back", what);
+    cr_assert_eq(mha_set_threads(0), MHA_OK);
+}
+
+Test(lm, the_governor_keeps_the_faster_thread_count) {
+    if (mha_threads_max() < 2)
+        cr_skip_test("one core");
+    expect_governor(2, 1.0, 2.0, "busy");
+    expect_governor(2, 2.0, 1.0, "idle");
+    expect_governor(1, 1.0, 2.0, "one thread asked for");
 }
 Test(lm, the_update_kernel_matches_double_in_every_instruction_set) {
     const fast_kernels *const isas[] = {&fast_kernels_scalar,
