@@ -92,7 +92,8 @@ cat chapters/*.nw > "$lm_dir/text"
                 --tokenizer models/austen --out "$lm_dir/model" --state "$lm_dir/state" \
                 $lm_shape --steps 40 --eval-every 40 |
                 sed -n 's|^step=40/40 .* tokens/s=\([0-9]*\) .*|\1|p'
-        done | sort -n | sed -n 2p | sed "s/^/impl=busy ${lm_line#impl=ours } threads=$threads tokens_per_s=/"
+        done | sort -n | sed -n 2p |
+            sed "s/^/impl=busy ${lm_line#impl=ours } threads=$threads tokens_per_s=/"
         kill "$busy"
     fi
     for n in 1 $threads; do $py --threads $n --lm "16 128 256 8 4 2048"; done
