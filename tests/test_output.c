@@ -543,9 +543,12 @@ Test(output, the_folders_a_set_made_go_with_it) {
     remove_dir(strdup(a));
     remove_dir(strdup(b));
     remove_dir(dir);
+    char folder[4096];                   /* on the stack: the child dies holding nothing */
     dir = make_temp_dir();
-    snprintf(a, sizeof a, "%s/a", dir);
-    snprintf(b, sizeof b, "%s/b", dir);
+    snprintf(folder, sizeof folder, "%s", dir);
+    free(dir);
+    snprintf(a, sizeof a, "%s/a", folder);
+    snprintf(b, sizeof b, "%s/b", folder);
     snprintf(file, sizeof file, "%s/x.txt", b);
     fflush(NULL);
     const pid_t child = fork();
@@ -566,7 +569,7 @@ Test(output, the_folders_a_set_made_go_with_it) {
     cr_assert_eq(waitpid(child, &wstatus, 0), child);
     cr_expect(WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGTERM, "status %#x", wstatus);
     cr_expect(stat(a, &st) != 0 && stat(b, &st) != 0, "a stopped set left its folders");
-    remove_dir(dir);
+    remove_dir(strdup(folder));
 }
 Test(output, two_runs_on_one_directory_take_turns, .timeout = 30) {
     char *dir = make_case();

@@ -71,28 +71,25 @@ lm_shape="--layers 4 --heads 8 --dim 256 --context 128 --batch 16"
 lm_line="impl=ours lm=1 B=16 T=128 E=256 H=8 layers=4 V=2048 reps=3"
 lm_dir=$(mktemp -d); trap 'rm -rf "$lm_dir"' EXIT
 cat chapters/*.nw > "$lm_dir/text"
+lm_rate() {    # lm_rate THREADS: the median tokens per second of three runs of 40 steps
+    for r in 1 2 3; do
+        rm -rf "$lm_dir/model" "$lm_dir/state"
+        OMP_NUM_THREADS=$1 "$build/mha" lm train --text "$lm_dir/text" \
+            --tokenizer models/austen --out "$lm_dir/model" --state "$lm_dir/state" \
+            $lm_shape --steps 40 --eval-every 40 |
+            sed -n 's|^step=40/40 .* tokens/s=\([0-9]*\) .*|\1|p'
+    done | sort -n | sed -n 2p
+}
 {
     echo "# $machine"
     cat "$build/bench-machine.txt"
     for n in 1 $threads; do
-        for r in 1 2 3; do
-            rm -rf "$lm_dir/model" "$lm_dir/state"
-            OMP_NUM_THREADS=$n "$build/mha" lm train --text "$lm_dir/text" \
-                --tokenizer models/austen --out "$lm_dir/model" --state "$lm_dir/state" \
-                $lm_shape --steps 40 --eval-every 40 |
-                sed -n 's|^step=40/40 .* tokens/s=\([0-9]*\) .*|\1|p'
-        done | sort -n | sed -n 2p | sed "s/^/$lm_line threads=$n tokens_per_s=/"
+        lm_rate "$n" | sed "s/^/$lm_line threads=$n tokens_per_s=/"
     done
     if [[ $threads -gt 1 ]] && command -v taskset > /dev/null; then
         taskset -c $((threads - 1)) sh -c 'while :; do :; done' &
         busy=$!
-        for r in 1 2 3; do
-            rm -rf "$lm_dir/model" "$lm_dir/state"
-            OMP_NUM_THREADS=$threads "$build/mha" lm train --text "$lm_dir/text" \
-                --tokenizer models/austen --out "$lm_dir/model" --state "$lm_dir/state" \
-                $lm_shape --steps 40 --eval-every 40 |
-                sed -n 's|^step=40/40 .* tokens/s=\([0-9]*\) .*|\1|p'
-        done | sort -n | sed -n 2p |
+        lm_rate "$threads" |
             sed "s/^/impl=busy ${lm_line#impl=ours } threads=$threads tokens_per_s=/"
         kill "$busy"
     fi
