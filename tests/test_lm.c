@@ -918,6 +918,17 @@ Test(lm_files, a_damaged_model_gets_its_status_and_names_its_file) {
     remove_dir(top);
     filed_free(&s);
 }
+/* A folder holding a small text, its held-out part and run m stopped after six steps */
+static char *stopped_run(void)
+{
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    free(small_text(dir, "valid.txt", 2, 400));
+    struct cli_result t = train_small(dir, "m", "--stop-at", "6");
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    free_result(&t);
+    return dir;
+}
 static void expect_resume_refused(const char *dir, const char *state, const char *naming)
 {
     char text[256], valid[256], out[256], out_state[300];
@@ -937,12 +948,7 @@ static void expect_resume_refused(const char *dir, const char *state, const char
     free_result(&r);
 }
 Test(lm_command, a_damaged_state_or_model_gets_one_line_and_no_output) {
-    char *dir = make_temp_dir();
-    free(small_text(dir, "train.txt", 1, 3000));
-    free(small_text(dir, "valid.txt", 2, 400));
-    struct cli_result t = train_small(dir, "m", "--stop-at", "6");
-    cr_assert_eq(t.status, 0, "%s", t.err);
-    free_result(&t);
+    char *dir = stopped_run();
     char state[256], none[256], model[256], valid[256];
     snprintf(state, sizeof state, "%s/m.state", dir);
     snprintf(none, sizeof none, "%s/none", dir);
@@ -977,12 +983,7 @@ Test(lm_command, a_damaged_state_or_model_gets_one_line_and_no_output) {
     remove_tree(dir);
 }
 Test(lm_command, a_state_that_cannot_carry_on_is_refused_by_its_field) {
-    char *dir = make_temp_dir();
-    free(small_text(dir, "train.txt", 1, 3000));
-    free(small_text(dir, "valid.txt", 2, 400));
-    struct cli_result t = train_small(dir, "m", "--stop-at", "6");
-    cr_assert_eq(t.status, 0, "%s", t.err);
-    free_result(&t);
+    char *dir = stopped_run();
     char state[256];
     snprintf(state, sizeof state, "%s/m.state", dir);
     size_t arrays_n, text_n;
