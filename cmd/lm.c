@@ -383,6 +383,7 @@ static int lm_baselines(int argc, char **argv, FILE *out, FILE *err)
     free(b.valid);
     return status;
 }
+#include "head_roles.h"
 #include "lm.h"
 #include "lm_files.h"
 #include "random.h"
@@ -435,7 +436,7 @@ static int read_tokens(const char *path, const bpe *tokenizer, size_t min, int *
 struct lm_train_options {
     const char *text, *valid, *out, *tokenizer, *resume, *state;
     size_t vocab, layers, heads, dim, context, steps, batch, seed, eval_every, warmup, stop_at;
-    double lr;
+    double lr, repeat;
 };
 static void lm_train_usage(FILE *out, const struct lm_train_options *d)
 {
@@ -443,19 +444,20 @@ static void lm_train_usage(FILE *out, const struct lm_train_options *d)
         "usage: mha lm train --text FILE --out DIR [--valid FILE] [--tokenizer DIR | --vocab V]\n"
         "                    [--layers N] [--heads H] [--dim E] [--context T] [--steps S]\n"
         "                    [--batch B] [--lr X] [--warmup W] [--seed S] [--eval-every K]\n"
-        "                    [--state DIR] [--stop-at K] [--resume STATE]\n\n"
+        "                    [--repeat P] [--state DIR] [--stop-at K] [--resume STATE]\n\n"
         "Trains a small GPT (token and position embeddings, N pre-norm blocks of H heads,\n"
         "width E, MLP 4E, a final norm, the tied unembedding) on the tokens of FILE, with\n"
         "AdamW (weight decay 0.1 on the blocks' matrices) at peak rate X after W warm-up\n"
         "steps, then a cosine down to X/10 at step S.  Batches are B random windows of T+1\n"
-        "tokens.  The tokenizer is read from DIR (merges.txt, vocab.txt) or learnt from FILE\n"
+        "tokens; a share P of them (default 0) has a passage of its own tokens written\n"
+        "twice.  The tokenizer is read from DIR (merges.txt, vocab.txt) or learnt from FILE\n"
         "with V tokens.  Every K steps: a progress line, the held-out loss on --valid, and\n"
         "the model written to --out (model.txt, one .npy per tensor, the tokenizer) and the\n"
         "state to --state (default: the --out name followed by .state): parameters, AdamW's\n"
         "moments, step, random state, history.tsv.  --stop-at K stops after step K;\n"
         "--resume STATE carries on that run, bit for bit as if it had not stopped.\n"
         "Defaults: --vocab %zu --layers %zu --heads %zu --dim %zu --context %zu --steps %zu\n"
-        "--batch %zu --lr %g --warmup S/20 --seed %zu --eval-every %zu.\n",
+        "--batch %zu --lr %g --warmup S/20 --seed %zu --eval-every %zu --repeat 0.\n",
         d->vocab, d->layers, d->heads, d->dim, d->context, d->steps, d->batch, d->lr, d->seed,
         d->eval_every);
 }
@@ -538,8 +540,8 @@ static mha_status held_out_loss(const lm_model *m, const lm_run *run, const stru
     return status;
 }
 static int lm_save(const struct lm_train_options *o, const lm_run *run, const lm_model *m,
-                   const lm_adamw *opt, const struct lm_data *d, const char *history,
-                   size_t length, FILE *err)
+                   const lm_adamw *opt, const struct lm_data *d, const lm_history *history,
+                   FILE *err)
 {
     char message[MHA_PATH_SIZE + 256], path[MHA_PATH_SIZE];
     const size_t n = lm_model_file_count(m);
@@ -572,7 +574,7 @@ static int lm_save(const struct lm_train_options *o, const lm_run *run, const lm
     if (status == MHA_OK)
         status = lm_model_put(o->out, m, &d->tokenizer, &q, message, sizeof message);
     if (status == MHA_OK)
-        status = lm_state_put(o->state, run, m, opt, &d->tokenizer, history, length, message,
+        status = lm_state_put(o->state, run, m, opt, &d->tokenizer, history, message,
                               sizeof message);
     if (status == MHA_OK)
         status = mha_output_commit(message, sizeof message);
@@ -649,6 +651,7 @@ static int lm_train_parse(int argc, char **argv, struct lm_train_options *o, int
         {"--warmup", MHA_OPTION_SIZE, &o->warmup, 0, SIZE_MAX / 2, 0, 0, NULL},
         {"--stop-at", MHA_OPTION_SIZE, &o->stop_at, 1, SIZE_MAX / 2, 0, 0, NULL},
         {"--lr", MHA_OPTION_DOUBLE, &o->lr, 0, 0, 1e-12, 1, "a learning rate in (0, 1]"},
+        {"--repeat", MHA_OPTION_DOUBLE, &o->repeat, 0, 0, 0, 1, "a share from 0 to 1"},
     };
     mha_command_line line;
     const int status = mha_cli_options(argc, argv, options, sizeof options / sizeof options[0],
@@ -674,23 +677,55 @@ static int lm_train_check(const struct lm_train_options *o, FILE *err)
     }
     return MHA_EXIT_OK;
 }
+enum { LM_HISTORY_WINDOWS = 32 };
+static mha_status heads_at(const lm_model *m, const struct lm_data *d,
+                           const unsigned char *classes, size_t step, size_t tokens, double valid,
+                           FILE *h)
+{
+    const size_t N = m->config.layers, H = m->config.heads, T = m->config.context;
+    lm_head_scores *s = malloc(N * H * sizeof *s);
+    double early = NAN, late = NAN;
+    mha_status status = s ? lm_heads_measure(m, d->valid, d->valid_n, classes,
+                                             LM_HISTORY_WINDOWS, 1, s)
+                          : MHA_ERR_NOMEM;
+    if (status == MHA_OK && T >= 8)
+        status = lm_in_context_score(m, d->valid, d->valid_n, LM_HISTORY_WINDOWS, &early, &late);
+    if (status == MHA_OK && ftell(h) == 0)
+        fputs("step\ttokens\tvalid_loss\tearly_loss\tlate_loss\tlayer\thead\tprev_token\t"
+              "induction\tsame_token\tfirst_token\tpunctuation\tsentence_start\t"
+              "mean_distance\tentropy_bits\tprefix_matching\trole\n", h);
+    for (size_t k = 0; status == MHA_OK && k < N * H; k++)
+        fprintf(h, "%zu\t%zu\t%.6f\t%.6f\t%.6f\t%zu\t%zu\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t"
+                "%.4f\t%.3f\t%.4f\t%.4f\t%s\n", step, tokens, valid, early, late, k / H, k % H,
+                s[k].prev_token, s[k].induction, s[k].same_token, s[k].first_token,
+                s[k].punctuation, s[k].sentence_start, s[k].mean_distance, s[k].entropy_bits,
+                s[k].prefix_matching, lm_head_role(&s[k]));
+    free(s);
+    return status;
+}
 static int lm_train_loop(const struct lm_train_options *o, lm_run *run, lm_model *m,
-                         lm_adamw *opt, const struct lm_data *d, const char *earlier,
-                         size_t earlier_length, char **history, size_t *length, FILE *out,
-                         FILE *err)
+                         lm_adamw *opt, const struct lm_data *d, const lm_history *earlier,
+                         lm_history *history, FILE *out, FILE *err)
 {
     const size_t B = run->batch, T = run->config.context;
     const size_t stop = o->stop_at && o->stop_at < run->steps ? o->stop_at : run->steps;
     lm_workspace ws;
     mha_status failed = lm_workspace_init(&ws, m, B, T, 1);
     int *x = malloc(B * T * sizeof *x), *y = malloc(B * T * sizeof *y);
-    FILE *h = open_memstream(history, length);
-    int status = failed == MHA_OK && x && y && h ? MHA_EXIT_OK : MHA_EXIT_FAILURE;
+    unsigned char *classes = malloc(d->tokenizer.vocab);
+    FILE *h = open_memstream(&history->steps, &history->steps_length);
+    FILE *hh = open_memstream(&history->heads, &history->heads_length);
+    int status = failed == MHA_OK && x && y && classes && h && hh ? MHA_EXIT_OK
+                                                                   : MHA_EXIT_FAILURE;
     if (status != MHA_EXIT_OK)
         mha_cli_error(err, "lm train: %s", failed != MHA_OK ? mha_status_message(failed)
                                                              : "out of memory");
-    if (h && earlier_length)
-        fwrite(earlier, 1, earlier_length, h);
+    if (h && earlier->steps_length)
+        fwrite(earlier->steps, 1, earlier->steps_length, h);
+    if (hh && earlier->heads_length)
+        fwrite(earlier->heads, 1, earlier->heads_length, hh);
+    if (classes)
+        lm_token_classes(&d->tokenizer, classes);
     const double started = mha_seconds();
     const size_t first = run->step;
     mha_cli_governor governor;
@@ -700,7 +735,7 @@ static int lm_train_loop(const struct lm_train_options *o, lm_run *run, lm_model
         const double rate = lm_learning_rate(step, run->warmup, run->steps, run->learning_rate);
         double loss, valid = NAN;
         const double step_started = mha_cli_governor_before(&governor);
-        failed = lm_batch(d->train, d->train_n, B, T, &run->data_state, x, y);
+        failed = lm_batch(d->train, d->train_n, B, T, run->repeat, &run->data_state, x, y);
         if (failed == MHA_OK)
             failed = lm_loss(m, &ws, x, y, &loss);
         if (failed == MHA_OK) {
@@ -712,6 +747,8 @@ static int lm_train_loop(const struct lm_train_options *o, lm_run *run, lm_model
         const int report = step % run->eval_every == 0 || step == run->steps;
         if (failed == MHA_OK && report && d->valid)
             failed = held_out_loss(m, run, d, &valid);
+        if (failed == MHA_OK && report && d->valid && d->valid_n > T)
+            failed = heads_at(m, d, classes, step, step * B * T, valid, hh);
         if (failed != MHA_OK) {
             mha_cli_error(err, "lm train: step %zu: %s", step, mha_status_message(failed));
             status = MHA_EXIT_FAILURE;
@@ -732,12 +769,16 @@ static int lm_train_loop(const struct lm_train_options *o, lm_run *run, lm_model
         }
         if (report || step == stop) {
             fflush(h);
-            status = lm_save(o, run, m, opt, d, *history, *length, err);
+            fflush(hh);
+            status = lm_save(o, run, m, opt, d, history, err);
         }
     }
     mha_cli_governor_end(&governor);
     if (h)
         fclose(h);
+    if (hh)
+        fclose(hh);
+    free(classes);
     free(x);
     free(y);
     lm_workspace_free(&ws);
@@ -746,7 +787,7 @@ static int lm_train_loop(const struct lm_train_options *o, lm_run *run, lm_model
 static int lm_train(int argc, char **argv, FILE *out, FILE *err)
 {
     struct lm_train_options o = {NULL, NULL, NULL, NULL, NULL, NULL, 2048, 4, 8, 256, 128, 2000,
-                                 16, 1, 100, SIZE_MAX, 0, 3e-3};
+                                 16, 1, 100, SIZE_MAX, 0, 3e-3, 0.0};
     int help = 0, status = lm_train_parse(argc, argv, &o, &help, err);
     if (status != MHA_EXIT_OK || help) {
         if (help)
@@ -768,15 +809,14 @@ static int lm_train(int argc, char **argv, FILE *out, FILE *err)
     if ((status = lm_train_outputs_check(&o, err)) != MHA_EXIT_OK)
         return status;
     lm_run run = {{0, o.context, o.dim, o.heads, o.layers, 4 * o.dim}, o.steps, o.warmup,
-                  o.batch, o.eval_every, 0, o.lr, o.seed, 0, "-", "-"};
+                  o.batch, o.eval_every, 0, o.lr, o.repeat, o.seed, 0, "-", "-"};
     lm_model m = {0};
     lm_adamw opt = {0};
-    char *history = NULL, *earlier = NULL;
-    size_t length = 0, earlier_length = 0;
+    lm_history history = {0}, earlier = {0};
     struct lm_data d;
     bpe resumed;
-    if (o.resume && lm_state_read(o.resume, &run, &m, &opt, &resumed, &earlier, &earlier_length,
-                                  message, sizeof message) != MHA_OK) {
+    if (o.resume && lm_state_read(o.resume, &run, &m, &opt, &resumed, &earlier, message,
+                                  sizeof message) != MHA_OK) {
         mha_cli_error(err, "%s", message);
         return MHA_EXIT_FAILURE;
     }
@@ -803,11 +843,10 @@ static int lm_train(int argc, char **argv, FILE *out, FILE *err)
     if (status == MHA_EXIT_OK) {
         fprintf(out, "mha lm train: %zu parameters, %zu training tokens%s, vocabulary %zu\n",
                 m.count, d.train_n, d.valid ? " and held-out ones" : "", run.config.vocab);
-        status = lm_train_loop(&o, &run, &m, &opt, &d, earlier, earlier_length, &history,
-                               &length, out, err);
+        status = lm_train_loop(&o, &run, &m, &opt, &d, &earlier, &history, out, err);
     }
-    free(earlier);
-    free(history);
+    free(earlier.steps), free(earlier.heads);
+    free(history.steps), free(history.heads);
     lm_data_free(&d);
     lm_adamw_free(&opt);
     lm_model_free(&m);
@@ -1054,8 +1093,6 @@ static int lm_generate(int argc, char **argv, FILE *out, FILE *err)
     lm_model_free(&m);
     return status;
 }
-#include "head_roles.h"
-
 struct heads_table { char *text; size_t length; };
 static int write_heads(FILE *file, void *context)
 {
@@ -1064,24 +1101,186 @@ static int write_heads(FILE *file, void *context)
 }
 static void head_line(FILE *out, size_t l, size_t h, const lm_head_scores *s, int tsv)
 {
-    fprintf(out, tsv ? "%zu\t%zu\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%.3f\t%s\n"
+    fprintf(out, tsv ? "%zu\t%zu\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%.3f\t%.3f\t%s\n"
                      : "layer=%zu head=%zu prev_token=%.3f induction=%.3f same_token=%.3f "
                        "first_token=%.3f punctuation=%.3f sentence_start=%.3f "
-                       "mean_distance=%.2f entropy_bits=%.3f role=%s\n",
+                       "mean_distance=%.2f entropy_bits=%.3f prefix_matching=%.3f role=%s\n",
             l, h, s->prev_token, s->induction, s->same_token, s->first_token, s->punctuation,
-            s->sentence_start, s->mean_distance, s->entropy_bits, lm_head_role(s));
+            s->sentence_start, s->mean_distance, s->entropy_bits, s->prefix_matching,
+            lm_head_role(s));
 }
 static void heads_usage(FILE *out)
 {
     fputs("usage: mha lm heads DIR --text FILE [--windows N] [--seed S]\n\n"
           "Measures every head of the model in DIR on N windows of its context (default\n"
           "64) spread evenly over the tokens of FILE, and on the same windows with a span\n"
-          "of 20 to 50 tokens repeated (placed by seed S, default 1).  Prints one line per\n"
-          "head, and writes the same table, tab-separated, to DIR/heads.tsv:\n"
+          "of 20 to 50 tokens repeated (placed by seed S, default 1), and on as many\n"
+          "windows of random tokens of FILE written twice.  Prints one line per head,\n"
+          "and writes the same table, tab-separated, to DIR/heads.tsv:\n"
           "layer=L head=H prev_token=X induction=X same_token=X first_token=X\n"
-          "punctuation=X sentence_start=X mean_distance=X entropy_bits=X role=NAME\n"
+          "punctuation=X sentence_start=X mean_distance=X entropy_bits=X\n"
+          "prefix_matching=X role=NAME\n"
+          "then the in-context-learning score, the mean loss at the last T/8 positions\n"
+          "of the windows less that at positions 5T/32 to 9T/32 (nan for T < 8 or a text\n"
+          "of T tokens only):\n"
+          "in_context early_loss=X late_loss=X score=X\n"
           "(means over the queries after the first; the role from the scores by the rule\n"
           "of the chapter \"What the heads of the Austen model do\").\n", out);
+}
+struct heads_run {
+    size_t layers, heads, context, tokens;
+    const char *text;              /* the text's name, or "random" */
+    char sha[LM_SHA_HEX];
+    lm_head_scores *scores;        /* (layers heads) */
+    double early, late;
+};
+static int heads_of_gpt(const char *dir, const char *path, const char *text, size_t windows,
+                        size_t seed, struct heads_run *run, FILE *err)
+{
+    char message[MHA_PATH_SIZE + 256];
+    lm_model m;
+    bpe tokenizer;
+    if (read_model(dir, &m, &tokenizer, err) != MHA_EXIT_OK)
+        return MHA_EXIT_FAILURE;
+    if (mha_output_check(path, message, sizeof message) != MHA_OK) {
+        mha_cli_error(err, "%s", message);
+        bpe_free(&tokenizer);
+        lm_model_free(&m);
+        return MHA_EXIT_FAILURE;
+    }
+    const size_t N = m.config.layers, H = m.config.heads, T = m.config.context;
+    int *ids = NULL;
+    size_t n = 0, bytes = 0;
+    *run = (struct heads_run){N, H, T, 0, text, "-", malloc(N * H * sizeof *run->scores), NAN,
+                              NAN};
+    unsigned char *classes = malloc(tokenizer.vocab);
+    int status = MHA_EXIT_OK;
+    if (classes == NULL || run->scores == NULL) {
+        mha_cli_error(err, "lm heads: out of memory");
+        status = MHA_EXIT_FAILURE;
+    } else
+        status = read_tokens(text, &tokenizer, T, &ids, &n, &bytes, run->sha, err);
+    run->tokens = n;
+    mha_status failed = MHA_OK;
+    if (status == MHA_EXIT_OK) {
+        lm_token_classes(&tokenizer, classes);
+        failed = lm_heads_measure(&m, ids, n, classes, windows, (uint64_t)seed, run->scores);
+    }
+    if (status == MHA_EXIT_OK && failed == MHA_OK && n > T && T >= 8)
+        failed = lm_in_context_score(&m, ids, n, windows, &run->early, &run->late);
+    if (status == MHA_EXIT_OK && failed != MHA_OK) {
+        mha_cli_error(err, "lm heads: %s: %s", text, mha_status_message(failed));
+        status = MHA_EXIT_FAILURE;
+    }
+    free(ids);
+    free(classes);
+    bpe_free(&tokenizer);
+    lm_model_free(&m);
+    return status;
+}
+#include "checkpoint.h"
+static int is_induction_checkpoint(const char *dir)
+{
+    char path[MHA_PATH_SIZE], message[MHA_PATH_SIZE + 256];
+    unsigned char *text;
+    size_t n;
+    if (!mha_join_path(path, sizeof path, dir, CHECKPOINT_METADATA) ||
+        mha_read_whole_file(path, MHA_READ_NOTE_MAX, &text, &n, message, sizeof message) !=
+            MHA_OK)
+        return 0;
+    const char kind[] = "\nmodel induction\n";
+    int found = 0;
+    for (size_t i = 0; !found && i + sizeof kind - 1 <= n; i++)
+        found = memcmp(text + i, kind, sizeof kind - 1) == 0;
+    free(text);
+    return found;
+}
+struct induction_reading { const mha_induction_model *m; mha_learning_workspace ws; int *x; };
+static mha_status induction_weights(void *model, const int *tokens, size_t B, float *weights)
+{
+    struct induction_reading *r = model;
+    const size_t W = r->ws.batch, T = r->m->length, H = r->m->heads, one = H * T * T;
+    for (size_t b = 0; b < W; b++)
+        memcpy(r->x + b * T, tokens + (b < B ? b : 0) * T, T * sizeof *r->x);
+    mha_status status = mha_induction_forward(r->m, &r->ws, r->x);
+    for (size_t l = 0; status == MHA_OK && l < r->m->layers; l++)
+        memcpy(weights + l * B * one, r->ws.weights + l * W * one, B * one * sizeof *weights);
+    return status;
+}
+static int heads_of_induction(const char *dir, const char *path, size_t windows, size_t seed,
+                              struct heads_run *run, FILE *err)
+{
+    char message[MHA_PATH_SIZE + 256];
+    mha_induction_model m;
+    if (induction_checkpoint_read(dir, 0, &m, message, sizeof message) != MHA_OK) {
+        mha_cli_error(err, "%s", message);
+        return MHA_EXIT_FAILURE;
+    }
+    if (mha_output_check(path, message, sizeof message) != MHA_OK) {
+        mha_cli_error(err, "%s", message);
+        mha_induction_model_free(&m);
+        return MHA_EXIT_FAILURE;
+    }
+    const size_t N = m.layers, H = m.heads, T = m.length, V = m.vocab;
+    const size_t B = windows < LM_HEADS_BATCH ? windows : LM_HEADS_BATCH;
+    struct induction_reading reading = {&m, {0}, malloc(B * T * sizeof *reading.x)};
+    *run = (struct heads_run){N, H, T, windows * T, "random", "-",
+                              malloc(N * H * sizeof *run->scores), NAN, NAN};
+    int *ids = malloc(windows * T * sizeof *ids);
+    unsigned char *classes = calloc(V, 1);
+    mha_status failed = mha_learning_workspace_init(&reading.ws, &m, B);
+    if (failed == MHA_OK && (!reading.x || !run->scores || !ids || !classes))
+        failed = MHA_ERR_NOMEM;
+    uint64_t state = mha_random_seeded((uint64_t)seed);
+    for (size_t i = 0; failed == MHA_OK && i < windows * T; i++)
+        ids[i] = (int)(mha_random(&state) % V);
+    const lm_attention_reader r = {N, H, V, T, B, induction_weights, &reading};
+    if (failed == MHA_OK)
+        failed = lm_heads_measure_reader(&r, ids, windows * T, classes, windows, (uint64_t)seed,
+                                         run->scores);
+    if (failed != MHA_OK)
+        mha_cli_error(err, "lm heads: %s: %s", dir, mha_status_message(failed));
+    if (failed != MHA_ERR_NOMEM || reading.ws.batch)
+        mha_learning_workspace_free(&reading.ws);
+    mha_induction_model_free(&m);
+    free(reading.x);
+    free(ids);
+    free(classes);
+    return failed == MHA_OK ? MHA_EXIT_OK : MHA_EXIT_FAILURE;
+}
+static int heads_publish(const char *path, const struct heads_run *run, size_t windows,
+                         size_t seed, FILE *out, FILE *err)
+{
+    char message[MHA_PATH_SIZE + 256], *table = NULL;
+    size_t length = 0;
+    const size_t N = run->layers, H = run->heads;
+    FILE *f = open_memstream(&table, &length);
+    if (f == NULL) {
+        mha_cli_error(err, "lm heads: out of memory");
+        return MHA_EXIT_FAILURE;
+    }
+    fprintf(f, "# heads\ttext=%s\ttokens=%zu\tsha256=%s\tcontext=%zu\twindows=%zu\tseed=%zu\t"
+            "early_loss=%.4f\tlate_loss=%.4f\n", run->text, run->tokens, run->sha, run->context,
+            windows, seed, run->early, run->late);
+    fputs("layer\thead\tprev_token\tinduction\tsame_token\tfirst_token\tpunctuation\t"
+          "sentence_start\tmean_distance\tentropy_bits\tprefix_matching\trole\n", f);
+    for (size_t k = 0; k < N * H; k++)
+        head_line(f, k / H, k % H, &run->scores[k], 1);
+    int status = fclose(f) == 0 ? MHA_EXIT_OK : MHA_EXIT_FAILURE;
+    struct heads_table written = {table, length};
+    if (status != MHA_EXIT_OK)
+        mha_cli_error(err, "lm heads: out of memory");
+    else if (mha_output_file(path, write_heads, &written, message, sizeof message) != MHA_OK) {
+        mha_cli_error(err, "%s", message);
+        status = MHA_EXIT_FAILURE;
+    }
+    for (size_t k = 0; status == MHA_EXIT_OK && k < N * H; k++)
+        head_line(out, k / H, k % H, &run->scores[k], 0);
+    if (status == MHA_EXIT_OK)
+        fprintf(out, "in_context early_loss=%.4f late_loss=%.4f score=%.4f\n", run->early,
+                run->late, run->late - run->early);
+    free(table);
+    return status;
 }
 static int lm_heads(int argc, char **argv, FILE *out, FILE *err)
 {
@@ -1098,69 +1297,29 @@ static int lm_heads(int argc, char **argv, FILE *out, FILE *err)
             heads_usage(out);
         return status;
     }
-    if (line.operand_given == NULL || text == NULL) {
+    const char *dir = line.operand_given;
+    const int induction = dir != NULL && is_induction_checkpoint(dir);
+    if (dir == NULL || (text == NULL && !induction)) {
         mha_cli_error(err, "lm heads: %s is required (try 'mha lm heads --help')",
-                      text == NULL ? "--text" : "the model directory");
+                      dir == NULL ? "the model directory" : "--text");
         return MHA_EXIT_USAGE;
     }
-    const char *dir = line.operand_given;
-    char path[MHA_PATH_SIZE], message[MHA_PATH_SIZE + 256];
+    if (text != NULL && induction) {
+        mha_cli_error(err, "--text: %s is a model of random tokens, with no tokenizer; it is "
+                      "measured on random tokens, without --text", dir);
+        return MHA_EXIT_USAGE;
+    }
+    char path[MHA_PATH_SIZE];
     if (!mha_join_path(path, sizeof path, dir, "heads.tsv")) {
         mha_cli_error(err, "%s: name too long", dir);
         return MHA_EXIT_USAGE;
     }
-    lm_model m;
-    bpe tokenizer;
-    if (read_model(dir, &m, &tokenizer, err) != MHA_EXIT_OK)
-        return MHA_EXIT_FAILURE;
-    const size_t N = m.config.layers, H = m.config.heads;
-    int *ids = NULL;
-    size_t n = 0, bytes = 0, length = 0;
-    char sha[LM_SHA_HEX] = "-", *table = NULL;
-    unsigned char *classes = malloc(tokenizer.vocab);
-    lm_head_scores *scores = malloc(N * H * sizeof *scores);
-    if (mha_output_check(path, message, sizeof message) != MHA_OK) {
-        mha_cli_error(err, "%s", message);
-        status = MHA_EXIT_FAILURE;
-    } else if (classes == NULL || scores == NULL) {
-        mha_cli_error(err, "lm heads: out of memory");
-        status = MHA_EXIT_FAILURE;
-    } else
-        status = read_tokens(text, &tokenizer, m.config.context, &ids, &n, &bytes, sha, err);
-    mha_status failed = MHA_OK;
-    if (status == MHA_EXIT_OK) {
-        lm_token_classes(&tokenizer, classes);
-        failed = lm_heads_measure(&m, ids, n, classes, windows, (uint64_t)seed, scores);
-    }
-    FILE *f = status == MHA_EXIT_OK && failed == MHA_OK ? open_memstream(&table, &length) : NULL;
-    if (f != NULL) {
-        fprintf(f, "# heads\ttext=%s\ttokens=%zu\tsha256=%s\tcontext=%zu\twindows=%zu\tseed=%zu\n",
-                text, n, sha, m.config.context, windows, seed);
-        fputs("layer\thead\tprev_token\tinduction\tsame_token\tfirst_token\tpunctuation\t"
-              "sentence_start\tmean_distance\tentropy_bits\trole\n", f);
-        for (size_t k = 0; k < N * H; k++)
-            head_line(f, k / H, k % H, &scores[k], 1);
-        failed = fclose(f) == 0 ? MHA_OK : MHA_ERR_NOMEM;
-    } else if (status == MHA_EXIT_OK && failed == MHA_OK)
-        failed = MHA_ERR_NOMEM;
-    if (status == MHA_EXIT_OK && failed != MHA_OK) {
-        mha_cli_error(err, "lm heads: %s: %s", text, mha_status_message(failed));
-        status = MHA_EXIT_FAILURE;
-    }
-    struct heads_table written = {table, length};
-    if (status == MHA_EXIT_OK &&
-        mha_output_file(path, write_heads, &written, message, sizeof message) != MHA_OK) {
-        mha_cli_error(err, "%s", message);
-        status = MHA_EXIT_FAILURE;
-    }
-    for (size_t k = 0; status == MHA_EXIT_OK && k < N * H; k++)
-        head_line(out, k / H, k % H, &scores[k], 0);
-    free(ids);
-    free(classes);
-    free(scores);
-    free(table);
-    bpe_free(&tokenizer);
-    lm_model_free(&m);
+    struct heads_run run = {0};
+    status = induction ? heads_of_induction(dir, path, windows, seed, &run, err)
+                       : heads_of_gpt(dir, path, text, windows, seed, &run, err);
+    if (status == MHA_EXIT_OK)
+        status = heads_publish(path, &run, windows, seed, out, err);
+    free(run.scores);
     return status;
 }
 struct prune_sample { const int *ids; size_t n, windows; };
@@ -1277,6 +1436,74 @@ static int lm_prune(int argc, char **argv, FILE *out, FILE *err)
     lm_model_free(&m);
     return status;
 }
+static int lm_repeat(int argc, char **argv, FILE *out, FILE *err)
+{
+    const char *text = NULL, *mask = NULL;
+    size_t passages = 20, least = 40, most = 60;
+    const mha_option options[] = {
+        {"--text", MHA_OPTION_TEXT, &text, 0, 0, 0, 0, NULL},
+        {"--passages", MHA_OPTION_SIZE, &passages, 1, 100000, 0, 0, NULL},
+        {"--least", MHA_OPTION_SIZE, &least, 2, 4096, 0, 0, NULL},
+        {"--most", MHA_OPTION_SIZE, &most, 2, 4096, 0, 0, NULL},
+        {"--mask", MHA_OPTION_TEXT, &mask, 0, 0, 0, 0, NULL}};
+    mha_command_line line;
+    int status = mha_cli_options(argc, argv, options, 5, "model directory", &line, err);
+    if (status != MHA_EXIT_OK || line.help) {
+        if (line.help)
+            fputs("usage: mha lm repeat DIR --text FILE [--passages N] [--least A] [--most B]\n"
+                  "                     [--mask L:H[,L:H...]]\n\n"
+                  "Writes N passages of FILE (default 20), spread evenly over it, of A to B\n"
+                  "tokens (default 40 to 60, 2B at most the model's context), twice each, and\n"
+                  "prints one line:\n"
+                  "passages=N first=X second=X gain=X\n"
+                  "(the mean loss of the next token in nats on the first copy and on the second,\n"
+                  "and first less second).  --mask removes head H of block L for each pair (the\n"
+                  "line then ends removed=N).\n", out);
+        return status;
+    }
+    if (line.operand_given == NULL || text == NULL) {
+        mha_cli_error(err, "lm repeat: %s is required (try 'mha lm repeat --help')",
+                      text == NULL ? "--text" : "the model directory");
+        return MHA_EXIT_USAGE;
+    }
+    if (least > most) {
+        mha_cli_error(err, "--least: %zu is more than --most, %zu", least, most);
+        return MHA_EXIT_USAGE;
+    }
+    lm_model m;
+    bpe tokenizer;
+    if (read_model(line.operand_given, &m, &tokenizer, err) != MHA_EXIT_OK)
+        return MHA_EXIT_FAILURE;
+    int *ids = NULL;
+    size_t n = 0, bytes = 0;
+    if (2 * most > m.config.context) {
+        mha_cli_error(err, "--most: %zu tokens written twice are beyond the model's context of "
+                      "%zu", most, m.config.context);
+        status = MHA_EXIT_USAGE;
+    } else if (mask != NULL)
+        status = remove_heads(&m, mask, err);
+    if (status == MHA_EXIT_OK)
+        status = read_tokens(text, &tokenizer, most, &ids, &n, &bytes, NULL, err);
+    double first, second;
+    if (status == MHA_EXIT_OK) {
+        const mha_status failed = lm_repeat_gain(&m, ids, n, passages, least, most, &first,
+                                                 &second);
+        if (failed != MHA_OK) {
+            mha_cli_error(err, "lm repeat: %s: %s", text, mha_status_message(failed));
+            status = MHA_EXIT_FAILURE;
+        } else {
+            fprintf(out, "passages=%zu first=%.4f second=%.4f gain=%.4f", passages, first,
+                    second, first - second);
+            if (mask != NULL)
+                fprintf(out, " removed=%zu", lm_heads_removed(&m));
+            fputc('\n', out);
+        }
+    }
+    free(ids);
+    bpe_free(&tokenizer);
+    lm_model_free(&m);
+    return status;
+}
 static const struct mha_command lm_commands[] = {
     {"tokenizer", "learn a byte-pair-encoding tokenizer from a text", lm_tokenizer},
     {"encode", "show the tokens of a text: each id and its bytes", lm_encode},
@@ -1287,6 +1514,7 @@ static const struct mha_command lm_commands[] = {
     {"generate", "continue a prompt, sampling through the KV cache", lm_generate},
     {"heads", "measure what each head attends to on a text, and name its role", lm_heads},
     {"prune", "each head's importance on a text, and the order that removes heads greedily", lm_prune},
+    {"repeat", "the loss on a passage and on its repetition: what copying gains", lm_repeat},
 };
 static const size_t lm_command_count = sizeof lm_commands / sizeof lm_commands[0];
 

@@ -92,7 +92,7 @@ mha_status lm_model_put(const char *dir, const lm_model *m, const bpe *tokenizer
         status = mha_output_stream(bpe_write_vocab, (void *)tokenizer, message, size);
     return status;
 }
-typedef enum { KEY_SIZE, KEY_DOUBLE, KEY_U64, KEY_HEX, KEY_WORD } key_kind;
+typedef enum { KEY_SIZE, KEY_DOUBLE, KEY_SHARE, KEY_U64, KEY_HEX, KEY_WORD } key_kind;
 typedef struct key { const char *name; key_kind kind; void *store; int seen; } key;
 static int parse_value(const char *v, key_kind kind, void *store)
 {
@@ -110,6 +110,11 @@ static int parse_value(const char *v, key_kind kind, void *store)
         const double d = strtod(v, &end);
         *(double *)store = d;
         return *end == '\0' && errno == 0 && d > 0 && d <= 1;   /* "" gives 0 */
+    }
+    if (kind == KEY_SHARE) {                       /* from 0 to 1, 0 included */
+        const double d = strtod(v, &end);
+        *(double *)store = d;
+        return end != v && *end == '\0' && errno == 0 && d >= 0 && d <= 1;
     }
     if (*v < '0' || *v > '9')
         return 0;
@@ -305,21 +310,22 @@ static mha_status check_run(const char *path, const lm_run *run, char *message, 
     return MHA_OK;
 }
 const char *const lm_state_names[LM_STATE_FILES] = {"state.txt", "arrays.npy", "history.tsv",
-                                                    BPE_MERGES_FILE};
+                                                    BPE_MERGES_FILE, "heads-history.tsv"};
 mha_status lm_state_put(const char *dir, const lm_run *run, const lm_model *m,
-                        const lm_adamw *opt, const bpe *tokenizer, const char *history,
-                        size_t length, char *message, size_t size)
+                        const lm_adamw *opt, const bpe *tokenizer, const lm_history *history,
+                        char *message, size_t size)
 {
     const lm_config *c = &run->config;
     char text[2048];
     const int n = snprintf(text, sizeof text, "format %s\nlayers %zu\nheads %zu\nvocab %zu\n"
         "context %zu\ndim %zu\nhidden %zu\nsteps %zu\nwarmup %zu\nbatch %zu\neval_every %zu\n"
-        "step %zu\nlearning_rate %.17g\nseed %" PRIu64 "\ndata_state %" PRIu64 "\n"
+        "step %zu\nlearning_rate %.17g\nrepeat %.17g\nseed %" PRIu64 "\ndata_state %" PRIu64 "\n"
         "train_sha256 %s\nvalid_sha256 %s\n", LM_STATE_FORMAT, c->layers, c->heads, c->vocab,
         c->context, c->embed_dim, c->hidden, run->steps, run->warmup, run->batch,
-        run->eval_every, run->step, run->learning_rate, run->seed, run->data_state,
+        run->eval_every, run->step, run->learning_rate, run->repeat, run->seed, run->data_state,
         run->train_sha256, run->valid_sha256);
-    const struct text t = {text, (size_t)n}, h = {history, length};
+    const struct text t = {text, (size_t)n}, h = {history->steps, history->steps_length};
+    const struct text heads = {history->heads, history->heads_length};
     const size_t shape[2] = {3, m->count};
     float *arrays = malloc(3 * m->count * sizeof *arrays);
     mha_status status = arrays ? mha_output_stream(write_text, (void *)&t, message, size)
@@ -335,18 +341,19 @@ mha_status lm_state_put(const char *dir, const lm_run *run, const lm_model *m,
         status = mha_output_stream(write_text, (void *)&h, message, size);
     if (status == MHA_OK)
         status = mha_output_stream(bpe_write_merges, (void *)tokenizer, message, size);
+    if (status == MHA_OK)
+        status = mha_output_stream(write_text, (void *)&heads, message, size);
     return status;
 }
 mha_status lm_state_read(const char *dir, lm_run *run, lm_model *m, lm_adamw *opt,
-                         bpe *tokenizer, char **history, size_t *length, char *message,
-                         size_t size)
+                         bpe *tokenizer, lm_history *history, char *message, size_t size)
 {
     char *text = NULL, format[LM_SHA_HEX], path[MHA_PATH_SIZE];
     size_t n;
     lm_config *c = &run->config;
     memset(m, 0, sizeof *m);
     memset(opt, 0, sizeof *opt);
-    *history = NULL;
+    memset(history, 0, sizeof *history);
     mha_status status = read_text(dir, lm_state_names[0], MHA_READ_NOTE_MAX, &text, &n,
                                   message, size);
     if (status != MHA_OK)
@@ -360,6 +367,7 @@ mha_status lm_state_read(const char *dir, lm_run *run, lm_model *m, lm_adamw *op
         {"warmup", KEY_SIZE, &run->warmup, 0}, {"batch", KEY_SIZE, &run->batch, 0},
         {"eval_every", KEY_SIZE, &run->eval_every, 0}, {"step", KEY_SIZE, &run->step, 0},
         {"learning_rate", KEY_DOUBLE, &run->learning_rate, 0},
+        {"repeat", KEY_SHARE, &run->repeat, 0},
         {"seed", KEY_U64, &run->seed, 0}, {"data_state", KEY_U64, &run->data_state, 0},
         {"train_sha256", KEY_HEX, run->train_sha256, 0},
         {"valid_sha256", KEY_HEX, run->valid_sha256, 0}};
@@ -396,8 +404,11 @@ mha_status lm_state_read(const char *dir, lm_run *run, lm_model *m, lm_adamw *op
     }
     free(arrays);
     if (status == MHA_OK)
-        status = read_text(dir, lm_state_names[2], MHA_READ_TEXT_MAX, history, length,
-                           message, size);
+        status = read_text(dir, lm_state_names[2], MHA_READ_TEXT_MAX, &history->steps,
+                           &history->steps_length, message, size);
+    if (status == MHA_OK)
+        status = read_text(dir, lm_state_names[4], MHA_READ_TEXT_MAX, &history->heads,
+                           &history->heads_length, message, size);
     char *merges = NULL;
     int tokens = 0;
     if (status == MHA_OK && (status = read_text(dir, lm_state_names[3], MHA_READ_TABLE_MAX,
@@ -414,8 +425,9 @@ mha_status lm_state_read(const char *dir, lm_run *run, lm_model *m, lm_adamw *op
     else {
         if (tokens)
             bpe_free(tokenizer);
-        free(*history);
-        *history = NULL;
+        free(history->steps);
+        free(history->heads);
+        memset(history, 0, sizeof *history);
         lm_adamw_free(opt);
         lm_model_free(m);
     }

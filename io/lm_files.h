@@ -10,7 +10,7 @@
 #include "lm.h"
 
 #define LM_MODEL_KIND "gpt"
-#define LM_STATE_FORMAT "mha-lm-state 1"
+#define LM_STATE_FORMAT "mha-lm-state 2"
 enum { LM_SHA_HEX = 65, LM_TEXT_MAX = 65536 };
 typedef struct lm_provenance {
     size_t steps;                          /* trained */
@@ -30,19 +30,25 @@ typedef struct lm_run {                    /* a training run's options and posit
     lm_config config;
     size_t steps, warmup, batch, eval_every, step;
     double learning_rate;
+    double repeat;                         /* the share of windows with a passage repeated */
     uint64_t seed, data_state;
     char train_sha256[LM_SHA_HEX], valid_sha256[LM_SHA_HEX];
 } lm_run;
-enum { LM_STATE_FILES = 4 };
+typedef struct lm_history {               /* a run's two histories, as text */
+    char *steps;                           /* history.tsv: a line for every step */
+    size_t steps_length;
+    char *heads;                           /* heads-history.tsv: every head at every evaluation */
+    size_t heads_length;
+} lm_history;
+enum { LM_STATE_FILES = 5 };
 /* state.txt; arrays.npy (3, count): parameters, first and second moments;
-   history.tsv; merges.txt, the tokenizer. */
+   history.tsv; merges.txt, the tokenizer; heads-history.tsv. */
 extern const char *const lm_state_names[LM_STATE_FILES];
 MHA_MUST_CHECK mha_status lm_state_put(const char *dir, const lm_run *run, const lm_model *m,
                                        const lm_adamw *opt, const bpe *tokenizer,
-                                       const char *history, size_t length, char *message,
-                                       size_t size);
-/* Reads the run (and allocates the model, the moments, the tokenizer and the history). */
+                                       const lm_history *history, char *message, size_t size);
+/* Reads the run (and allocates the model, the moments, the tokenizer and both histories). */
 MHA_MUST_CHECK mha_status lm_state_read(const char *dir, lm_run *run, lm_model *m, lm_adamw *opt,
-                                        bpe *tokenizer, char **history, size_t *length,
-                                        char *message, size_t size);
+                                        bpe *tokenizer, lm_history *history, char *message,
+                                        size_t size);
 #endif

@@ -15,7 +15,7 @@
 #include "layer_files.h"
 #include "output.h"
 
-enum { PLACES_MAX = 4, ADDED_MAX = 4 };
+enum { PLACES_MAX = 4, ADDED_MAX = 8 };
 struct slot {
     char *final, *temporary, *backup;   /* one allocation; final's last part is name */
     const char *name;

@@ -37,6 +37,10 @@ void lm_head_tally_induction(lm_head_tally *t, const float *w, size_t L, size_t 
 {
     mha_induction_add(w, L, a, c, r, &t->induction, &t->induction_queries);
 }
+void lm_head_tally_prefix(lm_head_tally *t, const float *w, size_t L, size_t r)
+{
+    mha_induction_add(w, L, 0, r, r, &t->prefix, &t->prefix_queries);
+}
 static double mean_of(double sum, size_t count)
 {
     return count ? sum / (double)count : 0;
@@ -48,7 +52,8 @@ lm_head_scores lm_head_scores_of(const lm_head_tally *t)
                             mean_of(t->same, t->same_queries), mean_of(t->first, t->queries),
                             mean_of(t->punctuation, t->queries),
                             mean_of(t->sentence, t->queries), mean_of(t->distance, t->queries),
-                            mean_of(t->entropy, t->queries)};
+                            mean_of(t->entropy, t->queries),
+                            mean_of(t->prefix, t->prefix_queries)};
 }
 static int white(unsigned char b)
 {
@@ -108,51 +113,65 @@ const char *lm_head_role(const lm_head_scores *s)
         return "punctuation";
     return s->mean_distance <= LM_ROLE_LOCAL ? "local" : "broad";
 }
-static size_t below(uint64_t *state, size_t n)
-{
-    return (size_t)(mha_random(state) % n);
-}
 /* the copy a..a+r-1 to c..c+r-1 in a window of T, drawn from state */
 static void draw_span(uint64_t *state, size_t T, size_t span[3])
 {
     const size_t most = T / 2 < LM_SPAN_MAX ? T / 2 : LM_SPAN_MAX;
     const size_t least = T / 2 < LM_SPAN_MIN ? T / 2 : LM_SPAN_MIN;
-    const size_t r = least + below(state, most - least + 1);
-    const size_t a = below(state, T - 2 * r + 1);
-    span[0] = a, span[2] = r;
-    span[1] = a + r + below(state, T - r - (a + r) + 1);
+    lm_repeat_span(state, T, least, most, span);
 }
-mha_status lm_heads_measure(const lm_model *m, const int *ids, size_t n,
-                            const unsigned char *classes, size_t windows, uint64_t seed,
-                            lm_head_scores *scores)
+static mha_status tokens_present(const int *ids, size_t n, size_t V, int *present, size_t *kinds)
 {
-    if (m == NULL || ids == NULL || classes == NULL || scores == NULL)
+    unsigned char *seen = calloc(V, 1);
+    if (seen == NULL)
+        return MHA_ERR_NOMEM;
+    mha_status status = MHA_OK;
+    for (size_t i = 0; i < n && status == MHA_OK; i++)
+        if (ids[i] < 0 || (size_t)ids[i] >= V)
+            status = MHA_ERR_ARG;
+        else
+            seen[ids[i]] = 1;
+    *kinds = 0;
+    for (size_t v = 0; v < V; v++)
+        if (seen[v])
+            present[(*kinds)++] = (int)v;
+    free(seen);
+    return status;
+}
+mha_status lm_heads_measure_reader(const lm_attention_reader *r, const int *ids, size_t n,
+                                   const unsigned char *classes, size_t windows, uint64_t seed,
+                                   lm_head_scores *scores)
+{
+    if (r == NULL || r->weights == NULL || ids == NULL || classes == NULL || scores == NULL)
         return MHA_ERR_NULL;
-    const size_t T = m->config.context, N = m->config.layers, H = m->config.heads;
-    if (windows == 0 || n < T)
+    const size_t T = r->context, N = r->layers, H = r->heads;
+    if (windows == 0 || n < T || T < 2 || r->batch == 0)
         return MHA_ERR_SHAPE;
-    const size_t B = windows < LM_HEADS_BATCH ? windows : LM_HEADS_BATCH;
+    const size_t B = windows < r->batch ? windows : r->batch;
     size_t count;
     if (mha_mul_overflows(N * H, B, &count) || mha_mul_overflows(count, T * T, &count) ||
         mha_mul_overflows(count, sizeof(float), &count))
         return MHA_ERR_OVERFLOW;
-    lm_workspace ws;
-    mha_status status = lm_workspace_init(&ws, m, B, T, 0);
+    mha_status status = MHA_OK;
     float *weights = malloc(count);
     int *x = malloc(B * T * sizeof *x);
     unsigned char *starts = malloc(T);
     size_t (*spans)[3] = malloc(B * sizeof *spans);
     lm_head_tally *tally = calloc(N * H, sizeof *tally);
-    if (status == MHA_OK && (!weights || !x || !starts || !spans || !tally))
+    int *present = malloc(r->vocab * sizeof *present);
+    if (!weights || !x || !starts || !spans || !tally || !present)
         status = MHA_ERR_NOMEM;
-    uint64_t state = mha_random_seeded(seed);
+    size_t kinds = 0;
+    if (status == MHA_OK)
+        status = tokens_present(ids, n, r->vocab, present, &kinds);
+    uint64_t state = mha_random_seeded(seed), random_tokens = mha_random_seeded(~(uint64_t)seed);
     for (size_t k0 = 0; status == MHA_OK && k0 < windows; k0 += B) {
         const size_t b_n = windows - k0 < B ? windows - k0 : B;
         for (size_t b = 0; b < b_n; b++) {
             const size_t k = k0 + b, start = windows == 1 ? 0 : (n - T) * k / (windows - 1);
             memcpy(x + b * T, ids + start, T * sizeof *x);
         }
-        status = lm_forward_weights(m, &ws, x, b_n, T, weights);
+        status = r->weights(r->model, x, b_n, weights);
         for (size_t b = 0; status == MHA_OK && b < b_n; b++) {
             lm_sentence_starts(x + b * T, T, classes, starts);
             for (size_t lh = 0; lh < N * H; lh++)
@@ -164,16 +183,57 @@ mha_status lm_heads_measure(const lm_model *m, const int *ids, size_t n,
             memmove(x + b * T + spans[b][1], x + b * T + spans[b][0], spans[b][2] * sizeof *x);
         }
         if (status == MHA_OK)
-            status = lm_forward_weights(m, &ws, x, b_n, T, weights);
+            status = r->weights(r->model, x, b_n, weights);
         for (size_t b = 0; status == MHA_OK && b < b_n; b++)
             for (size_t lh = 0; lh < N * H; lh++)
                 lm_head_tally_induction(&tally[lh], weights + ((lh / H * b_n + b) * H + lh % H) * T * T,
                                         T, spans[b][0], spans[b][1], spans[b][2]);
+        for (size_t b = 0; status == MHA_OK && b < b_n; b++) {
+            int *w = x + b * T;
+            for (size_t j = 0; j < T; j++)
+                w[j] = j >= T / 2 && j < 2 * (T / 2) ? w[j - T / 2]
+                                                     : present[mha_random(&random_tokens) % kinds];
+        }
+        if (status == MHA_OK)
+            status = r->weights(r->model, x, b_n, weights);
+        for (size_t b = 0; status == MHA_OK && b < b_n; b++)
+            for (size_t lh = 0; lh < N * H; lh++)
+                lm_head_tally_prefix(&tally[lh], weights + ((lh / H * b_n + b) * H + lh % H) * T * T,
+                                     T, T / 2);
     }
     for (size_t k = 0; status == MHA_OK && k < N * H; k++)
         scores[k] = lm_head_scores_of(&tally[k]);
-    lm_workspace_free(&ws);
-    free(weights); free(x); free(starts); free(spans); free(tally);
+    free(weights); free(x); free(starts); free(spans); free(tally); free(present);
+    return status;
+}
+struct lm_reading { const lm_model *m; lm_workspace ws; };
+static mha_status gpt_weights(void *model, const int *tokens, size_t B, float *weights)
+{
+    struct lm_reading *r = model;
+    return lm_forward_weights(r->m, &r->ws, tokens, B, r->m->config.context, weights);
+}
+mha_status lm_heads_measure(const lm_model *m, const int *ids, size_t n,
+                            const unsigned char *classes, size_t windows, uint64_t seed,
+                            lm_head_scores *scores)
+{
+    if (m == NULL || ids == NULL || classes == NULL || scores == NULL)
+        return MHA_ERR_NULL;
+    const lm_config *c = &m->config;
+    if (windows == 0 || n < c->context)
+        return MHA_ERR_SHAPE;
+    const size_t B = windows < LM_HEADS_BATCH ? windows : LM_HEADS_BATCH;
+    size_t count;                                  /* the weights, checked before the workspace */
+    if (mha_mul_overflows(c->layers * c->heads, B, &count) ||
+        mha_mul_overflows(count, c->context * c->context, &count) ||
+        mha_mul_overflows(count, sizeof(float), &count))
+        return MHA_ERR_OVERFLOW;
+    struct lm_reading reading = {m, {0}};
+    mha_status status = lm_workspace_init(&reading.ws, m, B, c->context, 0);
+    const lm_attention_reader r = {c->layers, c->heads, c->vocab, c->context, B, gpt_weights,
+                                   &reading};
+    if (status == MHA_OK)
+        status = lm_heads_measure_reader(&r, ids, n, classes, windows, seed, scores);
+    lm_workspace_free(&reading.ws);
     return status;
 }
 static double next_token_loss(const float *z, size_t V, int target)
@@ -185,12 +245,12 @@ static double next_token_loss(const float *z, size_t V, int target)
         sum += exp(z[v] - top);
     return top + log(sum) - z[target];
 }
-mha_status lm_sample_loss(const lm_model *m, const int *ids, size_t n, size_t windows,
-                          double *loss)
+/* the loss at each position i (T) summed over the windows into by_position,
+   and the sum of them all, window by window, into *total */
+static mha_status window_losses(const lm_model *m, const int *ids, size_t n, size_t windows,
+                                double *by_position, double *total)
 {
     enum { BATCH = 16 };
-    if (m == NULL || ids == NULL || loss == NULL)
-        return MHA_ERR_NULL;
     const size_t T = m->config.context, V = m->config.vocab;
     if (windows == 0 || n < T + 1)
         return MHA_ERR_SHAPE;
@@ -200,7 +260,7 @@ mha_status lm_sample_loss(const lm_model *m, const int *ids, size_t n, size_t wi
     int *x = malloc(B * T * sizeof *x);
     if (status == MHA_OK && x == NULL)
         status = MHA_ERR_NOMEM;
-    double total = 0;
+    *total = 0;
     for (size_t k0 = 0; status == MHA_OK && k0 < windows; k0 += B) {
         const size_t b_n = windows - k0 < B ? windows - k0 : B;
         size_t start[BATCH];
@@ -211,13 +271,54 @@ mha_status lm_sample_loss(const lm_model *m, const int *ids, size_t n, size_t wi
         }
         status = lm_forward(m, &ws, x, b_n, T);
         for (size_t b = 0; status == MHA_OK && b < b_n; b++)
-            for (size_t i = 0; i < T; i++)
-                total += next_token_loss(ws.logits + (b * T + i) * V, V, ids[start[b] + i + 1]);
+            for (size_t i = 0; i < T; i++) {
+                const double loss = next_token_loss(ws.logits + (b * T + i) * V, V,
+                                                     ids[start[b] + i + 1]);
+                by_position[i] += loss;
+                *total += loss;
+            }
     }
-    *loss = total / (double)(windows * T);
     lm_workspace_free(&ws);
     free(x);
+    return status;
+}
+static double mean_over(const double *by_position, size_t from, size_t to, size_t windows)
+{
+    double total = 0;
+    for (size_t i = from; i < to; i++)
+        total += by_position[i];
+    return total / (double)(windows * (to - from));
+}
+mha_status lm_sample_loss(const lm_model *m, const int *ids, size_t n, size_t windows,
+                          double *loss)
+{
+    if (m == NULL || ids == NULL || loss == NULL)
+        return MHA_ERR_NULL;
+    const size_t T = m->config.context;
+    if (windows == 0 || n < T + 1)
+        return MHA_ERR_SHAPE;
+    double *by_position = calloc(T, sizeof *by_position), total;
+    mha_status status = by_position ? window_losses(m, ids, n, windows, by_position, &total)
+                                    : MHA_ERR_NOMEM;
+    *loss = status == MHA_OK ? total / (double)(windows * T) : NAN;
+    free(by_position);
     return status == MHA_OK && !isfinite(*loss) ? MHA_ERR_RANGE : status;
+}
+mha_status lm_in_context_score(const lm_model *m, const int *ids, size_t n, size_t windows,
+                               double *early, double *late)
+{
+    if (m == NULL || ids == NULL || early == NULL || late == NULL)
+        return MHA_ERR_NULL;
+    const size_t T = m->config.context;
+    if (windows == 0 || n < T + 1 || T < 8)
+        return MHA_ERR_SHAPE;
+    double *by_position = calloc(T, sizeof *by_position), total;
+    mha_status status = by_position ? window_losses(m, ids, n, windows, by_position, &total)
+                                    : MHA_ERR_NOMEM;
+    *early = status == MHA_OK ? mean_over(by_position, 5 * T / 32, 9 * T / 32, windows) : NAN;
+    *late = status == MHA_OK ? mean_over(by_position, T - T / 8, T, windows) : NAN;
+    free(by_position);
+    return status == MHA_OK && !(isfinite(*early) && isfinite(*late)) ? MHA_ERR_RANGE : status;
 }
 mha_status lm_heads_importance(lm_model *m, lm_mask_loss loss, void *context, double *base,
                                double *importance)
@@ -272,4 +373,39 @@ mha_status lm_heads_prune(lm_model *m, lm_mask_loss loss, void *context, size_t 
     }
     lm_heads_restore(m);
     return status;
+}
+mha_status lm_repeat_gain(const lm_model *m, const int *ids, size_t n, size_t passages,
+                          size_t least, size_t most, double *first, double *second)
+{
+    if (m == NULL || ids == NULL || first == NULL || second == NULL)
+        return MHA_ERR_NULL;
+    const size_t V = m->config.vocab;
+    if (passages == 0 || least < 2 || least > most || most > m->config.context / 2 || n < most)
+        return MHA_ERR_SHAPE;
+    lm_workspace ws;
+    mha_status status = lm_workspace_init(&ws, m, 1, 2 * most, 0);
+    int *x = malloc(2 * most * sizeof *x);
+    if (status == MHA_OK && x == NULL)
+        status = MHA_ERR_NOMEM;
+    double once = 0, twice = 0;
+    for (size_t k = 0; status == MHA_OK && k < passages; k++) {
+        const size_t r = least + k % (most - least + 1);
+        const size_t start = passages == 1 ? 0 : (n - most) * k / (passages - 1);
+        memcpy(x, ids + start, r * sizeof *x);
+        memcpy(x + r, ids + start, r * sizeof *x);
+        status = lm_forward(m, &ws, x, 1, 2 * r);
+        double a = 0, b = 0;
+        for (size_t i = 1; status == MHA_OK && i < 2 * r; i++) {   /* logits i-1 predict x[i] */
+            const double loss = next_token_loss(ws.logits + (i - 1) * V, V, x[i]);
+            if (i < r)
+                a += loss;
+            else
+                b += loss;
+        }
+        once += a / (double)(r - 1), twice += b / (double)r;
+    }
+    *first = once / (double)passages, *second = twice / (double)passages;
+    lm_workspace_free(&ws);
+    free(x);
+    return status == MHA_OK && !(isfinite(*first) && isfinite(*second)) ? MHA_ERR_RANGE : status;
 }

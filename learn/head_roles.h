@@ -13,10 +13,11 @@
 typedef struct lm_head_scores {
     double prev_token, induction, same_token, first_token, punctuation, sentence_start;
     double mean_distance, entropy_bits;
+    double prefix_matching;                    /* on repeated random tokens */
 } lm_head_scores;
 typedef struct lm_head_tally {                 /* sums over queries i >= 1; zero to start */
-    double previous, induction, same, first, punctuation, sentence, distance, entropy;
-    size_t previous_queries, induction_queries, same_queries, queries;
+    double previous, induction, same, first, punctuation, sentence, distance, entropy, prefix;
+    size_t previous_queries, induction_queries, same_queries, queries, prefix_queries;
 } lm_head_tally;
 /* One head's weights w (L, L) on tokens (L) added to t; classes (V) as
    lm_token_classes gives them, starts (L) as lm_sentence_starts. */
@@ -26,6 +27,9 @@ void lm_head_tally_window(lm_head_tally *t, const float *w, const int *tokens, s
    at c..c+r-1 (a + r <= c, c + r <= L), added to t's induction sums. */
 void lm_head_tally_induction(lm_head_tally *t, const float *w, size_t L, size_t a, size_t c,
                              size_t r);
+/* One head's weights w (L, L) on a window of r random tokens written twice
+   (2 r <= L), added to t's prefix-matching sums. */
+void lm_head_tally_prefix(lm_head_tally *t, const float *w, size_t L, size_t r);
 lm_head_scores lm_head_scores_of(const lm_head_tally *t);   /* 0 for a score with no queries */
 #define LM_ROLE_INDUCTION 0.3      /* induction at least this, and above prev_token */
 #define LM_ROLE_MAJORITY 0.5       /* the other position scores */
@@ -52,9 +56,26 @@ enum { LM_SPAN_MIN = 20, LM_SPAN_MAX = 50, LM_HEADS_BATCH = 8 };
    lm_token_classes gives them.  MHA_ERR_NULL; MHA_ERR_SHAPE for no windows
    or n < T; MHA_ERR_ARG for a token outside the vocabulary; MHA_ERR_OVERFLOW;
    MHA_ERR_NOMEM; the forward pass's errors. */
+/* The prefix-matching score comes from as many windows of floor(T/2)
+   random tokens written twice, drawn from the tokens that occur in ids. */
 MHA_MUST_CHECK mha_status lm_heads_measure(const lm_model *m, const int *ids, size_t n,
                                            const unsigned char *classes, size_t windows,
                                            uint64_t seed, lm_head_scores *scores);
+/* Any model whose attention weights can be read: weights(model, tokens, B,
+   out) runs B (at most batch) windows of context T tokens and writes every
+   head's weights (layers, B, heads, T, T) as lm_forward_weights does. */
+typedef mha_status (*lm_weights_of)(void *model, const int *tokens, size_t B, float *weights);
+typedef struct lm_attention_reader {
+    size_t layers, heads, vocab, context, batch;
+    lm_weights_of weights;
+    void *model;
+} lm_attention_reader;
+/* lm_heads_measure on the model r reads; MHA_ERR_NULL also for a NULL
+   weights, MHA_ERR_SHAPE for a batch of 0. */
+MHA_MUST_CHECK mha_status lm_heads_measure_reader(const lm_attention_reader *r, const int *ids,
+                                                  size_t n, const unsigned char *classes,
+                                                  size_t windows, uint64_t seed,
+                                                  lm_head_scores *scores);
 /* The mean cross-entropy of the next token over windows windows of the
    model's context T spread evenly over ids (n): window k starts at
    k (n - T - 1) / (windows - 1).  MHA_ERR_NULL; MHA_ERR_SHAPE for no windows
@@ -62,6 +83,12 @@ MHA_MUST_CHECK mha_status lm_heads_measure(const lm_model *m, const int *ids, si
    not finite. */
 MHA_MUST_CHECK mha_status lm_sample_loss(const lm_model *m, const int *ids, size_t n,
                                          size_t windows, double *loss);
+/* The in-context-learning score's two losses, on windows as lm_sample_loss's:
+   *early the mean over positions 5T/32 .. 9T/32 - 1 of the windows, *late
+   over 7T/8 .. T - 1 (the score is *late less *early).  MHA_ERR_SHAPE also
+   for T < 8; else lm_sample_loss's errors. */
+MHA_MUST_CHECK mha_status lm_in_context_score(const lm_model *m, const int *ids, size_t n,
+                                              size_t windows, double *early, double *late);
 /* A loss of the model as its head mask stands. */
 typedef mha_status (*lm_mask_loss)(const lm_model *m, void *context, double *loss);
 /* From a model with every head kept: the loss with none removed into *base,
@@ -81,4 +108,14 @@ typedef struct lm_prune_step {
    as lm_heads_importance's, and MHA_ERR_ARG for count above N H. */
 MHA_MUST_CHECK mha_status lm_heads_prune(lm_model *m, lm_mask_loss loss, void *context,
                                          size_t count, lm_prune_step *steps);
+/* The copying gain: passages passages spread evenly over ids (n), passage k
+   of r = least + k mod (most - least + 1) tokens starting at token
+   k (n - most) / (passages - 1), each run written twice; *first the mean
+   loss of the next token at positions 1..r-1, *second at r..2r-1, averaged
+   over the passages.  MHA_ERR_NULL; MHA_ERR_SHAPE for no passages, least < 2,
+   least > most, 2 most above the context or n < most; the forward pass's
+   errors; MHA_ERR_RANGE for a loss that is not finite. */
+MHA_MUST_CHECK mha_status lm_repeat_gain(const lm_model *m, const int *ids, size_t n,
+                                         size_t passages, size_t least, size_t most,
+                                         double *first, double *second);
 #endif

@@ -438,17 +438,40 @@ double lm_clip_scale(double norm, double limit)
 {
     return norm > limit ? limit / norm : 1.0;
 }
-mha_status lm_batch(const int *text, size_t n, size_t B, size_t T, uint64_t *state, int *inputs,
-                    int *targets)
+static size_t below(uint64_t *state, size_t n)
+{
+    return (size_t)(mha_random(state) % n);
+}
+void lm_repeat_span(uint64_t *state, size_t T, size_t least, size_t most, size_t span[3])
+{
+    const size_t r = least + below(state, most - least + 1);
+    const size_t a = below(state, T - 2 * r + 1);
+    span[0] = a, span[2] = r;
+    span[1] = a + r + below(state, T - r - (a + r) + 1);
+}
+mha_status lm_batch(const int *text, size_t n, size_t B, size_t T, double repeat,
+                    uint64_t *state, int *inputs, int *targets)
 {
     if (text == NULL || state == NULL || inputs == NULL || targets == NULL)
         return MHA_ERR_NULL;
     if (n <= T || T == 0 || B == 0)
         return MHA_ERR_SHAPE;
+    if (!(repeat >= 0 && repeat <= 1))
+        return MHA_ERR_ARG;
+    const size_t most = (T + 1) / 2, least = most < 20 ? most : 20;
     for (size_t b = 0; b < B; b++) {
-        const size_t start = (size_t)(mha_random(state) % (uint64_t)(n - T));
-        memcpy(inputs + b * T, text + start, T * sizeof *inputs);
-        memcpy(targets + b * T, text + start + 1, T * sizeof *targets);
+        const int *window = text + (size_t)(mha_random(state) % (uint64_t)(n - T));
+        size_t span[3] = {0, 0, 0};                /* no copy: r = 0 */
+        if (repeat > 0 && mha_random_unit(state) < repeat)
+            lm_repeat_span(state, T + 1, least, most, span);
+        for (size_t j = 0; j <= T; j++) {          /* token j of the window, after the copy */
+            const int token = window[j >= span[1] && j < span[1] + span[2]
+                                     ? j - span[1] + span[0] : j];
+            if (j < T)
+                inputs[b * T + j] = token;
+            if (j > 0)
+                targets[b * T + j - 1] = token;
+        }
     }
     return MHA_OK;
 }

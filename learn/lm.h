@@ -85,8 +85,14 @@ double lm_learning_rate(size_t step, size_t warmup, size_t steps, double peak);
 double lm_gradient_norm(const float *grads, size_t n);
 /* The factor that clips a gradient of this norm to at most limit: 1 if it is within. */
 double lm_clip_scale(double norm, double limit);
-/* B windows of T + 1 tokens of text (n tokens, n > T): inputs (B, T), targets (B, T). */
-MHA_MUST_CHECK mha_status lm_batch(const int *text, size_t n, size_t B, size_t T,
+/* Draws a span of the tokens 0..T-1 to repeat: span[2] = r tokens from least
+   to most (both at most T/2, least <= most), a source span[0] = a and a
+   destination span[1] = c with a + r <= c and c + r <= T. */
+void lm_repeat_span(uint64_t *state, size_t T, size_t least, size_t most, size_t span[3]);
+/* B windows of T + 1 tokens of text (n tokens, n > T): inputs (B, T),
+   targets (B, T); with probability repeat (0 to 1) a window has a span of
+   20 to (T + 1)/2 of its tokens written twice, as lm_repeat_span draws it. */
+MHA_MUST_CHECK mha_status lm_batch(const int *text, size_t n, size_t B, size_t T, double repeat,
                                    uint64_t *state, int *inputs, int *targets);
 typedef struct lm_decoder {
     const lm_model *model;

@@ -47,7 +47,7 @@ void mha_print_austen_curve(FILE *out);
 void mha_print_austen_scores(FILE *out);
 void mha_print_austen_samples(FILE *out);
 typedef struct austen_head {
-    double score[8];               /* prev_token .. entropy_bits, in the file's order */
+    double score[9];               /* prev_token .. prefix_matching, in the file's order */
     char role[24];
 } austen_head;
 typedef struct austen_heads {

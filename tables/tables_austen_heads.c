@@ -17,14 +17,15 @@ int mha_read_austen_heads(const char *path, austen_heads *t)
                           "seed=%zu", &tokens, &t->context, &t->windows, &seed) == 4 &&
              fgets(line, sizeof line, f) != NULL &&
              strcmp(line, "layer\thead\tprev_token\tinduction\tsame_token\tfirst_token\t"
-                          "punctuation\tsentence_start\tmean_distance\tentropy_bits\trole\n") == 0;
+                          "punctuation\tsentence_start\tmean_distance\tentropy_bits\t"
+                          "prefix_matching\trole\n") == 0;
     while (ok && fgets(line, sizeof line, f) != NULL) {
         austen_head *h = &t->head[count];
         size_t layer, head;
         double *s = h->score;
         ok = count < sizeof t->head / sizeof t->head[0] &&
-             sscanf(line, "%zu %zu %lf %lf %lf %lf %lf %lf %lf %lf %23s", &layer, &head, &s[0],
-                    &s[1], &s[2], &s[3], &s[4], &s[5], &s[6], &s[7], h->role) == 11;
+             sscanf(line, "%zu %zu %lf %lf %lf %lf %lf %lf %lf %lf %lf %23s", &layer, &head,
+                    &s[0], &s[1], &s[2], &s[3], &s[4], &s[5], &s[6], &s[7], &s[8], h->role) == 12;
         if (ok && layer == 0)
             t->heads = head + 1;
         ok = ok && t->heads > 0 && layer * t->heads + head == count;

@@ -293,6 +293,54 @@ Test(lm, the_update_kernel_matches_double_in_every_instruction_set) {
     }
 }
 
+Test(lm, a_batch_repeats_a_passage_in_its_share_of_windows) {
+    enum { N = 5000, T = 64, B = 400 };
+    static int text[N], x[B * T], y[B * T];
+    for (size_t i = 0; i < N; i++)
+        text[i] = (int)i;
+    uint64_t state = mha_random_seeded(7), copy = state;
+    cr_assert_eq(lm_batch(text, N, B, T, 0, &state, x, y), MHA_OK);
+    for (size_t b = 0; b < B; b++) {
+        const int start = (int)(mha_random(&copy) % (uint64_t)(N - T));
+        for (size_t j = 0; j < T; j++)
+            cr_assert(x[b * T + j] == start + (int)j && y[b * T + j] == start + (int)j + 1,
+                      "window %zu, token %zu: %d %d from %d", b, j, x[b * T + j], y[b * T + j],
+                      start);
+    }
+    const double shares[2] = {1.0, 0.5};
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(lm_batch(text, N, B, T, shares[k], &state, x, y), MHA_OK);
+        size_t repeated = 0;
+        for (size_t b = 0; b < B; b++) {
+            int w[T + 1];
+            memcpy(w, x + b * T, T * sizeof *w);
+            w[T] = y[b * T + T - 1];
+            for (size_t j = 1; j < T; j++)
+                cr_assert_eq(y[b * T + j - 1], x[b * T + j], "targets are inputs shifted");
+            size_t c = 1;                          /* the first break in the run */
+            while (c <= T && w[c] == w[c - 1] + 1)
+                c++;
+            if (c > T)
+                continue;
+            const int d = w[c - 1] + 1 - w[c];     /* the copy reaches d tokens back */
+            size_t r = 0;
+            while (c + r <= T && w[c + r] == w[c] + (int)r)
+                r++;
+            repeated++;
+            cr_expect(d >= (int)r && r >= 20 && r <= (T + 1) / 2,
+                      "window %zu: a copy of %zu tokens from %d back", b, r, d);
+            for (size_t j = c + r; j <= T; j++)
+                cr_expect_eq(w[j], w[0] + (int)j, "window %zu goes on after its copy at %zu", b,
+                             j);
+        }
+        if (k == 0)
+            cr_expect_eq(repeated, B, "a share of one repeats every window");
+        else
+            cr_expect(repeated > B / 2 - 60 && repeated < B / 2 + 60, "%zu of %d repeated",
+                      repeated, B);
+    }
+}
+
 Test(lm, a_short_training_run_lowers_the_loss) {
     lm_model m;
     const lm_config c = {16, 8, 16, 2, 1, 64};
@@ -309,7 +357,7 @@ Test(lm, a_short_training_run_lowers_the_loss) {
     double first = 0, last = 0;
     for (size_t step = 1; step <= 150; step++) {
         double loss;
-        cr_assert_eq(lm_batch(text, 400, 4, 8, &state, x, y), MHA_OK);
+        cr_assert_eq(lm_batch(text, 400, 4, 8, 0, &state, x, y), MHA_OK);
         cr_assert_eq(lm_loss(&m, &ws, x, y, &loss), MHA_OK);
         lm_adamw_step(&opt, &m, ws.grads, lm_clip_scale(lm_gradient_norm(ws.grads, m.count), 1.0),
                       lm_learning_rate(step, 10, 150, 1e-2));
@@ -590,13 +638,16 @@ Test(lm, every_bad_argument_is_refused) {
     cr_expect_eq(lm_loss(&m, &ws, tokens, targets, &loss), MHA_OK);
     uint64_t state = 1;
     int inputs[2 * 4], next[2 * 4];
-    cr_expect_eq(lm_batch(NULL, 8, 2, 4, &state, inputs, next), MHA_ERR_NULL);
-    cr_expect_eq(lm_batch(tokens, 8, 2, 4, NULL, inputs, next), MHA_ERR_NULL);
-    cr_expect_eq(lm_batch(tokens, 8, 2, 4, &state, NULL, next), MHA_ERR_NULL);
-    cr_expect_eq(lm_batch(tokens, 8, 2, 4, &state, inputs, NULL), MHA_ERR_NULL);
-    cr_expect_eq(lm_batch(tokens, 4, 2, 4, &state, inputs, next), MHA_ERR_SHAPE);
-    cr_expect_eq(lm_batch(tokens, 8, 2, 0, &state, inputs, next), MHA_ERR_SHAPE);
-    cr_expect_eq(lm_batch(tokens, 8, 0, 4, &state, inputs, next), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_batch(NULL, 8, 2, 4, 0, &state, inputs, next), MHA_ERR_NULL);
+    cr_expect_eq(lm_batch(tokens, 8, 2, 4, 0, NULL, inputs, next), MHA_ERR_NULL);
+    cr_expect_eq(lm_batch(tokens, 8, 2, 4, 0, &state, NULL, next), MHA_ERR_NULL);
+    cr_expect_eq(lm_batch(tokens, 8, 2, 4, 0, &state, inputs, NULL), MHA_ERR_NULL);
+    cr_expect_eq(lm_batch(tokens, 4, 2, 4, 0, &state, inputs, next), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_batch(tokens, 8, 2, 0, 0, &state, inputs, next), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_batch(tokens, 8, 0, 4, 0, &state, inputs, next), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_batch(tokens, 8, 2, 4, -0.1, &state, inputs, next), MHA_ERR_ARG);
+    cr_expect_eq(lm_batch(tokens, 8, 2, 4, 1.5, &state, inputs, next), MHA_ERR_ARG);
+    cr_expect_eq(lm_batch(tokens, 8, 2, 4, NAN, &state, inputs, next), MHA_ERR_ARG);
     cr_expect_eq(lm_head_keep(NULL, 0, 0, 0), MHA_ERR_NULL);
     cr_expect_eq(lm_head_keep(&m, tiny.layers, 0, 0), MHA_ERR_ARG);
     cr_expect_eq(lm_head_keep(&m, 0, tiny.heads, 0), MHA_ERR_ARG);
@@ -622,7 +673,9 @@ Test(lm, every_bad_argument_is_refused) {
 static const lm_config filed = {BPE_BYTES + 12, 8, 16, 2, 2, 32};
 static const char filed_text[] = "the cat sat on the mat; the cat ate the rat, and the rat sat "
                                  "on the hat. a mat, a hat, a cat: that is that.";
-static const char filed_history[] = "step\tloss\n7\t2.5\n";
+static char filed_steps[] = "step\tloss\n7\t2.5\n", filed_heads[] = "step\tlayer\n7\t1\n";
+static const lm_history filed_history = {filed_steps, sizeof filed_steps - 1, filed_heads,
+                                         sizeof filed_heads - 1};
 struct filed_run { lm_model m; lm_adamw opt; bpe tokenizer, other; lm_run run; };
 static void filed_make(struct filed_run *s)
 {
@@ -634,7 +687,7 @@ static void filed_make(struct filed_run *s)
                            &s->tokenizer), MHA_OK);
     cr_assert_eq(bpe_learn((const unsigned char *)filed_text, sizeof filed_text - 1,
                            filed.vocab - 6, &s->other), MHA_OK);
-    s->run = (lm_run){filed, 40, 4, 2, 10, 7, 3e-3, 11, 12345, "-", "-"};
+    s->run = (lm_run){filed, 40, 4, 2, 10, 7, 3e-3, 0.25, 11, 12345, "-", "-"};
 }
 static void filed_free(struct filed_run *s)
 {
@@ -647,8 +700,8 @@ static void filed_put_state(const char *dir, const struct filed_run *s, const bp
     mha_status status = mha_output_begin(dir, LM_STATE_FILES, lm_state_names, message,
                                          sizeof message);
     if (status == MHA_OK)
-        status = lm_state_put(dir, &s->run, &s->m, &s->opt, tokenizer, filed_history,
-                              sizeof filed_history - 1, message, sizeof message);
+        status = lm_state_put(dir, &s->run, &s->m, &s->opt, tokenizer, &filed_history, message,
+                              sizeof message);
     if (status == MHA_OK)
         status = mha_output_commit(message, sizeof message);
     mha_output_end();
@@ -712,18 +765,20 @@ static void expect_state_refused(const char *dir, mha_status want, const char *n
     lm_model m;
     lm_adamw opt;
     bpe tokenizer = {0};
-    char *history = NULL, message[1024] = "";
-    size_t length = 0;
-    const mha_status got = lm_state_read(dir, &run, &m, &opt, &tokenizer, &history, &length,
-                                         message, sizeof message);
+    lm_history history = {0};
+    char message[1024] = "";
+    const mha_status got = lm_state_read(dir, &run, &m, &opt, &tokenizer, &history, message,
+                                         sizeof message);
     cr_expect_eq(got, want, "%s: %s, not %s (%s)", what, mha_status_message(got),
                  mha_status_message(want), message);
     cr_expect(strstr(message, naming) != NULL, "%s: '%s' does not name %s", what, message, naming);
     cr_expect(strchr(message, '\n') == NULL, "%s: '%s' is not one line", what, message);
-    cr_expect(m.params == NULL && opt.m == NULL && opt.v == NULL && history == NULL &&
-              tokenizer.merge == NULL, "%s: a failed read left something allocated", what);
+    cr_expect(m.params == NULL && opt.m == NULL && opt.v == NULL && history.steps == NULL &&
+              history.heads == NULL && tokenizer.merge == NULL,
+              "%s: a failed read left something allocated", what);
     if (got == MHA_OK)
-        lm_model_free(&m), lm_adamw_free(&opt), bpe_free(&tokenizer), free(history);
+        lm_model_free(&m), lm_adamw_free(&opt), bpe_free(&tokenizer), free(history.steps),
+        free(history.heads);
 }
 #define SHA_63 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde"
 Test(lm_files, a_damaged_state_gets_its_status_and_names_its_file) {
@@ -738,33 +793,40 @@ Test(lm_files, a_damaged_state_gets_its_status_and_names_its_file) {
         lm_model m;
         lm_adamw opt;
         bpe tokenizer = {0};
-        char *history, message[512];
-        size_t length;
-        cr_assert_eq(lm_state_read(dir, &run, &m, &opt, &tokenizer, &history, &length, message,
+        lm_history history;
+        char message[512];
+        cr_assert_eq(lm_state_read(dir, &run, &m, &opt, &tokenizer, &history, message,
                                    sizeof message), MHA_OK, "%s", message);
         cr_expect(memcmp(&run.config, &filed, sizeof filed) == 0 && run.steps == 40 &&
                   run.warmup == 4 && run.batch == 2 && run.eval_every == 10 && run.step == 7 &&
-                  run.learning_rate == 3e-3 && run.seed == 11 && run.data_state == 12345 &&
+                  run.learning_rate == 3e-3 && run.repeat == 0.25 && run.seed == 11 &&
+                  run.data_state == 12345 &&
                   strcmp(run.train_sha256, "-") == 0 && opt.step == 7);
         cr_expect(m.count == s.m.count &&
                   memcmp(m.params, s.m.params, m.count * sizeof *m.params) == 0 &&
                   memcmp(opt.m, s.opt.m, m.count * sizeof *opt.m) == 0 &&
                   memcmp(opt.v, s.opt.v, m.count * sizeof *opt.v) == 0);
-        cr_expect(length == sizeof filed_history - 1 && strcmp(history, filed_history) == 0);
+        cr_expect(history.steps_length == sizeof filed_steps - 1 &&
+                  strcmp(history.steps, filed_steps) == 0 &&
+                  history.heads_length == sizeof filed_heads - 1 &&
+                  strcmp(history.heads, filed_heads) == 0);
         cr_expect(tokenizer.vocab == filed.vocab &&
                   memcmp(tokenizer.merge, s.tokenizer.merge,
                          (filed.vocab - BPE_BYTES) * sizeof *tokenizer.merge) == 0);
-        lm_model_free(&m), lm_adamw_free(&opt), bpe_free(&tokenizer), free(history);
+        lm_model_free(&m), lm_adamw_free(&opt), bpe_free(&tokenizer), free(history.steps),
+        free(history.heads);
     }
     expect_state_refused(missing, MHA_ERR_IO, "none/state.txt", "a missing folder");
     filed_cut(dir, "state.txt", 30);
     expect_state_refused(dir, MHA_ERR_FORMAT, "state.txt", "state.txt cut short");
     filed_put_state(dir, &s, &s.tokenizer);
-    filed_line(dir, "state.txt", "format", "format mha-lm-state 2");
+    filed_line(dir, "state.txt", "format", "format mha-lm-state 9");
     expect_state_refused(dir, MHA_ERR_FORMAT, "state.txt", "another format");
     const struct { const char *key, *line, *what; } lines[] = {
         {"seed", NULL, "no seed"}, {"learning_rate", "learning_rate nan", "a NaN rate"},
         {"learning_rate", "learning_rate 2", "a rate above 1"},
+        {"repeat", "repeat 2", "a share above 1"}, {"repeat", "repeat -0.5", "a negative share"},
+        {"repeat", NULL, "no share"},
         {"step", "step -1", "a negative step"}, {"train_sha256", "train_sha256 abc", "a short sha"},
         {"steps", "steps 12x", "a number and more"}, {NULL, "steps 40", "a key twice"},
         {NULL, "colour blue", "an unknown key"}, {NULL, "layers", "a key without a value"},
@@ -1305,6 +1367,23 @@ Test(heads, first_token_and_induction_patterns_score_one) {
     cr_expect(close_to(s.induction, 1) && close_to(s.prev_token, 0), "induction %g prev %g",
               s.induction, s.prev_token);
     cr_expect_str_eq(lm_head_role(&s), "induction");
+    const size_t half = L / 2;                     /* random tokens written twice */
+    memset(w, 0, L * L * sizeof *w);
+    for (size_t i = 0; i < L; i++)
+        w[i * L + (i >= half && i + 1 < 2 * half ? i - half + 1 : i)] = 1;
+    lm_head_tally v = {0};
+    lm_head_tally_prefix(&v, w, L, half);
+    cr_expect(close_to(lm_head_scores_of(&v).prefix_matching, 1), "prefix matching %g",
+              lm_head_scores_of(&v).prefix_matching);
+    free(w);
+    w = pattern(L, even);
+    lm_head_tally e = {0};
+    lm_head_tally_prefix(&e, w, L, half);
+    double spread = 0;                             /* query half + k gives 1/(half + k + 1) */
+    for (size_t k = 0; k + 1 < half; k++)
+        spread += 1.0 / (double)(half + k + 1) / (double)(half - 1);
+    cr_expect(close_to(lm_head_scores_of(&e).prefix_matching, spread),
+              "an even spread scores %g, want %g", lm_head_scores_of(&e).prefix_matching, spread);
     free(w);
 }
 Test(heads, the_role_rule_at_its_thresholds) {
@@ -1500,40 +1579,48 @@ Test(heads_command, prints_one_line_per_head_and_writes_the_same_table) {
     char *row = strchr(tsv, '\n');
     cr_assert(strncmp(tsv, "# heads\ttext=", 13) == 0 && row != NULL, "%s", tsv);
     cr_expect(strncmp(row + 1, "layer\thead\tprev_token\tinduction\tsame_token\tfirst_token\t"
-                      "punctuation\tsentence_start\tmean_distance\tentropy_bits\trole\n", 114)
+                      "punctuation\tsentence_start\tmean_distance\tentropy_bits\t"
+                      "prefix_matching\trole\n", 130)
               == 0, "%s", tsv);
     row = strchr(row + 1, '\n') + 1;
     const char *line = r.out;
     for (size_t k = 0; k < 4; k++) {
         size_t layer, head;
-        double s[8];
+        double s[9];
         char role[24], again[512], cells[512];
         int used = 0;
         cr_assert_eq(sscanf(line, "layer=%zu head=%zu prev_token=%lf induction=%lf "
                             "same_token=%lf first_token=%lf punctuation=%lf "
                             "sentence_start=%lf mean_distance=%lf entropy_bits=%lf "
-                            "role=%23s%n", &layer, &head, &s[0], &s[1], &s[2], &s[3], &s[4],
-                            &s[5], &s[6], &s[7], role, &used), 11, "%s", line);
+                            "prefix_matching=%lf role=%23s%n", &layer, &head, &s[0], &s[1],
+                            &s[2], &s[3], &s[4], &s[5], &s[6], &s[7], &s[8], role, &used), 12,
+                     "%s", line);
         cr_expect(layer == k / 2 && head == k % 2 && line[used] == '\n', "%s", line);
         snprintf(again, sizeof again, "layer=%zu head=%zu prev_token=%.3f induction=%.3f "
                  "same_token=%.3f first_token=%.3f punctuation=%.3f sentence_start=%.3f "
-                 "mean_distance=%.2f entropy_bits=%.3f role=%s\n", layer, head, s[0], s[1],
-                 s[2], s[3], s[4], s[5], s[6], s[7], role);
+                 "mean_distance=%.2f entropy_bits=%.3f prefix_matching=%.3f role=%s\n", layer,
+                 head, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], role);
         cr_expect(strncmp(line, again, (size_t)used + 1) == 0, "%.*s is not %s", used, line,
                   again);
-        for (int q = 0; q < 6; q++)
-            cr_expect(s[q] >= 0 && s[q] <= 1, "score %d is %g", q, s[q]);
+        for (int q = 0; q < 9; q++)
+            cr_expect(q == 6 || q == 7 || (s[q] >= 0 && s[q] <= 1), "score %d is %g", q, s[q]);
         cr_expect(s[6] >= 0 && s[6] <= 15 && s[7] >= 0 && s[7] <= log2(16.0), "%s", line);
-        const lm_head_scores scores = {s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]};
+        const lm_head_scores scores = {s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8]};
         cr_expect_str_eq(role, lm_head_role(&scores));
         snprintf(cells, sizeof cells, "%zu\t%zu\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%.3f\t"
-                 "%s\n", layer, head, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], role);
+                 "%.3f\t%s\n", layer, head, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8],
+                 role);
         cr_expect(strncmp(row, cells, strlen(cells)) == 0, "heads.tsv has %.60s, not %s", row,
                   cells);
         line += used + 1;
         row += strlen(cells);
     }
-    cr_expect(*line == '\0' && row == tsv + size, "more than four heads: %s", line);
+    double early, late, score;
+    int used = 0;
+    cr_expect(sscanf(line, "in_context early_loss=%lf late_loss=%lf score=%lf\n%n", &early,
+                     &late, &score, &used) == 3 && fabs(late - early - score) < 2e-4 &&
+              early > 0 && late > 0, "%s", line);
+    cr_expect(line[used] == '\0' && row == tsv + size, "more than four heads: %s", line);
     struct cli_result help = run_mha("help", "lm", NULL);
     cr_expect(strstr(help.out, "  heads ") != NULL, "%s", help.out);
     struct cli_result usage = run_mha("lm", "heads", "--help", NULL);
@@ -1542,6 +1629,162 @@ Test(heads_command, prints_one_line_per_head_and_writes_the_same_table) {
     free_result(&usage);
     free(tsv);
     free_result(&t); free_result(&r); free_result(&help);
+    remove_tree(dir);
+}
+static double loss_64(const float *z, size_t V, int target)
+{
+    double top = z[0], sum = 0;
+    for (size_t v = 0; v < V; v++)
+        top = z[v] > top ? z[v] : top;
+    for (size_t v = 0; v < V; v++)
+        sum += exp((double)z[v] - top);
+    return top + log(sum) - z[target];
+}
+Test(heads, the_in_context_score_and_the_copying_gain_are_their_losses) {
+    lm_model m;
+    load_tiny(&m);
+    const size_t T = tiny.context, V = tiny.vocab, W = 5, n = 300;
+    int ids[300];
+    uint64_t state = mha_random_seeded(4);
+    for (size_t i = 0; i < n; i++)
+        ids[i] = (int)(mha_random(&state) % V);
+    double early, late, want_early = 0, want_late = 0;
+    cr_assert_eq(lm_in_context_score(&m, ids, n, W, &early, &late), MHA_OK);
+    lm_workspace ws;
+    cr_assert_eq(lm_workspace_init(&ws, &m, 1, T, 0), MHA_OK);
+    for (size_t k = 0; k < W; k++) {
+        const size_t start = (n - T - 1) * k / (W - 1);
+        cr_assert_eq(lm_forward(&m, &ws, ids + start, 1, T), MHA_OK);
+        for (size_t i = 5 * T / 32; i < 9 * T / 32; i++)
+            want_early += loss_64(ws.logits + i * V, V, ids[start + i + 1]) / (double)(W * T / 8);
+        for (size_t i = T - T / 8; i < T; i++)
+            want_late += loss_64(ws.logits + i * V, V, ids[start + i + 1]) / (double)(W * T / 8);
+    }
+    cr_expect(fabs(early - want_early) < 1e-5 && fabs(late - want_late) < 1e-5,
+              "early %g late %g, want %g %g", early, late, want_early, want_late);
+    const size_t P = 4, a = 3, b = 8;
+    double first, second, want_first = 0, want_second = 0;
+    cr_assert_eq(lm_repeat_gain(&m, ids, n, P, a, b, &first, &second), MHA_OK);
+    for (size_t k = 0; k < P; k++) {
+        const size_t r = a + k % (b - a + 1), start = (n - b) * k / (P - 1);
+        int x[16];
+        for (size_t i = 0; i < 2 * r; i++)
+            x[i] = ids[start + i % r];
+        cr_assert_eq(lm_forward(&m, &ws, x, 1, 2 * r), MHA_OK);
+        for (size_t i = 1; i < 2 * r; i++) {
+            const double loss = loss_64(ws.logits + (i - 1) * V, V, x[i]);
+            want_first += i < r ? loss / (double)(r - 1) / (double)P : 0;
+            want_second += i >= r ? loss / (double)r / (double)P : 0;
+        }
+    }
+    cr_expect(fabs(first - want_first) < 1e-5 && fabs(second - want_second) < 1e-5,
+              "first %g second %g, want %g %g", first, second, want_first, want_second);
+    lm_workspace_free(&ws);
+    lm_model_free(&m);
+}
+Test(heads_command, the_copying_gain_is_what_eval_gives_on_the_passage_and_its_double) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    char *valid_path = small_text(dir, "valid.txt", 2, 400), text[256], vtext[256], model[256];
+    size_t size;
+    char *valid = slurp(valid_path, &size);
+    snprintf(text, sizeof text, "%s/train.txt", dir);
+    snprintf(vtext, sizeof vtext, "%s/valid.txt", dir);
+    snprintf(model, sizeof model, "%s/m", dir);
+    struct cli_result t = run_mha("lm", "train", "--text", text, "--out", model, "--vocab", "256",
+                                  "--layers", "1", "--heads", "2", "--dim", "16", "--context",
+                                  "32", "--batch", "4", "--steps", "30", "--eval-every", "30",
+                                  NULL);
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    enum { R = 12 };
+    char twice[2 * R];
+    memcpy(twice, valid, R);
+    memcpy(twice + R, valid, R);
+    write_bytes(dir, "once.txt", valid, R);
+    write_bytes(dir, "twice.txt", twice, 2 * R);
+    double loss[2];
+    const char *names[] = {"once.txt", "twice.txt"};
+    for (int k = 0; k < 2; k++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+        struct cli_result e = run_mha("lm", "eval", model, "--text", path, NULL);
+        cr_assert(e.status == 0 && sscanf(e.out, "tokens=%*u bytes=%*u loss=%lf", &loss[k]) == 1,
+                  "%s%s", e.out, e.err);
+        free_result(&e);
+    }
+    const double want_second = (loss[1] * (2 * R - 1) - loss[0] * (R - 1)) / R;
+    struct cli_result r = run_mha("lm", "repeat", model, "--text", vtext, "--passages", "1",
+                                  "--least", "12", "--most", "12", NULL);
+    double first, second, gain;
+    cr_assert(r.status == 0 && sscanf(r.out, "passages=1 first=%lf second=%lf gain=%lf", &first,
+                                      &second, &gain) == 3, "%s%s", r.out, r.err);
+    cr_expect(fabs(first - loss[0]) < 2e-4 && fabs(second - want_second) < 2e-4 &&
+              fabs(gain - (first - second)) < 2e-4,
+              "repeat says %g %g, eval %g %g", first, second, loss[0], want_second);
+    expect_one_error(run_mha("lm", "repeat", model, "--text", vtext, "--most", "17", NULL),
+                     "--most");
+    expect_one_error(run_mha("lm", "repeat", model, "--text", vtext, "--least", "9", "--most",
+                             "8", NULL), "--least");
+    expect_one_error(run_mha("lm", "repeat", model, "--text", vtext, "--least", "4", "--most",
+                             "8", "--mask", "3:0", NULL), "--mask");
+    expect_one_error(run_mha("lm", "repeat", model, NULL), "--text");
+    struct cli_result masked = run_mha("lm", "repeat", model, "--text", vtext, "--least", "4",
+                                       "--most", "8", "--mask", "0:1", NULL);
+    cr_expect(masked.status == 0 && strstr(masked.out, " removed=1\n") != NULL, "%s%s",
+              masked.out, masked.err);
+    free_result(&masked);
+    free_result(&t);
+    free_result(&r);
+    free(valid);
+    free(valid_path);
+    remove_tree(dir);
+}
+static void copy_file(const char *from, const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", from, name);
+    size_t size;
+    char *bytes = slurp(path, &size);
+    write_bytes(dir, name, bytes, size);
+    free(bytes);
+}
+Test(heads_command, sees_the_heads_of_the_committed_induction_model) {
+    const char *from = "../models/induction";
+    char *dir = make_temp_dir();
+    const char *names[] = {"model.txt", "tok_emb.npy", "pos_emb.npy", "unembed.npy"};
+    for (size_t i = 0; i < 4; i++)
+        copy_file(from, dir, names[i]);
+    const char *parts[] = {"in_proj_weight", "in_proj_bias", "out_proj_weight", "out_proj_bias"};
+    for (int l = 0; l < 2; l++)
+        for (size_t k = 0; k < 4; k++) {
+            char name[64];
+            snprintf(name, sizeof name, "layers.%d.%s.npy", l, parts[k]);
+            copy_file(from, dir, name);
+        }
+    struct cli_result r = run_mha("lm", "heads", dir, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    int previous = 0, induction = 0;
+    double even = 0;                               /* T = 32: the mean of 1/(16 + k + 1) */
+    for (int k = 0; k < 15; k++)
+        even += 1.0 / (16 + k + 1) / 15;
+    for (const char *line = r.out; *line; line = strchr(line, '\n') + 1) {
+        size_t layer, head;
+        double prev, prefix;
+        char role[24];
+        if (sscanf(line, "layer=%zu head=%zu prev_token=%lf", &layer, &head, &prev) == 3) {
+            const char *p = strstr(line, "prefix_matching=");
+            cr_assert(p != NULL && sscanf(p, "prefix_matching=%lf role=%23s", &prefix, role) == 2,
+                      "%s", line);
+            previous += layer == 0 && prev >= 0.5 && strcmp(role, "previous-token") == 0;
+            induction += layer == 1 && prefix >= 0.3 && prefix >= 10 * even &&
+                         strcmp(role, "induction") == 0;
+        }
+    }
+    cr_expect(previous >= 1 && induction >= 1, "no previous-token (%d) or induction (%d) head "
+              "seen in:\n%s", previous, induction, r.out);
+    free_result(&r);
+    expect_one_error(run_mha("lm", "heads", dir, "--text", "../models/induction/model.txt", NULL),
+                     "--text");
     remove_tree(dir);
 }
 Test(heads_command, bad_inputs_get_one_line) {
@@ -2201,9 +2444,22 @@ Test(heads, every_bad_argument_is_refused) {
     cr_expect_eq(lm_sample_loss(&m, ids, 40, 2, NULL), MHA_ERR_NULL);
     cr_expect_eq(lm_sample_loss(&m, ids, 40, 0, &loss), MHA_ERR_SHAPE);
     cr_expect_eq(lm_sample_loss(&m, ids, T, 2, &loss), MHA_ERR_SHAPE);
+    double early, late, first, second;
+    cr_expect_eq(lm_in_context_score(NULL, ids, 40, 2, &early, &late), MHA_ERR_NULL);
+    cr_expect_eq(lm_in_context_score(&m, ids, 40, 2, NULL, &late), MHA_ERR_NULL);
+    cr_expect_eq(lm_in_context_score(&m, ids, 40, 0, &early, &late), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_in_context_score(&m, ids, T, 2, &early, &late), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_repeat_gain(NULL, ids, 40, 2, 4, 8, &first, &second), MHA_ERR_NULL);
+    cr_expect_eq(lm_repeat_gain(&m, ids, 40, 2, 4, 8, NULL, &second), MHA_ERR_NULL);
+    cr_expect_eq(lm_repeat_gain(&m, ids, 40, 0, 4, 8, &first, &second), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_repeat_gain(&m, ids, 40, 2, 1, 8, &first, &second), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_repeat_gain(&m, ids, 40, 2, 6, 5, &first, &second), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_repeat_gain(&m, ids, 40, 2, 4, T / 2 + 1, &first, &second), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_repeat_gain(&m, ids, 7, 2, 4, 8, &first, &second), MHA_ERR_SHAPE);
     ids[3] = (int)tiny.vocab;
     cr_expect_eq(lm_heads_measure(&m, ids, 40, classes, 1, 1, scores), MHA_ERR_ARG);
     cr_expect_eq(lm_sample_loss(&m, ids, 40, 1, &loss), MHA_ERR_ARG);
+    cr_expect_eq(lm_repeat_gain(&m, ids, 40, 1, 4, 8, &first, &second), MHA_ERR_ARG);
     ids[3] = 1;
     struct loss_script s = {0, 0, 0};
     lm_model absurd = {0};                      /* a configuration, never allocated */

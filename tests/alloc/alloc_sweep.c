@@ -180,7 +180,7 @@ static uint64_t batch_state;
 static mha_status call_lm_batch(void)
 {
     batch_state = 1;
-    return lm_batch(tokens, B * 8, 2, 4, &batch_state, targets, targets + 8);
+    return lm_batch(tokens, B * 8, 2, 4, 0, &batch_state, targets, targets + 8);
 }
 static mha_status call_bpe_learn(void)
 {
@@ -449,15 +449,17 @@ static int setup_more(void)
 }
 static char state_dir[64], layer_dir[64];
 static lm_adamw moments, moments_in;
-static const lm_run run = {{BPE_BYTES + 12, 8, 16, 2, 2, 32}, 40, 4, 2, 10, 7, 3e-3, 11, 12345,
-                           "-", "-"};
-static const char history[] = "step\tloss\n7\t2.5\n";
+static const lm_run run = {{BPE_BYTES + 12, 8, 16, 2, 2, 32}, 40, 4, 2, 10, 7, 3e-3, 0.25, 11,
+                           12345, "-", "-"};
+static char history_steps[] = "step\tloss\n7\t2.5\n", history_heads[] = "step\tlayer\n7\t0\n";
+static const lm_history history = {history_steps, sizeof history_steps - 1, history_heads,
+                                   sizeof history_heads - 1};
 static mha_status put_state(const char *where, char *text_out, size_t size)
 {
     mha_status status = mha_output_begin(where, LM_STATE_FILES, lm_state_names, text_out, size);
     if (status == MHA_OK)
-        status = lm_state_put(where, &run, &model, &moments, &tokenizer, history,
-                              sizeof history - 1, text_out, size);
+        status = lm_state_put(where, &run, &model, &moments, &tokenizer, &history, text_out,
+                              size);
     if (status == MHA_OK)
         status = mha_output_commit(text_out, size);
     mha_output_end();
@@ -465,17 +467,16 @@ static mha_status put_state(const char *where, char *text_out, size_t size)
 }
 static mha_status call_state_put(void) { return put_state(dir, message, sizeof message); }
 static lm_run run_in;
-static char *history_in;
-static size_t history_n;
+static lm_history history_in;
 static mha_status call_state_read(void)
 {
     return lm_state_read(state_dir, &run_in, &model_in, &moments_in, &tokenizer_made,
-                         &history_in, &history_n, message, sizeof message);
+                         &history_in, message, sizeof message);
 }
 static void free_state_in(void)
 {
     lm_model_free(&model_in), lm_adamw_free(&moments_in), bpe_free(&tokenizer_made);
-    free(history_in), history_in = NULL;
+    free(history_in.steps), free(history_in.heads), history_in = (lm_history){0};
 }
 static mha_layer_files layer_in;
 static mha_shape layer_shape;
