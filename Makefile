@@ -50,7 +50,8 @@ INC_TABLES := -I$(LDIR)/tables $(INC_CMD)
 LDLIBS  := -lm
 
 .PHONY: all viz-idle-cpu deps deps-tangle deps-bench deps-onnx deps-corpus deps-coverage tangle test corpus austen-baselines austen-model \
-        austen-figures austen-quick austen-check austen-heads austen-prune heads-study bench-lm lm-torch-check \
+        austen-figures austen-quick austen-check austen-heads austen-prune heads-study \
+        induction-heads austen-repeat austen-run bench-lm lm-torch-check \
         test-viz \
         check lint check-tangle check-figures clang-build book \
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
@@ -298,6 +299,47 @@ austen-heads: $(BUILD)/mha $(BUILD)/corpus/valid.txt
 austen-prune: $(BUILD)/mha $(BUILD)/corpus/valid.txt
 	$(BUILD)/mha lm prune $(AUSTEN_DIR) --text $(BUILD)/corpus/valid.txt
 	cp $(AUSTEN_DIR)/prune.tsv figures/austen-prune.tsv
+
+# The positive control and the copying gain (chapter "What the heads of the
+# Austen model do"): `mha lm heads` on the committed induction model, which
+# it measures on random tokens, and `mha lm repeat` on the Austen model.
+induction-heads: $(BUILD)/mha
+	$(BUILD)/mha lm heads models/induction
+	cp models/induction/heads.tsv figures/induction-heads.tsv
+austen-repeat: $(BUILD)/mha $(BUILD)/corpus/valid.txt
+	$(BUILD)/mha lm repeat $(AUSTEN_DIR) --text $(BUILD)/corpus/valid.txt > $(BUILD)/austen-repeat.txt
+	mv $(BUILD)/austen-repeat.txt figures/austen-repeat.txt
+
+# The runs of the section "Why no induction head formed", never run by make
+# check: each trains the small GPT with its options, its heads measured at
+# every evaluation, and commits its state.txt and heads-history.tsv under
+# figures/runs.  The copy run reads random letters written by python3 from
+# a fixed seed.  AUSTEN_RUN picks one; each takes from ten minutes to an hour
+# on two cores, and carries on from its state in AUSTEN_RUNS_WORK when it
+# was stopped (STOP_AT=K stops one after step K).
+AUSTEN_RUNS_WORK ?= $(BUILD)/runs
+RUN_copy      := --vocab 256 --layers 2 --heads 4 --dim 64 --context 64 --batch 16 --steps 8000 \
+                 --eval-every 500 --repeat 1.0
+RUN_bytes-256 := --vocab 256 --layers 2 --context 256 --batch 8 --steps 4000 --eval-every 250 \
+                 --repeat 1.0
+RUN_circuit   := --vocab 256 --layers 2 --context 128 --batch 8 --steps 24000 --eval-every 500 \
+                 --repeat 0.5
+AUSTEN_RUN ?= circuit
+$(AUSTEN_RUNS_WORK)/random.txt $(AUSTEN_RUNS_WORK)/random-valid.txt:
+	@mkdir -p $(AUSTEN_RUNS_WORK)
+	python3 -c "import random; random.seed(1); a='abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,'; \
+	  open('$(AUSTEN_RUNS_WORK)/random.txt','w').write(''.join(random.choice(a) for _ in range(400000))); \
+	  open('$(AUSTEN_RUNS_WORK)/random-valid.txt','w').write(''.join(random.choice(a) for _ in range(40000)))"
+austen-run: $(BUILD)/mha $(BUILD)/corpus/valid.txt $(AUSTEN_RUNS_WORK)/random.txt
+	@w=$(AUSTEN_RUNS_WORK)/$(AUSTEN_RUN) && \
+	if [ "$(AUSTEN_RUN)" = copy ]; then text="--text $(AUSTEN_RUNS_WORK)/random.txt --valid $(AUSTEN_RUNS_WORK)/random-valid.txt"; \
+	else text="$(CORPUS)"; fi && \
+	if [ -f $$w.state/state.txt ]; then $(BUILD)/mha lm train $$text --out $$w --state $$w.state \
+	  --resume $$w.state $(if $(STOP_AT),--stop-at $(STOP_AT)); \
+	else $(BUILD)/mha lm train $$text --out $$w --state $$w.state $(RUN_$(AUSTEN_RUN)) \
+	  $(if $(STOP_AT),--stop-at $(STOP_AT)); fi && \
+	mkdir -p figures/runs && cp $$w.state/state.txt figures/runs/$(AUSTEN_RUN)-state.txt && \
+	cp $$w.state/heads-history.tsv figures/runs/$(AUSTEN_RUN)-heads-history.tsv
 
 # The whole study of the heads (chapter "What the heads of the Austen model
 # do"), never run by make check: the heads' roles and the pruning of the

@@ -455,7 +455,9 @@ static void lm_train_usage(FILE *out, const struct lm_train_options *d)
         "the model written to --out (model.txt, one .npy per tensor, the tokenizer) and the\n"
         "state to --state (default: the --out name followed by .state): parameters, AdamW's\n"
         "moments, step, random state, history.tsv.  --stop-at K stops after step K;\n"
-        "--resume STATE carries on that run, bit for bit as if it had not stopped.\n"
+        "--resume STATE carries on that run, bit for bit as if it had not stopped, with\n"
+        "the options it was started with (any other than --text, --valid, --out, --state\n"
+        "and --stop-at is refused).\n"
         "Defaults: --vocab %zu --layers %zu --heads %zu --dim %zu --context %zu --steps %zu\n"
         "--batch %zu --lr %g --warmup S/20 --seed %zu --eval-every %zu --repeat 0.\n",
         d->vocab, d->layers, d->heads, d->dim, d->context, d->steps, d->batch, d->lr, d->seed,
@@ -677,6 +679,23 @@ static int lm_train_check(const struct lm_train_options *o, FILE *err)
     }
     return MHA_EXIT_OK;
 }
+static int lm_resume_check(int argc, char **argv, const struct lm_train_options *o, FILE *err)
+{
+    static const char *const fixed[] = {"--tokenizer", "--vocab", "--layers", "--heads", "--dim",
+                                        "--context", "--steps", "--batch", "--lr", "--warmup",
+                                        "--seed", "--eval-every", "--repeat"};
+    for (int i = 1; o->resume != NULL && i < argc; i++)
+        for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++) {
+            const size_t n = strlen(fixed[k]);
+            if (strncmp(argv[i], fixed[k], n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '=')) {
+                mha_cli_error(err, "%s: a resumed run keeps the options it was started with "
+                              "(%s/state.txt); with --resume give only --text, --valid, --out, "
+                              "--state and --stop-at", fixed[k], o->resume);
+                return MHA_EXIT_USAGE;
+            }
+        }
+    return MHA_EXIT_OK;
+}
 enum { LM_HISTORY_WINDOWS = 32 };
 static mha_status heads_at(const lm_model *m, const struct lm_data *d,
                            const unsigned char *classes, size_t step, size_t tokens, double valid,
@@ -796,7 +815,8 @@ static int lm_train(int argc, char **argv, FILE *out, FILE *err)
     }
     if (o.warmup == SIZE_MAX)
         o.warmup = o.steps / 20;
-    if ((status = lm_train_check(&o, err)) != MHA_EXIT_OK)
+    if ((status = lm_train_check(&o, err)) != MHA_EXIT_OK ||
+        (status = lm_resume_check(argc, argv, &o, err)) != MHA_EXIT_OK)
         return status;
     char state[MHA_PATH_SIZE], message[MHA_PATH_SIZE + 256];
     if (o.state == NULL) {

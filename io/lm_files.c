@@ -30,7 +30,7 @@ const char *const lm_model_owned[] = {
     "blocks.#.linear1.weight.npy", "blocks.#.linear1.bias.npy", "blocks.#.linear2.weight.npy",
     "blocks.#.linear2.bias.npy", "blocks.#.norm1.weight.npy", "blocks.#.norm1.bias.npy",
     "blocks.#.norm2.weight.npy", "blocks.#.norm2.bias.npy", "norm.weight.npy", "norm.bias.npy",
-    BPE_MERGES_FILE, BPE_VOCAB_FILE, NULL};
+    BPE_MERGES_FILE, BPE_VOCAB_FILE, "heads.tsv", "prune.tsv", NULL};
 struct text { const char *bytes; size_t length; };
 static int write_text(FILE *file, void *context)
 {

@@ -2,7 +2,7 @@
 #ifndef MHA_HEAD_ROLES_H
 #define MHA_HEAD_ROLES_H
 /* What each head of the small GPT does (chapter "What the heads of the
-   Austen model do"): eight scores of a head's attention weights, the rule
+   Austen model do"): nine scores of a head's attention weights, the rule
    that names its role, and the measurement of every head of a model on
    held-out tokens.  Nothing prints. */
 #include <stddef.h>

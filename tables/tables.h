@@ -107,6 +107,25 @@ void mha_write_heads_count_numbers(FILE *out, const heads_count *table);
 void mha_print_heads_count_numbers(FILE *out);
 void mha_print_heads_count(FILE *out);
 void mha_print_heads_count_figure(FILE *out);
+enum { AUSTEN_RUN_EVALS = 512 };
+typedef struct austen_run {
+    size_t vocab, layers, heads, context, batch, step;
+    double repeat;
+    size_t evals;
+    size_t tokens[AUSTEN_RUN_EVALS];
+    double valid[AUSTEN_RUN_EVALS], in_context[AUSTEN_RUN_EVALS];
+    double previous[AUSTEN_RUN_EVALS];     /* the best prev_token of block 0 */
+    double prefix[AUSTEN_RUN_EVALS];       /* the best prefix_matching of the later blocks */
+    double prefix_first[AUSTEN_RUN_EVALS]; /* and of block 0 */
+    size_t previous_head[AUSTEN_RUN_EVALS], prefix_layer[AUSTEN_RUN_EVALS];
+    size_t prefix_head[AUSTEN_RUN_EVALS];
+} austen_run;
+/* Reads figures/runs/NAME-state.txt and NAME-heads-history.tsv; 0 if
+   either is missing or malformed. */
+int mha_read_austen_run(const char *name, austen_run *run);
+void mha_print_austen_runs_numbers(FILE *out);
+void mha_print_austen_runs(FILE *out);
+void mha_print_austen_forming(FILE *out);
 void mha_print_command_summary(FILE *out);
 void mha_print_demo_sample(FILE *out);
 /* n with thin spaces between groups of three digits, in buf; returns buf. */

@@ -1,4 +1,4 @@
-/* generated from chapters/46-tests-language-model.nw, chapters/47-tests-austen-model.nw; edit the book, not this file */
+/* generated from chapters/46-tests-language-model.nw, chapters/47-tests-austen-model.nw, chapters/48-tests-austen-heads.nw; edit the book, not this file */
 #include <dirent.h>
 #include <math.h>
 #include <stdint.h>
@@ -984,4 +984,67 @@ Test(lm_figures, the_samples_are_set_with_their_prompt) {
         quotes++;
     cr_expect_eq(quotes, 2, "%s", samples);
     free(samples);
+}
+/* the last evaluation of a committed run: its tokens and the best
+   prefix_matching of the blocks after the first; 0 if the file is missing */
+static int last_evaluation(const char *name, double *tokens, double *prefix)
+{
+    char path[256], line[512];
+    snprintf(path, sizeof path, "../figures/runs/%s-heads-history.tsv", name);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return 0;
+    size_t last = 0;
+    *prefix = -1;
+    while (fgets(line, sizeof line, f) != NULL) {
+        size_t step, n, layer;
+        double s[16];
+        if (sscanf(line, "%zu\t%zu\t%lf\t%lf\t%lf\t%zu\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf"
+                         "\t%lf\t%lf", &step, &n, &s[0], &s[1], &s[2], &layer, &s[3], &s[4],
+                   &s[5], &s[6], &s[7], &s[8], &s[9], &s[10], &s[11], &s[12]) != 16)
+            continue;
+        if (step > last)
+            last = step, *prefix = -1, *tokens = (double)n;
+        if (layer > 0 && s[12] > *prefix)
+            *prefix = s[12];
+    }
+    fclose(f);
+    return last > 0;
+}
+Test(lm_figures, the_runs_numbers_follow_the_files) {
+    char *numbers = print_from_top(mha_print_austen_runs_numbers);
+    char *table = print_from_top(mha_print_austen_runs);
+    FILE *f = fopen("../figures/induction-heads.tsv", "r");
+    cr_assert_not_null(f);
+    char line[512], want[256];
+    double previous = 0, prefix = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        size_t layer, head;
+        double s[9];
+        if (sscanf(line, "%zu\t%zu\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf", &layer, &head,
+                   &s[0], &s[1], &s[2], &s[3], &s[4], &s[5], &s[6], &s[7], &s[8]) != 11)
+            continue;
+        previous = layer == 0 && s[0] > previous ? s[0] : previous;
+        prefix = layer > 0 && s[8] > prefix ? s[8] : prefix;
+    }
+    fclose(f);
+    cr_expect(previous >= 0.5 && prefix >= 0.3, "the control: %g %g", previous, prefix);
+    snprintf(want, sizeof want, "\\gdef\\ControlPrevious{%.3f}\\gdef\\ControlPrefix{%.3f}",
+             previous, prefix);
+    cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+    const char *runs[] = {"copy", "bytes-256", "circuit"};
+    size_t committed = 0;
+    for (size_t k = 0; k < 3; k++) {
+        double tokens, best;
+        if (!last_evaluation(runs[k], &tokens, &best))
+            continue;
+        committed++;
+        snprintf(want, sizeof want, " & %.1f & ", tokens / 1e6);
+        cr_expect(strstr(table, want) != NULL, "%s: %s not in\n%s", runs[k], want, table);
+        snprintf(want, sizeof want, " & %.3f & $", best);
+        cr_expect(strstr(table, want) != NULL, "%s: %s not in\n%s", runs[k], want, table);
+    }
+    cr_expect(committed >= 2, "the copy and bytes-256 runs are committed");
+    free(numbers);
+    free(table);
 }

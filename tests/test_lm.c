@@ -462,7 +462,8 @@ Test(lm_command, a_resumed_run_equals_the_uninterrupted_one) {
                                   valid, "--out", out, NULL);
     cr_assert_eq(c.status, 0, "%s", c.err);
     static const char *const files[] = {
-        "a.state/arrays.npy", "a.state/history.tsv", "a.state/state.txt", "a/model.txt",
+        "a.state/arrays.npy", "a.state/history.tsv", "a.state/heads-history.tsv",
+        "a.state/state.txt", "a/model.txt",
         "a/tok_emb.weight.npy", "a/blocks.1.linear2.weight.npy", "a/norm.bias.npy",
         "a/merges.txt"};
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
@@ -472,6 +473,29 @@ Test(lm_command, a_resumed_run_equals_the_uninterrupted_one) {
                   files[f] + 1);
     }
     free_result(&a); free_result(&b); free_result(&c);
+    remove_tree(dir);
+}
+Test(lm_command, a_model_saved_over_another_removes_its_tables) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    free(small_text(dir, "valid.txt", 2, 400));
+    struct cli_result a = train_small(dir, "m", NULL, NULL);
+    cr_assert_eq(a.status, 0, "%s", a.err);
+    char model[256];
+    snprintf(model, sizeof model, "%s/m", dir);
+    write_bytes(model, "heads.tsv", "# heads of the first model\n", 27);
+    write_bytes(model, "prune.tsv", "# prune of the first model\n", 27);
+    write_bytes(model, "notes.txt", "mine\n", 5);
+    struct cli_result b = train_small(dir, "m", "--seed", "2");
+    cr_assert_eq(b.status, 0, "%s", b.err);
+    const char *names[3] = {"heads.tsv", "prune.tsv", "notes.txt"};
+    for (int k = 0; k < 3; k++) {
+        FILE *f = fopen(path_in(model, names[k]), "r");
+        cr_expect((f != NULL) == (k == 2), "%s is %s", names[k], f ? "there" : "gone");
+        if (f != NULL)
+            fclose(f);
+    }
+    free_result(&a); free_result(&b);
     remove_tree(dir);
 }
 Test(lm_command, eval_prints_one_line_and_generation_follows_its_seed) {
@@ -1103,6 +1127,11 @@ Test(lm_command, train_and_the_tokenizer_commands_refuse_what_cannot_run) {
                            "--out", out, NULL), 1, "not the text");
     expect_refusal(run_mha("lm", "train", "--resume", state, "--text", text, "--valid", text,
                            "--out", out, NULL), 1, "held out");
+    const char *fixed[][2] = {{"--steps", "40"}, {"--lr", "0.1"}, {"--layers", "3"},
+                              {"--repeat", "0.5"}, {"--tokenizer", dir}, {"--seed", "9"}};
+    for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
+        expect_refusal(run_mha("lm", "train", "--resume", state, "--text", text, "--valid", valid,
+                               "--out", out, fixed[k][0], fixed[k][1], NULL), 2, fixed[k][0]);
     struct stat st;
     cr_expect(stat(out, &st) != 0 && stat(path_in(dir, "r.state"), &st) != 0,
               "a refused resume left an output");
