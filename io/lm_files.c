@@ -10,6 +10,7 @@
 #include "lm_files.h"
 #include "npy.h"
 #include "output.h"
+#include "sha256.h"
 size_t lm_model_file_count(const lm_model *m)
 {
     return 3 + m->tensor_count;
@@ -48,17 +49,34 @@ static mha_status put_array(const char *dir, const char *name, const float *x, s
     return status == MHA_OK ? MHA_OK
                             : mha_fail(status, message, size, "%s/%s: %s", dir, name, why);
 }
-static size_t model_text(const lm_model *m, const lm_provenance *p, char *text, size_t size)
+/* the SHA-256 of merges.txt as bpe_write_merges writes it, or "-" */
+static void merges_digest(const bpe *tokenizer, char hex[LM_SHA_HEX])
+{
+    char *bytes = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&bytes, &n);
+    const int ok = f != NULL && bpe_write_merges(f, (void *)tokenizer) == 0;
+    if (f != NULL && fclose(f) == 0 && ok)
+        mha_sha256_hex((const unsigned char *)bytes, n, hex);
+    else
+        strcpy(hex, "-");
+    free(bytes);
+}
+static size_t model_text(const lm_model *m, const bpe *tokenizer, const lm_provenance *p,
+                         char *text, size_t size)
 {
     const lm_config *c = &m->config;
+    char merges[LM_SHA_HEX];
+    merges_digest(tokenizer, merges);
     size_t used = 0;
     #define APPEND(...) (used += (size_t)snprintf(text + (used < size ? used : size), \
                                                   used < size ? size - used : 0, __VA_ARGS__))
-    APPEND("format mha-checkpoint 1\nmodel %s\n", LM_MODEL_KIND);
+    APPEND("format mha-checkpoint %d\nmodel %s\n", LM_MODEL_FORMAT, LM_MODEL_KIND);
     APPEND("layers %zu\nheads %zu\nvocab %zu\ncontext %zu\ndim %zu\nhidden %zu\n", c->layers,
            c->heads, c->vocab, c->context, c->embed_dim, c->hidden);
     APPEND("steps %zu\ntrain_sha256 %s\nvalid_sha256 %s\n", p->steps, p->train_sha256,
            p->valid_sha256);
+    APPEND("tokenizer_sha256 %s\n", merges);
     for (size_t i = 0; i < m->tensor_count; i++) {
         const lm_tensor *t = &m->tensors[i];
         APPEND("tensor %s %zu", t->name, t->shape[0]);
@@ -75,7 +93,7 @@ mha_status lm_model_put(const char *dir, const lm_model *m, const bpe *tokenizer
     char *text = malloc(LM_TEXT_MAX);
     if (text == NULL)
         return mha_fail(MHA_ERR_NOMEM, message, size, "%s: out of memory", dir);
-    const struct text t = {text, model_text(m, p, text, LM_TEXT_MAX)};
+    const struct text t = {text, model_text(m, tokenizer, p, text, LM_TEXT_MAX)};
     mha_status status = t.length < LM_TEXT_MAX ? mha_output_stream(write_text, (void *)&t,
                                                                    message, size)
                       : mha_fail(MHA_ERR_SHAPE, message, size, "%s: model too large", dir);
@@ -238,32 +256,36 @@ mha_status lm_model_read(const char *dir, lm_model *m, bpe *tokenizer, lm_proven
         return status;
     mha_join_path(path, sizeof path, dir, "model.txt");
     const char *first = "format mha-checkpoint 1\nmodel " LM_MODEL_KIND "\n";
-    if (strncmp(text, first, strlen(first)) != 0) {
+    const char *second = "format mha-checkpoint 2\nmodel " LM_MODEL_KIND "\n";
+    const int version = strncmp(text, first, strlen(first)) == 0    ? 1
+                      : strncmp(text, second, strlen(second)) == 0 ? 2 : 0;
+    if (version == 0) {
         free(text);
         return mha_fail(MHA_ERR_FORMAT, message, size, "%s: does not begin 'format "
-                        "mha-checkpoint 1' and 'model %s'", path, LM_MODEL_KIND);
+                        "mha-checkpoint 1' or 2 and 'model %s'", path, LM_MODEL_KIND);
     }
+    char merges[LM_SHA_HEX] = "-";
     key keys[] = {
         {"format", KEY_WORD, format, 0}, {"model", KEY_WORD, kind, 0},
         {"layers", KEY_SIZE, &c.layers, 0}, {"heads", KEY_SIZE, &c.heads, 0},
         {"vocab", KEY_SIZE, &c.vocab, 0}, {"context", KEY_SIZE, &c.context, 0},
         {"dim", KEY_SIZE, &c.embed_dim, 0}, {"hidden", KEY_SIZE, &c.hidden, 0},
         {"steps", KEY_SIZE, &p->steps, 0}, {"train_sha256", KEY_HEX, p->train_sha256, 0},
-        {"valid_sha256", KEY_HEX, p->valid_sha256, 0}};
+        {"valid_sha256", KEY_HEX, p->valid_sha256, 0},
+        {"tokenizer_sha256", KEY_HEX, merges, 0}};  /* the last key: format 2 only */
+    const size_t key_count = sizeof keys / sizeof keys[0] - (version == 1);
     /* First pass: the sizes (tensor lines skipped), then the model, then every line again. */
     char *copy = strdup(text);
-    status = copy ? parse_keys(path, copy, keys, sizeof keys / sizeof keys[0], NULL, NULL,
-                               message, size)
+    status = copy ? parse_keys(path, copy, keys, key_count, NULL, NULL, message, size)
                   : mha_fail(MHA_ERR_NOMEM, message, size, "%s: out of memory", path);
     free(copy);
     if (status == MHA_OK && (status = lm_model_alloc(m, &c)) != MHA_OK)
         mha_fail(status, message, size, "%s: sizes that make no model (%s)", path,
                  mha_status_message(status));
-    for (size_t k = 0; status == MHA_OK && k < sizeof keys / sizeof keys[0]; k++)
+    for (size_t k = 0; status == MHA_OK && k < key_count; k++)
         keys[k].seen = 0;
     if (status == MHA_OK)
-        status = parse_keys(path, text, keys, sizeof keys / sizeof keys[0], m, &tensor_lines,
-                            message, size);
+        status = parse_keys(path, text, keys, key_count, m, &tensor_lines, message, size);
     if (status == MHA_OK && tensor_lines != m->tensor_count)
         status = mha_fail(MHA_ERR_FORMAT, message, size, "%s: %zu tensor lines, expected %zu",
                           path, tensor_lines, m->tensor_count);
@@ -279,6 +301,15 @@ mha_status lm_model_read(const char *dir, lm_model *m, bpe *tokenizer, lm_proven
     if (status == MHA_OK && tokenizer->vocab != c.vocab)
         status = mha_fail(MHA_ERR_SHAPE, message, size, "%s: a tokenizer of %zu tokens for a "
                           "model of %zu", dir, tokenizer->vocab, c.vocab);
+    char found[LM_SHA_HEX];
+    if (status == MHA_OK && version == 2 && strcmp(merges, "-") != 0) {
+        merges_digest(tokenizer, found);
+        if (strcmp(found, merges) != 0) {
+            mha_join_path(path, sizeof path, dir, BPE_MERGES_FILE);
+            status = mha_fail(MHA_ERR_FORMAT, message, size, "%s: not the tokenizer the model "
+                              "was trained with (its SHA-256 is not model.txt's)", path);
+        }
+    }
     if (status != MHA_OK) {
         lm_model_free(m);
         if (tokens)

@@ -10,6 +10,7 @@
 #include "lm.h"
 
 #define LM_MODEL_KIND "gpt"
+enum { LM_MODEL_FORMAT = 2 };              /* 2 adds tokenizer_sha256; 1 is read too */
 #define LM_STATE_FORMAT "mha-lm-state 2"
 enum { LM_SHA_HEX = 65, LM_TEXT_MAX = 65536 };
 typedef struct lm_provenance {

@@ -1098,6 +1098,30 @@ Test(lm_command, a_state_that_cannot_carry_on_is_refused_by_its_field) {
     free(arrays), free(text);
     remove_tree(dir);
 }
+Test(lm_command, a_swapped_tokenizer_is_refused) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    char *other = small_text(dir, "valid.txt", 2, 400);
+    struct cli_result t = train_small(dir, "m", NULL, NULL);
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    char model[256];
+    snprintf(model, sizeof model, "%s/m", dir);
+    size_t size;
+    char *text = slurp(path_in(model, "model.txt"), &size);
+    cr_expect(strncmp(text, "format mha-checkpoint 2\n", 24) == 0 &&
+              strstr(text, "\ntokenizer_sha256 ") != NULL, "%s", text);
+    free(text);
+    struct cli_result k = run_mha("lm", "tokenizer", "--text", other, "--vocab", "300", "--out",
+                                  model, NULL);
+    cr_assert_eq(k.status, 0, "%s", k.err);
+    expect_one_error(run_mha("lm", "eval", model, "--text", other, NULL), "m/merges.txt");
+    expect_one_error(run_mha("lm", "generate", model, "--prompt", "Emma", NULL), "m/merges.txt");
+    struct cli_result old = run_mha("lm", "eval", "../models/austen", "--text", other, NULL);
+    cr_expect(old.status == 0, "the committed model of format 1: %s", old.err);
+    free_result(&t); free_result(&k); free_result(&old);
+    free(other);
+    remove_tree(dir);
+}
 static void expect_refusal(struct cli_result r, int status, const char *naming)
 {
     cr_expect_eq(r.status, status, "status %d for %s: %s", r.status, naming, r.err);
