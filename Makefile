@@ -51,7 +51,7 @@ LDLIBS  := -lm
 
 .PHONY: all viz-idle-cpu deps deps-tangle deps-bench deps-onnx deps-corpus deps-coverage tangle test corpus austen-baselines austen-model \
         austen-figures austen-quick austen-check austen-heads austen-prune heads-study \
-        induction-heads austen-repeat austen-run bench-lm lm-torch-check \
+        induction-heads austen-repeat austen-run circuit-model circuit-figures bench-lm lm-torch-check \
         test-viz \
         check lint check-tangle check-figures clang-build book \
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
@@ -340,6 +340,32 @@ austen-run: $(BUILD)/mha $(BUILD)/corpus/valid.txt $(AUSTEN_RUNS_WORK)/random.tx
 	  $(if $(STOP_AT),--stop-at $(STOP_AT)); fi && \
 	mkdir -p figures/runs && cp $$w.state/state.txt figures/runs/$(AUSTEN_RUN)-state.txt && \
 	cp $$w.state/heads-history.tsv figures/runs/$(AUSTEN_RUN)-heads-history.tsv
+
+# The model of the circuit run (the same chapter): the last checkpoint of
+# `make austen-run AUSTEN_RUN=circuit` copied to models/austen-circuit, its
+# heads measured, its held-out score, and its copying gain whole and with
+# its strongest induction head (the best prefix_matching past block 0), then
+# its strongest previous-token head of block 0, removed.
+CIRCUIT_DIR := models/austen-circuit
+circuit-model: $(BUILD)/mha $(BUILD)/corpus/valid.txt
+	rm -rf $(CIRCUIT_DIR) && mkdir -p $(CIRCUIT_DIR)
+	cp $(AUSTEN_RUNS_WORK)/circuit/*.npy $(AUSTEN_RUNS_WORK)/circuit/model.txt \
+	  $(AUSTEN_RUNS_WORK)/circuit/merges.txt $(AUSTEN_RUNS_WORK)/circuit/vocab.txt $(CIRCUIT_DIR)/
+	$(MAKE) --no-print-directory circuit-figures
+circuit-figures: $(BUILD)/mha $(BUILD)/corpus/valid.txt
+	$(BUILD)/mha lm heads $(CIRCUIT_DIR) --text $(BUILD)/corpus/valid.txt > /dev/null
+	cp $(CIRCUIT_DIR)/heads.tsv figures/circuit-heads.tsv
+	$(BUILD)/mha lm eval $(CIRCUIT_DIR) --text $(BUILD)/corpus/valid.txt > $(BUILD)/circuit-eval.txt
+	induction=$$(awk -F'\t' '$$1 ~ /^[0-9]+$$/ && $$1 > 0 && $$11 > best { best = $$11; h = $$1 ":" $$2 } END { print h }' \
+	  $(CIRCUIT_DIR)/heads.tsv) && \
+	previous=$$(awk -F'\t' '$$1 == "0" && $$3 > best { best = $$3; h = $$1 ":" $$2 } END { print h }' \
+	  $(CIRCUIT_DIR)/heads.tsv) && \
+	{ $(BUILD)/mha lm repeat $(CIRCUIT_DIR) --text $(BUILD)/corpus/valid.txt && \
+	  $(BUILD)/mha lm repeat $(CIRCUIT_DIR) --text $(BUILD)/corpus/valid.txt --mask $$induction | sed "s/$$/ mask=$$induction/" && \
+	  $(BUILD)/mha lm repeat $(CIRCUIT_DIR) --text $(BUILD)/corpus/valid.txt --mask $$previous | sed "s/$$/ mask=$$previous/"; } \
+	  > $(BUILD)/circuit-repeat.txt
+	mv $(BUILD)/circuit-eval.txt figures/circuit-eval.txt
+	mv $(BUILD)/circuit-repeat.txt figures/circuit-repeat.txt
 
 # The whole study of the heads (chapter "What the heads of the Austen model
 # do"), never run by make check: the heads' roles and the pruning of the

@@ -1280,8 +1280,9 @@ static int heads_publish(const char *path, const struct heads_run *run, size_t w
         return MHA_EXIT_FAILURE;
     }
     fprintf(f, "# heads\ttext=%s\ttokens=%zu\tsha256=%s\tcontext=%zu\twindows=%zu\tseed=%zu\t"
-            "early_loss=%.4f\tlate_loss=%.4f\n", run->text, run->tokens, run->sha, run->context,
-            windows, seed, run->early, run->late);
+            "early_loss=%.4f\tlate_loss=%.4f\teven_induction=%.4f\teven_prefix=%.4f\n",
+            run->text, run->tokens, run->sha, run->context, windows, seed, run->early,
+            run->late, run->scores[0].induction_even, run->scores[0].prefix_even);
     fputs("layer\thead\tprev_token\tinduction\tsame_token\tfirst_token\tpunctuation\t"
           "sentence_start\tmean_distance\tentropy_bits\tprefix_matching\trole\n", f);
     for (size_t k = 0; k < N * H; k++)

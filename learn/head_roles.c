@@ -36,10 +36,14 @@ void lm_head_tally_induction(lm_head_tally *t, const float *w, size_t L, size_t 
                              size_t r)
 {
     mha_induction_add(w, L, a, c, r, &t->induction, &t->induction_queries);
+    for (size_t k = 0; k + 1 < r; k++)             /* query c + k sees c + k + 1 keys */
+        t->induction_even += 1.0 / (double)(c + k + 1);
 }
 void lm_head_tally_prefix(lm_head_tally *t, const float *w, size_t L, size_t r)
 {
     mha_induction_add(w, L, 0, r, r, &t->prefix, &t->prefix_queries);
+    for (size_t k = 0; k + 1 < r; k++)
+        t->prefix_even += 1.0 / (double)(r + k + 1);
 }
 static double mean_of(double sum, size_t count)
 {
@@ -53,7 +57,9 @@ lm_head_scores lm_head_scores_of(const lm_head_tally *t)
                             mean_of(t->punctuation, t->queries),
                             mean_of(t->sentence, t->queries), mean_of(t->distance, t->queries),
                             mean_of(t->entropy, t->queries),
-                            mean_of(t->prefix, t->prefix_queries)};
+                            mean_of(t->prefix, t->prefix_queries),
+                            mean_of(t->induction_even, t->induction_queries),
+                            mean_of(t->prefix_even, t->prefix_queries)};
 }
 static int white(unsigned char b)
 {

@@ -14,9 +14,11 @@ typedef struct lm_head_scores {
     double prev_token, induction, same_token, first_token, punctuation, sentence_start;
     double mean_distance, entropy_bits;
     double prefix_matching;                    /* on repeated random tokens */
+    double induction_even, prefix_even;        /* what an even spread scores on the same */
 } lm_head_scores;
 typedef struct lm_head_tally {                 /* sums over queries i >= 1; zero to start */
     double previous, induction, same, first, punctuation, sentence, distance, entropy, prefix;
+    double induction_even, prefix_even;
     size_t previous_queries, induction_queries, same_queries, queries, prefix_queries;
 } lm_head_tally;
 /* One head's weights w (L, L) on tokens (L) added to t; classes (V) as

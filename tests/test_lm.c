@@ -1390,7 +1390,8 @@ Test(heads, an_even_spread_scores_its_closed_forms) {
               punctuation);
     cr_expect(close_to(s.sentence_start, sentence), "sentence %g, want %g", s.sentence_start,
               sentence);
-    cr_expect(close_to(s.induction, induction), "induction %g, want %g", s.induction,
+    cr_expect(close_to(s.induction, induction) && close_to(s.induction_even, induction),
+              "induction %g and its even spread %g, want %g", s.induction, s.induction_even,
               induction);
     cr_expect_str_eq(lm_head_role(&s), "broad");
     free(w);
@@ -1437,6 +1438,10 @@ Test(heads, first_token_and_induction_patterns_score_one) {
         spread += 1.0 / (double)(half + k + 1) / (double)(half - 1);
     cr_expect(close_to(lm_head_scores_of(&e).prefix_matching, spread),
               "an even spread scores %g, want %g", lm_head_scores_of(&e).prefix_matching, spread);
+    cr_expect(close_to(lm_head_scores_of(&e).prefix_even, spread) &&
+              close_to(lm_head_scores_of(&v).prefix_even, spread),
+              "the even spread recorded: %g %g, want %g", lm_head_scores_of(&e).prefix_even,
+              lm_head_scores_of(&v).prefix_even, spread);
     free(w);
 }
 Test(heads, the_role_rule_at_its_thresholds) {
@@ -1658,7 +1663,7 @@ Test(heads_command, prints_one_line_per_head_and_writes_the_same_table) {
         for (int q = 0; q < 9; q++)
             cr_expect(q == 6 || q == 7 || (s[q] >= 0 && s[q] <= 1), "score %d is %g", q, s[q]);
         cr_expect(s[6] >= 0 && s[6] <= 15 && s[7] >= 0 && s[7] <= log2(16.0), "%s", line);
-        const lm_head_scores scores = {s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8]};
+        const lm_head_scores scores = {s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], 0, 0};
         cr_expect_str_eq(role, lm_head_role(&scores));
         snprintf(cells, sizeof cells, "%zu\t%zu\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%.3f\t"
                  "%.3f\t%s\n", layer, head, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8],
