@@ -347,6 +347,12 @@ austen-run: $(BUILD)/mha $(BUILD)/corpus/valid.txt $(AUSTEN_RUNS_WORK)/random.tx
 # its strongest induction head (the best prefix_matching past block 0), then
 # its strongest previous-token head of block 0, removed.
 CIRCUIT_DIR := models/austen-circuit
+# Names the circuit may copy: two that the novels use often, two that they
+# never use (neither Quibble nor Zamfira is in the corpus).
+CIRCUIT_PROMPTS := "When Mr. Elton called on Harriet, and then Mr. " \
+                   "When Mr. Quibble called on Harriet, and then Mr. " \
+                   "Colonel Brandon rode to the house, and Colonel " \
+                   "Mrs. Zamfira Pell had come. I saw Mrs. "
 circuit-model: $(BUILD)/mha $(BUILD)/corpus/valid.txt
 	rm -rf $(CIRCUIT_DIR) && mkdir -p $(CIRCUIT_DIR)
 	cp $(AUSTEN_RUNS_WORK)/circuit/*.npy $(AUSTEN_RUNS_WORK)/circuit/model.txt \
@@ -366,6 +372,11 @@ circuit-figures: $(BUILD)/mha $(BUILD)/corpus/valid.txt
 	  > $(BUILD)/circuit-repeat.txt
 	mv $(BUILD)/circuit-eval.txt figures/circuit-eval.txt
 	mv $(BUILD)/circuit-repeat.txt figures/circuit-repeat.txt
+	for p in $(CIRCUIT_PROMPTS); do \
+	  printf '%s\t%s\n' "$$p" "$$($(BUILD)/mha lm generate $(CIRCUIT_DIR) --prompt "$$p" \
+	    --tokens 12 --temperature 0 | head -n 1)"; \
+	done > $(BUILD)/circuit-names.txt
+	mv $(BUILD)/circuit-names.txt figures/circuit-names.txt
 
 # The whole study of the heads (chapter "What the heads of the Austen model
 # do"), never run by make check: the heads' roles and the pruning of the

@@ -117,6 +117,7 @@ typedef struct austen_run {
     double previous[AUSTEN_RUN_EVALS];     /* the best prev_token of block 0 */
     double prefix[AUSTEN_RUN_EVALS];       /* the best prefix_matching of the later blocks */
     double prefix_first[AUSTEN_RUN_EVALS]; /* and of block 0 */
+    double induction[AUSTEN_RUN_EVALS];    /* the best induction (on text) of the later blocks */
     size_t previous_head[AUSTEN_RUN_EVALS], prefix_layer[AUSTEN_RUN_EVALS];
     size_t prefix_head[AUSTEN_RUN_EVALS];
 } austen_run;
@@ -126,6 +127,8 @@ int mha_read_austen_run(const char *name, austen_run *run);
 void mha_print_austen_runs_numbers(FILE *out);
 void mha_print_austen_runs(FILE *out);
 void mha_print_austen_forming(FILE *out);
+void mha_print_austen_circuit_numbers(FILE *out);
+void mha_print_austen_circuit_names(FILE *out);
 void mha_print_command_summary(FILE *out);
 void mha_print_demo_sample(FILE *out);
 /* n with thin spaces between groups of three digits, in buf; returns buf. */

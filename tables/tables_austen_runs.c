@@ -49,7 +49,7 @@ int mha_read_austen_run(const char *name, austen_run *r)
             ok = r->evals < AUSTEN_RUN_EVALS;
             size_t e = r->evals++;
             r->tokens[e] = tokens, r->valid[e] = valid, r->in_context[e] = late - early;
-            r->previous[e] = r->prefix[e] = r->prefix_first[e] = -1;
+            r->previous[e] = r->prefix[e] = r->prefix_first[e] = r->induction[e] = -1;
             last = step;
         }
         size_t e = r->evals - 1;
@@ -57,6 +57,8 @@ int mha_read_austen_run(const char *name, austen_run *r)
             r->previous[e] = s[0], r->previous_head[e] = head;
         if (ok && layer == 0 && s[8] > r->prefix_first[e])
             r->prefix_first[e] = s[8];
+        if (ok && layer > 0 && s[1] > r->induction[e])
+            r->induction[e] = s[1];
         if (ok && layer > 0 && s[8] > r->prefix[e])
             r->prefix[e] = s[8], r->prefix_layer[e] = layer, r->prefix_head[e] = head;
     }
@@ -188,16 +190,147 @@ void mha_print_austen_forming(FILE *out)
 {
     austen_run *r = malloc(sizeof *r);
     const int have = r && mha_read_austen_run("circuit", r);
-    const char *series[3] = {"previous", "prefix", "in_context"};
-    for (int s = 0; s < 3; s++) {
-        fprintf(out, "\\addplot+[%s] coordinates {", s == 0 ? "blue!70!black,mark=none,thick"
-                                                  : s == 1 ? "red!70!black,mark=none,thick"
-                                                           : "black,dashed,mark=none,thick");
+    const char *series[4] = {"previous", "induction", "prefix", "in_context"};
+    const char *style[4] = {"blue!70!black,mark=none,thick", "red!70!black,mark=none,thick",
+                            "orange!90!black,mark=none,thick,densely dotted",
+                            "black,dashed,mark=none,thick"};
+    for (int s = 0; s < 4; s++) {
+        fprintf(out, "\\addplot+[%s] coordinates {", style[s]);
         for (size_t e = 0; have && e < r->evals; e++) {
-            const double y = s == 0 ? r->previous[e] : s == 1 ? r->prefix[e] : r->in_context[e];
+            const double y = s == 0 ? r->previous[e] : s == 1 ? r->induction[e]
+                           : s == 2 ? r->prefix[e] : r->in_context[e];
             fprintf(out, " (%.3f,%.4f)", (double)r->tokens[e] / 1e6, y);
         }
         fprintf(out, " };%% %s\n", series[s]);
     }
     free(r);
+}
+static double repeat_gain(const char *line)
+{
+    const char *g = strstr(line, "gain=");
+    return g ? strtod(g + 5, NULL) : NAN;
+}
+void mha_print_austen_circuit_numbers(FILE *out)
+{
+    austen_heads *t = malloc(sizeof *t);
+    austen_run *r = malloc(sizeof *r);
+    const int heads = t && mha_read_austen_heads("figures/circuit-heads.tsv", t);
+    const int run = r && mha_read_austen_run("circuit", r);
+    size_t previous = 0, induction = heads ? t->heads : 0;
+    for (size_t k = 0; heads && k < t->layers * t->heads; k++) {
+        if (k < t->heads && t->head[k].score[0] > t->head[previous].score[0])
+            previous = k;
+        if (k >= t->heads && t->head[k].score[8] > t->head[induction].score[8])
+            induction = k;
+    }
+    double even_text = NAN, even_prefix = NAN;
+    char line[1024];
+    FILE *f = fopen("figures/circuit-heads.tsv", "r");
+    if (f != NULL && fgets(line, sizeof line, f) != NULL) {
+        const char *a = strstr(line, "even_induction="), *b = strstr(line, "even_prefix=");
+        even_text = a ? strtod(a + 15, NULL) : NAN, even_prefix = b ? strtod(b + 12, NULL) : NAN;
+    }
+    if (f != NULL)
+        fclose(f);
+    const austen_head *p = heads ? &t->head[previous] : NULL, *q = heads ? &t->head[induction] : NULL;
+    fprintf(out, "\\gdef\\CircuitPreviousHead{%zu}\\gdef\\CircuitPrevious{%.3f}%%\n",
+            heads ? previous : 0, p ? p->score[0] : 0.0);
+    fprintf(out, "\\gdef\\CircuitInductionLayer{%zu}\\gdef\\CircuitInductionHead{%zu}%%\n",
+            heads ? induction / t->heads : 0, heads ? induction % t->heads : 0);
+    fprintf(out, "\\gdef\\CircuitPrefix{%.3f}\\gdef\\CircuitText{%.3f}\\gdef\\CircuitRole{%s}%%\n",
+            q ? q->score[8] : 0.0, q ? q->score[1] : 0.0, q ? q->role : "?");
+    fprintf(out, "\\gdef\\CircuitEvenText{%.3f}\\gdef\\CircuitEvenPrefix{%.3f}"
+                 "\\gdef\\CircuitTextTimes{%.0f}%%\n", even_text, even_prefix,
+            q && even_text > 0 ? q->score[1] / even_text : 0.0);
+    size_t formed = 0;
+    while (run && formed < r->evals && r->induction[formed] < 0.3)
+        formed++;
+    const int found = run && formed < r->evals && formed > 0;
+    fprintf(out, "\\gdef\\CircuitFormedAt{%.1f}\\gdef\\CircuitFormedBefore{%.1f}%%\n",
+            found ? (double)r->tokens[formed] / 1e6 : 0.0,
+            found ? (double)r->tokens[formed - 1] / 1e6 : 0.0);
+    fprintf(out, "\\gdef\\CircuitLossBefore{%.3f}\\gdef\\CircuitLossAt{%.3f}%%\n",
+            found ? r->valid[formed - 1] : 0.0, found ? r->valid[formed] : 0.0);
+    fprintf(out, "\\gdef\\CircuitTokens{%.1f}\\gdef\\CircuitInContext{$%+.3f$}"
+                 "\\gdef\\CircuitInContextBefore{$%+.3f$}%%\n",
+            run ? (double)r->tokens[r->evals - 1] / 1e6 : 0.0,
+            run ? r->in_context[r->evals - 1] : 0.0, found ? r->in_context[formed - 1] : 0.0);
+    double gain[3] = {NAN, NAN, NAN};
+    f = fopen("figures/circuit-repeat.txt", "r");
+    for (int k = 0; f != NULL && k < 3 && fgets(line, sizeof line, f) != NULL; k++)
+        gain[k] = repeat_gain(line);
+    if (f != NULL)
+        fclose(f);
+    fprintf(out, "\\gdef\\CircuitGain{%.2f}\\gdef\\CircuitGainNoInduction{%.2f}"
+                 "\\gdef\\CircuitGainNoPrevious{%.2f}%%\n", gain[0], gain[1], gain[2]);
+    fprintf(out, "\\gdef\\CircuitGainLostInduction{%.0f}\\gdef\\CircuitGainLostPrevious{%.0f}%%\n",
+            100 * (1 - gain[1] / gain[0]), 100 * (1 - gain[2] / gain[0]));
+    austen_eval e;
+    const int have_eval = mha_read_austen_eval("figures/circuit-eval.txt", &e);
+    fprintf(out, "\\gdef\\CircuitBPC{%.3f}%%\n", have_eval ? e.bits_per_char : 0.0);
+    fprintf(out, "\\gdef\\CircuitPredicted{%.0f}%%\n",
+            run ? pow(10, 5.7) * sqrt((double)(r->batch * r->context)) / 1e6 : 0.0);
+    free(t);
+    free(r);
+}
+static void latex_text(FILE *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n && s[i]; i++) {
+        const unsigned char c = (unsigned char)s[i];
+        if (strchr("#$%&_{}", c))
+            fprintf(out, "\\%c", c);
+        else if (c == '\\' || c == '^' || c == '~')
+            fprintf(out, "\\char%d{}", c);
+        else if (c >= 0x20)
+            fputc(c, out);
+    }
+}
+/* the word after the first occurrence of the prompt's last word, into name */
+static void copied_name(const char *prompt, char *name, size_t size)
+{
+    size_t end = strlen(prompt);
+    while (end > 0 && prompt[end - 1] == ' ')
+        end--;
+    size_t start = end;
+    while (start > 0 && prompt[start - 1] != ' ')
+        start--;
+    char title[64];
+    snprintf(title, sizeof title, "%.*s ", (int)(end - start), prompt + start);
+    const char *at = strstr(prompt, title);
+    name[0] = '\0';
+    if (at != NULL && at < prompt + start)
+        snprintf(name, size, "%.*s", (int)strcspn(at + strlen(title), " ,.;"),
+                 at + strlen(title));
+}
+void mha_print_austen_circuit_names(FILE *out)
+{
+    FILE *f = fopen("figures/circuit-names.txt", "r");
+    char line[1024];
+    fprintf(out, "\\begin{tabular}{lll}\n\\toprule\nprompt & continuation & the earlier name "
+                 "\\\\\n\\midrule\n");
+    size_t rows = 0, copied = 0;
+    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+        char *tab = strchr(line, '\t');
+        if (tab == NULL)
+            continue;
+        *tab = '\0';
+        char *next = tab + 1;
+        next[strcspn(next, "\r\n")] = '\0';
+        char name[64];
+        copied_name(line, name, sizeof name);
+        const size_t word = strcspn(next, " ,.;");
+        const int same = name[0] && strlen(name) == word && strncmp(next, name, word) == 0;
+        latex_text(out, line, strlen(line));
+        fprintf(out, " & \\textit{");
+        latex_text(out, next, word);
+        fprintf(out, "} & %s, %s \\\\\n", name, same ? "copied" : "not copied");
+        rows++, copied += same;
+    }
+    if (rows == 0)
+        fprintf(out, "\\multicolumn{3}{l}{not made: see make circuit-figures} \\\\\n");
+    fprintf(out, "\\bottomrule\n\\end{tabular}\n");
+    fprintf(out, "\\gdef\\CircuitNamesCopied{%zu}\\gdef\\CircuitNamesCount{%zu}%%\n", copied,
+            rows);
+    if (f != NULL)
+        fclose(f);
 }

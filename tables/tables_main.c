@@ -34,6 +34,8 @@ static const struct table tables[] = {
     {"austen-runs-numbers.tex", mha_print_austen_runs_numbers},
     {"austen-runs.tex", mha_print_austen_runs},
     {"austen-forming.tex", mha_print_austen_forming},
+    {"austen-circuit-numbers.tex", mha_print_austen_circuit_numbers},
+    {"austen-circuit-names.tex", mha_print_austen_circuit_names},
     {"command-summary.tex", mha_print_command_summary},
     {"demo-sample.tex", mha_print_demo_sample},
     {"params.tex", mha_print_param_table},

@@ -1044,7 +1044,50 @@ Test(lm_figures, the_runs_numbers_follow_the_files) {
         snprintf(want, sizeof want, " & %.3f & $", best);
         cr_expect(strstr(table, want) != NULL, "%s: %s not in\n%s", runs[k], want, table);
     }
-    cr_expect(committed >= 2, "the copy and bytes-256 runs are committed");
+    cr_expect(committed == 3, "the copy, bytes-256 and circuit runs are committed");
     free(numbers);
     free(table);
+}
+
+Test(lm_figures, the_circuit_numbers_follow_the_files) {
+    char *numbers = print_from_top(mha_print_austen_circuit_numbers);
+    char *names = print_from_top(mha_print_austen_circuit_names);
+    FILE *f = fopen("../figures/circuit-heads.tsv", "r");
+    cr_assert_not_null(f);
+    char line[512], want[256];
+    double best = -1, text = 0;
+    size_t best_layer = 0, best_head = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        size_t layer, head;
+        double s[9];
+        if (sscanf(line, "%zu\t%zu\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf", &layer, &head,
+                   &s[0], &s[1], &s[2], &s[3], &s[4], &s[5], &s[6], &s[7], &s[8]) == 11 &&
+            layer > 0 && s[8] > best)
+            best = s[8], text = s[1], best_layer = layer, best_head = head;
+    }
+    fclose(f);
+    snprintf(want, sizeof want, "\\gdef\\CircuitInductionLayer{%zu}\\gdef\\CircuitInductionHead{%zu}",
+             best_layer, best_head);
+    cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+    snprintf(want, sizeof want, "\\gdef\\CircuitPrefix{%.3f}\\gdef\\CircuitText{%.3f}", best, text);
+    cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+    f = fopen("../figures/circuit-repeat.txt", "r");
+    cr_assert_not_null(f);
+    double gain[3];
+    for (int k = 0; k < 3; k++) {
+        cr_assert(fgets(line, sizeof line, f) != NULL);
+        const char *g = strstr(line, "gain=");
+        cr_assert_not_null(g);
+        gain[k] = strtod(g + 5, NULL);
+    }
+    fclose(f);
+    snprintf(want, sizeof want, "\\gdef\\CircuitGain{%.2f}\\gdef\\CircuitGainNoInduction{%.2f}"
+             "\\gdef\\CircuitGainNoPrevious{%.2f}", gain[0], gain[1], gain[2]);
+    cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+    size_t rows = 0;
+    for (const char *p = names; (p = strstr(p, " \\\\\n")) != NULL; p++)
+        rows++;
+    cr_expect(rows == 5, "a header and four sentences:\n%s", names);   /* with the header */
+    free(numbers);
+    free(names);
 }
