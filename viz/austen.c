@@ -73,6 +73,26 @@ mha_status viz_austen_run(viz_austen *a)
     return MHA_OK;
 }
 
+/* The built-in prompt, cut to its first pieces when they are more than the
+   model's context: a model of a short context still opens. */
+static mha_status set_prompt_that_fits(viz_austen *a, const char *text)
+{
+    const size_t n = strlen(text), T = a->model.config.context;
+    uint32_t whole[sizeof VIZ_AUSTEN_PROMPT], ids[sizeof VIZ_AUSTEN_PROMPT];
+    char cut[sizeof VIZ_AUSTEN_PROMPT];
+    size_t count = 0, bytes = 0;
+    mha_status status = bpe_encode(&a->tokenizer, (const unsigned char *)text, n, whole, &count);
+    for (size_t keep = T; status == MHA_OK && count > T && keep > 0; keep--) {
+        status = bpe_decode(&a->tokenizer, whole, keep, (unsigned char *)cut, sizeof cut - 1,
+                            &bytes);
+        if (status == MHA_OK) {
+            cut[bytes] = '\0';
+            text = cut;
+            status = bpe_encode(&a->tokenizer, (const unsigned char *)cut, bytes, ids, &count);
+        }
+    }
+    return status == MHA_OK ? viz_austen_set_text(a, text) : status;
+}
 mha_status viz_austen_set_text(viz_austen *a, const char *text)
 {
     const size_t n = strlen(text), T = a->model.config.context;
@@ -340,7 +360,7 @@ mha_status viz_austen_load(viz_austen *a, const char *dir, const char *valid, ch
     }
     if (status == MHA_OK) {
         viz_austen_measure(a);                  /* with every head: the base */
-        status = viz_austen_set_text(a, VIZ_AUSTEN_PROMPT);
+        status = set_prompt_that_fits(a, VIZ_AUSTEN_PROMPT);
     }
     if (status != MHA_OK) {
         if (!said)
