@@ -265,6 +265,12 @@ void mha_print_austen_circuit_numbers(FILE *out)
                  "\\gdef\\CircuitGainNoPrevious{%.2f}%%\n", gain[0], gain[1], gain[2]);
     fprintf(out, "\\gdef\\CircuitGainLostInduction{%.0f}\\gdef\\CircuitGainLostPrevious{%.0f}%%\n",
             100 * (1 - gain[1] / gain[0]), 100 * (1 - gain[2] / gain[0]));
+    if (gain[1] <= 0)
+        fprintf(out, "\\gdef\\CircuitGainLostPhrase{all of it goes with that one head, and "
+                     "the second copy costs more than the first}%%\n");
+    else
+        fprintf(out, "\\gdef\\CircuitGainLostPhrase{%.0f\\,\\%% of it goes with that one "
+                     "head}%%\n", 100 * (1 - gain[1] / gain[0]));
     austen_eval e;
     const int have_eval = mha_read_austen_eval("figures/circuit-eval.txt", &e);
     fprintf(out, "\\gdef\\CircuitBPC{%.3f}%%\n", have_eval ? e.bits_per_char : 0.0);
@@ -306,9 +312,9 @@ void mha_print_austen_circuit_names(FILE *out)
 {
     FILE *f = fopen("figures/circuit-names.txt", "r");
     char line[1024];
-    fprintf(out, "\\begin{tabular}{lll}\n\\toprule\nprompt & continuation & the earlier name "
+    fprintf(out, "\\begin{tabular}{lll}\n\\toprule\nprompt & continuation & the name copied? "
                  "\\\\\n\\midrule\n");
-    size_t rows = 0, copied = 0;
+    size_t rows = 0, copied = 0, known_copied = 0, unseen_copied = 0;
     while (f != NULL && fgets(line, sizeof line, f) != NULL) {
         char *tab = strchr(line, '\t');
         if (tab == NULL)
@@ -323,14 +329,18 @@ void mha_print_austen_circuit_names(FILE *out)
         latex_text(out, line, strlen(line));
         fprintf(out, " & \\textit{");
         latex_text(out, next, word);
-        fprintf(out, "} & %s, %s \\\\\n", name, same ? "copied" : "not copied");
+        fprintf(out, "} & %s \\\\\n", same ? "yes" : "no");
         rows++, copied += same;
+        known_copied += same && rows % 2 == 1;     /* rows 1, 3: names the novels use */
+        unseen_copied += same && rows % 2 == 0;    /* rows 2, 4: names they never use */
     }
     if (rows == 0)
         fprintf(out, "\\multicolumn{3}{l}{not made: see make circuit-figures} \\\\\n");
     fprintf(out, "\\bottomrule\n\\end{tabular}\n");
     fprintf(out, "\\gdef\\CircuitNamesCopied{%zu}\\gdef\\CircuitNamesCount{%zu}%%\n", copied,
             rows);
+    fprintf(out, "\\gdef\\CircuitNamesKnown{%zu}\\gdef\\CircuitNamesUnseen{%zu}%%\n",
+            known_copied, unseen_copied);
     if (f != NULL)
         fclose(f);
 }

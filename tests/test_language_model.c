@@ -1088,6 +1088,7 @@ Test(lm_figures, the_circuit_numbers_follow_the_files) {
     for (const char *p = names; (p = strstr(p, " \\\\\n")) != NULL; p++)
         rows++;
     cr_expect(rows == 5, "a header and four sentences:\n%s", names);   /* with the header */
+    cr_expect(strstr(names, "\\textit{Elton} & yes") != NULL, "%s", names);
     free(numbers);
     free(names);
 }
