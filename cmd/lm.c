@@ -1199,15 +1199,24 @@ static int heads_of_gpt(const char *dir, const char *path, const char *text, siz
     return status;
 }
 #include "checkpoint.h"
-static int is_induction_checkpoint(const char *dir)
+/* 1 for an induction checkpoint, 0 for anything else or a missing model.txt
+   (which the reader of the model then names), -1 with one mha: line for a
+   model.txt that cannot be read */
+static int is_induction_checkpoint(const char *dir, FILE *err)
 {
     char path[MHA_PATH_SIZE], message[MHA_PATH_SIZE + 256];
     unsigned char *text;
     size_t n;
-    if (!mha_join_path(path, sizeof path, dir, CHECKPOINT_METADATA) ||
-        mha_read_whole_file(path, MHA_READ_NOTE_MAX, &text, &n, message, sizeof message) !=
-            MHA_OK)
+    if (!mha_join_path(path, sizeof path, dir, CHECKPOINT_METADATA))
         return 0;
+    const mha_status read = mha_read_whole_file(path, MHA_READ_NOTE_MAX, &text, &n, message,
+                                                sizeof message);
+    if (read == MHA_ERR_IO && access(path, F_OK) != 0)
+        return 0;
+    if (read != MHA_OK) {
+        mha_cli_error(err, "%s", message);
+        return -1;
+    }
     const char kind[] = "\nmodel induction\n";
     int found = 0;
     for (size_t i = 0; !found && i + sizeof kind - 1 <= n; i++)
@@ -1319,7 +1328,9 @@ static int lm_heads(int argc, char **argv, FILE *out, FILE *err)
         return status;
     }
     const char *dir = line.operand_given;
-    const int induction = dir != NULL && is_induction_checkpoint(dir);
+    const int induction = dir != NULL ? is_induction_checkpoint(dir, err) : 0;
+    if (induction < 0)
+        return MHA_EXIT_FAILURE;
     if (dir == NULL || (text == NULL && !induction)) {
         mha_cli_error(err, "lm heads: %s is required (try 'mha lm heads --help')",
                       dir == NULL ? "the model directory" : "--text");

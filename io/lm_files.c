@@ -49,25 +49,24 @@ static mha_status put_array(const char *dir, const char *name, const float *x, s
     return status == MHA_OK ? MHA_OK
                             : mha_fail(status, message, size, "%s/%s: %s", dir, name, why);
 }
-/* the SHA-256 of merges.txt as bpe_write_merges writes it, or "-" */
-static void merges_digest(const bpe *tokenizer, char hex[LM_SHA_HEX])
+/* the SHA-256 of merges.txt as bpe_write_merges writes it; 0 if it could
+   not be written into memory */
+static int merges_digest(const bpe *tokenizer, char hex[LM_SHA_HEX])
 {
     char *bytes = NULL;
     size_t n = 0;
     FILE *f = open_memstream(&bytes, &n);
-    const int ok = f != NULL && bpe_write_merges(f, (void *)tokenizer) == 0;
-    if (f != NULL && fclose(f) == 0 && ok)
+    const int written = f != NULL && bpe_write_merges(f, (void *)tokenizer) == 0;
+    const int ok = f != NULL && fclose(f) == 0 && written;
+    if (ok)
         mha_sha256_hex((const unsigned char *)bytes, n, hex);
-    else
-        strcpy(hex, "-");
     free(bytes);
+    return ok;
 }
-static size_t model_text(const lm_model *m, const bpe *tokenizer, const lm_provenance *p,
+static size_t model_text(const lm_model *m, const char *merges, const lm_provenance *p,
                          char *text, size_t size)
 {
     const lm_config *c = &m->config;
-    char merges[LM_SHA_HEX];
-    merges_digest(tokenizer, merges);
     size_t used = 0;
     #define APPEND(...) (used += (size_t)snprintf(text + (used < size ? used : size), \
                                                   used < size ? size - used : 0, __VA_ARGS__))
@@ -90,10 +89,12 @@ static size_t model_text(const lm_model *m, const bpe *tokenizer, const lm_prove
 mha_status lm_model_put(const char *dir, const lm_model *m, const bpe *tokenizer,
                         const lm_provenance *p, char *message, size_t size)
 {
-    char *text = malloc(LM_TEXT_MAX);
-    if (text == NULL)
+    char *text = malloc(LM_TEXT_MAX), merges[LM_SHA_HEX];
+    if (text == NULL || !merges_digest(tokenizer, merges)) {
+        free(text);
         return mha_fail(MHA_ERR_NOMEM, message, size, "%s: out of memory", dir);
-    const struct text t = {text, model_text(m, tokenizer, p, text, LM_TEXT_MAX)};
+    }
+    const struct text t = {text, model_text(m, merges, p, text, LM_TEXT_MAX)};
     mha_status status = t.length < LM_TEXT_MAX ? mha_output_stream(write_text, (void *)&t,
                                                                    message, size)
                       : mha_fail(MHA_ERR_SHAPE, message, size, "%s: model too large", dir);
@@ -302,9 +303,10 @@ mha_status lm_model_read(const char *dir, lm_model *m, bpe *tokenizer, lm_proven
         status = mha_fail(MHA_ERR_SHAPE, message, size, "%s: a tokenizer of %zu tokens for a "
                           "model of %zu", dir, tokenizer->vocab, c.vocab);
     char found[LM_SHA_HEX];
-    if (status == MHA_OK && version == 2 && strcmp(merges, "-") != 0) {
-        merges_digest(tokenizer, found);
-        if (strcmp(found, merges) != 0) {
+    if (status == MHA_OK && version == 2) {
+        if (!merges_digest(tokenizer, found))
+            status = mha_fail(MHA_ERR_NOMEM, message, size, "%s: out of memory", dir);
+        else if (strcmp(found, merges) != 0) {
             mha_join_path(path, sizeof path, dir, BPE_MERGES_FILE);
             status = mha_fail(MHA_ERR_FORMAT, message, size, "%s: not the tokenizer the model "
                               "was trained with (its SHA-256 is not model.txt's)", path);
