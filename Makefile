@@ -732,7 +732,7 @@ tsan:
 # reader alone, which never enters OpenMP.
 FUZZ_SECONDS      ?= 60
 FUZZ_MSAN_SECONDS ?= 20
-FUZZ_TARGETS      := npy cli forward checkpoint bpe
+FUZZ_TARGETS      := npy cli forward checkpoint bpe lm
 FUZZ_MSAN_TARGETS := npy
 # At -O1 clang does not vectorise, and says so with a warning (an error under
 # -Werror) for every `#pragma omp simd` loop: the fuzz builds let that pass.

@@ -12,6 +12,7 @@
 #include "fast.h"
 #include "mha.h"
 #include "npy.h"
+#include "output.h"
 #include "printable.h"
 #include "signals.h"
 
@@ -90,7 +91,9 @@ int mha_cli_main(int argc, char **argv, FILE *out, FILE *err)
     if (command->run != cmd_help && !asks_for_help(argc, argv) &&
         check_environment(argc, argv, err) != 0)
         return MHA_EXIT_USAGE;
-    return mha_run_stoppable(command->run, argc - 1, argv + 1, out, err);
+    const int status = mha_run_stoppable(command->run, argc - 1, argv + 1, out, err);
+    mha_output_release();                          /* the folders a command held */
+    return status;
 }
 static int asks_for_help(int argc, char **argv)
 {

@@ -18,6 +18,24 @@
 #include "output.h"
 #include "sha256.h"
 
+static int hold_folder(const char *dir, FILE *err)
+{
+    char message[MHA_PATH_SIZE + 256];
+    if (mha_output_hold(dir, message, sizeof message) != MHA_OK) {
+        mha_cli_error(err, "%s", message);
+        return MHA_EXIT_FAILURE;
+    }
+    return MHA_EXIT_OK;
+}
+static void blame_failure(FILE *err, const char *command, const char *dir, const char *text,
+                          mha_status failed)
+{
+    if (failed == MHA_ERR_RANGE)
+        mha_cli_error(err, "lm %s: %s: the model's weights overflow float on %s (an infinite "
+                      "or NaN result)", command, dir, text);
+    else
+        mha_cli_error(err, "lm %s: %s: %s", command, text, mha_status_message(failed));
+}
 static int read_text(const char *path, unsigned char **bytes, size_t *n, FILE *err)
 {
     char message[MHA_PATH_SIZE + 256];
@@ -62,6 +80,8 @@ static int lm_tokenizer(int argc, char **argv, FILE *out, FILE *err)
         mha_cli_error(err, "%s", message);
         return MHA_EXIT_FAILURE;
     }
+    if (hold_folder(dir, err) != MHA_EXIT_OK)
+        return MHA_EXIT_FAILURE;
     unsigned char *text;
     size_t n;
     if (read_text(text_path, &text, &n, err) != MHA_EXIT_OK)
@@ -76,6 +96,7 @@ static int lm_tokenizer(int argc, char **argv, FILE *out, FILE *err)
         return MHA_EXIT_FAILURE;
     }
     if (mha_output_make_dir(dir, message, sizeof message) != MHA_OK ||     /* the set's */
+        mha_output_hold(dir, message, sizeof message) != MHA_OK ||
         bpe_files_write(dir, &tokenizer, message, sizeof message) != MHA_OK) {
         mha_cli_error(err, "%s", message);
         status = MHA_EXIT_FAILURE;
@@ -559,6 +580,10 @@ static int lm_save(const struct lm_train_options *o, const lm_run *run, const lm
         status = mha_output_make_dir(o->out, message, sizeof message);
     if (status == MHA_OK)
         status = mha_output_make_dir(o->state, message, sizeof message);
+    if (status == MHA_OK)                          /* both held once they exist */
+        status = mha_output_hold(o->out, message, sizeof message);
+    if (status == MHA_OK)
+        status = mha_output_hold(o->state, message, sizeof message);
     if (status == MHA_OK)
         status = mha_output_begin(o->out, (int)n, list, message, sizeof message);
     if (status == MHA_OK)
@@ -826,7 +851,9 @@ static int lm_train(int argc, char **argv, FILE *out, FILE *err)
         }
         o.state = state;
     }
-    if ((status = lm_train_outputs_check(&o, err)) != MHA_EXIT_OK)
+    if ((status = lm_train_outputs_check(&o, err)) != MHA_EXIT_OK ||
+        (status = hold_folder(o.out, err)) != MHA_EXIT_OK ||
+        (status = hold_folder(o.state, err)) != MHA_EXIT_OK)
         return status;
     lm_run run = {{0, o.context, o.dim, o.heads, o.layers, 4 * o.dim}, o.steps, o.warmup,
                   o.batch, o.eval_every, 0, o.lr, o.repeat, o.seed, 0, "-", "-"};
@@ -1003,7 +1030,7 @@ static int lm_eval(int argc, char **argv, FILE *out, FILE *err)
     if (status == MHA_EXIT_OK) {
         const mha_status failed = sliding_loss(&m, ids, n, T, &total, &scored);
         if (failed != MHA_OK) {
-            mha_cli_error(err, "lm eval: %s: %s", text, mha_status_message(failed));
+            blame_failure(err, "eval", line.operand_given, text, failed);
             status = MHA_EXIT_FAILURE;
         } else {
             fprintf(out, "tokens=%zu bytes=%zu loss=%.6f bits_per_char=%.6f context=%zu "
@@ -1100,10 +1127,12 @@ static int lm_generate(int argc, char **argv, FILE *out, FILE *err)
         } else
             failed = lm_decoder_step(&dec, next);
     }
-    if (status == MHA_EXIT_OK && failed != MHA_OK) {
+    if (status == MHA_EXIT_OK && failed == MHA_ERR_RANGE)
+        blame_failure(err, "generate", line.operand_given, "the prompt", failed);
+    else if (status == MHA_EXIT_OK && failed != MHA_OK)
         mha_cli_error(err, "lm generate: %s", mha_status_message(failed));
+    if (status == MHA_EXIT_OK && failed != MHA_OK)
         status = MHA_EXIT_FAILURE;
-    }
     if (status == MHA_EXIT_OK)
         fputc('\n', out);
     free(ids);
@@ -1189,7 +1218,7 @@ static int heads_of_gpt(const char *dir, const char *path, const char *text, siz
     if (status == MHA_EXIT_OK && failed == MHA_OK && n > T && T >= 8)
         failed = lm_in_context_score(&m, ids, n, windows, &run->early, &run->late);
     if (status == MHA_EXIT_OK && failed != MHA_OK) {
-        mha_cli_error(err, "lm heads: %s: %s", text, mha_status_message(failed));
+        blame_failure(err, "heads", dir, text, failed);
         status = MHA_EXIT_FAILURE;
     }
     free(ids);
@@ -1346,6 +1375,8 @@ static int lm_heads(int argc, char **argv, FILE *out, FILE *err)
         mha_cli_error(err, "%s: name too long", dir);
         return MHA_EXIT_USAGE;
     }
+    if (hold_folder(dir, err) != MHA_EXIT_OK)
+        return MHA_EXIT_FAILURE;
     struct heads_run run = {0};
     status = induction ? heads_of_induction(dir, path, windows, seed, &run, err)
                        : heads_of_gpt(dir, path, text, windows, seed, &run, err);
@@ -1400,7 +1431,8 @@ static int lm_prune(int argc, char **argv, FILE *out, FILE *err)
     }
     lm_model m;
     bpe tokenizer;
-    if (read_model(dir, &m, &tokenizer, err) != MHA_EXIT_OK)
+    if (hold_folder(dir, err) != MHA_EXIT_OK ||
+        read_model(dir, &m, &tokenizer, err) != MHA_EXIT_OK)
         return MHA_EXIT_FAILURE;
     const size_t T = m.config.context, H = m.config.heads, NH = m.config.layers * H;
     const size_t count = max < NH ? max : NH;
@@ -1445,7 +1477,7 @@ static int lm_prune(int argc, char **argv, FILE *out, FILE *err)
     } else if (status == MHA_EXIT_OK && failed == MHA_OK)
         failed = MHA_ERR_NOMEM;
     if (status == MHA_EXIT_OK && failed != MHA_OK) {
-        mha_cli_error(err, "lm prune: %s: %s", text, mha_status_message(failed));
+        blame_failure(err, "prune", dir, text, failed);
         status = MHA_EXIT_FAILURE;
     }
     struct heads_table written = {table, length};
@@ -1521,7 +1553,7 @@ static int lm_repeat(int argc, char **argv, FILE *out, FILE *err)
         const mha_status failed = lm_repeat_gain(&m, ids, n, passages, least, most, &first,
                                                  &second);
         if (failed != MHA_OK) {
-            mha_cli_error(err, "lm repeat: %s: %s", text, mha_status_message(failed));
+            blame_failure(err, "repeat", line.operand_given, text, failed);
             status = MHA_EXIT_FAILURE;
         } else {
             fprintf(out, "passages=%zu first=%.4f second=%.4f gain=%.4f", passages, first,

@@ -15,7 +15,7 @@
 #include "layer_files.h"
 #include "output.h"
 
-enum { PLACES_MAX = 4, ADDED_MAX = 8 };
+enum { PLACES_MAX = 4, ADDED_MAX = 8, UNLOCKED = -1, HELD = -2 };
 struct slot {
     char *final, *temporary, *backup;   /* one allocation; final's last part is name */
     const char *name;
@@ -31,6 +31,8 @@ static volatile sig_atomic_t temporaries, renaming, pending_signal;
 static double wait_seconds = MHA_OUTPUT_WAIT;
 static mha_output_notice wait_notice;
 static void *wait_context;
+static struct { dev_t dev; ino_t ino; int fd; } held[MHA_OUTPUT_HOLDS];
+static int holds;
 static const int cleanup_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM,
                                       SIGUSR1, SIGUSR2, SIGPIPE, SIGXCPU};
 enum { CLEANUP_SIGNALS = sizeof cleanup_signals / sizeof cleanup_signals[0] };
@@ -73,7 +75,8 @@ static mha_status add_slot(const char *dir, const char *name, int check, char *m
         return mha_fail(MHA_ERR_NOMEM, message, size, "%s/%s: out of memory", dir, name);
     if (p == set.places) {
         snprintf(set.place[p].path, MHA_PATH_SIZE, "%s", dir);
-        set.place[p].dev = st.st_dev, set.place[p].ino = st.st_ino, set.place[p].lock = -1;
+        set.place[p].dev = st.st_dev, set.place[p].ino = st.st_ino;
+        set.place[p].lock = UNLOCKED;
         set.places++;
     }
     struct slot *s = &set.slot[set.n++];
@@ -284,6 +287,11 @@ void mha_output_wait(double seconds, mha_output_notice notice, void *context)
 static mha_status lock_place(int p, char *message, size_t size)
 {
     const char *dir = set.place[p].path;
+    for (int h = 0; h < holds; h++)
+        if (held[h].dev == set.place[p].dev && held[h].ino == set.place[p].ino) {
+            set.place[p].lock = HELD;                  /* this run's own, for its whole run */
+            return MHA_OK;
+        }
     const int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return mha_fail(MHA_ERR_IO, message, size, "%s: cannot lock: %s", dir, strerror(errno));
@@ -311,11 +319,57 @@ static mha_status lock_places(char *message, size_t size)
     for (int locked = 0; status == MHA_OK && locked < set.places; locked++) {
         int next = -1;
         for (int p = 0; p < set.places; p++)
-            if (set.place[p].lock < 0 && (next < 0 || set.place[p].ino < set.place[next].ino))
+            if (set.place[p].lock == UNLOCKED &&
+                (next < 0 || set.place[p].ino < set.place[next].ino))
                 next = p;
         status = lock_place(next, message, size);
     }
     return status;
+}
+mha_status mha_output_hold(const char *dir, char *message, size_t size)
+{
+    const int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 && errno == ENOENT)
+        return MHA_OK;                                  /* held once it is made */
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        const int error = errno;
+        if (fd >= 0)
+            close(fd);
+        return mha_fail(MHA_ERR_IO, message, size, "%s: cannot lock: %s", dir, strerror(error));
+    }
+    for (int h = 0; h < holds; h++)
+        if (held[h].dev == st.st_dev && held[h].ino == st.st_ino) {
+            close(fd);
+            return MHA_OK;
+        }
+    if (holds == MHA_OUTPUT_HOLDS) {
+        close(fd);
+        return mha_fail(MHA_ERR_ARG, message, size, "%s: more than %d folders held by one run",
+                        dir, MHA_OUTPUT_HOLDS);
+    }
+    const double deadline = mha_seconds() + 1;
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        const int error = errno;
+        if ((error != EWOULDBLOCK && error != EINTR) || mha_seconds() >= deadline) {
+            close(fd);
+            return error == EWOULDBLOCK || error == EINTR
+                 ? mha_fail(MHA_ERR_IO, message, size, "%s: another run is writing in it; "
+                            "wait for it to end, or choose another folder", dir)
+                 : mha_fail(MHA_ERR_IO, message, size, "%s: cannot lock: %s", dir,
+                            strerror(error));
+        }
+        nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+    }
+    held[holds].dev = st.st_dev, held[holds].ino = st.st_ino, held[holds].fd = fd;
+    holds++;
+    return MHA_OK;
+}
+
+void mha_output_release(void)
+{
+    while (holds > 0)
+        close(held[--holds].fd);                          /* releases the lock */
 }
 static mha_status find_removals(char *message, size_t size)
 {

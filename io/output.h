@@ -22,12 +22,17 @@
    makes dir if it is missing; a folder made so belongs to the set, and is
    removed again (when it is empty) by end without a commit and by abandon.
    check_new_dir: what begin would ask of dir, or, when it is missing, what
-   make_dir would ask of the folder it goes in. */
+   make_dir would ask of the folder it goes in.  hold: takes dir's lock for
+   the whole run (at most MHA_OUTPUT_HOLDS folders, until release), so that a
+   second run writing into dir is refused when it starts, not overwritten at
+   a save; a missing dir is not held (hold it again once it is made); a dir
+   already held is held once; fails at once, naming dir, when another run
+   holds it.  The commits of a run use the locks it holds. */
 #include <stddef.h>
 #include <stdio.h>
 #include "mha.h"
 
-enum { MHA_OUTPUT_MAX = 100000, MHA_OUTPUT_WAIT = 30 };
+enum { MHA_OUTPUT_MAX = 100000, MHA_OUTPUT_WAIT = 30, MHA_OUTPUT_HOLDS = 4 };
 mha_status mha_output_begin(const char *dir, int n, const char *const names[],
                             char *message, size_t size);
 mha_status mha_output_add(const char *path, char *message, size_t size);
@@ -47,4 +52,6 @@ mha_status mha_output_check(const char *path, char *message, size_t size);
 mha_status mha_output_check_dir(const char *dir, char *message, size_t size);
 mha_status mha_output_make_dir(const char *dir, char *message, size_t size);
 mha_status mha_output_check_new_dir(const char *dir, char *message, size_t size);
+mha_status mha_output_hold(const char *dir, char *message, size_t size);
+void mha_output_release(void);
 #endif

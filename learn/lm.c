@@ -556,6 +556,8 @@ mha_status lm_decoder_step(lm_decoder *d, int token)
     if (status == MHA_OK) {
         mha_product_nt_plain(1, V, E, d->h, E, tok, E, NULL, d->logits, V);
         d->position++;
+        for (size_t v = 0; v < V && status == MHA_OK; v++)
+            status = isfinite(d->logits[v]) ? MHA_OK : MHA_ERR_RANGE;
     }
     return status;
 }

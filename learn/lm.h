@@ -104,7 +104,8 @@ MHA_MUST_CHECK mha_status lm_decoder_init(lm_decoder *d, const lm_model *model);
 void lm_decoder_reset(lm_decoder *d);
 void lm_decoder_free(lm_decoder *d);
 /* Feeds token at the next position; its logits into d->logits.
-   MHA_ERR_CACHE_FULL once the context is full; MHA_ERR_ARG if a head is removed. */
+   MHA_ERR_CACHE_FULL once the context is full; MHA_ERR_ARG if a head is removed;
+   MHA_ERR_RANGE when a logit is infinite or NaN (finite weights that overflow). */
 MHA_MUST_CHECK mha_status lm_decoder_step(lm_decoder *d, int token);
 /* A token drawn from logits (V) at temperature (0: the largest), among the
    top_k largest (0: all). */

@@ -1,4 +1,4 @@
-/* generated from chapters/25-hardening.nw, chapters/46-tests-language-model.nw; edit the book, not this file */
+/* generated from chapters/25-hardening.nw, chapters/46-tests-language-model.nw, chapters/47-tests-austen-model.nw; edit the book, not this file */
 #define _XOPEN_SOURCE 700          /* nftw */
 #include <float.h>
 #include <ftw.h>
@@ -556,4 +556,97 @@ void fuzz_bpe_one(const uint8_t *data, size_t size)
     free(decoded);
     bpe_free(&back);
     bpe_free(&t);
+}
+#include "lm_files.h"
+
+static struct { int ready; char *original[3]; size_t length[3]; } lm_fuzz;
+static const char *const lm_fuzz_files[3] = {"lm/model.txt", "lm/merges.txt",
+                                             "lm.state/state.txt"};
+
+static void lm_fuzz_prepare(void)
+{
+    FILE *t = fopen("lm-text.txt", "wb");
+    if (t == NULL)
+        fail("lm: cannot write the text");
+    for (int i = 0; i < 400; i++)                   /* 2,400 bytes of a few words */
+        fputs(i % 3 ? "Emma. " : "Harriet", t);
+    fclose(t);
+    char *argv[] = {"mha", "lm", "train", "--text", "lm-text.txt", "--out", "lm", "--state",
+                    "lm.state", "--vocab", "260", "--layers", "1", "--heads", "2", "--dim", "8",
+                    "--context", "8", "--batch", "2", "--steps", "2", "--eval-every", "2", NULL};
+    char *out_text = NULL, *err_text = NULL;
+    size_t out_size = 0, err_size = 0;
+    FILE *out = open_memstream(&out_text, &out_size), *err = open_memstream(&err_text, &err_size);
+    if (out == NULL || err == NULL)
+        fail("lm: open_memstream failed");
+    const int status = mha_cli_main((int)(sizeof argv / sizeof argv[0]) - 1, argv, out, err);
+    fclose(out), fclose(err);
+    if (status != 0)
+        fail("lm: the tiny model did not train: %s", err_text);
+    free(out_text), free(err_text);
+    for (int k = 0; k < 3; k++) {
+        FILE *f = fopen(lm_fuzz_files[k], "rb");
+        char chunk[4096];
+        size_t got;
+        FILE *copy = open_memstream(&lm_fuzz.original[k], &lm_fuzz.length[k]);
+        if (f == NULL || copy == NULL)
+            fail("lm: cannot read %s", lm_fuzz_files[k]);
+        while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+            fwrite(chunk, 1, got, copy);
+        fclose(f), fclose(copy);
+    }
+    lm_fuzz.ready = 1;
+}
+static void lm_fuzz_put(int k, const uint8_t *bytes, size_t n)
+{
+    FILE *f = fopen(lm_fuzz_files[k], "wb");
+    if (f == NULL || (n > 0 && fwrite(bytes, 1, n, f) != n) || fclose(f) != 0)
+        fail("lm: cannot write %s", lm_fuzz_files[k]);
+}
+static void lm_fuzz_refusal(mha_status status, const char *message, const char *folder)
+{
+    if (status == MHA_OK || message[0] == '\0' || strchr(message, '\n') != NULL ||
+        strstr(message, folder) == NULL)
+        fail("lm: a refusal (status %d) must be one line naming %s: '%s'", (int)status, folder,
+             message);
+}
+void fuzz_lm_one(const uint8_t *data, size_t size)
+{
+    if (!lm_fuzz.ready)
+        lm_fuzz_prepare();
+    const int k = size > 0 ? data[0] % 3 : 0;
+    lm_fuzz_put(k, size > 0 ? data + 1 : data, size > 0 ? size - 1 : 0);
+    char message[512] = "";
+    lm_model m = {0};
+    bpe tokenizer = {0};
+    if (k < 2) {
+        lm_provenance p;
+        const mha_status status = lm_model_read("lm", &m, &tokenizer, &p, message,
+                                                sizeof message);
+        if (status != MHA_OK)
+            lm_fuzz_refusal(status, message, "lm/");
+        else if (tokenizer.vocab != m.config.vocab || m.config.layers == 0)
+            fail("lm: accepted a model of vocabulary %zu with a tokenizer of %zu",
+                 m.config.vocab, tokenizer.vocab);
+    } else {
+        lm_run run;
+        lm_adamw opt = {0};
+        lm_history history = {0};
+        const mha_status status = lm_state_read("lm.state", &run, &m, &opt, &tokenizer,
+                                                &history, message, sizeof message);
+        if (status != MHA_OK)
+            lm_fuzz_refusal(status, message, "lm.state/");
+        else if (run.step > run.steps || run.eval_every == 0 || run.batch == 0 ||
+                 run.warmup > run.steps || !(run.repeat >= 0 && run.repeat <= 1))
+            fail("lm: accepted a state at step %zu of %zu", run.step, run.steps);
+        if (status == MHA_OK) {
+            lm_adamw_free(&opt);
+            free(history.steps), free(history.heads);
+        }
+    }
+    if (m.params != NULL)
+        lm_model_free(&m);
+    if (tokenizer.vocab != 0)
+        bpe_free(&tokenizer);
+    lm_fuzz_put(k, (const uint8_t *)lm_fuzz.original[k], lm_fuzz.length[k]);
 }

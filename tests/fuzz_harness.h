@@ -15,4 +15,5 @@ void fuzz_cli_one(const uint8_t *data, size_t size);
 void fuzz_forward_one(const uint8_t *data, size_t size);
 void fuzz_checkpoint_one(const uint8_t *data, size_t size);
 void fuzz_bpe_one(const uint8_t *data, size_t size);
+void fuzz_lm_one(const uint8_t *data, size_t size);
 #endif

@@ -1,13 +1,20 @@
 /* generated from chapters/47-tests-austen-model.nw, chapters/48-tests-austen-heads.nw; edit the book, not this file */
+#define _DEFAULT_SOURCE                 /* flock, for another run's lock */
+#include <dirent.h>
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include <criterion/criterion.h>
 #include "cli.h"
 #include "fast.h"
+#include "fuzz_harness.h"
 #include "lm.h"
+#include "npy.h"
 #include "random.h"
 #include "run.h"
 
@@ -1180,6 +1187,82 @@ Test(lm_command, train_and_the_tokenizer_commands_refuse_what_cannot_run) {
     free_result(&h);
     remove_tree(dir);
 }
+Test(lm_command, a_folder_another_run_writes_in_is_refused) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    char *valid = small_text(dir, "valid.txt", 2, 400);
+    struct cli_result t = train_small(dir, "m", NULL, NULL);
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    char model[256], state[256];
+    snprintf(model, sizeof model, "%s/m", dir);
+    snprintf(state, sizeof state, "%s/m.state", dir);
+    size_t size[2];
+    char *before[2];
+    before[0] = slurp(path_in(model, "model.txt"), &size[0]);
+    before[1] = slurp(path_in(state, "state.txt"), &size[1]);
+    for (int held = 0; held < 2; held++) {
+        const int fd = open(held == 0 ? model : state, O_RDONLY | O_DIRECTORY);
+        cr_assert(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0);     /* the other run */
+        expect_refusal(train_small(dir, "m", "--seed", "2"), 1, "another run is writing in it");
+        if (held == 0) {
+            expect_refusal(run_mha("lm", "tokenizer", "--text", valid, "--vocab", "300", "--out",
+                                   model, NULL), 1, "m: another run");
+            expect_refusal(run_mha("lm", "heads", model, "--text", valid, "--windows", "2", NULL),
+                           1, "m: another run");
+            expect_refusal(run_mha("lm", "prune", model, "--text", valid, NULL), 1,
+                           "m: another run");
+        }
+        close(fd);
+    }
+    for (int k = 0; k < 2; k++) {
+        size_t n;
+        char *now = slurp(path_in(k == 0 ? model : state, k == 0 ? "model.txt" : "state.txt"), &n);
+        cr_expect(n == size[k] && memcmp(now, before[k], n) == 0, "file %d changed", k);
+        free(now), free(before[k]);
+    }
+    cr_expect(access(path_in(model, "heads.tsv"), F_OK) != 0, "heads.tsv was written");
+    struct cli_result again = train_small(dir, "m", "--seed", "2");
+    cr_expect_eq(again.status, 0, "once the lock is let go: %s", again.err);
+    free_result(&t); free_result(&again);
+    free(valid);
+    remove_tree(dir);
+}
+static void scale_tensor(const char *model, const char *name, float value)
+{
+    char message[512];
+    mha_npy a;
+    cr_assert_eq(mha_npy_read(path_in(model, name), &a, message, sizeof message), MHA_OK,
+                 "%s", message);
+    for (size_t i = 0; i < a.count; i++)
+        a.values[i] = value;
+    cr_assert_eq(mha_npy_write(path_in(model, name), a.values, a.rank, a.shape, message,
+                               sizeof message), MHA_OK, "%s", message);
+    mha_npy_free(&a);
+}
+Test(lm_command, weights_that_overflow_are_blamed_not_the_text) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    char *valid = small_text(dir, "valid.txt", 2, 400);
+    struct cli_result t = train_small(dir, "m", NULL, NULL);
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    char model[256];
+    snprintf(model, sizeof model, "%s/m", dir);
+    scale_tensor(model, "norm.weight.npy", 3e38f);
+    scale_tensor(model, "norm.bias.npy", 3e38f);
+    const char *commands[4] = {"eval", "heads", "prune", "repeat"};
+    for (int k = 0; k < 4; k++) {
+        struct cli_result r = run_mha("lm", commands[k], model, "--text", valid, k < 3 ? NULL
+                                      : "--least", "3", "--most", "6", NULL);
+        cr_expect(strstr(r.err, "m: the model's weights overflow float on ") != NULL,
+                  "lm %s: %s", commands[k], r.err);
+        expect_refusal(r, 1, "valid.txt");
+    }
+    expect_refusal(run_mha("lm", "generate", model, "--prompt", "Emma", NULL), 1,
+                   "m: the model's weights overflow float on the prompt");
+    free_result(&t);
+    free(valid);
+    remove_tree(dir);
+}
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -1306,6 +1389,31 @@ Test(lm_command, a_tokenizer_stopped_while_it_learns_leaves_no_folder, .timeout 
     cr_expect(strncmp(said, "mha: stopped by SIGTERM", 23) == 0, "%s", said);
     free(said);
     remove_tree(dir);
+}
+Test(fuzz_replay, lm) {
+    const char *names[2] = {"fuzz/corpus/lm", "fuzz/regressions/lm"};
+    char here[4096], path[4400];
+    cr_assert_not_null(getcwd(here, sizeof here));
+    cr_assert_eq(fuzz_setup(), 0, "cannot make the fuzz directory");
+    size_t seeds = 0;
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/%s", here, names[k]);
+        DIR *d = opendir(path);
+        for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
+            if (e->d_name[0] == '.')
+                continue;
+            snprintf(path, sizeof path, "%s/%s/%s", here, names[k], e->d_name);
+            size_t size;
+            char *data = slurp(path, &size);
+            fuzz_lm_one((const uint8_t *)data, size);
+            free(data);
+            seeds += k == 0;
+        }
+        if (d != NULL)
+            closedir(d);
+    }
+    fuzz_teardown();
+    cr_expect_geq(seeds, 5, "found %zu seeds", seeds);
 }
 #include <unistd.h>
 #include "head_roles.h"
