@@ -75,6 +75,27 @@ grep '^== softmax-stable ' tools/exercise-tricks.txt | grep -v ' unscreened-' |
     [[ $bad -eq 0 ]] || exit 1
 done || bad=1
 ! pgrep -f "$out/grade/work" > /dev/null || { echo "exercises-class: a process is left" >&2; bad=1; }
+g=$out/grade
+[[ $(head -c 3 "$g/gradebook.csv" | od -An -tx1 | tr -d ' ') == efbbbf ]] ||
+    { echo "exercises-class: gradebook.csv has no byte-order mark" >&2; bad=1; }
+max=$(wc -l < "$g/template/graded")
+for line in "\"S001\",\"Lovelace, Ada \"\"the Countess\"\"\",$max,\"PASS\"" \
+            "\"S003\",\"Absent, Al\",,\"missing: no hand-in named absent.c\""; do
+    grep -qxF -- "$line" "$g/moodle.csv" ||
+        { echo "exercises-class: moodle.csv has no line $line" >&2; bad=1; }
+done
+[[ $(wc -l < "$g/moodle.csv") -eq 4 ]] ||
+    { echo "exercises-class: moodle.csv holds a row for a student off the roster" >&2; bad=1; }
+grep -qxF "Points Possible,,,,,$max" "$g/canvas.csv" ||
+    { echo "exercises-class: canvas.csv has no row of points possible" >&2; bad=1; }
+python3 -c 'import json, sys
+rows = {r["student"] + "/" + r["verdict"]: r for r in json.load(open(sys.argv[1]))["students"]}
+ada, absent = rows["ada lovelace/PASS"], rows["absent/missing"]
+ok = ada["score"] == ada["out_of"] == int(sys.argv[2]) and ada["percent"] == 100 and \
+     absent["score"] is None and absent["percent"] is None and absent["status"] == "missing" and \
+     rows["eve/PASS"]["status"] == "unlisted"
+sys.exit(0 if ok else 1)' "$g/gradebook.json" "$max" ||
+    { echo "exercises-class: gradebook.json has the wrong numbers or kinds" >&2; bad=1; }
 [[ $bad -eq 0 ]]
 echo "exercises-class: $(find "$c" -mindepth 1 -maxdepth 1 | wc -l) hand-ins graded in $seconds s;" \
      "every verdict as expected; no process left"

@@ -8,7 +8,8 @@ export LC_ALL=C
 tool() { bash tools/exercise.sh "$@"; }
 shown() {
     printf '$ %s\n' "$*"
-    if [[ $1 == make ]]; then shift; make --no-print-directory "$@"; else "$@"; fi
+    if [[ $1 == make ]]; then shift; make --no-print-directory "$@"
+    else "$@" | sed '1s/^\xef\xbb\xbf//'; fi              # a spreadsheet's mark is not shown
 }
 wrap() {
     awk -v width=86 '{
@@ -41,7 +42,7 @@ rm -rf "$lab" && mkdir -p "$lab/hand-in"
     done
     shown ls -C "$lab/hand-in"
     shown make grade EX=$ex SUBMISSIONS="$lab/hand-in" OUT="$lab/grade" EXERCISE_TIME_LIMIT=10
-    shown cat "$lab/grade/gradebook.csv"
+    shown cut -d , -f 1-6 "$lab/grade/gradebook.csv"
     shown cat "$lab/grade/feedback/bob.txt"
 } > "$lab/transcript" 2>&1
 { echo '\begin{verbatim}'

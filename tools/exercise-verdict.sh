@@ -5,7 +5,7 @@
 tests_matching() { # DIR PATTERN...: "program<TAB>suite/test" for each test that matches
     local dir=$1 file name program pattern
     shift
-    (cd "$dir" && grep -HoE '^Test\( *[A-Za-z0-9_]+ *, *[A-Za-z0-9_]+' \
+    (cd "$dir" && grep -D skip -HoE '^Test\( *[A-Za-z0-9_]+ *, *[A-Za-z0-9_]+' \
                     tests/*.c tests/*.names tests/viz/*.c \
                     2>/dev/null || true) |
     sed -E 's/^([^:]*):Test\( *([A-Za-z0-9_]+) *, *([A-Za-z0-9_]+)$/\1\t\2\/\3/' |
@@ -48,6 +48,8 @@ test_outcome() { # STATUS ASSERTIONS EXIT LIMIT: set outcome, and message when i
                       message="the test's process exited before the test reached its end"; fi ;;
         FAILED)  outcome=fail ;;
         ERRORED) outcome=crash ;;
+        DAMAGED) outcome=fail
+                 message="its report was not the runner's alone: the hand-in wrote into it" ;;
         *)       if [[ $3 -eq 124 || $3 -eq 137 ]]; then outcome=hang
                      message="still running after $4 s: killed"
                  else outcome=crash

@@ -13,7 +13,7 @@ trap 'rm -rf "$scratch"' EXIT
 die() { echo "exercise: $*" >&2; exit 2; }
 cpif() {
     local new
-    new=$(mktemp -p "$scratch")
+    new=$(mktemp -p "$scratch") && chmod 644 "$new"    # a new file is readable, as a handout's are
     cat > "$new"
     cmp -s "$new" "$1" || cp "$new" "$1"
     rm -f "$new"
@@ -84,15 +84,17 @@ marker_lines() {
 
 wrong_names() { marker_lines | sed -n 's/^%wrong \([A-Za-z0-9-]*\).*/\1/p'; }
 
-wrong_answer() {
-    marker_lines | awk -v name="$1" '
-        /^%wrong / { inside = ($2 == name); next }
+right_names() { marker_lines | sed -n 's/^%right \([A-Za-z0-9-]*\).*/\1/p'; }
+wrong_answer() { # NAME [KIND]: the lines of the known-wrong (or, KIND right, known-right) answer
+    marker_lines | awk -v name="$1" -v kind="%${2:-wrong}" '
+        /^%(wrong|right) / { inside = ($1 == kind && $2 == name); next }
         inside && /^%\|/ { print substr($0, 4); next }
         { inside = 0 }'
 }
 
 hints() { marker_lines | sed -n 's/^%hint //p'; }
 records() { marker_lines | sed -n 's/^%record //p'; }
+wrapped() { marker_lines | sed -n 's/^%wrap //p'; }
 
 cmd_hint() {
     load "$1"
@@ -192,7 +194,7 @@ cmd_create() {
     chapter=$(chapter_name "$ex_file")
     place=$(sed -n "s/^\\\\newlabel{ex:$ex_id}{{\([^}]*\)}{\([^}]*\)}.*/exercise \1, page \2/p" \
                 "${BUILD:-build}/student/book-student.aux" 2>/dev/null | head -1 || true)
-    [[ -n "$place" ]] || place="see the chapter for the exercise"
+    [[ -n "$place" ]] || place="among the exercises at the end of that chapter"
     {
         echo "# Exercise $ex_id: $ex_title"
         echo
@@ -450,10 +452,11 @@ cmd_check() {
     else
         cmd_create "$1" "$work"
     fi
-    rm -f "$work"/build.log "$work"/test-*.log "$work"/report-*.json "$work/results.tsv"
-    : > "$work/results.tsv"
+    local g=$work.grade                         # the grader's own: the sandbox never sees it
+    rm -rf "$g" && mkdir -m 700 "$g" && : > "$g/results.tsv"
+    find "$work" "$work/tests" -maxdepth 1 ! -type d ! -type f -delete 2> /dev/null || true
     file=$(region_file "$work")
-    graded_tests "$work" > "$work/graded"
+    graded_tests "$work" > "$g/graded"
     records > "$scratch/records"
     if mine=$(region_file "$dir") && region "$dir/$mine" > "$scratch/region"; then
         note=$(screen_hole < "$scratch/region")
@@ -461,7 +464,7 @@ cmd_check() {
         [[ ${EXERCISE_UNSCREENED:-} != 1 || $note == *namespaces* ]] || note=""
         if [[ -z "$note" ]]; then
             [[ $(id -u) != 0 || ${EXERCISE_TRUSTED:-} == 1 ]] || chmod -R a+rwX "$work"
-            reference_records "$work" "$file" "${EXERCISE_REFERENCE:-$work.reference}"
+            reference_records "$work" "$file" "${EXERCISE_REFERENCE:-$work.reference}" "$g/graded"
             allowed_symbols "$work" "$file"
             splice "$work/$file" "$scratch/region" none
             note=$(screen_object "$work" "$file")
@@ -473,7 +476,7 @@ cmd_check() {
             [[ -d "$work/viz" ]] && programs+=(viz-tests)
             if sandboxed "$work" . "${EXERCISE_BUILD_LIMIT:-600}" make --no-print-directory -j2 \
                     WERROR="${EXERCISE_WERROR:-}" "${programs[@]/#/build/}" build/mha \
-                    > "$work/build.log" 2>&1 < /dev/null; then
+                    > "$g/build.log" 2>&1 < /dev/null; then
                 local budget=${EXERCISE_TOTAL_LIMIT:-$((5 * ${EXERCISE_TIME_LIMIT:-60}))} limit
                 SECONDS=0
                 while IFS=$'\t' read -r program name; do
@@ -484,14 +487,14 @@ cmd_check() {
                     else
                         outcome=not-run; message="not run: the hand-in used up its $budget s"
                     fi
-                    printf '%s\t%s\t%s\n' "$name" "$outcome" "$message" >> "$work/results.tsv"
-                done < "$work/graded"
+                    printf '%s\t%s\t%s\n' "$name" "$outcome" "$message" >> "$g/results.tsv"
+                done < "$g/graded"
                 read -r tested passed failed crashed < <(awk -F '\t' '
                     { n++; if ($2 == "pass") p++; else if ($2 == "crash") c++; else f++ }
-                    END { print n + 0, p + 0, f + 0, c + 0 }' "$work/results.tsv")
+                    END { print n + 0, p + 0, f + 0, c + 0 }' "$g/results.tsv")
                 [[ $tested -gt 0 ]] || note="no graded test was found"
             else
-                note="the code does not compile ($(grep -m1 -E 'error:|Terminated|Killed' "$work/build.log" |
+                note="the code does not compile ($(grep -m1 -E 'error:|Terminated|Killed' "$g/build.log" |
                     sed 's|^[^:]*/\([^/:]*:[0-9]*:\)|\1|' || echo "no message"))"
             fi
         fi
@@ -502,12 +505,12 @@ cmd_check() {
     echo "exercise $ex_id: $ex_title ($ex_chapter, difficulty $ex_difficulty)"
     echo "  graded:  lines between the EXERCISE markers of ${mine:-?}"
     echo "  tests:   $tested run, $passed passed, $failed failed, $crashed crashed  ($ex_tests)"
-    awk -F '\t' '$2 != "pass" { printf "  %-7s  %s: %s\n", $2 ":", $1, $3 }' "$work/results.tsv" |
+    awk -F '\t' '$2 != "pass" { printf "  %-7s  %s: %s\n", $2 ":", $1, $3 }' "$g/results.tsv" |
         head -8
     [[ -z "$note" ]] || echo "  note:    $note"
-    [[ -n ${EXERCISE_GRADING:-} ]] || echo "  log:     $work"
+    [[ -n ${EXERCISE_GRADING:-} ]] || echo "  log:     $g"
     echo "  verdict: $verdict"
-    echo "$tested $passed $failed $crashed $verdict" > "$work/verdict"
+    echo "$tested $passed $failed $crashed $verdict" > "$g/verdict"
     exec {lock}>&-
     [[ $verdict == PASS ]]
 }
@@ -616,24 +619,69 @@ screen_object() {
     [[ -z "$name" ]] || echo "the code calls $name, which this exercise does not allow"
 }
 add_records() {
-    local dir=$1 file
+    local dir=$1 file name
     records > "$scratch/records"
     [[ -s "$scratch/records" ]] || return 0
     file=$(region_file "$dir")
-    awk -v end_key="$end_key" -v lines="$scratch/records" '
-        { print }
-        index($0, end_key) {
-            pad = substr($0, 1, index($0, "/*") - 1)
-            printf "%s{ void exercise_record_floats(const float *, size_t);\n", pad
-            printf "%s  void exercise_record_int(long);\n", pad
-            while ((getline line < lines) > 0) print pad "  " line
-            print pad "}"
-        }' "$dir/$file" > "$scratch/recorded"
+    name=$(wrapped)
+    if [[ -n $name ]]; then
+        awk -v name="$name" -v begin_key="$begin_key" -v end_key="$end_key" -v lines="$scratch/records" '
+            { line[NR] = $0 }
+            END {
+                for (b = 1; b <= NR && !index(line[b], begin_key); b++) ;
+                for (e = b; e <= NR && !index(line[e], end_key); e++) ;
+                for (h = b; h > 0 && line[h] !~ ("^[A-Za-z_].*(^|[^A-Za-z0-9_])" name " *\\("); h--) ;
+                for (c = e; c <= NR && line[c] != "}"; c++) ;
+                if (h < 1 || c > NR) { print "no function " name " around the hole" > "/dev/stderr"; exit 1 }
+                header = ""
+                for (o = h; o <= NR; o++) {
+                    header = header (o > h ? " " : "") line[o]
+                    if (index(line[o], "{")) break
+                }
+                sub(/ *\{.*$/, "", header)
+                match(header, name " *\\(")
+                prefix = substr(header, 1, RSTART - 1)
+                params = substr(header, RSTART + RLENGTH); sub(/\) *$/, "", params); gsub(/  +/, " ", params)
+                n = split(params, p, ","); args = ""
+                for (i = 1; i <= n && params !~ /^ *void *$/; i++) {
+                    a = p[i]; sub(/\[.*$/, "", a); sub(/ +$/, "", a)
+                    match(a, /[A-Za-z_][A-Za-z0-9_]*$/)
+                    args = args (i > 1 ? ", " : "") substr(a, RSTART, RLENGTH)
+                }
+                type = prefix; gsub(/(static|inline|extern) +/, "", type); gsub(/^ +| +$/, "", type)
+                for (i = 1; i <= NR; i++) {
+                    if (i == h) print "#define " name " exercise_graded_" name
+                    print line[i]
+                    if (i != c) continue
+                    print "#undef " name
+                    print prefix name "(" params ")"
+                    print "{"
+                    print "    void exercise_record_floats(const float *, size_t);"
+                    print "    void exercise_record_int(long);"
+                    call = "exercise_graded_" name "(" args ");"
+                    print "    " (type == "void" ? call : type " result = " call)
+                    while ((getline l < lines) > 0) print "    " l
+                    if (type != "void") print "    return result;"
+                    print "}"
+                }
+            }' "$dir/$file" > "$scratch/recorded" ||
+            die "$ex_id: the %wrap line names no function of $file"
+    else
+        awk -v end_key="$end_key" -v lines="$scratch/records" '
+            { print }
+            index($0, end_key) {
+                pad = substr($0, 1, index($0, "/*") - 1)
+                printf "%s{ void exercise_record_floats(const float *, size_t);\n", pad
+                printf "%s  void exercise_record_int(long);\n", pad
+                while ((getline line < lines) > 0) print pad "  " line
+                print pad "}"
+            }' "$dir/$file" > "$scratch/recorded"
+    fi
     cpif "$dir/$file" < "$scratch/recorded"
     cpif "$dir/src/exercise_record.c" < "$tools_dir/exercise-record.c"
 }
 reference_records() {
-    local work=$1 file=$2 ref=$3 program name token programs=(build/tests)
+    local work=$1 file=$2 ref=$3 graded=$4 program name token programs=(build/tests)
     [[ -s "$scratch/records" ]] || return 0
     [[ "$(cat "$ref/key" 2>/dev/null)" != "$(web_key)" ]] || return 0
     rm -rf "$ref" && mkdir -p "$ref/logs"
@@ -650,14 +698,20 @@ reference_records() {
             EXERCISE_RECORD="$(inside "$work")/record-$token.log" OMP_NUM_THREADS=1 \
             SDL_VIDEODRIVER=dummy SDL_RENDER_DRIVER=software MHA_MODEL_DIR=../models/induction \
             "../build/$program" --jobs=1 --filter="$name" > /dev/null 2>&1 < /dev/null || true
-        touch "$work/record-$token.log"
-        mv "$work/record-$token.log" "$ref/logs/${name//\//__}"
-    done < "$work/graded"
+        take "$work/record-$token.log" "$ref/logs/${name//\//__}" "$record_bytes"
+    done < "$graded"
     cpif "$work/$file" < "$work/.screen/pristine"
     web_key > "$ref/key"
 }
 
 inside() { if [[ ${EXERCISE_TRUSTED:-} == 1 ]]; then echo "$1"; else echo /hand-in; fi; }
+record_bytes=$((16 << 20)) report_bytes=$((4 << 20))
+take() { # FROM TO BYTES: what the sandbox left at FROM, if a plain file, at most BYTES, into TO
+    rm -f -- "$2"
+    if [[ -f $1 && ! -L $1 ]]; then timeout 10 head -c "$3" -- "$1" > "$2" || : > "$2"
+    else : > "$2"; fi
+    rm -f -- "$1" 2> /dev/null || true
+}
 
 same_records() {
     [[ -f "$1" ]] || { echo "no record of the book's answer for this test"; return 0; }
@@ -733,29 +787,52 @@ graded_tests() {
 }
 
 run_test() {
-    local work=$1 program=$2 name=$3 limit=$4 token report status=0 st asserts
+    local work=$1 program=$2 name=$3 limit=$4 g=$1.grade token status=0 st asserts reader
     token=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
-    report=report-$token.json
-    echo "== $name" >> "$work/test-$program.log"
+    echo "== $name" >> "$g/test-$program.log"
+    rm -f "$g/report" "$g/report.pipe" && mkfifo -m 622 "$g/report.pipe"
+    timeout $((limit + 30)) head -c "$report_bytes" "$g/report.pipe" > "$g/report" &
+    reader=$!
     sandboxed "$work" tests "$limit" env EXERCISE_RUN="$token" SDL_VIDEODRIVER=dummy \
         EXERCISE_RECORD="$(inside "$work")/record-$token.log" OMP_NUM_THREADS=1 \
         SDL_RENDER_DRIVER=software MHA_MODEL_DIR=../models/induction "../build/$program" \
-        --jobs=1 --json="../$report" --filter="$name" < /dev/null 2>&1 |
-        { head -c "${EXERCISE_OUTPUT_BYTES:-65536}"; cat > /dev/null; } >> "$work/test-$program.log" ||
+        --jobs=1 --json=/dev/fd/3 --filter="$name" < /dev/null 3> "$g/report.pipe" 2>&1 |
+        { head -c "${EXERCISE_OUTPUT_BYTES:-65536}"; cat > /dev/null; } >> "$g/test-$program.log" ||
         status=$?
     reap "$token"
+    wait "$reader" || true
+    rm -f "$g/report.pipe"
+    take "$work/record-$token.log" "$g/record" "$record_bytes"
     st=""; asserts=0; message=""
-    IFS=$'\t' read -r _ st asserts message < <(report_results "$work/$report" |
-        awk -F '\t' -v n="$name" '$1 == n') || true
-    rm -f "$work/$report"
+    if ! one_report "$g/report"; then
+        [[ ! -s "$g/report" ]] || st=DAMAGED
+    else
+        IFS=$'\t' read -r _ st asserts message < <(report_results "$g/report" |
+            awk -F '\t' -v n="$name" '$1 == n') || true
+    fi
     if [[ $st == PASSED && ${asserts:-0} -gt 0 && -s "$scratch/records" ]]; then
-        touch "$work/record-$token.log"
         message=$(same_records "${EXERCISE_REFERENCE:-$work.reference}/logs/${name//\//__}" \
-                               "$work/record-$token.log")
+                               "$g/record")
         [[ -z "$message" ]] || st=FAILED
     fi
-    rm -f "$work/record-$token.log"
+    if [[ $st == PASSED && $status -ne 0 ]]; then
+        st=FAILED; message="the test program ended with status $status after its report"
+    fi
     test_outcome "$st" "$asserts" "$status" "$limit"
+    if [[ $name == held_out/* && $outcome == fail ]]; then
+        local case=${name#held_out/}
+        case=${case#"${ex_id//-/_}"_}
+        message="the held-out case \"${case//_/ }\" gives a wrong result"
+        message+=" (its values stay with the grader)"
+    fi
+}
+one_report() { # FILE: exactly one JSON document, Criterion's, and nothing before or after it
+    python3 -c 'import json, sys
+try:
+    d = json.load(open(sys.argv[1], encoding="utf-8"))
+except (ValueError, OSError):
+    sys.exit(1)
+sys.exit(0 if isinstance(d, dict) and str(d.get("id", "")).startswith("Criterion") else 1)' "$1"
 }
 verify_tricks() {
     local root=$1 name words count=0 logged cap
@@ -772,8 +849,10 @@ verify_tricks() {
             cat "$root/trick-$name.txt"
             die "$ex_id: the trick '$name' is not FAIL with '$words'"
         fi
-        logged=$(find "$root/work" -maxdepth 1 -name 'test-*.log' -exec cat {} + | wc -c)
-        cap=$(( $(wc -l < "$root/work/graded") * (${EXERCISE_OUTPUT_BYTES:-65536} + 256) ))
+        [[ ! -e "$root/planted" && ! -L "$root/planted" ]] ||
+            die "$ex_id: the trick '$name' made the grader write outside the hand-in's tree"
+        logged=$(find "$root/work.grade" -maxdepth 1 -name 'test-*.log' -exec cat {} + | wc -c)
+        cap=$(( $(wc -l < "$root/work.grade/graded") * (${EXERCISE_OUTPUT_BYTES:-65536} + 256) ))
         [[ $logged -le $cap ]] ||
             die "$ex_id: the trick '$name' left $logged bytes of log, more than the $cap allowed"
         count=$((count + 1))
@@ -788,6 +867,8 @@ cmd_grade() {
     load "$1"
     local submissions=$2 out=$3 entry place key n=0 why old
     [[ -d "$submissions" ]] || die "no directory $submissions"
+    submissions=$(cd "$submissions" && pwd)
+    mkdir -p "$out" && out=$(cd "$out" && pwd)       # the screen compiles from inside a folder
     why=$(sandbox_note)
     [[ -z "$why" ]] || die "$why"
     if [[ -e "$out/gradebook.csv" || -d "$out/work" ]]; then
@@ -810,7 +891,7 @@ cmd_grade() {
     [[ -z ${EXERCISE_ROSTER:-} ]] || read_roster "$EXERCISE_ROSTER" > "$scratch/roster"
     records > "$scratch/records"
     [[ $(id -u) != 0 || ${EXERCISE_TRUSTED:-} == 1 ]] || chmod -R a+rwX "$out/template"
-    reference_records "$out/template" "$place" "$out/reference"
+    reference_records "$out/template" "$place" "$out/reference" "$out/template/graded"
     export EXERCISE_REFERENCE="$out/reference"
     : > "$scratch/keys"
     while IFS= read -r -d '' entry; do
@@ -822,7 +903,7 @@ cmd_grade() {
     done < <(find "$submissions" -mindepth 1 -maxdepth 1 -print0 | sort -z)
     echo "grade: $n hand-ins of $ex_id, $(nproc) at a time"
     xargs -0 -P "$(nproc)" -I{} bash "$0" grade-one "$1" "$out" {} < "$scratch/keys"
-    local commit compiler limits graded_at name student work verdict cells first sha who
+    local commit compiler limits graded_at name student work verdict cells first sha who status
     commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
     [[ -z "$(git status --porcelain 2>/dev/null)" ]] || commit+="+edits"
     compiler=$("${CC:-cc}" --version | sed -n 1p)
@@ -830,7 +911,7 @@ cmd_grade() {
     limits+=", ${EXERCISE_PROCESSES:-64} processes, ${EXERCISE_FILE_KB:-262144} KB a file"
     graded_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)
     while IFS= read -r -d '' key; do
-        work="$out/work/$key"; name=$(cat "$out/hand-ins/$key.name"); name=${name//[$'\n\r']/?}
+        work="$out/work/$key.grade"; name=$(cat "$out/hand-ins/$key.name"); name=${name//[$'\n\r']/?}
         student=$name; [[ -d "$submissions/$name" ]] || student=${name%.*}
         verdict=FAIL; [[ -s "$work/verdict" ]] && read -r _ _ _ _ verdict < "$work/verdict"
         first=$(awk -F '\t' '$2 != "pass" { print $1 ": " $2 ($3 != "" ? ", " $3 : ""); exit }' \
@@ -845,54 +926,77 @@ cmd_grade() {
             FILENAME == ARGV[1] { outcome[$1] = $2; next }
             { w = ($1 in worth) ? worth[$1] : 1; got = outcome[$1] == "pass" ? w : 0
               sum += got; max += w; cells = cells OFS got }
-            END { printf "%g%s%g%s", sum, OFS, max, cells }' "$work/results.tsv" "$scratch/graded")
+            END { printf "%g%s%g%s%.1f%s", sum, OFS, max, OFS, (max > 0 ? 100 * sum / max : 0),
+                         cells }' \
+            "$work/results.tsv" "$scratch/graded")
         [[ -e "$out/feedback/$student.txt" ]] || mv "$out/feedback/$key.txt" "$out/feedback/$student.txt"
+        status=graded
         who=""
         if [[ -n ${EXERCISE_ROSTER:-} ]]; then
             who=$(n=$name awk -F '\t' -v OFS='\037' '$3 == ENVIRON["n"] { print $1, $2 ""; exit }' \
                   "$scratch/roster")
-            [[ -n "$who" ]] || { who=$'\037'
+            [[ -n "$who" ]] || { who=$'\037'; status=unlisted
                                  echo "grade: $name is not on the roster; its row has no ID" >&2; }
             who+=$'\037'
         fi
-        printf '%s%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%.1f\n' "$who" \
-            "$student" "$verdict" "$cells" "$first" "$sha" "$graded_at" "$commit" "$compiler" "$limits" \
-            "$(( $(cat "$work/milliseconds" 2>/dev/null || echo 0) / 100 ))e-1"
+        printf '%s%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%.1f\n' "$who" \
+            "$student" "$verdict" "$status" "$cells" "$first" "$sha" "$graded_at" "$commit" "$compiler" \
+            "$limits" "$(( $(cat "$work/milliseconds" 2>/dev/null || echo 0) / 100 ))e-1"
     done < "$scratch/keys" > "$scratch/gradebook"
     if [[ -n ${EXERCISE_ROSTER:-} ]]; then
         while IFS=$'\t' read -r sid sname name; do
             [[ -n "$name" && ( -e "$submissions/$name" || -L "$submissions/$name" ) ]] && continue
             cells=$(awk -v OFS='\037' -v table="$points" '
                 BEGIN { while ((getline l < table) > 0) { split(l, f, "\t"); worth[f[1]] = f[2] + 0 } }
-                { max += ($1 in worth) ? worth[$1] : 1; cells = cells OFS 0 }
-                END { printf "0%s%g%s", OFS, max, cells }' "$scratch/graded")
-            row='%s\037%s\037%s\037missing\037%s\037no hand-in named %s\037\037'
+                { max += ($1 in worth) ? worth[$1] : 1; cells = cells OFS }
+                END { printf "%s%g%s%s", OFS, max, OFS, cells }' "$scratch/graded")
+            row='%s\037%s\037%s\037missing\037missing\037%s\037no hand-in named %s\037\037'
             printf "$row"'%s\037%s\037%s\037%s\0370.0\n' "$sid" "$sname" "${name%.*}" "$cells" \
                 "$name" "$graded_at" "$commit" "$compiler" "$limits"
         done < "$scratch/roster" >> "$scratch/gradebook"
     fi
     { [[ -z ${EXERCISE_ROSTER:-} ]] || printf 'student_id\037name\037'
-      printf 'student\037verdict\037score\037out_of\037'; tr '\n' '\037' < "$scratch/graded"
+      printf 'student\037verdict\037status\037score\037out_of\037percent\037'
+      tr '\n' '\037' < "$scratch/graded"
       printf 'first_failure\037hand_in_sha256\037graded_at\037commit\037compiler\037limits\037seconds\n'
       cat "$scratch/gradebook"; } > "$scratch/table"
     awk -F '\037' 'function q(s) { if (s ~ /^[=+@\t\r-]/) s = "\047" s; gsub(/"/, "\"\"", s)
                                  return "\"" s "\"" }
+        NR == 1 { printf "\357\273\277" }
         { line = ""; for (i = 1; i <= NF; i++) line = line (i > 1 ? "," : "") q($i); print line }' \
         "$scratch/table" > "$out/gradebook.csv"
-    awk -F '\037' -v ex="$ex_id" '
+    awk -F '\037' -v ex="$ex_id" -v graded="$scratch/graded" '
         function q(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, "\\t", s)
                         return "\"" s "\"" }
+        BEGIN { while ((getline l < graded) > 0) number[l] = 1
+                number["score"] = number["out_of"] = number["percent"] = number["seconds"] = 1 }
         NR == 1 { for (i = 1; i <= NF; i++) head[i] = $i
                   printf "{\n  \"exercise\": %s,\n  \"students\": [", q(ex); next }
         { printf "%s\n    {", (NR > 2 ? "," : "")
-          for (i = 1; i <= NF; i++) printf "%s%s: %s", (i > 1 ? ", " : ""), q(head[i]), q($i)
+          for (i = 1; i <= NF; i++)
+              printf "%s%s: %s", (i > 1 ? ", " : ""), q(head[i]),
+                     !(head[i] in number) ? q($i) : $i == "" ? "null" : $i + 0
           printf "}" }
         END { print "\n  ]\n}" }' "$scratch/table" > "$out/gradebook.json"
+    [[ -z ${EXERCISE_ROSTER:-} ]] || awk -F '\037' -v ex="$ex_id" '
+                                         function q(s) { if (s ~ /^[=+@\t\r-]/) s = "\047" s; gsub(/"/, "\"\"", s)
+                                                         return "\"" s "\"" }
+                                         NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i
+                                                   print "\"ID number\",\"Full name\"," q(ex) ",\"Feedback\"" > moodle
+                                                   print "Student,ID,SIS User ID,SIS Login ID,Section," q(ex) > canvas
+                                                   next }
+                                         NR == 2 { print "Points Possible,,,,," $col["out_of"] > canvas }
+                                         $col["status"] != "unlisted" {
+                                             why = $col["verdict"] ($col["first_failure"] != "" ? ": " $col["first_failure"] : "")
+                                             print q($1) "," q($2) "," $col["score"] "," q(why) > moodle
+                                             print q($2) ",," q($1) ",,," $col["score"] > canvas }' \
+                                         moodle="$out/moodle.csv" canvas="$out/canvas.csv" "$scratch/table"
     awk -F '\037' -v at=$([[ -z ${EXERCISE_ROSTER:-} ]] && echo 2 || echo 4) '
-        { n++; if ($at == "PASS") p++; if ($at == "missing") m++ }
-        END { printf "grade: %d rows, %d PASS, %d FAIL, %d missing\n", n, p, n - p - m, m }' \
-        "$scratch/gradebook"
-    echo "grade: $out/gradebook.csv, $out/gradebook.json, feedback in $out/feedback/"
+        { n++; if ($at == "PASS") p++; if ($at == "missing") m++; if ($(at + 1) == "unlisted") u++ }
+        END { printf "grade: %d rows, %d PASS, %d FAIL, %d missing, %d not on the roster\n",
+                     n, p, n - p - m, m, u }' "$scratch/gradebook"
+    echo "grade: $out/gradebook.csv, $out/gradebook.json$([[ -z ${EXERCISE_ROSTER:-} ]] ||
+          echo ", $out/moodle.csv, $out/canvas.csv"), feedback in $out/feedback/"
 }
 points_table() {
     points=${EXERCISE_POINTS:-$1/points.tsv}
@@ -943,13 +1047,14 @@ cmd_grade_one() {
         load "$1"
         printf 'exercise %s: %s\n  note:    %s\n  verdict: FAIL\n' "$ex_id" "$ex_title" "$why" \
             > "$out/feedback/$key.txt"
-        echo "0 0 0 0 FAIL" > "$out/work/$key/verdict"
-        : > "$out/work/$key/results.tsv"
+        mkdir -p "$out/work/$key.grade"
+        echo "0 0 0 0 FAIL" > "$out/work/$key.grade/verdict"
+        : > "$out/work/$key.grade/results.tsv"
     else
         EXERCISE_GRADING=1 cmd_check "$1" "$out/hand-ins/$key" "$out/work/$key" \
             > "$out/feedback/$key.txt" 2>&1 || true
     fi
-    echo $(( ($(date +%s%N) - start) / 1000000 )) > "$out/work/$key/milliseconds"
+    echo $(( ($(date +%s%N) - start) / 1000000 )) > "$out/work/$key.grade/milliseconds"
     echo "grade: $(tr '\n\r' '??' < "$out/hand-ins/$key.name"):" \
          "$(sed -n 's/^  verdict: //p' "$out/feedback/$key.txt")"
 }
@@ -1039,7 +1144,7 @@ verify_one() {
     echo "verify: $1: the workspace holds none of the $clean_count giveaways of the book's" \
          "exercises; $withheld_count files are given compiled"
     EXERCISE_WERROR=-Werror cmd_check "$1" "$root/student" "$root/work" > "$root/stub.txt" || true
-    read -r tested passed failed crashed verdict < "$root/work/verdict"
+    read -r tested passed failed crashed verdict < "$root/work.grade/verdict"
     [[ $verdict == FAIL && $tested -gt 0 && $failed -gt 0 && $crashed -eq 0 ]] ||
         { cat "$root/stub.txt"; die "$1: the stub must build and fail a test without crashing"; }
     local stub="$failed of $tested tests fail"
@@ -1052,13 +1157,23 @@ verify_one() {
                 cmd_check "$1" "$root/student" "$root/work" > "$root/wrong-$wrong.txt"; then
             cat "$root/wrong-$wrong.txt"; die "$1: the known-wrong answer '$wrong' passes the tests"
         fi
-        wrongs="$wrongs $wrong ($(awk -F '\t' '$2 != "pass" { print $2 }' "$root/work/results.tsv" |
+        wrongs="$wrongs $wrong ($(awk -F '\t' '$2 != "pass" { print $2 }' "$root/work.grade/results.tsv" |
             sort | uniq -c | awk '{ printf "%s%s %s", sep, $1, $2; sep = ", " }'
             sed -n 's/^  note: *\(.*\)/refused: \1/p' "$root/wrong-$wrong.txt"))"
     done
     [[ -z "$wrongs" ]] || echo "verify: $1: the known-wrong answers fail:$wrongs"
 
     verify_tricks "$root"
+    local right rights=""
+    for right in $(right_names); do
+        wrong_answer "$right" right > "$scratch/right"
+        splice "$root/student/$(region_file "$root/student")" "$scratch/right" none
+        EXERCISE_WERROR=-Werror cmd_check "$1" "$root/student" "$root/work" > "$root/right-$right.txt" ||
+            { cat "$root/right-$right.txt"; die "$1: the known-right answer '$right' does not pass"; }
+        rights="$rights $right"
+    done
+    [[ -z "$rights" ]] || echo "verify: $1: the known-right answers pass:$rights"
+
     cmd_solve "$1" "$root/student"
     EXERCISE_WERROR=-Werror cmd_check "$1" "$root/student" "$root/work" > "$root/solved.txt" ||
         { cat "$root/solved.txt"; die "$1: the book's own solution does not pass"; }
