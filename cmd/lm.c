@@ -672,7 +672,7 @@ static int lm_train_parse(int argc, char **argv, struct lm_train_options *o, int
         {"--dim", MHA_OPTION_SIZE, &o->dim, 1, 8192, 0, 0, NULL},
         {"--context", MHA_OPTION_SIZE, &o->context, 2, 8192, 0, 0, NULL},
         {"--steps", MHA_OPTION_SIZE, &o->steps, 1, SIZE_MAX / 2, 0, 0, NULL},
-        {"--batch", MHA_OPTION_SIZE, &o->batch, 1, 4096, 0, 0, NULL},
+        {"--batch", MHA_OPTION_SIZE, &o->batch, 1, LM_BATCH_MAX, 0, 0, NULL},
         {"--seed", MHA_OPTION_SIZE, &o->seed, 1, SIZE_MAX, 0, 0, NULL},
         {"--eval-every", MHA_OPTION_SIZE, &o->eval_every, 1, SIZE_MAX, 0, 0, NULL},
         {"--warmup", MHA_OPTION_SIZE, &o->warmup, 0, SIZE_MAX / 2, 0, 0, NULL},

@@ -331,9 +331,9 @@ static mha_status check_run(const char *path, const lm_run *run, char *message, 
     if (run->step > run->steps)
         return mha_fail(MHA_ERR_FORMAT, message, size, "%s: 'step %zu': past the run's last "
                         "step, %zu", path, run->step, run->steps);
-    if (run->batch == 0)
-        return mha_fail(MHA_ERR_FORMAT, message, size, "%s: 'batch 0': a batch holds at least "
-                        "one window", path);
+    if (run->batch == 0 || run->batch > LM_BATCH_MAX)
+        return mha_fail(MHA_ERR_FORMAT, message, size, "%s: 'batch %zu': a batch holds 1 to %d "
+                        "windows", path, run->batch, LM_BATCH_MAX);
     if (run->eval_every == 0)
         return mha_fail(MHA_ERR_FORMAT, message, size, "%s: 'eval_every 0': a run is evaluated "
                         "every 1 or more steps", path);

@@ -13,7 +13,7 @@
 typedef struct lm_config {
     size_t vocab, context, embed_dim, heads, layers, hidden;   /* V, T, E, H, N, F */
 } lm_config;
-enum { LM_NAME_MAX = 64, LM_TENSORS_PER_BLOCK = 12, LM_MAX_LAYERS = 64 };
+enum { LM_NAME_MAX = 64, LM_TENSORS_PER_BLOCK = 12, LM_MAX_LAYERS = 64, LM_BATCH_MAX = 4096 };
 typedef struct lm_tensor {
     char name[LM_NAME_MAX];        /* the state_dict name: "blocks.0.linear1.weight" */
     size_t rank, shape[2];

@@ -114,6 +114,17 @@ void case_free(mha_case *c)
     free(c->query); free(c->key); free(c->value);
     free(c->in_w); free(c->in_b); free(c->out_w); free(c->out_b);
 }
+static void case_words(char *text, size_t size, const mha_shape *s, const mha_mask *m)
+{
+    const int none = m == NULL || (!m->causal && !m->attn_mask_bool && !m->attn_mask_float &&
+                                   !m->key_padding_mask);
+    snprintf(text, size, "B=%zu L=%zu S=%zu E=%zu H=%zu, %s%s%s%s%s", s->batch, s->query_len,
+             s->key_len, s->embed_dim, s->heads, none ? "no mask" : "masks:",
+             !none && m->causal ? " causal" : "", !none && m->attn_mask_bool ? " boolean" : "",
+             !none && m->attn_mask_float ? " float" : "",
+             !none && m->key_padding_mask ? " padding" : "");
+}
+
 double naive_error_bound(const mha_shape *shape, const double *want, size_t n)
 {
     const double terms = 2.0 * shape->embed_dim + 2.0 * shape->key_len;
@@ -135,19 +146,23 @@ double check_against_reference(const mha_impl *impl, const mha_case *c,
                                    got, got_w), MHA_OK);
     double naive_out = max_abs_error(got, want, n_out);
     double naive_w = max_abs_error(got_w, want_w, n_w);
+    char words[160];
+    case_words(words, sizeof words, s, mask);
     cr_expect(naive_out <= naive_error_bound(s, want, n_out),
-              "naive out error %.3g exceeds its bound", naive_out);
+              "naive out error %.3g exceeds its bound %.3g (%s)", naive_out,
+              naive_error_bound(s, want, n_out), words);
     cr_expect(naive_w <= naive_error_bound(s, want_w, n_w),
-              "naive weights error %.3g exceeds its bound", naive_w);
+              "naive weights error %.3g exceeds its bound %.3g (%s)", naive_w,
+              naive_error_bound(s, want_w, n_w), words);
     if (impl->forward != mha_forward_naive) {
         memset(got, 0xff, n_out * sizeof *got);         /* NaN: unwritten output shows */
         memset(got_w, 0xff, n_w * sizeof *got_w);
         cr_assert_eq(impl->forward(s, &c->params, c->query, c->key, c->value, mask,
                                    got, got_w), MHA_OK, "%s failed", impl->name);
-        char what[64];
-        snprintf(what, sizeof what, "%s out", impl->name);
+        char what[240];
+        snprintf(what, sizeof what, "%s out (%s)", impl->name, words);
         expect_close(what, got, want, n_out, tolerance_rule(naive_out, want, n_out));
-        snprintf(what, sizeof what, "%s weights", impl->name);
+        snprintf(what, sizeof what, "%s weights (%s)", impl->name, words);
         expect_close(what, got_w, want_w, n_w, tolerance_rule(naive_w, want_w, n_w));
     }
     free(want); free(want_w); free(got); free(got_w);

@@ -1087,6 +1087,9 @@ Test(lm_command, a_state_that_cannot_carry_on_is_refused_by_its_field) {
         {"warmup", "warmup 12", "state.txt: 'warmup 12'"},
         {"step", "step 13", "state.txt: 'step 13'"},
         {"batch", "batch 0", "state.txt: 'batch 0'"},
+        {"batch", "batch 1000000000", "state.txt: 'batch 1000000000'"},
+        {"learning_rate", "learning_rate 0", "state.txt: line 13: 'learning_rate 0'"},
+        {"learning_rate", "learning_rate 2", "state.txt: line 13: 'learning_rate 2'"},
         {"eval_every", "eval_every 0", "state.txt: 'eval_every 0'"},
         {"data_state", "data_state 0", "state.txt: 'data_state 0'"}};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {

@@ -473,6 +473,9 @@ mha_status viz_austen_generate(viz_austen *a)
         }
         logits = a->decoder.logits;
     }
+    for (size_t v = 0; v < V; v++)
+        if (!isfinite(logits[v]))
+            return MHA_ERR_RANGE;                  /* finite weights that overflow */
     a->ids[a->count++] = lm_sample(logits, V, a->temperature, a->top_k, &a->state, a->scratch);
     return viz_austen_run(a);
 }
