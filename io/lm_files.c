@@ -1,6 +1,7 @@
-/* generated from chapters/16-austen-model.nw; edit the book, not this file */
+/* generated from chapters/16-austen-model.nw, chapters/17-austen-heads.nw; edit the book, not this file */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -465,4 +466,83 @@ mha_status lm_state_read(const char *dir, lm_run *run, lm_model *m, lm_adamw *op
         lm_model_free(m);
     }
     return status;
+}
+/* The next line of text[0..n-1] from *at, cut to fit line[0..size-1]; 0 at the end. */
+static int table_line(const unsigned char *text, size_t n, size_t *at, char *line, size_t size)
+{
+    if (*at >= n)
+        return 0;
+    const unsigned char *start = text + *at, *end = memchr(start, '\n', n - *at);
+    const size_t whole = end != NULL ? (size_t)(end - start) + 1 : n - *at;
+    const size_t kept = whole < size - 1 ? whole : size - 1;
+    memcpy(line, start, kept);
+    line[kept] = '\0';
+    *at += whole;
+    return 1;
+}
+/* A head's numbers at the start of line: two counts, block and head, within the model. */
+static int table_head(const char *line, size_t N, size_t H, size_t *k, const char **rest)
+{
+    char *end;
+    if (line[0] < '0' || line[0] > '9')
+        return 0;
+    const unsigned long layer = strtoul(line, &end, 10);
+    if (*end != '\t' || end[1] < '0' || end[1] > '9')
+        return 0;
+    const unsigned long head = strtoul(end + 1, &end, 10);
+    if (layer >= N || head >= H || (*end != '\t' && *end != '\0' && *end != '\n'))
+        return 0;
+    *k = (size_t)layer * H + (size_t)head;
+    *rest = end;
+    return 1;
+}
+void lm_table_roles(const unsigned char *text, size_t n, size_t N, size_t H, char *roles,
+                    size_t role_size)
+{
+    char line[512];
+    size_t at = 0, k;
+    const char *rest;
+    for (size_t i = 0; i < N * H && role_size >= 2; i++)
+        snprintf(roles + i * role_size, role_size, "?");
+    while (role_size >= 2 && table_line(text, n, &at, line, sizeof line)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        char *last = strrchr(line, '\t');
+        if (!table_head(line, N, H, &k, &rest) || last == NULL || last < rest || last[1] == '\0')
+            continue;                              /* the header, or not a head */
+        int printable = 1;
+        for (const char *c = last + 1; *c != '\0'; c++)
+            printable &= *c > ' ' && *c < 127;
+        if (printable)
+            snprintf(roles + k * role_size, role_size, "%s", last + 1);
+    }
+}
+int lm_table_study(const unsigned char *text, size_t n, size_t N, size_t H, double *base,
+                   double *importance)
+{
+    char line[512];
+    size_t at = 0, k, found = 0;
+    const char *rest;
+    int have_base = 0;
+    unsigned char *seen = calloc(N * H > 0 ? N * H : 1, 1);
+    if (seen == NULL)
+        return 0;
+    while (table_line(text, n, &at, line, sizeof line)) {
+        const char *b = strstr(line, "base=");
+        char *end;
+        if (line[0] == '#' && b != NULL) {
+            const double value = strtod(b + 5, &end);
+            have_base = end != b + 5 && isfinite(value);
+            if (have_base)
+                *base = value;
+        } else if (table_head(line, N, H, &k, &rest) && *rest == '\t') {
+            const double value = strtod(rest + 1, &end);
+            if (end != rest + 1 && isfinite(value)) {
+                importance[k] = value;
+                found += !seen[k];
+                seen[k] = 1;
+            }
+        }
+    }
+    free(seen);
+    return have_base && found == N * H;
 }

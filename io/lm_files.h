@@ -1,4 +1,4 @@
-/* generated from chapters/16-austen-model.nw; edit the book, not this file */
+/* generated from chapters/16-austen-model.nw, chapters/17-austen-heads.nw; edit the book, not this file */
 #ifndef MHA_LM_FILES_H
 #define MHA_LM_FILES_H
 /* A small GPT's folder and a training run's state (chapter "A small GPT that
@@ -52,4 +52,14 @@ MHA_MUST_CHECK mha_status lm_state_put(const char *dir, const lm_run *run, const
 MHA_MUST_CHECK mha_status lm_state_read(const char *dir, lm_run *run, lm_model *m, lm_adamw *opt,
                                         bpe *tokenizer, lm_history *history, char *message,
                                         size_t size);
+/* heads.tsv and prune.tsv as the commands lm heads and lm prune write them,
+   read from text[0..n-1], which may hold anything; a line that is not one
+   of a head of an N-block, H-head model is skipped.  roles: (N H) strings
+   of role_size bytes each, "?" for a head not listed.  Study: *base and
+   importance (N H); 1 when the base and every head's finite importance were
+   found, else 0. */
+void lm_table_roles(const unsigned char *text, size_t n, size_t N, size_t H, char *roles,
+                    size_t role_size);
+int lm_table_study(const unsigned char *text, size_t n, size_t N, size_t H, double *base,
+                   double *importance);
 #endif

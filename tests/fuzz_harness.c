@@ -557,6 +557,7 @@ void fuzz_bpe_one(const uint8_t *data, size_t size)
     bpe_free(&back);
     bpe_free(&t);
 }
+#include <math.h>
 #include "lm_files.h"
 
 static struct { int ready; char *original[3]; size_t length[3]; } lm_fuzz;
@@ -610,11 +611,41 @@ static void lm_fuzz_refusal(mha_status status, const char *message, const char *
         fail("lm: a refusal (status %d) must be one line naming %s: '%s'", (int)status, folder,
              message);
 }
+static void lm_fuzz_tables(const uint8_t *data, size_t size)
+{
+    enum { ROLE = 24 };
+    const size_t N = 1 + (data[0] >> 3) % 4, H = 1 + (data[0] >> 5) % 8;
+    char roles[4 * 8][ROLE];
+    double base = -1, importance[4 * 8];
+    memset(roles, 'x', sizeof roles);
+    lm_table_roles(data + 1, size - 1, N, H, roles[0], ROLE);
+    for (size_t k = 0; k < N * H; k++) {
+        const size_t length = strnlen(roles[k], ROLE);
+        if (length == 0 || length == ROLE)
+            fail("lm: role %zu is empty or not terminated", k);
+        for (size_t c = 0; c < length; c++)
+            if (roles[k][c] <= ' ' || roles[k][c] >= 127)
+                fail("lm: role %zu holds byte %d", k, roles[k][c]);
+    }
+    for (size_t k = 0; k < N * H; k++)
+        importance[k] = NAN;
+    if (lm_table_study(data + 1, size - 1, N, H, &base, importance)) {
+        for (size_t k = 0; k < N * H; k++)
+            if (!isfinite(importance[k]))
+                fail("lm: a whole study without head %zu's importance", k);
+        if (!isfinite(base))
+            fail("lm: a whole study without a finite base");
+    }
+}
 void fuzz_lm_one(const uint8_t *data, size_t size)
 {
+    if (size > 0 && data[0] % 5 >= 3) {
+        lm_fuzz_tables(data, size);                     /* the tables: no folder needed */
+        return;
+    }
     if (!lm_fuzz.ready)
         lm_fuzz_prepare();
-    const int k = size > 0 ? data[0] % 3 : 0;
+    const int k = size > 0 ? data[0] % 5 : 0;
     lm_fuzz_put(k, size > 0 ? data + 1 : data, size > 0 ? size - 1 : 0);
     char message[512] = "";
     lm_model m = {0};

@@ -2675,3 +2675,23 @@ Test(heads, every_bad_argument_is_refused) {
         cr_expect_eq(importance[k], 1.0, "head %zu: one head removed", k);
     lm_model_free(&m);
 }
+Test(lm_heads, the_table_readers_keep_only_what_a_table_says) {
+    const char heads[] = "# heads\tof a model\nlayer\thead\trole\n0\t0\tprevious-token\n"
+                         "0\t1\tinduction\r\n1\t0\ta-role-far-longer-than-the-room\n"
+                         "2\t0\tbeyond\n0\t-1\tnegative\n1\t1\tbad\x01role\n";
+    char roles[4][8];
+    lm_table_roles((const unsigned char *)heads, sizeof heads - 1, 2, 2, roles[0], 8);
+    const char *want[4] = {"previou", "inducti", "a-role-", "?"};
+    for (int k = 0; k < 4; k++)
+        cr_expect_str_eq(roles[k], want[k], "head %d", k);
+    const char study[] = "# prune\tbase=2.5\nlayer\thead\timportance\n0\t0\t0.5\t1\t3\n"
+                         "0\t1\tnan\t2\t3\n0\t0\t0.25\t3\t3\n1\t0\t0.1\n1\t1\t0.2\n";
+    double base = 0, importance[4] = {0};
+    cr_expect(!lm_table_study((const unsigned char *)study, sizeof study - 1, 2, 2, &base,
+                              importance), "a study without head 0 1 is whole");
+    cr_expect(base == 2.5 && importance[0] == 0.25 && importance[1] == 0,
+              "base %g, importance %g %g", base, importance[0], importance[1]);
+    const char whole[] = "# base=2.5\n0\t0\t0.5\n0\t1\t-0.125\n1\t0\t0.1\n1\t1\t0.2\n";
+    cr_expect(lm_table_study((const unsigned char *)whole, sizeof whole - 1, 2, 2, &base,
+                             importance) && importance[1] == -0.125);
+}

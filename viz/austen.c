@@ -232,61 +232,25 @@ static mha_status read_table(const viz_austen *a, const char *name, unsigned cha
                                                   size);
     return status == MHA_ERR_IO && errno == ENOENT ? MHA_OK : status;   /* no table */
 }
-/* The next line of text[0..n-1] from *at, cut to fit line[0..size-1]; 0 at the end. */
-static int next_line(const unsigned char *text, size_t n, size_t *at, char *line, size_t size)
-{
-    if (*at >= n)
-        return 0;
-    const unsigned char *start = text + *at, *end = memchr(start, '\n', n - *at);
-    const size_t whole = end != NULL ? (size_t)(end - start) + 1 : n - *at;
-    const size_t kept = whole < size - 1 ? whole : size - 1;
-    memcpy(line, start, kept);
-    line[kept] = '\0';
-    *at += whole;
-    return 1;
-}
 static mha_status read_roles(viz_austen *a, char *message, size_t size)
 {
-    const size_t H = a->model.config.heads, N = a->model.config.layers;
-    char line[512];
-    unsigned char *text;
-    size_t n, at = 0;
-    for (size_t k = 0; k < N * H; k++)
-        snprintf(a->roles[k], VIZ_AUSTEN_ROLE, "?");
+    unsigned char *text = NULL;
+    size_t n = 0;
     const mha_status status = read_table(a, "heads.tsv", &text, &n, message, size);
-    while (status == MHA_OK && next_line(text, n, &at, line, sizeof line)) {
-        unsigned layer, head;
-        char *last = strrchr(line, '\t');
-        if (line[0] == '#' || last == NULL || sscanf(line, "%u\t%u", &layer, &head) != 2 ||
-            layer >= N || head >= H)
-            continue;                              /* the header, or not a head */
-        last[strcspn(last, "\r\n")] = '\0';
-        snprintf(a->roles[layer * H + head], VIZ_AUSTEN_ROLE, "%s", last + 1);
-    }
+    lm_table_roles(status == MHA_OK ? text : NULL, status == MHA_OK ? n : 0,
+                   a->model.config.layers, a->model.config.heads, a->roles[0], VIZ_AUSTEN_ROLE);
     free(text);
     return status;
 }
-
 static mha_status read_study(viz_austen *a, char *message, size_t size)
 {
-    const size_t H = a->model.config.heads, N = a->model.config.layers;
-    char line[512];
-    unsigned char *text;
-    size_t n, at = 0, found = 0;
+    unsigned char *text = NULL;
+    size_t n = 0;
     const mha_status status = read_table(a, "prune.tsv", &text, &n, message, size);
-    int have_base = 0;
-    while (status == MHA_OK && next_line(text, n, &at, line, sizeof line)) {
-        unsigned layer, head;
-        double importance;
-        const char *base = strstr(line, "base=");
-        if (line[0] == '#' && base != NULL)
-            have_base = sscanf(base, "base=%lf", &a->study_base) == 1;
-        else if (sscanf(line, "%u\t%u\t%lf", &layer, &head, &importance) == 3 && layer < N &&
-                 head < H)
-            a->study_importance[layer * H + head] = importance, found++;
-    }
+    a->have_study = status == MHA_OK &&
+                    lm_table_study(text, n, a->model.config.layers, a->model.config.heads,
+                                   &a->study_base, a->study_importance);
     free(text);
-    a->have_study = have_base && found == N * H;
     return status;
 }
 static void read_valid(viz_austen *a, const char *path)
