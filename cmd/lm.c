@@ -899,15 +899,6 @@ static int lm_train(int argc, char **argv, FILE *out, FILE *err)
     lm_model_free(&m);
     return status;
 }
-static double score_row(const float *z, size_t V, int target)
-{
-    double top = z[0], sum = 0;
-    for (size_t v = 1; v < V; v++)
-        top = z[v] > top ? z[v] : top;
-    for (size_t v = 0; v < V; v++)
-        sum += exp(z[v] - top);
-    return top + log(sum) - z[target];
-}
 static mha_status sliding_loss(const lm_model *m, const int *ids, size_t n, size_t T,
                                double *total, size_t *scored)
 {
@@ -931,7 +922,8 @@ static mha_status sliding_loss(const lm_model *m, const int *ids, size_t n, size
         for (size_t b = 0; status == MHA_OK && b < B; b++, start += S) {
             for (size_t i = 0; i < L; i++)
                 if (start + 1 + i > done)
-                    *total += score_row(ws.logits + (b * L + i) * V, V, ids[start + 1 + i]);
+                    *total += lm_row_loss(ws.logits + (b * L + i) * V, V,
+                                          ids[start + 1 + i]);
             done = start + L;
         }
     }

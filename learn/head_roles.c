@@ -242,15 +242,6 @@ mha_status lm_heads_measure(const lm_model *m, const int *ids, size_t n,
     lm_workspace_free(&reading.ws);
     return status;
 }
-static double next_token_loss(const float *z, size_t V, int target)
-{
-    double top = z[0], sum = 0;
-    for (size_t v = 1; v < V; v++)
-        top = z[v] > top ? z[v] : top;
-    for (size_t v = 0; v < V; v++)
-        sum += exp(z[v] - top);
-    return top + log(sum) - z[target];
-}
 /* the loss at each position i (T) summed over the windows into by_position,
    and the sum of them all, window by window, into *total */
 static mha_status window_losses(const lm_model *m, const int *ids, size_t n, size_t windows,
@@ -278,7 +269,7 @@ static mha_status window_losses(const lm_model *m, const int *ids, size_t n, siz
         status = lm_forward(m, &ws, x, b_n, T);
         for (size_t b = 0; status == MHA_OK && b < b_n; b++)
             for (size_t i = 0; i < T; i++) {
-                const double loss = next_token_loss(ws.logits + (b * T + i) * V, V,
+                const double loss = lm_row_loss(ws.logits + (b * T + i) * V, V,
                                                      ids[start[b] + i + 1]);
                 by_position[i] += loss;
                 *total += loss;
@@ -402,7 +393,7 @@ mha_status lm_repeat_gain(const lm_model *m, const int *ids, size_t n, size_t pa
         status = lm_forward(m, &ws, x, 1, 2 * r);
         double a = 0, b = 0;
         for (size_t i = 1; status == MHA_OK && i < 2 * r; i++) {   /* logits i-1 predict x[i] */
-            const double loss = next_token_loss(ws.logits + (i - 1) * V, V, x[i]);
+            const double loss = lm_row_loss(ws.logits + (i - 1) * V, V, x[i]);
             if (i < r)
                 a += loss;
             else

@@ -561,6 +561,15 @@ mha_status lm_decoder_step(lm_decoder *d, int token)
     }
     return status;
 }
+double lm_row_loss(const float *z, size_t V, int target)
+{
+    double top = z[0], sum = 0;
+    for (size_t v = 1; v < V; v++)
+        top = z[v] > top ? z[v] : top;
+    for (size_t v = 0; v < V; v++)
+        sum += exp(z[v] - top);
+    return top + log(sum) - z[target];
+}
 static int descending(const void *a, const void *b)
 {
     const float x = *(const float *)a, y = *(const float *)b;

@@ -107,6 +107,10 @@ void lm_decoder_free(lm_decoder *d);
    MHA_ERR_CACHE_FULL once the context is full; MHA_ERR_ARG if a head is removed;
    MHA_ERR_RANGE when a logit is infinite or NaN (finite weights that overflow). */
 MHA_MUST_CHECK mha_status lm_decoder_step(lm_decoder *d, int token);
+/* The loss of one row of logits (V) against its target: its log-sum-exp less
+   the target's logit, in nats, computed in double.  Every held-out score of
+   the book (the commands' and the heads chapter's) is a sum of these. */
+double lm_row_loss(const float *logits, size_t V, int target);
 /* A token drawn from logits (V) at temperature (0: the largest), among the
    top_k largest (0: all). */
 int lm_sample(const float *logits, size_t V, double temperature, size_t top_k, uint64_t *state,
