@@ -3,11 +3,13 @@
    lines after an exercise's end marker report what the hole computed, one line
    a call, to the file that EXERCISE_RECORD names.  The grader compares the
    lines with those of the book's answer. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 void exercise_record_floats(const float *x, size_t n);
 void exercise_record_int(long value);
+void exercise_record_case(const char *format, ...);
 
 enum { RECORD_VALUES = 1 << 18 };
 static FILE *record;
@@ -48,6 +50,24 @@ void exercise_record_int(long value)
     if (f == NULL)
         return;
     fprintf(f, "int %ld\n", value);
+    fflush(f);
+    recorded++;
+}
+
+void exercise_record_case(const char *format, ...)
+{
+    FILE *f = record_file();
+    char text[160];
+    if (f == NULL)
+        return;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text, sizeof text, format, args);
+    va_end(args);
+    for (char *c = text; *c != '\0'; c++)
+        if (*c == '\n' || *c == '\r')
+            *c = ' ';
+    fprintf(f, "case %s\n", text);
     fflush(f);
     recorded++;
 }

@@ -95,6 +95,7 @@ wrong_answer() { # NAME [KIND]: the lines of the known-wrong (or, KIND right, kn
 hints() { marker_lines | sed -n 's/^%hint //p'; }
 records() { marker_lines | sed -n 's/^%record //p'; }
 wrapped() { marker_lines | sed -n 's/^%wrap //p'; }
+cases() { marker_lines | sed -n 's/^%case //p'; }
 
 cmd_hint() {
     load "$1"
@@ -121,6 +122,9 @@ copy_web() {
         awk -v holes="$holes" '
             BEGIN { while ((getline h < holes) > 0) {
                         t = index(h, "\t"); body[substr(h, 1, t - 1)] = substr(h, t + 1) } }
+            /^%right / { right = 1; next }
+            right && /^%\|/ { next }
+            { right = 0 }
             skipping && (/^@( |$)/ || /^<<.*>>=$/) { skipping = 0 }
             skipping { next }
             { print }
@@ -624,8 +628,10 @@ add_records() {
     [[ -s "$scratch/records" ]] || return 0
     file=$(region_file "$dir")
     name=$(wrapped)
+    cases > "$scratch/cases"
     if [[ -n $name ]]; then
-        awk -v name="$name" -v begin_key="$begin_key" -v end_key="$end_key" -v lines="$scratch/records" '
+        awk -v name="$name" -v begin_key="$begin_key" -v end_key="$end_key" -v lines="$scratch/records" \
+            -v cases="$scratch/cases" '
             { line[NR] = $0 }
             END {
                 for (b = 1; b <= NR && !index(line[b], begin_key); b++) ;
@@ -658,6 +664,8 @@ add_records() {
                     print "{"
                     print "    void exercise_record_floats(const float *, size_t);"
                     print "    void exercise_record_int(long);"
+                    print "    void exercise_record_case(const char *, ...);"
+                    while ((getline l < cases) > 0) print "    exercise_record_case(" l ");"
                     call = "exercise_graded_" name "(" args ");"
                     print "    " (type == "void" ? call : type " result = " call)
                     while ((getline l < lines) > 0) print "    " l
@@ -724,17 +732,18 @@ same_records() {
         d = a - b; if (d < 0) d = -d
         return d <= 1e-5 + 1e-4 * (b < 0 ? -b : b)
     }
-    FILENAME == ARGV[1] { want[++wanted] = $0; next }
-    { got++
-      if (got > wanted) differ("it made more than the " wanted " calls")
+    FILENAME == ARGV[1] { want[++wanted] = $0; calls += $1 != "case"; next }
+    $1 == "case" { got++; where = " (" substr($0, 6) ")"; next }
+    { got++; made++
+      if (got > wanted) differ("it made more than the " calls " calls")
       m = split(want[got], w, " ")
-      if ($1 != w[1] || NF != m) differ("call " got " gives \"" substr($0, 1, 40) "\"")
+      if ($1 != w[1] || NF != m) differ("call " made where " gives \"" substr($0, 1, 40) "\"")
       for (i = 2; i <= NF; i++)
           if (!same($i, w[i]))
-              differ("call " got " gives " $i " where " w[i] " was wanted") }
-    END { if (!bad && got < wanted)
-              print "its results differ from the book" "\047" "s answer: it made " got + 0 \
-                    " of the " wanted " calls" }' \
+              differ("call " made where " gives " $i " where " w[i] " was wanted") }
+    END { if (!bad && made < calls)
+              print "its results differ from the book" "\047" "s answer: it made " made + 0 \
+                    " of the " calls " calls" }' \
         "$1" "$2"
 }
 as_nobody() {
