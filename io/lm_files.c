@@ -301,8 +301,9 @@ mha_status lm_model_read(const char *dir, lm_model *m, bpe *tokenizer, lm_proven
     const int tokens = status == MHA_OK &&
                        (status = bpe_files_read(dir, tokenizer, message, size)) == MHA_OK;
     if (status == MHA_OK && tokenizer->vocab != c.vocab)
-        status = mha_fail(MHA_ERR_SHAPE, message, size, "%s: a tokenizer of %zu tokens for a "
-                          "model of %zu", dir, tokenizer->vocab, c.vocab);
+        status = mha_fail(MHA_ERR_SHAPE, message, size, "%s/%s: a tokenizer of %zu tokens, "
+                          "where model.txt says %zu", dir, BPE_MERGES_FILE, tokenizer->vocab,
+                          c.vocab);
     char found[LM_SHA_HEX];
     if (status == MHA_OK && version == 2) {
         if (!merges_digest(tokenizer, found))
@@ -452,8 +453,9 @@ mha_status lm_state_read(const char *dir, lm_run *run, lm_model *m, lm_adamw *op
     }
     free(merges);
     if (status == MHA_OK && tokenizer->vocab != c->vocab)
-        status = mha_fail(MHA_ERR_SHAPE, message, size, "%s: a tokenizer of %zu tokens for a "
-                          "model of %zu", dir, tokenizer->vocab, c->vocab);
+        status = mha_fail(MHA_ERR_SHAPE, message, size, "%s/%s: a tokenizer of %zu tokens, "
+                          "where state.txt says %zu", dir, lm_state_names[3], tokenizer->vocab,
+                          c->vocab);
     if (status == MHA_OK)
         opt->step = run->step;
     else {

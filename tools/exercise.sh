@@ -63,7 +63,7 @@ load() {
     IFS=$'\t' read -r ex_id ex_file ex_line ex_kind ex_chunk ex_title ex_difficulty ex_tests \
         < <(echo "$line")
     [[ "$ex_kind" == coding ]] || die "'$1' is a written exercise; its answer is in the appendix"
-    ex_chapter=$(basename "$ex_file" .nw)
+    ex_chapter=$(chapter_name "$ex_file")      # the chapter's name, as the book prints it
     begin_key="BEGIN EXERCISE $ex_id:"
     end_key="END EXERCISE $ex_id */"
     begin_line="/* $begin_key replace the stub below by your code */"
@@ -282,7 +282,8 @@ latex_to_text() {
         -e 's/\[\[/`/g; s/\]\]\]/]`/g; s/\]\]/`/g' \
         -e 's/\(Chapter\|Appendix\)~\\ref{[a-z]*:\([^}]*\)}/the chapter "\2"/g; s/~/ /g' \
         -e 's/\\infty/infinity/g; s/\\mathrm{\([^}]*\)}/\1/g' \
-        -e 's/\\ell\b/ld/g; s/\\sum/sum/g; s/\\dots/.../g; s/\\ge\b/>=/g; s/\\le\b/<=/g; s/\\,/ /g' \
+        -e 's/\([a-z0-9]\)\\ell\b/\1*ell/g; s/\\ell\b/ell/g' \
+        -e 's/\\sum/sum/g; s/\\dots/.../g; s/\\ge\b/>=/g; s/\\le\b/<=/g; s/\\,/ /g' \
         -e 's/_{\([^}]*\)}/_\1/g; s/\\sqrt/sqrt/g' \
         -e 's/\$\([^$]*\)\$/\1/g; s/---/--/g; s/\\[a-zA-Z]*{\([^}]*\)}/\1/g' \
         -e 's/\\cdot/*/g; s/\\[lc]\?dots/.../g; s/\\[,;!]//g; s/\\\(hat\|bar\) *\([a-zA-Z]\)/\2\1/g' \
@@ -506,7 +507,7 @@ cmd_check() {
         note="the BEGIN and END EXERCISE $ex_id lines are missing or damaged"
     fi
     [[ -z "$note" && $tested -gt 0 && $passed -eq $tested ]] && verdict=PASS
-    echo "exercise $ex_id: $ex_title ($ex_chapter, difficulty $ex_difficulty)"
+    echo "exercise $ex_id: $ex_title (chapter \"$ex_chapter\", difficulty $ex_difficulty)"
     echo "  graded:  lines between the EXERCISE markers of ${mine:-?}"
     echo "  tests:   $tested run, $passed passed, $failed failed, $crashed crashed  ($ex_tests)"
     awk -F '\t' '$2 != "pass" { printf "  %-7s  %s: %s\n", $2 ":", $1, $3 }' "$g/results.tsv" |
@@ -706,7 +707,7 @@ reference_records() {
             EXERCISE_RECORD="$(inside "$work")/record-$token.log" OMP_NUM_THREADS=1 \
             SDL_VIDEODRIVER=dummy SDL_RENDER_DRIVER=software MHA_MODEL_DIR=../models/induction \
             "../build/$program" --jobs=1 --filter="$name" > /dev/null 2>&1 < /dev/null || true
-        take "$work/record-$token.log" "$ref/logs/${name//\//__}" "$record_bytes"
+        take_plain_file "$work/record-$token.log" "$ref/logs/${name//\//__}" "$record_bytes"
     done < "$graded"
     cpif "$work/$file" < "$work/.screen/pristine"
     web_key > "$ref/key"
@@ -714,7 +715,7 @@ reference_records() {
 
 inside() { if [[ ${EXERCISE_TRUSTED:-} == 1 ]]; then echo "$1"; else echo /hand-in; fi; }
 record_bytes=$((16 << 20)) report_bytes=$((4 << 20))
-take() { # FROM TO BYTES: what the sandbox left at FROM, if a plain file, at most BYTES, into TO
+take_plain_file() { # FROM TO BYTES: a plain file the sandbox left, at most BYTES, into TO
     rm -f -- "$2"
     if [[ -f $1 && ! -L $1 ]]; then timeout 10 head -c "$3" -- "$1" > "$2" || : > "$2"
     else : > "$2"; fi
@@ -811,7 +812,7 @@ run_test() {
     reap "$token"
     wait "$reader" || true
     rm -f "$g/report.pipe"
-    take "$work/record-$token.log" "$g/record" "$record_bytes"
+    take_plain_file "$work/record-$token.log" "$g/record" "$record_bytes"
     st=""; asserts=0; message=""
     if ! one_report "$g/report"; then
         [[ ! -s "$g/report" ]] || st=DAMAGED
@@ -1076,12 +1077,14 @@ cmd_wrong() {
     splice "$3/$file" "$scratch/wrong" none
 }
 cmd_list() {
-    markers | awk -F '\t' '
-        NR == 1 { printf "%-20s %-13s %-7s %-4s %-46s %s\n",
-                         "exercise", "chapter", "kind", "diff", "title", "tests" }
-        { chapter = $2; sub(/.*\//, "", chapter); sub(/\.nw$/, "", chapter)
-          printf "%-20s %-13s %-7s %-4s %-46s %s\n", $1, chapter, $4, $7, $6,
-                 $4 == "coding" ? $8 : "(answer in the appendix)" }'
+    local f
+    for f in "${web[@]}"; do printf '%s\t%s\n' "$f" "$(chapter_name "$f")"; done > "$scratch/names"
+    markers | awk -F '\t' -v names="$scratch/names" '
+        BEGIN { while ((getline l < names) > 0) { split(l, f, "\t"); name[f[1]] = f[2] } }
+        NR == 1 { printf "%-20s %-7s %-4s %-46s %s\n", "exercise", "kind", "diff", "title",
+                         "chapter; tests" }
+        { printf "%-20s %-7s %-4s %-46s %s; %s\n", $1, $4, $7, $6, name[$2],
+                 $4 == "coding" ? $8 : "answer in the appendix" }'
 }
 cmd_sheet() {
     local id file line kind chunk title difficulty tests
