@@ -19,6 +19,10 @@ typedef struct fast_kernels {
     size_t mr, nr, width;
     /* C (mr, nr) += Ap (K, mr)^T Bp (K, nr): both packed, k-major */
     void (*product_tile)(size_t K, const float *Ap, const float *Bp, float *C, size_t ldc);
+    /* dst[k ld + r] = src[r rs + k] for r < n, k < depth, and 0 for n <= r < ld: the
+       rows of src become the columns of a k-major panel; n <= ld */
+    void (*pack_rows)(size_t n, size_t depth, const float *src, size_t rs, float *dst,
+                      size_t ld);
     /* s (rows, cols) = scale * q (rows, D) kt (D, cols); rows % 4 == 0, cols % width == 0 */
     void (*scores)(size_t rows, size_t cols, size_t D, const float *q, size_t ldq,
                    const float *kt, size_t ldk, float scale, float *s, size_t lds);

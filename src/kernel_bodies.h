@@ -26,6 +26,25 @@ static TARGET void ISA(product_tile)(size_t K, const float *Ap, const float *Bp,
         UNROLL for (int v = 0; v < GNV; v++)
             VSTORE(C + r * ldc + v * W, VADD(VLOAD(C + r * ldc + v * W), acc[r][v]));
 }
+static TARGET void ISA(pack_rows)(size_t n, size_t depth, const float *src, size_t rs,
+                                  float *dst, size_t ld)
+{
+    for (size_t r0 = 0; r0 < ld; r0 += W) {
+        const size_t lanes = ld - r0 < W ? ld - r0 : W;        /* of dst, in this group */
+        size_t k = 0;
+        for (; k + W <= depth; k += W) {
+            VEC t[W];
+            UNROLL for (size_t r = 0; r < W; r++)
+                t[r] = r0 + r < n ? VLOAD(src + (r0 + r) * rs + k) : VZERO();
+            VTRANSPOSE(t);
+            UNROLL for (size_t j = 0; j < W; j++)
+                VSTORE_FIRST(dst + (k + j) * ld + r0, t[j], lanes);
+        }
+        for (; k < depth; k++)                                 /* the last depth % W */
+            for (size_t r = r0; r < r0 + lanes; r++)
+                dst[k * ld + r] = r < n ? src[r * rs + k] : 0.0f;
+    }
+}
 static TARGET float ISA(dot)(const float *x, const float *y, size_t n)
 {
     VEC acc[4] = {VZERO(), VZERO(), VZERO(), VZERO()};
@@ -371,7 +390,8 @@ static TARGET void ISA(fast_adamw)(float *p, float *m, float *v, const float *g,
 }
 const fast_kernels ISA(fast_kernels) = {
     .name = ISA_NAME, .mr = GMR, .nr = GNV * W, .width = ANV * W,
-    .product_tile = ISA(product_tile), .scores = ISA(fast_scores), .pv = ISA(fast_pv),
+    .product_tile = ISA(product_tile), .pack_rows = ISA(pack_rows),
+    .scores = ISA(fast_scores), .pv = ISA(fast_pv),
     .row_max = ISA(fast_row_max), .exp_sum = ISA(fast_exp_sum), .scale = ISA(fast_scale),
     .dot = ISA(dot), .axpy = ISA(axpy), .fma_loop = ISA(fma_loop),
     .stream_sum = ISA(stream_sum), .key_dots = ISA(fast_key_dots),

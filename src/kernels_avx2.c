@@ -37,6 +37,9 @@
 #define VSELECT_NEGATIVE(x, a, b) \
         _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ))
 #define VFMA_FUSED(a, b, c) VFMA(a, b, c)
+#define VTRANSPOSE(t) transpose_avx2(t)
+#define VSTORE_FIRST(p, x, n) _mm256_maskstore_ps(p, _mm256_cmpgt_epi32( \
+        _mm256_set1_epi32((int)(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)), x)
 static TARGET float hsum_avx2(__m256 x)
 {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
@@ -49,6 +52,24 @@ static TARGET float hmax_avx2(__m256 x)
     __m128 s = _mm_max_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
     s = _mm_max_ps(s, _mm_movehl_ps(s, s));
     return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
+}
+static TARGET void transpose_avx2(__m256 r[8])
+{
+    __m256 t[8], u[8];
+    UNROLL for (int i = 0; i < 8; i += 2) {                    /* pairs of rows interleaved */
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    UNROLL for (int i = 0; i < 8; i += 4) {                    /* four rows' element j, j + 4 */
+        u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+        u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+        u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+    }
+    UNROLL for (int j = 0; j < 4; j++) {                /* the halves of rows 0-3, 4-7 */
+        r[j] = _mm256_permute2f128_ps(u[j], u[j + 4], 0x20);
+        r[j + 4] = _mm256_permute2f128_ps(u[j], u[j + 4], 0x31);
+    }
 }
 #include "kernel_bodies.h"
 #endif

@@ -36,5 +36,31 @@
 #define VSELECT_NEGATIVE(x, a, b) \
         _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), b, a)
 #define VFMA_FUSED(a, b, c) VFMA(a, b, c)
+#define VTRANSPOSE(t) transpose_avx512(t)
+#define VSTORE_FIRST(p, x, n) _mm512_mask_storeu_ps(p, (__mmask16)((1u << (n)) - 1), x)
+static TARGET void transpose_avx512(__m512 r[16])
+{
+    __m512 t[16], u[16];
+    UNROLL for (int i = 0; i < 16; i += 2) {                   /* pairs of rows interleaved */
+        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    UNROLL for (int i = 0; i < 16; i += 4) {                   /* four rows' element 4L + c */
+        u[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44);
+        u[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xEE);
+        u[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        u[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+    }
+    UNROLL for (int c = 0; c < 4; c++) {
+        const __m512 v0 = _mm512_shuffle_f32x4(u[c], u[c + 4], 0x88);      /* quarters 0, 2 */
+        const __m512 v1 = _mm512_shuffle_f32x4(u[c], u[c + 4], 0xDD);      /* quarters 1, 3 */
+        const __m512 w0 = _mm512_shuffle_f32x4(u[c + 8], u[c + 12], 0x88);
+        const __m512 w1 = _mm512_shuffle_f32x4(u[c + 8], u[c + 12], 0xDD);
+        r[c] = _mm512_shuffle_f32x4(v0, w0, 0x88);
+        r[c + 4] = _mm512_shuffle_f32x4(v1, w1, 0x88);
+        r[c + 8] = _mm512_shuffle_f32x4(v0, w0, 0xDD);
+        r[c + 12] = _mm512_shuffle_f32x4(v1, w1, 0xDD);
+    }
+}
 #include "kernel_bodies.h"
 #endif

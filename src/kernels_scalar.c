@@ -34,6 +34,8 @@
 #define VSQRT(x) sqrtf(x)
 #define VSELECT_NEGATIVE(x, a, b) ((x) < 0.0f ? (a) : (b))
 #define VFMA_FUSED(a, b, c) fmaf(a, b, c)             /* rounded once, as the others' VFMA */
+#define VTRANSPOSE(t) ((void)(t))                      /* one row of one element */
+#define VSTORE_FIRST(p, x, n) ((n) > 0 ? (void)(*(p) = (x)) : (void)0)
 static float pow2i_scalar(float n)
 {
     if (n != n)

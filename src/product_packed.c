@@ -52,11 +52,13 @@ mha_status fast_pack_strided(const fast_kernels *k, const fast_blocking *b, size
             const size_t depth = K - k0 < kc ? K - k0 : kc, j0 = pn * nr;
             const size_t cols = N - j0 < nr ? N - j0 : nr;
             float *dst = p->data + k0 * panels * nr + pn * depth * nr;
-            if (cs == 1)                    /* rows of W: down each column of the panel */
-                for (size_t jj = 0; jj < cols; jj++)
-                    for (size_t kk = 0; kk < depth; kk++)
-                        dst[kk * nr + jj] = W[(j0 + jj) * rs + k0 + kk];
-            else                            /* W transposed: along each row of the panel */
+            if (cs == 1)                    /* rows of W: a transpose, by the kernel */
+                k->pack_rows(cols, depth, W + j0 * rs + k0, rs, dst, nr);
+            else if (rs == 1)               /* W transposed: a row of the panel is a copy */
+                for (size_t kk = 0; kk < depth; kk++)
+                    for (size_t jj = 0; jj < cols; jj++)
+                        dst[kk * nr + jj] = W[j0 + jj + (k0 + kk) * cs];
+            else                            /* neither stride 1: along each row of the panel */
                 for (size_t kk = 0; kk < depth; kk++)
                     for (size_t jj = 0; jj < cols; jj++)
                         dst[kk * nr + jj] = W[(j0 + jj) * rs + (k0 + kk) * cs];
@@ -70,11 +72,17 @@ void fast_packed_free(fast_packed *p)
     p->data = NULL;
 }
 static inline __attribute__((always_inline)) void
-pack_a(size_t mr, size_t rows, size_t depth, const float *A, size_t rs, size_t cs, float *Ap)
+pack_a(const fast_kernels *k, size_t rows, size_t depth, const float *A, size_t rs,
+       size_t cs, float *Ap)
 {
+    const size_t mr = k->mr;
     for (size_t i0 = 0; i0 < rows; i0 += mr) {
         float *panel = Ap + i0 * depth;
         const size_t n = rows - i0 < mr ? rows - i0 : mr;       /* rows of A in this panel */
+        if (cs == 1) {                                          /* rows of A: a transpose */
+            k->pack_rows(n, depth, A + i0 * rs, rs, panel, mr);
+            continue;
+        }
         for (size_t kk = 0; kk < depth; kk++) {
             for (size_t r = 0; r < n; r++)
                 panel[kk * mr + r] = A[(i0 + r) * rs + kk * cs];
@@ -139,9 +147,11 @@ mha_status fast_product_strided(const fast_kernels *k, const fast_blocking *b, s
                     for (size_t k0 = 0; Ap != NULL && k0 < K; k0 += kc) {
                         const size_t depth = K - k0 < kc ? K - k0 : kc;
                         if (cs == 1)
-                            pack_a(mr, rows, depth, A + i0 * rs + k0, rs, 1, Ap);
+                            pack_a(k, rows, depth, A + i0 * rs + k0, rs, 1, Ap);
+                        else if (rs == 1)
+                            pack_a(k, rows, depth, A + i0 + k0 * cs, 1, cs, Ap);
                         else
-                            pack_a(mr, rows, depth, A + i0 * rs + k0 * cs, rs, cs, Ap);
+                            pack_a(k, rows, depth, A + i0 * rs + k0 * cs, rs, cs, Ap);
                         for (size_t p = p0; p < p1; p++) {
                             const float *Bp = Wp->data + k0 * Wp->panels * nr + p * depth * nr;
                             const size_t j = p * nr, cols = N - j < nr ? N - j : nr;
