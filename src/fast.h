@@ -17,8 +17,10 @@ typedef struct fast_adamw_rule {       /* the constants of one AdamW step, in fl
 typedef struct fast_kernels {
     const char *name;                      /* "avx512", "avx2" or "scalar" */
     size_t mr, nr, width;
-    /* C (mr, nr) += Ap (K, mr)^T Bp (K, nr): both packed, k-major */
-    void (*product_tile)(size_t K, const float *Ap, const float *Bp, float *C, size_t ldc);
+    /* C (mr, nr) += Ap (K, mr)^T Bp (K, nr): both packed, k-major; with a start row
+       (nr floats), C = start + Ap^T Bp in every row instead, C not read */
+    void (*product_tile)(size_t K, const float *Ap, const float *Bp, float *C, size_t ldc,
+                         const float *start);
     /* dst[k ld + r] = src[r rs + k] for r < n, k < depth, and 0 for n <= r < ld: the
        rows of src become the columns of a k-major panel; n <= ld */
     void (*pack_rows)(size_t n, size_t depth, const float *src, size_t rs, float *dst,

@@ -3,7 +3,7 @@
    kernels_scalar.c, kernels_avx2.c and kernels_avx512.c includes this file
    once, after defining its vector vocabulary (VEC, W, ISA, TARGET, ...). */
 static TARGET void ISA(product_tile)(size_t K, const float *Ap, const float *Bp,
-                                     float *C, size_t ldc)
+                                     float *C, size_t ldc, const float *start)
 {
     VEC acc[GMR][GNV];
     UNROLL for (int r = 0; r < GMR; r++) {
@@ -21,6 +21,12 @@ static TARGET void ISA(product_tile)(size_t K, const float *Ap, const float *Bp,
             UNROLL for (int v = 0; v < GNV; v++)
                 acc[r][v] = VFMA(a, b[v], acc[r][v]);
         }
+    }
+    if (start != NULL) {
+        UNROLL for (int r = 0; r < GMR; r++)
+            UNROLL for (int v = 0; v < GNV; v++)
+                VSTORE(C + r * ldc + v * W, VADD(VLOAD(start + v * W), acc[r][v]));
+        return;
     }
     UNROLL for (int r = 0; r < GMR; r++)
         UNROLL for (int v = 0; v < GNV; v++)

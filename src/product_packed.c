@@ -92,16 +92,17 @@ pack_a(const fast_kernels *k, size_t rows, size_t depth, const float *A, size_t 
     }
 }
 static void kernel_at(const fast_kernels *k, size_t rows, size_t cols, size_t depth,
-                      const float *Ap, const float *Bp, float *C, size_t ldc, float *tile)
+                      const float *Ap, const float *Bp, float *C, size_t ldc, float *tile,
+                      const float *start)
 {
     if (rows == k->mr && cols == k->nr) {
-        k->product_tile(depth, Ap, Bp, C, ldc);
+        k->product_tile(depth, Ap, Bp, C, ldc, start);
         return;
     }
-    for (size_t r = 0; r < k->mr; r++)
+    for (size_t r = 0; start == NULL && r < k->mr; r++)
         for (size_t c = 0; c < k->nr; c++)
             tile[r * k->nr + c] = (r < rows && c < cols) ? C[r * ldc + c] : 0.0f;
-    k->product_tile(depth, Ap, Bp, tile, k->nr);
+    k->product_tile(depth, Ap, Bp, tile, k->nr, start);
     for (size_t r = 0; r < rows; r++)
         memcpy(C + r * ldc, tile + r * k->nr, cols * sizeof *C);
 }
@@ -129,7 +130,7 @@ mha_status fast_product_strided(const fast_kernels *k, const fast_blocking *b, s
     int failed = 0;
     #pragma omp parallel reduction(|:failed)
     {
-        float *Ap = malloc(((mc + mr) * deepest + mr * nr) * sizeof *Ap);
+        float *Ap = malloc(((mc + mr) * deepest + mr * nr + nr) * sizeof *Ap);
         failed = Ap == NULL;
         #pragma omp for schedule(dynamic) collapse(2)
         for (size_t ib = 0; ib < row_blocks; ib++)
@@ -137,9 +138,9 @@ mha_status fast_product_strided(const fast_kernels *k, const fast_blocking *b, s
                 {
                     const size_t i0 = ib * mc, rows = M - i0 < mc ? M - i0 : mc;
                     const size_t p0 = pr * run, p1 = p0 + run < Wp->panels ? p0 + run : Wp->panels;
-                    float *tile = Ap + (mc + mr) * deepest;
+                    float *tile = Ap + (mc + mr) * deepest, *start = tile + mr * nr;
                     const size_t j0 = p0 * nr, j1 = p1 * nr < N ? p1 * nr : N;
-                    for (size_t i = i0; i < i0 + rows && j1 > j0; i++)     /* C starts at the bias */
+                    for (size_t i = i0; K == 0 && i < i0 + rows && j1 > j0; i++)   /* no depth: the bias */
                         if (bias != NULL)
                             memcpy(C + i * ldc + j0, bias + j0, (j1 - j0) * sizeof *C);
                         else
@@ -155,9 +156,11 @@ mha_status fast_product_strided(const fast_kernels *k, const fast_blocking *b, s
                         for (size_t p = p0; p < p1; p++) {
                             const float *Bp = Wp->data + k0 * Wp->panels * nr + p * depth * nr;
                             const size_t j = p * nr, cols = N - j < nr ? N - j : nr;
+                            for (size_t c = 0; k0 == 0 && c < nr; c++)           /* C starts at the bias */
+                                start[c] = bias != NULL && c < cols ? bias[j + c] : 0.0f;
                             for (size_t i = 0; i < rows; i += mr)
                                 kernel_at(k, rows - i < mr ? rows - i : mr, cols, depth, Ap + i * depth,
-                                          Bp, C + (i0 + i) * ldc + j, ldc, tile);
+                                          Bp, C + (i0 + i) * ldc + j, ldc, tile, k0 == 0 ? start : NULL);
                         }
                     }
                 }
