@@ -25,6 +25,11 @@ typedef struct fast_kernels {
        rows of src become the columns of a k-major panel; n <= ld */
     void (*pack_rows)(size_t n, size_t depth, const float *src, size_t rs, float *dst,
                       size_t ld);
+    /* the n rows of a source stored transposed, element (r, k) at src[k cs + r], in panels
+       of ld rows one after another, panel p at dst + p ld depth; the last panel's rows
+       past n are zeros.  Read along the source's rows: k after k, every panel in turn */
+    void (*pack_cols)(size_t n, size_t depth, const float *src, size_t cs, float *dst,
+                      size_t ld);
     /* s (rows, cols) = scale * q (rows, D) kt (D, cols); rows % 4 == 0, cols % width == 0 */
     void (*scores)(size_t rows, size_t cols, size_t D, const float *q, size_t ldq,
                    const float *kt, size_t ldk, float scale, float *s, size_t lds);

@@ -51,6 +51,21 @@ static TARGET void ISA(pack_rows)(size_t n, size_t depth, const float *src, size
                 dst[k * ld + r] = r < n ? src[r * rs + k] : 0.0f;
     }
 }
+
+static TARGET void ISA(pack_cols)(size_t n, size_t depth, const float *src, size_t cs,
+                                  float *dst, size_t ld)
+{
+    for (size_t k = 0; k < depth; k++)
+        for (size_t p0 = 0; p0 < n; p0 += ld)                   /* a panel's first row */
+            for (size_t r0 = p0; r0 < p0 + ld; r0 += W) {
+                const size_t lanes = p0 + ld - r0 < W ? p0 + ld - r0 : W;
+                const size_t have = n <= r0 ? 0 : n - r0 < W ? n - r0 : W;
+                if (k + 8 < depth)                              /* the row eight ahead */
+                    __builtin_prefetch(src + (k + 8) * cs + r0);
+                VSTORE_FIRST(dst + p0 * depth + k * ld + (r0 - p0),
+                             VLOAD_FIRST(src + k * cs + r0, have), lanes);
+            }
+}
 static TARGET float ISA(dot)(const float *x, const float *y, size_t n)
 {
     VEC acc[4] = {VZERO(), VZERO(), VZERO(), VZERO()};
@@ -397,6 +412,7 @@ static TARGET void ISA(fast_adamw)(float *p, float *m, float *v, const float *g,
 const fast_kernels ISA(fast_kernels) = {
     .name = ISA_NAME, .mr = GMR, .nr = GNV * W, .width = ANV * W,
     .product_tile = ISA(product_tile), .pack_rows = ISA(pack_rows),
+    .pack_cols = ISA(pack_cols),
     .scores = ISA(fast_scores), .pv = ISA(fast_pv),
     .row_max = ISA(fast_row_max), .exp_sum = ISA(fast_exp_sum), .scale = ISA(fast_scale),
     .dot = ISA(dot), .axpy = ISA(axpy), .fma_loop = ISA(fma_loop),

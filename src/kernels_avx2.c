@@ -38,8 +38,10 @@
         _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ))
 #define VFMA_FUSED(a, b, c) VFMA(a, b, c)
 #define VTRANSPOSE(t) transpose_avx2(t)
-#define VSTORE_FIRST(p, x, n) _mm256_maskstore_ps(p, _mm256_cmpgt_epi32( \
-        _mm256_set1_epi32((int)(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)), x)
+#define VFIRST_MASK(n) _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n)), \
+                                         _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
+#define VSTORE_FIRST(p, x, n) _mm256_maskstore_ps(p, VFIRST_MASK(n), x)
+#define VLOAD_FIRST(p, n) _mm256_maskload_ps(p, VFIRST_MASK(n))
 static TARGET float hsum_avx2(__m256 x)
 {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));

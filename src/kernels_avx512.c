@@ -38,6 +38,7 @@
 #define VFMA_FUSED(a, b, c) VFMA(a, b, c)
 #define VTRANSPOSE(t) transpose_avx512(t)
 #define VSTORE_FIRST(p, x, n) _mm512_mask_storeu_ps(p, (__mmask16)((1u << (n)) - 1), x)
+#define VLOAD_FIRST(p, n) _mm512_maskz_loadu_ps((__mmask16)((1u << (n)) - 1), p)
 static TARGET void transpose_avx512(__m512 r[16])
 {
     __m512 t[16], u[16];

@@ -36,6 +36,7 @@
 #define VFMA_FUSED(a, b, c) fmaf(a, b, c)             /* rounded once, as the others' VFMA */
 #define VTRANSPOSE(t) ((void)(t))                      /* one row of one element */
 #define VSTORE_FIRST(p, x, n) ((n) > 0 ? (void)(*(p) = (x)) : (void)0)
+#define VLOAD_FIRST(p, n) ((n) > 0 ? *(p) : 0.0f)
 static float pow2i_scalar(float n)
 {
     if (n != n)

@@ -46,6 +46,20 @@ mha_status fast_pack_strided(const fast_kernels *k, const fast_blocking *b, size
         return MHA_ERR_NOMEM;
     if (N % nr != 0)                        /* the last panel's padding must be zero */
         memset(p->data, 0, bytes);
+    if (cs != 1 && rs == 1) {               /* W transposed: runs of panels, by the kernel */
+        const size_t runs = (size_t)omp_get_max_threads();
+        #pragma omp parallel for schedule(static)
+        for (size_t run = 0; run < runs; run++) {
+            const size_t pa = panels * run / runs, pb = panels * (run + 1) / runs;
+            const size_t ja = pa * nr, jb = pb * nr < N ? pb * nr : N;
+            for (size_t k0 = 0; k0 < K && jb > ja; k0 += kc) {
+                const size_t depth = K - k0 < kc ? K - k0 : kc;
+                k->pack_cols(jb - ja, depth, W + ja + k0 * cs, cs,
+                             p->data + k0 * panels * nr + pa * depth * nr, nr);
+            }
+        }
+        return MHA_OK;
+    }
     #pragma omp parallel for schedule(static)
     for (size_t pn = 0; pn < panels; pn++)
         for (size_t k0 = 0; k0 < K; k0 += kc) {
@@ -54,10 +68,6 @@ mha_status fast_pack_strided(const fast_kernels *k, const fast_blocking *b, size
             float *dst = p->data + k0 * panels * nr + pn * depth * nr;
             if (cs == 1)                    /* rows of W: a transpose, by the kernel */
                 k->pack_rows(cols, depth, W + j0 * rs + k0, rs, dst, nr);
-            else if (rs == 1)               /* W transposed: a row of the panel is a copy */
-                for (size_t kk = 0; kk < depth; kk++)
-                    for (size_t jj = 0; jj < cols; jj++)
-                        dst[kk * nr + jj] = W[j0 + jj + (k0 + kk) * cs];
             else                            /* neither stride 1: along each row of the panel */
                 for (size_t kk = 0; kk < depth; kk++)
                     for (size_t jj = 0; jj < cols; jj++)
@@ -76,6 +86,10 @@ pack_a(const fast_kernels *k, size_t rows, size_t depth, const float *A, size_t 
        size_t cs, float *Ap)
 {
     const size_t mr = k->mr;
+    if (cs != 1 && rs == 1) {                   /* A transposed: copies, all panels at once */
+        k->pack_cols(rows, depth, A, cs, Ap, mr);
+        return;
+    }
     for (size_t i0 = 0; i0 < rows; i0 += mr) {
         float *panel = Ap + i0 * depth;
         const size_t n = rows - i0 < mr ? rows - i0 : mr;       /* rows of A in this panel */

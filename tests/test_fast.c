@@ -80,7 +80,7 @@ Test(fast, product_edges_in_every_instruction_set) {
 Test(fast, packing_moves_every_float_exactly) {
     rng r = rng_seeded(93);
     enum { RS = 61, DEEPEST = 53 };
-    float src[32 * RS], dst[32 * DEEPEST + 1];
+    float src[DEEPEST * RS], dst[3 * 32 * DEEPEST + 1];
     for (size_t i = 0; i < sizeof src / sizeof src[0]; i++)
         src[i] = rng_uniform(&r, -2.0f, 2.0f);
     src[3] = -0.0f, src[RS + 17] = NAN;
@@ -89,22 +89,30 @@ Test(fast, packing_moves_every_float_exactly) {
         const fast_kernels *k = every_isa[isa];
         const size_t lds[] = {k->mr, k->nr}, depths[] = {1, 7, 15, 16, 17, DEEPEST};
         for (size_t l = 0; l < 2; l++)
-            for (size_t n = 1; n <= lds[l]; n++)
-                for (size_t d = 0; d < sizeof depths / sizeof depths[0]; d++) {
-                    const size_t ld = lds[l], depth = depths[d];
-                    for (size_t i = 0; i <= depth * ld; i++)
+            for (size_t n = 1; n <= 3 * lds[l] && n <= RS; n++)
+                for (size_t d = 0; d < 2 * sizeof depths / sizeof depths[0]; d++) {
+                    const size_t ld = lds[l], depth = depths[d / 2], cols = d % 2;
+                    const size_t panels = (n + ld - 1) / ld, size = panels * ld * depth;
+                    if (!cols && n > ld)
+                        continue;                       /* pack_rows fills one panel */
+                    for (size_t i = 0; i <= size; i++)
                         dst[i] = 12345.0f;
-                    k->pack_rows(n, depth, src, RS, dst, ld);
-                    for (size_t kk = 0; kk < depth; kk++)
-                        for (size_t row = 0; row < ld; row++) {
-                            const float want = row < n ? src[row * RS + kk] : 0.0f;
-                            cr_assert(memcmp(&dst[kk * ld + row], &want, sizeof want) == 0,
-                                      "%s: n %zu, depth %zu, ld %zu: element (%zu, %zu) "
-                                      "is %g, not %g", k->name, n, depth, ld, kk, row,
-                                      (double)dst[kk * ld + row], (double)want);
+                    if (cols)
+                        k->pack_cols(n, depth, src, RS, dst, ld);
+                    else
+                        k->pack_rows(n, depth, src, RS, dst, ld);
+                    for (size_t row = 0; row < panels * ld; row++)
+                        for (size_t kk = 0; kk < depth; kk++) {
+                            const float want = row >= n ? 0.0f
+                                             : cols ? src[kk * RS + row] : src[row * RS + kk];
+                            const float *got = dst + row / ld * ld * depth + kk * ld + row % ld;
+                            cr_assert(memcmp(got, &want, sizeof want) == 0,
+                                      "%s (%s): n %zu, depth %zu, ld %zu: row %zu, k %zu "
+                                      "is %g, not %g", k->name, cols ? "cols" : "rows", n,
+                                      depth, ld, row, kk, (double)*got, (double)want);
                         }
-                    cr_assert(dst[depth * ld] == 12345.0f, "%s: n %zu, depth %zu, ld %zu: "
-                              "the guard after the panel was written", k->name, n, depth, ld);
+                    cr_assert(dst[size] == 12345.0f, "%s: n %zu, depth %zu, ld %zu: "
+                              "the guard after the panels was written", k->name, n, depth, ld);
                 }
     }
 }
