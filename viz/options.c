@@ -15,8 +15,12 @@ static void usage(void)
           "               [--train | --trained | --designed] [--train-steps N] [--model DIR]\n"
           "               [--screenshot FILE.png | --record DIR --frames N | --quit-after N]\n"
           "\n"
-          "Shows five designed attention heads attending over a sentence that is decoded\n"
-          "one token at a time.  Press ? in the window for the keys.  The keys [ and ]\n"
+          "Shows every attention head of the small GPT trained on Jane Austen's novels\n"
+          "(--model, models/austen if it is found) as it writes, each head's map growing\n"
+          "with every piece; without that model, or with --designed, five designed heads\n"
+          "attending over a sentence decoded one token at a time.  A window opens at\n"
+          "--size, or at 1280x800 cut to the screen.  Press ? in the window for the keys.\n"
+          "In the designed view the keys [ and ]\n"
           "and the slider set the attention temperature T: every attention score is\n"
           "divided by T before the softmax, so T < 1 sharpens the maps and T > 1\n"
           "flattens them.  It is not the sampling temperature of text generation.\n"
@@ -112,7 +116,7 @@ int viz_parse_options(int argc, char **argv, struct viz_options *o)
                       VIZ_MIN_WIDTH, VIZ_MIN_HEIGHT, size);
             return -1;
         }
-        o->width = (int)width, o->height = (int)height;
+        o->width = (int)width, o->height = (int)height, o->size_given = 1;
     }
     if (o->screenshot != NULL && o->record != NULL) {
         viz_error("--screenshot and --record: give one of them");

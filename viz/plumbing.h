@@ -37,6 +37,7 @@ struct viz_options {
     const char *model;                   /* --model DIR: the Austen model's folder */
     size_t step, frames, quit_after, train_steps;
     int width, height;
+    int size_given;                      /* --size: the window keeps it whatever the screen */
     int hover_row, hover_col;            /* --hover I,J, positions from 0; -1 if not given */
     int intro;                           /* --intro: the first explanation in pictures too */
     size_t steps_per_frame;              /* --steps-per-frame: training steps between frames */

@@ -104,10 +104,22 @@ void viz_window_frame(viz_state *s, viz_window *win)
     if (s->save_requested)
         viz_save_window(s, win->renderer, w, h);
 }
+void viz_window_fit(int *width, int *height, int room_width, int room_height)
+{
+    if (room_width > 0 && *width > room_width)
+        *width = room_width > VIZ_MIN_WIDTH ? room_width : VIZ_MIN_WIDTH;
+    if (room_height > 0 && *height > room_height)
+        *height = room_height > VIZ_MIN_HEIGHT ? room_height : VIZ_MIN_HEIGHT;
+}
+
 static int window_loop(viz_state *s, const struct viz_options *o)
 {
+    int width = o->width, height = o->height;
+    SDL_Rect room;
+    if (!o->size_given && SDL_GetDisplayUsableBounds(0, &room) == 0)
+        viz_window_fit(&width, &height, room.w, room.h);
     SDL_Window *window = SDL_CreateWindow("mha-viz: attention heads", SDL_WINDOWPOS_CENTERED,
-                                          SDL_WINDOWPOS_CENTERED, o->width, o->height,
+                                          SDL_WINDOWPOS_CENTERED, width, height,
                                           SDL_WINDOW_RESIZABLE);
     SDL_Renderer *renderer = window ? SDL_CreateRenderer(window, -1, 0) : NULL;
     if (window != NULL)
@@ -122,7 +134,7 @@ static int window_loop(viz_state *s, const struct viz_options *o)
     if (status == VIZ_EXIT_OK) {
         SDL_RendererInfo info;
         SDL_GetRendererInfo(renderer, &info);
-        printf("mha-viz: window %dx%d, renderer %s, driver %s\n", o->width, o->height, info.name,
+        printf("mha-viz: window %dx%d, renderer %s, driver %s\n", width, height, info.name,
                SDL_GetCurrentVideoDriver());
         fflush(stdout);
         win.last = SDL_GetTicks64();

@@ -67,4 +67,5 @@ typedef struct viz_window {
     int fullscreen;                      /* what the window was last told */
 } viz_window;
 void viz_window_frame(viz_state *s, viz_window *window);
+void viz_window_fit(int *width, int *height, int room_width, int room_height);
 #endif

@@ -931,6 +931,40 @@ Test(viewer, the_temperature_is_named_the_attention_temperature,
                           "by T before the softmax") != NULL, "%s", out);
     cr_expect(strstr(out, "It is not the sampling temperature") != NULL, "%s", out);
 }
+Test(viewer, the_help_names_the_view_a_window_opens_with, .init = cr_redirect_stdout) {
+    char *help[] = {"mha-viz", "--help", NULL};
+    cr_expect_eq(viz_main(2, help), VIZ_EXIT_OK);
+    fflush(stdout);
+    char out[4096] = {0};
+    FILE *f = cr_get_redirected_stdout();
+    cr_assert_not_null(f);
+    const size_t n = fread(out, 1, sizeof out - 1, f);
+    out[n] = '\0';
+    for (char *c = out; *c; c++)
+        if (*c == '\n') *c = ' ';
+    const char *austen = strstr(out, "Jane Austen's novels");
+    const char *designed = strstr(out, "designed heads");
+    cr_expect(austen != NULL && designed != NULL && austen < designed,
+              "the Austen model first, then the designed heads: %s", out);
+    cr_expect(strstr(out, "without that model, or with --designed, five designed heads"), "%s",
+              out);
+}
+Test(viewer_options, a_window_fits_the_screen_unless_sized) {
+    struct viz_options o;
+    cr_assert_eq(viz_parse_options(1, (char *[]){"mha-viz", NULL}, &o), 0);
+    cr_expect(!o.size_given);
+    int w = o.width, h = o.height;
+    viz_window_fit(&w, &h, 1024, 768 - 40);                 /* a projector, less a panel */
+    cr_expect(w == 1024 && h == 728, "%dx%d", w, h);
+    w = o.width, h = o.height;
+    viz_window_fit(&w, &h, 2560, 1440);
+    cr_expect(w == o.width && h == o.height, "%dx%d", w, h);
+    w = o.width, h = o.height;
+    viz_window_fit(&w, &h, 320, 200);
+    cr_expect(w == VIZ_MIN_WIDTH && h == VIZ_MIN_HEIGHT, "%dx%d", w, h);
+    cr_assert_eq(viz_parse_options(3, (char *[]){"mha-viz", "--size", "1920x1080", NULL}, &o), 0);
+    cr_expect(o.size_given && o.width == 1920 && o.height == 1080);
+}
 Test(viewer, ablation_reports_the_share_of_the_output_removed) {
     viz_state s;
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
