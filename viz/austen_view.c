@@ -153,7 +153,7 @@ static void draw_side(viz_view *v, const viz_state *s, const viz_austen *a,
     int y = r.y + 6;
     snprintf(line, sizeof line, "sampling temperature %.1f   top-k %zu   seed %llu   %s",
              a->temperature, a->top_k, (unsigned long long)a->seed,
-             s->playing ? "generating" : "");
+             s->playing ? "generating" : "paused: space generates");
     viz_text_fit(v, v->small, line, r.x, y, r.w, viz_ink);
     viz_austen_piece_label(&a->tokenizer, a->ids[b->row], label, sizeof label);
     snprintf(line, sizeof line, "after '%s' (%zu) the model predicts:", label, b->row);
@@ -390,7 +390,7 @@ static int austen_busy(const viz_state *s, const void *data)
 
 static mha_status start_austen(viz_state *s, void *data, const viz_start *how)
 {
-    (void)s;
+    s->playing = 0;                                   /* the space bar starts the writing */
     if (how->picture)
         viz_austen_take_loss(data, 1);
     return MHA_OK;

@@ -230,6 +230,13 @@ Test(austen_viewer, the_viewer_starts_with_the_model_when_it_is_there) {
     cr_expect_eq(s.message[0], '\0');
     cr_expect_eq(viz_start_austen(&s, MODEL, 1), MHA_OK, "%s", s.message);
     cr_expect_eq(s.mode, &viz_austen_mode);
+    const viz_start window = {0, 0, 0};
+    cr_expect_eq(viz_mode_start(&s, &window), MHA_OK, "%s", s.message);
+    const viz_austen *a = viz_mode_data(&s, &viz_austen_mode);
+    const size_t pieces = a->count;
+    viz_tick(&s, 10.0), viz_tick(&s, 10.0);
+    cr_expect(!s.playing && a->count == pieces, "the view wrote by itself: %zu pieces, then "
+              "%zu", pieces, a->count);
     viz_free(&s);
 }
 static const char passage[] =
