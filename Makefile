@@ -425,11 +425,10 @@ golden: | deps deps-bench
 
 # ================================================================ the viewer
 # build/mha-viz, the SDL2 viewer.  Its trained model is the committed
-# checkpoint models/induction/ (written by `mha train --out models/induction`);
-# MHA_MODEL_DIR overrides the compiled-in path at run time.
+# checkpoint models/induction/ (written by `mha train --out models/induction`),
+# found in the working directory or beside the program; MHA_MODEL_DIR overrides it.
 VIZ_PKGS     := sdl2 SDL2_ttf SDL2_image
-VIZ_CFLAGS    = $(shell pkg-config --cflags $(VIZ_PKGS) 2>/dev/null) \
-                -DMHA_MODEL_DIR='"$(CURDIR)/models/induction"'
+VIZ_CFLAGS    = $(shell pkg-config --cflags $(VIZ_PKGS) 2>/dev/null)
 VIZ_LIBS      = $(shell pkg-config --libs $(VIZ_PKGS) 2>/dev/null)
 VIZ_HEADLESS := SDL_VIDEODRIVER=dummy SDL_RENDER_DRIVER=software
 VIZ_OBJ      := $(call objects,viz,viz/main.c)

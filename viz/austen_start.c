@@ -1,29 +1,15 @@
 /* generated from chapters/18-austen-viewer.nw; edit the book, not this file */
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 #include "austen.h"
+#include "training.h"
 #include "viz.h"
-
-static int has_model(const char *dir)
-{
-    char path[VIZ_AUSTEN_PATH + 16];
-    return strlen(dir) < VIZ_AUSTEN_PATH && snprintf(path, sizeof path, "%s/model.txt", dir) > 0
-           && access(path, R_OK) == 0;
-}
 
 mha_status viz_start_austen(viz_state *s, const char *model, int asked)
 {
-    char self[400] = "", beside[512] = "";
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash != NULL)
-            *slash = '\0', snprintf(beside, sizeof beside, "%s/../%s", self, VIZ_AUSTEN_DIR);
-    }
-    const char *dir = model != NULL ? model : has_model(VIZ_AUSTEN_DIR) ? VIZ_AUSTEN_DIR
-                    : beside[0] != '\0' && has_model(beside) ? beside : NULL;
+    char found[VIZ_MODEL_PATH];
+    const char *dir = model != NULL ? model
+                    : viz_model_here_or_beside(VIZ_AUSTEN_DIR, found, sizeof found) ? found : NULL;
     if (dir == NULL) {
         snprintf(s->news, sizeof s->news, "no %s here or beside the program: the designed heads",
                  VIZ_AUSTEN_DIR);

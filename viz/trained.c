@@ -3,16 +3,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "checkpoint.h"
 #include "training.h"
 
-#ifndef MHA_MODEL_DIR
-#define MHA_MODEL_DIR "models/induction"
-#endif
+static int holds_model(const char *dir)
+{
+    char path[VIZ_MODEL_PATH + 16];
+    return strlen(dir) < VIZ_MODEL_PATH && snprintf(path, sizeof path, "%s/model.txt", dir) > 0
+           && access(path, R_OK) == 0;
+}
+
+int viz_model_here_or_beside(const char *name, char *dir, size_t size)
+{
+    if (holds_model(name))
+        return snprintf(dir, size, "%s", name) < (int)size;
+    char self[VIZ_MODEL_PATH] = "";
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    char *slash = n > 0 ? (self[n] = '\0', strrchr(self, '/')) : NULL;
+    if (slash == NULL)
+        return 0;
+    *slash = '\0';
+    return snprintf(dir, size, "%s/../%s", self, name) < (int)size && holds_model(dir);
+}
+
 const char *viz_model_dir(void)
 {
+    static char found[VIZ_MODEL_PATH];
     const char *dir = getenv("MHA_MODEL_DIR");
-    return dir != NULL && dir[0] != '\0' ? dir : MHA_MODEL_DIR;
+    if (dir != NULL && dir[0] != '\0')
+        return dir;
+    return viz_model_here_or_beside("models/induction", found, sizeof found) ? found
+                                                                             : "models/induction";
 }
 void viz_token_label(int token, char label[8])
 {

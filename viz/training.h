@@ -58,7 +58,12 @@ typedef struct viz_trained {
     uint64_t state;                        /* for new sequences */
     char dir[256];
 } viz_trained;
-const char *viz_model_dir(void);
+/* name (a folder relative to a tree) in the working directory if it holds a model.txt,
+   else beside the program (in the folder above the program's): 1 and the path in dir,
+   or 0 if neither holds one or the path is longer than size */
+enum { VIZ_MODEL_PATH = 512 };
+int viz_model_here_or_beside(const char *name, char *dir, size_t size);
+const char *viz_model_dir(void);       /* MHA_MODEL_DIR, else models/induction found so */
 mha_status viz_trained_load(viz_trained *m, const char *dir, char *message, size_t size);
 void viz_trained_free(viz_trained *m);
 void viz_trained_new_sequence(viz_trained *m);

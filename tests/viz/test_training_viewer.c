@@ -187,6 +187,23 @@ Test(training_viewer, the_trained_model_has_an_induction_head) {
     unsetenv("MHA_MODEL_DIR");
     viz_free(&s);
 }
+Test(training_viewer, the_model_is_found_in_the_tree_the_viewer_runs_from) {
+    char dir[VIZ_MODEL_PATH];
+    unsetenv("MHA_MODEL_DIR");
+    cr_assert(viz_model_here_or_beside("models/induction", dir, sizeof dir));
+    cr_expect(strstr(dir, "/../models/induction") != NULL, "%s", dir);
+    cr_expect_str_eq(viz_model_dir(), dir);
+    char model[VIZ_MODEL_PATH + 16];
+    snprintf(model, sizeof model, "%s/model.txt", dir);
+    cr_expect_eq(access(model, R_OK), 0, "%s", model);
+    cr_expect(!viz_model_here_or_beside("models/no-such-model", dir, sizeof dir));
+    cr_assert_eq(chdir(".."), 0);
+    cr_assert(viz_model_here_or_beside("models/induction", dir, sizeof dir));
+    cr_expect_str_eq(dir, "models/induction");
+    setenv("MHA_MODEL_DIR", "/elsewhere", 1);
+    cr_expect_str_eq(viz_model_dir(), "/elsewhere");
+    unsetenv("MHA_MODEL_DIR");
+}
 Test(training_viewer, decoding_the_trained_model_matches_its_forward_pass) {
     viz_trained m;
     char message[512];
