@@ -93,10 +93,11 @@ extern const viz_mode viz_austen_mode;
 void viz_draw_austen(struct viz_view *v, const viz_state *s, const void *data, int width,
                      int height);
 mha_status viz_start_austen(viz_state *s, const char *model, int asked);
-enum { VIZ_AUSTEN_MAPS_MAX = 256, VIZ_AUSTEN_TITLE = 26 };
+enum { VIZ_AUSTEN_MAPS_MAX = 256, VIZ_AUSTEN_TITLE = 26, VIZ_AUSTEN_LEGEND_ROOM = 62 };
 typedef struct austen_layout {
     int width, height;
     SDL_Rect pieces, maps[VIZ_AUSTEN_MAPS_MAX], big, side, breakdown;   /* empty: not shown */
+    SDL_Rect legend;                     /* the colour scale; its labels take LEGEND_ROOM */
     int status_y;
 } austen_layout;
 void viz_austen_layout(const viz_austen *a, int width, int height, double zoom,

@@ -6,13 +6,25 @@
 #include "austen.h"
 #include "viz.h"
 
+/* The colour scale right of the enlarged map, its labels inside the map's
+   height, if it and its labels end before right; else empty. */
+static SDL_Rect legend_beside(SDL_Rect big, int right)
+{
+    const int x = big.x + big.w + 16;
+    if (x + VIZ_AUSTEN_LEGEND_ROOM > right || big.h < 60)
+        return (SDL_Rect){0, 0, 0, 0};
+    return (SDL_Rect){x, big.y + 16, 14, big.h - 36};
+}
+
 static void austen_zoomed(int width, austen_layout *l)
 {
     enum { M = 14, TOP = 112 };
     const int room = l->status_y - TOP - 38, wide = width * 60 / 100;
     const int big = room < wide ? room : wide;
     l->big = (SDL_Rect){M, TOP + 14, big < 8 ? 8 : big, big < 8 ? 8 : big};
-    const int x = l->big.x + l->big.w + 24;
+    l->legend = legend_beside(l->big, width - M - 200);       /* the side keeps 200 */
+    const int x = l->legend.w > 0 ? l->legend.x + VIZ_AUSTEN_LEGEND_ROOM + 8
+                                  : l->big.x + l->big.w + 24;
     l->side = (SDL_Rect){x, l->big.y, width - M - x, l->status_y - 4 - l->big.y};
     l->breakdown = (SDL_Rect){0, 0, 0, 0};
 }
@@ -44,6 +56,7 @@ static void austen_layout_for(int width, int height, size_t N, size_t H, double 
     big = big < width - bx - M ? big : width - bx - M;
     big = big < 8 ? 8 : big;
     l->big = (SDL_Rect){bx, TOP + 14, big, big};
+    l->legend = legend_beside(l->big, width - M);
     l->breakdown = (SDL_Rect){bx, l->big.y + big + 16, width - M - bx,
                               l->status_y - 8 - (l->big.y + big + 16)};
 }
@@ -254,6 +267,8 @@ void viz_draw_austen(viz_view *v, const viz_state *s, const void *data, int widt
     draw_pieces(v, a, &l);
     draw_grid(v, s, a, &l);
     draw_map(v, s, a, a->focus, l.big);
+    if (l.legend.w > 0)
+        viz_draw_legend(v, s, l.legend);
     const size_t H = c->heads;
     snprintf(line, sizeof line, "L%zu H%zu %s, enlarged", a->focus / H, a->focus % H,
              a->roles[a->focus]);

@@ -351,6 +351,9 @@ Test(austen_viewer, every_part_fits_and_zoom_grows_the_map) {
         parts[n++] = (SDL_Rect){l.big.x, l.big.y - 14, l.big.w, l.big.h + 14};
         parts[n++] = l.side;
         parts[n++] = l.breakdown;
+        cr_expect_gt(l.legend.w, 0, "%s: no colour scale", what);
+        parts[n++] = (SDL_Rect){l.legend.x, l.legend.y - 16, VIZ_AUSTEN_LEGEND_ROOM,
+                                l.legend.h + 34};              /* with its labels */
         expect_apart(parts, n, l.width, l.status_y, what);
         s.zoom = 1;
         s.window_width = w, s.window_height = h;
@@ -369,8 +372,10 @@ Test(austen_viewer, every_part_fits_and_zoom_grows_the_map) {
             map = now, scale = viz_scale(w, h, s.zoom);
             viz_austen_layout(a, (int)(w / scale), (int)(h / scale), s.zoom, &l);
             const SDL_Rect zoomed[] = {l.pieces, {l.big.x, l.big.y - 14, l.big.w, l.big.h + 14},
-                                       l.side};
-            expect_apart(zoomed, 3, l.width, l.status_y, what);
+                                       l.side, {l.legend.x, l.legend.y - 16,
+                                                VIZ_AUSTEN_LEGEND_ROOM, l.legend.h + 34}};
+            cr_expect_gt(l.legend.w, 0, "%s zoom %.3g: no colour scale", what, s.zoom);
+            expect_apart(zoomed, 4, l.width, l.status_y, what);
         }
         cr_expect_gt(taken, 0, "%s: no zoom was taken", what);
     }
