@@ -102,4 +102,7 @@ typedef struct austen_layout {
 } austen_layout;
 void viz_austen_layout(const viz_austen *a, int width, int height, double zoom,
                        austen_layout *l);
+/* The boxes of the a->count pieces in the strip r (a box is empty if its piece is not in
+   sight): lines wrapped at r's edge, as many as r holds, the last the query's line. */
+void viz_austen_strip(viz_view *v, const viz_austen *a, SDL_Rect r, SDL_Rect *boxes);
 #endif

@@ -77,28 +77,50 @@ size_t viz_austen_maps(const viz_austen *a, int width, int height, SDL_Rect *map
     memcpy(maps, l.maps, n * sizeof *maps);
     return n;
 }
-static void draw_pieces(viz_view *v, const viz_austen *a, const austen_layout *l)
+enum { STRIP_LINE = 21 };
+void viz_austen_strip(viz_view *v, const viz_austen *a, SDL_Rect r, SDL_Rect *boxes)
 {
-    const SDL_Rect r = l->pieces;
-    const int line = 21;
-    int x = r.x, y = r.y;
     const size_t query = viz_austen_query(a);
+    int x = r.x, line = 0, last = 0;
     for (size_t k = 0; k < a->count; k++) {
         char label[VIZ_AUSTEN_LABEL];
         int w = 0;
         viz_austen_piece_label(&a->tokenizer, a->ids[k], label, sizeof label);
         viz_text_size(v, v->font, label, &w, NULL);
         if (x + w + 8 > r.x + r.w && x > r.x)
-            x = r.x, y += line;
-        if (y + line > r.y + r.h)
-            break;
-        const SDL_Rect box = {x, y, w + 6, line - 3};
-        viz_fill(v, box, k < a->prompt_count ? viz_box : viz_undecoded);
-        viz_outline(v, box, k == query ? viz_emphasis : viz_dim, 1);
-        viz_text(v, v->font, label, x + 3, y + (line - 3) / 2, 0,
-                 k < a->prompt_count ? viz_ink : viz_copy_source, 0);
+            x = r.x, line++;
+        boxes[k] = (SDL_Rect){x, line, w + 6, STRIP_LINE - 3};
+        if (k == query)
+            last = line;
         x += w + 8;
     }
+    const int lines = r.h / STRIP_LINE > 0 ? r.h / STRIP_LINE : 1;
+    const int first = last - lines + 1 > 0 ? last - lines + 1 : 0;
+    for (size_t k = 0; k < a->count; k++)
+        if (boxes[k].y < first || boxes[k].y >= first + lines)
+            boxes[k] = (SDL_Rect){0, 0, 0, 0};
+        else
+            boxes[k].y = r.y + (boxes[k].y - first) * STRIP_LINE;
+}
+
+static void draw_pieces(viz_view *v, const viz_austen *a, const austen_layout *l)
+{
+    SDL_Rect *boxes = malloc((a->count > 0 ? a->count : 1) * sizeof *boxes);
+    if (boxes == NULL)
+        return;                                     /* no strip this frame */
+    viz_austen_strip(v, a, l->pieces, boxes);
+    const size_t query = viz_austen_query(a);
+    for (size_t k = 0; k < a->count; k++) {
+        if (boxes[k].w == 0)
+            continue;
+        char label[VIZ_AUSTEN_LABEL];
+        viz_austen_piece_label(&a->tokenizer, a->ids[k], label, sizeof label);
+        viz_fill(v, boxes[k], k < a->prompt_count ? viz_box : viz_undecoded);
+        viz_outline(v, boxes[k], k == query ? viz_emphasis : viz_dim, 1);
+        viz_text(v, v->font, label, boxes[k].x + 3, boxes[k].y + (STRIP_LINE - 3) / 2, 0,
+                 k < a->prompt_count ? viz_ink : viz_copy_source, 0);
+    }
+    free(boxes);
 }
 static void draw_map(viz_view *v, const viz_state *s, const viz_austen *a, size_t k, SDL_Rect r)
 {

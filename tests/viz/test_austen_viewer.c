@@ -558,6 +558,44 @@ Test(austen_viewer, pieces_wrap_and_stop_at_the_strip_s_end) {
     SDL_FreeSurface(text);
     viz_free(&s);
 }
+Test(austen_viewer, the_strip_scrolls_to_keep_the_query_in_sight) {
+    viz_state s;
+    viz_austen *a = enter(&s);
+    type(&s, "Emma Woodhouse, handsome, clever, and rich, with a comfortable home "
+             "and happy disposition, seemed to unite some of the best blessings of "
+             "existence. She was the youngest of the two daughters of a most "
+             "affectionate, indulgent father; and had, in consequence of her sister's "
+             "marriage, been mistress of his house from a very early period.");
+    cr_assert(!s.typing && a->count > 60, "%zu pieces: %s", a->count, s.message);
+    austen_layout l;
+    viz_austen_layout(a, 1280, 800, s.zoom, &l);
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 1280, 800, 32,
+                                                          SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0);
+    SDL_Rect *boxes = malloc(a->count * sizeof *boxes);
+    cr_assert_not_null(boxes);
+    viz_austen_strip(&view, a, l.pieces, boxes);
+    const SDL_Rect r = l.pieces, last = boxes[a->count - 1];
+    cr_expect(last.w > 0 && last.x >= r.x && last.x + last.w <= r.x + r.w &&
+              last.y >= r.y && last.y + last.h <= r.y + r.h,
+              "the last piece at %d,%d %dx%d, the strip %d,%d %dx%d", last.x, last.y, last.w,
+              last.h, r.x, r.y, r.w, r.h);
+    for (size_t k = 0; k < a->count; k++)
+        cr_expect(boxes[k].w == 0 || (boxes[k].y >= r.y && boxes[k].y + boxes[k].h <= r.y + r.h),
+                  "piece %zu drawn outside the strip", k);
+    cr_expect_eq(boxes[0].w, 0, "the first piece did not scroll out");
+    a->row = 0;
+    viz_austen_strip(&view, a, l.pieces, boxes);
+    cr_expect(boxes[0].w > 0 && boxes[0].y == r.y, "the first piece, chosen, is not in sight");
+    free(boxes);
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    SDL_FreeSurface(surface);
+    TTF_Quit();
+    viz_free(&s);
+}
 Test(austen_viewer, the_piece_that_comes_next_is_marked) {
     viz_state s;
     viz_austen *a = enter(&s);
