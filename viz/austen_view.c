@@ -132,6 +132,13 @@ static void draw_map(viz_view *v, const viz_state *s, const viz_austen *a, size_
                      j <= i ? viz_colour(s->colour_map, w[i * T + j]) : viz_undecoded);
 }
 
+static void cross_out(viz_view *v, SDL_Rect r)         /* a removed head's map */
+{
+    SDL_SetRenderDrawColor(v->renderer, viz_alarm.r, viz_alarm.g, viz_alarm.b, 255);
+    SDL_RenderDrawLine(v->renderer, r.x, r.y, r.x + r.w - 1, r.y + r.h - 1);
+    SDL_RenderDrawLine(v->renderer, r.x + r.w - 1, r.y, r.x, r.y + r.h - 1);
+}
+
 static void draw_grid(viz_view *v, const viz_state *s, const viz_austen *a,
                       const austen_layout *l)
 {
@@ -147,11 +154,8 @@ static void draw_grid(viz_view *v, const viz_state *s, const viz_austen *a,
         viz_text_fit(v, v->small, title, r.x, r.y - 20, r.w + 7, ink);
         viz_text_fit(v, v->small, role + 1, r.x, r.y - 7, r.w + 7, ink);
         draw_map(v, s, a, k, r);
-        if (removed) {
-            SDL_SetRenderDrawColor(v->renderer, viz_alarm.r, viz_alarm.g, viz_alarm.b, 255);
-            SDL_RenderDrawLine(v->renderer, r.x, r.y, r.x + r.w - 1, r.y + r.h - 1);
-            SDL_RenderDrawLine(v->renderer, r.x + r.w - 1, r.y, r.x, r.y + r.h - 1);
-        }
+        if (removed)
+            cross_out(v, r);
         if (k == a->focus)
             viz_outline(v, (SDL_Rect){r.x - 2, r.y - 2, r.w + 4, r.h + 4}, viz_emphasis, 1);
     }
@@ -292,9 +296,13 @@ void viz_draw_austen(viz_view *v, const viz_state *s, const void *data, int widt
     if (l.legend.w > 0)
         viz_draw_legend(v, s, l.legend);
     const size_t H = c->heads;
-    snprintf(line, sizeof line, "L%zu H%zu %s, enlarged", a->focus / H, a->focus % H,
-             a->roles[a->focus]);
-    viz_text_fit(v, v->small, line, l.big.x, l.big.y - 7, l.big.w, viz_emphasis);
+    const int removed = a->model.head_mask[a->focus] != 1.0f;
+    if (removed)
+        cross_out(v, l.big);
+    snprintf(line, sizeof line, "L%zu H%zu %s, enlarged%s", a->focus / H, a->focus % H,
+             a->roles[a->focus], removed ? ": removed, u restores" : "");
+    viz_text_fit(v, v->small, line, l.big.x, l.big.y - 7, l.big.w,
+                 removed ? viz_alarm : viz_emphasis);
     const size_t query = viz_austen_query(a);
     viz_outline(v, viz_cell(&l.big, a->count, query, 0).w > 0
                 ? (SDL_Rect){l.big.x, viz_cell(&l.big, a->count, query, 0).y, l.big.w,

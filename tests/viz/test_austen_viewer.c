@@ -406,8 +406,20 @@ Test(austen_viewer, the_frame_marks_the_removed_and_the_enlarged_heads) {
     viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = (int)enlarged, .row = 3, .col = 1});
     SDL_Surface *pointed = frame_draw(&s, 1280, 800);
     cr_expect_gt(frame_count(pointed, below, viz_box), before + 100, "the readout's box");
+    const SDL_Rect big = l.big;
+    const int big_crossed = frame_same(frame_pixel(plain, big.x, big.y), viz_alarm) &&
+                            frame_same(frame_pixel(plain, big.x + big.w - 1, big.y), viz_alarm);
+    cr_expect(!big_crossed, "the enlarged map of a head that works is crossed out");
+    a->focus = removed;
+    SDL_Surface *gone = frame_draw(&s, 1280, 800);
+    cr_expect(frame_same(frame_pixel(gone, big.x, big.y), viz_alarm) &&
+              frame_same(frame_pixel(gone, big.x + big.w - 1, big.y), viz_alarm),
+              "the removed head's enlarged map is not crossed out");
+    const SDL_Rect title = {big.x, big.y - 14, big.w, 14};
+    cr_expect_gt(frame_count(gone, title, viz_alarm), 20, "its title does not say so");
     SDL_FreeSurface(plain);
     SDL_FreeSurface(pointed);
+    SDL_FreeSurface(gone);
     viz_free(&s);
 }
 Test(austen_viewer, the_sampling_and_the_query_change_as_their_keys_say) {
