@@ -211,15 +211,16 @@ void viz_austen_loss_line(const viz_austen *a, char *line, size_t size)
     const char *updating = a->updating ? " (updating)" : "";
     const size_t pieces = VIZ_AUSTEN_WINDOWS * a->model.config.context;
     if (a->loss_kind == 1 && a->have_base)
-        snprintf(line, size, "held-out loss on %zu pieces: %.3f%s (every head: %.3f)", pieces,
-                 a->loss, updating, a->base_loss);
+        snprintf(line, size, "held-out loss on %zu pieces: %.3f nats a piece%s (every head: "
+                 "%.3f)", pieces, a->loss, updating, a->base_loss);
     else if (a->loss_kind == 1)
-        snprintf(line, size, "held-out loss on %zu pieces: %.3f%s", pieces, a->loss, updating);
+        snprintf(line, size, "held-out loss on %zu pieces: %.3f nats a piece%s", pieces,
+                 a->loss, updating);
     else if (a->updating)
         snprintf(line, size, "held-out loss on %zu pieces: measuring (updating)", pieces);
     else if (a->loss_kind == 2)
-        snprintf(line, size, "held-out loss, heads study: %.3f (every head: %.3f)", a->loss,
-                 a->study_base);
+        snprintf(line, size, "held-out loss of the heads study: %.3f nats a piece (every "
+                 "head: %.3f)", a->loss, a->study_base);
     else
         snprintf(line, size, "no held-out loss: no corpus and no heads study");
 }

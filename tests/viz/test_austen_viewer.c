@@ -294,6 +294,7 @@ Test(austen_viewer, the_held_out_loss_is_measured_in_the_background) {
               a->loss, base);
     viz_austen_loss_line(a, line, sizeof line);
     cr_expect(strstr(line, "(updating)") == NULL, "%s", line);
+    cr_expect(strstr(line, " nats a piece") != NULL, "the loss without its unit: %s", line);
     cr_expect(!viz_busy(&s), "measured: the window sleeps");
     const size_t H = a->model.config.heads;
     const size_t first[1] = {1 * H + 2}, both[2] = {1 * H + 2, 2 * H + 5};
