@@ -424,6 +424,11 @@ mha_status viz_austen_breakdown_of(const viz_austen *a, size_t layer, size_t hea
     free(normed); free(concat); free(q); free(w);
     return status;
 }
+const char *viz_austen_path(const viz_austen *a)
+{
+    return lm_heads_removed(&a->model) == 0 ? "via the KV cache" : "by whole passes";
+}
+
 mha_status viz_austen_generate(viz_austen *a)
 {
     const size_t V = a->model.config.vocab, T = a->model.config.context;

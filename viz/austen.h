@@ -78,6 +78,7 @@ MHA_MUST_CHECK mha_status viz_austen_set_text(viz_austen *a, const char *text);
 MHA_MUST_CHECK mha_status viz_austen_breakdown_of(const viz_austen *a, size_t layer, size_t head,
                                                   size_t row, viz_austen_breakdown *b);
 MHA_MUST_CHECK mha_status viz_austen_generate(viz_austen *a);
+const char *viz_austen_path(const viz_austen *a);     /* how the next piece is computed */
 MHA_MUST_CHECK mha_status viz_austen_restart(viz_austen *a, uint64_t seed);
 void viz_austen_measure(viz_austen *a);
 int viz_austen_take_loss(viz_austen *a, int wait);

@@ -190,9 +190,10 @@ static void draw_side(viz_view *v, const viz_state *s, const viz_austen *a,
     const SDL_Rect r = l->side;
     char line[256], label[VIZ_AUSTEN_LABEL];
     int y = r.y + 6;
-    snprintf(line, sizeof line, "sampling temperature %.1f   top-k %zu   seed %llu   %s",
+    snprintf(line, sizeof line, "sampling temperature %.1f   top-k %zu   seed %llu   %s%s",
              a->temperature, a->top_k, (unsigned long long)a->seed,
-             s->playing ? "generating" : "paused: space generates");
+             s->playing ? "generating " : "paused: space generates",
+             s->playing ? viz_austen_path(a) : "");
     viz_text_fit(v, v->small, line, r.x, y, r.w, viz_ink);
     viz_austen_piece_label(&a->tokenizer, a->ids[b->row], label, sizeof label);
     snprintf(line, sizeof line, "after '%s' (%zu) the model predicts:", label, b->row);

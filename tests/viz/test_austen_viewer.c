@@ -296,6 +296,7 @@ Test(austen_viewer, the_held_out_loss_is_measured_in_the_background) {
     cr_expect(strstr(line, "(updating)") == NULL, "%s", line);
     cr_expect(strstr(line, " nats a piece") != NULL, "the loss without its unit: %s", line);
     cr_expect(!viz_busy(&s), "measured: the window sleeps");
+    cr_expect_str_eq(viz_austen_path(a), "via the KV cache");
     const size_t H = a->model.config.heads;
     const size_t first[1] = {1 * H + 2}, both[2] = {1 * H + 2, 2 * H + 5};
     const double older = loss_without(a, first, 1), newer = loss_without(a, both, 2);
@@ -308,6 +309,7 @@ Test(austen_viewer, the_held_out_loss_is_measured_in_the_background) {
     cr_expect_eq(shown_until_measured(&s, a, older), 0, "the superseded loss was shown");
     cr_expect(a->loss == newer && a->loss_kind == 1, "%.17g %.17g", a->loss, newer);
     cr_expect_eq(lm_heads_removed(&a->model), 2);
+    cr_expect_str_eq(viz_austen_path(a), "by whole passes");
     press(&s, SDLK_u);
     shown_until_measured(&s, a, NAN);
     const size_t third[1] = {3 * H + 1};
