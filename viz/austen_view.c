@@ -168,6 +168,8 @@ static void draw_hover(viz_view *v, const viz_state *s, const viz_austen *a,
     if (k < 0 || i < 0 || j < 0 || (size_t)i >= a->count || (size_t)j >= a->count ||
         (size_t)k >= a->model.config.layers * H)
         return;
+    if (l->maps[0].w == 0 && (size_t)k != a->focus)
+        return;                          /* zoomed: the head pointed at is no longer shown */
     char query[VIZ_AUSTEN_LABEL], key[VIZ_AUSTEN_LABEL], line[256];
     viz_austen_piece_label(&a->tokenizer, a->ids[i], query, sizeof query);
     viz_austen_piece_label(&a->tokenizer, a->ids[j], key, sizeof key);

@@ -409,6 +409,15 @@ Test(austen_viewer, the_frame_marks_the_removed_and_the_enlarged_heads) {
     viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = (int)enlarged, .row = 3, .col = 1});
     SDL_Surface *pointed = frame_draw(&s, 1280, 800);
     cr_expect_gt(frame_count(pointed, below, viz_box), before + 100, "the readout's box");
+    viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = 0, .row = 3, .col = 1});
+    s.window_width = 1280, s.window_height = 800;
+    press(&s, SDLK_PLUS);
+    cr_assert_gt(s.zoom, 1.0, "%s", s.message);
+    SDL_Surface *zoomed = frame_draw(&s, 1280, 800);
+    cr_expect_eq(frame_count(zoomed, below, viz_box), before,
+                 "zoomed in, the readout describes a head no longer shown");
+    SDL_FreeSurface(zoomed);
+    press(&s, SDLK_MINUS);
     const SDL_Rect big = l.big;
     const int big_crossed = frame_same(frame_pixel(plain, big.x, big.y), viz_alarm) &&
                             frame_same(frame_pixel(plain, big.x + big.w - 1, big.y), viz_alarm);
