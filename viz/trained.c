@@ -20,11 +20,16 @@ int viz_model_here_or_beside(const char *name, char *dir, size_t size)
         return snprintf(dir, size, "%s", name) < (int)size;
     char self[VIZ_MODEL_PATH] = "";
     const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    char *slash = n > 0 ? (self[n] = '\0', strrchr(self, '/')) : NULL;
-    if (slash == NULL)
+    if (n <= 0)
         return 0;
-    *slash = '\0';
-    return snprintf(dir, size, "%s/../%s", self, name) < (int)size && holds_model(dir);
+    self[n] = '\0';
+    for (char *slash = strrchr(self, '/'); slash != NULL && slash != self;
+         slash = strrchr(self, '/')) {
+        *slash = '\0';                                  /* the next folder up */
+        if (snprintf(dir, size, "%s/%s", self, name) < (int)size && holds_model(dir))
+            return 1;
+    }
+    return 0;
 }
 
 const char *viz_model_dir(void)

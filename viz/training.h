@@ -59,8 +59,8 @@ typedef struct viz_trained {
     char dir[256];
 } viz_trained;
 /* name (a folder relative to a tree) in the working directory if it holds a model.txt,
-   else beside the program (in the folder above the program's): 1 and the path in dir,
-   or 0 if neither holds one or the path is longer than size */
+   else in the nearest folder at or above the program's that holds name/model.txt: 1 and
+   the path in dir, or 0 if none does or the path is longer than size */
 enum { VIZ_MODEL_PATH = 512 };
 int viz_model_here_or_beside(const char *name, char *dir, size_t size);
 const char *viz_model_dir(void);       /* MHA_MODEL_DIR, else models/induction found so */
