@@ -559,6 +559,16 @@ Test(austen_viewer, the_keys_of_playing_typing_and_pointing) {
     SDL_FreeSurface(said);
     viz_free(&s);
 }
+/* Types the first two sentences of Emma, more pieces than a line holds. */
+static void type_opening_of_emma(viz_state *s, const viz_austen *a)
+{
+    type(s, "Emma Woodhouse, handsome, clever, and rich, with a comfortable home "
+            "and happy disposition, seemed to unite some of the best blessings of "
+            "existence. She was the youngest of the two daughters of a most "
+            "affectionate, indulgent father; and had, in consequence of her sister's "
+            "marriage, been mistress of his house from a very early period.");
+    cr_assert(!s->typing && a->count > 60, "%zu pieces: %s", a->count, s->message);
+}
 Test(austen_viewer, pieces_wrap_and_stop_at_the_strip_s_end) {
     viz_state s;
     viz_austen *a = enter(&s);
@@ -567,12 +577,7 @@ Test(austen_viewer, pieces_wrap_and_stop_at_the_strip_s_end) {
     const SDL_Rect r = l.pieces, second = {r.x, r.y + r.h / 2, r.w, r.h / 2},
                    under = {r.x, r.y + r.h, r.w, 6};
     SDL_Surface *prompt = frame_draw(&s, 1280, 800);
-    type(&s, "Emma Woodhouse, handsome, clever, and rich, with a comfortable home "
-             "and happy disposition, seemed to unite some of the best blessings of "
-             "existence. She was the youngest of the two daughters of a most "
-             "affectionate, indulgent father; and had, in consequence of her sister's "
-             "marriage, been mistress of his house from a very early period.");
-    cr_assert(!s.typing && a->count > 60, "%zu pieces: %s", a->count, s.message);
+    type_opening_of_emma(&s, a);
     SDL_Surface *text = frame_draw(&s, 1280, 800);
     cr_expect_eq(frame_count(prompt, second, viz_box), 0, "the prompt fits one line");
     cr_expect_gt(frame_count(text, second, viz_box), 100, "the text's second line");
@@ -585,12 +590,7 @@ Test(austen_viewer, pieces_wrap_and_stop_at_the_strip_s_end) {
 Test(austen_viewer, the_strip_scrolls_to_keep_the_query_in_sight) {
     viz_state s;
     viz_austen *a = enter(&s);
-    type(&s, "Emma Woodhouse, handsome, clever, and rich, with a comfortable home "
-             "and happy disposition, seemed to unite some of the best blessings of "
-             "existence. She was the youngest of the two daughters of a most "
-             "affectionate, indulgent father; and had, in consequence of her sister's "
-             "marriage, been mistress of his house from a very early period.");
-    cr_assert(!s.typing && a->count > 60, "%zu pieces: %s", a->count, s.message);
+    type_opening_of_emma(&s, a);
     austen_layout l;
     viz_austen_layout(a, 1280, 800, s.zoom, &l);
     SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 1280, 800, 32,

@@ -901,6 +901,21 @@ Test(viewer, cut_labels_end_with_an_ellipsis) {
         cr_expect_str_eq(label, cases[k][1], "'%s' labelled '%s'", cases[k][0], label);
     }
 }
+/* What mha-viz --help prints, read from the redirected standard output of a
+   test started with .init = cr_redirect_stdout, with its lines joined by
+   spaces, since its sentences run over lines. */
+static void read_help(char out[4096])
+{
+    char *help[] = {"mha-viz", "--help", NULL};
+    cr_expect_eq(viz_main(2, help), VIZ_EXIT_OK);
+    fflush(stdout);
+    FILE *f = cr_get_redirected_stdout();
+    cr_assert_not_null(f);
+    const size_t n = fread(out, 1, 4095, f);
+    out[n] = '\0';
+    for (char *c = out; *c; c++)
+        if (*c == '\n') *c = ' ';
+}
 Test(viewer, the_temperature_is_named_the_attention_temperature,
      .init = cr_redirect_stdout) {
     int keys = 0, divides = 0;
@@ -917,31 +932,15 @@ Test(viewer, the_temperature_is_named_the_attention_temperature,
     viz_temperature_label(&s, label, sizeof label);
     cr_expect_str_eq(label, "attention temperature 1.5");
     viz_free(&s);
-    char *help[] = {"mha-viz", "--help", NULL};
-    cr_expect_eq(viz_main(2, help), VIZ_EXIT_OK);
-    fflush(stdout);
-    char out[4096] = {0};
-    FILE *f = cr_get_redirected_stdout();
-    cr_assert_not_null(f);
-    const size_t n = fread(out, 1, sizeof out - 1, f);
-    out[n] = '\0';
-    for (char *c = out; *c; c++)
-        if (*c == '\n') *c = ' ';                      /* sentences run over lines */
+    char out[4096];
+    read_help(out);
     cr_expect(strstr(out, "the attention temperature T: every attention score is divided "
                           "by T before the softmax") != NULL, "%s", out);
     cr_expect(strstr(out, "It is not the sampling temperature") != NULL, "%s", out);
 }
 Test(viewer, the_help_names_the_view_a_window_opens_with, .init = cr_redirect_stdout) {
-    char *help[] = {"mha-viz", "--help", NULL};
-    cr_expect_eq(viz_main(2, help), VIZ_EXIT_OK);
-    fflush(stdout);
-    char out[4096] = {0};
-    FILE *f = cr_get_redirected_stdout();
-    cr_assert_not_null(f);
-    const size_t n = fread(out, 1, sizeof out - 1, f);
-    out[n] = '\0';
-    for (char *c = out; *c; c++)
-        if (*c == '\n') *c = ' ';
+    char out[4096];
+    read_help(out);
     const char *austen = strstr(out, "Jane Austen's novels");
     const char *designed = strstr(out, "designed heads");
     cr_expect(austen != NULL && designed != NULL && austen < designed,
