@@ -118,6 +118,30 @@ mha_status viz_austen_set_text(viz_austen *a, const char *text)
     free(ids);
     return status;
 }
+mha_status viz_austen_take_text(viz_austen *a, const char *text, char *why, size_t size)
+{
+    const size_t n = strlen(text), T = a->model.config.context;
+    if (n >= sizeof a->prompt) {
+        snprintf(why, size, "a text of %zu bytes; the view takes at most %zu", n,
+                 sizeof a->prompt - 1);
+        return MHA_ERR_ARG;
+    }
+    const mha_status status = viz_austen_set_text(a, text);
+    if (status == MHA_ERR_SHAPE) {
+        uint32_t ids[sizeof a->prompt];
+        size_t count = 0;
+        if (bpe_encode(&a->tokenizer, (const unsigned char *)text, n, ids, &count) != MHA_OK)
+            count = 0;
+        if (count == 0)
+            snprintf(why, size, "no pieces");
+        else
+            snprintf(why, size, "%zu pieces; the model's context holds %zu", count, T);
+        return MHA_ERR_ARG;
+    }
+    if (status != MHA_OK)
+        snprintf(why, size, "%s", mha_status_message(status));
+    return status;
+}
 static int measure_in_background(void *data)
 {
     viz_austen *a = data;

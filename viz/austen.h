@@ -75,6 +75,9 @@ MHA_MUST_CHECK mha_status viz_austen_load(viz_austen *a, const char *dir, const 
 void viz_austen_free(viz_austen *a);
 MHA_MUST_CHECK mha_status viz_austen_run(viz_austen *a);
 MHA_MUST_CHECK mha_status viz_austen_set_text(viz_austen *a, const char *text);
+/* --text: as viz_austen_set_text, and a text refused says why in why[0..size-1] */
+MHA_MUST_CHECK mha_status viz_austen_take_text(viz_austen *a, const char *text, char *why,
+                                               size_t size);
 MHA_MUST_CHECK mha_status viz_austen_breakdown_of(const viz_austen *a, size_t layer, size_t head,
                                                   size_t row, viz_austen_breakdown *b);
 MHA_MUST_CHECK mha_status viz_austen_generate(viz_austen *a);

@@ -24,6 +24,8 @@ static void usage(void)
           "and the slider set the attention temperature T: every attention score is\n"
           "divided by T before the softmax, so T < 1 sharpens the maps and T > 1\n"
           "flattens them.  It is not the sampling temperature of text generation.\n"
+          "  --text \"WORDS\"         the Austen view's prompt (up to its model's context of\n"
+          "                         pieces) or the designed view's sentence (1 to 32 words)\n"
           "  --screenshot FILE.png  draw one state (after --step K tokens) without a window;\n"
           "                         - writes the PNG to standard output\n"
           "  --record DIR           write DIR/frame-0001.png ... one token apart, no window\n"

@@ -157,6 +157,22 @@ static int real_display(void)
     return getenv("SDL_VIDEODRIVER") != NULL ||
            (driver != NULL && strcmp(driver, "offscreen") != 0 && strcmp(driver, "dummy") != 0);
 }
+static mha_status take_text(viz_state *s, const char *text)
+{
+    char why[VIZ_WHY_SIZE];
+    viz_austen *a = s->mode == &viz_austen_mode ? viz_mode_data(s, &viz_austen_mode) : NULL;
+    mha_status status = a != NULL ? viz_austen_take_text(a, text, why, sizeof why)
+                                  : viz_set_text(s, text);
+    if (status != MHA_OK && a == NULL)
+        viz_text_rule(why, sizeof why, text, 0);
+    if (status != MHA_OK) {
+        char line[VIZ_WHY_SIZE + 16];
+        snprintf(line, sizeof line, "--text: %s", why);
+        viz_fit_message(s->message, sizeof s->message, line);
+        status = MHA_ERR_ARG;
+    }
+    return status;
+}
 int viz_main(int argc, char **argv)
 {
     struct viz_options o;
@@ -177,7 +193,8 @@ int viz_main(int argc, char **argv)
         return VIZ_EXIT_FAILURE;
     }
     viz_state s;
-    if (viz_init(&s, o.text) != MHA_OK) {
+    const int austen_first = o.mode == NULL;          /* the text waits for the view found */
+    if (viz_init(&s, austen_first ? NULL : o.text) != MHA_OK) {
         char rule[128];
         viz_text_rule(rule, sizeof rule, o.text, 0);
         viz_error("--text: %s", rule);
@@ -193,6 +210,8 @@ int viz_main(int argc, char **argv)
             snprintf(viz_austen_dir, sizeof viz_austen_dir, "%s", o.model);
         mha_status ready = o.mode != NULL ? viz_switch_mode(&s, viz_mode_find(o.mode))
                                           : viz_start_austen(&s, o.model, o.model != NULL);
+        if (ready == MHA_OK && austen_first && o.text != NULL)
+            ready = take_text(&s, o.text);
         if (ready == MHA_OK)
             ready = viz_mode_start(&s, &how);
         if (ready != MHA_OK) {

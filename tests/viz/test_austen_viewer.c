@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include "austen.h"
 #include "frame.h"
 #include "head_roles.h"
@@ -558,6 +559,31 @@ Test(austen_viewer, the_keys_of_playing_typing_and_pointing) {
     cr_expect_gt(frame_count(said, status, viz_alarm), 20, "the message in the status line");
     SDL_FreeSurface(said);
     viz_free(&s);
+}
+Test(austen_viewer, a_text_on_the_command_line_follows_the_view_s_rules,
+     .init = cr_redirect_stderr) {
+    char forty[400] = "", many[400] = "", *png = "/tmp/mha-viz-text.png";
+    for (int k = 0; k < 40; k++)
+        strcat(forty, k ? " word" : "word");
+    for (int k = 0; k < 100; k++)
+        strcat(many, "x. ");
+    unlink(png);
+    char *austen[] = {"mha-viz", "--model", MODEL, "--text", forty, "--screenshot", png, NULL};
+    cr_expect_eq(viz_main(7, austen), VIZ_EXIT_OK, "forty words in the Austen view");
+    cr_expect_eq(access(png, F_OK), 0, "no picture of forty words");
+    unlink(png);
+    char *designed[] = {"mha-viz", "--designed", "--text", forty, "--screenshot", png, NULL};
+    cr_expect_eq(viz_main(6, designed), VIZ_EXIT_USAGE);
+    char *longer[] = {"mha-viz", "--model", MODEL, "--text", many, "--screenshot", png, NULL};
+    cr_expect_eq(viz_main(7, longer), VIZ_EXIT_USAGE);
+    cr_expect_neq(access(png, F_OK), 0, "a picture of a refused text");
+    fflush(stderr);
+    char out[1024] = {0};
+    FILE *f = cr_get_redirected_stderr();
+    cr_assert_not_null(f);
+    out[fread(out, 1, sizeof out - 1, f)] = '\0';
+    cr_expect_str_eq(out, "mha-viz: --text: a sentence is 1 to 32 words\n"
+                          "mha-viz: --text: 300 pieces; the model's context holds 128\n");
 }
 /* Types the first two sentences of Emma, more pieces than a line holds. */
 static void type_opening_of_emma(viz_state *s, const viz_austen *a)
