@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "austen.h"
 #include "options.h"
 #include "printable.h"
 #include "viz.h"
@@ -155,4 +156,11 @@ void viz_press_keys(viz_state *s, const char *keys)
         viz_handle_event(s, &key, NULL);
         viz_handle_event(s, &typed, NULL);
     }
+}
+void viz_point_at(viz_state *s, int row, int col)
+{
+    const viz_austen *a = s->mode == &viz_austen_mode ? viz_mode_data(s, &viz_austen_mode)
+                                                      : NULL;
+    const int head = a != NULL ? (int)a->focus : (int)s->focus;
+    viz_act(s, &(viz_action){.kind = VIZ_POINT, .head = head, .row = row, .col = col});
 }

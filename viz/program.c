@@ -222,8 +222,7 @@ int viz_main(int argc, char **argv)
             if (o.press != NULL)
                 viz_press_keys(&s, o.press);
             if (o.hover_row >= 0)
-                viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = (int)s.focus, .row = o.hover_row,
-                                          .col = o.hover_col});
+                viz_point_at(&s, o.hover_row, o.hover_col);
             if (o.screenshot != NULL || o.record != NULL)
                 s.playing = 0;
             s.intro = o.intro || (o.screenshot == NULL && o.record == NULL && o.press == NULL &&

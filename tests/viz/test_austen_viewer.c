@@ -585,6 +585,20 @@ Test(austen_viewer, a_text_on_the_command_line_follows_the_view_s_rules,
     cr_expect_str_eq(out, "mha-viz: --text: a sentence is 1 to 32 words\n"
                           "mha-viz: --text: 300 pieces; the model's context holds 128\n");
 }
+Test(austen_viewer, hover_points_into_the_enlarged_head) {
+    viz_state s;
+    viz_austen *a = enter(&s);
+    s.focus = 1;                                       /* the designed sentence's */
+    viz_point_at(&s, 5, 2);
+    cr_expect(s.hover_head == (int)a->focus && s.hover_row == 5 && s.hover_col == 2,
+              "head %d, row %d, col %d; the enlarged head is %zu", s.hover_head, s.hover_row,
+              s.hover_col, a->focus);
+    viz_press_keys(&s, "\t");
+    cr_assert_neq(a->focus, 0);
+    viz_point_at(&s, 3, 1);
+    cr_expect_eq(s.hover_head, (int)a->focus);
+    viz_free(&s);
+}
 /* Types the first two sentences of Emma, more pieces than a line holds. */
 static void type_opening_of_emma(viz_state *s, const viz_austen *a)
 {
