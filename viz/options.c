@@ -164,3 +164,9 @@ void viz_point_at(viz_state *s, int row, int col)
     const int head = a != NULL ? (int)a->focus : (int)s->focus;
     viz_act(s, &(viz_action){.kind = VIZ_POINT, .head = head, .row = row, .col = col});
 }
+void viz_settle(viz_state *s)
+{
+    viz_austen *a = s->mode == &viz_austen_mode ? viz_mode_data(s, &viz_austen_mode) : NULL;
+    if (a != NULL)
+        viz_austen_take_loss(a, 1);
+}

@@ -45,6 +45,7 @@ struct viz_options {
 int viz_parse_options(int argc, char **argv, struct viz_options *options);
 void viz_press_keys(viz_state *s, const char *keys);
 void viz_point_at(viz_state *s, int row, int col);   /* --hover: in the enlarged head */
+void viz_settle(viz_state *s);     /* a picture waits for what the keys set measuring */
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
 #endif

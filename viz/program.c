@@ -223,8 +223,10 @@ int viz_main(int argc, char **argv)
                 viz_press_keys(&s, o.press);
             if (o.hover_row >= 0)
                 viz_point_at(&s, o.hover_row, o.hover_col);
-            if (o.screenshot != NULL || o.record != NULL)
+            if (o.screenshot != NULL || o.record != NULL) {
                 s.playing = 0;
+                viz_settle(&s);
+            }
             s.intro = o.intro || (o.screenshot == NULL && o.record == NULL && o.press == NULL &&
                                   o.hover_row < 0);         /* a new window explains itself */
             if (o.screenshot != NULL) {

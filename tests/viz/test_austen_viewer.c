@@ -599,6 +599,30 @@ Test(austen_viewer, hover_points_into_the_enlarged_head) {
     cr_expect_eq(s.hover_head, (int)a->focus);
     viz_free(&s);
 }
+Test(austen_viewer, a_picture_waits_for_the_loss_a_removal_asked_for) {
+    char path[] = "/tmp/mha-valid-XXXXXX";
+    const int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    cr_assert_not_null(f);
+    for (int k = 0; k < 4; k++)
+        fputs(passage, f);
+    fclose(f);
+    snprintf(viz_austen_valid, sizeof viz_austen_valid, "%s", path);
+    viz_state s;
+    viz_austen *a = enter(&s);
+    unlink(path);
+    viz_austen_valid[0] = '\0';
+    viz_settle(&s);
+    const double whole = a->loss;
+    viz_press_keys(&s, "x");
+    cr_assert(a->updating, "removing a head measures the loss again");
+    viz_settle(&s);
+    char line[256];
+    viz_austen_loss_line(a, line, sizeof line);
+    cr_expect(!a->updating && strstr(line, "updating") == NULL, "%s", line);
+    cr_expect(a->loss != whole, "the loss without the head is %g, with it %g", a->loss, whole);
+    viz_free(&s);
+}
 /* Types the first two sentences of Emma, more pieces than a line holds. */
 static void type_opening_of_emma(viz_state *s, const viz_austen *a)
 {
