@@ -51,7 +51,7 @@ LDLIBS  := -lm
 
 .PHONY: all viz-idle-cpu deps deps-tangle deps-bench deps-onnx deps-corpus deps-coverage tangle test corpus austen-baselines austen-model \
         austen-figures austen-quick austen-check austen-heads austen-prune heads-study \
-        induction-heads austen-repeat austen-run circuit-model circuit-figures bench-lm lm-torch-check \
+        induction-heads austen-repeat austen-run circuit-model circuit-figures bench-lm profile-lm lm-torch-check \
         test-viz \
         check lint check-tangle check-figures clang-build book \
         book-student demo figures bench golden train-figure clean sanitize valgrind tsan fuzz \
@@ -324,6 +324,8 @@ RUN_bytes-256 := --vocab 256 --layers 2 --context 256 --batch 8 --steps 4000 --e
                  --repeat 1.0
 RUN_circuit   := --vocab 256 --layers 2 --context 128 --batch 8 --steps 24000 --eval-every 500 \
                  --repeat 0.5
+RUN_pieces    := --tokenizer models/austen --layers 2 --context 256 --batch 8 --steps 8000 \
+                 --eval-every 250 --repeat 0.25
 AUSTEN_RUN ?= circuit
 $(AUSTEN_RUNS_WORK)/random.txt $(AUSTEN_RUNS_WORK)/random-valid.txt:
 	@mkdir -p $(AUSTEN_RUNS_WORK)
@@ -800,6 +802,10 @@ bench: $(BUILD)/mha $(BUILD)/sgemm-openblas | deps deps-bench
 	bash tools/bench.sh $(BUILD) $(BENCH_THREADS) "$(CC) $(CFLAGS)"
 bench-lm: $(BUILD)/mha $(BUILD)/sgemm-openblas | deps deps-bench
 	BENCH_ONLY=lm bash tools/bench.sh $(BUILD) $(BENCH_THREADS) "$(CC) $(CFLAGS)"
+# The step's profile by part (chapter "Measuring"), from perf's samples on each
+# instruction set of this machine; never run by make check.
+profile-lm: $(BUILD)/mha
+	bash tools/lm-profile.sh $(BUILD) $(BENCH_THREADS)
 
 clean:
 	rm -rf $(BUILD)

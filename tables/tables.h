@@ -1,4 +1,4 @@
-/* generated from chapters/06-kv-cache.nw, chapters/10-terminal-heads.nw, chapters/11-designed-heads.nw, chapters/13-learning.nw, chapters/15-language-model.nw, chapters/16-austen-model.nw, chapters/17-austen-heads.nw, chapters/20-command.nw, chapters/23-demo-command.nw, chapters/27-book-tables.nw; edit the book, not this file */
+/* generated from chapters/06-kv-cache.nw, chapters/10-terminal-heads.nw, chapters/11-designed-heads.nw, chapters/13-learning.nw, chapters/15-language-model.nw, chapters/16-austen-model.nw, chapters/17-austen-heads.nw, chapters/20-command.nw, chapters/23-demo-command.nw, chapters/24-measuring.nw, chapters/27-book-tables.nw; edit the book, not this file */
 #ifndef MHA_TABLES_H
 #define MHA_TABLES_H
 /* The book's table printers: each writes one table, or the numbers the
@@ -131,6 +131,23 @@ void mha_print_austen_circuit_numbers(FILE *out);
 void mha_print_austen_circuit_names(FILE *out);
 void mha_print_command_summary(FILE *out);
 void mha_print_demo_sample(FILE *out);
+enum { LM_PROFILE_PARTS = 14, LM_PROFILE_RUNS = 4 };
+/* figures/lm-profile.txt: one column (run) for each instruction set */
+typedef struct {
+    char machine[400];
+    size_t runs;
+    char isa[LM_PROFILE_RUNS][16];
+    double threads[LM_PROFILE_RUNS], steps[LM_PROFILE_RUNS], seconds[LM_PROFILE_RUNS];
+    double samples[LM_PROFILE_RUNS][LM_PROFILE_PARTS], total[LM_PROFILE_RUNS];
+} lm_profile;
+extern const char *const lm_profile_part[LM_PROFILE_PARTS];    /* the file's names */
+/* 1 when the file is read whole; 0, with *p empty, when it is missing or wrong */
+int mha_read_lm_profile(const char *path, lm_profile *p);
+/* part's share of run's samples, in percent */
+double lm_profile_share(const lm_profile *p, size_t run, size_t part);
+void mha_print_lm_profile_from(FILE *out, const char *path, int numbers);
+void mha_print_lm_profile(FILE *out);
+void mha_print_lm_profile_numbers(FILE *out);
 /* n with thin spaces between groups of three digits, in buf; returns buf. */
 const char *format_count(char buf[64], unsigned long long n);
 /* flops in millions: three significant digits below 100, else grouped. */

@@ -1,4 +1,4 @@
-/* generated from chapters/06-kv-cache.nw, chapters/10-terminal-heads.nw, chapters/11-designed-heads.nw, chapters/13-learning.nw, chapters/15-language-model.nw, chapters/16-austen-model.nw, chapters/17-austen-heads.nw, chapters/20-command.nw, chapters/23-demo-command.nw, chapters/27-book-tables.nw; edit the book, not this file */
+/* generated from chapters/06-kv-cache.nw, chapters/10-terminal-heads.nw, chapters/11-designed-heads.nw, chapters/13-learning.nw, chapters/15-language-model.nw, chapters/16-austen-model.nw, chapters/17-austen-heads.nw, chapters/20-command.nw, chapters/23-demo-command.nw, chapters/24-measuring.nw, chapters/27-book-tables.nw; edit the book, not this file */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +38,8 @@ static const struct table tables[] = {
     {"austen-circuit-names.tex", mha_print_austen_circuit_names},
     {"command-summary.tex", mha_print_command_summary},
     {"demo-sample.tex", mha_print_demo_sample},
+    {"lm-profile.tex", mha_print_lm_profile},
+    {"lm-profile-numbers.tex", mha_print_lm_profile_numbers},
     {"params.tex", mha_print_param_table},
     {"flops.tex", mha_print_flop_table},
     {"numbers.tex", mha_print_numbers},

@@ -985,6 +985,90 @@ Test(lm_figures, the_samples_are_set_with_their_prompt) {
     cr_expect_eq(quotes, 2, "%s", samples);
     free(samples);
 }
+static char *print_profile(const char *text, int numbers)
+{
+    char path[] = "/tmp/mha-profile-XXXXXX", *out = NULL;
+    size_t size = 0;
+    const int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    FILE *f = open_memstream(&out, &size);
+    cr_assert_not_null(f);
+    mha_print_lm_profile_from(f, path, numbers);
+    fclose(f);
+    unlink(path);
+    return out;
+}
+
+Test(lm_figures, the_profile_gives_each_part_its_share_of_the_samples) {
+    const char *file = "# a machine\n"
+                       "run=avx512 threads=2 steps=20 seconds=4.00\n"
+                       "part=products run=avx512 samples=600\n"
+                       "part=waiting run=avx512 samples=300\n"
+                       "part=gelu run=avx512 samples=60\npart=copies run=avx512 samples=40\n"
+                       "run=scalar threads=2 steps=20 seconds=10.00\n"
+                       "part=products run=scalar samples=900\n"
+                       "part=softmax run=scalar samples=100\n";
+    char *table = print_profile(file, 0), *numbers = print_profile(file, 1);
+    const char *rows[] = {"part of the step & avx512 & scalar \\\\",
+                          "products (the micro-kernel) & 60.0\\% & 90.0\\% \\\\",
+                          "exponentials and row sums & 0.0\\% & 10.0\\% \\\\",
+                          "GELU and its derivative & 6.0\\% & 0.0\\% \\\\",
+                          "threads waiting & 30.0\\% & 0.0\\% \\\\",
+                          "seconds for 20 steps & 4.0 & 10.0 \\\\"};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        cr_expect(strstr(table, rows[i]) != NULL, "%s not in\n%s", rows[i], table);
+    const char *macros[] = {"\\gdef\\LmProfileProducts{60}", "\\gdef\\LmProfileWaiting{30}",
+                            "\\gdef\\LmProfileElementwise{10}", "\\gdef\\LmProfileSteps{20}",
+                            "\\gdef\\LmProfileScalarTimes{2.5}",
+                            "\\gdef\\LmProfileScalarProducts{90}",
+                            "\\gdef\\LmProfileMachine{Profiled on a machine.}"};
+    for (size_t i = 0; i < sizeof macros / sizeof macros[0]; i++)
+        cr_expect(strstr(numbers, macros[i]) != NULL, "%s not in\n%s", macros[i], numbers);
+    free(table);
+    free(numbers);
+    const char *bad[] = {
+        "run=avx2 threads=2 steps=20 seconds=4\npart=magic run=avx2 samples=5\n",
+        "part=products run=avx2 samples=5\nrun=avx2 threads=2 steps=20 seconds=4\n",
+        "run=avx2 threads=2 steps=20 seconds=4\npart=products run=avx2 samples=5\n"
+        "run=scalar threads=2 steps=20 seconds=9\n",
+        "run=avx2 threads=2 steps=20 seconds=4\npart=products run=avx2 samples=5\nnoise\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        table = print_profile(bad[i], 0);
+        cr_expect(strcmp(table, "(no profile: run make profile-lm)\n") == 0, "%zu: %s", i, table);
+        free(table);
+    }
+}
+Test(lm_figures, the_committed_profile_is_the_one_printed) {
+    FILE *f = fopen("../figures/lm-profile.txt", "r");
+    cr_assert_not_null(f, "figures/lm-profile.txt: run make profile-lm");
+    char line[600], run[16], part[32], first[16] = "";
+    double products = 0, total = 0, samples;
+    size_t runs = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (sscanf(line, "part=%31s run=%15s samples=%lf", part, run, &samples) == 3) {
+            if (strcmp(run, first) == 0)
+                total += samples, products += strcmp(part, "products") == 0 ? samples : 0;
+        } else if (sscanf(line, "run=%15s", run) == 1 && runs++ == 0)
+            strcpy(first, run);
+    }
+    fclose(f);
+    cr_assert(runs >= 2 && total > 0, "%zu runs, %g samples", runs, total);
+    char *numbers = print_from_top(mha_print_lm_profile_numbers), want[64];
+    snprintf(want, sizeof want, "\\gdef\\LmProfileProducts{%.0f}", 100 * products / total);
+    cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+    free(numbers);
+    lm_profile p;
+    cr_assert(mha_read_lm_profile("../figures/lm-profile.txt", &p));
+    for (size_t i = 0; i < p.runs; i++) {
+        double sum = 0;
+        for (size_t j = 0; j < LM_PROFILE_PARTS; j++)
+            sum += lm_profile_share(&p, i, j);
+        cr_expect(fabs(sum - 100) < 1e-9, "%s: %g", p.isa[i], sum);
+    }
+}
+
 /* the last evaluation of a committed run: its tokens and the best
    prefix_matching of the blocks after the first; 0 if the file is missing */
 static int last_evaluation(const char *name, double *tokens, double *prefix)
