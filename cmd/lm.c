@@ -457,6 +457,7 @@ static int read_tokens(const char *path, const bpe *tokenizer, size_t min, int *
 struct lm_train_options {
     const char *text, *valid, *out, *tokenizer, *resume, *state;
     size_t vocab, layers, heads, dim, context, steps, batch, seed, eval_every, warmup, stop_at;
+    size_t repeat_until;
     double lr, repeat;
 };
 static void lm_train_usage(FILE *out, const struct lm_train_options *d)
@@ -465,13 +466,15 @@ static void lm_train_usage(FILE *out, const struct lm_train_options *d)
         "usage: mha lm train --text FILE --out DIR [--valid FILE] [--tokenizer DIR | --vocab V]\n"
         "                    [--layers N] [--heads H] [--dim E] [--context T] [--steps S]\n"
         "                    [--batch B] [--lr X] [--warmup W] [--seed S] [--eval-every K]\n"
-        "                    [--repeat P] [--state DIR] [--stop-at K] [--resume STATE]\n\n"
+        "                    [--repeat P] [--repeat-until K] [--state DIR] [--stop-at K]\n"
+        "                    [--resume STATE]\n\n"
         "Trains a small GPT (token and position embeddings, N pre-norm blocks of H heads,\n"
         "width E, MLP 4E, a final norm, the tied unembedding) on the tokens of FILE, with\n"
         "AdamW (weight decay 0.1 on the blocks' matrices) at peak rate X after W warm-up\n"
         "steps, then a cosine down to X/10 at step S.  Batches are B random windows of T+1\n"
         "tokens; a share P of them (default 0) has a passage of its own tokens written\n"
-        "twice.  The tokenizer is read from DIR (merges.txt, vocab.txt) or learnt from FILE\n"
+        "twice, in every step or, with --repeat-until K, in steps 1 to K only (then plain\n"
+        "text: a curriculum).  The tokenizer is read from DIR (merges.txt, vocab.txt) or learnt from FILE\n"
         "with V tokens.  Every K steps: a progress line, the held-out loss on --valid, and\n"
         "the model written to --out (model.txt, one .npy per tensor, the tokenizer) and the\n"
         "state to --state (default: the --out name followed by .state): parameters, AdamW's\n"
@@ -677,6 +680,7 @@ static int lm_train_parse(int argc, char **argv, struct lm_train_options *o, int
         {"--eval-every", MHA_OPTION_SIZE, &o->eval_every, 1, SIZE_MAX, 0, 0, NULL},
         {"--warmup", MHA_OPTION_SIZE, &o->warmup, 0, SIZE_MAX / 2, 0, 0, NULL},
         {"--stop-at", MHA_OPTION_SIZE, &o->stop_at, 1, SIZE_MAX / 2, 0, 0, NULL},
+        {"--repeat-until", MHA_OPTION_SIZE, &o->repeat_until, 1, SIZE_MAX / 2, 0, 0, NULL},
         {"--lr", MHA_OPTION_DOUBLE, &o->lr, 0, 0, 1e-12, 1, "a learning rate in (0, 1]"},
         {"--repeat", MHA_OPTION_DOUBLE, &o->repeat, 0, 0, 0, 1, "a share from 0 to 1"},
     };
@@ -702,13 +706,19 @@ static int lm_train_check(const struct lm_train_options *o, FILE *err)
                       o->steps);
         return MHA_EXIT_USAGE;
     }
+    if (o->repeat_until > o->steps) {
+        mha_cli_error(err, "lm train: --repeat-until %zu is past --steps %zu", o->repeat_until,
+                      o->steps);
+        return MHA_EXIT_USAGE;
+    }
     return MHA_EXIT_OK;
 }
 static int lm_resume_check(int argc, char **argv, const struct lm_train_options *o, FILE *err)
 {
     static const char *const fixed[] = {"--tokenizer", "--vocab", "--layers", "--heads", "--dim",
                                         "--context", "--steps", "--batch", "--lr", "--warmup",
-                                        "--seed", "--eval-every", "--repeat"};
+                                        "--seed", "--eval-every", "--repeat",
+                                        "--repeat-until"};
     for (int i = 1; o->resume != NULL && i < argc; i++)
         for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++) {
             const size_t n = strlen(fixed[k]);
@@ -779,7 +789,9 @@ static int lm_train_loop(const struct lm_train_options *o, lm_run *run, lm_model
         const double rate = lm_learning_rate(step, run->warmup, run->steps, run->learning_rate);
         double loss, valid = NAN;
         const double step_started = mha_cli_governor_before(&governor);
-        failed = lm_batch(d->train, d->train_n, B, T, run->repeat, &run->data_state, x, y);
+        const int repeats = run->repeat_until == 0 || step <= run->repeat_until;
+        failed = lm_batch(d->train, d->train_n, B, T, repeats ? run->repeat : 0,
+                          &run->data_state, x, y);
         if (failed == MHA_OK)
             failed = lm_loss(m, &ws, x, y, &loss);
         if (failed == MHA_OK) {
@@ -831,7 +843,7 @@ static int lm_train_loop(const struct lm_train_options *o, lm_run *run, lm_model
 static int lm_train(int argc, char **argv, FILE *out, FILE *err)
 {
     struct lm_train_options o = {NULL, NULL, NULL, NULL, NULL, NULL, 2048, 4, 8, 256, 128, 2000,
-                                 16, 1, 100, SIZE_MAX, 0, 3e-3, 0.0};
+                                 16, 1, 100, SIZE_MAX, 0, 0, 3e-3, 0.0};
     int help = 0, status = lm_train_parse(argc, argv, &o, &help, err);
     if (status != MHA_EXIT_OK || help) {
         if (help)
@@ -856,7 +868,8 @@ static int lm_train(int argc, char **argv, FILE *out, FILE *err)
         (status = hold_folder(o.state, err)) != MHA_EXIT_OK)
         return status;
     lm_run run = {{0, o.context, o.dim, o.heads, o.layers, 4 * o.dim}, o.steps, o.warmup,
-                  o.batch, o.eval_every, 0, o.lr, o.repeat, o.seed, 0, "-", "-"};
+                  o.batch, o.eval_every, 0, o.lr, o.repeat, o.seed, 0, "-", "-",
+                  o.repeat_until};
     lm_model m = {0};
     lm_adamw opt = {0};
     lm_history history = {0}, earlier = {0};

@@ -113,7 +113,12 @@ mha_status lm_model_put(const char *dir, const lm_model *m, const bpe *tokenizer
     return status;
 }
 typedef enum { KEY_SIZE, KEY_DOUBLE, KEY_SHARE, KEY_U64, KEY_HEX, KEY_WORD } key_kind;
-typedef struct key { const char *name; key_kind kind; void *store; int seen; } key;
+typedef struct key {
+    const char *name;
+    key_kind kind;
+    void *store;
+    int seen;                      /* 1 once read; 0 not yet; -1 not yet, and may be left out */
+} key;
 static int parse_value(const char *v, key_kind kind, void *store)
 {
     char *end;
@@ -182,14 +187,14 @@ static mha_status parse_keys(const char *path, char *text, key *keys, size_t cou
                !(strncmp(line, keys[k].name, (size_t)(space - line)) == 0 &&
                  keys[k].name[space - line] == '\0'))
             k++;
-        if (space == NULL || k == count || keys[k].seen ||
+        if (space == NULL || k == count || keys[k].seen > 0 ||
             !parse_value(space + 1, keys[k].kind, keys[k].store))
             return mha_fail(MHA_ERR_FORMAT, message, size, "%s: line %zu: '%.60s' is not a "
                             "known key and a valid value, once", path, number, line);
         keys[k].seen = 1;
     }
     for (size_t k = 0; k < count; k++)
-        if (!keys[k].seen)
+        if (keys[k].seen == 0)
             return mha_fail(MHA_ERR_FORMAT, message, size, "%s: no line '%s'", path,
                             keys[k].name);
     return MHA_OK;
@@ -339,6 +344,9 @@ static mha_status check_run(const char *path, const lm_run *run, char *message, 
     if (run->eval_every == 0)
         return mha_fail(MHA_ERR_FORMAT, message, size, "%s: 'eval_every 0': a run is evaluated "
                         "every 1 or more steps", path);
+    if (run->repeat_until > run->steps)
+        return mha_fail(MHA_ERR_FORMAT, message, size, "%s: 'repeat_until %zu': past the run's "
+                        "last step, %zu", path, run->repeat_until, run->steps);
     if (run->data_state == 0)
         return mha_fail(MHA_ERR_FORMAT, message, size, "%s: 'data_state 0': the generator "
                         "would stay at zero", path);
@@ -359,7 +367,10 @@ mha_status lm_state_put(const char *dir, const lm_run *run, const lm_model *m,
         c->context, c->embed_dim, c->hidden, run->steps, run->warmup, run->batch,
         run->eval_every, run->step, run->learning_rate, run->repeat, run->seed, run->data_state,
         run->train_sha256, run->valid_sha256);
-    const struct text t = {text, (size_t)n}, h = {history->steps, history->steps_length};
+    const int all = n + (run->repeat_until ? snprintf(text + n, sizeof text - (size_t)n,
+                                                       "repeat_until %zu\n", run->repeat_until)
+                                           : 0);
+    const struct text t = {text, (size_t)all}, h = {history->steps, history->steps_length};
     const struct text heads = {history->heads, history->heads_length};
     const size_t shape[2] = {3, m->count};
     float *arrays = malloc(3 * m->count * sizeof *arrays);
@@ -389,6 +400,7 @@ mha_status lm_state_read(const char *dir, lm_run *run, lm_model *m, lm_adamw *op
     memset(m, 0, sizeof *m);
     memset(opt, 0, sizeof *opt);
     memset(history, 0, sizeof *history);
+    run->repeat_until = 0;                           /* a state of a share that never ends */
     mha_status status = read_text(dir, lm_state_names[0], MHA_READ_NOTE_MAX, &text, &n,
                                   message, size);
     if (status != MHA_OK)
@@ -403,6 +415,7 @@ mha_status lm_state_read(const char *dir, lm_run *run, lm_model *m, lm_adamw *op
         {"eval_every", KEY_SIZE, &run->eval_every, 0}, {"step", KEY_SIZE, &run->step, 0},
         {"learning_rate", KEY_DOUBLE, &run->learning_rate, 0},
         {"repeat", KEY_SHARE, &run->repeat, 0},
+        {"repeat_until", KEY_SIZE, &run->repeat_until, -1},
         {"seed", KEY_U64, &run->seed, 0}, {"data_state", KEY_U64, &run->data_state, 0},
         {"train_sha256", KEY_HEX, run->train_sha256, 0},
         {"valid_sha256", KEY_HEX, run->valid_sha256, 0}};

@@ -34,6 +34,7 @@ typedef struct lm_run {                    /* a training run's options and posit
     double repeat;                         /* the share of windows with a passage repeated */
     uint64_t seed, data_state;
     char train_sha256[LM_SHA_HEX], valid_sha256[LM_SHA_HEX];
+    size_t repeat_until;                   /* the last step whose batches repeat; 0: every one */
 } lm_run;
 typedef struct lm_history {               /* a run's two histories, as text */
     char *steps;                           /* history.tsv: a line for every step */

@@ -718,7 +718,7 @@ static void filed_make(struct filed_run *s)
                            &s->tokenizer), MHA_OK);
     cr_assert_eq(bpe_learn((const unsigned char *)filed_text, sizeof filed_text - 1,
                            filed.vocab - 6, &s->other), MHA_OK);
-    s->run = (lm_run){filed, 40, 4, 2, 10, 7, 3e-3, 0.25, 11, 12345, "-", "-"};
+    s->run = (lm_run){filed, 40, 4, 2, 10, 7, 3e-3, 0.25, 11, 12345, "-", "-", 0};
 }
 static void filed_free(struct filed_run *s)
 {
@@ -831,7 +831,7 @@ Test(lm_files, a_damaged_state_gets_its_status_and_names_its_file) {
         cr_expect(memcmp(&run.config, &filed, sizeof filed) == 0 && run.steps == 40 &&
                   run.warmup == 4 && run.batch == 2 && run.eval_every == 10 && run.step == 7 &&
                   run.learning_rate == 3e-3 && run.repeat == 0.25 && run.seed == 11 &&
-                  run.data_state == 12345 &&
+                  run.data_state == 12345 && run.repeat_until == 0 &&
                   strcmp(run.train_sha256, "-") == 0 && opt.step == 7);
         cr_expect(m.count == s.m.count &&
                   memcmp(m.params, s.m.params, m.count * sizeof *m.params) == 0 &&
@@ -857,7 +857,8 @@ Test(lm_files, a_damaged_state_gets_its_status_and_names_its_file) {
         {"seed", NULL, "no seed"}, {"learning_rate", "learning_rate nan", "a NaN rate"},
         {"learning_rate", "learning_rate 2", "a rate above 1"},
         {"repeat", "repeat 2", "a share above 1"}, {"repeat", "repeat -0.5", "a negative share"},
-        {"repeat", NULL, "no share"},
+        {"repeat", NULL, "no share"}, {NULL, "repeat_until 41", "repeats past the last step"},
+        {NULL, "repeat_until 3x", "a last step of repeats and more"},
         {"step", "step -1", "a negative step"}, {"train_sha256", "train_sha256 abc", "a short sha"},
         {"steps", "steps 12x", "a number and more"}, {NULL, "steps 40", "a key twice"},
         {NULL, "colour blue", "an unknown key"}, {NULL, "layers", "a key without a value"},
@@ -1188,6 +1189,67 @@ Test(lm_command, train_and_the_tokenizer_commands_refuse_what_cannot_run) {
     struct cli_result h = run_mha("lm", "decode", tokenizer, "--help", NULL);
     cr_expect(h.status == 0 && strncmp(h.out, "usage: mha lm decode", 20) == 0, "%s", h.out);
     free_result(&h);
+    remove_tree(dir);
+}
+static struct cli_result train_repeating(const char *dir, const char *out, const char *until,
+                                         const char *stop)
+{
+    char text[256], valid[256], where[256];
+    snprintf(text, sizeof text, "%s/train.txt", dir);
+    snprintf(valid, sizeof valid, "%s/valid.txt", dir);
+    snprintf(where, sizeof where, "%s/%s", dir, out);
+    return run_mha("lm", "train", "--text", text, "--valid", valid, "--out", where, "--vocab",
+                   "300", "--layers", "2", "--heads", "2", "--dim", "16", "--context", "16",
+                   "--batch", "4", "--steps", "12", "--eval-every", "4", "--lr", "0.01",
+                   "--repeat", "1", until ? "--repeat-until" : stop, until ? until : NULL,
+                   until && stop ? "--stop-at" : NULL, stop, NULL);
+}
+/* the first n lines of the file dir/name, in a string to free */
+static char *first_lines(const char *dir, const char *name, size_t n)
+{
+    size_t size;
+    char *text = slurp(path_in(dir, name), &size), *at = text;
+    for (size_t k = 0; at != NULL && k < n; k++)
+        at = strchr(at, '\n') ? strchr(at, '\n') + 1 : NULL;
+    if (at != NULL)
+        *at = '\0';
+    return text;
+}
+Test(lm_command, a_curriculum_repeats_until_its_step_then_reads_plain_text) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    free(small_text(dir, "valid.txt", 2, 400));
+    struct cli_result a = train_repeating(dir, "a", NULL, NULL);
+    struct cli_result b = train_repeating(dir, "b", "8", NULL);
+    struct cli_result c = train_repeating(dir, "c", "8", "6");
+    cr_assert(a.status == 0 && b.status == 0 && c.status == 0, "%s%s%s", a.err, b.err, c.err);
+    char *ha = first_lines(dir, "a.state/history.tsv", 9);
+    char *hb = first_lines(dir, "b.state/history.tsv", 9);
+    cr_expect_str_eq(hb, ha, "the steps with repeats differ");
+    cr_expect(!same_file(dir, "a.state/history.tsv", "b.state/history.tsv") &&
+              !same_file(dir, "a.state/arrays.npy", "b.state/arrays.npy"),
+              "plain text after step 8 trained as the repeats would");
+    size_t n;
+    char *sa = slurp(path_in(dir, "a.state/state.txt"), &n);
+    char *sb = slurp(path_in(dir, "b.state/state.txt"), &n);
+    cr_expect(strstr(sa, "repeat_until") == NULL && strstr(sb, "\nrepeat_until 8\n") != NULL,
+              "%s\n%s", sa, sb);
+    char state[256], text[256], valid[256], out[256];
+    snprintf(state, sizeof state, "%s/c.state", dir);
+    snprintf(text, sizeof text, "%s/train.txt", dir);
+    snprintf(valid, sizeof valid, "%s/valid.txt", dir);
+    snprintf(out, sizeof out, "%s/c", dir);
+    struct cli_result r = run_mha("lm", "train", "--resume", state, "--text", text, "--valid",
+                                  valid, "--out", out, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(same_file(dir, "b.state/arrays.npy", "c.state/arrays.npy") &&
+              same_file(dir, "b.state/state.txt", "c.state/state.txt"),
+              "the resumed curriculum differs from the uninterrupted one");
+    expect_refusal(run_mha("lm", "train", "--resume", state, "--text", text, "--valid", valid,
+                           "--out", out, "--repeat-until", "4", NULL), 2, "--repeat-until");
+    expect_refusal(train_repeating(dir, "d", "13", NULL), 2, "--repeat-until 13");
+    free(ha), free(hb), free(sa), free(sb);
+    free_result(&a), free_result(&b), free_result(&c), free_result(&r);
     remove_tree(dir);
 }
 Test(lm_command, a_folder_another_run_writes_in_is_refused) {
