@@ -111,6 +111,7 @@ enum { AUSTEN_RUN_EVALS = 512 };
 typedef struct austen_run {
     size_t vocab, layers, heads, context, batch, step;
     double repeat;
+    size_t repeat_until;                   /* the last step with repeats; 0: every step */
     size_t evals;
     size_t tokens[AUSTEN_RUN_EVALS];
     double valid[AUSTEN_RUN_EVALS], in_context[AUSTEN_RUN_EVALS];

@@ -32,6 +32,8 @@ int mha_read_austen_run(const char *name, austen_run *r)
     r->vocab = (size_t)v[0], r->layers = (size_t)v[1], r->heads = (size_t)v[2];
     r->context = (size_t)v[3], r->batch = (size_t)v[4], r->step = (size_t)v[5];
     r->repeat = v[6];
+    double until = 0;
+    r->repeat_until = state_value(path, "repeat_until", &until) ? (size_t)until : 0;
     snprintf(path, sizeof path, "figures/runs/%s-heads-history.tsv", name);
     FILE *f = fopen(path, "r");
     char line[512];
@@ -67,7 +69,8 @@ int mha_read_austen_run(const char *name, austen_run *r)
     return ok && r->evals > 0;
 }
 static const struct { const char *name, *label; } RUNS[] = {
-    {"copy", "copy"}, {"bytes-256", "bytes"}, {"circuit", "bytes, longer"}};
+    {"copy", "copy"}, {"bytes-256", "bytes"}, {"circuit", "bytes, longer"},
+    {"pieces", "pieces"}, {"curriculum", "bytes, then plain"}};
 enum { RUN_COUNT = sizeof RUNS / sizeof RUNS[0] };
 /* the tokens, in millions, at the first evaluation with a score at least
    0.5 (previous: block 0's; else the later blocks' prefix matching), or -1 */
@@ -167,6 +170,18 @@ void mha_print_austen_runs_numbers(FILE *out)
                  "\\gdef\\RunsCopyTokens{%.1f}%%\n", have_copy ? copy->prefix[e] : 0.0,
             have_copy ? copy->prefix_first[e] : 0.0,
             have_copy ? (double)copy->tokens[e] / 1e6 : 0.0);
+    austen_run *pieces = malloc(sizeof *pieces);
+    const int have_pieces = pieces && mha_read_austen_run("pieces", pieces);
+    double pieces_previous = 0, pieces_prefix = 0;
+    for (size_t k = 0; have_pieces && k < pieces->evals; k++) {
+        pieces_previous = fmax(pieces_previous, pieces->previous[k]);
+        pieces_prefix = fmax(pieces_prefix, pieces->prefix[k]);
+    }
+    fprintf(out, "\\gdef\\RunsPiecesTokens{%.1f}\\gdef\\RunsPiecesPrevious{%.2f}"
+                 "\\gdef\\RunsPiecesPrefix{%.3f}\\gdef\\RunsPiecesContext{%zu}%%\n",
+            have_pieces ? (double)pieces->tokens[pieces->evals - 1] / 1e6 : 0.0, pieces_previous,
+            pieces_prefix, have_pieces ? pieces->context : 0);
+    free(pieces);
     FILE *h;
     size_t toy_step = 0, step, layer, head;
     double toy_best = 0, loss, accuracy, previous_score, induction_score;
@@ -276,6 +291,37 @@ void mha_print_austen_circuit_numbers(FILE *out)
     fprintf(out, "\\gdef\\CircuitBPC{%.3f}%%\n", have_eval ? e.bits_per_char : 0.0);
     fprintf(out, "\\gdef\\CircuitPredicted{%.0f}%%\n",
             run ? pow(10, 5.7) * sqrt((double)(r->batch * r->context)) / 1e6 : 0.0);
+    austen_run *c = malloc(sizeof *c);
+    const int have_c = c && mha_read_austen_run("curriculum", c) && c->repeat_until > 0;
+    size_t at = 0;                                     /* the last evaluation with repeats */
+    const size_t last_repeated = have_c ? c->repeat_until * c->batch * c->context : 0;
+    while (have_c && at + 1 < c->evals && c->tokens[at + 1] <= last_repeated)
+        at++;
+    const size_t end = have_c ? c->evals - 1 : 0;
+    fprintf(out, "\\gdef\\CurriculumUntil{%s}\\gdef\\CurriculumUntilTokens{%.1f}"
+                 "\\gdef\\CurriculumTokens{%.1f}%%\n",
+            format_count((char[64]){0}, have_c ? c->repeat_until : 0),
+            have_c ? (double)c->tokens[at] / 1e6 : 0.0, have_c ? (double)c->tokens[end] / 1e6 : 0.0);
+    fprintf(out, "\\gdef\\CurriculumInContextAtSwitch{$%+.3f$}"
+                 "\\gdef\\CurriculumInContext{$%+.3f$}%%\n",
+            have_c ? c->in_context[at] : 0.0, have_c ? c->in_context[end] : 0.0);
+    fprintf(out, "\\gdef\\CurriculumPrefixAtSwitch{%.3f}\\gdef\\CurriculumPrefix{%.3f}"
+                 "\\gdef\\CurriculumValid{%.3f}%%\n", have_c ? c->prefix[at] : 0.0,
+            have_c ? c->prefix[end] : 0.0, have_c ? c->valid[end] : 0.0);
+    if (have_c && c->in_context[end] < -0.01)
+        fprintf(out, "\\gdef\\CurriculumContextPhrase{on plain text the late positions became "
+                     "the easier ones: the score above zero came from the repeats, which put every "
+                     "copy late in the window, and not from the circuit}%%\n");
+    else
+        fprintf(out, "\\gdef\\CurriculumContextPhrase{even on plain text the late positions "
+                     "stayed no easier than the early ones}%%\n");
+    if (have_c && c->prefix[end] >= 0.3)
+        fprintf(out, "\\gdef\\CurriculumCircuitPhrase{the circuit stayed, with nothing left in "
+                     "the batches that rewards it more than Austen does}%%\n");
+    else
+        fprintf(out, "\\gdef\\CurriculumCircuitPhrase{the circuit faded once the batches "
+                     "stopped rewarding it}%%\n");
+    free(c);
     free(t);
     free(r);
 }

@@ -1116,9 +1116,9 @@ Test(lm_figures, the_runs_numbers_follow_the_files) {
     snprintf(want, sizeof want, "\\gdef\\ControlPrevious{%.3f}\\gdef\\ControlPrefix{%.3f}",
              previous, prefix);
     cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
-    const char *runs[] = {"copy", "bytes-256", "circuit"};
+    const char *runs[] = {"copy", "bytes-256", "circuit", "pieces", "curriculum"};
     size_t committed = 0;
-    for (size_t k = 0; k < 3; k++) {
+    for (size_t k = 0; k < 5; k++) {
         double tokens, best;
         if (!last_evaluation(runs[k], &tokens, &best))
             continue;
@@ -1128,9 +1128,35 @@ Test(lm_figures, the_runs_numbers_follow_the_files) {
         snprintf(want, sizeof want, " & %.3f & $", best);
         cr_expect(strstr(table, want) != NULL, "%s: %s not in\n%s", runs[k], want, table);
     }
-    cr_expect(committed == 3, "the copy, bytes-256 and circuit runs are committed");
+    cr_expect(committed == 5, "the copy, bytes-256, circuit, pieces and curriculum runs are "
+              "committed");
     free(numbers);
     free(table);
+}
+
+Test(lm_figures, the_curriculum_sentence_follows_its_history) {
+    double tokens = 0, prefix = 0, early = 0, late = 0;
+    cr_assert(last_evaluation("curriculum", &tokens, &prefix), "no curriculum run committed");
+    FILE *f = fopen("../figures/runs/curriculum-heads-history.tsv", "r");
+    cr_assert_not_null(f);
+    char line[512], want[160];
+    while (fgets(line, sizeof line, f) != NULL) {
+        size_t step, n;
+        double valid, e, l;
+        if (sscanf(line, "%zu\t%zu\t%lf\t%lf\t%lf", &step, &n, &valid, &e, &l) == 5 &&
+            (double)n == tokens)
+            early = e, late = l;
+    }
+    fclose(f);
+    char *numbers = print_from_top(mha_print_austen_circuit_numbers);
+    snprintf(want, sizeof want, "\\gdef\\CurriculumInContext{$%+.3f$}", late - early);
+    cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+    snprintf(want, sizeof want, "\\gdef\\CurriculumPrefix{%.3f}", prefix);
+    cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+    const char *phrase = late - early < -0.01 ? "the late positions became the easier ones"
+                                              : "stayed no easier than the early ones";
+    cr_expect(strstr(numbers, phrase) != NULL, "%s not in\n%s", phrase, numbers);
+    free(numbers);
 }
 
 Test(lm_figures, the_circuit_numbers_follow_the_files) {
