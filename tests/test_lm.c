@@ -425,8 +425,9 @@ static void remove_tree(char *dir)
     cr_assert_eq(system(command), 0);
     free(dir);
 }
-static struct cli_result train_small(const char *dir, const char *out, const char *extra1,
-                                     const char *extra2)
+/* The tiny run on dir's train.txt and valid.txt into dir/out, with up to six
+   more arguments (the first NULL ends them). */
+static struct cli_result train_tiny(const char *dir, const char *out, const char *const more[6])
 {
     char text[256], valid[256], where[256];
     snprintf(text, sizeof text, "%s/train.txt", dir);
@@ -435,7 +436,12 @@ static struct cli_result train_small(const char *dir, const char *out, const cha
     return run_mha("lm", "train", "--text", text, "--valid", valid, "--out", where, "--vocab",
                    "300", "--layers", "2", "--heads", "2", "--dim", "16", "--context", "16",
                    "--batch", "4", "--steps", "12", "--eval-every", "4", "--lr", "0.01",
-                   extra1, extra2, NULL);
+                   more[0], more[1], more[2], more[3], more[4], more[5], NULL);
+}
+static struct cli_result train_small(const char *dir, const char *out, const char *extra1,
+                                     const char *extra2)
+{
+    return train_tiny(dir, out, (const char *const[6]){extra1, extra2});
 }
 static int same_file(const char *dir, const char *a, const char *b)
 {
@@ -1194,15 +1200,9 @@ Test(lm_command, train_and_the_tokenizer_commands_refuse_what_cannot_run) {
 static struct cli_result train_repeating(const char *dir, const char *out, const char *until,
                                          const char *stop)
 {
-    char text[256], valid[256], where[256];
-    snprintf(text, sizeof text, "%s/train.txt", dir);
-    snprintf(valid, sizeof valid, "%s/valid.txt", dir);
-    snprintf(where, sizeof where, "%s/%s", dir, out);
-    return run_mha("lm", "train", "--text", text, "--valid", valid, "--out", where, "--vocab",
-                   "300", "--layers", "2", "--heads", "2", "--dim", "16", "--context", "16",
-                   "--batch", "4", "--steps", "12", "--eval-every", "4", "--lr", "0.01",
-                   "--repeat", "1", until ? "--repeat-until" : stop, until ? until : NULL,
-                   until && stop ? "--stop-at" : NULL, stop, NULL);
+    return train_tiny(dir, out, (const char *const[6]){"--repeat", "1",
+                                                       until ? "--repeat-until" : NULL, until,
+                                                       stop ? "--stop-at" : NULL, stop});
 }
 /* the first n lines of the file dir/name, in a string to free */
 static char *first_lines(const char *dir, const char *name, size_t n)

@@ -271,7 +271,10 @@ static int shown_until_measured(viz_state *s, viz_austen *a, double never)
     return seen;
 }
 
-Test(austen_viewer, the_held_out_loss_is_measured_in_the_background) {
+/* Enters the view with a held-out text of four copies of the passage, in a
+   file removed once read. */
+static viz_austen *enter_with_held_out_passage(viz_state *s)
+{
     char path[] = "/tmp/mha-valid-XXXXXX";
     const int fd = mkstemp(path);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -280,9 +283,13 @@ Test(austen_viewer, the_held_out_loss_is_measured_in_the_background) {
         fputs(passage, f);
     fclose(f);
     snprintf(viz_austen_valid, sizeof viz_austen_valid, "%s", path);
-    viz_state s;
-    viz_austen *a = enter(&s);
+    viz_austen *a = enter(s);
     unlink(path);
+    return a;
+}
+Test(austen_viewer, the_held_out_loss_is_measured_in_the_background) {
+    viz_state s;
+    viz_austen *a = enter_with_held_out_passage(&s);
     s.playing = 0;                             /* no pieces generated meanwhile */
     cr_assert_not_null(a->valid, "the held-out text was read");
     char line[256];
@@ -600,17 +607,8 @@ Test(austen_viewer, hover_points_into_the_enlarged_head) {
     viz_free(&s);
 }
 Test(austen_viewer, a_picture_waits_for_the_loss_a_removal_asked_for) {
-    char path[] = "/tmp/mha-valid-XXXXXX";
-    const int fd = mkstemp(path);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    cr_assert_not_null(f);
-    for (int k = 0; k < 4; k++)
-        fputs(passage, f);
-    fclose(f);
-    snprintf(viz_austen_valid, sizeof viz_austen_valid, "%s", path);
     viz_state s;
-    viz_austen *a = enter(&s);
-    unlink(path);
+    viz_austen *a = enter_with_held_out_passage(&s);
     viz_austen_valid[0] = '\0';
     viz_settle(&s);
     const double whole = a->loss;
