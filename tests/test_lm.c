@@ -427,7 +427,8 @@ static void remove_tree(char *dir)
 }
 /* The tiny run on dir's train.txt and valid.txt into dir/out, with up to six
    more arguments (the first NULL ends them). */
-static struct cli_result train_tiny(const char *dir, const char *out, const char *const more[6])
+static struct cli_result train_tiny(const char *dir, const char *out,
+                                    const char *const more[6])
 {
     char text[256], valid[256], where[256];
     snprintf(text, sizeof text, "%s/train.txt", dir);
