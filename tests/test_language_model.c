@@ -1031,8 +1031,8 @@ Test(lm_figures, the_profile_gives_each_part_its_share_of_the_samples) {
     const char *bad[] = {
         "run=avx2 threads=2 steps=20 seconds=4\npart=magic run=avx2 samples=5\n",
         "part=products run=avx2 samples=5\nrun=avx2 threads=2 steps=20 seconds=4\n",
-        "run=avx2 threads=2 steps=20 seconds=4\npart=products run=avx2 samples=5\n"
-        "run=scalar threads=2 steps=20 seconds=9\n",
+        ("run=avx2 threads=2 steps=20 seconds=4\npart=products run=avx2 samples=5\n"
+         "run=scalar threads=2 steps=20 seconds=9\n"),
         "run=avx2 threads=2 steps=20 seconds=4\npart=products run=avx2 samples=5\nnoise\n"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         table = print_profile(bad[i], 0);
