@@ -22,7 +22,7 @@ first[ ]version
 lecture[ ]notes
 source[ ]notes
 load[ ]average (of )?[0-9]
-perf[ ]record
+perf[ ]record[ ]-g
 thread[(]s[)]
 (^|[ (])1[ ]times as
 PATTERNS

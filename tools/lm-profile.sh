@@ -11,9 +11,12 @@ cpu="$cpu (family $(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo | head
 cpu="$cpu model $(sed -n 's/^model[[:space:]]*: //p' /proc/cpuinfo | head -n 1))"
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 cat chapters/*.nw > "$dir/text"
-isas="$(grep -qw avx512f /proc/cpuinfo && echo avx512) $(grep -qw avx2 /proc/cpuinfo && echo avx2) scalar"
+isas=scalar
+grep -qw avx2 /proc/cpuinfo && isas="avx2 $isas"
+grep -qw avx512f /proc/cpuinfo && isas="avx512 $isas"
+perf_version=$(perf --version | cut -d' ' -f3)
 {
-    echo "# $cpu, $(nproc) cores, $(date +%Y-%m-%d), $threads threads, perf $(perf --version | cut -d' ' -f3)"
+    echo "# $cpu, $(nproc) cores, $(date +%Y-%m-%d), $threads threads, perf $perf_version"
     for isa in $isas; do
         rm -rf "$dir/model" "$dir/state"
         start=$(date +%s.%N)
