@@ -597,6 +597,11 @@ lint: | deps
 	@stray=$$(noroots $(NW) | grep -v '^<<\[\[' || true); [[ -z "$$stray" ]] || \
 	  { echo "lint: chunks that are neither used nor file roots:"; echo "$$stray"; exit 1; }
 	@echo "lint: every root of the web is an output path"
+	@words=$$(grep -h '^@ %def' $(NW) | cut -c8- | tr ' ' '\n' | grep -xE '[a-z]+' | \
+	  grep -vxE 'bpe|cpif|heatmap|png|rng|viridis' | sort -u | tr '\n' ' ' || true); \
+	[[ -z "$$words" ]] || { echo "lint: %def of plain words, which noweb would index" \
+	  "wherever the word is written: $$words"; exit 1; }
+	@echo "lint: every %def names an identifier, not a word of English"
 	@for h in src/mha*.h; do echo "#include \"$${h#src/}\"" | \
 	  $(CC) $(CPPFLAGS) $(WARN) -Isrc -fsyntax-only -x c - || \
 	  { echo "lint: $$h does not compile on its own"; exit 1; }; done
@@ -636,7 +641,8 @@ clang-build:
 	$(MAKE) --no-print-directory $(PAR) CC=clang BUILD=$(BUILD)/clang all
 
 # The hardening passes (appendix "Hardening"), each in a build directory of its own.
-SAN_CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+SAN_CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
+               -DMHA_CHECK_PRECONDITIONS
 SAN_ENV     := ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:strict_string_checks=1 \
                UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # LeakSanitizer passes over the blocks that Criterion's own runner allocates and

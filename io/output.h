@@ -33,25 +33,37 @@
 #include "mha.h"
 
 enum { MHA_OUTPUT_MAX = 100000, MHA_OUTPUT_WAIT = 30, MHA_OUTPUT_HOLDS = 4 };
+MHA_MUST_CHECK
 mha_status mha_output_begin(const char *dir, int n, const char *const names[],
                             char *message, size_t size);
+MHA_MUST_CHECK
 mha_status mha_output_add(const char *path, char *message, size_t size);
+MHA_MUST_CHECK
 mha_status mha_output_own(const char *const patterns[], char *message, size_t size);
+MHA_MUST_CHECK
 int mha_output_next(char *message, size_t size);
 typedef int (*mha_output_writer)(FILE *file, void *context);
+MHA_MUST_CHECK
 mha_status mha_output_stream(mha_output_writer writer, void *context,
                              char *message, size_t size);
+MHA_MUST_CHECK
 mha_status mha_output_commit(char *message, size_t size);
 void mha_output_end(void);
 int mha_output_abandon(int sig);
 typedef void (*mha_output_notice)(const char *dir, double seconds, void *context);
 void mha_output_wait(double seconds, mha_output_notice notice, void *context);
+MHA_MUST_CHECK
 mha_status mha_output_file(const char *path, mha_output_writer writer, void *context,
                            char *message, size_t size);
+MHA_MUST_CHECK
 mha_status mha_output_check(const char *path, char *message, size_t size);
+MHA_MUST_CHECK
 mha_status mha_output_check_dir(const char *dir, char *message, size_t size);
+MHA_MUST_CHECK
 mha_status mha_output_make_dir(const char *dir, char *message, size_t size);
+MHA_MUST_CHECK
 mha_status mha_output_check_new_dir(const char *dir, char *message, size_t size);
+MHA_MUST_CHECK
 mha_status mha_output_hold(const char *dir, char *message, size_t size);
 void mha_output_release(void);
 #endif

@@ -1,7 +1,7 @@
 /* generated from chapters/02-sdpa.nw; edit the book, not this file */
 #include <math.h>
 #include <stddef.h>
-#include "mha.h"
+#include "mha_internal.h"
 
 void mha_softmax_row(float *x, size_t n)
 {
@@ -33,6 +33,8 @@ void mha_attend(size_t L, size_t S, size_t D,
                 float *weights,
                 float *context, size_t ldc)
 {
+    MHA_REQUIRE(L <= 1 || (ldq >= D && ldc >= D));
+    MHA_REQUIRE(S <= 1 || (ldk >= D && ldv >= D));
     const float scale = 1.0f / sqrtf((float)D);
     for (size_t i = 0; i < L; i++) {
         float *w = weights + i * S;                     /* row i: (S) */

@@ -67,6 +67,7 @@ void mha_kv_cache_take_back(mha_kv_cache *cache, size_t n)
 {
     const size_t D = cache->head_dim, T = cache->capacity;
     for (size_t b = 0; b < cache->batch; b++) {
+        MHA_REQUIRE(n <= cache->length[b]);
         const size_t start = cache->length[b] - n;
         for (size_t g = 0; g < cache->kv_heads; g++) {
             const size_t slot = ((b * cache->kv_heads + g) * T + start) * D;
@@ -128,6 +129,7 @@ static void decode_bias(const mha_kv_cache *cache, size_t b, size_t n, float *bi
 }
 void mha_rope(float *x, size_t D, size_t position, double base)
 {
+    MHA_REQUIRE(D % 2 == 0);
     for (size_t j = 0; 2 * j + 1 < D; j++) {
         const double angle = (double)position * pow(base, -2.0 * (double)j / (double)D);
         const double c = cos(angle), s = sin(angle);

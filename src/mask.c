@@ -23,6 +23,7 @@ int mha_mask_bias(const mha_mask *mask, const mha_shape *shape, size_t b, float 
 }
 int mha_key_masked(const mha_mask *mask, size_t S, size_t b, size_t i, size_t j)
 {
+    MHA_REQUIRE(j < S);
     if (mask == NULL)
         return 0;
     int masked = mask->attn_mask_bool && mask->attn_mask_bool[i * S + j];

@@ -32,6 +32,14 @@ mha_status mha_decode_check(const mha_decoder *dec, const mha_kv_cache *cache, s
 MHA_MUST_CHECK
 mha_status mha_decode_store(const mha_decoder *dec, mha_kv_cache *cache, size_t n, float *qkv,
                             const unsigned char *padding);
+/* The unchecked blocks' preconditions, asserted when the library is built
+   with MHA_CHECK_PRECONDITIONS (the sanitizer build); nothing otherwise. */
+#ifdef MHA_CHECK_PRECONDITIONS
+#include <assert.h>
+#define MHA_REQUIRE(condition) assert(condition)
+#else
+#define MHA_REQUIRE(condition) ((void)0)
+#endif
 /* The rule for a forward pass of a checked shape (out: (B, L, E)). */
 MHA_MUST_CHECK
 mha_status mha_forward_range(const mha_shape *shape, const mha_params *params,

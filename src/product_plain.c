@@ -8,6 +8,9 @@ void mha_product_nt_plain(size_t M, size_t N, size_t K,
                           const float *bias,
                           float *C, size_t ldc)
 {
+    MHA_REQUIRE(M <= 1 || lda >= K);
+    MHA_REQUIRE(N <= 1 || ldw >= K);
+    MHA_REQUIRE(M <= 1 || ldc >= N);
     for (size_t i = 0; i < M; i++)
         for (size_t j = 0; j < N; j++) {
             float sum = bias ? bias[j] : 0.0f;
@@ -22,6 +25,8 @@ enum { TILE_ROWS = 4, TILE_COLS = 16 };
 void mha_transpose(size_t rows, size_t cols, const float *src, size_t lds,
                    float *dst, size_t ldd)
 {
+    MHA_REQUIRE(rows <= 1 || lds >= cols);
+    MHA_REQUIRE(cols <= 1 || ldd >= rows);
     for (size_t r = 0; r < rows; r++)
         for (size_t c = 0; c < cols; c++)
             dst[c * ldd + r] = src[r * lds + c];
@@ -67,6 +72,8 @@ void mha_product_nn_plain(size_t M, size_t N, size_t K,
                           const float *bias,
                           float *C, size_t ldc)
 {
+    MHA_REQUIRE(M <= 1 || (lda >= K && ldc >= N));
+    MHA_REQUIRE(K <= 1 || ldw >= N);
     for (size_t i = 0; i < M; i += TILE_ROWS)
         for (size_t j = 0; j < N; j += TILE_COLS) {
             const size_t rows = M - i < TILE_ROWS ? M - i : TILE_ROWS;

@@ -1,6 +1,6 @@
 /* generated from chapters/01-shape.nw, chapters/06-kv-cache.nw, chapters/25-hardening.nw; edit the book, not this file */
 #include <stdint.h>
-#include "mha.h"
+#include "mha_internal.h"
 
 static const char *const status_messages[MHA_STATUS_COUNT] = {
     [MHA_OK]           = "success",
@@ -61,6 +61,7 @@ size_t mha_param_count(size_t embed_dim, int with_bias)
 }
 mha_flops mha_flop_count(const mha_shape *shape)
 {
+    MHA_REQUIRE(shape != NULL);
     const double B = (double)shape->batch, L = (double)shape->query_len,
                  S = (double)shape->key_len, E = (double)shape->embed_dim,
                  H = (double)shape->heads;

@@ -1,6 +1,7 @@
 /* generated from chapters/06-kv-cache.nw, chapters/36-tests-kv-cache.nw; edit the book, not this file */
 #include <float.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <criterion/criterion.h>
@@ -141,6 +142,15 @@ Test(kv_cache, init_refuses_bad_sizes) {
     mha_kv_cache_free(&c);                      /* safe on a failed init */
     cr_expect_eq(mha_kv_cache_init(NULL, 1, 1, 1, 1), MHA_ERR_NULL);
 }
+#ifdef MHA_CHECK_PRECONDITIONS
+Test(kv_cache, taking_back_more_than_is_stored_breaks_the_precondition, .signal = SIGABRT) {
+    mha_kv_cache c;
+    const float row[2] = {1, 2};
+    cr_assert_eq(mha_kv_cache_init(&c, 1, 1, 4, 2), MHA_OK);
+    cr_assert_eq(mha_kv_cache_append(&c, 0, 1, row, row, 2, NULL), MHA_OK);
+    mha_kv_cache_take_back(&c, 2);
+}
+#endif
 Test(kv_cache, init_refuses_each_overflowing_factor) {
     const size_t half = SIZE_MAX / 2 + 1;
     const size_t sizes[][4] = {{half, 2, 1, 1}, {2, 1, half, 1}, {1, 1, 2, half},

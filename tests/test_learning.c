@@ -86,6 +86,19 @@ Test(learning, the_measured_runs_support_the_text) {
     cr_expect(two.best_induction[quiet] < 0.5 && two.best_induction[jump] > 0.5,
               "induction %.2f then %.2f", two.best_induction[quiet], two.best_induction[jump]);
     cr_expect(two.best_previous[jump] > two.best_previous[quiet] + 0.2, "previous-token head forms");
+    FILE *rows = fopen("../figures/training-2layer.tsv", "r");
+    cr_assert_not_null(rows);
+    char header[128];
+    cr_assert_not_null(fgets(header, sizeof header, rows));
+    double step, loss, accuracy, previous, induction;
+    int layer, head, second = 0, inducting = 0;
+    while (fscanf(rows, "%lf %lf %lf %d %d %lf %lf", &step, &loss, &accuracy, &layer, &head,
+                  &previous, &induction) == 7)
+        if (step == two.step[jump] && layer == 1)
+            second++, inducting += induction > 0.5;
+    fclose(rows);
+    cr_expect(second == 2 && inducting == second, "%d of %d second-layer heads induct at step %.0f",
+              inducting, second, two.step[jump]);
     char *text = NULL, want[96];
     size_t size = 0;
     FILE *out = open_memstream(&text, &size);
