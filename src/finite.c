@@ -204,7 +204,7 @@ static double sum_of_squares(const float *x, size_t n)
             total += k->dot(x + at, x + at, n - at < PIECE ? n - at : PIECE);
         }
     }
-    if (isfinite(total))
+    if (isfinite(total) && total >= 0x1p-64)
         return total;
     total = 0.0;
     for (size_t i = 0; i < n; i++)

@@ -161,11 +161,12 @@ void mha_print_austen_sentences_numbers(FILE *out)
         clearest = w[k].best / w[k].even > w[clearest].best / w[clearest].even ? k : clearest;
     }
     const austen_example_weights *c = &w[clearest];
-    fprintf(out, "\\gdef\\AustenSentencesVerdict{The often-quoted ``sat $\\to$ cat: 0.65'' %s: the "
-                 "strongest head gives cat %.2f of the row of sat, but an even spread over the "
-                 "first %zu tokens already gives it %.2f, cat being %zu %s.  In %zu of the "
-                 "%d sentences the strongest head gives the target more than twice an even "
-                 "spread's weight, and in %s of them is that head one the rule names.  The "
+    fprintf(out, "\\gdef\\AustenSentencesVerdict{The example of a verb and its subject, "
+                 "\\emph{sat} and \\emph{cat}, %s: the strongest head gives cat %.2f of "
+                 "the row of sat, but an even spread over the first %zu tokens already "
+                 "gives it %.2f, cat being %zu %s.  In %zu of the %d sentences the "
+                 "strongest head gives the target more than twice an even spread's "
+                 "weight, and in %s of them is that head one the rule names.  The "
                  "clearest is %s: head %zu of block %zu gives %.2f, %.0f times an even spread, "
                  "though the rule calls it %s.}%%\n",
             w[0].best > 2 * w[0].even ? "holds" : "says little here", w[0].best, w[0].query + 1,

@@ -66,8 +66,8 @@ void mha_print_training_figure(FILE *out)
     plot_curve(out, &one, one.accuracy, "thick,gray", x_scale);
     fprintf(out, "\\node[anchor=north west,align=left] at (0.3,5.3) {"
                  "\\textcolor{black}{---} two layers: accuracy\\\\"
-                 "\\textcolor{blue}{- -} best previous-token score, layer 1\\\\"
-                 "\\textcolor{red}{$\\cdots$} best induction score, layer 2\\\\"
+                 "\\textcolor{blue}{- -} best previous-token score, layer 0\\\\"
+                 "\\textcolor{red}{$\\cdots$} best induction score, layer 1\\\\"
                  "\\textcolor{gray}{---} one layer: accuracy};\n"
                  "\\end{tikzpicture}\n");
 }

@@ -152,7 +152,7 @@ static mha_status enter_training(viz_state *s, void **data)
     }
     else
         viz_trainer_request(&g->trainer, g->paused, 0, 0);   /* back: resume, unless paused */
-    g->focus = VIZ_LEARN_HEADS;              /* the first head of layer 2 */
+    g->focus = VIZ_LEARN_HEADS;              /* the first head of layer 1 */
     if (g->finish == 0)
         g->finish = VIZ_TRAIN_MAX_STEPS;
     return MHA_OK;

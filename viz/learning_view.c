@@ -112,7 +112,7 @@ static void draw_learning_hover(viz_view *v, const viz_state *s, const viz_learn
         snprintf(line, sizeof line, "key '%s' (%d) comes after the query: masked", key, j);
     else
         snprintf(line, sizeof line, "layer %zu head %zu: query '%s' (%d) -> key '%s' (%d): "
-                 "weight %.3f", focus / H + 1, focus % H + 1, query, i, key, j,
+                 "weight %.3f", focus / H, focus % H, query, i, key, j,
                  weights[(focus * T + (size_t)i) * T + (size_t)j]);
     int w = 0, h = 0;
     viz_text_size(v, v->small, line, &w, &h);
@@ -133,7 +133,7 @@ static void draw_heads(viz_view *v, const viz_state *s, const viz_learning_layou
     for (size_t k = 0; k < l->layers * H; k++) {
         const SDL_Rect r = l->maps[k];
         char title[96];
-        snprintf(title, sizeof title, "layer %zu head %zu", k / H + 1, k % H + 1);
+        snprintf(title, sizeof title, "layer %zu head %zu", k / H, k % H);
         viz_text_fit(v, v->small, title, r.x, r.y - 22, r.w + 8, k == focus ? viz_emphasis : viz_dim);
         snprintf(title, sizeof title, "prev %.2f ind %.2f", scores->previous[k / H][k % H],
                  scores->induction[k / H][k % H]);
@@ -149,7 +149,7 @@ static void draw_heads(viz_view *v, const viz_state *s, const viz_learning_layou
     }
     draw_block(v, weights + focus * T * T, T, rows, l->big, s->colour_map);
     char title[64];
-    snprintf(title, sizeof title, "layer %zu head %zu, enlarged", focus / H + 1, focus % H + 1);
+    snprintf(title, sizeof title, "layer %zu head %zu, enlarged", focus / H, focus % H);
     viz_text(v, v->small, title, l->big.x, l->big.y - 42, 0, viz_emphasis, 0);
     draw_token_labels(v, b, rows, shown, letters, l->big);
     viz_draw_legend(v, s, l->legend);
@@ -168,7 +168,7 @@ static void draw_score_table(viz_view *v, const viz_learning_layout *l, const mh
         const double p = sc->previous[k / H][k % H], q = sc->induction[k / H][k % H];
         char text[64];
         const int words = l->score_row >= 16;     /* room for a line of text */
-        snprintf(text, sizeof text, "L%zu H%zu", k / H + 1, k % H + 1);
+        snprintf(text, sizeof text, "L%zu H%zu", k / H, k % H);
         if (words)
             viz_text(v, v->small, text, r.x, y + 7, 0, viz_ink, 0);
         for (int which = 0; which < 2; which++) {
@@ -258,8 +258,8 @@ static void draw_curve_axes(viz_view *v, const viz_learning_layout *l, size_t ho
                      colours[k]);
 }
 const char *const viz_curve_names[4] = {"loss (right axis)", "accuracy on repeated tokens",
-                                        "best previous-token score, layer 1",
-                                        "best induction score, layer 2"};
+                                        "best previous-token score, layer 0",
+                                        "best induction score, layer 1"};
 
 void viz_curve_legend(const viz_learning_layout *l, viz_view *v, SDL_Rect at[4])
 {
@@ -321,8 +321,8 @@ static void draw_training(viz_view *v, const viz_state *s, const viz_training *g
         for (size_t h = 1; h < VIZ_LEARN_HEADS; h++)
             if (snap->scores.induction[1][h] > snap->scores.induction[1][best]) best = h;
         snprintf(line, sizeof line, "an induction head formed at step %zu  --  now the best, "
-                 "layer 2 head %zu, puts %.2f of its attention on the token after the earlier copy",
-                 snap->induction_step, best + 1, snap->scores.induction[1][best]);
+                 "layer 1 head %zu, puts %.2f of its attention on the token after the earlier copy",
+                 snap->induction_step, best, snap->scores.induction[1][best]);
         viz_fill(v, (SDL_Rect){14, l->banner_y - 12, l->width - 28, 26}, viz_copy);
         viz_text_fit(v, v->font, line, 24, l->banner_y + 1, l->width - 48, viz_background);
     }

@@ -50,7 +50,7 @@ Test(training_viewer, the_worker_trains_as_the_library_does) {
     mha_induction_batch_fill(&probe, 64, &probe_state);
     cr_assert_eq(mha_induction_forward(&model, &probe_ws, probe.tokens), MHA_OK);
     cr_expect(memcmp(view.weights + 2 * 32 * 32, probe_ws.weights + 16 * 2 * 32 * 32,
-                     2 * 32 * 32 * sizeof(float)) == 0, "layer 2's probe maps differ");
+                     2 * 32 * 32 * sizeof(float)) == 0, "layer 1's probe maps differ");
     mha_induction_batch_free(&batch); mha_induction_batch_free(&probe);
     mha_learning_workspace_free(&ws); mha_learning_workspace_free(&probe_ws);
     mha_induction_model_free(&model);
@@ -175,8 +175,8 @@ Test(training_viewer, the_trained_model_has_an_induction_head) {
         mha_head_scores_from_weights(ws.weights + l * HTT, &batch, m.heads, l, &scores);
     const double induction = fmax(scores.induction[1][0], scores.induction[1][1]);
     const double previous = fmax(scores.previous[0][0], scores.previous[0][1]);
-    cr_expect_gt(induction, 0.5, "best induction score of layer 2: %.3f", induction);
-    cr_expect_gt(previous, 0.5, "best previous-token score of layer 1: %.3f", previous);
+    cr_expect_gt(induction, 0.5, "best induction score of layer 1: %.3f", induction);
+    cr_expect_gt(previous, 0.5, "best previous-token score of layer 0: %.3f", previous);
     mha_induction_batch_free(&batch); mha_learning_workspace_free(&ws); mha_induction_model_free(&m);
     viz_state s;
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
@@ -400,7 +400,7 @@ Test(training_viewer, hover_and_click_in_the_training_view) {
     e.button.x = l.maps[1].x + 3;
     e.button.y = l.maps[1].y + 3;
     viz_handle_event(&s, &e, &sentence);
-    cr_expect_eq(g->focus, 1, "a click on layer 1 head 2 enlarges it");
+    cr_expect_eq(g->focus, 1, "a click on layer 0 head 1 enlarges it");
     const SDL_Rect c = viz_cell(&l.big, VIZ_LEARN_LENGTH, 5, 3);
     e = (SDL_Event){.type = SDL_MOUSEMOTION};
     e.motion.x = c.x + c.w / 2;
@@ -748,7 +748,7 @@ Test(training_viewer, removing_heads_of_the_trained_model) {
         cr_expect_eq(viz_trained_guess(m, i), (int)best, "the guess under token %zu", i);
     }
     cr_expect_geq(guessed, 8, "with every head the copy is guessed: %zu", guessed);
-    cr_expect_leq(copy_guessed(m), 3, "without layer 2: %zu of the copy", copy_guessed(m));
+    cr_expect_leq(copy_guessed(m), 3, "without layer 1: %zu of the copy", copy_guessed(m));
     press(&s, SDLK_u);
     cr_expect_arr_eq(m->predicted, before, T * sizeof *before, "u restores every guess");
     mha_learning_workspace_free(&ws);
