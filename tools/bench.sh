@@ -203,5 +203,6 @@ mkdir -p "$build/roofline" && cp figures/roofline.tex "$build/roofline/"
 (cd "$build/roofline" && pdflatex -interaction=nonstopmode -halt-on-error roofline.tex > roofline.log)
 cp "$build/roofline/roofline.pdf" figures/roofline.pdf
 echo "bench: wrote figures/bench-batched.tex bench-fast.tex bench-steps.tex" \
-     "bench-stages.tex bench-decode.tex bench-numbers.tex bench-backward.tex" \
+     "bench-stages.tex bench-decode.tex bench-decode-first.tex bench-numbers.tex" \
+     "bench-backward.tex" \
      "bench-training.tex bench-learning-numbers.tex roofline.pdf"

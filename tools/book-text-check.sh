@@ -70,6 +70,14 @@ if [[ -n "$one" && -n "$two" && -n "$three" ]]; then
     echo "book-text-check: $pdf: Parts I and II, pages $one-$((three - 1)): $figures figures," \
          "$(awk -v f="$figures" -v p=$((three - one)) 'BEGIN { printf "%.2f", f / p }') a page"
 fi
+shots=$(sed -n 's/^screenshot: \([^ ]*\) .*/\1/p' "$base.log" 2> /dev/null | sort -u | wc -l)
+turned=$(pdfinfo -f 1 -l "${pages:-1}" "$pdf" 2> /dev/null |
+         grep -cE '^Page +[0-9]+ rot: +90$' || true)
+if [[ "${shots:-0}" != "${turned:-0}" ]]; then
+    echo "book-text-check: $pdf: ${shots:-0} screenshots, but ${turned:-0} pages turned to show" \
+         "them upright on a screen"
+    status=1
+fi
 terms=$(grep -cE '^ *\\(sub)*item ' "$base.ind" 2> /dev/null || true)
 identifiers=$(grep -c '^\\nwixadds{i}' "$base.aux" 2> /dev/null || true)
 echo "book-text-check: $pdf: index of terms ${terms:-0} entries," \

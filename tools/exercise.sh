@@ -264,7 +264,13 @@ region_file() {
     echo "$files"
 }
 chapter_name() {
-    awk '/^\\chapter/ {
+    local f files=()
+    for f in "${web[@]}"; do
+        files+=("$f")
+        [[ "$f" == "$1" ]] && break
+    done
+    [[ "${files[-1]}" == "$1" ]] || files=("$1")
+    awk -v target="$1" '/^\\chapter/ {
         s = substr($0, 9)
         if (substr(s, 1, 1) == "[") { s = substr(s, 2); s = substr(s, 1, index(s, "]") - 1) }
         else {
@@ -273,7 +279,9 @@ chapter_name() {
                 c = substr(s, i, 1); depth += (c == "{") - (c == "}") }
             s = substr(s, 1, i - 2)
         }
-        gsub(/\\\\/, " ", s); gsub(/  +/, " ", s); print s; exit }' "$1"
+        gsub(/\\\\/, " ", s); gsub(/  +/, " ", s); name = s
+        if (FILENAME == target) { found = 1; exit } }
+        END { print name }' "${files[@]}"
 }
 latex_to_text() {
     sed -e 's/\\exercisehead{[^}]*}{[^}]*}//; s/\\index{[^}]*}//g' \

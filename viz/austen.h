@@ -63,7 +63,7 @@ typedef struct viz_austen_breakdown {
     double score[VIZ_AUSTEN_CONTEXT_MAX];      /* q.k_j / sqrt(D) */
     double weight[VIZ_AUSTEN_CONTEXT_MAX];     /* their softmax */
     double value_norm[VIZ_AUSTEN_CONTEXT_MAX]; /* |v_j| */
-    double out_norm, out[VIZ_AUSTEN_PARTS];    /* o = sum_j w_j v_j: its norm, first parts */
+    double out_norm, out[VIZ_AUSTEN_PARTS];    /* o = sum_j w_j v_j: its norm, o[0..3] */
     double concat_norm;                        /* the H heads' outputs side by side */
     double projected_norm, projected[VIZ_AUSTEN_PARTS];   /* W_O concat + b_O */
     int next[VIZ_AUSTEN_TOP];                  /* the most likely next pieces */
@@ -97,10 +97,12 @@ extern const viz_mode viz_austen_mode;
 void viz_draw_austen(struct viz_view *v, const viz_state *s, const void *data, int width,
                      int height);
 mha_status viz_start_austen(viz_state *s, const char *model, int asked);
-enum { VIZ_AUSTEN_MAPS_MAX = 256, VIZ_AUSTEN_TITLE = 26, VIZ_AUSTEN_LEGEND_ROOM = 62 };
+enum { VIZ_AUSTEN_MAPS_MAX = 256, VIZ_AUSTEN_TITLE = 26, VIZ_AUSTEN_LEGEND_ROOM = 62,
+       VIZ_AUSTEN_AXIS_LEFT = 58, VIZ_AUSTEN_AXIS_TOP = 50 };   /* the big map's labels */
 typedef struct austen_layout {
     int width, height;
     SDL_Rect pieces, maps[VIZ_AUSTEN_MAPS_MAX], big, side, breakdown;   /* empty: not shown */
+                                         /* big: its labels left and above, its title above them */
     SDL_Rect legend;                     /* the colour scale; its labels take LEGEND_ROOM */
     int status_y;
 } austen_layout;

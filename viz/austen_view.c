@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "austen.h"
+#include "training.h"
 #include "viz.h"
 
 /* The colour scale right of the enlarged map, its labels inside the map's
@@ -18,10 +19,10 @@ static SDL_Rect legend_beside(SDL_Rect big, int right)
 
 static void austen_zoomed(int width, austen_layout *l)
 {
-    enum { M = 14, TOP = 112 };
-    const int room = l->status_y - TOP - 38, wide = width * 60 / 100;
+    enum { M = 14, TOP = 112, LEFT = VIZ_AUSTEN_AXIS_LEFT, UP = VIZ_AUSTEN_AXIS_TOP };
+    const int room = l->status_y - TOP - 38 - UP, wide = width * 60 / 100 - LEFT;
     const int big = room < wide ? room : wide;
-    l->big = (SDL_Rect){M, TOP + 14, big < 8 ? 8 : big, big < 8 ? 8 : big};
+    l->big = (SDL_Rect){M + LEFT, TOP + 14 + UP, big < 8 ? 8 : big, big < 8 ? 8 : big};
     l->legend = legend_beside(l->big, width - M - 200);       /* the side keeps 200 */
     const int x = l->legend.w > 0 ? l->legend.x + VIZ_AUSTEN_LEGEND_ROOM + 8
                                   : l->big.x + l->big.w + 24;
@@ -51,11 +52,11 @@ static void austen_layout_for(int width, int height, size_t N, size_t H, double 
                                 TOP + TITLE + (k / h) * (side + TITLE + GAP), side, side};
     const int below = TOP + n * (side + TITLE + GAP) + 4;
     l->side = (SDL_Rect){M, below, h * (side + GAP) - GAP, l->status_y - 4 - below};
-    const int bx = M + h * (side + GAP) + 24;
-    int big = (l->status_y - TOP - 24) * 45 / 100;
-    big = big < width - bx - M ? big : width - bx - M;
+    const int bx = M + h * (side + GAP) + 24, LEFT = VIZ_AUSTEN_AXIS_LEFT;
+    int big = (l->status_y - TOP - 24) * 45 / 100 - VIZ_AUSTEN_AXIS_TOP / 2;
+    big = big < width - bx - LEFT - M ? big : width - bx - LEFT - M;
     big = big < 8 ? 8 : big;
-    l->big = (SDL_Rect){bx, TOP + 14, big, big};
+    l->big = (SDL_Rect){bx + LEFT, TOP + 14 + VIZ_AUSTEN_AXIS_TOP, big, big};
     l->legend = legend_beside(l->big, width - M);
     l->breakdown = (SDL_Rect){bx, l->big.y + big + 16, width - M - bx,
                               l->status_y - 8 - (l->big.y + big + 16)};
@@ -160,6 +161,41 @@ static void draw_grid(viz_view *v, const viz_state *s, const viz_austen *a,
             viz_outline(v, (SDL_Rect){r.x - 2, r.y - 2, r.w + 4, r.h + 4}, viz_emphasis, 1);
     }
 }
+/* label cut, a whole character at a time, until it is at most room pixels wide */
+static void shorten_label(viz_view *v, char *label, int room)
+{
+    size_t n = strlen(label);
+    int w = 0;
+    viz_text_size(v, v->small, label, &w, NULL);
+    while (w > room && n > 0) {
+        do                                              /* back over UTF-8 continuations */
+            n--;
+        while (n > 0 && ((unsigned char)label[n] & 0xC0) == 0x80);
+        label[n] = '\0';
+        viz_text_size(v, v->small, label, &w, NULL);
+    }
+}
+
+static void draw_axes(viz_view *v, const viz_austen *a, SDL_Rect r)
+{
+    const size_t n = a->count, query = viz_austen_query(a);
+    if (n == 0)
+        return;
+    const size_t every = viz_label_stride(r.h, n, (int)(TTF_FontHeight(v->small) / v->scale) - 2);
+    for (size_t i = 0; i < n; i++) {
+        if (i % every != 0 && i != query)
+            continue;
+        char left[VIZ_AUSTEN_LABEL], up[VIZ_AUSTEN_LABEL];
+        viz_austen_piece_label(&a->tokenizer, a->ids[i], left, sizeof left);
+        memcpy(up, left, sizeof up);
+        shorten_label(v, left, VIZ_AUSTEN_AXIS_LEFT - 8);
+        shorten_label(v, up, VIZ_AUSTEN_AXIS_TOP - 8);
+        const SDL_Rect c = viz_cell(&r, n, i, i);
+        const SDL_Color ink = i == query ? viz_emphasis : viz_ink;
+        viz_text(v, v->small, left, r.x - 4, c.y + c.h / 2, 1, ink, 0);
+        viz_text(v, v->small, up, c.x + c.w / 2, r.y - 4, 0, ink, 1);
+    }
+}
 static void draw_hover(viz_view *v, const viz_state *s, const viz_austen *a,
                        const austen_layout *l)
 {
@@ -247,14 +283,18 @@ static void draw_breakdown(viz_view *v, const viz_austen *a, const viz_austen_br
         }
         order[shown] = best;
     }
-    const int rows = (r.h - 96) / 16 > 0 ? (r.h - 96) / 16 : 0;
+    const int rows = (r.h - 112) / 16 > 0 ? (r.h - 112) / 16 : 0;     /* and one for the rest */
     const int at[4] = {0, 120, 180, r.w - 44};          /* key, score, weight and its bar, |v| */
     const char *heads[4] = {"key", "score", "weight", "|v|"};
     y += 16;
     for (int c = 0; c < 4; c++)
         viz_text(v, v->small, heads[c], r.x + at[c], y, 0, viz_dim, 0);
+    double rest = 0.0;                                  /* the weight of the keys not listed */
+    for (size_t j = 0; j < b->keys; j++)
+        rest += b->weight[j];
     for (size_t n = 0; n < shown && (int)n < rows; n++) {
         const size_t j = order[n];
+        rest -= b->weight[j];
         y += 16;
         viz_austen_piece_label(&a->tokenizer, a->ids[j], label, sizeof label);
         snprintf(line, sizeof line, "%zu '%s'", j, label);
@@ -269,13 +309,20 @@ static void draw_breakdown(viz_view *v, const viz_austen *a, const viz_austen_br
         snprintf(line, sizeof line, "%.3f", b->value_norm[j]);
         viz_text(v, v->small, line, r.x + at[3], y, 0, viz_ink, 0);
     }
-    snprintf(line, sizeof line, "output o = sum w_j v_j: |o| %.3f, first parts %+.3f %+.3f "
+    const size_t listed = shown < (size_t)rows ? shown : (size_t)rows;
+    if (listed < b->keys) {
+        snprintf(line, sizeof line, "the other %zu keys together", b->keys - listed);
+        viz_text_fit(v, v->small, line, r.x, y += 16, at[2] - 6, viz_dim);
+        snprintf(line, sizeof line, "%.3f", rest > 0 ? rest : 0.0);
+        viz_text(v, v->small, line, r.x + at[2], y, 0, viz_dim, 0);
+    }
+    snprintf(line, sizeof line, "output o = sum w_j v_j: |o| %.3f, o[0..3] %+.3f %+.3f "
              "%+.3f %+.3f", b->out_norm, b->out[0], b->out[1], b->out[2], b->out[3]);
     viz_text_fit(v, v->small, line, r.x, y += 20, r.w, viz_ink);
     snprintf(line, sizeof line, "the %zu heads' outputs side by side: |concat| %.3f", H,
              b->concat_norm);
     viz_text_fit(v, v->small, line, r.x, y += 16, r.w, viz_ink);
-    snprintf(line, sizeof line, "projected, W_O concat + b: |y| %.3f, first parts %+.3f %+.3f "
+    snprintf(line, sizeof line, "projected, W_O concat + b: |y| %.3f, y[0..3] %+.3f %+.3f "
              "%+.3f %+.3f", b->projected_norm, b->projected[0], b->projected[1], b->projected[2],
              b->projected[3]);
     viz_text_fit(v, v->small, line, r.x, y += 16, r.w, viz_ink);
@@ -296,6 +343,7 @@ void viz_draw_austen(viz_view *v, const viz_state *s, const void *data, int widt
     draw_pieces(v, a, &l);
     draw_grid(v, s, a, &l);
     draw_map(v, s, a, a->focus, l.big);
+    draw_axes(v, a, l.big);
     if (l.legend.w > 0)
         viz_draw_legend(v, s, l.legend);
     const size_t H = c->heads;
@@ -304,7 +352,8 @@ void viz_draw_austen(viz_view *v, const viz_state *s, const void *data, int widt
         cross_out(v, l.big);
     snprintf(line, sizeof line, "L%zu H%zu %s, enlarged%s", a->focus / H, a->focus % H,
              a->roles[a->focus], removed ? ": removed, u restores" : "");
-    viz_text_fit(v, v->small, line, l.big.x, l.big.y - 7, l.big.w,
+    viz_text_fit(v, v->small, line, l.big.x - VIZ_AUSTEN_AXIS_LEFT,
+                 l.big.y - VIZ_AUSTEN_AXIS_TOP - 7, l.big.w + VIZ_AUSTEN_AXIS_LEFT,
                  removed ? viz_alarm : viz_emphasis);
     const size_t query = viz_austen_query(a);
     viz_outline(v, viz_cell(&l.big, a->count, query, 0).w > 0

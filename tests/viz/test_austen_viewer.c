@@ -359,7 +359,9 @@ Test(austen_viewer, every_part_fits_and_zoom_grows_the_map) {
             parts[n++] = (SDL_Rect){l.maps[m].x, l.maps[m].y - VIZ_AUSTEN_TITLE, l.maps[m].w + 7,
                                     l.maps[m].h + VIZ_AUSTEN_TITLE};
         parts[n++] = l.pieces;
-        parts[n++] = (SDL_Rect){l.big.x, l.big.y - 14, l.big.w, l.big.h + 14};
+        parts[n++] = (SDL_Rect){l.big.x - VIZ_AUSTEN_AXIS_LEFT, l.big.y - VIZ_AUSTEN_AXIS_TOP - 14,
+                                l.big.w + VIZ_AUSTEN_AXIS_LEFT,
+                                l.big.h + VIZ_AUSTEN_AXIS_TOP + 14};     /* labels, title */
         parts[n++] = l.side;
         parts[n++] = l.breakdown;
         cr_expect_gt(l.legend.w, 0, "%s: no colour scale", what);
@@ -382,7 +384,11 @@ Test(austen_viewer, every_part_fits_and_zoom_grows_the_map) {
             cr_expect_geq(viz_scale(w, h, s.zoom), scale, "the text shrank");
             map = now, scale = viz_scale(w, h, s.zoom);
             viz_austen_layout(a, (int)(w / scale), (int)(h / scale), s.zoom, &l);
-            const SDL_Rect zoomed[] = {l.pieces, {l.big.x, l.big.y - 14, l.big.w, l.big.h + 14},
+            const SDL_Rect zoomed[] = {l.pieces,
+                                       {l.big.x - VIZ_AUSTEN_AXIS_LEFT,
+                                        l.big.y - VIZ_AUSTEN_AXIS_TOP - 14,
+                                        l.big.w + VIZ_AUSTEN_AXIS_LEFT,
+                                        l.big.h + VIZ_AUSTEN_AXIS_TOP + 14},
                                        l.side, {l.legend.x, l.legend.y - 16,
                                                 VIZ_AUSTEN_LEGEND_ROOM, l.legend.h + 34}};
             cr_expect_gt(l.legend.w, 0, "%s zoom %.3g: no colour scale", what, s.zoom);
@@ -435,11 +441,30 @@ Test(austen_viewer, the_frame_marks_the_removed_and_the_enlarged_heads) {
     cr_expect(frame_same(frame_pixel(gone, big.x, big.y), viz_alarm) &&
               frame_same(frame_pixel(gone, big.x + big.w - 1, big.y), viz_alarm),
               "the removed head's enlarged map is not crossed out");
-    const SDL_Rect title = {big.x, big.y - 14, big.w, 14};
+    const SDL_Rect title = {big.x - VIZ_AUSTEN_AXIS_LEFT, big.y - VIZ_AUSTEN_AXIS_TOP - 14,
+                            big.w + VIZ_AUSTEN_AXIS_LEFT, 14};
     cr_expect_gt(frame_count(gone, title, viz_alarm), 20, "its title does not say so");
     SDL_FreeSurface(plain);
     SDL_FreeSurface(pointed);
     SDL_FreeSurface(gone);
+    viz_free(&s);
+}
+Test(austen_viewer, the_enlarged_map_names_its_pieces) {
+    viz_state s;
+    viz_austen *a = enter(&s);
+    cr_assert_gt(a->count, 1, "the view opens with pieces");
+    austen_layout l;
+    viz_austen_layout(a, 1280, 800, 1, &l);
+    SDL_Surface *f = frame_draw(&s, 1280, 800);
+    const SDL_Rect left = {l.big.x - VIZ_AUSTEN_AXIS_LEFT, l.big.y, VIZ_AUSTEN_AXIS_LEFT - 2,
+                           l.big.h};
+    const SDL_Rect up = {l.big.x, l.big.y - VIZ_AUSTEN_AXIS_TOP, l.big.w,
+                         VIZ_AUSTEN_AXIS_TOP - 2};
+    cr_expect_gt(frame_count(f, left, viz_ink), 40, "no piece names the rows");
+    cr_expect_gt(frame_count(f, up, viz_ink), 40, "no piece names the columns");
+    cr_expect_gt(frame_count(f, left, viz_emphasis), 5, "the query's row is not named");
+    cr_expect_gt(frame_count(f, up, viz_emphasis), 5, "the query's column is not named");
+    SDL_FreeSurface(f);
     viz_free(&s);
 }
 Test(austen_viewer, the_sampling_and_the_query_change_as_their_keys_say) {
