@@ -128,9 +128,13 @@ static void draw_map(viz_view *v, const viz_state *s, const viz_austen *a, size_
     const size_t T = a->model.config.context, L = a->count;
     const float *w = a->maps + k * T * T;
     for (size_t i = 0; i < L; i++)
-        for (size_t j = 0; j < L; j++)
-            viz_fill(v, viz_cell(&r, L, i, j),
-                     j <= i ? viz_colour(s->colour_map, w[i * T + j]) : viz_undecoded);
+        for (size_t j = 0; j < L; j++) {
+            const SDL_Rect c = viz_cell(&r, L, i, j);
+            if (j <= i)
+                viz_fill(v, c, viz_colour(s->colour_map, w[i * T + j]));
+            else
+                viz_masked_cell(v, c);                  /* a later piece: the causal mask */
+        }
 }
 
 static void cross_out(viz_view *v, SDL_Rect r)         /* a removed head's map */

@@ -3,6 +3,14 @@
 #include <stdio.h>
 #include "viz.h"
 
+void viz_masked_cell(viz_view *v, SDL_Rect c)
+{
+    viz_fill(v, c, viz_masked);
+    SDL_SetRenderDrawColor(v->renderer, viz_hatch.r, viz_hatch.g, viz_hatch.b, 255);
+    if (c.w >= 4 && c.h >= 4)
+        SDL_RenderDrawLine(v->renderer, c.x + 1, c.y + c.h - 2, c.x + c.w - 2, c.y + 1);
+}
+
 static void draw_map(viz_view *v, const viz_state *s, size_t h, SDL_Rect map)
 {
     const size_t L = s->length;
@@ -11,13 +19,9 @@ static void draw_map(viz_view *v, const viz_state *s, size_t h, SDL_Rect map)
             const SDL_Rect c = viz_cell(&map, L, i, j);
             if (i >= s->step || j >= s->step)
                 viz_fill(v, c, viz_undecoded);
-            else if (viz_blocked(s, i, j)) {
-                viz_fill(v, c, viz_masked);
-                SDL_SetRenderDrawColor(v->renderer, viz_hatch.r, viz_hatch.g, viz_hatch.b, 255);
-                if (c.w >= 4 && c.h >= 4)
-                    SDL_RenderDrawLine(v->renderer, c.x + 1, c.y + c.h - 2, c.x + c.w - 2,
-                                       c.y + 1);
-            } else
+            else if (viz_blocked(s, i, j))
+                viz_masked_cell(v, c);
+            else
                 viz_fill(v, c, viz_colour(s->colour_map, s->weights[(h * L + i) * L + j]));
         }
     SDL_Rect newest = viz_cell(&map, L, s->step - 1, 0);

@@ -464,6 +464,10 @@ Test(austen_viewer, the_enlarged_map_names_its_pieces) {
     cr_expect_gt(frame_count(f, up, viz_ink), 40, "no piece names the columns");
     cr_expect_gt(frame_count(f, left, viz_emphasis), 5, "the query's row is not named");
     cr_expect_gt(frame_count(f, up, viz_emphasis), 5, "the query's column is not named");
+    const SDL_Rect late = viz_cell(&l.big, a->count, 0, a->count - 1);
+    cr_expect(frame_same(frame_pixel(f, late.x, late.y), viz_masked),
+              "a key after its query is not drawn masked");
+    cr_expect_gt(frame_count(f, late, viz_hatch), 0, "a masked key is not hatched");
     SDL_FreeSurface(f);
     viz_free(&s);
 }
