@@ -399,14 +399,22 @@ mha_status viz_austen_breakdown_of(const viz_austen *a, size_t layer, size_t hea
     for (size_t h = 0; status == MHA_OK && h < H; h++) {
         for (size_t d = 0; d < D; d++)
             q[d] = dot_row(Wi, bi, h * D + d, normed + row * E, E);
-        double top = -INFINITY, sum = 0;
+        double top = -INFINITY, sum = 0, qq = 0;
+        for (size_t d = 0; d < D; d++)
+            qq += q[d] * q[d];
         for (size_t j = 0; j <= row; j++) {
-            double s = 0;
-            for (size_t d = 0; d < D; d++)
-                s += q[d] * dot_row(Wi, bi, E + h * D + d, normed + j * E, E);
+            double s = 0, kk = 0;
+            for (size_t d = 0; d < D; d++) {
+                const double k = dot_row(Wi, bi, E + h * D + d, normed + j * E, E);
+                s += q[d] * k, kk += k * k;
+            }
             w[j] = s / sqrt((double)D);
             top = fmax(top, w[j]);
+            if (h == head)
+                b->key_norm[j] = sqrt(kk);
         }
+        if (h == head)
+            b->query_norm = sqrt(qq);
         for (size_t j = 0; j <= row; j++)
             sum += exp(w[j] - top);
         for (size_t j = 0; j <= row; j++) {

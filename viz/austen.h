@@ -60,6 +60,8 @@ typedef struct viz_austen {
 } viz_austen;
 typedef struct viz_austen_breakdown {
     size_t layer, head, row, keys;             /* keys: row + 1 */
+    double query_norm;                         /* |q| */
+    double key_norm[VIZ_AUSTEN_CONTEXT_MAX];   /* |k_j| */
     double score[VIZ_AUSTEN_CONTEXT_MAX];      /* q.k_j / sqrt(D) */
     double weight[VIZ_AUSTEN_CONTEXT_MAX];     /* their softmax */
     double value_norm[VIZ_AUSTEN_CONTEXT_MAX]; /* |v_j| */

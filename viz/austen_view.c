@@ -271,9 +271,9 @@ static void draw_breakdown(viz_view *v, const viz_austen *a, const viz_austen_br
     char line[320], label[VIZ_AUSTEN_LABEL];
     int y = r.y + 6;
     viz_austen_piece_label(&a->tokenizer, a->ids[b->row], label, sizeof label);
-    snprintf(line, sizeof line, "L%zu H%zu (%s), query '%s' at %zu: scores q.k/sqrt(%zu), "
-             "softmax, |v|", b->layer, b->head, a->roles[b->layer * H + b->head], label,
-             b->row, D);
+    snprintf(line, sizeof line, "L%zu H%zu (%s), query '%s' at %zu, |q| %.2f: score "
+             "= |q| |k| cos / sqrt(%zu)", b->layer, b->head, a->roles[b->layer * H + b->head],
+             label, b->row, b->query_norm, D);
     viz_text_fit(v, v->small, line, r.x, y, r.w, viz_emphasis);
     size_t order[VIZ_AUSTEN_KEYS], shown = 0;
     for (; shown < VIZ_AUSTEN_KEYS && shown < b->keys; shown++) {   /* the heaviest keys */
@@ -288,10 +288,10 @@ static void draw_breakdown(viz_view *v, const viz_austen *a, const viz_austen_br
         order[shown] = best;
     }
     const int rows = (r.h - 112) / 16 > 0 ? (r.h - 112) / 16 : 0;     /* and one for the rest */
-    const int at[4] = {0, 120, 180, r.w - 44};          /* key, score, weight and its bar, |v| */
-    const char *heads[4] = {"key", "score", "weight", "|v|"};
+    const int at[6] = {0, 104, 148, 196, 252, r.w - 44};   /* key, |k|, cos, score, weight, |v| */
+    const char *heads[6] = {"key", "|k|", "cos", "score", "weight", "|v|"};
     y += 16;
-    for (int c = 0; c < 4; c++)
+    for (int c = 0; c < 6; c++)
         viz_text(v, v->small, heads[c], r.x + at[c], y, 0, viz_dim, 0);
     double rest = 0.0;                                  /* the weight of the keys not listed */
     for (size_t j = 0; j < b->keys; j++)
@@ -303,22 +303,28 @@ static void draw_breakdown(viz_view *v, const viz_austen *a, const viz_austen_br
         viz_austen_piece_label(&a->tokenizer, a->ids[j], label, sizeof label);
         snprintf(line, sizeof line, "%zu '%s'", j, label);
         viz_text_fit(v, v->small, line, r.x, y, at[1] - 6, viz_ink);
-        snprintf(line, sizeof line, "%+.3f", b->score[j]);
+        const double lengths = b->query_norm * b->key_norm[j];
+        snprintf(line, sizeof line, "%.2f", b->key_norm[j]);
         viz_text(v, v->small, line, r.x + at[1], y, 0, viz_ink, 0);
-        snprintf(line, sizeof line, "%.3f", b->weight[j]);
+        snprintf(line, sizeof line, "%+.2f", lengths > 0 ? b->score[j] * sqrt((double)D) / lengths
+                                                         : 0.0);
         viz_text(v, v->small, line, r.x + at[2], y, 0, viz_ink, 0);
-        const int bar = at[3] - at[2] - 50 > 10 ? at[3] - at[2] - 50 : 10;
-        viz_fill(v, (SDL_Rect){r.x + at[2] + 42, y - 5, (int)lround(bar * b->weight[j]), 10},
+        snprintf(line, sizeof line, "%+.3f", b->score[j]);
+        viz_text(v, v->small, line, r.x + at[3], y, 0, viz_ink, 0);
+        snprintf(line, sizeof line, "%.3f", b->weight[j]);
+        viz_text(v, v->small, line, r.x + at[4], y, 0, viz_ink, 0);
+        const int bar = at[5] - at[4] - 50 > 10 ? at[5] - at[4] - 50 : 10;
+        viz_fill(v, (SDL_Rect){r.x + at[4] + 42, y - 5, (int)lround(bar * b->weight[j]), 10},
                  viz_copy_source);
         snprintf(line, sizeof line, "%.3f", b->value_norm[j]);
-        viz_text(v, v->small, line, r.x + at[3], y, 0, viz_ink, 0);
+        viz_text(v, v->small, line, r.x + at[5], y, 0, viz_ink, 0);
     }
     const size_t listed = shown < (size_t)rows ? shown : (size_t)rows;
     if (listed < b->keys) {
         snprintf(line, sizeof line, "the other %zu keys together", b->keys - listed);
-        viz_text_fit(v, v->small, line, r.x, y += 16, at[2] - 6, viz_dim);
+        viz_text_fit(v, v->small, line, r.x, y += 16, at[4] - 6, viz_dim);
         snprintf(line, sizeof line, "%.3f", rest > 0 ? rest : 0.0);
-        viz_text(v, v->small, line, r.x + at[2], y, 0, viz_dim, 0);
+        viz_text(v, v->small, line, r.x + at[4], y, 0, viz_dim, 0);
     }
     snprintf(line, sizeof line, "output o = sum w_j v_j: |o| %.3f, o[0..3] %+.3f %+.3f "
              "%+.3f %+.3f", b->out_norm, b->out[0], b->out[1], b->out[2], b->out[3]);

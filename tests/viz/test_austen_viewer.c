@@ -131,6 +131,10 @@ Test(austen_viewer, the_breakdown_is_the_heads_row_and_the_models_top_five) {
                       "L%zu H%zu row %zu key %zu: %g and %g", l, h, i, j, b.weight[j],
                       (double)w[((l * H + h) * L + i) * L + j]);
             sum += b.weight[j];
+            const double lengths = b.query_norm * b.key_norm[j] / sqrt((double)(c->embed_dim / H));
+            cr_expect(fabs(b.score[j]) <= lengths * (1 + 1e-12) && b.key_norm[j] > 0,
+                      "L%zu H%zu key %zu: score %g beyond |q| |k| / sqrt(D) = %g", l, h, j,
+                      b.score[j], lengths);
         }
         cr_expect(fabs(sum - 1) < 1e-12);
         int order[4096];
