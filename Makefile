@@ -326,6 +326,8 @@ RUN_circuit   := --vocab 256 --layers 2 --context 128 --batch 8 --steps 24000 --
                  --repeat 0.5
 RUN_pieces    := --tokenizer models/austen --layers 2 --context 256 --batch 8 --steps 8000 \
                  --eval-every 250 --repeat 0.25
+RUN_pieces-half := --tokenizer models/austen --layers 2 --context 256 --batch 8 --steps 8000 \
+                 --eval-every 250 --repeat 0.5
 RUN_curriculum := --vocab 256 --layers 2 --context 128 --batch 8 --steps 24000 --eval-every 500 \
                  --repeat 0.5 --repeat-until 16000
 AUSTEN_RUN ?= circuit

@@ -25,7 +25,7 @@ passes() {   # $1: a volume; $2: the most passes it needs
     local pass
     for ((pass = 1; pass <= $2; pass++)); do
         rm -f -- ".$1.sums"
-        pdflatex -interaction=nonstopmode -halt-on-error "$1.tex" > "$1.log" ||
+        pdflatex -interaction=nonstopmode -halt-on-error "$1.tex" > /dev/null ||   # it writes $1.log
             { grep -A5 '^!' "$1.log"; exit 1; }
         [[ ! -e $1.idx ]] || makeindex -q "$1.idx"
         seal "$1"

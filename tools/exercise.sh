@@ -568,7 +568,9 @@ screen_hole() {
         if (reason == "" && depth != 0) refuse("the braces do not balance")
         words = code; gsub(/[^A-Za-z0-9_]+/, " ", words); m = split(words, word, " ")
         for (i = 1; i <= m && reason == ""; i++)
-            if (word[i] ~ /^(asm|__asm|__asm__|__attribute|__attribute__|_Pragma|__declspec)$/)
+            if (word[i] ~ /^(asm|__asm|__asm__|__attribute|__attribute__|_Pragma|__declspec)$/ ||
+                word[i] ~ /^__builtin_(frame_address|return_address|dwarf_cfa|stack_address)$/ ||
+                word[i] ~ /^__builtin_(extract|frob)_return_addr$/)
                 refuse("the word " word[i] " reaches past C statements")
         if (reason != "") print reason
     }'
