@@ -100,11 +100,11 @@ static int lm_data_read(const struct lm_train_options *o, size_t context, const 
         }
     }
     d->have_tokenizer = 1;
-    int status = lm_cmd_read_tokens(o->text, &d->tokenizer, context + 2, &d->train, &d->train_n, &bytes,
-                             d->train_sha, err);
+    int status = lm_cmd_read_tokens(o->text, &d->tokenizer, context + 2, &d->train,
+                                    &d->train_n, &bytes, d->train_sha, err);
     if (status == MHA_EXIT_OK && o->valid)
-        status = lm_cmd_read_tokens(o->valid, &d->tokenizer, context + 1, &d->valid, &d->valid_n,
-                             &bytes, d->valid_sha, err);
+        status = lm_cmd_read_tokens(o->valid, &d->tokenizer, context + 1, &d->valid,
+                                    &d->valid_n, &bytes, d->valid_sha, err);
     return status;
 }
 static mha_status held_out_loss(const lm_model *m, const lm_run *run, const struct lm_data *d,
