@@ -70,7 +70,8 @@ int mha_read_austen_run(const char *name, austen_run *r)
 }
 static const struct { const char *name, *label; } RUNS[] = {
     {"copy", "copy"}, {"bytes-256", "bytes"}, {"circuit", "bytes, longer"},
-    {"pieces", "pieces"}, {"curriculum", "bytes, then plain"}};
+    {"pieces", "pieces"}, {"pieces-half", "pieces, half repeated"},
+    {"curriculum", "bytes, then plain"}};
 enum { RUN_COUNT = sizeof RUNS / sizeof RUNS[0] };
 /* the tokens, in millions, at the first evaluation with a score at least
    0.5 (previous: block 0's; else the later blocks' prefix matching), or -1 */
@@ -182,6 +183,23 @@ void mha_print_austen_runs_numbers(FILE *out)
             have_pieces ? (double)pieces->tokens[pieces->evals - 1] / 1e6 : 0.0, pieces_previous,
             pieces_prefix, have_pieces ? pieces->context : 0);
     free(pieces);
+    austen_run *half = malloc(sizeof *half);
+    const int have_half = half && mha_read_austen_run("pieces-half", half);
+    double half_previous = 0, half_prefix = 0;
+    for (size_t k = 0; have_half && k < half->evals; k++) {
+        half_previous = fmax(half_previous, half->previous[k]);
+        half_prefix = fmax(half_prefix, half->prefix[k]);
+    }
+    fprintf(out, "\\gdef\\RunsHalfTokens{%.1f}\\gdef\\RunsHalfPrevious{%.2f}"
+                 "\\gdef\\RunsHalfPrefix{%.3f}\\gdef\\RunsHalfVerdict{%s}%%\n",
+            have_half ? (double)half->tokens[half->evals - 1] / 1e6 : 0.0, half_previous,
+            half_prefix,
+            !have_half ? "(run make austen-run AUSTEN_RUN=pieces-half)"
+            : half_prefix >= 0.3 ? "twice the repeats brought an induction head"
+            : half_previous >= 0.5 ? "twice the repeats brought a previous-token head, but no "
+                                     "induction head"
+                                   : "twice the repeats brought neither head");
+    free(half);
     FILE *h;
     size_t toy_step = 0, step, layer, head;
     double toy_best = 0, loss, accuracy, previous_score, induction_score;

@@ -1116,9 +1116,9 @@ Test(lm_figures, the_runs_numbers_follow_the_files) {
     snprintf(want, sizeof want, "\\gdef\\ControlPrevious{%.3f}\\gdef\\ControlPrefix{%.3f}",
              previous, prefix);
     cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
-    const char *runs[] = {"copy", "bytes-256", "circuit", "pieces", "curriculum"};
+    const char *runs[] = {"copy", "bytes-256", "circuit", "pieces", "pieces-half", "curriculum"};
     size_t committed = 0;
-    for (size_t k = 0; k < 5; k++) {
+    for (size_t k = 0; k < 6; k++) {
         double tokens, best;
         if (!last_evaluation(runs[k], &tokens, &best))
             continue;
@@ -1128,10 +1128,37 @@ Test(lm_figures, the_runs_numbers_follow_the_files) {
         snprintf(want, sizeof want, " & %.3f & $", best);
         cr_expect(strstr(table, want) != NULL, "%s: %s not in\n%s", runs[k], want, table);
     }
-    cr_expect(committed == 5, "the copy, bytes-256, circuit, pieces and curriculum runs are "
-              "committed");
+    cr_expect(committed == 6, "the copy, bytes-256, circuit, pieces, pieces-half and "
+              "curriculum runs are committed");
     free(numbers);
     free(table);
+}
+
+Test(lm_figures, the_half_repeated_pieces_verdict_follows_its_history) {
+    FILE *f = fopen("../figures/runs/pieces-half-heads-history.tsv", "r");
+    cr_assert_not_null(f, "no pieces-half run committed");
+    char line[512], want[200];
+    double previous = 0, prefix = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        size_t step, n, layer, head;
+        double s[12];                     /* the losses, then the scores to prefix matching */
+        if (sscanf(line, "%zu\t%zu\t%lf\t%lf\t%lf\t%zu\t%zu\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf"
+                         "\t%lf\t%lf\t%lf", &step, &n, &s[0], &s[1], &s[2], &layer, &head,
+                   &s[3], &s[4], &s[5], &s[6], &s[7], &s[8], &s[9], &s[10], &s[11]) != 16)
+            continue;
+        previous = layer == 0 && s[3] > previous ? s[3] : previous;     /* prev_token */
+        prefix = layer > 0 && s[11] > prefix ? s[11] : prefix;          /* prefix_matching */
+    }
+    fclose(f);
+    char *numbers = print_from_top(mha_print_austen_runs_numbers);
+    snprintf(want, sizeof want, "\\gdef\\RunsHalfPrevious{%.2f}\\gdef\\RunsHalfPrefix{%.3f}"
+             "\\gdef\\RunsHalfVerdict{%s}", previous, prefix,
+             prefix >= 0.3 ? "twice the repeats brought an induction head"
+             : previous >= 0.5 ? "twice the repeats brought a previous-token head, but no "
+                                 "induction head"
+                               : "twice the repeats brought neither head");
+    cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+    free(numbers);
 }
 
 Test(lm_figures, the_curriculum_sentence_follows_its_history) {
