@@ -82,6 +82,16 @@ static double formed_at(const austen_run *r, int previous)
             return (double)r->tokens[e] / 1e6;
     return -1;
 }
+/* the best score of any evaluation on the previous token (block 0) and on
+   prefix matching (the later blocks) */
+static void best_scores(const austen_run *r, double *previous, double *prefix)
+{
+    *previous = 0, *prefix = 0;
+    for (size_t e = 0; e < r->evals; e++) {
+        *previous = fmax(*previous, r->previous[e]);
+        *prefix = fmax(*prefix, r->prefix[e]);
+    }
+}
 void mha_print_austen_runs(FILE *out)
 {
     fprintf(out, "\\begin{tabular}{lrrrrrrrr}\n\\toprule\n"
@@ -174,10 +184,8 @@ void mha_print_austen_runs_numbers(FILE *out)
     austen_run *pieces = malloc(sizeof *pieces);
     const int have_pieces = pieces && mha_read_austen_run("pieces", pieces);
     double pieces_previous = 0, pieces_prefix = 0;
-    for (size_t k = 0; have_pieces && k < pieces->evals; k++) {
-        pieces_previous = fmax(pieces_previous, pieces->previous[k]);
-        pieces_prefix = fmax(pieces_prefix, pieces->prefix[k]);
-    }
+    if (have_pieces)
+        best_scores(pieces, &pieces_previous, &pieces_prefix);
     fprintf(out, "\\gdef\\RunsPiecesTokens{%.1f}\\gdef\\RunsPiecesPrevious{%.2f}"
                  "\\gdef\\RunsPiecesPrefix{%.3f}\\gdef\\RunsPiecesContext{%zu}%%\n",
             have_pieces ? (double)pieces->tokens[pieces->evals - 1] / 1e6 : 0.0, pieces_previous,
@@ -186,10 +194,8 @@ void mha_print_austen_runs_numbers(FILE *out)
     austen_run *half = malloc(sizeof *half);
     const int have_half = half && mha_read_austen_run("pieces-half", half);
     double half_previous = 0, half_prefix = 0;
-    for (size_t k = 0; have_half && k < half->evals; k++) {
-        half_previous = fmax(half_previous, half->previous[k]);
-        half_prefix = fmax(half_prefix, half->prefix[k]);
-    }
+    if (have_half)
+        best_scores(half, &half_previous, &half_prefix);
     fprintf(out, "\\gdef\\RunsHalfTokens{%.1f}\\gdef\\RunsHalfPrevious{%.2f}"
                  "\\gdef\\RunsHalfPrefix{%.3f}\\gdef\\RunsHalfVerdict{%s}%%\n",
             have_half ? (double)half->tokens[half->evals - 1] / 1e6 : 0.0, half_previous,
