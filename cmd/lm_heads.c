@@ -50,9 +50,10 @@ static void heads_usage(FILE *out)
           "layer=L head=H prev_token=X induction=X same_token=X first_token=X\n"
           "punctuation=X sentence_start=X mean_distance=X entropy_bits=X\n"
           "prefix_matching=X role=NAME\n"
-          "then the in-context-learning score, the mean loss at the last T/8 positions\n"
-          "of the windows less that at positions 5T/32 to 9T/32 (nan for T < 8 or a text\n"
-          "of T tokens only):\n"
+          "then the in-context-learning score: the mean loss of N runs of T/8 tokens read\n"
+          "at the last T/8 positions of a window less that of the same tokens read at\n"
+          "positions 5T/32 to 9T/32 of a later one (nan for T < 8 or a text shorter than\n"
+          "about 55T/32 tokens):\n"
           "in_context early_loss=X late_loss=X score=X\n"
           "(means over the queries after the first; the role from the scores by the rule\n"
           "of the chapter \"What the heads of the Austen model do\").\n", out);
@@ -96,7 +97,8 @@ static int heads_of_gpt(const char *dir, const char *path, const char *text, siz
         lm_token_classes(&tokenizer, classes);
         failed = lm_heads_measure(&m, ids, n, classes, windows, (uint64_t)seed, run->scores);
     }
-    if (status == MHA_EXIT_OK && failed == MHA_OK && n > T && T >= 8)
+    if (status == MHA_EXIT_OK && failed == MHA_OK && T >= 8 &&
+        n >= 2 * T - T / 8 - 5 * T / 32 + 1)
         failed = lm_in_context_score(&m, ids, n, windows, &run->early, &run->late);
     if (status == MHA_EXIT_OK && failed != MHA_OK) {
         lm_cmd_blame(err, "heads", dir, text, failed);

@@ -27,7 +27,7 @@ struct lm_train_options {
     const char *text, *valid, *out, *tokenizer, *resume, *state;
     size_t vocab, layers, heads, dim, context, steps, batch, seed, eval_every, warmup, stop_at;
     size_t repeat_until;
-    double lr, repeat;
+    double lr, repeat, token_sd, position_sd;
 };
 static void lm_train_usage(FILE *out, const struct lm_train_options *d)
 {
@@ -35,16 +35,18 @@ static void lm_train_usage(FILE *out, const struct lm_train_options *d)
         "usage: mha lm train --text FILE --out DIR [--valid FILE] [--tokenizer DIR | --vocab V]\n"
         "                    [--layers N] [--heads H] [--dim E] [--context T] [--steps S]\n"
         "                    [--batch B] [--lr X] [--warmup W] [--seed S] [--eval-every K]\n"
-        "                    [--repeat P] [--repeat-until K] [--state DIR] [--stop-at K]\n"
-        "                    [--resume STATE]\n\n"
+        "                    [--repeat P] [--repeat-until K] [--token-sd X]\n"
+        "                    [--position-sd X] [--state DIR] [--stop-at K] [--resume STATE]\n\n"
         "Trains a small GPT (token and position embeddings, N pre-norm blocks of H heads,\n"
         "width E, MLP 4E, a final norm, the tied unembedding) on the tokens of FILE, with\n"
         "AdamW (weight decay 0.1 on the blocks' matrices) at peak rate X after W warm-up\n"
         "steps, then a cosine down to X/10 at step S.  Batches are B random windows of T+1\n"
         "tokens; a share P of them (default 0) has a passage of its own tokens written\n"
         "twice, in every step or, with --repeat-until K, in steps 1 to K only (then plain\n"
-        "text: a curriculum).  The tokenizer is read from DIR (merges.txt, vocab.txt) or\n"
-        "learnt from FILE with V tokens.  Every K steps: a progress line, the held-out\n"
+        "text: a curriculum).  The token and position embeddings start with deviations\n"
+        "--token-sd and --position-sd (default 0.02, GPT-2's, as every matrix).  The\n"
+        "tokenizer is read from DIR (merges.txt, vocab.txt) or learnt from FILE with V\n"
+        "tokens.  Every K steps: a progress line, the held-out\n"
         "loss on --valid, and the model written to --out (model.txt, one .npy per tensor,\n"
         "the tokenizer) and the state to --state (default: the --out name followed by\n"
         ".state): parameters, AdamW's moments, step, random state, history.tsv.\n"
@@ -252,6 +254,10 @@ static int lm_train_parse(int argc, char **argv, struct lm_train_options *o, int
         {"--repeat-until", MHA_OPTION_SIZE, &o->repeat_until, 1, SIZE_MAX / 2, 0, 0, NULL},
         {"--lr", MHA_OPTION_DOUBLE, &o->lr, 0, 0, 1e-12, 1, "a learning rate in (0, 1]"},
         {"--repeat", MHA_OPTION_DOUBLE, &o->repeat, 0, 0, 0, 1, "a share from 0 to 1"},
+        {"--token-sd", MHA_OPTION_DOUBLE, &o->token_sd, 0, 0, 1e-6, 1,
+         "a deviation in (0, 1]"},
+        {"--position-sd", MHA_OPTION_DOUBLE, &o->position_sd, 0, 0, 1e-6, 1,
+         "a deviation in (0, 1]"},
     };
     mha_command_line line;
     const int status = mha_cli_options(argc, argv, options, sizeof options / sizeof options[0],
@@ -287,7 +293,7 @@ static int lm_resume_check(int argc, char **argv, const struct lm_train_options 
     static const char *const fixed[] = {"--tokenizer", "--vocab", "--layers", "--heads", "--dim",
                                         "--context", "--steps", "--batch", "--lr", "--warmup",
                                         "--seed", "--eval-every", "--repeat",
-                                        "--repeat-until"};
+                                        "--repeat-until", "--token-sd", "--position-sd"};
     for (int i = 1; o->resume != NULL && i < argc; i++)
         for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++) {
             const size_t n = strlen(fixed[k]);
@@ -412,7 +418,8 @@ static int lm_train_loop(const struct lm_train_options *o, lm_run *run, lm_model
 int mha_cmd_lm_train(int argc, char **argv, FILE *out, FILE *err)
 {
     struct lm_train_options o = {NULL, NULL, NULL, NULL, NULL, NULL, 2048, 4, 8, 256, 128, 2000,
-                                 16, 1, 100, SIZE_MAX, 0, 0, 3e-3, 0.0};
+                                 16, 1, 100, SIZE_MAX, 0, 0, 3e-3, 0.0, LM_INIT_SD,
+                                 LM_INIT_SD};
     int help = 0, status = lm_train_parse(argc, argv, &o, &help, err);
     if (status != MHA_EXIT_OK || help) {
         if (help)
@@ -438,7 +445,7 @@ int mha_cmd_lm_train(int argc, char **argv, FILE *out, FILE *err)
         return status;
     lm_run run = {{0, o.context, o.dim, o.heads, o.layers, 4 * o.dim}, o.steps, o.warmup,
                   o.batch, o.eval_every, 0, o.lr, o.repeat, o.seed, 0, "-", "-",
-                  o.repeat_until};
+                  o.repeat_until, o.token_sd, o.position_sd};
     lm_model m = {0};
     lm_adamw opt = {0};
     lm_history history = {0}, earlier = {0};
@@ -462,7 +469,8 @@ int mha_cmd_lm_train(int argc, char **argv, FILE *out, FILE *err)
         memcpy(run.train_sha256, d.train_sha, LM_SHA_HEX);
         memcpy(run.valid_sha256, d.valid_sha, LM_SHA_HEX);
         run.data_state = mha_random_seeded(o.seed ^ 0x5DEECE66Dull);
-        const mha_status made = lm_model_init(&m, &run.config, o.seed);
+        const mha_status made = lm_model_init_with(&m, &run.config, o.seed, run.token_sd,
+                                                   run.position_sd);
         if (made != MHA_OK || lm_adamw_init(&opt, &m) != MHA_OK) {
             mha_cli_error(err, "lm train: %s", mha_status_message(made != MHA_OK ? made
                                                                             : MHA_ERR_NOMEM));

@@ -350,6 +350,10 @@ static mha_status check_run(const char *path, const lm_run *run, char *message, 
     if (run->data_state == 0)
         return mha_fail(MHA_ERR_FORMAT, message, size, "%s: 'data_state 0': the generator "
                         "would stay at zero", path);
+    if (!(run->token_sd > 0 && run->token_sd <= 1 && run->position_sd > 0 &&
+          run->position_sd <= 1))
+        return mha_fail(MHA_ERR_FORMAT, message, size, "%s: an embedding's deviation is not in "
+                        "(0, 1]", path);
     return MHA_OK;
 }
 const char *const lm_state_names[LM_STATE_FILES] = {"state.txt", "arrays.npy", "history.tsv",
@@ -367,9 +371,12 @@ mha_status lm_state_put(const char *dir, const lm_run *run, const lm_model *m,
         c->context, c->embed_dim, c->hidden, run->steps, run->warmup, run->batch,
         run->eval_every, run->step, run->learning_rate, run->repeat, run->seed, run->data_state,
         run->train_sha256, run->valid_sha256);
-    const int all = n + (run->repeat_until ? snprintf(text + n, sizeof text - (size_t)n,
-                                                       "repeat_until %zu\n", run->repeat_until)
-                                           : 0);
+    int all = n + (run->repeat_until ? snprintf(text + n, sizeof text - (size_t)n,
+                                                 "repeat_until %zu\n", run->repeat_until)
+                                     : 0);
+    if (run->token_sd != LM_INIT_SD || run->position_sd != LM_INIT_SD)
+        all += snprintf(text + all, sizeof text - (size_t)all, "token_sd %.17g\n"
+                        "position_sd %.17g\n", run->token_sd, run->position_sd);
     const struct text t = {text, (size_t)all}, h = {history->steps, history->steps_length};
     const struct text heads = {history->heads, history->heads_length};
     const size_t shape[2] = {3, m->count};
@@ -401,6 +408,7 @@ mha_status lm_state_read(const char *dir, lm_run *run, lm_model *m, lm_adamw *op
     memset(opt, 0, sizeof *opt);
     memset(history, 0, sizeof *history);
     run->repeat_until = 0;                           /* a state of a share that never ends */
+    run->token_sd = run->position_sd = LM_INIT_SD;   /* and of GPT-2's embeddings */
     mha_status status = read_text(dir, lm_state_names[0], MHA_READ_NOTE_MAX, &text, &n,
                                   message, size);
     if (status != MHA_OK)
@@ -416,6 +424,8 @@ mha_status lm_state_read(const char *dir, lm_run *run, lm_model *m, lm_adamw *op
         {"learning_rate", KEY_DOUBLE, &run->learning_rate, 0},
         {"repeat", KEY_SHARE, &run->repeat, 0},
         {"repeat_until", KEY_SIZE, &run->repeat_until, -1},
+        {"token_sd", KEY_DOUBLE, &run->token_sd, -1},
+        {"position_sd", KEY_DOUBLE, &run->position_sd, -1},
         {"seed", KEY_U64, &run->seed, 0}, {"data_state", KEY_U64, &run->data_state, 0},
         {"train_sha256", KEY_HEX, run->train_sha256, 0},
         {"valid_sha256", KEY_HEX, run->valid_sha256, 0}};

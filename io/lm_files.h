@@ -35,6 +35,7 @@ typedef struct lm_run {                    /* a training run's options and posit
     uint64_t seed, data_state;
     char train_sha256[LM_SHA_HEX], valid_sha256[LM_SHA_HEX];
     size_t repeat_until;                   /* the last step whose batches repeat; 0: every one */
+    double token_sd, position_sd;          /* the embeddings' deviations at the start */
 } lm_run;
 typedef struct lm_history {               /* a run's two histories, as text */
     char *steps;                           /* history.tsv: a line for every step */

@@ -243,13 +243,14 @@ mha_status lm_heads_measure(const lm_model *m, const int *ids, size_t n,
     return status;
 }
 /* the loss at each position i (T) summed over the windows into by_position,
-   and the sum of them all, window by window, into *total */
+   and the sum of them all, window by window, into *total; window k starts at
+   shift + k (n - reach - T - 1) / (windows - 1), shift <= reach */
 static mha_status window_losses(const lm_model *m, const int *ids, size_t n, size_t windows,
-                                double *by_position, double *total)
+                                size_t reach, size_t shift, double *by_position, double *total)
 {
     enum { BATCH = 16 };
     const size_t T = m->config.context, V = m->config.vocab;
-    if (windows == 0 || n < T + 1)
+    if (windows == 0 || n < T + 1 || n - T - 1 < reach)
         return MHA_ERR_SHAPE;
     const size_t B = windows < BATCH ? windows : BATCH;
     lm_workspace ws;
@@ -263,7 +264,7 @@ static mha_status window_losses(const lm_model *m, const int *ids, size_t n, siz
         size_t start[BATCH];
         for (size_t b = 0; b < b_n; b++) {
             const size_t k = k0 + b;
-            start[b] = windows == 1 ? 0 : (n - T - 1) * k / (windows - 1);
+            start[b] = shift + (windows == 1 ? 0 : (n - reach - T - 1) * k / (windows - 1));
             memcpy(x + b * T, ids + start[b], T * sizeof *x);
         }
         status = lm_forward(m, &ws, x, b_n, T);
@@ -295,7 +296,8 @@ mha_status lm_sample_loss(const lm_model *m, const int *ids, size_t n, size_t wi
     if (windows == 0 || n < T + 1)
         return MHA_ERR_SHAPE;
     double *by_position = calloc(T, sizeof *by_position), total;
-    mha_status status = by_position ? window_losses(m, ids, n, windows, by_position, &total)
+    mha_status status = by_position ? window_losses(m, ids, n, windows, 0, 0, by_position,
+                                                    &total)
                                     : MHA_ERR_NOMEM;
     *loss = status == MHA_OK ? total / (double)(windows * T) : NAN;
     free(by_position);
@@ -306,15 +308,21 @@ mha_status lm_in_context_score(const lm_model *m, const int *ids, size_t n, size
 {
     if (m == NULL || ids == NULL || early == NULL || late == NULL)
         return MHA_ERR_NULL;
-    const size_t T = m->config.context;
-    if (windows == 0 || n < T + 1 || T < 8)
+    const size_t T = m->config.context, run = T / 8, from = 5 * T / 32;
+    const size_t shift = T - run - from;           /* 23T/32 where 32 divides T */
+    if (windows == 0 || T < 8 || n < shift + T + 1)
         return MHA_ERR_SHAPE;
-    double *by_position = calloc(T, sizeof *by_position), total;
-    mha_status status = by_position ? window_losses(m, ids, n, windows, by_position, &total)
-                                    : MHA_ERR_NOMEM;
-    *early = status == MHA_OK ? mean_over(by_position, 5 * T / 32, 9 * T / 32, windows) : NAN;
-    *late = status == MHA_OK ? mean_over(by_position, T - T / 8, T, windows) : NAN;
-    free(by_position);
+    double *late_at = calloc(T, sizeof *late_at), *early_at = calloc(T, sizeof *early_at);
+    double total;
+    mha_status status = late_at && early_at ? MHA_OK : MHA_ERR_NOMEM;
+    if (status == MHA_OK)
+        status = window_losses(m, ids, n, windows, shift, 0, late_at, &total);
+    if (status == MHA_OK)
+        status = window_losses(m, ids, n, windows, shift, shift, early_at, &total);
+    *early = status == MHA_OK ? mean_over(early_at, from, from + run, windows) : NAN;
+    *late = status == MHA_OK ? mean_over(late_at, T - run, T, windows) : NAN;
+    free(late_at);
+    free(early_at);
     return status == MHA_OK && !(isfinite(*early) && isfinite(*late)) ? MHA_ERR_RANGE : status;
 }
 mha_status lm_heads_importance(lm_model *m, lm_mask_loss loss, void *context, double *base,

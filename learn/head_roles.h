@@ -85,10 +85,14 @@ MHA_MUST_CHECK mha_status lm_heads_measure_reader(const lm_attention_reader *r, 
    not finite. */
 MHA_MUST_CHECK mha_status lm_sample_loss(const lm_model *m, const int *ids, size_t n,
                                          size_t windows, double *loss);
-/* The in-context-learning score's two losses, on windows as lm_sample_loss's:
-   *early the mean over positions 5T/32 .. 9T/32 - 1 of the windows, *late
-   over 7T/8 .. T - 1 (the score is *late less *early).  MHA_ERR_SHAPE also
-   for T < 8; else lm_sample_loss's errors. */
+/* The in-context-learning score's two losses, on the same tokens read twice.
+   With r = T/8, f = 5T/32 and d = T - r - f (23T/32 where 32 divides T):
+   window k of the first kind starts at s = k (n - d - T - 1) / (windows - 1),
+   and *late is the mean loss over its last r positions; the window of the
+   second kind starts d later, which puts those tokens at its positions
+   f .. f + r - 1, and *early is their mean loss there (the score is *late
+   less *early).  MHA_ERR_SHAPE also for T < 8 or n < d + T + 1; else
+   lm_sample_loss's errors. */
 MHA_MUST_CHECK mha_status lm_in_context_score(const lm_model *m, const int *ids, size_t n,
                                               size_t windows, double *early, double *late);
 /* A loss of the model as its head mask stands. */

@@ -110,20 +110,26 @@ static int ends_with(const char *s, const char *tail)
     const size_t a = strlen(s), b = strlen(tail);
     return a >= b && strcmp(s + a - b, tail) == 0;
 }
-mha_status lm_model_init(lm_model *m, const lm_config *c, uint64_t seed)
+mha_status lm_model_init_with(lm_model *m, const lm_config *c, uint64_t seed,
+                              double token_sd, double position_sd)
 {
+    if (!(token_sd > 0 && token_sd <= 1 && position_sd > 0 && position_sd <= 1)) {
+        memset(m, 0, sizeof *m);
+        return MHA_ERR_ARG;
+    }
     mha_status status = lm_model_alloc(m, c);
     if (status != MHA_OK)
         return status;
     uint64_t state = mha_random_seeded(seed);
-    const double residual = 0.02 / sqrt(2.0 * (double)c->layers);
+    const double residual = LM_INIT_SD / sqrt(2.0 * (double)c->layers);
     for (size_t i = 0; i < m->tensor_count; i++) {
         const lm_tensor *t = &m->tensors[i];
         float *p = m->params + t->offset;
         const size_t n = t->shape[0] * (t->rank == 2 ? t->shape[1] : 1);
         if (t->rank == 2) {
-            const double sd = ends_with(t->name, "out_proj.weight") ||
-                              ends_with(t->name, "linear2.weight") ? residual : 0.02;
+            const double sd = i == 0 ? token_sd : i == 1 ? position_sd :
+                              ends_with(t->name, "out_proj.weight") ||
+                              ends_with(t->name, "linear2.weight") ? residual : LM_INIT_SD;
             for (size_t k = 0; k < n; k++)
                 p[k] = (float)(sd * normal(&state));
         } else if (ends_with(t->name, "norm1.weight") || ends_with(t->name, "norm2.weight") ||
@@ -133,6 +139,10 @@ mha_status lm_model_init(lm_model *m, const lm_config *c, uint64_t seed)
         }
     }
     return MHA_OK;
+}
+mha_status lm_model_init(lm_model *m, const lm_config *c, uint64_t seed)
+{
+    return lm_model_init_with(m, c, seed, LM_INIT_SD, LM_INIT_SD);
 }
 static const float *at(const lm_model *m, const float *base, size_t row)
 {

@@ -31,6 +31,12 @@ typedef struct lm_model {
 MHA_MUST_CHECK mha_status lm_config_check(const lm_config *c);
 MHA_MUST_CHECK mha_status lm_model_alloc(lm_model *m, const lm_config *c);
 MHA_MUST_CHECK mha_status lm_model_init(lm_model *m, const lm_config *c, uint64_t seed);
+#define LM_INIT_SD 0.02            /* GPT-2's deviation for the matrices and embeddings */
+/* lm_model_init with the token and position embeddings drawn with deviations
+   token_sd and position_sd (lm_model_init: both LM_INIT_SD); MHA_ERR_ARG for
+   a deviation not in (0, 1]. */
+MHA_MUST_CHECK mha_status lm_model_init_with(lm_model *m, const lm_config *c, uint64_t seed,
+                                             double token_sd, double position_sd);
 void lm_model_free(lm_model *m);
 const lm_tensor *lm_tensor_find(const lm_model *m, const char *name);
 mha_block_params lm_block_params(const lm_model *m, size_t layer);

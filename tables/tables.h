@@ -112,6 +112,7 @@ typedef struct austen_run {
     size_t vocab, layers, heads, context, batch, step;
     double repeat;
     size_t repeat_until;                   /* the last step with repeats; 0: every step */
+    double token_sd, position_sd;          /* the embeddings' deviations at the start */
     size_t evals;
     size_t tokens[AUSTEN_RUN_EVALS];
     double valid[AUSTEN_RUN_EVALS], in_context[AUSTEN_RUN_EVALS];

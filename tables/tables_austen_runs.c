@@ -34,6 +34,10 @@ int mha_read_austen_run(const char *name, austen_run *r)
     r->repeat = v[6];
     double until = 0;
     r->repeat_until = state_value(path, "repeat_until", &until) ? (size_t)until : 0;
+    if (!state_value(path, "token_sd", &r->token_sd))
+        r->token_sd = 0.02;                        /* GPT-2's, which a state leaves out */
+    if (!state_value(path, "position_sd", &r->position_sd))
+        r->position_sd = 0.02;
     snprintf(path, sizeof path, "figures/runs/%s-heads-history.tsv", name);
     FILE *f = fopen(path, "r");
     char line[512];
@@ -71,7 +75,8 @@ int mha_read_austen_run(const char *name, austen_run *r)
 static const struct { const char *name, *label; } RUNS[] = {
     {"copy", "copy"}, {"bytes-256", "bytes"}, {"circuit", "bytes, longer"},
     {"pieces", "pieces"}, {"pieces-half", "pieces, half repeated"},
-    {"curriculum", "bytes, then plain"}};
+    {"curriculum", "bytes, then plain"}, {"spread", "pieces, wider"},
+    {"spread-plain", "pieces, wider, plain"}};
 enum { RUN_COUNT = sizeof RUNS / sizeof RUNS[0] };
 /* the tokens, in millions, at the first evaluation with a score at least
    0.5 (previous: block 0's; else the later blocks' prefix matching), or -1 */
@@ -95,8 +100,8 @@ static void best_scores(const austen_run *r, double *previous, double *prefix)
 void mha_print_austen_runs(FILE *out)
 {
     fprintf(out, "\\begin{tabular}{lrrrrrrrr}\n\\toprule\n"
-                 "run & $N{\\times}H$ & $T$ & $B$ & $p$ & tokens & previous & prefix & "
-                 "in-context \\\\\n\\midrule\n");
+                 "run & $N{\\times}H$ & $T$ & $B$ & $p$ & $\\sigma$ & tokens & previous & "
+                 "prefix \\\\\n\\midrule\n");
     for (size_t k = 0; k < RUN_COUNT; k++) {
         austen_run *r = malloc(sizeof *r);
         if (r == NULL || !mha_read_austen_run(RUNS[k].name, r)) {
@@ -107,16 +112,62 @@ void mha_print_austen_runs(FILE *out)
         }
         const size_t e = r->evals - 1;
         const double at = formed_at(r, 1);
-        fprintf(out, "%s & $%zu\\times%zu$ & %zu & %zu & %.2f & %.1f & ", RUNS[k].label,
-                r->layers, r->heads, r->context, r->batch, r->repeat, (double)r->tokens[e] / 1e6);
+        char sd[32];
+        if (r->token_sd == r->position_sd)
+            snprintf(sd, sizeof sd, "%.2f", r->token_sd);
+        else
+            snprintf(sd, sizeof sd, "%.1f, %.1f", r->token_sd, r->position_sd);
+        fprintf(out, "%s & $%zu\\times%zu$ & %zu & %zu & %.2f & %s & %.1f & ", RUNS[k].label,
+                r->layers, r->heads, r->context, r->batch, r->repeat, sd,
+                (double)r->tokens[e] / 1e6);
         if (at >= 0)
             fprintf(out, "%.1f", at);
         else
             fprintf(out, "---");
-        fprintf(out, " & %.3f & $%+.3f$ \\\\\n", r->prefix[e], r->in_context[e]);
+        fprintf(out, " & %.3f \\\\\n", r->prefix[e]);
         free(r);
     }
     fprintf(out, "\\bottomrule\n\\end{tabular}\n");
+}
+static void print_wider_run(FILE *out, const char *name, const char *macro)
+{
+    austen_run *r = malloc(sizeof *r);
+    const int have = r && mha_read_austen_run(name, r);
+    double previous = 0, prefix = 0, previous_at = -1, prefix_at = -1;
+    if (have)
+        best_scores(r, &previous, &prefix);
+    for (size_t e = 0; have && e < r->evals; e++) {
+        if (previous_at < 0 && r->previous[e] >= 0.5)
+            previous_at = (double)r->tokens[e] / 1e6;
+        if (prefix_at < 0 && r->prefix[e] >= 0.3)
+            prefix_at = (double)r->tokens[e] / 1e6;
+    }
+    const size_t e = have ? r->evals - 1 : 0;
+    fprintf(out, "\\gdef\\%sTokenSD{%.2g}\\gdef\\%sPositionSD{%.2g}"
+                 "\\gdef\\%sTokens{%.1f}%%\n",
+            macro, have ? r->token_sd : 0.0, macro, have ? r->position_sd : 0.0, macro,
+            have ? (double)r->tokens[e] / 1e6 : 0.0);
+    fprintf(out, "\\gdef\\%sPrevious{%.2f}\\gdef\\%sPrefix{%.3f}\\gdef\\%sPreviousAt{%.1f}"
+                 "\\gdef\\%sPrefixAt{%.1f}%%\n", macro, previous, macro, prefix, macro,
+            previous_at, macro, prefix_at);
+    fprintf(out, "\\gdef\\%sValid{%.3f}\\gdef\\%sInContext{$%+.3f$}%%\n", macro,
+            have ? r->valid[e] : 0.0, macro, have ? r->in_context[e] : 0.0);
+    char verdict[256];
+    if (!have)
+        snprintf(verdict, sizeof verdict, "(run make austen-run AUSTEN\\_RUN=%s)", name);
+    else if (previous_at >= 0 && prefix_at >= 0)
+        snprintf(verdict, sizeof verdict, "both heads formed, a previous-token head by %.1f "
+                 "million tokens and an induction head by %.1f million", previous_at,
+                 prefix_at);
+    else if (previous_at >= 0)
+        snprintf(verdict, sizeof verdict, "a previous-token head formed by %.1f million "
+                 "tokens, but no induction head (best prefix matching %.3f)", previous_at,
+                 prefix);
+    else
+        snprintf(verdict, sizeof verdict, "neither head formed (best previous-token score "
+                 "%.2f, best prefix matching %.3f)", previous, prefix);
+    fprintf(out, "\\gdef\\%sVerdict{%s}%%\n", macro, verdict);
+    free(r);
 }
 static int model_value(const char *key, double *value)
 {
@@ -196,6 +247,8 @@ void mha_print_austen_runs_numbers(FILE *out)
     double half_previous = 0, half_prefix = 0;
     if (have_half)
         best_scores(half, &half_previous, &half_prefix);
+    fprintf(out, "\\gdef\\RunsHalfValid{%.3f}%%\n",
+            have_half ? half->valid[half->evals - 1] : 0.0);
     fprintf(out, "\\gdef\\RunsHalfTokens{%.1f}\\gdef\\RunsHalfPrevious{%.2f}"
                  "\\gdef\\RunsHalfPrefix{%.3f}\\gdef\\RunsHalfVerdict{%s}%%\n",
             have_half ? (double)half->tokens[half->evals - 1] / 1e6 : 0.0, half_previous,
@@ -206,6 +259,8 @@ void mha_print_austen_runs_numbers(FILE *out)
                                      "induction head"
                                    : "twice the repeats brought neither head");
     free(half);
+    print_wider_run(out, "spread", "Spread");
+    print_wider_run(out, "spread-plain", "SpreadPlain");
     FILE *h;
     size_t toy_step = 0, step, layer, head;
     double toy_best = 0, loss, accuracy, previous_score, induction_score;
@@ -229,15 +284,13 @@ void mha_print_austen_forming(FILE *out)
 {
     austen_run *r = malloc(sizeof *r);
     const int have = r && mha_read_austen_run("circuit", r);
-    const char *series[4] = {"previous", "induction", "prefix", "in_context"};
-    const char *style[4] = {"blue!70!black,mark=none,thick", "red!70!black,mark=none,thick",
-                            "orange!90!black,mark=none,thick,densely dotted",
-                            "black,dashed,mark=none,thick"};
-    for (int s = 0; s < 4; s++) {
+    const char *series[3] = {"previous", "induction", "prefix"};
+    const char *style[3] = {"blue!70!black,mark=none,thick", "red!70!black,mark=none,thick",
+                            "orange!90!black,mark=none,thick,densely dotted"};
+    for (int s = 0; s < 3; s++) {
         fprintf(out, "\\addplot+[%s] coordinates {", style[s]);
         for (size_t e = 0; have && e < r->evals; e++) {
-            const double y = s == 0 ? r->previous[e] : s == 1 ? r->induction[e]
-                           : s == 2 ? r->prefix[e] : r->in_context[e];
+            const double y = s == 0 ? r->previous[e] : s == 1 ? r->induction[e] : r->prefix[e];
             fprintf(out, " (%.3f,%.4f)", (double)r->tokens[e] / 1e6, y);
         }
         fprintf(out, " };%% %s\n", series[s]);
@@ -262,12 +315,14 @@ void mha_print_austen_circuit_numbers(FILE *out)
         if (k >= t->heads && t->head[k].score[8] > t->head[induction].score[8])
             induction = k;
     }
-    double even_text = NAN, even_prefix = NAN;
+    double even_text = NAN, even_prefix = NAN, early = NAN, late = NAN;
     char line[1024];
     FILE *f = fopen("figures/circuit-heads.tsv", "r");
     if (f != NULL && fgets(line, sizeof line, f) != NULL) {
         const char *a = strstr(line, "even_induction="), *b = strstr(line, "even_prefix=");
         even_text = a ? strtod(a + 15, NULL) : NAN, even_prefix = b ? strtod(b + 12, NULL) : NAN;
+        const char *e = strstr(line, "early_loss="), *l = strstr(line, "late_loss=");
+        early = e ? strtod(e + 11, NULL) : NAN, late = l ? strtod(l + 10, NULL) : NAN;
     }
     if (f != NULL)
         fclose(f);
@@ -290,10 +345,8 @@ void mha_print_austen_circuit_numbers(FILE *out)
             found ? (double)r->tokens[formed - 1] / 1e6 : 0.0);
     fprintf(out, "\\gdef\\CircuitLossBefore{%.3f}\\gdef\\CircuitLossAt{%.3f}%%\n",
             found ? r->valid[formed - 1] : 0.0, found ? r->valid[formed] : 0.0);
-    fprintf(out, "\\gdef\\CircuitTokens{%.1f}\\gdef\\CircuitInContext{$%+.3f$}"
-                 "\\gdef\\CircuitInContextBefore{$%+.3f$}%%\n",
-            run ? (double)r->tokens[r->evals - 1] / 1e6 : 0.0,
-            run ? r->in_context[r->evals - 1] : 0.0, found ? r->in_context[formed - 1] : 0.0);
+    fprintf(out, "\\gdef\\CircuitTokens{%.1f}\\gdef\\CircuitInContext{$%+.3f$}%%\n",
+            run ? (double)r->tokens[r->evals - 1] / 1e6 : 0.0, late - early);
     double gain[3] = {NAN, NAN, NAN};
     f = fopen("figures/circuit-repeat.txt", "r");
     for (int k = 0; f != NULL && k < 3 && fgets(line, sizeof line, f) != NULL; k++)
@@ -326,19 +379,9 @@ void mha_print_austen_circuit_numbers(FILE *out)
                  "\\gdef\\CurriculumTokens{%.1f}%%\n",
             format_count((char[64]){0}, have_c ? c->repeat_until : 0),
             have_c ? (double)c->tokens[at] / 1e6 : 0.0, have_c ? (double)c->tokens[end] / 1e6 : 0.0);
-    fprintf(out, "\\gdef\\CurriculumInContextAtSwitch{$%+.3f$}"
-                 "\\gdef\\CurriculumInContext{$%+.3f$}%%\n",
-            have_c ? c->in_context[at] : 0.0, have_c ? c->in_context[end] : 0.0);
     fprintf(out, "\\gdef\\CurriculumPrefixAtSwitch{%.3f}\\gdef\\CurriculumPrefix{%.3f}"
                  "\\gdef\\CurriculumValid{%.3f}%%\n", have_c ? c->prefix[at] : 0.0,
             have_c ? c->prefix[end] : 0.0, have_c ? c->valid[end] : 0.0);
-    if (have_c && c->in_context[end] < -0.01)
-        fprintf(out, "\\gdef\\CurriculumContextPhrase{on plain text the late positions became "
-                     "the easier ones: the score above zero came from the repeats, which put every "
-                     "copy late in the window, and not from the circuit}%%\n");
-    else
-        fprintf(out, "\\gdef\\CurriculumContextPhrase{even on plain text the late positions "
-                     "stayed no easier than the early ones}%%\n");
     if (have_c && c->prefix[end] >= 0.3)
         fprintf(out, "\\gdef\\CurriculumCircuitPhrase{the circuit stayed, with nothing left in "
                      "the batches that rewards it more than Austen does}%%\n");

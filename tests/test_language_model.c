@@ -1116,20 +1116,21 @@ Test(lm_figures, the_runs_numbers_follow_the_files) {
     snprintf(want, sizeof want, "\\gdef\\ControlPrevious{%.3f}\\gdef\\ControlPrefix{%.3f}",
              previous, prefix);
     cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
-    const char *runs[] = {"copy", "bytes-256", "circuit", "pieces", "pieces-half", "curriculum"};
+    const char *runs[] = {"copy", "bytes-256", "circuit", "pieces", "pieces-half", "curriculum",
+                          "spread", "spread-plain"};
     size_t committed = 0;
-    for (size_t k = 0; k < 6; k++) {
+    for (size_t k = 0; k < 8; k++) {
         double tokens, best;
         if (!last_evaluation(runs[k], &tokens, &best))
             continue;
         committed++;
         snprintf(want, sizeof want, " & %.1f & ", tokens / 1e6);
         cr_expect(strstr(table, want) != NULL, "%s: %s not in\n%s", runs[k], want, table);
-        snprintf(want, sizeof want, " & %.3f & $", best);
+        snprintf(want, sizeof want, " & %.3f \\\\\n", best);
         cr_expect(strstr(table, want) != NULL, "%s: %s not in\n%s", runs[k], want, table);
     }
-    cr_expect(committed == 6, "the copy, bytes-256, circuit, pieces, pieces-half and "
-              "curriculum runs are committed");
+    cr_expect(committed == 8, "the copy, bytes-256, circuit, pieces, pieces-half, curriculum, "
+              "spread and spread-plain runs are committed");
     free(numbers);
     free(table);
 }
@@ -1161,27 +1162,58 @@ Test(lm_figures, the_half_repeated_pieces_verdict_follows_its_history) {
     free(numbers);
 }
 
-Test(lm_figures, the_curriculum_sentence_follows_its_history) {
-    double tokens = 0, prefix = 0, early = 0, late = 0;
-    cr_assert(last_evaluation("curriculum", &tokens, &prefix), "no curriculum run committed");
-    FILE *f = fopen("../figures/runs/curriculum-heads-history.tsv", "r");
-    cr_assert_not_null(f);
-    char line[512], want[160];
-    while (fgets(line, sizeof line, f) != NULL) {
-        size_t step, n;
-        double valid, e, l;
-        if (sscanf(line, "%zu\t%zu\t%lf\t%lf\t%lf", &step, &n, &valid, &e, &l) == 5 &&
-            (double)n == tokens)
-            early = e, late = l;
+Test(lm_figures, the_wider_runs_verdicts_follow_their_histories) {
+    const char *runs[2] = {"spread", "spread-plain"}, *macros[2] = {"Spread", "SpreadPlain"};
+    char *numbers = print_from_top(mha_print_austen_runs_numbers);
+    for (int k = 0; k < 2; k++) {
+        char path[128], line[512], want[320];
+        snprintf(path, sizeof path, "../figures/runs/%s-heads-history.tsv", runs[k]);
+        FILE *f = fopen(path, "r");
+        cr_assert_not_null(f, "no %s run committed", runs[k]);
+        double previous = 0, prefix = 0, previous_at = -1, prefix_at = -1;
+        while (fgets(line, sizeof line, f) != NULL) {
+            size_t step, n, layer, head;
+            double s[12];
+            if (sscanf(line, "%zu\t%zu\t%lf\t%lf\t%lf\t%zu\t%zu\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf"
+                             "\t%lf\t%lf\t%lf", &step, &n, &s[0], &s[1], &s[2], &layer, &head,
+                       &s[3], &s[4], &s[5], &s[6], &s[7], &s[8], &s[9], &s[10], &s[11]) != 16)
+                continue;
+            if (layer == 0) {
+                previous = s[3] > previous ? s[3] : previous;
+                if (previous_at < 0 && s[3] >= 0.5)
+                    previous_at = (double)n / 1e6;
+            } else {
+                prefix = s[11] > prefix ? s[11] : prefix;
+                if (prefix_at < 0 && s[11] >= 0.3)
+                    prefix_at = (double)n / 1e6;
+            }
+        }
+        fclose(f);
+        snprintf(want, sizeof want, "\\gdef\\%sPrevious{%.2f}\\gdef\\%sPrefix{%.3f}", macros[k],
+                 previous, macros[k], prefix);
+        cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+        if (previous_at >= 0 && prefix_at >= 0)
+            snprintf(want, sizeof want, "\\gdef\\%sVerdict{both heads formed, a previous-token "
+                     "head by %.1f million tokens and an induction head by %.1f million}",
+                     macros[k], previous_at, prefix_at);
+        else if (previous_at >= 0)
+            snprintf(want, sizeof want, "\\gdef\\%sVerdict{a previous-token head formed by %.1f "
+                     "million tokens, but no induction head", macros[k], previous_at);
+        else
+            snprintf(want, sizeof want, "\\gdef\\%sVerdict{neither head formed", macros[k]);
+        cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
     }
-    fclose(f);
+    free(numbers);
+}
+
+Test(lm_figures, the_curriculum_sentence_follows_its_history) {
+    double tokens = 0, prefix = 0;
+    cr_assert(last_evaluation("curriculum", &tokens, &prefix), "no curriculum run committed");
+    char want[160];
     char *numbers = print_from_top(mha_print_austen_circuit_numbers);
-    snprintf(want, sizeof want, "\\gdef\\CurriculumInContext{$%+.3f$}", late - early);
-    cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
     snprintf(want, sizeof want, "\\gdef\\CurriculumPrefix{%.3f}", prefix);
     cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
-    const char *phrase = late - early < -0.01 ? "the late positions became the easier ones"
-                                              : "stayed no easier than the early ones";
+    const char *phrase = prefix >= 0.3 ? "the circuit stayed" : "the circuit faded";
     cr_expect(strstr(numbers, phrase) != NULL, "%s not in\n%s", phrase, numbers);
     free(numbers);
 }

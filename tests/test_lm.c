@@ -725,7 +725,8 @@ static void filed_make(struct filed_run *s)
                            &s->tokenizer), MHA_OK);
     cr_assert_eq(bpe_learn((const unsigned char *)filed_text, sizeof filed_text - 1,
                            filed.vocab - 6, &s->other), MHA_OK);
-    s->run = (lm_run){filed, 40, 4, 2, 10, 7, 3e-3, 0.25, 11, 12345, "-", "-", 0};
+    s->run = (lm_run){filed, 40, 4, 2, 10, 7, 3e-3, 0.25, 11, 12345, "-", "-", 0, LM_INIT_SD,
+                      LM_INIT_SD};
 }
 static void filed_free(struct filed_run *s)
 {
@@ -1250,6 +1251,77 @@ Test(lm_command, a_curriculum_repeats_until_its_step_then_reads_plain_text) {
                            "--out", out, "--repeat-until", "4", NULL), 2, "--repeat-until");
     expect_refusal(train_repeating(dir, "d", "13", NULL), 2, "--repeat-until 13");
     free(ha), free(hb), free(sa), free(sb);
+    free_result(&a), free_result(&b), free_result(&c), free_result(&r);
+    remove_tree(dir);
+}
+static double sample_sd(const float *p, size_t n)
+{
+    double sum = 0, squares = 0;
+    for (size_t k = 0; k < n; k++)
+        sum += p[k], squares += (double)p[k] * p[k];
+    return sqrt(squares / (double)n - (sum / (double)n) * (sum / (double)n));
+}
+Test(lm, the_embeddings_start_with_the_deviations_asked_for) {
+    lm_model a, b, c;
+    cr_assert_eq(lm_model_init(&a, &tiny, 9), MHA_OK);
+    cr_assert_eq(lm_model_init_with(&b, &tiny, 9, LM_INIT_SD, LM_INIT_SD), MHA_OK);
+    cr_assert_eq(lm_model_init_with(&c, &tiny, 9, 0.2, 0.5), MHA_OK);
+    cr_expect(memcmp(a.params, b.params, a.count * sizeof *a.params) == 0,
+              "GPT-2's deviations are not lm_model_init");
+    const lm_tensor *tok = lm_tensor_find(&c, "tok_emb.weight"),
+                    *pos = lm_tensor_find(&c, "pos_emb.weight");
+    const size_t nt = tok->shape[0] * tok->shape[1], np = pos->shape[0] * pos->shape[1];
+    const double st = sample_sd(c.params + tok->offset, nt),
+                 sp = sample_sd(c.params + pos->offset, np);
+    cr_expect(fabs(st / 0.2 - 1) < 0.05 && fabs(sp / 0.5 - 1) < 0.05, "sds %g %g", st, sp);
+    cr_expect(fabs(sample_sd(a.params + tok->offset, nt) / LM_INIT_SD - 1) < 0.05);
+    const size_t rest = pos->offset + np;
+    cr_expect(memcmp(a.params + rest, c.params + rest, (a.count - rest) * sizeof *a.params)
+              == 0,
+              "the blocks' tensors moved with the embeddings' deviations");
+    lm_model_free(&a), lm_model_free(&b), lm_model_free(&c);
+    const double bad[] = {0, -0.02, 1.5, NAN, INFINITY};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        cr_expect_eq(lm_model_init_with(&a, &tiny, 9, bad[k], LM_INIT_SD), MHA_ERR_ARG, "%g",
+                     bad[k]);
+        cr_expect_eq(lm_model_init_with(&a, &tiny, 9, LM_INIT_SD, bad[k]), MHA_ERR_ARG, "%g",
+                     bad[k]);
+        cr_expect(a.params == NULL, "a refused model holds memory");
+    }
+}
+Test(lm_command, the_embeddings_deviations_are_kept_in_the_state) {
+    char *dir = make_temp_dir();
+    free(small_text(dir, "train.txt", 1, 3000));
+    free(small_text(dir, "valid.txt", 2, 400));
+    struct cli_result a = train_tiny(dir, "a", (const char *const[6]){NULL});
+    struct cli_result b = train_tiny(dir, "b", (const char *const[6]){"--token-sd", "0.25",
+                                                                     "--position-sd", "0.5"});
+    struct cli_result c = train_tiny(dir, "c", (const char *const[6]){"--token-sd", "0.25",
+                                                                     "--position-sd", "0.5",
+                                                                     "--stop-at", "6"});
+    cr_assert(a.status == 0 && b.status == 0 && c.status == 0, "%s%s%s", a.err, b.err, c.err);
+    size_t n;
+    char *sa = slurp(path_in(dir, "a.state/state.txt"), &n);
+    char *sb = slurp(path_in(dir, "b.state/state.txt"), &n);
+    cr_expect(strstr(sa, "token_sd") == NULL && strstr(sa, "position_sd") == NULL &&
+              strstr(sb, "\ntoken_sd 0.25\nposition_sd 0.5\n") != NULL, "%s\n%s", sa, sb);
+    cr_expect(!same_file(dir, "a.state/arrays.npy", "b.state/arrays.npy"));
+    char state[256], text[256], valid[256], out[256];
+    snprintf(state, sizeof state, "%s/c.state", dir);
+    snprintf(text, sizeof text, "%s/train.txt", dir);
+    snprintf(valid, sizeof valid, "%s/valid.txt", dir);
+    snprintf(out, sizeof out, "%s/c", dir);
+    struct cli_result r = run_mha("lm", "train", "--resume", state, "--text", text, "--valid",
+                                  valid, "--out", out, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(same_file(dir, "b.state/arrays.npy", "c.state/arrays.npy") &&
+              same_file(dir, "b.state/state.txt", "c.state/state.txt"),
+              "the resumed run forgot its deviations");
+    expect_refusal(run_mha("lm", "train", "--resume", state, "--text", text, "--valid", valid,
+                           "--out", out, "--token-sd", "0.02", NULL), 2, "--token-sd");
+    expect_refusal(train_tiny(dir, "d", (const char *const[6]){"--position-sd", "2"}), 2,
+                   "--position-sd");
+    free(sa), free(sb);
     free_result(&a), free_result(&b), free_result(&c), free_result(&r);
     remove_tree(dir);
 }
@@ -1884,13 +1956,17 @@ Test(heads, the_in_context_score_and_the_copying_gain_are_their_losses) {
     cr_assert_eq(lm_in_context_score(&m, ids, n, W, &early, &late), MHA_OK);
     lm_workspace ws;
     cr_assert_eq(lm_workspace_init(&ws, &m, 1, T, 0), MHA_OK);
+    const size_t run = T / 8, shift = T - run - 5 * T / 32;  /* the same tokens twice */
     for (size_t k = 0; k < W; k++) {
-        const size_t start = (n - T - 1) * k / (W - 1);
+        const size_t start = (n - shift - T - 1) * k / (W - 1), later = start + shift;
         cr_assert_eq(lm_forward(&m, &ws, ids + start, 1, T), MHA_OK);
-        for (size_t i = 5 * T / 32; i < 9 * T / 32; i++)
-            want_early += loss_64(ws.logits + i * V, V, ids[start + i + 1]) / (double)(W * T / 8);
-        for (size_t i = T - T / 8; i < T; i++)
-            want_late += loss_64(ws.logits + i * V, V, ids[start + i + 1]) / (double)(W * T / 8);
+        for (size_t i = T - run; i < T; i++)
+            want_late += loss_64(ws.logits + i * V, V, ids[start + i + 1]) /
+                         (double)(W * run);
+        cr_assert_eq(lm_forward(&m, &ws, ids + later, 1, T), MHA_OK);
+        for (size_t j = 0; j < run; j++)   /* token start + T - run + j + 1, at 5T/32 + j */
+            want_early += loss_64(ws.logits + (5 * T / 32 + j) * V, V,
+                                  ids[start + T - run + j + 1]) / (double)(W * run);
     }
     cr_expect(fabs(early - want_early) < 1e-5 && fabs(late - want_late) < 1e-5,
               "early %g late %g, want %g %g", early, late, want_early, want_late);

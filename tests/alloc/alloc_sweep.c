@@ -450,7 +450,7 @@ static int setup_more(void)
 static char state_dir[64], layer_dir[64];
 static lm_adamw moments, moments_in;
 static const lm_run run = {{BPE_BYTES + 12, 8, 16, 2, 2, 32}, 40, 4, 2, 10, 7, 3e-3, 0.25, 11,
-                           12345, "-", "-", 0};
+                           12345, "-", "-", 0, LM_INIT_SD, LM_INIT_SD};
 static char history_steps[] = "step\tloss\n7\t2.5\n", history_heads[] = "step\tlayer\n7\t0\n";
 static const lm_history history = {history_steps, sizeof history_steps - 1, history_heads,
                                    sizeof history_heads - 1};
