@@ -49,7 +49,7 @@ INC_CMD   := -I$(LDIR)/cmd $(INC_IO)
 INC_TABLES := -I$(LDIR)/tables $(INC_CMD)
 LDLIBS  := -lm
 
-.PHONY: all viz-idle-cpu deps deps-tangle deps-bench deps-onnx deps-corpus deps-coverage tangle test corpus austen-baselines austen-model \
+.PHONY: all pieces-model pieces-figures viz-idle-cpu deps deps-tangle deps-bench deps-onnx deps-corpus deps-coverage tangle test corpus austen-baselines austen-model \
         austen-figures austen-quick austen-check austen-heads austen-prune heads-study \
         induction-heads austen-repeat austen-run circuit-model circuit-figures bench-lm profile-lm lm-torch-check \
         test-viz \
@@ -352,11 +352,14 @@ austen-run: $(BUILD)/mha $(BUILD)/corpus/valid.txt $(AUSTEN_RUNS_WORK)/random.tx
 	cp $$w.state/heads-history.tsv figures/runs/$(AUSTEN_RUN)-heads-history.tsv
 
 # The model of the circuit run (the same chapter): the last checkpoint of
-# `make austen-run AUSTEN_RUN=circuit` copied to models/austen-circuit, its
+# `make austen-run AUSTEN_RUN=circuit` copied to models/austen-circuit (or
+# CIRCUIT_RUN's to CIRCUIT_DIR, its figures named CIRCUIT_FIG), its
 # heads measured, its held-out score, and its copying gain whole and with
 # its strongest induction head (the best prefix_matching past block 0), then
 # its strongest previous-token head of block 0, removed.
-CIRCUIT_DIR := models/austen-circuit
+CIRCUIT_DIR ?= models/austen-circuit
+CIRCUIT_RUN ?= circuit
+CIRCUIT_FIG ?= circuit
 # Names the circuit may copy: two that the novels use often, two that they
 # never use (neither Quibble nor Zamfira is in the corpus).
 CIRCUIT_PROMPTS := "When Mr. Elton called on Harriet, and then Mr. " \
@@ -365,13 +368,19 @@ CIRCUIT_PROMPTS := "When Mr. Elton called on Harriet, and then Mr. " \
                    "Mrs. Zamfira Pell had come. I saw Mrs. "
 circuit-model: $(BUILD)/mha $(BUILD)/corpus/valid.txt
 	rm -rf $(CIRCUIT_DIR) && mkdir -p $(CIRCUIT_DIR)
-	cp $(AUSTEN_RUNS_WORK)/circuit/*.npy $(AUSTEN_RUNS_WORK)/circuit/model.txt \
-	  $(AUSTEN_RUNS_WORK)/circuit/merges.txt $(AUSTEN_RUNS_WORK)/circuit/vocab.txt $(CIRCUIT_DIR)/
+	cp $(AUSTEN_RUNS_WORK)/$(CIRCUIT_RUN)/*.npy $(AUSTEN_RUNS_WORK)/$(CIRCUIT_RUN)/model.txt \
+	  $(AUSTEN_RUNS_WORK)/$(CIRCUIT_RUN)/merges.txt $(AUSTEN_RUNS_WORK)/$(CIRCUIT_RUN)/vocab.txt $(CIRCUIT_DIR)/
 	$(MAKE) --no-print-directory circuit-figures
+# The same for the pieces run with wider embeddings (AUSTEN_RUN=spread):
+# models/austen-pieces and figures/pieces-*, its prompts without their last
+# space (a piece carries the space before its word).
+pieces-model pieces-figures: %: $(BUILD)/mha
+	$(MAKE) --no-print-directory $(subst pieces,circuit,$@) CIRCUIT_RUN=spread \
+	  CIRCUIT_DIR=models/austen-pieces CIRCUIT_FIG=pieces CIRCUIT_TRIM=1
 circuit-figures: $(BUILD)/mha $(BUILD)/corpus/valid.txt
 	$(BUILD)/mha lm heads $(CIRCUIT_DIR) --text $(BUILD)/corpus/valid.txt > /dev/null
-	cp $(CIRCUIT_DIR)/heads.tsv figures/circuit-heads.tsv
-	$(BUILD)/mha lm eval $(CIRCUIT_DIR) --text $(BUILD)/corpus/valid.txt > $(BUILD)/circuit-eval.txt
+	cp $(CIRCUIT_DIR)/heads.tsv figures/$(CIRCUIT_FIG)-heads.tsv
+	$(BUILD)/mha lm eval $(CIRCUIT_DIR) --text $(BUILD)/corpus/valid.txt > $(BUILD)/$(CIRCUIT_FIG)-eval.txt
 	induction=$$(awk -F'\t' '$$1 ~ /^[0-9]+$$/ && $$1 > 0 && $$11 > best { best = $$11; h = $$1 ":" $$2 } END { print h }' \
 	  $(CIRCUIT_DIR)/heads.tsv) && \
 	previous=$$(awk -F'\t' '$$1 == "0" && $$3 > best { best = $$3; h = $$1 ":" $$2 } END { print h }' \
@@ -379,14 +388,14 @@ circuit-figures: $(BUILD)/mha $(BUILD)/corpus/valid.txt
 	{ $(BUILD)/mha lm repeat $(CIRCUIT_DIR) --text $(BUILD)/corpus/valid.txt && \
 	  $(BUILD)/mha lm repeat $(CIRCUIT_DIR) --text $(BUILD)/corpus/valid.txt --mask $$induction | sed "s/$$/ mask=$$induction/" && \
 	  $(BUILD)/mha lm repeat $(CIRCUIT_DIR) --text $(BUILD)/corpus/valid.txt --mask $$previous | sed "s/$$/ mask=$$previous/"; } \
-	  > $(BUILD)/circuit-repeat.txt
-	mv $(BUILD)/circuit-eval.txt figures/circuit-eval.txt
-	mv $(BUILD)/circuit-repeat.txt figures/circuit-repeat.txt
-	for p in $(CIRCUIT_PROMPTS); do \
+	  > $(BUILD)/$(CIRCUIT_FIG)-repeat.txt
+	mv $(BUILD)/$(CIRCUIT_FIG)-eval.txt figures/$(CIRCUIT_FIG)-eval.txt
+	mv $(BUILD)/$(CIRCUIT_FIG)-repeat.txt figures/$(CIRCUIT_FIG)-repeat.txt
+	for p in $(CIRCUIT_PROMPTS); do $(if $(CIRCUIT_TRIM),p="$${p% }";) \
 	  printf '%s\t%s\n' "$$p" "$$($(BUILD)/mha lm generate $(CIRCUIT_DIR) --prompt "$$p" \
 	    --tokens 12 --temperature 0 | head -n 1)"; \
-	done > $(BUILD)/circuit-names.txt
-	mv $(BUILD)/circuit-names.txt figures/circuit-names.txt
+	done > $(BUILD)/$(CIRCUIT_FIG)-names.txt
+	mv $(BUILD)/$(CIRCUIT_FIG)-names.txt figures/$(CIRCUIT_FIG)-names.txt
 
 # The whole study of the heads (chapter "What the heads of the Austen model
 # do"), never run by make check: the heads' roles and the pruning of the

@@ -261,6 +261,22 @@ void mha_print_austen_runs_numbers(FILE *out)
     free(half);
     print_wider_run(out, "spread", "Spread");
     print_wider_run(out, "spread-plain", "SpreadPlain");
+    {
+        austen_run *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+        const int both = a && b && mha_read_austen_run("spread", a) &&
+                         mha_read_austen_run("spread-plain", b) && a->evals >= 8 && b->evals >= 8;
+        double with = 0, without = 0;
+        for (size_t k = 1; both && k <= 8; k++)
+            with += a->in_context[a->evals - k] / 8, without += b->in_context[b->evals - k] / 8;
+        fprintf(out, "\\gdef\\SpreadInContextLate{$%+.3f$}\\gdef\\SpreadPlainInContextLate{$%+.3f$}%%\n",
+                with, without);
+        fprintf(out, "\\gdef\\SpreadContextPhrase{%s}%%\n", !both ? "(not measured)"
+                : with > without + 0.02 ? "the repeats teach the circuit, and they also teach the "
+                                          "model to expect a copy that plain text seldom gives"
+                                        : "on plain text the repeats cost the model nothing");
+        free(a);
+        free(b);
+    }
     FILE *h;
     size_t toy_step = 0, step, layer, head;
     double toy_best = 0, loss, accuracy, previous_score, induction_score;
@@ -280,34 +296,50 @@ void mha_print_austen_runs_numbers(FILE *out)
     free(control);
     free(austen);
 }
-void mha_print_austen_forming(FILE *out)
+static void print_forming(FILE *out, const char *name, int series_count)
 {
     austen_run *r = malloc(sizeof *r);
-    const int have = r && mha_read_austen_run("circuit", r);
-    const char *series[3] = {"previous", "induction", "prefix"};
-    const char *style[3] = {"blue!70!black,mark=none,thick", "red!70!black,mark=none,thick",
-                            "orange!90!black,mark=none,thick,densely dotted"};
-    for (int s = 0; s < 3; s++) {
+    const int have = r && mha_read_austen_run(name, r);
+    const char *series[4] = {"previous", "induction", "prefix", "in_context"};
+    const char *style[4] = {"blue!70!black,mark=none,thick", "red!70!black,mark=none,thick",
+                            "orange!90!black,mark=none,thick,densely dotted",
+                            "black,dashed,mark=none,thick"};
+    for (int s = 0; s < series_count; s++) {
         fprintf(out, "\\addplot+[%s] coordinates {", style[s]);
         for (size_t e = 0; have && e < r->evals; e++) {
-            const double y = s == 0 ? r->previous[e] : s == 1 ? r->induction[e] : r->prefix[e];
+            const double y = s == 0 ? r->previous[e] : s == 1 ? r->induction[e]
+                           : s == 2 ? r->prefix[e] : r->in_context[e];
             fprintf(out, " (%.3f,%.4f)", (double)r->tokens[e] / 1e6, y);
         }
         fprintf(out, " };%% %s\n", series[s]);
     }
     free(r);
 }
+void mha_print_austen_forming(FILE *out)
+{
+    print_forming(out, "circuit", 3);
+}
+void mha_print_austen_pieces_forming(FILE *out)
+{
+    print_forming(out, "spread", 4);
+}
 static double repeat_gain(const char *line)
 {
     const char *g = strstr(line, "gain=");
     return g ? strtod(g + 5, NULL) : NAN;
 }
-void mha_print_austen_circuit_numbers(FILE *out)
+/* the circuit of run name, from figures/FIG-heads.tsv, -repeat.txt and
+   -eval.txt, as macros named Circuit... */
+static void print_circuit(FILE *out, const char *name, const char *fig)
 {
+    char heads_file[128], repeat_file[128], eval_file[128];
+    snprintf(heads_file, sizeof heads_file, "figures/%s-heads.tsv", fig);
+    snprintf(repeat_file, sizeof repeat_file, "figures/%s-repeat.txt", fig);
+    snprintf(eval_file, sizeof eval_file, "figures/%s-eval.txt", fig);
     austen_heads *t = malloc(sizeof *t);
     austen_run *r = malloc(sizeof *r);
-    const int heads = t && mha_read_austen_heads("figures/circuit-heads.tsv", t);
-    const int run = r && mha_read_austen_run("circuit", r);
+    const int heads = t && mha_read_austen_heads(heads_file, t);
+    const int run = r && mha_read_austen_run(name, r);
     size_t previous = 0, induction = heads ? t->heads : 0;
     for (size_t k = 0; heads && k < t->layers * t->heads; k++) {
         if (k < t->heads && t->head[k].score[0] > t->head[previous].score[0])
@@ -317,7 +349,7 @@ void mha_print_austen_circuit_numbers(FILE *out)
     }
     double even_text = NAN, even_prefix = NAN, early = NAN, late = NAN;
     char line[1024];
-    FILE *f = fopen("figures/circuit-heads.tsv", "r");
+    FILE *f = fopen(heads_file, "r");
     if (f != NULL && fgets(line, sizeof line, f) != NULL) {
         const char *a = strstr(line, "even_induction="), *b = strstr(line, "even_prefix=");
         even_text = a ? strtod(a + 15, NULL) : NAN, even_prefix = b ? strtod(b + 12, NULL) : NAN;
@@ -345,10 +377,14 @@ void mha_print_austen_circuit_numbers(FILE *out)
             found ? (double)r->tokens[formed - 1] / 1e6 : 0.0);
     fprintf(out, "\\gdef\\CircuitLossBefore{%.3f}\\gdef\\CircuitLossAt{%.3f}%%\n",
             found ? r->valid[formed - 1] : 0.0, found ? r->valid[formed] : 0.0);
+    fprintf(out, "\\gdef\\CircuitLossMoves{%s}%%\n",
+            found && r->valid[formed] > r->valid[formed - 1] ? "rises" : "falls");
+    fprintf(out, "\\gdef\\CircuitInContextSign{%s}%%\n",
+            late - early < -0.01 ? "below zero" : "not below zero");
     fprintf(out, "\\gdef\\CircuitTokens{%.1f}\\gdef\\CircuitInContext{$%+.3f$}%%\n",
             run ? (double)r->tokens[r->evals - 1] / 1e6 : 0.0, late - early);
     double gain[3] = {NAN, NAN, NAN};
-    f = fopen("figures/circuit-repeat.txt", "r");
+    f = fopen(repeat_file, "r");
     for (int k = 0; f != NULL && k < 3 && fgets(line, sizeof line, f) != NULL; k++)
         gain[k] = repeat_gain(line);
     if (f != NULL)
@@ -364,10 +400,38 @@ void mha_print_austen_circuit_numbers(FILE *out)
         fprintf(out, "\\gdef\\CircuitGainLostPhrase{%.0f\\,\\%% of it goes with that one "
                      "head}%%\n", 100 * (1 - gain[1] / gain[0]));
     austen_eval e;
-    const int have_eval = mha_read_austen_eval("figures/circuit-eval.txt", &e);
+    const int have_eval = mha_read_austen_eval(eval_file, &e);
     fprintf(out, "\\gdef\\CircuitBPC{%.3f}%%\n", have_eval ? e.bits_per_char : 0.0);
     fprintf(out, "\\gdef\\CircuitPredicted{%.0f}%%\n",
             run ? pow(10, 5.7) * sqrt((double)(r->batch * r->context)) / 1e6 : 0.0);
+    free(t);
+    free(r);
+}
+/* what printer prints to out, its macros \\Circuit... renamed \\Pieces... */
+static void renamed(FILE *out, void (*printer)(FILE *, const char *, const char *),
+                    const char *name, const char *fig)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *m = open_memstream(&text, &size);
+    if (m == NULL)
+        return;
+    printer(m, name, fig);
+    fclose(m);
+    for (const char *p = text; *p; ) {
+        const char *at = strstr(p, "\\Circuit");
+        const size_t n = at ? (size_t)(at - p) : strlen(p);
+        fwrite(p, 1, n, out);
+        if (at == NULL)
+            break;
+        fputs("\\Pieces", out);
+        p = at + strlen("\\Circuit");
+    }
+    free(text);
+}
+void mha_print_austen_circuit_numbers(FILE *out)
+{
+    print_circuit(out, "circuit", "circuit");
     austen_run *c = malloc(sizeof *c);
     const int have_c = c && mha_read_austen_run("curriculum", c) && c->repeat_until > 0;
     size_t at = 0;                                     /* the last evaluation with repeats */
@@ -389,8 +453,10 @@ void mha_print_austen_circuit_numbers(FILE *out)
         fprintf(out, "\\gdef\\CurriculumCircuitPhrase{the circuit faded once the batches "
                      "stopped rewarding it}%%\n");
     free(c);
-    free(t);
-    free(r);
+}
+void mha_print_austen_pieces_numbers(FILE *out)
+{
+    renamed(out, print_circuit, "spread", "pieces");
 }
 static void latex_text(FILE *out, const char *s, size_t n)
 {
@@ -421,9 +487,12 @@ static void copied_name(const char *prompt, char *name, size_t size)
         snprintf(name, size, "%.*s", (int)strcspn(at + strlen(title), " ,.;"),
                  at + strlen(title));
 }
-void mha_print_austen_circuit_names(FILE *out)
+static void print_names(FILE *out, const char *run, const char *fig)
 {
-    FILE *f = fopen("figures/circuit-names.txt", "r");
+    (void)run;                                     /* the names come from the model alone */
+    char path[128];
+    snprintf(path, sizeof path, "figures/%s-names.txt", fig);
+    FILE *f = fopen(path, "r");
     char line[1024];
     fprintf(out, "\\begin{tabular}{lll}\n\\toprule\nprompt & continuation & the name copied? "
                  "\\\\\n\\midrule\n");
@@ -435,10 +504,14 @@ void mha_print_austen_circuit_names(FILE *out)
         *tab = '\0';
         char *next = tab + 1;
         next[strcspn(next, "\r\n")] = '\0';
+        while (*next == ' ')                       /* a piece may begin with its space */
+            next++;
         char name[64];
         copied_name(line, name, sizeof name);
         const size_t word = strcspn(next, " ,.;");
-        const int same = name[0] && strlen(name) == word && strncmp(next, name, word) == 0;
+        const size_t n = strlen(name);             /* the name itself, or with its 's */
+        const int same = n > 0 && n <= word && strncmp(next, name, n) == 0 &&
+                         (n == word || next[n] == '\'');
         latex_text(out, line, strlen(line));
         fprintf(out, " & \\textit{");
         latex_text(out, next, word);
@@ -456,4 +529,12 @@ void mha_print_austen_circuit_names(FILE *out)
             known_copied, unseen_copied);
     if (f != NULL)
         fclose(f);
+}
+void mha_print_austen_circuit_names(FILE *out)
+{
+    print_names(out, "circuit", "circuit");
+}
+void mha_print_austen_pieces_names(FILE *out)
+{
+    renamed(out, print_names, "spread", "pieces");
 }

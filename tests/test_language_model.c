@@ -1162,10 +1162,20 @@ Test(lm_figures, the_half_repeated_pieces_verdict_follows_its_history) {
     free(numbers);
 }
 
+static double mean_of_last(const double *x, size_t n, size_t k)
+{
+    double sum = 0;
+    for (size_t i = n - k; i < n; i++)
+        sum += x[i] / (double)k;
+    return sum;
+}
 Test(lm_figures, the_wider_runs_verdicts_follow_their_histories) {
     const char *runs[2] = {"spread", "spread-plain"}, *macros[2] = {"Spread", "SpreadPlain"};
     char *numbers = print_from_top(mha_print_austen_runs_numbers);
+    double late_context[2];
     for (int k = 0; k < 2; k++) {
+        double contexts[512];                      /* each evaluation's in-context score */
+        size_t evals = 0, last = 0;
         char path[128], line[512], want[320];
         snprintf(path, sizeof path, "../figures/runs/%s-heads-history.tsv", runs[k]);
         FILE *f = fopen(path, "r");
@@ -1178,6 +1188,8 @@ Test(lm_figures, the_wider_runs_verdicts_follow_their_histories) {
                              "\t%lf\t%lf\t%lf", &step, &n, &s[0], &s[1], &s[2], &layer, &head,
                        &s[3], &s[4], &s[5], &s[6], &s[7], &s[8], &s[9], &s[10], &s[11]) != 16)
                 continue;
+            if (step != last && evals < 512)
+                contexts[evals++] = s[2] - s[1], last = step;     /* late less early */
             if (layer == 0) {
                 previous = s[3] > previous ? s[3] : previous;
                 if (previous_at < 0 && s[3] >= 0.5)
@@ -1202,7 +1214,16 @@ Test(lm_figures, the_wider_runs_verdicts_follow_their_histories) {
         else
             snprintf(want, sizeof want, "\\gdef\\%sVerdict{neither head formed", macros[k]);
         cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+        late_context[k] = mean_of_last(contexts, evals, 8);
     }
+    const char *phrase = late_context[0] > late_context[1] + 0.02
+                             ? "they also teach the model to expect a copy"
+                             : "the repeats cost the model nothing";
+    cr_expect(strstr(numbers, phrase) != NULL, "%s not in\n%s", phrase, numbers);
+    char want[160];
+    snprintf(want, sizeof want, "\\gdef\\SpreadInContextLate{$%+.3f$}"
+             "\\gdef\\SpreadPlainInContextLate{$%+.3f$}", late_context[0], late_context[1]);
+    cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
     free(numbers);
 }
 
@@ -1218,30 +1239,42 @@ Test(lm_figures, the_curriculum_sentence_follows_its_history) {
     free(numbers);
 }
 
-Test(lm_figures, the_circuit_numbers_follow_the_files) {
-    char *numbers = print_from_top(mha_print_austen_circuit_numbers);
-    char *names = print_from_top(mha_print_austen_circuit_names);
-    FILE *f = fopen("../figures/circuit-heads.tsv", "r");
-    cr_assert_not_null(f);
-    char line[512], want[256];
-    double best = -1, text = 0;
+/* the induction head, its scores, the in-context score and the gains that
+   figures/FIG-heads.tsv and FIG-repeat.txt give, in numbers as MACRO... */
+static void expect_circuit_numbers(const char *fig, const char *macro, const char *numbers)
+{
+    char path[128], line[512], want[256];
+    snprintf(path, sizeof path, "../figures/%s-heads.tsv", fig);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    double best = -1, text = 0, early = NAN, late = NAN;
     size_t best_layer = 0, best_head = 0;
     while (fgets(line, sizeof line, f) != NULL) {
         size_t layer, head;
         double s[9];
+        const char *e = strstr(line, "early_loss="), *l = strstr(line, "late_loss=");
+        if (line[0] == '#' && e && l)
+            early = strtod(e + 11, NULL), late = strtod(l + 10, NULL);
         if (sscanf(line, "%zu\t%zu\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf", &layer, &head,
                    &s[0], &s[1], &s[2], &s[3], &s[4], &s[5], &s[6], &s[7], &s[8]) == 11 &&
             layer > 0 && s[8] > best)
             best = s[8], text = s[1], best_layer = layer, best_head = head;
     }
     fclose(f);
-    snprintf(want, sizeof want, "\\gdef\\CircuitInductionLayer{%zu}\\gdef\\CircuitInductionHead{%zu}",
-             best_layer, best_head);
+    snprintf(want, sizeof want, "\\gdef\\%sInductionLayer{%zu}\\gdef\\%sInductionHead{%zu}",
+             macro, best_layer, macro, best_head);
     cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
-    snprintf(want, sizeof want, "\\gdef\\CircuitPrefix{%.3f}\\gdef\\CircuitText{%.3f}", best, text);
+    snprintf(want, sizeof want, "\\gdef\\%sPrefix{%.3f}\\gdef\\%sText{%.3f}", macro, best,
+             macro, text);
     cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
-    f = fopen("../figures/circuit-repeat.txt", "r");
-    cr_assert_not_null(f);
+    snprintf(want, sizeof want, "\\gdef\\%sInContext{$%+.3f$}", macro, late - early);
+    cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+    snprintf(want, sizeof want, "\\gdef\\%sInContextSign{%s}", macro,
+             late - early < -0.01 ? "below zero" : "not below zero");
+    cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+    snprintf(path, sizeof path, "../figures/%s-repeat.txt", fig);
+    f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
     double gain[3];
     for (int k = 0; k < 3; k++) {
         cr_assert(fgets(line, sizeof line, f) != NULL);
@@ -1250,14 +1283,46 @@ Test(lm_figures, the_circuit_numbers_follow_the_files) {
         gain[k] = strtod(g + 5, NULL);
     }
     fclose(f);
-    snprintf(want, sizeof want, "\\gdef\\CircuitGain{%.2f}\\gdef\\CircuitGainNoInduction{%.2f}"
-             "\\gdef\\CircuitGainNoPrevious{%.2f}", gain[0], gain[1], gain[2]);
+    snprintf(want, sizeof want, "\\gdef\\%sGain{%.2f}\\gdef\\%sGainNoInduction{%.2f}"
+             "\\gdef\\%sGainNoPrevious{%.2f}", macro, gain[0], macro, gain[1], macro, gain[2]);
     cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+}
+static size_t table_rows(const char *table)
+{
     size_t rows = 0;
-    for (const char *p = names; (p = strstr(p, " \\\\\n")) != NULL; p++)
+    for (const char *p = table; (p = strstr(p, " \\\\\n")) != NULL; p++)
         rows++;
-    cr_expect(rows == 5, "a header and four sentences:\n%s", names);   /* with the header */
+    return rows;
+}
+Test(lm_figures, the_circuit_numbers_follow_the_files) {
+    char *numbers = print_from_top(mha_print_austen_circuit_numbers);
+    char *names = print_from_top(mha_print_austen_circuit_names);
+    expect_circuit_numbers("circuit", "Circuit", numbers);
+    cr_expect(table_rows(names) == 5, "a header and four sentences:\n%s", names);
     cr_expect(strstr(names, "\\textit{Elton} & yes") != NULL, "%s", names);
+    free(numbers);
+    free(names);
+}
+Test(lm_figures, the_pieces_circuit_numbers_follow_the_files) {
+    char *numbers = print_from_top(mha_print_austen_pieces_numbers);
+    char *names = print_from_top(mha_print_austen_pieces_names);
+    expect_circuit_numbers("pieces", "Pieces", numbers);
+    cr_expect(strstr(numbers, "\\Circuit") == NULL, "a macro not renamed:\n%s", numbers);
+    cr_expect(table_rows(names) == 5, "a header and four sentences:\n%s", names);
+    FILE *f = fopen("../figures/pieces-names.txt", "r");
+    cr_assert_not_null(f);
+    char line[512];
+    while (fgets(line, sizeof line, f) != NULL) {  /* each continuation set without its space */
+        const char *tab = strchr(line, '\t');
+        cr_assert_not_null(tab);
+        char word[64];
+        cr_assert(sscanf(tab + 1, " %63[^ ,.;\n]", word) == 1, "%s", line);
+        char want[96];
+        snprintf(want, sizeof want, "\\textit{%s}", word);
+        cr_expect(strpbrk(word, "#$%&_{}\\^~") != NULL || strstr(names, want) != NULL,
+                  "%s not in\n%s", want, names);       /* a word TeX takes as it is */
+    }
+    fclose(f);
     free(numbers);
     free(names);
 }

@@ -182,6 +182,7 @@ cmd_create() {
         [[ -d "$d" ]] && mkdir -p "$dir/$d" && cp -pR "$d." "$dir/$d"
     done
     mkdir -p "$dir/figures/runs" && cp -p figures/*.tsv figures/austen-*.txt figures/circuit-*.txt \
+        figures/pieces-*.txt \
         figures/bench-lm.txt figures/lm-profile.txt "$dir/figures/" &&
         cp -p figures/runs/* "$dir/figures/runs/"
     mkdir -p "$dir/models" && cp -pR models/induction models/austen "$dir/models/"
