@@ -408,7 +408,7 @@ static void print_circuit(FILE *out, const char *name, const char *fig)
     free(r);
 }
 /* what printer prints to out, its macros \\Circuit... renamed \\Pieces... */
-static void renamed(FILE *out, void (*printer)(FILE *, const char *, const char *),
+static void print_renamed(FILE *out, void (*printer)(FILE *, const char *, const char *),
                     const char *name, const char *fig)
 {
     char *text = NULL;
@@ -456,7 +456,7 @@ void mha_print_austen_circuit_numbers(FILE *out)
 }
 void mha_print_austen_pieces_numbers(FILE *out)
 {
-    renamed(out, print_circuit, "spread", "pieces");
+    print_renamed(out, print_circuit, "spread", "pieces");
 }
 static void latex_text(FILE *out, const char *s, size_t n)
 {
@@ -536,5 +536,5 @@ void mha_print_austen_circuit_names(FILE *out)
 }
 void mha_print_austen_pieces_names(FILE *out)
 {
-    renamed(out, print_names, "spread", "pieces");
+    print_renamed(out, print_names, "spread", "pieces");
 }
