@@ -1199,6 +1199,19 @@ Test(lm_command, train_and_the_tokenizer_commands_refuse_what_cannot_run) {
     free_result(&h);
     remove_tree(dir);
 }
+/* lm train --resume on the state of run dir/name, with its texts and folders and
+   up to two more arguments (NULL for none) */
+static struct cli_result resume_tiny(const char *dir, const char *name, const char *extra1,
+                                     const char *extra2)
+{
+    char state[256], text[256], valid[256], out[256];
+    snprintf(state, sizeof state, "%s/%s.state", dir, name);
+    snprintf(text, sizeof text, "%s/train.txt", dir);
+    snprintf(valid, sizeof valid, "%s/valid.txt", dir);
+    snprintf(out, sizeof out, "%s/%s", dir, name);
+    return run_mha("lm", "train", "--resume", state, "--text", text, "--valid", valid, "--out",
+                   out, extra1, extra2, NULL);
+}
 static struct cli_result train_repeating(const char *dir, const char *out, const char *until,
                                          const char *stop)
 {
@@ -1236,19 +1249,12 @@ Test(lm_command, a_curriculum_repeats_until_its_step_then_reads_plain_text) {
     char *sb = slurp(path_in(dir, "b.state/state.txt"), &n);
     cr_expect(strstr(sa, "repeat_until") == NULL && strstr(sb, "\nrepeat_until 8\n") != NULL,
               "%s\n%s", sa, sb);
-    char state[256], text[256], valid[256], out[256];
-    snprintf(state, sizeof state, "%s/c.state", dir);
-    snprintf(text, sizeof text, "%s/train.txt", dir);
-    snprintf(valid, sizeof valid, "%s/valid.txt", dir);
-    snprintf(out, sizeof out, "%s/c", dir);
-    struct cli_result r = run_mha("lm", "train", "--resume", state, "--text", text, "--valid",
-                                  valid, "--out", out, NULL);
+    struct cli_result r = resume_tiny(dir, "c", NULL, NULL);
     cr_expect_eq(r.status, 0, "%s", r.err);
     cr_expect(same_file(dir, "b.state/arrays.npy", "c.state/arrays.npy") &&
               same_file(dir, "b.state/state.txt", "c.state/state.txt"),
               "the resumed curriculum differs from the uninterrupted one");
-    expect_refusal(run_mha("lm", "train", "--resume", state, "--text", text, "--valid", valid,
-                           "--out", out, "--repeat-until", "4", NULL), 2, "--repeat-until");
+    expect_refusal(resume_tiny(dir, "c", "--repeat-until", "4"), 2, "--repeat-until");
     expect_refusal(train_repeating(dir, "d", "13", NULL), 2, "--repeat-until 13");
     free(ha), free(hb), free(sa), free(sb);
     free_result(&a), free_result(&b), free_result(&c), free_result(&r);
@@ -1306,19 +1312,12 @@ Test(lm_command, the_embeddings_deviations_are_kept_in_the_state) {
     cr_expect(strstr(sa, "token_sd") == NULL && strstr(sa, "position_sd") == NULL &&
               strstr(sb, "\ntoken_sd 0.25\nposition_sd 0.5\n") != NULL, "%s\n%s", sa, sb);
     cr_expect(!same_file(dir, "a.state/arrays.npy", "b.state/arrays.npy"));
-    char state[256], text[256], valid[256], out[256];
-    snprintf(state, sizeof state, "%s/c.state", dir);
-    snprintf(text, sizeof text, "%s/train.txt", dir);
-    snprintf(valid, sizeof valid, "%s/valid.txt", dir);
-    snprintf(out, sizeof out, "%s/c", dir);
-    struct cli_result r = run_mha("lm", "train", "--resume", state, "--text", text, "--valid",
-                                  valid, "--out", out, NULL);
+    struct cli_result r = resume_tiny(dir, "c", NULL, NULL);
     cr_expect_eq(r.status, 0, "%s", r.err);
     cr_expect(same_file(dir, "b.state/arrays.npy", "c.state/arrays.npy") &&
               same_file(dir, "b.state/state.txt", "c.state/state.txt"),
               "the resumed run forgot its deviations");
-    expect_refusal(run_mha("lm", "train", "--resume", state, "--text", text, "--valid", valid,
-                           "--out", out, "--token-sd", "0.02", NULL), 2, "--token-sd");
+    expect_refusal(resume_tiny(dir, "c", "--token-sd", "0.02"), 2, "--token-sd");
     expect_refusal(train_tiny(dir, "d", (const char *const[6]){"--position-sd", "2"}), 2,
                    "--position-sd");
     free(sa), free(sb);
