@@ -571,3 +571,48 @@ int lm_table_study(const unsigned char *text, size_t n, size_t N, size_t H, doub
     free(seen);
     return have_base && found == N * H;
 }
+/* The place of column among the tab-separated names of header, after the block and
+   the head; -1 if it is not there. */
+static int column_place(const char *header, const char *column)
+{
+    const size_t length = strlen(column);
+    int place = 0;
+    for (const char *name = header + strlen("layer\thead\t"); ; place++) {
+        const size_t size = strcspn(name, "\t");
+        if (size == length && strncmp(name, column, length) == 0)
+            return place;
+        if (name[size] != '\t')
+            return -1;
+        name += size + 1;
+    }
+}
+size_t lm_table_column(const unsigned char *text, size_t n, size_t N, size_t H,
+                       const char *column, double *values)
+{
+    char line[512];
+    size_t at = 0, k, found = 0;
+    const char *rest;
+    int place = -1;
+    for (size_t i = 0; i < N * H; i++)
+        values[i] = NAN;
+    while (table_line(text, n, &at, line, sizeof line)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (strncmp(line, "layer\thead\t", strlen("layer\thead\t")) == 0) {
+            place = column_place(line, column);
+            continue;
+        }
+        if (place < 0 || !table_head(line, N, H, &k, &rest) || *rest != '\t')
+            continue;
+        const char *field = rest + 1;
+        for (int c = 0; c < place && field != NULL; c++)
+            field = strchr(field, '\t') ? strchr(field, '\t') + 1 : NULL;
+        char *end;
+        const double value = field != NULL ? strtod(field, &end) : NAN;
+        if (field != NULL && end != field && (*end == '\t' || *end == '\0') &&
+            isfinite(value)) {
+            found += isnan(values[k]);
+            values[k] = value;
+        }
+    }
+    return found;
+}

@@ -64,4 +64,8 @@ void lm_table_roles(const unsigned char *text, size_t n, size_t N, size_t H, cha
                     size_t role_size);
 int lm_table_study(const unsigned char *text, size_t n, size_t N, size_t H, double *base,
                    double *importance);
+/* The column of heads.tsv that its header names column: values (N H), NAN for a head
+   not listed or whose field is not a finite number; the count of heads found. */
+size_t lm_table_column(const unsigned char *text, size_t n, size_t N, size_t H,
+                       const char *column, double *values);
 #endif

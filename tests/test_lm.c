@@ -2833,3 +2833,25 @@ Test(lm_heads, the_table_readers_keep_only_what_a_table_says) {
     cr_expect(lm_table_study((const unsigned char *)whole, sizeof whole - 1, 2, 2, &base,
                              importance) && importance[1] == -0.125);
 }
+Test(lm_heads, a_score_is_read_by_its_columns_name) {
+    const char heads[] = "0\t0\t0.9\t0.8\n"              /* before the header: no column */
+                         "layer\thead\textra\tprev_token\tinduction\trole\n"
+                         "0\t0\t7\t0.565\t0.001\tprevious-token\n"
+                         "0\t1\t7\t0.5x\t0.25\tbroad\n"
+                         "1\t0\t7\tinf\t0.46\tinduction\n"
+                         "1\t1\t7\t0.125\n"
+                         "2\t0\t7\t0.75\t0.5\tbeyond\n";
+    double prev[4], induction[4], missing[4];
+    const unsigned char *t = (const unsigned char *)heads;
+    cr_expect_eq(lm_table_column(t, sizeof heads - 1, 2, 2, "prev_token", prev), 2);
+    cr_expect(prev[0] == 0.565 && isnan(prev[1]) && isnan(prev[2]) && prev[3] == 0.125,
+              "%g %g %g %g", prev[0], prev[1], prev[2], prev[3]);
+    cr_expect_eq(lm_table_column(t, sizeof heads - 1, 2, 2, "induction", induction), 3);
+    cr_expect(induction[0] == 0.001 && induction[1] == 0.25 && induction[2] == 0.46 &&
+              isnan(induction[3]), "%g %g %g %g", induction[0], induction[1], induction[2],
+              induction[3]);
+    cr_expect_eq(lm_table_column(t, sizeof heads - 1, 2, 2, "prev", missing), 0,
+                 "a name's beginning is not the name");
+    cr_expect(isnan(missing[0]) && isnan(missing[3]));
+    cr_expect_eq(lm_table_column(NULL, 0, 2, 2, "prev_token", missing), 0);
+}

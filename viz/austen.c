@@ -262,8 +262,12 @@ static mha_status read_roles(viz_austen *a, char *message, size_t size)
     unsigned char *text = NULL;
     size_t n = 0;
     const mha_status status = read_table(a, "heads.tsv", &text, &n, message, size);
-    lm_table_roles(status == MHA_OK ? text : NULL, status == MHA_OK ? n : 0,
-                   a->model.config.layers, a->model.config.heads, a->roles[0], VIZ_AUSTEN_ROLE);
+    const size_t N = a->model.config.layers, H = a->model.config.heads;
+    const unsigned char *table = status == MHA_OK ? text : NULL;
+    n = status == MHA_OK ? n : 0;
+    lm_table_roles(table, n, N, H, a->roles[0], VIZ_AUSTEN_ROLE);
+    (void)lm_table_column(table, n, N, H, "prev_token", a->prev_token);
+    (void)lm_table_column(table, n, N, H, "induction", a->induction);
     free(text);
     return status;
 }
@@ -325,12 +329,14 @@ mha_status viz_austen_load(viz_austen *a, const char *dir, const char *valid, ch
     }
     snprintf(a->dir, sizeof a->dir, "%s", dir);
     a->roles = calloc(maps, sizeof *a->roles);
+    a->prev_token = calloc(maps, sizeof *a->prev_token);
+    a->induction = calloc(maps, sizeof *a->induction);
     a->study_importance = calloc(maps, sizeof *a->study_importance);
     a->ids = calloc(T, sizeof *a->ids);
     a->weights = calloc(maps * T * T, sizeof *a->weights);
     a->maps = calloc(maps * T * T, sizeof *a->maps);
     a->scratch = calloc(c->vocab, sizeof *a->scratch);
-    status = a->roles && a->study_importance && a->ids && a->weights && a->maps && a->scratch
+    status = a->roles && a->prev_token && a->induction && a->study_importance && a->ids && a->weights && a->maps && a->scratch
            ? MHA_OK : MHA_ERR_NOMEM;
     if (status == MHA_OK)
         status = lm_workspace_init(&a->ws, &a->model, 1, T, 0);
@@ -366,7 +372,7 @@ void viz_austen_free(viz_austen *a)
     lm_workspace_free(&a->ws);
     lm_model_free(&a->model);
     bpe_free(&a->tokenizer);
-    free(a->roles); free(a->study_importance); free(a->valid); free(a->ids);
+    free(a->roles); free(a->prev_token); free(a->induction); free(a->study_importance); free(a->valid); free(a->ids);
     free(a->weights); free(a->maps); free(a->scratch);
     memset(a, 0, sizeof *a);
 }
@@ -528,6 +534,29 @@ void viz_austen_title(const viz_austen *a, size_t k, char *title, size_t size)
 {
     const size_t H = a->model.config.heads;
     snprintf(title, size, "L%zu H%zu %s", k / H, k % H, a->roles[k]);
+}
+
+/* A share in [0, 1] in three characters: ".57", or "1.0" when it rounds to one. */
+static void share_short(double x, char out[8])
+{
+    if (x >= 0.995)
+        snprintf(out, 8, "1.0");
+    else
+        snprintf(out, 8, ".%02ld", lround(x * 100));
+}
+void viz_austen_scores(const viz_austen *a, size_t k, int wide, char *text, size_t size)
+{
+    const double p = a->prev_token[k], i = a->induction[k];
+    char ps[8], is[8];
+    if (isnan(p) || isnan(i) || p < 0 || p > 1 || i < 0 || i > 1) {
+        snprintf(text, size, "%s", "");              /* a weight's share lies in [0, 1] */
+        return;
+    }
+    share_short(p, ps), share_short(i, is);
+    if (wide)
+        snprintf(text, size, "prev %.2f ind %.2f", p, i);
+    else
+        snprintf(text, size, "p%s i%s", ps, is);
 }
 
 size_t viz_austen_query(const viz_austen *a)

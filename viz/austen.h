@@ -37,6 +37,7 @@ typedef struct viz_austen {
     size_t fed;
     char dir[VIZ_AUSTEN_PATH];             /* a longer path is refused, never cut */
     char (*roles)[VIZ_AUSTEN_ROLE];        /* (N H): heads.tsv's last column */
+    double *prev_token, *induction;        /* (N H): its two scores on text; NAN: none */
     double study_base, *study_importance;  /* prune.tsv: base loss; (N H) increases */
     int have_study;
     int *valid;                            /* held-out pieces, when the corpus is there */
@@ -92,6 +93,9 @@ MHA_MUST_CHECK mha_status viz_austen_switch_head(viz_austen *a, size_t k);
 MHA_MUST_CHECK mha_status viz_austen_restore(viz_austen *a);
 size_t viz_austen_query(const viz_austen *a);
 void viz_austen_title(const viz_austen *a, size_t k, char *title, size_t size);
+/* Head k's two scores: "prev 0.57 ind 0.00" when wide, "p.57 i.00" when not; "" if
+   heads.tsv did not give both. */
+void viz_austen_scores(const viz_austen *a, size_t k, int wide, char *text, size_t size);
 size_t viz_austen_maps(const viz_austen *a, int width, int height, SDL_Rect *maps, size_t max);
 extern char viz_austen_dir[VIZ_AUSTEN_PATH];   /* the model's folder; "": VIZ_AUSTEN_DIR */
 extern char viz_austen_valid[VIZ_AUSTEN_PATH]; /* the held-out text; "": VIZ_AUSTEN_VALID */

@@ -144,6 +144,29 @@ static void cross_out(viz_view *v, SDL_Rect r)         /* a removed head's map *
     SDL_RenderDrawLine(v->renderer, r.x + r.w - 1, r.y, r.x, r.y + r.h - 1);
 }
 
+/* Head k's scores, "p.57" over "i.00", in the top right corner of its map r, where
+   the causal mask leaves the map empty; not drawn if they would reach a visible cell. */
+static void draw_corner_scores(viz_view *v, const viz_austen *a, size_t k, SDL_Rect r,
+                               SDL_Color ink)
+{
+    char scores[32];
+    viz_austen_scores(a, k, 0, scores, sizeof scores);
+    char *second = strchr(scores, ' ');
+    if (second == NULL)
+        return;                                     /* no scores in heads.tsv */
+    *second++ = '\0';
+    int w1 = 0, w2 = 0, h = 0;
+    viz_text_size(v, v->small, scores, &w1, &h);
+    viz_text_size(v, v->small, second, &w2, NULL);
+    const int w = (w1 > w2 ? w1 : w2) + 4;
+    const int cell = r.w / (int)(a->count > 0 ? a->count : 1);
+    if (r.w - w < 2 * h + cell)                     /* the box's corner left of the diagonal */
+        return;
+    viz_fill(v, (SDL_Rect){r.x + r.w - w, r.y, w, 2 * h}, viz_background);
+    viz_text(v, v->small, scores, r.x + r.w - 2, r.y + h / 2, 1, ink, 0);
+    viz_text(v, v->small, second, r.x + r.w - 2, r.y + h + h / 2, 1, ink, 0);
+}
+
 static void draw_grid(viz_view *v, const viz_state *s, const viz_austen *a,
                       const austen_layout *l)
 {
@@ -159,6 +182,7 @@ static void draw_grid(viz_view *v, const viz_state *s, const viz_austen *a,
         viz_text_fit(v, v->small, title, r.x, r.y - 20, r.w + 7, ink);
         viz_text_fit(v, v->small, role + 1, r.x, r.y - 7, r.w + 7, ink);
         draw_map(v, s, a, k, r);
+        draw_corner_scores(v, a, k, r, ink);
         if (removed)
             cross_out(v, r);
         if (k == a->focus)
@@ -360,8 +384,11 @@ void viz_draw_austen(viz_view *v, const viz_state *s, const void *data, int widt
     const int removed = a->model.head_mask[a->focus] != 1.0f;
     if (removed)
         cross_out(v, l.big);
-    snprintf(line, sizeof line, "L%zu H%zu %s, enlarged%s", a->focus / H, a->focus % H,
-             a->roles[a->focus], removed ? ": removed, u restores" : "");
+    char scores[32];
+    viz_austen_scores(a, a->focus, 1, scores, sizeof scores);
+    snprintf(line, sizeof line, "L%zu H%zu %s%s%s%s", a->focus / H, a->focus % H,
+             a->roles[a->focus], scores[0] ? ": " : ", enlarged", scores,
+             removed ? "; removed, u restores" : "");
     viz_text_fit(v, v->small, line, l.big.x - VIZ_AUSTEN_AXIS_LEFT,
                  l.big.y - VIZ_AUSTEN_AXIS_TOP - 7, l.big.w + VIZ_AUSTEN_AXIS_LEFT,
                  removed ? viz_alarm : viz_emphasis);

@@ -56,10 +56,43 @@ Test(austen_viewer, the_grid_has_a_titled_map_for_every_head) {
         snprintf(want, sizeof want, "L%zu H%zu %s", layer, head, strrchr(line, '\t') + 1);
         viz_austen_title(a, layer * H + head, title, sizeof title);
         cr_expect_str_eq(title, want);
+        double prev, induction;
+        cr_assert_eq(sscanf(line, "%*u\t%*u\t%lf\t%lf", &prev, &induction), 2);
+        snprintf(want, sizeof want, "prev %.2f ind %.2f", prev, induction);
+        viz_austen_scores(a, layer * H + head, 1, title, sizeof title);
+        cr_expect_str_eq(title, want);
+        snprintf(want, sizeof want, "p.%02d i.%02d", (int)lround(prev * 100),
+                 (int)lround(induction * 100));
+        viz_austen_scores(a, layer * H + head, 0, title, sizeof title);
+        cr_expect_str_eq(title, prev < 0.995 && induction < 0.995 ? want : title);
         rows++;
     }
     fclose(f);
     cr_expect_eq(rows, N * H);
+    viz_free(&s);
+}
+Test(austen_viewer, every_small_map_shows_its_scores_in_its_empty_corner) {
+    viz_state s;
+    viz_austen *a = enter(&s);
+    austen_layout l;
+    viz_austen_layout(a, 1280, 800, 1, &l);
+    SDL_Surface *f = frame_draw(&s, 1280, 800);
+    const size_t maps = a->model.config.layers * a->model.config.heads;
+    for (size_t k = 0; k < maps; k++) {
+        const SDL_Rect r = l.maps[k], up = {r.x + r.w / 2, r.y, r.w / 2, r.h / 4},
+                       down = {r.x, r.y + r.h / 2, r.w / 2, r.h / 2};
+        const SDL_Color ink = k == a->focus ? viz_emphasis : viz_dim;
+        cr_expect_gt(frame_count(f, up, ink), 5, "map %zu: no scores in its corner", k);
+        cr_expect_eq(frame_count(f, down, ink), 0, "map %zu: text over its weights", k);
+    }
+    SDL_FreeSurface(f);
+    char text[32];
+    a->prev_token[0] = 0.996, a->induction[0] = 0.004;
+    viz_austen_scores(a, 0, 0, text, sizeof text);
+    cr_expect_str_eq(text, "p1.0 i.00");
+    a->induction[0] = NAN;
+    viz_austen_scores(a, 0, 1, text, sizeof text);
+    cr_expect_str_eq(text, "", "a head without its induction score");
     viz_free(&s);
 }
 Test(austen_viewer, typed_text_is_shown_as_its_pieces) {
