@@ -332,6 +332,9 @@ RUN_spread    := --tokenizer models/austen --layers 2 --context 256 --batch 8 --
                  --eval-every 250 --repeat 0.5 --token-sd 0.2 --position-sd 0.5
 RUN_spread-plain := --tokenizer models/austen --layers 2 --context 256 --batch 8 --steps 12000 \
                  --eval-every 250 --repeat 0 --token-sd 0.2 --position-sd 0.5
+RUN_spread-curriculum := --tokenizer models/austen --layers 2 --context 256 --batch 8 \
+                 --steps 12000 --eval-every 250 --repeat 0.5 --repeat-until 7000 \
+                 --token-sd 0.2 --position-sd 0.5
 RUN_curriculum := --vocab 256 --layers 2 --context 128 --batch 8 --steps 24000 --eval-every 500 \
                  --repeat 0.5 --repeat-until 16000
 AUSTEN_RUN ?= circuit

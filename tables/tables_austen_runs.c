@@ -76,7 +76,8 @@ static const struct { const char *name, *label; } RUNS[] = {
     {"copy", "copy"}, {"bytes-256", "bytes"}, {"circuit", "bytes, longer"},
     {"pieces", "pieces"}, {"pieces-half", "pieces, half repeated"},
     {"curriculum", "bytes, then plain"}, {"spread", "pieces, wider"},
-    {"spread-plain", "pieces, wider, plain"}};
+    {"spread-plain", "pieces, wider, plain"},
+    {"spread-curriculum", "pieces, wider, then plain"}};
 enum { RUN_COUNT = sizeof RUNS / sizeof RUNS[0] };
 /* the tokens, in millions, at the first evaluation with a score at least
    0.5 (previous: block 0's; else the later blocks' prefix matching), or -1 */
@@ -143,6 +144,25 @@ static void print_wider_run(FILE *out, const char *name, const char *macro)
             prefix_at = (double)r->tokens[e] / 1e6;
     }
     const size_t e = have ? r->evals - 1 : 0;
+    size_t at = 0;                                 /* the last evaluation with repeats */
+    const size_t last_repeated = have ? r->repeat_until * r->batch * r->context : 0;
+    while (have && at + 1 < r->evals && r->tokens[at + 1] <= last_repeated)
+        at++;
+    const size_t after = have && at + 1 < r->evals ? at + 1 : at;
+    const int ended = have && r->repeat_until > 0;
+    fprintf(out, "\\gdef\\%sUntil{%s}\\gdef\\%sUntilTokens{%.1f}%%\n", macro,
+            format_count((char[64]){0}, have ? r->repeat_until : 0), macro,
+            (double)last_repeated / 1e6);
+    fprintf(out, "\\gdef\\%sFadePhrase{%s (prefix matching %.3f at the last evaluation "
+                 "with repeats, %.3f at the next, %.3f at the end)}%%\n", macro,
+            !ended ? "its repeats never end"
+            : r->prefix[after] < 0.3 ? "its induction head was gone by the next evaluation"
+            : r->prefix[e] < 0.3 ? "its induction head faded" : "its induction head stayed",
+            ended ? r->prefix[at] : 0.0, ended ? r->prefix[after] : 0.0,
+            ended ? r->prefix[e] : 0.0);
+    fprintf(out, "\\gdef\\%sPreviousEndPhrase{the previous-token head %s (%.2f at the "
+                 "end)}%%\n", macro, have && r->previous[e] >= 0.5 ? "stays" : "fades too",
+            have ? r->previous[e] : 0.0);
     fprintf(out, "\\gdef\\%sTokenSD{%.2g}\\gdef\\%sPositionSD{%.2g}"
                  "\\gdef\\%sTokens{%.1f}%%\n",
             macro, have ? r->token_sd : 0.0, macro, have ? r->position_sd : 0.0, macro,
@@ -150,11 +170,20 @@ static void print_wider_run(FILE *out, const char *name, const char *macro)
     fprintf(out, "\\gdef\\%sPrevious{%.2f}\\gdef\\%sPrefix{%.3f}\\gdef\\%sPreviousAt{%.1f}"
                  "\\gdef\\%sPrefixAt{%.1f}%%\n", macro, previous, macro, prefix, macro,
             previous_at, macro, prefix_at);
-    fprintf(out, "\\gdef\\%sValid{%.3f}\\gdef\\%sInContext{$%+.3f$}%%\n", macro,
-            have ? r->valid[e] : 0.0, macro, have ? r->in_context[e] : 0.0);
+    double late = 0;                               /* the last eight evaluations' mean */
+    for (size_t k = 1; have && r->evals >= 8 && k <= 8; k++)
+        late += r->in_context[r->evals - k] / 8;
+    fprintf(out, "\\gdef\\%sValid{%.3f}\\gdef\\%sInContext{$%+.3f$}"
+                 "\\gdef\\%sInContextLate{$%+.3f$}%%\n", macro, have ? r->valid[e] : 0.0,
+            macro, have ? r->in_context[e] : 0.0, macro, late);
     char verdict[256];
     if (!have)
         snprintf(verdict, sizeof verdict, "(run make austen-run AUSTEN\\_RUN=%s)", name);
+    else if (previous_at >= 0 && prefix_at >= 0 && r->prefix[e] < 0.3)
+        snprintf(verdict, sizeof verdict, "both heads formed, a previous-token head by %.1f "
+                 "million tokens and an induction head by %.1f million, and the induction "
+                 "head faded (prefix matching %.3f at the end)", previous_at, prefix_at,
+                 r->prefix[e]);
     else if (previous_at >= 0 && prefix_at >= 0)
         snprintf(verdict, sizeof verdict, "both heads formed, a previous-token head by %.1f "
                  "million tokens and an induction head by %.1f million", previous_at,
@@ -261,6 +290,7 @@ void mha_print_austen_runs_numbers(FILE *out)
     free(half);
     print_wider_run(out, "spread", "Spread");
     print_wider_run(out, "spread-plain", "SpreadPlain");
+    print_wider_run(out, "spread-curriculum", "SpreadCurriculum");
     {
         austen_run *a = malloc(sizeof *a), *b = malloc(sizeof *b);
         const int both = a && b && mha_read_austen_run("spread", a) &&
@@ -268,14 +298,24 @@ void mha_print_austen_runs_numbers(FILE *out)
         double with = 0, without = 0;
         for (size_t k = 1; both && k <= 8; k++)
             with += a->in_context[a->evals - k] / 8, without += b->in_context[b->evals - k] / 8;
-        fprintf(out, "\\gdef\\SpreadInContextLate{$%+.3f$}\\gdef\\SpreadPlainInContextLate{$%+.3f$}%%\n",
-                with, without);
         fprintf(out, "\\gdef\\SpreadContextPhrase{%s}%%\n", !both ? "(not measured)"
                 : with > without + 0.02 ? "the repeats teach the circuit, and they also teach the "
                                           "model to expect a copy that plain text seldom gives"
                                         : "on plain text the repeats cost the model nothing");
+        austen_run *c = malloc(sizeof *c);
+        const int third = both && c && mha_read_austen_run("spread-curriculum", c) && c->evals >= 8;
+        double ended = 0;
+        for (size_t k = 1; third && k <= 8; k++)
+            ended += c->in_context[c->evals - k] / 8;
+        fprintf(out, "\\gdef\\SpreadCurriculumContextPhrase{%s}%%\n", !third ? "(not measured)"
+                : ended < without - 0.02 ? "once the repeats end, late pieces become easier than "
+                                           "early ones, as they do for Olsson et al.'s models"
+                : ended > without + 0.02 ? "the expectation of a copy outlasts the repeats"
+                                         : "ending the repeats brings the score back to that of the "
+                                           "run without them, and no lower");
         free(a);
         free(b);
+        free(c);
     }
     FILE *h;
     size_t toy_step = 0, step, layer, head;
@@ -322,6 +362,15 @@ void mha_print_austen_forming(FILE *out)
 void mha_print_austen_pieces_forming(FILE *out)
 {
     print_forming(out, "spread", 4);
+    austen_run *r = malloc(sizeof *r);             /* the same run, its repeats ended */
+    const int have = r && mha_read_austen_run("spread-curriculum", r) && r->repeat_until > 0;
+    const size_t last_repeated = have ? r->repeat_until * r->batch * r->context : 0;
+    fprintf(out, "\\addplot+[green!50!black,mark=none,thick] coordinates {");
+    for (size_t e = 0; have && e < r->evals; e++)
+        if (r->tokens[e] >= last_repeated)
+            fprintf(out, " (%.3f,%.4f)", (double)r->tokens[e] / 1e6, r->prefix[e]);
+    fprintf(out, " };%% prefix matching, repeats ended\n");
+    free(r);
 }
 static double repeat_gain(const char *line)
 {

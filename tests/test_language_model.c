@@ -1117,9 +1117,9 @@ Test(lm_figures, the_runs_numbers_follow_the_files) {
              previous, prefix);
     cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
     const char *runs[] = {"copy", "bytes-256", "circuit", "pieces", "pieces-half", "curriculum",
-                          "spread", "spread-plain"};
+                          "spread", "spread-plain", "spread-curriculum"};
     size_t committed = 0;
-    for (size_t k = 0; k < 8; k++) {
+    for (size_t k = 0; k < 9; k++) {
         double tokens, best;
         if (!last_evaluation(runs[k], &tokens, &best))
             continue;
@@ -1129,8 +1129,8 @@ Test(lm_figures, the_runs_numbers_follow_the_files) {
         snprintf(want, sizeof want, " & %.3f \\\\\n", best);
         cr_expect(strstr(table, want) != NULL, "%s: %s not in\n%s", runs[k], want, table);
     }
-    cr_expect(committed == 8, "the copy, bytes-256, circuit, pieces, pieces-half, curriculum, "
-              "spread and spread-plain runs are committed");
+    cr_expect(committed == 9, "the copy, bytes-256, circuit, pieces, pieces-half, curriculum, "
+              "spread, spread-plain and spread-curriculum runs are committed");
     free(numbers);
     free(table);
 }
@@ -1170,17 +1170,19 @@ static double mean_of_last(const double *x, size_t n, size_t k)
     return sum;
 }
 Test(lm_figures, the_wider_runs_verdicts_follow_their_histories) {
-    const char *runs[2] = {"spread", "spread-plain"}, *macros[2] = {"Spread", "SpreadPlain"};
+    const char *runs[3] = {"spread", "spread-plain", "spread-curriculum"};
+    const char *macros[3] = {"Spread", "SpreadPlain", "SpreadCurriculum"};
     char *numbers = print_from_top(mha_print_austen_runs_numbers);
-    double late_context[2];
-    for (int k = 0; k < 2; k++) {
+    double late_context[3];
+    for (int k = 0; k < 3; k++) {
         double contexts[512];                      /* each evaluation's in-context score */
-        size_t evals = 0, last = 0;
+        double prefixes[512] = {0}, last_previous = 0;  /* its best prefix matching */
+        size_t steps[512], evals = 0, last = 0;
         char path[128], line[512], want[320];
         snprintf(path, sizeof path, "../figures/runs/%s-heads-history.tsv", runs[k]);
         FILE *f = fopen(path, "r");
         cr_assert_not_null(f, "no %s run committed", runs[k]);
-        double previous = 0, prefix = 0, previous_at = -1, prefix_at = -1;
+        double previous = 0, prefix = 0, previous_at = -1, prefix_at = -1, last_prefix = 0;
         while (fgets(line, sizeof line, f) != NULL) {
             size_t step, n, layer, head;
             double s[12];
@@ -1189,7 +1191,14 @@ Test(lm_figures, the_wider_runs_verdicts_follow_their_histories) {
                        &s[3], &s[4], &s[5], &s[6], &s[7], &s[8], &s[9], &s[10], &s[11]) != 16)
                 continue;
             if (step != last && evals < 512)
-                contexts[evals++] = s[2] - s[1], last = step;     /* late less early */
+                steps[evals] = step, contexts[evals++] = s[2] - s[1], last = step,
+                last_prefix = 0, last_previous = 0;
+            if (layer > 0)                                 /* the last evaluation's best */
+                last_prefix = s[11] > last_prefix ? s[11] : last_prefix;
+            else
+                last_previous = s[3] > last_previous ? s[3] : last_previous;
+            if (layer > 0 && evals > 0 && s[11] > prefixes[evals - 1])
+                prefixes[evals - 1] = s[11];
             if (layer == 0) {
                 previous = s[3] > previous ? s[3] : previous;
                 if (previous_at < 0 && s[3] >= 0.5)
@@ -1204,7 +1213,12 @@ Test(lm_figures, the_wider_runs_verdicts_follow_their_histories) {
         snprintf(want, sizeof want, "\\gdef\\%sPrevious{%.2f}\\gdef\\%sPrefix{%.3f}", macros[k],
                  previous, macros[k], prefix);
         cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
-        if (previous_at >= 0 && prefix_at >= 0)
+        if (previous_at >= 0 && prefix_at >= 0 && last_prefix < 0.3)
+            snprintf(want, sizeof want, "\\gdef\\%sVerdict{both heads formed, a previous-token "
+                     "head by %.1f million tokens and an induction head by %.1f million, and "
+                     "the induction head faded (prefix matching %.3f at the end)}", macros[k],
+                     previous_at, prefix_at, last_prefix);
+        else if (previous_at >= 0 && prefix_at >= 0)
             snprintf(want, sizeof want, "\\gdef\\%sVerdict{both heads formed, a previous-token "
                      "head by %.1f million tokens and an induction head by %.1f million}",
                      macros[k], previous_at, prefix_at);
@@ -1215,18 +1229,73 @@ Test(lm_figures, the_wider_runs_verdicts_follow_their_histories) {
             snprintf(want, sizeof want, "\\gdef\\%sVerdict{neither head formed", macros[k]);
         cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
         late_context[k] = mean_of_last(contexts, evals, 8);
+        snprintf(want, sizeof want, "\\gdef\\%sPreviousEndPhrase{the previous-token head %s "
+                 "(%.2f at the end)}", macros[k], last_previous >= 0.5 ? "stays" : "fades too",
+                 last_previous);
+        cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+        snprintf(path, sizeof path, "../figures/runs/%s-state.txt", runs[k]);
+        size_t size, until = 0;
+        char *state = slurp(path, &size);
+        const char *key = state ? strstr(state, "\nrepeat_until ") : NULL;
+        if (key != NULL)
+            until = strtoul(key + strlen("\nrepeat_until "), NULL, 10);
+        free(state);
+        size_t at = 0;                             /* the last evaluation with repeats */
+        while (until > 0 && at + 1 < evals && steps[at + 1] <= until)
+            at++;
+        const size_t next = at + 1 < evals ? at + 1 : at;
+        snprintf(want, sizeof want, "\\gdef\\%sFadePhrase{%s (prefix matching %.3f at the "
+                 "last evaluation with repeats, %.3f at the next, %.3f at the end)}", macros[k],
+                 until == 0 ? "its repeats never end"
+                 : prefixes[next] < 0.3 ? "its induction head was gone by the next evaluation"
+                 : last_prefix < 0.3 ? "its induction head faded" : "its induction head stayed",
+                 until ? prefixes[at] : 0.0, until ? prefixes[next] : 0.0,
+                 until ? last_prefix : 0.0);
+        cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+        snprintf(want, sizeof want, "\\gdef\\%sInContextLate{$%+.3f$}", macros[k],
+                 late_context[k]);
+        cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
     }
     const char *phrase = late_context[0] > late_context[1] + 0.02
                              ? "they also teach the model to expect a copy"
                              : "the repeats cost the model nothing";
     cr_expect(strstr(numbers, phrase) != NULL, "%s not in\n%s", phrase, numbers);
-    char want[160];
-    snprintf(want, sizeof want, "\\gdef\\SpreadInContextLate{$%+.3f$}"
-             "\\gdef\\SpreadPlainInContextLate{$%+.3f$}", late_context[0], late_context[1]);
-    cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
     free(numbers);
 }
 
+Test(lm_figures, the_faded_circuit_curve_follows_its_history) {
+    FILE *f = fopen("../figures/runs/spread-curriculum-heads-history.tsv", "r");
+    cr_assert_not_null(f, "no spread-curriculum run committed");
+    char line[512], want[4096] = " ", point[64];
+    size_t last = 0, tokens = 0, points = 0;
+    double best = -1;
+    while (fgets(line, sizeof line, f) != NULL) {
+        size_t step, n, layer, head;
+        double s[12];
+        if (sscanf(line, "%zu\t%zu\t%lf\t%lf\t%lf\t%zu\t%zu\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf"
+                         "\t%lf\t%lf\t%lf", &step, &n, &s[0], &s[1], &s[2], &layer, &head,
+                   &s[3], &s[4], &s[5], &s[6], &s[7], &s[8], &s[9], &s[10], &s[11]) != 16)
+            continue;
+        if (step != last && last >= 7000) {             /* the evaluation before is whole */
+            snprintf(point, sizeof point, "(%.3f,%.4f) ", (double)tokens / 1e6, best);
+            strncat(want, point, sizeof want - strlen(want) - 1);
+            points++;
+        }
+        if (step != last)
+            last = step, tokens = n, best = -1;
+        if (layer > 0 && s[11] > best)
+            best = s[11];
+    }
+    fclose(f);
+    snprintf(point, sizeof point, "(%.3f,%.4f) ", (double)tokens / 1e6, best);
+    strncat(want, point, sizeof want - strlen(want) - 1);
+    strncat(want, "};% prefix matching, repeats ended", sizeof want - strlen(want) - 1);
+    cr_expect_eq(points + 1, 21, "the repeats end at step 7000 of 12000, an evaluation "
+                 "every 250 steps");
+    char *figure = print_from_top(mha_print_austen_pieces_forming);
+    cr_expect(strstr(figure, want) != NULL, "%s not in\n%s", want, figure);
+    free(figure);
+}
 Test(lm_figures, the_curriculum_sentence_follows_its_history) {
     double tokens = 0, prefix = 0;
     cr_assert(last_evaluation("curriculum", &tokens, &prefix), "no curriculum run committed");

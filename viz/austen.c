@@ -336,8 +336,8 @@ mha_status viz_austen_load(viz_austen *a, const char *dir, const char *valid, ch
     a->weights = calloc(maps * T * T, sizeof *a->weights);
     a->maps = calloc(maps * T * T, sizeof *a->maps);
     a->scratch = calloc(c->vocab, sizeof *a->scratch);
-    status = a->roles && a->prev_token && a->induction && a->study_importance && a->ids && a->weights && a->maps && a->scratch
-           ? MHA_OK : MHA_ERR_NOMEM;
+    status = a->roles && a->prev_token && a->induction && a->study_importance && a->ids &&
+             a->weights && a->maps && a->scratch ? MHA_OK : MHA_ERR_NOMEM;
     if (status == MHA_OK)
         status = lm_workspace_init(&a->ws, &a->model, 1, T, 0);
     if (status == MHA_OK)
@@ -372,7 +372,8 @@ void viz_austen_free(viz_austen *a)
     lm_workspace_free(&a->ws);
     lm_model_free(&a->model);
     bpe_free(&a->tokenizer);
-    free(a->roles); free(a->prev_token); free(a->induction); free(a->study_importance); free(a->valid); free(a->ids);
+    free(a->roles); free(a->prev_token); free(a->induction); free(a->study_importance);
+    free(a->valid); free(a->ids);
     free(a->weights); free(a->maps); free(a->scratch);
     memset(a, 0, sizeof *a);
 }
