@@ -115,9 +115,10 @@ static void zoom_in(viz_state *s)
     const double zoom = fmin(s->zoom * 1.25, 4.0);
     const int w = s->window_width, h = s->window_height;
     if (w > 0 && h > 0 &&
-        viz_mode_map_pixels(s, w, h, zoom) <= viz_mode_map_pixels(s, w, h, s->zoom))
+        viz_mode_map_pixels(s, w, h, zoom) <= viz_mode_map_pixels(s, w, h, s->zoom) &&
+        (s->mode->map_side == NULL || viz_scale(w, h, zoom) <= viz_scale(w, h, s->zoom)))
         snprintf(s->message, sizeof s->message,
-                 "+: the map is as large as this window allows");
+                 "+: the map and its text are as large as this window allows");
     else
         s->zoom = zoom;
 }

@@ -28,6 +28,24 @@ SDL_Surface *frame_draw(viz_state *s, int width, int height)
     return surface;
 }
 
+int frame_small_capital(viz_state *s, int width, int height)
+{
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, width, height, 32,
+                                                          SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    viz_view view = {0};
+    const float scale = viz_scale(width, height, viz_mode_zoom(s));    /* as the window's */
+    cr_assert(TTF_Init() == 0 && renderer && viz_view_open(&view, renderer) == 0 &&
+              viz_view_scale(&view, scale) == 0);
+    int minx, maxx, miny, maxy, advance;
+    cr_assert_eq(TTF_GlyphMetrics(view.small, 'H', &minx, &maxx, &miny, &maxy, &advance), 0);
+    viz_view_close(&view);
+    SDL_DestroyRenderer(renderer);
+    SDL_FreeSurface(surface);
+    TTF_Quit();
+    return maxy - miny;
+}
+
 int frame_count(SDL_Surface *surface, SDL_Rect r, SDL_Color c)
 {
     int n = 0;

@@ -412,12 +412,14 @@ Test(austen_viewer, every_part_fits_and_zoom_grows_the_map) {
             const double before = s.zoom;
             press(&s, SDLK_PLUS);
             if (s.zoom == before) {
-                cr_expect_str_eq(s.message, "+: the map is as large as this window allows");
+                cr_expect_str_eq(s.message,
+                                 "+: the map and its text are as large as this window allows");
                 continue;
             }
             taken++;
             const int now = viz_mode_map_pixels(&s, w, h, s.zoom);
-            cr_expect_gt(now, map, "%s zoom %.3g: the map %d px, was %d", what, s.zoom, now, map);
+            cr_expect(now > map || viz_scale(w, h, s.zoom) > scale, "%s zoom %.3g: the map %d "
+                      "px, was %d, and the text no larger", what, s.zoom, now, map);
             cr_expect_geq(viz_scale(w, h, s.zoom), scale, "the text shrank");
             map = now, scale = viz_scale(w, h, s.zoom);
             viz_austen_layout(a, (int)(w / scale), (int)(h / scale), s.zoom, &l);
@@ -432,6 +434,44 @@ Test(austen_viewer, every_part_fits_and_zoom_grows_the_map) {
             expect_apart(zoomed, 4, l.width, l.status_y, what);
         }
         cr_expect_gt(taken, 0, "%s: no zoom was taken", what);
+    }
+    viz_free(&s);
+}
+Test(austen_viewer, zoomed_for_a_hall_the_smallest_text_is_read_from_the_back) {
+    static const int sizes[][2] = {{640, 480}, {800, 600}, {1024, 768}, {1920, 1080},
+                                   {2560, 1440}};
+    viz_state s;
+    viz_austen *a = enter(&s);
+    type(&s, "When Mr. Elton called on Harriet, and then Mr.");
+    for (size_t k = 0; k < 5; k++) {
+        const int w = sizes[k][0], h = sizes[k][1];
+        s.zoom = 1;
+        s.window_width = w, s.window_height = h;
+        const int unzoomed = frame_small_capital(&s, w, h);
+        for (int plus = 0; plus < 12; plus++)
+            press(&s, SDLK_PLUS);
+        cr_expect_str_eq(s.message, "+: the map and its text are as large as this window allows",
+                         "%dx%d: + was still taken after twelve presses", w, h);
+        const int capital = frame_small_capital(&s, w, h);
+        cr_expect_geq(capital, 0.016 * h, "%dx%d zoomed: capitals of %d px", w, h, capital);
+        if (w == 1024)
+            cr_expect_lt(unzoomed, 0.016 * h, "1024x768 needs no zoom: capitals of %d px",
+                         unzoomed);
+        const float scale = viz_scale(w, h, s.zoom);
+        austen_layout l;
+        viz_austen_layout(a, (int)(w / scale), (int)(h / scale), s.zoom, &l);
+        const SDL_Rect parts[] = {l.pieces,
+                                  {l.big.x - VIZ_AUSTEN_AXIS_LEFT,
+                                   l.big.y - VIZ_AUSTEN_AXIS_TOP - 14,
+                                   l.big.w + VIZ_AUSTEN_AXIS_LEFT,
+                                   l.big.h + VIZ_AUSTEN_AXIS_TOP + 14},
+                                  l.side, {l.legend.x, l.legend.y - 16,
+                                           VIZ_AUSTEN_LEGEND_ROOM, l.legend.h + 34}};
+        char what[64];
+        snprintf(what, sizeof what, "%dx%d zoomed", w, h);
+        cr_expect_gt(l.legend.w, 0, "%s: no colour scale", what);
+        cr_expect_gt(l.big.w, 100, "%s: a map of %d layout pixels", what, l.big.w);
+        expect_apart(parts, 4, l.width, l.status_y, what);
     }
     viz_free(&s);
 }
