@@ -53,6 +53,7 @@ typedef struct viz_austen {
     float *maps;                           /* (N, H, T, T): the same, rows of T */
     float *scratch;                        /* (V), for sampling */
     size_t focus;                          /* the enlarged head: l H + h */
+    int row_scaled;                        /* each row's colours up to its largest weight */
     int row;                               /* the query row explained; -1: the last */
     double temperature;                    /* the sampling temperature */
     size_t top_k;                          /* 0: every piece */

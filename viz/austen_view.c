@@ -127,14 +127,19 @@ static void draw_map(viz_view *v, const viz_state *s, const viz_austen *a, size_
 {
     const size_t T = a->model.config.context, L = a->count;
     const float *w = a->maps + k * T * T;
-    for (size_t i = 0; i < L; i++)
+    for (size_t i = 0; i < L; i++) {
+        float largest = 0;                              /* of the keys the query sees */
+        for (size_t j = 0; j <= i; j++)
+            largest = w[i * T + j] > largest ? w[i * T + j] : largest;
+        const double unit = a->row_scaled && largest > 0 ? largest : 1;
         for (size_t j = 0; j < L; j++) {
             const SDL_Rect c = viz_cell(&r, L, i, j);
             if (j <= i)
-                viz_fill(v, c, viz_colour(s->colour_map, w[i * T + j]));
+                viz_fill(v, c, viz_colour(s->colour_map, w[i * T + j] / unit));
             else
                 viz_masked_cell(v, c);                  /* a later piece: the causal mask */
         }
+    }
 }
 
 static void cross_out(viz_view *v, SDL_Rect r)         /* a removed head's map */
@@ -379,7 +384,7 @@ void viz_draw_austen(viz_view *v, const viz_state *s, const void *data, int widt
     draw_map(v, s, a, a->focus, l.big);
     draw_axes(v, a, l.big);
     if (l.legend.w > 0)
-        viz_draw_legend(v, s, l.legend);
+        viz_draw_legend_titled(v, s, l.legend, a->row_scaled ? "row's largest" : "weight 1");
     const size_t H = c->heads;
     const int removed = a->model.head_mask[a->focus] != 1.0f;
     if (removed)
@@ -490,6 +495,7 @@ static void act_austen(viz_state *s, void *data, const viz_action *x)
     case VIZ_NEW_SEQUENCE: say(s, viz_austen_restart(a, a->seed + 1), "next seed"); break;
     case VIZ_REMOVE_HEAD: say(s, viz_austen_switch_head(a, a->focus), "remove"); break;
     case VIZ_RESTORE_HEADS: say(s, viz_austen_restore(a), "restore"); break;
+    case VIZ_ROW_SCALE: a->row_scaled = !a->row_scaled; break;
     case VIZ_NEXT_FOCUS: a->focus = (a->focus + 1) % maps; break;
     case VIZ_FOCUS_HEAD: a->focus = (size_t)x->head % maps; break;
     case VIZ_POINT: s->hover_head = x->head, s->hover_row = x->row, s->hover_col = x->col; break;

@@ -38,6 +38,7 @@ const char *const viz_help[][3] = {
     {"k",           "a",   "top-k: draw among the k most likely pieces (0: all)"},
     {"r  n",        "a",   "back to the typed text and the seed / the next seed"},
     {"x  u",        "al",  "remove the enlarged head, or put it back / put every head back"},
+    {"w",           "a",   "colours: each row up to its largest weight / weights as they are"},
     {"right, left", "a",   "the next / previous query row of the breakdown"},
     {"tab, click",  "a",   "enlarge a head; click a row of the big map to explain it"},
     {"enter",       "a",   "type a new text; enter again to run it"},
@@ -69,6 +70,7 @@ static const struct {
     {SDLK_g, VIZ_GENERATE, 0, "a"},            {SDLK_COMMA, VIZ_SAMPLING_COLDER, 0, "a"},
     {SDLK_PERIOD, VIZ_SAMPLING_HOTTER, 0, "a"}, {SDLK_k, VIZ_NEXT_TOP_K, 0, "a"},
     {SDLK_x, VIZ_REMOVE_HEAD, 0, "al"},        {SDLK_u, VIZ_RESTORE_HEADS, 0, "al"},
+    {SDLK_w, VIZ_ROW_SCALE, 0, "a"},
 };
 static int help_knows_mode(char mode)
 {

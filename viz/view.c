@@ -79,11 +79,15 @@ static void draw_caption(viz_view *v, const viz_state *s, const viz_layout *l)
 }
 void viz_draw_legend(viz_view *v, const viz_state *s, SDL_Rect r)
 {
+    viz_draw_legend_titled(v, s, r, "weight 1");
+}
+void viz_draw_legend_titled(viz_view *v, const viz_state *s, SDL_Rect r, const char *top)
+{
     for (int y = 0; y < r.h; y++) {
         const SDL_Color c = viz_colour(s->colour_map, 1.0 - (double)y / (r.h - 1));
         viz_fill(v, (SDL_Rect){r.x, r.y + y, r.w, 1}, c);
     }
-    viz_text(v, v->small, "weight 1", r.x, r.y - 10, 0, viz_ink, 0);
+    viz_text(v, v->small, top, r.x, r.y - 10, 0, viz_ink, 0);
     viz_text(v, v->small, "0", r.x + r.w + 4, r.y + r.h - 6, 0, viz_ink, 0);
     viz_text(v, v->small, "0.5", r.x + r.w + 4, r.y + r.h / 2, 0, viz_ink, 0);
     viz_text(v, v->small, viz_colour_map_names[s->colour_map], r.x, r.y + r.h + 12, 0,

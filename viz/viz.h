@@ -44,6 +44,7 @@ size_t viz_actions_from_event(const viz_state *s, const SDL_Event *event,
 void viz_handle_event(viz_state *s, const SDL_Event *event, const viz_layout *layout);
 void viz_masked_cell(viz_view *v, SDL_Rect c);    /* near-black, hatched if 4 pixels or more */
 void viz_draw_legend(viz_view *v, const viz_state *s, SDL_Rect r);
+void viz_draw_legend_titled(viz_view *v, const viz_state *s, SDL_Rect r, const char *top);
 void viz_draw_sentence(viz_view *v, const viz_state *s, const void *data,
                        int width, int height);
 void viz_draw(viz_view *v, const viz_state *s, const viz_layout *layout);

@@ -71,6 +71,39 @@ Test(austen_viewer, the_grid_has_a_titled_map_for_every_head) {
     cr_expect_eq(rows, N * H);
     viz_free(&s);
 }
+Test(austen_viewer, w_scales_each_row_to_its_largest_weight) {
+    viz_state s;
+    viz_austen *a = enter(&s);
+    type(&s, "It was a fine morning, and she walked out along the lane to the village.");
+    const size_t T = a->model.config.context, L = a->count;
+    austen_layout l;
+    viz_austen_layout(a, 1280, 800, 1, &l);
+    for (int pass = 0; pass < 3; pass++) {
+        SDL_Surface *f = frame_draw(&s, 1280, 800);
+        size_t differ = 0;
+        for (size_t i = 0; i < L; i++) {
+            const float *w = a->maps + a->focus * T * T + i * T;
+            size_t top = 0;
+            for (size_t j = 1; j <= i; j++)
+                top = w[j] > w[top] ? j : top;
+            for (size_t j = 0; j <= i; j++) {
+                const SDL_Rect c = viz_cell(&l.big, L, i, j);
+                const double t = pass == 1 ? w[j] / w[top] : w[j];
+                const SDL_Color want = viz_colour(s.colour_map, t);
+                differ += !frame_same(frame_pixel(f, c.x + c.w / 2, c.y + c.h / 2), want) &&
+                          i != viz_austen_query(a);     /* the query's row is outlined */
+            }
+        }
+        cr_expect_eq(differ, 0, "pass %d: %zu cells not in the colour of their weight%s", pass,
+                     differ, pass == 1 ? " over their row's largest" : "");
+        const SDL_Rect top = {l.legend.x, l.legend.y - 18, VIZ_AUSTEN_LEGEND_ROOM, 16};
+        cr_expect_gt(frame_count(f, top, viz_ink), 5, "the legend's top is not named");
+        SDL_FreeSurface(f);
+        cr_expect_eq(a->row_scaled, pass == 1, "pass %d", pass);
+        press(&s, SDLK_w);
+    }
+    viz_free(&s);
+}
 Test(austen_viewer, every_small_map_shows_its_scores_in_its_empty_corner) {
     viz_state s;
     viz_austen *a = enter(&s);
