@@ -336,8 +336,9 @@ mha_status viz_austen_load(viz_austen *a, const char *dir, const char *valid, ch
     a->weights = calloc(maps * T * T, sizeof *a->weights);
     a->maps = calloc(maps * T * T, sizeof *a->maps);
     a->scratch = calloc(c->vocab, sizeof *a->scratch);
+    a->strip = calloc(T, sizeof *a->strip);
     status = a->roles && a->prev_token && a->induction && a->study_importance && a->ids &&
-             a->weights && a->maps && a->scratch ? MHA_OK : MHA_ERR_NOMEM;
+             a->weights && a->maps && a->scratch && a->strip ? MHA_OK : MHA_ERR_NOMEM;
     if (status == MHA_OK)
         status = lm_workspace_init(&a->ws, &a->model, 1, T, 0);
     if (status == MHA_OK)
@@ -374,7 +375,7 @@ void viz_austen_free(viz_austen *a)
     bpe_free(&a->tokenizer);
     free(a->roles); free(a->prev_token); free(a->induction); free(a->study_importance);
     free(a->valid); free(a->ids);
-    free(a->weights); free(a->maps); free(a->scratch);
+    free(a->weights); free(a->maps); free(a->scratch); free(a->strip);
     memset(a, 0, sizeof *a);
 }
 static double dot_row(const float *w, const float *bias, size_t r, const float *x, size_t E)

@@ -52,6 +52,8 @@ typedef struct viz_austen {
     float *weights;                        /* (N, H, L, L) of the last pass */
     float *maps;                           /* (N, H, T, T): the same, rows of T */
     float *scratch;                        /* (V), for sampling */
+    SDL_Rect *strip;                       /* (T): each piece's box as the strip was last
+                                              drawn, empty out of sight; for the pointer */
     size_t focus;                          /* the enlarged head: l H + h */
     int row_scaled;                        /* each row's colours up to its largest weight */
     int row;                               /* the query row explained; -1: the last */

@@ -106,10 +106,10 @@ void viz_austen_strip(viz_view *v, const viz_austen *a, SDL_Rect r, SDL_Rect *bo
 
 static void draw_pieces(viz_view *v, const viz_austen *a, const austen_layout *l)
 {
-    SDL_Rect *boxes = malloc((a->count > 0 ? a->count : 1) * sizeof *boxes);
-    if (boxes == NULL)
-        return;                                     /* no strip this frame */
+    SDL_Rect *boxes = a->strip;                     /* kept for the pointer */
     viz_austen_strip(v, a, l->pieces, boxes);
+    for (size_t k = a->count; k < a->model.config.context; k++)
+        boxes[k] = (SDL_Rect){0, 0, 0, 0};
     const size_t query = viz_austen_query(a);
     for (size_t k = 0; k < a->count; k++) {
         if (boxes[k].w == 0)
@@ -121,7 +121,6 @@ static void draw_pieces(viz_view *v, const viz_austen *a, const austen_layout *l
         viz_text(v, v->font, label, boxes[k].x + 3, boxes[k].y + (STRIP_LINE - 3) / 2, 0,
                  k < a->prompt_count ? viz_ink : viz_copy_source, 0);
     }
-    free(boxes);
 }
 static void draw_map(viz_view *v, const viz_state *s, const viz_austen *a, size_t k, SDL_Rect r)
 {
@@ -544,8 +543,17 @@ static int hit_austen(const viz_state *s, const void *data, int width, int heigh
     austen_layout_for(width, height, a->model.config.layers, a->model.config.heads, s->zoom,
                       &l);
     const size_t maps = a->model.config.layers * a->model.config.heads;
-    return viz_maps_hit(l.maps, (int)(maps < VIZ_AUSTEN_MAPS_MAX ? maps : VIZ_AUSTEN_MAPS_MAX),
-                        &l.big, a->count, a->focus, x, y, head, row, col);
+    const int map = viz_maps_hit(l.maps, (int)(maps < VIZ_AUSTEN_MAPS_MAX ? maps
+                                                                        : VIZ_AUSTEN_MAPS_MAX),
+                                 &l.big, a->count, a->focus, x, y, head, row, col);
+    for (size_t k = 0; map == 0 && k < a->count; k++) {
+        const SDL_Rect b = a->strip[k];             /* a piece of the strip: its row */
+        if (b.w > 0 && x >= b.x && y >= b.y && x < b.x + b.w && y < b.y + b.h) {
+            *head = (int)a->focus, *row = (int)k, *col = -1;
+            return 2;
+        }
+    }
+    return map;
 }
 
 static int austen_map_side(const viz_state *s, const void *data, int width, int height,

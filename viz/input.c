@@ -40,7 +40,7 @@ const char *const viz_help[][3] = {
     {"x  u",        "al",  "remove the enlarged head, or put it back / put every head back"},
     {"w",           "a",   "colours: each row up to its largest weight / weights as they are"},
     {"right, left", "a",   "the next / previous query row of the breakdown"},
-    {"tab, click",  "a",   "enlarge a head; click a row of the big map to explain it"},
+    {"tab, click",  "a",   "enlarge a head; click a row of the big map or a piece to explain it"},
     {"enter",       "a",   "type a new text; enter again to run it"},
     {"m  s  +  -",   "a",   "colour map, save a PNG, larger / smaller, as in the other views"},
 };

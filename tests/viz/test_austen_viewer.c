@@ -71,6 +71,28 @@ Test(austen_viewer, the_grid_has_a_titled_map_for_every_head) {
     cr_expect_eq(rows, N * H);
     viz_free(&s);
 }
+Test(austen_viewer, a_click_on_a_piece_makes_it_the_query) {
+    viz_state s;
+    viz_austen *a = enter(&s);
+    type(&s, "When Mr. Elton called on Harriet, and then Mr.");
+    SDL_FreeSurface(frame_draw(&s, 1280, 800));         /* the strip as drawn */
+    viz_layout sentence;
+    viz_layout_compute(&s, 1280, 800, &sentence);
+    cr_assert_gt(a->count, 4);
+    for (size_t k = 1; k < 4; k++) {
+        const SDL_Rect b = a->strip[k];
+        cr_assert_gt(b.w, 0, "piece %zu is not in sight", k);
+        SDL_Event e = {.type = SDL_MOUSEBUTTONDOWN};
+        e.button.x = b.x + b.w / 2, e.button.y = b.y + b.h / 2;
+        viz_handle_event(&s, &e, &sentence);
+        cr_expect_eq(viz_austen_query(a), k, "a click on piece %zu", k);
+    }
+    SDL_Event e = {.type = SDL_MOUSEBUTTONDOWN};
+    e.button.x = 1270, e.button.y = 790;
+    viz_handle_event(&s, &e, &sentence);
+    cr_expect_eq(viz_austen_query(a), a->count - 1, "a click beside everything");
+    viz_free(&s);
+}
 Test(austen_viewer, w_scales_each_row_to_its_largest_weight) {
     viz_state s;
     viz_austen *a = enter(&s);
