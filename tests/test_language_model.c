@@ -1135,6 +1135,16 @@ Test(lm_figures, the_runs_numbers_follow_the_files) {
     free(table);
 }
 
+/* One head's line of a heads history: the step, the tokens seen, the block and the
+   head; s[0..2] the held-out, early and late losses, s[3..11] prev_token to
+   prefix_matching.  0 for the header or a line of another shape. */
+static int history_row(const char *line, size_t *step, size_t *n, size_t *layer, size_t *head,
+                       double s[12])
+{
+    return sscanf(line, "%zu\t%zu\t%lf\t%lf\t%lf\t%zu\t%zu\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf"
+                        "\t%lf\t%lf\t%lf", step, n, &s[0], &s[1], &s[2], layer, head, &s[3],
+                  &s[4], &s[5], &s[6], &s[7], &s[8], &s[9], &s[10], &s[11]) == 16;
+}
 Test(lm_figures, the_half_repeated_pieces_verdict_follows_its_history) {
     FILE *f = fopen("../figures/runs/pieces-half-heads-history.tsv", "r");
     cr_assert_not_null(f, "no pieces-half run committed");
@@ -1142,10 +1152,8 @@ Test(lm_figures, the_half_repeated_pieces_verdict_follows_its_history) {
     double previous = 0, prefix = 0;
     while (fgets(line, sizeof line, f) != NULL) {
         size_t step, n, layer, head;
-        double s[12];                     /* the losses, then the scores to prefix matching */
-        if (sscanf(line, "%zu\t%zu\t%lf\t%lf\t%lf\t%zu\t%zu\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf"
-                         "\t%lf\t%lf\t%lf", &step, &n, &s[0], &s[1], &s[2], &layer, &head,
-                   &s[3], &s[4], &s[5], &s[6], &s[7], &s[8], &s[9], &s[10], &s[11]) != 16)
+        double s[12];
+        if (!history_row(line, &step, &n, &layer, &head, s))
             continue;
         previous = layer == 0 && s[3] > previous ? s[3] : previous;     /* prev_token */
         prefix = layer > 0 && s[11] > prefix ? s[11] : prefix;          /* prefix_matching */
@@ -1186,9 +1194,7 @@ Test(lm_figures, the_wider_runs_verdicts_follow_their_histories) {
         while (fgets(line, sizeof line, f) != NULL) {
             size_t step, n, layer, head;
             double s[12];
-            if (sscanf(line, "%zu\t%zu\t%lf\t%lf\t%lf\t%zu\t%zu\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf"
-                             "\t%lf\t%lf\t%lf", &step, &n, &s[0], &s[1], &s[2], &layer, &head,
-                       &s[3], &s[4], &s[5], &s[6], &s[7], &s[8], &s[9], &s[10], &s[11]) != 16)
+            if (!history_row(line, &step, &n, &layer, &head, s))
                 continue;
             if (step != last && evals < 512)
                 steps[evals] = step, contexts[evals++] = s[2] - s[1], last = step,
@@ -1272,9 +1278,7 @@ Test(lm_figures, the_faded_circuit_curve_follows_its_history) {
     while (fgets(line, sizeof line, f) != NULL) {
         size_t step, n, layer, head;
         double s[12];
-        if (sscanf(line, "%zu\t%zu\t%lf\t%lf\t%lf\t%zu\t%zu\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf"
-                         "\t%lf\t%lf\t%lf", &step, &n, &s[0], &s[1], &s[2], &layer, &head,
-                   &s[3], &s[4], &s[5], &s[6], &s[7], &s[8], &s[9], &s[10], &s[11]) != 16)
+        if (!history_row(line, &step, &n, &layer, &head, s))
             continue;
         if (step != last && last >= 7000) {             /* the evaluation before is whole */
             snprintf(point, sizeof point, "(%.3f,%.4f) ", (double)tokens / 1e6, best);

@@ -433,6 +433,17 @@ static void expect_apart(const SDL_Rect *r, size_t n, int width, int bottom, con
     }
 }
 
+/* What a zoomed layout shows: the strip, the enlarged map with its labels and title,
+   the side, and the colour scale with its labels. */
+static void zoomed_parts(const austen_layout *l, SDL_Rect parts[4])
+{
+    parts[0] = l->pieces;
+    parts[1] = (SDL_Rect){l->big.x - VIZ_AUSTEN_AXIS_LEFT, l->big.y - VIZ_AUSTEN_AXIS_TOP - 14,
+                          l->big.w + VIZ_AUSTEN_AXIS_LEFT, l->big.h + VIZ_AUSTEN_AXIS_TOP + 14};
+    parts[2] = l->side;
+    parts[3] = (SDL_Rect){l->legend.x, l->legend.y - 16, VIZ_AUSTEN_LEGEND_ROOM,
+                          l->legend.h + 34};
+}
 Test(austen_viewer, every_part_fits_and_zoom_grows_the_map) {
     static const int sizes[][2] = {{800, 600}, {1280, 800}, {1920, 1080}, {2560, 1440}};
     viz_state s;
@@ -478,13 +489,8 @@ Test(austen_viewer, every_part_fits_and_zoom_grows_the_map) {
             cr_expect_geq(viz_scale(w, h, s.zoom), scale, "the text shrank");
             map = now, scale = viz_scale(w, h, s.zoom);
             viz_austen_layout(a, (int)(w / scale), (int)(h / scale), s.zoom, &l);
-            const SDL_Rect zoomed[] = {l.pieces,
-                                       {l.big.x - VIZ_AUSTEN_AXIS_LEFT,
-                                        l.big.y - VIZ_AUSTEN_AXIS_TOP - 14,
-                                        l.big.w + VIZ_AUSTEN_AXIS_LEFT,
-                                        l.big.h + VIZ_AUSTEN_AXIS_TOP + 14},
-                                       l.side, {l.legend.x, l.legend.y - 16,
-                                                VIZ_AUSTEN_LEGEND_ROOM, l.legend.h + 34}};
+            SDL_Rect zoomed[4];
+            zoomed_parts(&l, zoomed);
             cr_expect_gt(l.legend.w, 0, "%s zoom %.3g: no colour scale", what, s.zoom);
             expect_apart(zoomed, 4, l.width, l.status_y, what);
         }
@@ -515,13 +521,8 @@ Test(austen_viewer, zoomed_for_a_hall_the_smallest_text_is_read_from_the_back) {
         const float scale = viz_scale(w, h, s.zoom);
         austen_layout l;
         viz_austen_layout(a, (int)(w / scale), (int)(h / scale), s.zoom, &l);
-        const SDL_Rect parts[] = {l.pieces,
-                                  {l.big.x - VIZ_AUSTEN_AXIS_LEFT,
-                                   l.big.y - VIZ_AUSTEN_AXIS_TOP - 14,
-                                   l.big.w + VIZ_AUSTEN_AXIS_LEFT,
-                                   l.big.h + VIZ_AUSTEN_AXIS_TOP + 14},
-                                  l.side, {l.legend.x, l.legend.y - 16,
-                                           VIZ_AUSTEN_LEGEND_ROOM, l.legend.h + 34}};
+        SDL_Rect parts[4];
+        zoomed_parts(&l, parts);
         char what[64];
         snprintf(what, sizeof what, "%dx%d zoomed", w, h);
         cr_expect_gt(l.legend.w, 0, "%s: no colour scale", what);
