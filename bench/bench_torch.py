@@ -5,9 +5,24 @@ usage: bench_torch.py --threads N --reps R SHAPE...   SHAPE is "B L E H causal"
        bench_torch.py --threads N --reps R --backward "B L E H causal"
        bench_torch.py --threads N --train "STEPS"   (mha train's default model)
        bench_torch.py --threads N --reps R --lm "B T E H LAYERS V"   (the small GPT)
+--blas-threads M gives OpenBLAS, which does PyTorch's products, M threads of its own.
 """
-import os, statistics, sys, time
+import ctypes, os, statistics, sys, time
+if "--blas-threads" in sys.argv[:-1]:            # read before PyTorch loads OpenBLAS
+    os.environ["OPENBLAS_NUM_THREADS"] = sys.argv[sys.argv.index("--blas-threads") + 1]
 import torch
+
+def blas_threads():
+    """The threads of the OpenBLAS that PyTorch loaded (its own pool, not PyTorch's)."""
+    try:
+        return ctypes.CDLL("libblas.so.3").openblas_get_num_threads()
+    except (OSError, AttributeError):
+        return "--"
+
+
+def row(line):
+    print(f"{line} blas_threads={blas_threads()}")
+
 
 def median_ms(run, reps):
     run()                                         # warm up
@@ -27,7 +42,7 @@ def forward(B, L, E, H, causal, reps, threads):
         ms = median_ms(lambda: m(x, x, x, attn_mask=mask, need_weights=False), reps)
     share = (L + 1) / (2 * L) if causal else 1         # bench_flop_count's causal share
     flops = 8 * B * L * E * E + 4 * B * L * L * E * share
-    print(f"impl=torch B={B} L={L} S={L} E={E} H={H} causal={int(causal)} reps={reps} "
+    row(f"impl=torch B={B} L={L} S={L} E={E} H={H} causal={int(causal)} reps={reps} "
           f"ms={ms:.3f} gflops={flops / ms / 1e6:.2f} threads={threads} part=all")
 def decode(B, E, H, T, reps, threads):
     m = torch.nn.MultiheadAttention(E, H, batch_first=True).eval()
@@ -46,7 +61,7 @@ def decode(B, E, H, T, reps, threads):
 
     with torch.no_grad():
         ms = median_ms(step, reps)
-    print(f"impl=torch decode=1 B={B} E={E} H={H} kv_heads={H} T={T} reps={reps} "
+    row(f"impl=torch decode=1 B={B} E={E} H={H} kv_heads={H} T={T} reps={reps} "
           f"ms={ms:.3f} threads={threads}")
 def main(args):
     threads, reps, is_decode, shapes, learning = 1, 7, False, [], None
@@ -56,6 +71,8 @@ def main(args):
             threads = int(args.pop(0))
         elif a == "--reps":
             reps = int(args.pop(0))
+        elif a == "--blas-threads":
+            args.pop(0)                           # taken before PyTorch was loaded
         elif a == "--decode":
             is_decode = True
         elif a in LEARNING_MODES:
@@ -84,7 +101,7 @@ def backward(s, reps, threads):
         y.backward(grad)
 
     ms = median_ms(step, reps)
-    print(f"impl=torch backward=1 B={B} L={L} S={L} E={E} H={H} causal={int(causal)} "
+    row(f"impl=torch backward=1 B={B} L={L} S={L} E={E} H={H} causal={int(causal)} "
           f"reps={reps} ms={ms:.3f} threads={threads}")
 class Induction(torch.nn.Module):
     def __init__(self, V=64, T=32, E=32, H=2, layers=2):
@@ -116,7 +133,7 @@ def train(s, reps, threads, B=32, T=32, V=64):
         opt.step()
         warmup.step()
     ms = 1e3 * (time.perf_counter() - t0)
-    print(f"impl=torch train=1 steps={steps} ms={ms:.1f} threads={threads}")
+    row(f"impl=torch train=1 steps={steps} ms={ms:.1f} threads={threads}")
 
 
 def lm(s, reps, threads):
@@ -138,7 +155,7 @@ def lm(s, reps, threads):
     for _ in range(3):
         step()
     ms = median_ms(step, reps)
-    print(f"impl=torch lm=1 B={B} T={T} E={E} H={H} layers={N} V={V} reps={reps} "
+    row(f"impl=torch lm=1 B={B} T={T} E={E} H={H} layers={N} V={V} reps={reps} "
           f"ms={ms:.1f} tokens_per_s={B * T / ms * 1e3:.0f} threads={threads}")
 
 

@@ -58,7 +58,9 @@ def training_table(rows):
         if r.get("train") == "1":
             seconds = float(r["ms"]) / 1e3
             speedup = f"{float(torch['ms']) / float(r['ms']):.1f}$\\times$" if torch else "--"
-            out.append(f"{'ours' if r['impl'] == 'ours' else 'PyTorch'} & {r['threads']} & "
+            threads = r["threads"] + (f" (OpenBLAS {r['blas_threads']})"
+                                      if "blas_threads" in r else "")
+            out.append(f"{'ours' if r['impl'] == 'ours' else 'PyTorch'} & {threads} & "
                        f"{seconds:.2f} & {float(r['steps']) / seconds:.0f} & {speedup} \\\\")
     out.append("\\bottomrule\\end{tabular}")
     return "\n".join(out) + "\n"

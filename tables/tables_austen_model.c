@@ -105,6 +105,8 @@ static const char *field(const char *line, const char *key, int rest, char *buf,
 typedef struct lm_speed {
     double ours, torch, peak;          /* tokens per second; GFLOP/s */
     size_t ours_threads, torch_threads;
+    char torch_blas[16];               /* OpenBLAS's threads inside PyTorch's best row */
+    double torch_one;                  /* PyTorch with one thread and OpenBLAS on one */
     double one, busy;                  /* ours on one thread; on all, a core kept busy */
     size_t busy_threads;
     char machine[1024];
@@ -136,12 +138,18 @@ static int read_lm_speed(const char *path, lm_speed *s)
             continue;
         if (strcmp(impl, "ours") == 0 && n == 1)
             s->one = x;
+        if (strcmp(impl, "torch") == 0 && n == 1 &&
+            field(line, "blas_threads", 0, v, sizeof v) != NULL && strcmp(v, "1") == 0)
+            s->torch_one = x;
         if (strcmp(impl, "busy") == 0)
             s->busy = x, s->busy_threads = n;
         if (strcmp(impl, "ours") == 0 && x > s->ours)
             s->ours = x, s->ours_threads = n;
-        else if (strcmp(impl, "torch") == 0 && x > s->torch)
+        else if (strcmp(impl, "torch") == 0 && x > s->torch) {
             s->torch = x, s->torch_threads = n;
+            if (field(line, "blas_threads", 0, s->torch_blas, sizeof s->torch_blas) == NULL)
+                strcpy(s->torch_blas, "--");
+        }
     }
     if (f != NULL)
         fclose(f);
@@ -236,10 +244,21 @@ void mha_print_austen_model_numbers(FILE *out)
             format_count(a, (unsigned long long)(s.ours + 0.5)), s.ours_threads);
     fprintf(out, "\\gdef\\AustenTrainTorch{%s}\\gdef\\AustenTrainTorchThreads{%zu}%%\n",
             format_count(a, (unsigned long long)(s.torch + 0.5)), s.torch_threads);
+    fprintf(out, "\\gdef\\AustenTrainTorchBlas{%s}%%\n", have_speed ? s.torch_blas : "--");
     fprintf(out, "\\gdef\\AustenTrainSpeedup{%.1f}\\gdef\\AustenTrainMflop{%.1f}%%\n",
             s.torch > 0 ? s.ours / s.torch : 0.0, flops / 1e6);
     fprintf(out, "\\gdef\\AustenTrainGflops{%.0f}\\gdef\\AustenTrainPeakShare{%.0f}%%\n",
             s.ours * flops / 1e9, s.peak > 0 ? 100 * s.ours * flops / 1e9 / s.peak : 0.0);
+    fprintf(out, "\\gdef\\AustenTrainCeiling{%s}\\gdef\\AustenTrainTorchPeakShare{%.0f}%%\n",
+            format_count(a, (unsigned long long)(flops > 0 ? s.peak * 1e9 / flops + 0.5 : 0)),
+            s.peak > 0 ? 100 * s.torch * flops / 1e9 / s.peak : 0.0);
+    if (s.one > 0 && s.torch_one > 0)
+        fprintf(out, "\\gdef\\AustenTrainOneCore{On one core each (PyTorch on one thread and "
+                "OpenBLAS on one), ours runs at %s tokens per second and PyTorch at %s.}%%\n",
+                format_count(a, (unsigned long long)(s.one + 0.5)),
+                format_count(b, (unsigned long long)(s.torch_one + 0.5)));
+    else
+        fprintf(out, "\\gdef\\AustenTrainOneCore{}%%\n");
     fprintf(out, "\\gdef\\AustenTrainMachine{Measured on %s.}%%\n", s.machine);
     if (s.busy > 0 && s.one > 0)
         fprintf(out, "\\gdef\\AustenTrainBusy{With a loop kept busy on one core beside it, the "

@@ -969,6 +969,40 @@ Test(lm_figures, the_printed_numbers_follow_the_files) {
         cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
     } else
         cr_expect(strstr(numbers, "\\gdef\\AustenTrainBusy{}") != NULL, "%s", numbers);
+    double torch = 0, ours = 0, peak[3] = {0};
+    char blas[16] = "", ours_threads[16] = "";
+    bench = fopen("../figures/bench-lm.txt", "r");
+    while (bench != NULL && fgets(row, sizeof row, bench) != NULL) {
+        const char *rate = strstr(row, " tokens_per_s="), *p = strncmp(row, "peak_gflops=", 12) ?
+                                                             NULL : row;
+        const char *n = strstr(row, " threads="), *b = strstr(row, " blas_threads=");
+        if (p != NULL && n != NULL && atoi(n + 9) < 3)
+            peak[atoi(n + 9)] = atof(p + 12);
+        if (rate != NULL && strncmp(row, "impl=torch ", 11) == 0 && atof(rate + 14) > torch) {
+            torch = atof(rate + 14);
+            cr_assert(b != NULL, "PyTorch's row names no OpenBLAS threads: %s", row);
+            snprintf(blas, sizeof blas, "%d", atoi(b + 14));
+        }
+        if (rate != NULL && strncmp(row, "impl=ours ", 10) == 0 && atof(rate + 14) > ours) {
+            ours = atof(rate + 14);
+            snprintf(ours_threads, sizeof ours_threads, "%d", atoi(n + 9));
+        }
+    }
+    if (bench != NULL)
+        fclose(bench);
+    if (torch > 0 && ours > 0) {
+        snprintf(want, sizeof want, "\\gdef\\AustenTrainTorchBlas{%s}", blas);
+        cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+        snprintf(want, sizeof want, "\\gdef\\AustenTrainTorch{%s}",
+                 format_count((char[64]){0}, (unsigned long long)(torch + 0.5)));
+        cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+        const double flops = 6.0 * (double)(L * (4 * E * E + 2 * E * F) + V * E)
+                             + (double)L * 3 * 2 * 2 * (double)E * (double)(T + 1) / 2;
+        snprintf(want, sizeof want, "\\gdef\\AustenTrainCeiling{%s}",
+                 format_count((char[64]){0},
+                              (unsigned long long)(peak[atoi(ours_threads)] * 1e9 / flops + 0.5)));
+        cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+    }
     free(numbers);
     free(scores);
     free(curve);

@@ -93,7 +93,11 @@ lm_rate() {    # lm_rate THREADS: the median tokens per second of three runs of 
             sed "s/^/impl=busy ${lm_line#impl=ours } threads=$threads tokens_per_s=/"
         kill "$busy"
     fi
-    for n in 1 $threads; do $py --threads $n --lm "16 128 256 8 4 2048"; done
+    for n in 1 $threads; do
+        for b in 1 $threads; do
+            $py --threads $n --blas-threads $b --lm "16 128 256 8 4 2048"
+        done
+    done
 } | tee "$build/bench-lm.txt"
 cp "$build/bench-lm.txt" figures/bench-lm.txt
 [[ "${BENCH_ONLY:-}" != lm ]] || exit 0
@@ -195,7 +199,9 @@ cp "$build/bench-fast.txt" figures/bench-fast.txt
             echo $(( ($(date +%s%N) - start) / 1000000 ))
         done | sort -n | sed -n 2p | sed "s/^/impl=ours train=1 steps=1000 threads=$n ms=/"
     done
-    for n in 1 $t; do $py --threads $n --train "1000"; done
+    for n in 1 $t; do
+        for b in 1 $t; do $py --threads $n --blas-threads $b --train "1000"; done
+    done
 } | tee "$build/bench-learning.txt"
 cp "$build/bench-learning.txt" figures/bench-learning.txt
 /usr/bin/python3 figures/bench_report.py "$build/bench-fast.txt" figures "$machine"
