@@ -124,12 +124,13 @@ void mha_write_heads_count_numbers(FILE *out, const heads_count *t)
                                        "is not measured here."
         : falls == steps && clearly_apart(one, eight)
             ? "The first claim holds: the mean falls at every doubling from one head to "
-              "eight, and one head is clearly worse than eight."
+              "eight, and every run of one head is worse than every run of eight."
         : clearly_apart(one, eight) && one->mean > eight->mean
-            ? "The first claim holds only in part: one head is clearly worse than eight, "
+            ? "The first claim holds only in part: every run of one head is worse than "
+              "every run of eight, "
               "but the mean does not fall at every doubling between them."
-            : "The first claim does not hold here: one head is not clearly worse than "
-              "eight.";
+            : "The first claim does not hold here: not every run of one head is worse "
+              "than every run of eight.";
     fprintf(out, "\\gdef\\HeadsCountRiseVerdict{%s}%%\n", rise);
     if (eight == NULL || sixteen == NULL)
         fprintf(out, "\\gdef\\HeadsCountSixteenVerdict{The table lacks eight heads or sixteen.}%%\n");

@@ -90,6 +90,7 @@ void mha_print_training_summary(FILE *out)
                  "\\newcommand{\\TrainJumpInduction}{%.2f}%%\n",
             two.step[quiet], 100 * two.accuracy[quiet], two.best_induction[quiet],
             two.step[jump], two.best_induction[jump]);
+    fprintf(out, "\\newcommand{\\TrainLastPrevious}{%.2f}%%\n", two.best_previous[a]);
 }
 size_t mha_training_quiet_point(const training_curve *c)
 {

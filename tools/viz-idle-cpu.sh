@@ -17,7 +17,7 @@ echo $(( after - before ))
 SCRIPT
 hz=$(getconf CLK_TCK); bad=0
 for name in "new window" "paused"; do
-    args=(); [[ "$name" == "new window" ]] || args=(--press " ")
+    args=(); [[ "$name" == "new window" ]] || args=(--press "  ")   # start, then pause
     used=$(xvfb-run -a -s "-screen 0 1400x900x24" env SDL_VIDEODRIVER=x11 \
            bash "$dir/measure.sh" "$viz" "${args[@]}")
     [[ "$used" != gone ]] || { echo "viz-idle-cpu: $name: the viewer did not stay open"; exit 1; }
