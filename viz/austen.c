@@ -60,6 +60,17 @@ void viz_austen_piece_label(const bpe *t, int id, char *label, size_t size)
         used += length;
     }
 }
+const char *viz_austen_punctuation_name(const char *label)
+{
+    static const char *const names[][2] = {
+        {".", "full stop"}, {",", "comma"}, {";", "semicolon"}, {":", "colon"},
+        {"'", "apostrophe"}, {"\"", "quotation mark"}, {"!", "exclamation"},
+        {"?", "question mark"}, {"-", "hyphen"}, {"(", "bracket"}, {")", "bracket"}};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strcmp(label, names[k][0]) == 0)
+            return names[k][1];
+    return NULL;
+}
 mha_status viz_austen_run(viz_austen *a)
 {
     const lm_config *c = &a->model.config;
@@ -247,6 +258,14 @@ void viz_austen_loss_line(const viz_austen *a, char *line, size_t size)
                  "head: %.3f)", a->loss, a->study_base);
     else
         snprintf(line, size, "no held-out loss: no corpus and no heads study");
+}
+void viz_austen_sample_note(const viz_austen *a, char *line, size_t size)
+{
+    if (a->loss_kind == 1 && a->study_base > 0)
+        snprintf(line, size, "one window, a small sample: the heads study's loss over many "
+                 "windows is %.3f", a->study_base);
+    else
+        line[0] = '\0';
 }
 static mha_status read_table(const viz_austen *a, const char *name, unsigned char **text,
                              size_t *n, char *message, size_t size)

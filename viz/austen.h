@@ -61,6 +61,7 @@ typedef struct viz_austen {
     size_t top_k;                          /* 0: every piece */
     uint64_t seed, state;                  /* the sampler's seed and its state */
     double since;                          /* seconds since the last piece, when playing */
+    double rate;                           /* pieces a second, measured; 0: none yet */
 } viz_austen;
 typedef struct viz_austen_breakdown {
     size_t layer, head, row, keys;             /* keys: row + 1 */
@@ -76,6 +77,8 @@ typedef struct viz_austen_breakdown {
     double probability[VIZ_AUSTEN_TOP];
 } viz_austen_breakdown;
 void viz_austen_piece_label(const bpe *tokenizer, int id, char *label, size_t size);
+/* The name of a label that is one mark of punctuation ("comma" for ","); NULL otherwise. */
+const char *viz_austen_punctuation_name(const char *label);
 MHA_MUST_CHECK mha_status viz_austen_load(viz_austen *a, const char *dir, const char *valid,
                                           char *message, size_t size);
 void viz_austen_free(viz_austen *a);
@@ -92,6 +95,8 @@ MHA_MUST_CHECK mha_status viz_austen_restart(viz_austen *a, uint64_t seed);
 void viz_austen_measure(viz_austen *a);
 int viz_austen_take_loss(viz_austen *a, int wait);
 void viz_austen_loss_line(const viz_austen *a, char *line, size_t size);
+/* Under a measured loss, the heads study's beside it; "" when there is not both. */
+void viz_austen_sample_note(const viz_austen *a, char *line, size_t size);
 MHA_MUST_CHECK mha_status viz_austen_switch_head(viz_austen *a, size_t k);
 MHA_MUST_CHECK mha_status viz_austen_restore(viz_austen *a);
 size_t viz_austen_query(const viz_austen *a);

@@ -260,29 +260,40 @@ static void draw_side(viz_view *v, const viz_state *s, const viz_austen *a,
     const SDL_Rect r = l->side;
     char line[256], label[VIZ_AUSTEN_LABEL];
     int y = r.y + 6;
-    snprintf(line, sizeof line, "sampling temperature %.1f   top-k %zu   seed %llu   %s%s",
+    char pace[96] = "";
+    if (s->playing && a->rate > 0)
+        snprintf(pace, sizeof pace, "%.1f of the %.1f pieces/s asked, ", a->rate, s->speed);
+    else if (s->playing)
+        snprintf(pace, sizeof pace, "%.1f pieces/s asked, ", s->speed);
+    snprintf(line, sizeof line, "sampling temperature %.1f   top-k %zu   seed %llu   %s%s%s",
              a->temperature, a->top_k, (unsigned long long)a->seed,
-             s->playing ? "generating " : "paused: space generates",
+             s->playing ? "generating " : "paused: space generates", pace,
              s->playing ? viz_austen_path(a) : "");
     viz_text_fit(v, v->small, line, r.x, y, r.w, viz_ink);
     viz_austen_piece_label(&a->tokenizer, a->ids[b->row], label, sizeof label);
     snprintf(line, sizeof line, "after '%s' (%zu) the model predicts:", label, b->row);
     viz_text_fit(v, v->small, line, r.x, y += 22, r.w, viz_emphasis);
-    const int bar = r.w - 150 > 20 ? r.w - 150 : 20;
+    const int column = 118, bar = r.w - column - 60 > 20 ? r.w - column - 60 : 20;
     for (size_t n = 0; n < VIZ_AUSTEN_TOP; n++) {
         y += 18;
         const int next = b->row + 1 < a->count && a->ids[b->row + 1] == b->next[n];
+        char named[VIZ_AUSTEN_LABEL + 32];
         viz_austen_piece_label(&a->tokenizer, b->next[n], label, sizeof label);
-        viz_text_fit(v, v->small, label, r.x, y, 90, viz_ink);
-        viz_fill(v, (SDL_Rect){r.x + 94, y - 6, bar, 12}, viz_undecoded);
-        viz_fill(v, (SDL_Rect){r.x + 94, y - 6, (int)lround(bar * b->probability[n]), 12},
+        const char *name = viz_austen_punctuation_name(label);
+        snprintf(named, sizeof named, "%s%s%s", label, name ? " " : "", name ? name : "");
+        viz_text_fit(v, v->small, named, r.x, y, column - 4, viz_ink);
+        viz_fill(v, (SDL_Rect){r.x + column, y - 6, bar, 12}, viz_undecoded);
+        viz_fill(v, (SDL_Rect){r.x + column, y - 6, (int)lround(bar * b->probability[n]), 12},
                  next ? viz_right_colour : viz_copy_source);
         snprintf(line, sizeof line, "%.3f", b->probability[n]);
-        viz_text(v, v->small, line, r.x + 98 + bar, y, 0, viz_ink, 0);
+        viz_text(v, v->small, line, r.x + column + 4 + bar, y, 0, viz_ink, 0);
     }
     y += 26;
     viz_austen_loss_line(a, line, sizeof line);
     viz_text_fit(v, v->small, line, r.x, y, r.w, viz_ink);
+    viz_austen_sample_note(a, line, sizeof line);
+    if (line[0] != '\0')
+        viz_text_fit(v, v->small, line, r.x, y += 18, r.w, viz_dim);
     const size_t removed = lm_heads_removed(&a->model);
     if (removed > 0) {
         snprintf(line, sizeof line, a->loss_kind == 2 && removed > 1
@@ -298,11 +309,13 @@ static void draw_breakdown(viz_view *v, const viz_austen *a, const viz_austen_br
     const size_t H = a->model.config.heads, D = a->model.config.embed_dim / H;
     char line[320], label[VIZ_AUSTEN_LABEL];
     int y = r.y + 6;
+    const int removed = a->model.head_mask != NULL &&
+                        a->model.head_mask[b->layer * H + b->head] != 1.0f;
     viz_austen_piece_label(&a->tokenizer, a->ids[b->row], label, sizeof label);
-    snprintf(line, sizeof line, "L%zu H%zu (%s), query '%s' at %zu, |q| %.2f: score "
-             "= |q| |k| cos / sqrt(%zu)", b->layer, b->head, a->roles[b->layer * H + b->head],
-             label, b->row, b->query_norm, D);
-    viz_text_fit(v, v->small, line, r.x, y, r.w, viz_emphasis);
+    snprintf(line, sizeof line, "%sL%zu H%zu (%s), query '%s' at %zu, |q| %.2f: score "
+             "= |q| |k| cos / sqrt(%zu)", removed ? "REMOVED " : "", b->layer, b->head,
+             a->roles[b->layer * H + b->head], label, b->row, b->query_norm, D);
+    viz_text_fit(v, v->small, line, r.x, y, r.w, removed ? viz_alarm : viz_emphasis);
     size_t order[VIZ_AUSTEN_KEYS], shown = 0;
     for (; shown < VIZ_AUSTEN_KEYS && shown < b->keys; shown++) {   /* the heaviest keys */
         size_t best = b->keys;
@@ -354,11 +367,12 @@ static void draw_breakdown(viz_view *v, const viz_austen *a, const viz_austen_br
         snprintf(line, sizeof line, "%.3f", rest > 0 ? rest : 0.0);
         viz_text(v, v->small, line, r.x + at[4], y, 0, viz_dim, 0);
     }
-    snprintf(line, sizeof line, "output o = sum w_j v_j: |o| %.3f, o[0..3] %+.3f %+.3f "
-             "%+.3f %+.3f", b->out_norm, b->out[0], b->out[1], b->out[2], b->out[3]);
-    viz_text_fit(v, v->small, line, r.x, y += 20, r.w, viz_ink);
-    snprintf(line, sizeof line, "the %zu heads' outputs side by side: |concat| %.3f", H,
-             b->concat_norm);
+    snprintf(line, sizeof line, "output o = sum w_j v_j%s: |o| %.3f, o[0..3] %+.3f %+.3f "
+             "%+.3f %+.3f", removed ? ", dropped" : "", b->out_norm, b->out[0], b->out[1],
+             b->out[2], b->out[3]);
+    viz_text_fit(v, v->small, line, r.x, y += 20, r.w, removed ? viz_alarm : viz_ink);
+    snprintf(line, sizeof line, "the %zu heads' outputs side by side%s: |concat| %.3f", H,
+             removed ? " (this one as zeros)" : "", b->concat_norm);
     viz_text_fit(v, v->small, line, r.x, y += 16, r.w, viz_ink);
     snprintf(line, sizeof line, "projected, W_O concat + b: |y| %.3f, y[0..3] %+.3f %+.3f "
              "%+.3f %+.3f", b->projected_norm, b->projected[0], b->projected[1], b->projected[2],
@@ -512,12 +526,14 @@ static int tick_austen(viz_state *s, void *data, double seconds)
     const int measured = viz_austen_take_loss(a, 0);
     if (!s->playing || (a->since += seconds) < 1.0 / s->speed)
         return measured;
+    const double interval = a->since;      /* the wall time since the last piece */
     a->since = 0;
     const mha_status status = viz_austen_generate(a);
     if (status != MHA_OK) {
         s->playing = 0;
         say(s, status, "generate");
-    }
+    } else if (interval > 0)
+        a->rate = a->rate > 0 ? 0.8 * a->rate + 0.2 / interval : 1 / interval;
     return 1;
 }
 

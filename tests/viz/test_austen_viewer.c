@@ -395,6 +395,10 @@ Test(austen_viewer, the_held_out_loss_is_measured_in_the_background) {
     viz_austen_loss_line(a, line, sizeof line);
     cr_expect(strstr(line, "(updating)") == NULL, "%s", line);
     cr_expect(strstr(line, " nats a piece") != NULL, "the loss without its unit: %s", line);
+    char note[256], want[64];
+    viz_austen_sample_note(a, note, sizeof note);
+    snprintf(want, sizeof want, "over many windows is %.3f", a->study_base);
+    cr_expect(a->study_base > 0 ? strstr(note, want) != NULL : note[0] == '\0', "%s", note);
     cr_expect(!viz_busy(&s), "measured: the window sleeps");
     cr_expect_str_eq(viz_austen_path(a), "via the KV cache");
     const size_t H = a->model.config.heads;
@@ -655,6 +659,13 @@ Test(austen_viewer, each_piece_is_labelled_by_its_bytes) {
     viz_austen_piece_label(&t, (int)t.vocab, label, sizeof label);
     cr_expect_str_eq(label, "", "no such piece");
     bpe_free(&t);
+    cr_expect_str_eq(viz_austen_punctuation_name("."), "full stop");
+    cr_expect_str_eq(viz_austen_punctuation_name(","), "comma");
+    cr_expect_str_eq(viz_austen_punctuation_name("'"), "apostrophe");
+    cr_expect_str_eq(viz_austen_punctuation_name("\""), "quotation mark");
+    cr_expect_null(viz_austen_punctuation_name(".."), "two marks are not one");
+    cr_expect_null(viz_austen_punctuation_name("a"));
+    cr_expect_null(viz_austen_punctuation_name(""));
 }
 Test(austen_viewer, the_keys_of_playing_typing_and_pointing) {
     viz_state s;
@@ -677,6 +688,10 @@ Test(austen_viewer, the_keys_of_playing_typing_and_pointing) {
     cr_expect_eq(a->count, prompt, "too soon for a piece");
     viz_tick(&s, 0.1);
     cr_expect_eq(a->count, prompt + 1);
+    cr_expect_float_eq(a->rate, 1 / 0.3, 1e-12, "the first piece came 0.3 s after space");
+    viz_tick(&s, 0.25);
+    cr_expect_eq(a->count, prompt + 2);
+    cr_expect_float_eq(a->rate, 0.8 / 0.3 + 0.2 / 0.25, 1e-12, "the rate moves a fifth");
     press(&s, SDLK_SPACE);
     cr_expect(!s.playing);
     viz_act(&s, &(viz_action){.kind = VIZ_START_TYPING, .key = 1});
@@ -694,7 +709,7 @@ Test(austen_viewer, the_keys_of_playing_typing_and_pointing) {
     cr_expect(strlen(s.typed) == VIZ_TEXT_MAX - 1 && strchr(s.typed, 'b') == NULL,
               "%zu bytes", strlen(s.typed));
     press(&s, SDLK_ESCAPE);
-    cr_expect(!s.typing && a->count == prompt + 1, "escape: the text as it was");
+    cr_expect(!s.typing && a->count == prompt + 2, "escape: the text as it was");
     viz_layout sentence;
     viz_layout_compute(&s, 1280, 800, &sentence);
     austen_layout l;
