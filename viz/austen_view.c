@@ -273,7 +273,8 @@ static void draw_side(viz_view *v, const viz_state *s, const viz_austen *a,
     viz_austen_piece_label(&a->tokenizer, a->ids[b->row], label, sizeof label);
     snprintf(line, sizeof line, "after '%s' (%zu) the model predicts:", label, b->row);
     viz_text_fit(v, v->small, line, r.x, y += 22, r.w, viz_emphasis);
-    const int column = 118, bar = r.w - column - 60 > 20 ? r.w - column - 60 : 20;
+    const int column = r.w >= 300 ? 118 : r.w * 2 / 5;     /* the piece, then its bar */
+    const int bar = r.w - column - 60 > 20 ? r.w - column - 60 : 20;
     for (size_t n = 0; n < VIZ_AUSTEN_TOP; n++) {
         y += 18;
         const int next = b->row + 1 < a->count && a->ids[b->row + 1] == b->next[n];
@@ -328,7 +329,11 @@ static void draw_breakdown(viz_view *v, const viz_austen *a, const viz_austen_br
         }
         order[shown] = best;
     }
-    const int rows = (r.h - 112) / 16 > 0 ? (r.h - 112) / 16 : 0;     /* and one for the rest */
+    /* rows of keys, and one for the rest; in a short window the output's four lines give
+       way to the keys, which are what the breakdown is for */
+    const int outputs = (r.h - 112) / 16 >= 3;
+    const int free_rows = outputs ? (r.h - 112) / 16 : (r.h - 44) / 16;
+    const int rows = free_rows > 0 ? free_rows : 0;
     const int at[6] = {0, 104, 148, 196, 252, r.w - 44};   /* key, |k|, cos, score, weight, |v| */
     const char *heads[6] = {"key", "|k|", "cos", "score", "weight", "|v|"};
     y += 16;
@@ -367,6 +372,8 @@ static void draw_breakdown(viz_view *v, const viz_austen *a, const viz_austen_br
         snprintf(line, sizeof line, "%.3f", rest > 0 ? rest : 0.0);
         viz_text(v, v->small, line, r.x + at[4], y, 0, viz_dim, 0);
     }
+    if (!outputs)
+        return;
     snprintf(line, sizeof line, "output o = sum w_j v_j%s: |o| %.3f, o[0..3] %+.3f %+.3f "
              "%+.3f %+.3f", removed ? ", dropped" : "", b->out_norm, b->out[0], b->out[1],
              b->out[2], b->out[3]);
