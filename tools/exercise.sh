@@ -773,8 +773,10 @@ sandbox_note() {
 }
 
 sandboxed() {
-    local dir=$1 sub=$2 limit=$3 limits kept=() d
+    local dir=$1 sub=$2 limit=$3 limits kept=() d outer
     shift 3
+    outer=(timeout -k 2 $((limit + 10)))          # the grader's own clock, out of reach
+    [[ $(id -u) != 0 ]] || outer+=(setpriv --reuid=65534 --regid=65534 --clear-groups)
     for d in .screen Makefile exercise.mk src learn io cmd tables viz; do
         kept+=(--ro-bind-try "$dir/$d" "/hand-in/$d")
     done
@@ -783,7 +785,7 @@ sandboxed() {
     if [[ ${EXERCISE_TRUSTED:-} == 1 ]]; then
         (cd "$dir/$sub" && exec bash -c "$limits && exec timeout -k 2 $limit \"\$@\"" run "$@")
     else
-        as_nobody bwrap --unshare-all --die-with-parent --new-session \
+        "${outer[@]}" bwrap --unshare-all --die-with-parent --new-session \
             --ro-bind /usr /usr --ro-bind /etc /etc --symlink usr/bin /bin \
             --symlink usr/sbin /sbin --symlink usr/lib /lib --symlink usr/lib64 /lib64 \
             --proc /proc --dev /dev --tmpfs /tmp --bind "$dir" /hand-in \
