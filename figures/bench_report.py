@@ -665,7 +665,10 @@ def setup_macros(rows, machine):
         return " and ".join(map(str, n)) + (" thread" if n == [1] else " threads")
     ort = next((r["version"] for r in rows if r.get("impl") == "onnxruntime" and "version" in r), "?")
     versions = next((r for r in rows if "peers" in r), {})
-    peers = [f"PyTorch {versions.get('torch', '?')} on {threads('torch')}",
+    blas = sorted({r["blas_threads"] for r in rows
+                   if r.get("impl") == "torch" and r.get("blas_threads", "--") != "--"})
+    inside = f" (its products in OpenBLAS on {' and '.join(blas)})" if blas else ""
+    peers = [f"PyTorch {versions.get('torch', '?')} on {threads('torch')}{inside}",
              f"ONNX Runtime {ort} on {threads('onnxruntime')}",
              f"OpenBLAS {versions.get('openblas', '?')} ({kernels} kernels) on {threads('openblas')}"]
     return {"SetupCpu": cpu, "SetupCores": cores, "SetupDay": day, "SetupCompiler": compiler,
