@@ -16,7 +16,7 @@ static void forward_usage(FILE *out)
 "  query.npy            (B, L, E)  required\n"
 "  key.npy              (B, S, E)  optional; without it key = query, S = L\n"
 "  value.npy            (B, S, E)  required with key.npy, refused without it\n"
-"  in_proj_weight.npy   (3E, E)    required: rows W^Q, then W^K, then W^V\n"
+"  in_proj_weight.npy   (3E, E)    required: rows W_Q, then W_K, then W_V\n"
 "  in_proj_bias.npy     (3E)       optional; absent means no bias\n"
 "  out_proj_weight.npy  (E, E)     required\n"
 "  out_proj_bias.npy    (E)        optional; absent means no bias\n"

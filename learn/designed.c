@@ -10,7 +10,7 @@ enum { E = MHA_DESIGNED_EMBED, D = MHA_DESIGNED_HEAD_DIM, P = MHA_DESIGNED_POSIT
 enum projection { QUERY = 0, KEY = 1, VALUE = 2 };
 static const float margin = 10.0f;    /* score of a wanted key over the others */
 enum { WINDOW = 3 };
-/* Row d of head h's slice of W^Q, W^K or W^V, column `feature`. */
+/* Row d of head h's slice of W_Q, W_K or W_V, column `feature`. */
 static void set_weight(float *in_proj_weight, enum projection which, size_t h, size_t d,
                        size_t feature, float score)
 {

@@ -21,7 +21,7 @@ int mha_mul_overflows(size_t a, size_t b, size_t *product);
    (B, H, L, S) of doubles, has a byte count past size_t. */
 MHA_MUST_CHECK mha_status mha_shape_check(const mha_shape *shape);
 typedef struct mha_params {
-    const float *in_proj_weight;   /* (3E, E): rows W^Q, then W^K, then W^V */
+    const float *in_proj_weight;   /* (3E, E): rows W_Q, then W_K, then W_V */
     const float *in_proj_bias;     /* (3E) or NULL for no bias */
     const float *out_proj_weight;  /* (E, E) */
     const float *out_proj_bias;    /* (E) or NULL for no bias */

@@ -49,7 +49,7 @@ static void example_weights(double weights[2][3][3])
                 for (size_t c = 0; c < 2; c++) {
                     q[c] = k[c] = 0;
                     for (size_t e = 0; e < 4; e++) {
-                        const size_t row = h * 2 + c;      /* of W^Q; W^K is 4 rows on */
+                        const size_t row = h * 2 + c;      /* of W_Q; W_K is 4 rows on */
                         q[c] += (double)mha_example_x[i * 4 + e] * in_w[row * 4 + e];
                         k[c] += (double)mha_example_x[j * 4 + e] * in_w[(4 + row) * 4 + e];
                     }

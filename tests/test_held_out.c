@@ -41,7 +41,7 @@ static void lengths_differ(int kind, uint64_t seed)
     for (size_t t = 0; t < 4; t++) {
         const mha_shape s = shapes[t];
         mha_case c = case_random(s, seed + t, CASE_CROSS);
-        for (size_t i = 0; i < s.embed_dim * s.embed_dim; i++)   /* W^Q: large scores */
+        for (size_t i = 0; i < s.embed_dim * s.embed_dim; i++)   /* W_Q: large scores */
             c.in_w[i] *= 6.0f;
         unsigned char *padding = calloc(s.batch * s.key_len, 1);
         cr_assert_not_null(padding);

@@ -78,7 +78,7 @@ static void expect_gqa_equals_repeated_mha(size_t G)
     float *x = random_floats(&r, B * L * E, -1, 1), *w = random_floats(&r, F * E, -0.3f, 0.3f);
     float *bias = random_floats(&r, F, -0.3f, 0.3f), *wo = random_floats(&r, E * E, -0.3f, 0.3f);
     float *w_mha = malloc(3 * E * E * sizeof *w_mha), *b_mha = malloc(3 * E * sizeof *b_mha);
-    memcpy(w_mha, w, E * E * sizeof *w);                       /* W^Q unchanged */
+    memcpy(w_mha, w, E * E * sizeof *w);                       /* W_Q unchanged */
     memcpy(b_mha, bias, E * sizeof *bias);
     for (size_t part = 0; part < 2; part++)                    /* keys, then values */
         for (size_t h = 0; h < H; h++)

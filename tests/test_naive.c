@@ -41,7 +41,7 @@ Test(naive, heads_are_independent) {
     mha_case c = case_random((mha_shape){1, L, L, E, 2}, 9, CASE_SELF);
     for (size_t i = 0; i < mha_impl_count; i++) {
         float *w1, *w2, *o1 = run(&mha_impls[i], &c, NULL, &w1);
-        for (size_t n = D * E; n < 2 * D * E; n++)           /* rows of head 1's W^Q */
+        for (size_t n = D * E; n < 2 * D * E; n++)           /* head 1's rows of W_Q */
             c.in_w[n] *= -3.0f;
         float *o2 = run(&mha_impls[i], &c, NULL, &w2);
         for (size_t n = D * E; n < 2 * D * E; n++)

@@ -186,7 +186,7 @@ static void make_effective_weight(viz_state *s, int ablate)
 {
     const size_t E = VIZ_EMBED, D = MHA_DESIGNED_HEAD_DIM;
     memcpy(s->effective_weight, s->in_proj_weight, 3 * E * E * sizeof(float));
-    for (size_t i = 0; i < E * E; i++)                   /* W^Q: rows 0..E-1 */
+    for (size_t i = 0; i < E * E; i++)                   /* W_Q: rows 0..E-1 */
         s->effective_weight[i] /= s->temperature;
     for (size_t h = 0; ablate && h < VIZ_HEADS; h++)
         if (s->ablated >> h & 1)
