@@ -640,6 +640,11 @@ size_t lm_heads_removed(const lm_model *m)
 {
     size_t removed = 0;
     for (size_t k = 0; m->head_mask && k < m->config.layers * m->config.heads; k++)
-        removed += m->head_mask[k] != 1.0f;
+        removed += lm_head_removed(m, k);
     return removed;
+}
+int lm_head_removed(const lm_model *m, size_t k)
+{
+    return m->head_mask != NULL && k < m->config.layers * m->config.heads &&
+           m->head_mask[k] != 1.0f;
 }

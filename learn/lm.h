@@ -76,6 +76,7 @@ MHA_MUST_CHECK mha_status lm_forward_weights(const lm_model *m, lm_workspace *ws
 MHA_MUST_CHECK mha_status lm_head_keep(lm_model *m, size_t layer, size_t head, int keep);
 void lm_heads_restore(lm_model *m);              /* keeps every head */
 size_t lm_heads_removed(const lm_model *m);      /* heads whose multiplier is not 1 */
+int lm_head_removed(const lm_model *m, size_t k);  /* head k (layer * H + head): 1 if removed */
 typedef struct lm_adamw {
     double beta1, beta2, epsilon, weight_decay;
     size_t step;                   /* steps taken */

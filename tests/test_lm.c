@@ -2154,6 +2154,8 @@ Test(heads_mask, removing_a_head_equals_zeroing_its_slice) {
             removed[cases[c][k][0] * H + cases[c][k][1]] = 1;
         }
         cr_expect_eq(lm_heads_removed(&m), c < 2 ? 1 : 2);
+        for (size_t k = 0; k <= 8; k++)                    /* and one past the last head */
+            cr_expect_eq(lm_head_removed(&m, k), k < 8 && removed[k], "head %zu", k);
         cr_assert_eq(lm_forward(&m, &ws, x, 1, L), MHA_OK);
         weights_64(&m, x, L, removed, want, z);
         double worst = 0, moved = 0;

@@ -525,7 +525,7 @@ void viz_austen_measure(viz_austen *a)
     if (a->have_study) {
         a->loss = a->study_base;
         for (size_t k = 0; k < maps; k++)
-            if (a->model.head_mask[k] != 1.0f)
+            if (lm_head_removed(&a->model, k))
                 a->loss += a->study_importance[k];
         a->loss_kind = 2;
     }
@@ -537,7 +537,7 @@ mha_status viz_austen_switch_head(viz_austen *a, size_t k)
     if (k >= a->model.config.layers * H)
         return MHA_ERR_ARG;
     const mha_status status = lm_head_keep(&a->model, k / H, k % H,
-                                           a->model.head_mask[k] != 1.0f);
+                                           lm_head_removed(&a->model, k));
     if (status != MHA_OK)
         return status;
     viz_austen_measure(a);

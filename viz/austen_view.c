@@ -177,7 +177,7 @@ static void draw_grid(viz_view *v, const viz_state *s, const viz_austen *a,
     const size_t H = a->model.config.heads, maps = a->model.config.layers * H;
     for (size_t k = 0; k < maps && k < VIZ_AUSTEN_MAPS_MAX && l->maps[k].w > 0; k++) {
         const SDL_Rect r = l->maps[k];
-        const int removed = a->model.head_mask[k] != 1.0f;
+        const int removed = lm_head_removed(&a->model, k);
         char title[96];
         viz_austen_title(a, k, title, sizeof title);
         char *role = strchr(strchr(title, ' ') + 1, ' ');     /* the block and head, then the role */
@@ -310,8 +310,7 @@ static void draw_breakdown(viz_view *v, const viz_austen *a, const viz_austen_br
     const size_t H = a->model.config.heads, D = a->model.config.embed_dim / H;
     char line[320], label[VIZ_AUSTEN_LABEL];
     int y = r.y + 6;
-    const int removed = a->model.head_mask != NULL &&
-                        a->model.head_mask[b->layer * H + b->head] != 1.0f;
+    const int removed = lm_head_removed(&a->model, b->layer * H + b->head);
     viz_austen_piece_label(&a->tokenizer, a->ids[b->row], label, sizeof label);
     snprintf(line, sizeof line, "%sL%zu H%zu (%s), query '%s' at %zu, |q| %.2f: score "
              "= |q| |k| cos / sqrt(%zu)", removed ? "REMOVED " : "", b->layer, b->head,
@@ -406,7 +405,7 @@ void viz_draw_austen(viz_view *v, const viz_state *s, const void *data, int widt
     if (l.legend.w > 0)
         viz_draw_legend_titled(v, s, l.legend, a->row_scaled ? "row's largest" : "weight 1");
     const size_t H = c->heads;
-    const int removed = a->model.head_mask[a->focus] != 1.0f;
+    const int removed = lm_head_removed(&a->model, a->focus);
     if (removed)
         cross_out(v, l.big);
     char scores[32];
