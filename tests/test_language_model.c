@@ -969,7 +969,7 @@ Test(lm_figures, the_printed_numbers_follow_the_files) {
         cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
     } else
         cr_expect(strstr(numbers, "\\gdef\\AustenTrainBusy{}") != NULL, "%s", numbers);
-    double torch = 0, ours = 0, peak[3] = {0};
+    double torch = 0, ours = 0, peak[3] = {0}, torch_one = 0;
     char blas[16] = "", ours_threads[16] = "";
     bench = fopen("../figures/bench-lm.txt", "r");
     while (bench != NULL && fgets(row, sizeof row, bench) != NULL) {
@@ -983,6 +983,9 @@ Test(lm_figures, the_printed_numbers_follow_the_files) {
             cr_assert(b != NULL, "PyTorch's row names no OpenBLAS threads: %s", row);
             snprintf(blas, sizeof blas, "%d", atoi(b + 14));
         }
+        if (rate != NULL && strncmp(row, "impl=torch ", 11) == 0 && n != NULL && b != NULL
+            && atoi(n + 9) == 1 && atoi(b + 14) == 1)
+            torch_one = atof(rate + 14);
         if (rate != NULL && strncmp(row, "impl=ours ", 10) == 0 && atof(rate + 14) > ours) {
             ours = atof(rate + 14);
             snprintf(ours_threads, sizeof ours_threads, "%d", atoi(n + 9));
@@ -1001,6 +1004,14 @@ Test(lm_figures, the_printed_numbers_follow_the_files) {
         snprintf(want, sizeof want, "\\gdef\\AustenTrainCeiling{%s}",
                  format_count((char[64]){0},
                               (unsigned long long)(peak[atoi(ours_threads)] * 1e9 / flops + 0.5)));
+        cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+        snprintf(want, sizeof want, "\\gdef\\AustenTrainTorchPeakShare{%.0f}",
+                 100 * torch * flops / 1e9 / peak[atoi(ours_threads)]);
+        cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+        cr_assert(one > 0 && torch_one > 0, "no one-core rows in figures/bench-lm.txt");
+        snprintf(want, sizeof want, "ours runs at %s tokens per second and PyTorch at %s.}",
+                 format_count((char[64]){0}, (unsigned long long)(one + 0.5)),
+                 format_count((char[64]){0}, (unsigned long long)(torch_one + 0.5)));
         cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
     }
     free(numbers);
