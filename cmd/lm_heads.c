@@ -55,6 +55,11 @@ static void heads_usage(FILE *out)
           "positions 5T/32 to 9T/32 of a later one (nan for T < 8 or a text shorter than\n"
           "about 55T/32 tokens):\n"
           "in_context early_loss=X late_loss=X score=X\n"
+          "and, on the same tokens, the share the copying rule (the token after the\n"
+          "latest earlier copy of the current one) predicts from the early and the late\n"
+          "context, and the early loss of the tokens only the late one predicts, over\n"
+          "all of them (the most copying could take off the score):\n"
+          "copying early_share=X late_share=X ceiling=X\n"
           "(means over the queries after the first; the role from the scores by the rule\n"
           "of the chapter \"What the heads of the Austen model do\").\n", out);
 }
@@ -63,7 +68,8 @@ struct heads_run {
     const char *text;              /* the text's name, or "random" */
     char sha[LM_SHA_HEX];
     lm_head_scores *scores;        /* (layers heads) */
-    double early, late;
+    double early, late;            /* the in-context score's two losses */
+    double copy_early, copy_late, ceiling;      /* lm_copying_reach's */
 };
 static int heads_of_gpt(const char *dir, const char *path, const char *text, size_t windows,
                         size_t seed, struct heads_run *run, FILE *err)
@@ -83,7 +89,7 @@ static int heads_of_gpt(const char *dir, const char *path, const char *text, siz
     int *ids = NULL;
     size_t n = 0, bytes = 0;
     *run = (struct heads_run){N, H, T, 0, text, "-", malloc(N * H * sizeof *run->scores), NAN,
-                              NAN};
+                              NAN, NAN, NAN, NAN};
     unsigned char *classes = malloc(tokenizer.vocab);
     int status = MHA_EXIT_OK;
     if (classes == NULL || run->scores == NULL) {
@@ -100,6 +106,9 @@ static int heads_of_gpt(const char *dir, const char *path, const char *text, siz
     if (status == MHA_EXIT_OK && failed == MHA_OK && T >= 8 &&
         n >= 2 * T - T / 8 - 5 * T / 32 + 1)
         failed = lm_in_context_score(&m, ids, n, windows, &run->early, &run->late);
+    if (status == MHA_EXIT_OK && failed == MHA_OK && !isnan(run->early))
+        failed = lm_copying_reach(&m, ids, n, windows, &run->copy_early, &run->copy_late,
+                                  &run->ceiling);
     if (status == MHA_EXIT_OK && failed != MHA_OK) {
         lm_cmd_blame(err, "heads", dir, text, failed);
         status = MHA_EXIT_FAILURE;
@@ -166,7 +175,7 @@ static int heads_of_induction(const char *dir, const char *path, size_t windows,
     const size_t B = windows < LM_HEADS_BATCH ? windows : LM_HEADS_BATCH;
     struct induction_reading reading = {&m, {0}, malloc(B * T * sizeof *reading.x)};
     *run = (struct heads_run){N, H, T, windows * T, "random", "-",
-                              malloc(N * H * sizeof *run->scores), NAN, NAN};
+                              malloc(N * H * sizeof *run->scores), NAN, NAN, NAN, NAN, NAN};
     int *ids = malloc(windows * T * sizeof *ids);
     unsigned char *classes = calloc(V, 1);
     mha_status failed = mha_learning_workspace_init(&reading.ws, &m, B);
@@ -201,9 +210,11 @@ static int heads_publish(const char *path, const struct heads_run *run, size_t w
         return MHA_EXIT_FAILURE;
     }
     fprintf(f, "# heads\ttext=%s\ttokens=%zu\tsha256=%s\tcontext=%zu\twindows=%zu\tseed=%zu\t"
-            "early_loss=%.4f\tlate_loss=%.4f\teven_induction=%.4f\teven_prefix=%.4f\n",
+            "early_loss=%.4f\tlate_loss=%.4f\teven_induction=%.4f\teven_prefix=%.4f\t"
+            "copy_early=%.4f\tcopy_late=%.4f\tcopy_ceiling=%.4f\n",
             run->text, run->tokens, run->sha, run->context, windows, seed, run->early,
-            run->late, run->scores[0].induction_even, run->scores[0].prefix_even);
+            run->late, run->scores[0].induction_even, run->scores[0].prefix_even,
+            run->copy_early, run->copy_late, run->ceiling);
     fputs("layer\thead\tprev_token\tinduction\tsame_token\tfirst_token\tpunctuation\t"
           "sentence_start\tmean_distance\tentropy_bits\tprefix_matching\trole\n", f);
     for (size_t k = 0; k < N * H; k++)
@@ -219,8 +230,10 @@ static int heads_publish(const char *path, const struct heads_run *run, size_t w
     for (size_t k = 0; status == MHA_EXIT_OK && k < N * H; k++)
         head_line(out, k / H, k % H, &run->scores[k], 0);
     if (status == MHA_EXIT_OK)
-        fprintf(out, "in_context early_loss=%.4f late_loss=%.4f score=%.4f\n", run->early,
-                run->late, run->late - run->early);
+        fprintf(out, "in_context early_loss=%.4f late_loss=%.4f score=%.4f\n"
+                "copying early_share=%.4f late_share=%.4f ceiling=%.4f\n", run->early,
+                run->late, run->late - run->early, run->copy_early, run->copy_late,
+                run->ceiling);
     free(table);
     return status;
 }

@@ -243,10 +243,12 @@ mha_status lm_heads_measure(const lm_model *m, const int *ids, size_t n,
     return status;
 }
 /* the loss at each position i (T) summed over the windows into by_position,
-   and the sum of them all, window by window, into *total; window k starts at
-   shift + k (n - reach - T - 1) / (windows - 1), shift <= reach */
+   and the sum of them all, window by window, into *total, and, unless each
+   is NULL, the loss at position i of window k into each[k T + i]; window k
+   starts at shift + k (n - reach - T - 1) / (windows - 1), shift <= reach */
 static mha_status window_losses(const lm_model *m, const int *ids, size_t n, size_t windows,
-                                size_t reach, size_t shift, double *by_position, double *total)
+                                size_t reach, size_t shift, double *by_position, double *total,
+                                double *each)
 {
     enum { BATCH = 16 };
     const size_t T = m->config.context, V = m->config.vocab;
@@ -274,6 +276,8 @@ static mha_status window_losses(const lm_model *m, const int *ids, size_t n, siz
                                                      ids[start[b] + i + 1]);
                 by_position[i] += loss;
                 *total += loss;
+                if (each != NULL)
+                    each[(k0 + b) * T + i] = loss;
             }
     }
     lm_workspace_free(&ws);
@@ -297,7 +301,7 @@ mha_status lm_sample_loss(const lm_model *m, const int *ids, size_t n, size_t wi
         return MHA_ERR_SHAPE;
     double *by_position = calloc(T, sizeof *by_position), total;
     mha_status status = by_position ? window_losses(m, ids, n, windows, 0, 0, by_position,
-                                                    &total)
+                                                    &total, NULL)
                                     : MHA_ERR_NOMEM;
     *loss = status == MHA_OK ? total / (double)(windows * T) : NAN;
     free(by_position);
@@ -316,14 +320,57 @@ mha_status lm_in_context_score(const lm_model *m, const int *ids, size_t n, size
     double total;
     mha_status status = late_at && early_at ? MHA_OK : MHA_ERR_NOMEM;
     if (status == MHA_OK)
-        status = window_losses(m, ids, n, windows, shift, 0, late_at, &total);
+        status = window_losses(m, ids, n, windows, shift, 0, late_at, &total, NULL);
     if (status == MHA_OK)
-        status = window_losses(m, ids, n, windows, shift, shift, early_at, &total);
+        status = window_losses(m, ids, n, windows, shift, shift, early_at, &total, NULL);
     *early = status == MHA_OK ? mean_over(early_at, from, from + run, windows) : NAN;
     *late = status == MHA_OK ? mean_over(late_at, T - run, T, windows) : NAN;
     free(late_at);
     free(early_at);
     return status == MHA_OK && !(isfinite(*early) && isfinite(*late)) ? MHA_ERR_RANGE : status;
+}
+/* 1 if the token after the latest copy of ids[t] in ids[from .. t-1] is
+   ids[t + 1] */
+static int copying_rule_right(const int *ids, size_t from, size_t t)
+{
+    for (size_t j = t; j-- > from;)
+        if (ids[j] == ids[t])
+            return ids[j + 1] == ids[t + 1];
+    return 0;
+}
+mha_status lm_copying_reach(const lm_model *m, const int *ids, size_t n, size_t windows,
+                            double *early, double *late, double *ceiling)
+{
+    if (m == NULL || ids == NULL || early == NULL || late == NULL || ceiling == NULL)
+        return MHA_ERR_NULL;
+    const size_t T = m->config.context, run = T / 8, from = 5 * T / 32;
+    const size_t shift = T - run - from;
+    if (windows == 0 || T < 8 || n < shift + T + 1 || windows > SIZE_MAX / sizeof(double) / T)
+        return MHA_ERR_SHAPE;
+    double *by_position = calloc(T, sizeof *by_position), *each = malloc(windows * T *
+                                                                        sizeof *each), total;
+    mha_status status = by_position && each ? MHA_OK : MHA_ERR_NOMEM;
+    if (status == MHA_OK)
+        status = window_losses(m, ids, n, windows, shift, shift, by_position, &total, each);
+    size_t near = 0, far = 0;
+    double saved = 0;
+    for (size_t k = 0; status == MHA_OK && k < windows; k++) {
+        const size_t start = windows == 1 ? 0 : (n - shift - T - 1) * k / (windows - 1);
+        for (size_t i = 0; i < run; i++) {
+            const size_t t = start + T - run + i;     /* at from + i of the early window */
+            const int early_right = copying_rule_right(ids, start + shift, t);
+            const int late_right = copying_rule_right(ids, start, t);
+            near += (size_t)early_right, far += (size_t)late_right;
+            saved += late_right && !early_right ? each[k * T + from + i] : 0;
+        }
+    }
+    const double count = (double)(windows * run);
+    *early = status == MHA_OK ? (double)near / count : NAN;
+    *late = status == MHA_OK ? (double)far / count : NAN;
+    *ceiling = status == MHA_OK ? saved / count : NAN;
+    free(by_position);
+    free(each);
+    return status == MHA_OK && !isfinite(*ceiling) ? MHA_ERR_RANGE : status;
 }
 mha_status lm_heads_importance(lm_model *m, lm_mask_loss loss, void *context, double *base,
                                double *importance)

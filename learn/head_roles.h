@@ -95,6 +95,18 @@ MHA_MUST_CHECK mha_status lm_sample_loss(const lm_model *m, const int *ids, size
    lm_sample_loss's errors. */
 MHA_MUST_CHECK mha_status lm_in_context_score(const lm_model *m, const int *ids, size_t n,
                                               size_t windows, double *early, double *late);
+/* What copying could give the in-context score.  The copying rule predicts
+   the token after the latest earlier copy of the current one within the
+   context a reading sees.  On the tokens and windows of lm_in_context_score,
+   *early and *late are the shares of the tokens the rule predicts from the
+   early reading's context and from the late one's, and *ceiling is the sum
+   of the early reading's losses of the tokens only the late context lets it
+   predict, over all the tokens: what the score would fall by if copying made
+   each of those certain and changed nothing else.  Errors as
+   lm_in_context_score's. */
+MHA_MUST_CHECK mha_status lm_copying_reach(const lm_model *m, const int *ids, size_t n,
+                                           size_t windows, double *early, double *late,
+                                           double *ceiling);
 /* A loss of the model as its head mask stands. */
 typedef mha_status (*lm_mask_loss)(const lm_model *m, void *context, double *loss);
 /* From a model with every head kept: the loss with none removed into *base,

@@ -198,6 +198,28 @@ static void print_wider_run(FILE *out, const char *name, const char *macro)
     fprintf(out, "\\gdef\\%sVerdict{%s}%%\n", macro, verdict);
     free(r);
 }
+/* the number after key= in a heads table's first line, or NaN */
+static double heads_header_value(const char *line, const char *key)
+{
+    char name[32];
+    snprintf(name, sizeof name, "\t%s=", key);
+    const char *at = strstr(line, name);
+    return at ? strtod(at + strlen(name), NULL) : NAN;
+}
+/* the copying rule's reach from a heads table's first line, as macros
+   \<prefix>CopyEarly and CopyLate (percentages) and CopyCeiling (nats) */
+static void print_copying_reach(FILE *out, const char *prefix, const char *line)
+{
+    fprintf(out, "\\gdef\\%sCopyEarly{%.1f}\\gdef\\%sCopyLate{%.1f}"
+                 "\\gdef\\%sCopyCeiling{%.3f}%%\n",
+            prefix, 100 * heads_header_value(line, "copy_early"), prefix,
+            100 * heads_header_value(line, "copy_late"), prefix,
+            heads_header_value(line, "copy_ceiling"));
+    fprintf(out, "\\gdef\\%sCopyCeilingPhrase{%s}%%\n", prefix,
+            heads_header_value(line, "copy_ceiling") < 0.05
+                ? "so a score clearly below zero is more than copying can give on this text"
+                : "so copying alone could take the score clearly below zero");
+}
 static int model_value(const char *key, double *value)
 {
     return state_value("models/austen/model.txt", key, value);
@@ -234,9 +256,11 @@ void mha_print_austen_runs_numbers(FILE *out)
         const char *e = strstr(line, "early_loss="), *l = strstr(line, "late_loss=");
         if (e && l)
             early = strtod(e + 11, NULL), late = strtod(l + 10, NULL);
-    }
+    } else
+        line[0] = '\0';
     if (f != NULL)
         fclose(f);
+    print_copying_reach(out, "AustenHeads", line);
     fprintf(out, "\\gdef\\AustenHeadsTopPrefix{%.3f}\\gdef\\AustenHeadsUniformPrefix{%.3f}%%\n",
             top, even);
     fprintf(out, "\\gdef\\AustenHeadsInContext{$%+.3f$}%%\n", late - early);
@@ -404,9 +428,11 @@ static void print_circuit(FILE *out, const char *name, const char *fig)
         even_text = a ? strtod(a + 15, NULL) : NAN, even_prefix = b ? strtod(b + 12, NULL) : NAN;
         const char *e = strstr(line, "early_loss="), *l = strstr(line, "late_loss=");
         early = e ? strtod(e + 11, NULL) : NAN, late = l ? strtod(l + 10, NULL) : NAN;
-    }
+    } else
+        line[0] = '\0';
     if (f != NULL)
         fclose(f);
+    print_copying_reach(out, "Circuit", line);
     const austen_head *p = heads ? &t->head[previous] : NULL, *q = heads ? &t->head[induction] : NULL;
     fprintf(out, "\\gdef\\CircuitPreviousHead{%zu}\\gdef\\CircuitPrevious{%.3f}%%\n",
             heads ? previous : 0, p ? p->score[0] : 0.0);

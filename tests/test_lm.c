@@ -1923,6 +1923,13 @@ Test(heads_command, prints_one_line_per_head_and_writes_the_same_table) {
     cr_expect(sscanf(line, "in_context early_loss=%lf late_loss=%lf score=%lf\n%n", &early,
                      &late, &score, &used) == 3 && fabs(late - early - score) < 2e-4 &&
               early > 0 && late > 0, "%s", line);
+    double shares[2], ceiling;
+    line += used;
+    used = 0;
+    cr_expect(sscanf(line, "copying early_share=%lf late_share=%lf ceiling=%lf\n%n", &shares[0],
+                     &shares[1], &ceiling, &used) == 3 && shares[0] >= 0 &&
+              shares[0] <= shares[1] && shares[1] <= 1 && ceiling >= 0 && ceiling <= early,
+              "%s", line);
     cr_expect(line[used] == '\0' && row == tsv + size, "more than four heads: %s", line);
     struct cli_result help = run_mha("help", "lm", NULL);
     cr_expect(strstr(help.out, "  heads ") != NULL, "%s", help.out);
@@ -1986,6 +1993,61 @@ Test(heads, the_in_context_score_and_the_copying_gain_are_their_losses) {
     }
     cr_expect(fabs(first - want_first) < 1e-5 && fabs(second - want_second) < 1e-5,
               "first %g second %g, want %g %g", first, second, want_first, want_second);
+    lm_workspace_free(&ws);
+    lm_model_free(&m);
+}
+/* the rule written again: the latest j < t from start on with ids[j] == ids[t] */
+static int copies_right(const int *ids, size_t start, size_t t)
+{
+    size_t j = t;
+    while (j > start && ids[j - 1] != ids[t])
+        j--;
+    return j > start && ids[j] == ids[t + 1];
+}
+Test(heads, the_copying_reach_in_closed_form_and_recomputed) {
+    lm_model m;
+    load_tiny(&m);
+    const size_t T = tiny.context, V = tiny.vocab, W = 40, n = 200;
+    const size_t run = T / 8, from = 5 * T / 32, shift = T - run - from, period = 8;
+    cr_assert(period > from + run - 1 && period <= T - run && period <= V);
+    int ids[200];
+    double early, late, ceiling, early_loss, late_loss;
+    for (size_t i = 0; i < n; i++)
+        ids[i] = (int)(i % period);
+    cr_assert_eq(lm_copying_reach(&m, ids, n, W, &early, &late, &ceiling), MHA_OK);
+    cr_assert_eq(lm_in_context_score(&m, ids, n, W, &early_loss, &late_loss), MHA_OK);
+    cr_expect(early == 0 && late == 1 && fabs(ceiling - early_loss) < 1e-9,
+              "shares %g %g, ceiling %g against the early loss %g", early, late, ceiling,
+              early_loss);
+    for (size_t i = 0; i < n; i++)
+        ids[i] = 5;
+    cr_assert_eq(lm_copying_reach(&m, ids, n, W, &early, &late, &ceiling), MHA_OK);
+    cr_expect(early == 1 && late == 1 && ceiling == 0, "%g %g %g", early, late, ceiling);
+    uint64_t state = mha_random_seeded(9);
+    for (size_t i = 0; i < n; i++)
+        ids[i] = (int)(mha_random(&state) % 3);
+    cr_assert_eq(lm_copying_reach(&m, ids, n, W, &early, &late, &ceiling), MHA_OK);
+    lm_workspace ws;
+    cr_assert_eq(lm_workspace_init(&ws, &m, 1, T, 0), MHA_OK);
+    size_t near = 0, far = 0;
+    double saved = 0;
+    for (size_t k = 0; k < W; k++) {
+        const size_t start = (n - shift - T - 1) * k / (W - 1);
+        cr_assert_eq(lm_forward(&m, &ws, ids + start + shift, 1, T), MHA_OK);
+        for (size_t i = 0; i < run; i++) {
+            const size_t t = start + T - run + i;
+            const int a = copies_right(ids, start + shift, t), b = copies_right(ids, start, t);
+            near += (size_t)a, far += (size_t)b;
+            if (b && !a)
+                saved += loss_64(ws.logits + (from + i) * V, V, ids[t + 1]);
+        }
+    }
+    cr_expect(far > near && near > 0, "the test's text should give both kinds: %zu %zu", near,
+              far);
+    cr_expect(early == (double)near / (double)(W * run) && late == (double)far / (double)(W * run),
+              "shares %g %g, want %zu and %zu of %zu", early, late, near, far, W * run);
+    cr_expect(fabs(ceiling - saved / (double)(W * run)) < 1e-5, "ceiling %g, want %g", ceiling,
+              saved / (double)(W * run));
     lm_workspace_free(&ws);
     lm_model_free(&m);
 }
@@ -2758,6 +2820,11 @@ Test(heads, every_bad_argument_is_refused) {
     cr_expect_eq(lm_in_context_score(&m, ids, 40, 2, NULL, &late), MHA_ERR_NULL);
     cr_expect_eq(lm_in_context_score(&m, ids, 40, 0, &early, &late), MHA_ERR_SHAPE);
     cr_expect_eq(lm_in_context_score(&m, ids, T, 2, &early, &late), MHA_ERR_SHAPE);
+    double ceiling;
+    cr_expect_eq(lm_copying_reach(NULL, ids, 40, 2, &early, &late, &ceiling), MHA_ERR_NULL);
+    cr_expect_eq(lm_copying_reach(&m, ids, 40, 2, &early, &late, NULL), MHA_ERR_NULL);
+    cr_expect_eq(lm_copying_reach(&m, ids, 40, 0, &early, &late, &ceiling), MHA_ERR_SHAPE);
+    cr_expect_eq(lm_copying_reach(&m, ids, T, 2, &early, &late, &ceiling), MHA_ERR_SHAPE);
     cr_expect_eq(lm_repeat_gain(NULL, ids, 40, 2, 4, 8, &first, &second), MHA_ERR_NULL);
     cr_expect_eq(lm_repeat_gain(&m, ids, 40, 2, 4, 8, NULL, &second), MHA_ERR_NULL);
     cr_expect_eq(lm_repeat_gain(&m, ids, 40, 0, 4, 8, &first, &second), MHA_ERR_SHAPE);
