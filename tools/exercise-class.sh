@@ -37,10 +37,14 @@ ln -s /nonexistent "$c/dangling.c"
 mkfifo "$c/fifo.c"
 cp "$out/solved.c" "$c/line
 break.c"
-{ echo 'Student ID,Full name,File submitted'
-  echo '"S001","Lovelace, Ada ""the Countess""",ada lovelace.c'
-  echo 'S002,Dan Deep,dan'
-  echo 'S003,"Absent, Al",absent.c'; } > "$out/roster.csv"
+cp "$out/solved.c" "$c/byrongeorge_LATE_104_7002_attend.c"
+{ printf '\357\273\277Student,ID,SIS User ID,SIS Login ID,Section,Softmax (2041)\n'
+  echo '    Points Possible,,,,,10.00'
+  echo '"Lovelace, Ada ""the Countess""",101,S001,ada lovelace.c,Mon 9:00,'
+  echo '"Deep, Dan",102,S002,dan,Mon 9:00,'
+  echo '"Byron, George",104,S004,gbyron,Tue 14:00,'
+  echo '"Absent, Al",103,S003,absent,Tue 14:00,'
+  echo '"Student, Test",105,,,,'; } > "$out/roster.csv"
 start=$(date +%s)
 EXERCISE_TIME_LIMIT=${EXERCISE_TIME_LIMIT:-10} EXERCISE_ROSTER="$out/roster.csv" \
     tool grade softmax-stable "$c" "$out/grade" 2>&1 | tee "$out/grade.txt"
@@ -66,6 +70,7 @@ expect "line?break" FAIL "line break"
 expect "endless loop" FAIL "hang"
 expect "ada lovelace" PASS '"S001","Lovelace, Ada ""the Countess""","ada lovelace"'
 expect "absent" missing '"S003","Absent, Al","absent"'
+expect "byrongeorge_LATE_104_7002_attend" PASS '"S004","Byron, George"'
 grep -qF "grade: eve is not on the roster" "$out/grade.txt" ||
     { echo "exercises-class: a hand-in not on the roster is not named" >&2; bad=1; }
 grep '^== softmax-stable ' tools/exercise-tricks.txt | grep -v ' unscreened-' |
@@ -79,15 +84,38 @@ g=$out/grade
 [[ $(head -c 3 "$g/gradebook.csv" | od -An -tx1 | tr -d ' ') == efbbbf ]] ||
     { echo "exercises-class: gradebook.csv has no byte-order mark" >&2; bad=1; }
 max=$(wc -l < "$g/template/graded")
-for line in "\"S001\",\"Lovelace, Ada \"\"the Countess\"\"\",$max,\"PASS\"" \
-            "\"S003\",\"Absent, Al\",,\"missing: no hand-in named absent.c\""; do
+for line in "\"S001\",\"\",\"Lovelace, Ada \"\"the Countess\"\"\",$max,\"PASS\"" \
+            "\"S003\",\"\",\"Absent, Al\",,\"missing: no hand-in named absent\""; do
     grep -qxF -- "$line" "$g/moodle.csv" ||
         { echo "exercises-class: moodle.csv has no line $line" >&2; bad=1; }
 done
-[[ $(wc -l < "$g/moodle.csv") -eq 4 ]] ||
+[[ $(wc -l < "$g/moodle.csv") -eq 5 ]] ||
     { echo "exercises-class: moodle.csv holds a row for a student off the roster" >&2; bad=1; }
-grep -qxF "Points Possible,,,,,$max" "$g/canvas.csv" ||
-    { echo "exercises-class: canvas.csv has no row of points possible" >&2; bad=1; }
+ada='"Lovelace, Ada ""the Countess"""'
+for line in "Points Possible,,,,,$max" \
+            "$ada,101,\"S001\",\"ada lovelace.c\",\"Mon 9:00\",$max" \
+            "\"Byron, George\",104,\"S004\",\"gbyron\",\"Tue 14:00\",$max"; do
+    grep -qxF -- "$line" "$g/canvas.csv" ||
+        { echo "exercises-class: canvas.csv has no line $line" >&2; bad=1; }
+done
+{ echo '"First name","Last name","ID number",Institution,"Email address"'
+  echo 'Ada,Lovelace,,Univ,ada@uni.example'
+  echo 'Mary,Somerville,M77,Univ,mary@uni.example'
+  echo 'John,Smith,,Univ,js1@uni.example'
+  echo 'John,Smith,,Univ,js2@uni.example'; } > "$out/moodle-roster.csv"
+tool roster "$out/moodle-roster.csv" "Ada Lovelace_4401_assignsubmission_file_" ada.c \
+    mary@uni.example M77.c "John Smith_4403_assignsubmission_file_" js2 \
+    > "$out/moodle-rows.txt"
+printf '%s\n' $'Ada Lovelace_4401_assignsubmission_file_\t1\t\tAda Lovelace' \
+    $'ada.c\t1\t\tAda Lovelace' $'mary@uni.example\t2\tM77\tMary Somerville' \
+    $'M77.c\t2\tM77\tMary Somerville' $'John Smith_4403_assignsubmission_file_\t-' \
+    $'js2\t4\t\tJohn Smith' | cmp -s - "$out/moodle-rows.txt" ||
+    { echo "exercises-class: Moodle's roster gives other lines:" >&2
+      cat "$out/moodle-rows.txt" >&2; bad=1; }
+printf 'ID,Name,Hand-in\nS9,"Ng, Bo",bo.c\n' > "$out/own-roster.csv"
+own=$(tool roster "$out/own-roster.csv" bo.c bo x.c)
+[[ $own == $'bo.c\t1\tS9\tNg, Bo\nbo\t-\nx.c\t-' ]] ||
+    { echo "exercises-class: a roster of three columns gives other lines" >&2; bad=1; }
 python3 -c 'import json, sys
 rows = {r["student"] + "/" + r["verdict"]: r for r in json.load(open(sys.argv[1]))["students"]}
 ada, absent = rows["ada lovelace/PASS"], rows["absent/missing"]

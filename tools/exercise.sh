@@ -913,6 +913,7 @@ cmd_grade() {
     cut -f 2 "$out/template/graded" > "$scratch/graded"
     points_table "$out"
     [[ -z ${EXERCISE_ROSTER:-} ]] || read_roster "$EXERCISE_ROSTER" > "$scratch/roster"
+    : > "$scratch/matched"
     records > "$scratch/records"
     [[ $(id -u) != 0 || ${EXERCISE_TRUSTED:-} == 1 ]] || chmod -R a+rwX "$out/template"
     reference_records "$out/template" "$place" "$out/reference" "$out/template/graded"
@@ -957,10 +958,14 @@ cmd_grade() {
         status=graded
         who=""
         if [[ -n ${EXERCISE_ROSTER:-} ]]; then
-            who=$(n=$name awk -F '\t' -v OFS='\037' '$3 == ENVIRON["n"] { print $1, $2 ""; exit }' \
-                  "$scratch/roster")
-            [[ -n "$who" ]] || { who=$'\037'; status=unlisted
-                                 echo "grade: $name is not on the roster; its row has no ID" >&2; }
+            who=$(roster_row "$name")
+            if [[ -n "$who" ]]; then
+                echo "${who%%$'\037'*}" >> "$scratch/matched"
+                who=${who#*$'\037'}
+            else
+                who=$'\037'; status=unlisted
+                echo "grade: $name is not on the roster; its row has no ID" >&2
+            fi
             who+=$'\037'
         fi
         printf '%s%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%.1f\n' "$who" \
@@ -968,15 +973,19 @@ cmd_grade() {
             "$limits" "$(( $(cat "$work/milliseconds" 2>/dev/null || echo 0) / 100 ))e-1"
     done < "$scratch/keys" > "$scratch/gradebook"
     if [[ -n ${EXERCISE_ROSTER:-} ]]; then
-        while IFS=$'\t' read -r sid sname name; do
-            [[ -n "$name" && ( -e "$submissions/$name" || -L "$submissions/$name" ) ]] && continue
+        row_number=0
+        while IFS=$'\t' read -r sid sname name _; do
+            row_number=$((row_number + 1))
+            ! grep -qxF -- "$row_number" "$scratch/matched" || continue
             cells=$(awk -v OFS='\037' -v table="$points" '
                 BEGIN { while ((getline l < table) > 0) { split(l, f, "\t"); worth[f[1]] = f[2] + 0 } }
                 { max += ($1 in worth) ? worth[$1] : 1; cells = cells OFS }
                 END { printf "%s%g%s%s", OFS, max, OFS, cells }' "$scratch/graded")
-            row='%s\037%s\037%s\037missing\037missing\037%s\037no hand-in named %s\037\037'
-            printf "$row"'%s\037%s\037%s\037%s\0370.0\n' "$sid" "$sname" "${name%.*}" "$cells" \
-                "$name" "$graded_at" "$commit" "$compiler" "$limits"
+            row='%s\037%s\037%s\037missing\037missing\037%s\037no hand-in %s\037\037'
+            printf "$row"'%s\037%s\037%s\037%s\0370.0\n' "$sid" "$sname" \
+                "$([[ $name == *@* ]] && echo "$name" || echo "${name%.*}")" "$cells" \
+                "$([[ -n $name ]] && echo "named $name" || echo "from $sname")" "$graded_at" \
+                "$commit" "$compiler" "$limits"
         done < "$scratch/roster" >> "$scratch/gradebook"
     fi
     { [[ -z ${EXERCISE_ROSTER:-} ]] || printf 'student_id\037name\037'
@@ -1002,19 +1011,26 @@ cmd_grade() {
                      !(head[i] in number) ? q($i) : $i == "" ? "null" : $i + 0
           printf "}" }
         END { print "\n  ]\n}" }' "$scratch/table" > "$out/gradebook.json"
-    [[ -z ${EXERCISE_ROSTER:-} ]] || awk -F '\037' -v ex="$ex_id" '
+    [[ -z ${EXERCISE_ROSTER:-} ]] || awk -F '\037' -v ex="$ex_id" -v moodle="$out/moodle.csv" -v canvas="$out/canvas.csv" '
                                          function q(s) { if (s ~ /^[=+@\t\r-]/) s = "\047" s; gsub(/"/, "\"\"", s)
                                                          return "\"" s "\"" }
-                                         NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i
-                                                   print "\"ID number\",\"Full name\"," q(ex) ",\"Feedback\"" > moodle
-                                                   print "Student,ID,SIS User ID,SIS Login ID,Section," q(ex) > canvas
-                                                   next }
-                                         NR == 2 { print "Points Possible,,,,," $col["out_of"] > canvas }
+                                         FILENAME == ARGV[1] { split($0, f, "\t"); key = f[1] SUBSEP f[2]
+                                                               id[key] = f[4]; login[key] = f[5]; section[key] = f[6]
+                                                               mail[key] = f[7]
+                                                               next }
+                                         FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i
+                                                    print "\"ID number\",\"Email address\",\"Full name\"," q(ex) \
+                                                          ",\"Feedback\"" > moodle
+                                                    print "Student,ID,SIS User ID,SIS Login ID,Section," q(ex) > canvas
+                                                    next }
+                                         FNR == 2 { print "Points Possible,,,,," $col["out_of"] > canvas }
                                          $col["status"] != "unlisted" {
                                              why = $col["verdict"] ($col["first_failure"] != "" ? ": " $col["first_failure"] : "")
-                                             print q($1) "," q($2) "," $col["score"] "," q(why) > moodle
-                                             print q($2) ",," q($1) ",,," $col["score"] > canvas }' \
-                                         moodle="$out/moodle.csv" canvas="$out/canvas.csv" "$scratch/table"
+                                             key = $1 SUBSEP $2
+                                             print q($1) "," q(mail[key]) "," q($2) "," $col["score"] "," q(why) > moodle
+                                             print q($2) "," id[key] "," q($1) "," q(login[key]) "," q(section[key]) "," \
+                                                   $col["score"] > canvas }' \
+                                         "$scratch/roster" "$scratch/table"
     awk -F '\037' -v at=$([[ -z ${EXERCISE_ROSTER:-} ]] && echo 2 || echo 4) '
         { n++; if ($at == "PASS") p++; if ($at == "missing") m++; if ($(at + 1) == "unlisted") u++ }
         END { printf "grade: %d rows, %d PASS, %d FAIL, %d missing, %d not on the roster\n",
@@ -1031,12 +1047,51 @@ points_table() {
 }
 read_roster() {
     [[ -f "$1" ]] || die "no roster $1"
-    tr -d '\r' < "$1" | awk -v FPAT='([^,]*)|("([^"]|"")*")' -v OFS='\t' '
-        function field(s) { if (s ~ /^".*"$/) { s = substr(s, 2, length(s) - 2)
-                                                gsub(/""/, "\"", s) }
-                            gsub(/[\t]/, " ", s); sub(/^ +/, "", s); sub(/ +$/, "", s)
-                            return s }
-        NR > 1 && NF >= 3 { print field($1), field($2), field($3) }'
+    tr -d '\r' < "$1" | sed '1s/^\xef\xbb\xbf//' |
+        awk -v FPAT='([^,]*)|("([^"]|"")*")' -v OFS='\t' '
+        function field(i,   s) { s = $i
+                                 if (s ~ /^".*"$/) { s = substr(s, 2, length(s) - 2)
+                                                     gsub(/""/, "\"", s) }
+                                 gsub(/[\t]/, " ", s); sub(/^ +/, "", s); sub(/ +$/, "", s)
+                                 return s }
+        function get(name) { return (name in col) ? field(col[name]) : "" }
+        NR == 1 { for (i = 1; i <= NF; i++) col[field(i)] = i
+                  kind = ("Student" in col) && ("SIS Login ID" in col) ? "canvas" :
+                         ("First name" in col) && ("ID number" in col) ? "moodle" : "own"
+                  next }
+        kind == "own" && NF >= 3 { print field(1), field(2), field(3), "", "", "", "" }
+        kind == "canvas" && get("Student") !~ /^(Points Possible|Student, Test)?$/ {
+            print get("SIS User ID"), get("Student"), get("SIS Login ID"), get("ID"),
+                  get("SIS Login ID"), get("Section"), "" }
+        kind == "moodle" && get("First name") get("Last name") != "" {
+            print get("ID number"), get("First name") " " get("Last name"),
+                  get("Email address"), "", "", "", get("Email address") }'
+}
+roster_row() {
+    n=$1 awk -F '\t' -v OFS='\037' '
+        BEGIN { n = ENVIRON["n"]; base = n; sub(/\.[^.]*$/, "", base)
+                if (match(n, /_[0-9]+_assignsubmission_[A-Za-z]+_?$/))
+                    moodle = substr(n, 1, RSTART - 1)
+                if (match(n, /^[^_]+_([Ll][Aa][Tt][Ee]_)?[0-9]+_[0-9]+_/)) {
+                    canvas = substr(n, 1, RLENGTH - 1)
+                    sub(/^[^_]+_([Ll][Aa][Tt][Ee]_)?/, "", canvas)
+                    sub(/_[0-9]+$/, "", canvas) } }
+        function is(s) { return s != "" && (s == n || s == base) }
+        { local = $7; sub(/@.*/, "", local)
+          if (is($3) || is($1) || is($7) || is(local)) exact[++e] = NR OFS $1 OFS $2
+          else if ((moodle != "" && moodle == $2) || (canvas != "" && canvas == $4))
+              named[++m] = NR OFS $1 OFS $2 }
+        END { if (e == 1) print exact[1]; else if (e == 0 && m == 1) print named[1] }' \
+        "$scratch/roster"
+}
+cmd_roster() {
+    local name row
+    read_roster "$1" > "$scratch/roster"
+    shift
+    for name in "$@"; do
+        row=$(roster_row "$name")
+        printf '%s\t%s\n' "$name" "${row:--}" | tr '\037' '\t'
+    done
 }
 intake() {
     local entry=$1 dest=$2 place=$3 name=${1##*/} found=() file
@@ -1312,6 +1367,8 @@ check_student_web() {
                          die "usage: grade ID SUBMISSIONS OUT [--trusted]"
                      [[ $# -eq 4 ]] || export EXERCISE_TRUSTED=1
                      cmd_grade "$2" "$3" "$4" ;;
+        roster)      [[ $# -ge 2 ]] || die "usage: roster FILE [HAND-IN ...]"
+                     shift; cmd_roster "$@" ;;
         grade-one)   [[ $# -eq 4 ]] || die "usage: grade-one ID OUT STUDENT"
                      cmd_grade_one "$2" "$3" "$4" ;;
         hint)        [[ $# -eq 3 ]] || die "usage: hint ID N";            cmd_hint "$2" "$3" ;;
