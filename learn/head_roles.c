@@ -333,10 +333,13 @@ mha_status lm_in_context_score(const lm_model *m, const int *ids, size_t n, size
    ids[t + 1] */
 static int copying_rule_right(const int *ids, size_t from, size_t t)
 {
+    int right = 0;
     for (size_t j = t; j-- > from;)
-        if (ids[j] == ids[t])
-            return ids[j + 1] == ids[t + 1];
-    return 0;
+        if (ids[j] == ids[t]) {
+            right = ids[j + 1] == ids[t + 1];
+            break;
+        }
+    return right;
 }
 mha_status lm_copying_reach(const lm_model *m, const int *ids, size_t n, size_t windows,
                             double *early, double *late, double *ceiling)
