@@ -113,6 +113,8 @@ void viz_draw_austen(struct viz_view *v, const viz_state *s, const void *data, i
 mha_status viz_start_austen(viz_state *s, const char *model, int asked);
 enum { VIZ_AUSTEN_MAPS_MAX = 256, VIZ_AUSTEN_TITLE = 26, VIZ_AUSTEN_LEGEND_ROOM = 62,
        VIZ_AUSTEN_AXIS_LEFT = 58, VIZ_AUSTEN_AXIS_TOP = 50 };   /* the big map's labels */
+enum { VIZ_AUSTEN_SIDE_LINES = 186,      /* the next pieces and the loss, at most */
+       VIZ_AUSTEN_BREAKDOWN_W = 360, VIZ_AUSTEN_BREAKDOWN_H = 92 };  /* its columns; 3 keys */
 typedef struct austen_layout {
     int width, height;
     SDL_Rect pieces, maps[VIZ_AUSTEN_MAPS_MAX], big, side, breakdown;   /* empty: not shown */

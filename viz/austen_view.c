@@ -27,7 +27,12 @@ static void austen_zoomed(int width, austen_layout *l)
     const int x = l->legend.w > 0 ? l->legend.x + VIZ_AUSTEN_LEGEND_ROOM + 8
                                   : l->big.x + l->big.w + 24;
     l->side = (SDL_Rect){x, l->big.y, width - M - x, l->status_y - 4 - l->big.y};
-    l->breakdown = (SDL_Rect){0, 0, 0, 0};
+    const int below = l->side.y + VIZ_AUSTEN_SIDE_LINES, rest = l->status_y - 8 - below;
+    if (l->side.w >= VIZ_AUSTEN_BREAKDOWN_W && rest >= VIZ_AUSTEN_BREAKDOWN_H) {
+        l->side.h = VIZ_AUSTEN_SIDE_LINES;
+        l->breakdown = (SDL_Rect){x, below, l->side.w, rest};
+    } else
+        l->breakdown = (SDL_Rect){0, 0, 0, 0};
 }
 
 static void austen_layout_for(int width, int height, size_t N, size_t H, double zoom,

@@ -438,8 +438,9 @@ static void expect_apart(const SDL_Rect *r, size_t n, int width, int bottom, con
 }
 
 /* What a zoomed layout shows: the strip, the enlarged map with its labels and title,
-   the side, and the colour scale with its labels. */
-static void zoomed_parts(const austen_layout *l, SDL_Rect parts[4])
+   the side, the colour scale with its labels, and the breakdown where it fits; their
+   number. */
+static size_t zoomed_parts(const austen_layout *l, SDL_Rect parts[5])
 {
     parts[0] = l->pieces;
     parts[1] = (SDL_Rect){l->big.x - VIZ_AUSTEN_AXIS_LEFT, l->big.y - VIZ_AUSTEN_AXIS_TOP - 14,
@@ -447,6 +448,8 @@ static void zoomed_parts(const austen_layout *l, SDL_Rect parts[4])
     parts[2] = l->side;
     parts[3] = (SDL_Rect){l->legend.x, l->legend.y - 16, VIZ_AUSTEN_LEGEND_ROOM,
                           l->legend.h + 34};
+    parts[4] = l->breakdown;
+    return l->breakdown.w > 0 ? 5 : 4;
 }
 Test(austen_viewer, every_part_fits_and_zoom_grows_the_map) {
     static const int sizes[][2] = {{800, 600}, {1280, 800}, {1920, 1080}, {2560, 1440}};
@@ -493,10 +496,14 @@ Test(austen_viewer, every_part_fits_and_zoom_grows_the_map) {
             cr_expect_geq(viz_scale(w, h, s.zoom), scale, "the text shrank");
             map = now, scale = viz_scale(w, h, s.zoom);
             viz_austen_layout(a, (int)(w / scale), (int)(h / scale), s.zoom, &l);
-            SDL_Rect zoomed[4];
-            zoomed_parts(&l, zoomed);
+            SDL_Rect zoomed[5];
+            const size_t shown = zoomed_parts(&l, zoomed);
             cr_expect_gt(l.legend.w, 0, "%s zoom %.3g: no colour scale", what, s.zoom);
-            expect_apart(zoomed, 4, l.width, l.status_y, what);
+            cr_expect(taken > 1 || w * 9 < h * 16 || shown == 5,
+                      "%s zoom %.3g: no breakdown beside the map of a wide screen", what, s.zoom);
+            cr_expect(shown == 4 || l.breakdown.h >= VIZ_AUSTEN_BREAKDOWN_H,
+                      "%s zoom %.3g: a breakdown %d high", what, s.zoom, l.breakdown.h);
+            expect_apart(zoomed, shown, l.width, l.status_y, what);
         }
         cr_expect_gt(taken, 0, "%s: no zoom was taken", what);
     }
@@ -525,13 +532,13 @@ Test(austen_viewer, zoomed_for_a_hall_the_smallest_text_is_read_from_the_back) {
         const float scale = viz_scale(w, h, s.zoom);
         austen_layout l;
         viz_austen_layout(a, (int)(w / scale), (int)(h / scale), s.zoom, &l);
-        SDL_Rect parts[4];
-        zoomed_parts(&l, parts);
+        SDL_Rect parts[5];
+        const size_t shown = zoomed_parts(&l, parts);
         char what[64];
         snprintf(what, sizeof what, "%dx%d zoomed", w, h);
         cr_expect_gt(l.legend.w, 0, "%s: no colour scale", what);
         cr_expect_gt(l.big.w, 100, "%s: a map of %d layout pixels", what, l.big.w);
-        expect_apart(parts, 4, l.width, l.status_y, what);
+        expect_apart(parts, shown, l.width, l.status_y, what);
     }
     viz_free(&s);
 }
