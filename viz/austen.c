@@ -434,6 +434,8 @@ mha_status viz_austen_breakdown_of(const viz_austen *a, size_t layer, size_t hea
             for (size_t d = 0; d < D; d++) {
                 const double k = dot_row(Wi, bi, E + h * D + d, normed + j * E, E);
                 s += q[d] * k, kk += k * k;
+                if (h == head && d < VIZ_AUSTEN_PARTS)
+                    b->key_part[j][d] = k;
             }
             w[j] = s / sqrt((double)D);
             top = fmax(top, w[j]);
@@ -442,8 +444,12 @@ mha_status viz_austen_breakdown_of(const viz_austen *a, size_t layer, size_t hea
         }
         if (h == head)
             b->query_norm = sqrt(qq);
+        for (size_t d = 0; h == head && d < D && d < VIZ_AUSTEN_PARTS; d++)
+            b->query_part[d] = q[d];
         for (size_t j = 0; j <= row; j++)
             sum += exp(w[j] - top);
+        if (h == head)
+            b->top = top, b->total = sum;
         for (size_t j = 0; j <= row; j++) {
             const double score = w[j];
             w[j] = exp(w[j] - top) / sum;
@@ -482,6 +488,32 @@ mha_status viz_austen_breakdown_of(const viz_austen *a, size_t layer, size_t hea
         viz_top_tokens(a->ws.logits + row * V, V, VIZ_AUSTEN_TOP, b->next, b->probability);
     free(normed); free(concat); free(q); free(w);
     return status;
+}
+size_t viz_austen_cell_lines(const viz_austen *a, const viz_austen_breakdown *b, size_t j,
+                             char lines[VIZ_AUSTEN_CELL_LINES][VIZ_AUSTEN_CELL_LINE])
+{
+    const size_t H = a->model.config.heads, D = a->model.config.embed_dim / H;
+    char query[VIZ_AUSTEN_LABEL], key[VIZ_AUSTEN_LABEL];
+    viz_austen_piece_label(&a->tokenizer, a->ids[b->row], query, sizeof query);
+    viz_austen_piece_label(&a->tokenizer, a->ids[j], key, sizeof key);
+    if (j > b->row) {
+        snprintf(lines[0], VIZ_AUSTEN_CELL_LINE, "L%zu H%zu: key '%s' (%zu) comes after query "
+                 "'%s' (%zu): masked", b->layer, b->head, key, j, query, b->row);
+        return 1;
+    }
+    const double *q = b->query_part, *k = b->key_part[j];
+    const double dot = b->score[j] * sqrt((double)D), lengths = b->query_norm * b->key_norm[j];
+    snprintf(lines[0], VIZ_AUSTEN_CELL_LINE, "L%zu H%zu: query '%s' (%zu) -> key '%s' (%zu): "
+             "weight %.3f", b->layer, b->head, query, b->row, key, j, b->weight[j]);
+    snprintf(lines[1], VIZ_AUSTEN_CELL_LINE, "q[0..3] %+.2f %+.2f %+.2f %+.2f |q| %.2f   "
+             "k[0..3] %+.2f %+.2f %+.2f %+.2f |k| %.2f", q[0], q[1], q[2], q[3], b->query_norm,
+             k[0], k[1], k[2], k[3], b->key_norm[j]);
+    snprintf(lines[2], VIZ_AUSTEN_CELL_LINE, "q.k %+.3f = |q| |k| cos, cos %+.3f; score = q.k / "
+             "sqrt(%zu) = %+.3f", dot, lengths > 0 ? dot / lengths : 0.0, D, b->score[j]);
+    snprintf(lines[3], VIZ_AUSTEN_CELL_LINE, "weight = exp(score - max) / sum = exp(%+.3f - "
+             "(%+.3f)) / %.3f, over the row's %zu keys, = %.3f", b->score[j], b->top, b->total,
+             b->keys, b->weight[j]);
+    return 4;
 }
 const char *viz_austen_path(const viz_austen *a)
 {

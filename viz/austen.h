@@ -66,9 +66,12 @@ typedef struct viz_austen {
 typedef struct viz_austen_breakdown {
     size_t layer, head, row, keys;             /* keys: row + 1 */
     double query_norm;                         /* |q| */
+    double query_part[VIZ_AUSTEN_PARTS];       /* q[0..3] */
     double key_norm[VIZ_AUSTEN_CONTEXT_MAX];   /* |k_j| */
+    double key_part[VIZ_AUSTEN_CONTEXT_MAX][VIZ_AUSTEN_PARTS];   /* k_j[0..3] */
     double score[VIZ_AUSTEN_CONTEXT_MAX];      /* q.k_j / sqrt(D) */
-    double weight[VIZ_AUSTEN_CONTEXT_MAX];     /* their softmax */
+    double top, total;                         /* the largest score; sum_j exp(s_j - top) */
+    double weight[VIZ_AUSTEN_CONTEXT_MAX];     /* their softmax: exp(s_j - top) / total */
     double value_norm[VIZ_AUSTEN_CONTEXT_MAX]; /* |v_j| */
     double out_norm, out[VIZ_AUSTEN_PARTS];    /* o = sum_j w_j v_j: its norm, o[0..3] */
     double concat_norm;                        /* the H heads' outputs side by side */
@@ -79,6 +82,11 @@ typedef struct viz_austen_breakdown {
 void viz_austen_piece_label(const bpe *tokenizer, int id, char *label, size_t size);
 /* The name of a label that is one mark of punctuation ("comma" for ","); NULL otherwise. */
 const char *viz_austen_punctuation_name(const char *label);
+enum { VIZ_AUSTEN_CELL_LINES = 4, VIZ_AUSTEN_CELL_LINE = 320 };
+/* The readout of the cell of row b->row and key j of b's head: one line for a masked key
+   (j > row), else four, from the query and the key to the weight; the number of lines. */
+size_t viz_austen_cell_lines(const viz_austen *a, const viz_austen_breakdown *b, size_t j,
+                             char lines[VIZ_AUSTEN_CELL_LINES][VIZ_AUSTEN_CELL_LINE]);
 MHA_MUST_CHECK mha_status viz_austen_load(viz_austen *a, const char *dir, const char *valid,
                                           char *message, size_t size);
 void viz_austen_free(viz_austen *a);

@@ -236,28 +236,29 @@ static void draw_axes(viz_view *v, const viz_austen *a, SDL_Rect r)
 static void draw_hover(viz_view *v, const viz_state *s, const viz_austen *a,
                        const austen_layout *l)
 {
-    const size_t T = a->model.config.context, H = a->model.config.heads;
+    const size_t H = a->model.config.heads;
     const int i = s->hover_row, j = s->hover_col, k = s->hover_head;
     if (k < 0 || i < 0 || j < 0 || (size_t)i >= a->count || (size_t)j >= a->count ||
         (size_t)k >= a->model.config.layers * H)
         return;
     if (l->maps[0].w == 0 && (size_t)k != a->focus)
         return;                          /* zoomed: the head pointed at is no longer shown */
-    char query[VIZ_AUSTEN_LABEL], key[VIZ_AUSTEN_LABEL], line[256];
-    viz_austen_piece_label(&a->tokenizer, a->ids[i], query, sizeof query);
-    viz_austen_piece_label(&a->tokenizer, a->ids[j], key, sizeof key);
-    if (j > i)
-        snprintf(line, sizeof line, "L%d H%zu: key '%s' (%d) comes after query '%s' (%d): masked",
-                 k / (int)H, (size_t)k % H, key, j, query, i);
-    else
-        snprintf(line, sizeof line, "L%d H%zu: query '%s' (%d) -> key '%s' (%d): weight %.3f",
-                 k / (int)H, (size_t)k % H, query, i, key, j,
-                 a->maps[((size_t)k * T + (size_t)i) * T + (size_t)j]);
-    int w = 0, h = 0;
-    viz_text_size(v, v->small, line, &w, &h);
+    viz_austen_breakdown b;
+    char lines[VIZ_AUSTEN_CELL_LINES][VIZ_AUSTEN_CELL_LINE];
+    if (viz_austen_breakdown_of(a, (size_t)k / H, (size_t)k % H, (size_t)i, &b) != MHA_OK)
+        return;
+    const size_t n = viz_austen_cell_lines(a, &b, (size_t)j, lines);
+    int wide = 0, h = 0;
+    for (size_t m = 0; m < n; m++) {
+        int w = 0;
+        viz_text_size(v, v->small, lines[m], &w, &h);
+        wide = w > wide ? w : wide;
+    }
     const int x = l->pieces.x, y = l->pieces.y + l->pieces.h + 4;
-    viz_fill(v, (SDL_Rect){x, y, w + 16, h + 6}, viz_box);
-    viz_text(v, v->small, line, x + 8, y + 3 + h / 2, 0, viz_emphasis, 0);
+    viz_fill(v, (SDL_Rect){x, y, wide + 16, (int)n * (h + 2) + 6}, viz_box);
+    for (size_t m = 0; m < n; m++)
+        viz_text(v, v->small, lines[m], x + 8, y + 3 + (int)m * (h + 2) + h / 2, 0,
+                 m == 0 ? viz_emphasis : viz_ink, 0);
 }
 static void draw_side(viz_view *v, const viz_state *s, const viz_austen *a,
                       const viz_austen_breakdown *b, const austen_layout *l)

@@ -245,6 +245,58 @@ Test(austen_viewer, the_breakdown_is_the_heads_row_and_the_models_top_five) {
     free(w);
     viz_free(&s);
 }
+Test(austen_viewer, the_readout_of_a_cell_makes_its_weight) {
+    viz_state s;
+    viz_austen *a = enter(&s);
+    type(&s, "When Mr. Elton called on Harriet, and then Mr.");
+    const lm_config *c = &a->model.config;
+    const size_t L = a->count, H = c->heads, D = c->embed_dim / H;
+    float *w = malloc(c->layers * H * L * L * sizeof *w);
+    lm_workspace ws;
+    cr_assert(w != NULL);
+    cr_assert_eq(lm_workspace_init(&ws, &a->model, 1, L, 0), MHA_OK);
+    cr_assert_eq(lm_forward_weights(&a->model, &ws, a->ids, 1, L, w), MHA_OK);
+    char lines[VIZ_AUSTEN_CELL_LINES][VIZ_AUSTEN_CELL_LINE];
+    const size_t cells[3][4] = {{0, 0, L - 1, 3}, {1, 2, L - 1, L - 1}, {3, 7, 4, 0}};
+    for (size_t n = 0; n < 3; n++) {
+        const size_t l = cells[n][0], h = cells[n][1], i = cells[n][2], j = cells[n][3];
+        viz_austen_breakdown b;
+        cr_assert_eq(viz_austen_breakdown_of(a, l, h, i, &b), MHA_OK);
+        cr_assert_eq(viz_austen_cell_lines(a, &b, j, lines), 4);
+        double q[5], k[5], dot, cosine, score, top, total, weight, again;
+        size_t d, keys;
+        cr_assert_eq(sscanf(lines[1], "q[0..3] %lf %lf %lf %lf |q| %lf k[0..3] %lf %lf %lf %lf "
+                            "|k| %lf", &q[0], &q[1], &q[2], &q[3], &q[4], &k[0], &k[1], &k[2],
+                            &k[3], &k[4]), 10, "%s", lines[1]);
+        cr_assert_eq(sscanf(lines[2], "q.k %lf = |q| |k| cos, cos %lf; score = q.k / sqrt(%zu) = "
+                            "%lf", &dot, &cosine, &d, &score), 4, "%s", lines[2]);
+        cr_assert_eq(sscanf(lines[3], "weight = exp(score - max) / sum = exp(%lf - (%lf)) / %lf, "
+                            "over the row's %zu keys, = %lf", &again, &top, &total, &keys,
+                            &weight), 5, "%s", lines[3]);
+        double most = -INFINITY, sum = 0;
+        for (size_t m = 0; m <= i; m++)
+            most = fmax(most, b.score[m]);
+        for (size_t m = 0; m <= i; m++)
+            sum += exp(b.score[m] - most);
+        const double want = w[((l * H + h) * L + i) * L + j];
+        cr_expect(d == D && keys == i + 1 && fabs(again - score) < 1e-9, "%s\n%s", lines[2],
+                  lines[3]);
+        cr_expect(fabs(dot - score * sqrt((double)D)) < 3e-3 &&
+                  fabs(cosine - dot / (q[4] * k[4])) < 3e-3 && fabs(cosine) <= 1,
+                  "L%zu H%zu (%zu, %zu): %s", l, h, i, j, lines[2]);
+        cr_expect(fabs(top - most) < 1e-3 && fabs(total - sum) < 1e-3, "%s: want %g and %g",
+                  lines[3], most, sum);
+        cr_expect(fabs(weight - exp(score - top) / total) < 2e-3 && fabs(weight - want) < 1e-3,
+                  "%s: the forward pass's weight is %g", lines[3], want);
+    }
+    viz_austen_breakdown b;
+    cr_assert_eq(viz_austen_breakdown_of(a, 0, 0, 2, &b), MHA_OK);
+    cr_expect(viz_austen_cell_lines(a, &b, 5, lines) == 1 && strstr(lines[0], ": masked"),
+              "%s", lines[0]);
+    lm_workspace_free(&ws);
+    free(w);
+    viz_free(&s);
+}
 static void generate(viz_state *s, viz_austen *a, int *ids, size_t *n)
 {
     for (int k = 0; k < 12; k++)
