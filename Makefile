@@ -115,6 +115,34 @@ ROOTS_CMD  = noroots $(NW) | sed -n 's/^<<\[\[\(.*\)\]\]>>$$/\1/p'
 # go in $(BUILD)/tmp, so a read-only /tmp does not stop the tangle.  noweb's cpif
 # is not used: it leaves its temporary file's path unquoted, and fails in a
 # folder whose path has a space.
+# Each chunk's name is kept as a comment at the head of its code in the committed
+# C files, /* <<name>> */, so that a reader can walk from the code back to the
+# book; the #line copies the compiler reads are made without them.  A chunk gets
+# its comment when only C files use it, and not when a use of it sits in a
+# preprocessor line or continues one, where a line of its own would end the
+# directive.  The filter reads noweb's markup twice: the uses, then the stream.
+define CHUNK_NAMES_AWK
+function reach(n, kind,   k, list, m) {
+    if (kind == "c") { if (n in c) return; c[n] = 1 } else { if (n in o) return; o[n] = 1 }
+    m = split(uses[n], list, "\n")
+    for (k = 2; k <= m; k++) reach(list[k], kind)
+}
+function clean(s) { gsub(/\*\//, "* /", s); gsub(/\/\*/, "/ *", s); return s }
+FNR == 1 { pass++ }
+pass == 1 && /^@begin docs/ { cur = ""; next }
+pass == 1 && /^@defn / { cur = substr($$0, 7); if (cur ~ /^\[\[[^][ ]*\]\]$$/) root[cur] = 1; next }
+pass == 1 && /^@text / { line = line substr($$0, 7); next }
+pass == 1 && /^@nl/ { continued = line ~ /\\$$/; line = ""; next }
+pass == 1 && /^@use / && cur != "" { n = substr($$0, 6); uses[cur] = uses[cur] "\n" n
+                                     if (line ~ /^[ \t]*#/ || continued) directive[n] = 1; next }
+pass == 2 && FNR == 1 { for (r in root) reach(r, r ~ /\.[ch]\]\]$$/ ? "c" : "o") }
+pass == 2 { print }
+pass == 2 && /^@defn / { name = substr($$0, 7)
+                         named = !(name in root) && (name in c) && !(name in o) && !(name in directive)
+                         next }
+pass == 2 && /^@nl/ && named { print "@text /* <<" clean(name) ">> */"; print "@nl"; named = 0 }
+endef
+export CHUNK_NAMES_AWK
 tangle: | deps-tangle
 	@mkdir -p "$(BUILD)/tmp" && export TMPDIR="$$(cd "$(BUILD)/tmp" && pwd)" && \
 	  scratch=$$(mktemp -d) && first= && \
@@ -128,7 +156,8 @@ tangle: | deps-tangle
 	  [[ $${#roots[@]} -gt 0 ]] || { echo "make tangle: noroots found no file roots in the web" >&2; exit 1; }; \
 	  dirs=(); for root in "$${roots[@]}"; do d=.; [[ "$$root" != */* ]] || d=$${root%/*}; \
 	    dirs+=("$$d" "$(LDIR)/$$d"); done; mkdir -p "$${dirs[@]}"; \
-	  "$$lib/markup" $(NW) > "$$scratch/web"; "$$lib/markup" -t $(NW) > "$$scratch/web-t"; \
+	  "$$lib/markup" $(NW) > "$$scratch/markup"; "$$lib/markup" -t $(NW) > "$$scratch/web-t"; \
+	  awk "$$CHUNK_NAMES_AWK" "$$scratch/markup" "$$scratch/markup" > "$$scratch/web"; \
 	  tangle_roots() { local w=$$1 root chapters; shift; for root in "$$@"; do \
 	  if [[ "$$root" == *.[ch] ]]; then \
 	    "$$lib/nt" -t -L -R"[[$$root]]" < "$$scratch/web-t" > "$$scratch/$$w.lines"; \

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+/* <<[[limits_check.c]] the two loops>> */
 static long rounds;
 static float *buffer;
 static size_t share;                          /* floats per thread */
@@ -63,6 +64,7 @@ static void *read_thread(void *first)
     (void)sink;
     return NULL;
 }
+/* <<[[limits_check.c]] the best of seven runs on every thread>> */
 static double seconds(void)
 {
     struct timespec t;
@@ -92,6 +94,7 @@ int main(int argc, char **argv)
     double flops[256], peak = 0, bandwidth = 0;
     rounds = 1L << 24;
     for (int run = 0; run < 7; run++) {
+        /* <<time one run of [[fma_thread]] and of [[read_thread]] on every thread>> */
         double t0 = seconds(), total = 0;
         for (int i = 0; i < threads; i++) pthread_create(&t[i], NULL, fma_thread, &flops[i]);
         for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);

@@ -8,6 +8,7 @@
 #include "bench.h"
 #include "mha.h"
 
+/* <<[[sgemm_openblas.c]] functions>> */
 /* C (M, N) = A (M, K) W (N, K)^T + bias, by OpenBLAS. */
 static void linear(size_t M, size_t N, size_t K, const float *A, const float *W,
                    const float *bias, float *C)
@@ -18,6 +19,7 @@ static void linear(size_t M, size_t N, size_t K, const float *A, const float *W,
         for (size_t j = 0; j < N; j++)
             C[i * N + j] += bias[j];
 }
+/* <<[[sgemm_openblas.c]] functions>> */
 static void head(size_t L, size_t E, size_t D, int causal, const float *q, const float *k,
                  const float *v, float *scores, float *context)
 {
@@ -37,6 +39,7 @@ static void head(size_t L, size_t E, size_t D, int causal, const float *q, const
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)L, (int)D, (int)L, 1.0f,
                 scores, (int)L, v, (int)(3 * E), 0.0f, context, (int)E);
 }
+/* <<[[sgemm_openblas.c]] functions>> */
 static void layer(size_t B, size_t L, size_t E, size_t H, int causal, int blas_threads,
                   int threads, const float *x, const float *in_w, const float *in_b,
                   const float *out_w, const float *out_b, float *proj, float *concat,
@@ -56,6 +59,7 @@ static void layer(size_t B, size_t L, size_t E, size_t H, int causal, int blas_t
     openblas_set_num_threads(threads);
     linear(B * L, E, E, concat, out_w, out_b, out);
 }
+/* <<[[sgemm_openblas.c]] functions>> */
 int main(int argc, char **argv)
 {
     if (argc != 8) {
@@ -80,6 +84,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "sgemm-openblas: bad arguments or out of memory\n");
         return 1;
     }
+    /* <<time the projections and the two layers, and print them>> */
     const mha_shape s = {B, L, L, E, H};
     const mha_params params = {in_w, in_b, out_w, out_b};
     const mha_mask mask = {.causal = causal};
@@ -91,6 +96,7 @@ int main(int argc, char **argv)
     for (int variant = 0; variant < 3; variant++) {
         for (size_t r = 0; r <= reps; r++) {
             const double t0 = bench_seconds();
+            /* <<run OpenBLAS variant [[variant]] once>> */
             if (variant == 0) {
                 openblas_set_num_threads(threads);
                 linear(B * L, 3 * E, E, x, in_w, in_b, proj);
@@ -101,6 +107,7 @@ int main(int argc, char **argv)
             times[r] = bench_seconds() - t0;
         }
         const double ms = 1e3 * bench_median(times, reps);
+        /* <<print OpenBLAS variant [[variant]]>> */
         double worst = 0;
         for (size_t i = 0; variant > 0 && i < B * L * E; i++)
             worst = fmax(worst, fabs((double)out[i] - ref[i]));

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "layer_dir.h"
 
+/* <<[[cmd/backward.c]] functions>> */
 static void backward_usage(FILE *out)
 {
     fprintf(out,
@@ -25,6 +26,7 @@ static void backward_usage(FILE *out)
         fprintf(out, " %s", mha_backward_impls[i].name);
     fprintf(out, " (default %s)\n", mha_backward_impls[0].name);
 }
+/* <<[[cmd/backward.c]] functions>> */
 static int parse_backward_options(int argc, char **argv, struct mha_forward_options *o,
                                   const mha_backward_impl **impl, FILE *err)
 {
@@ -41,6 +43,7 @@ static int parse_backward_options(int argc, char **argv, struct mha_forward_opti
     }
     return MHA_EXIT_OK;
 }
+/* <<[[cmd/backward.c]] functions>> */
 int mha_cmd_backward(int argc, char **argv, FILE *out, FILE *err)
 {
     struct mha_forward_options options;
@@ -62,10 +65,12 @@ int mha_cmd_backward(int argc, char **argv, FILE *out, FILE *err)
     float *memory = NULL;
     status = mha_load_forward_inputs(&options, &in, &shape, err);
     if (status == MHA_EXIT_OK) {
+        /* <<load [[grad_out.npy]], compute the gradients and write them>> */
         const size_t B = shape.batch, L = shape.query_len, S = shape.key_len, E = shape.embed_dim;
         const mha_axis grad_axes[] = {{"B", B}, {"L", L}, {"E", E}};
         status = mha_load_checked(options.dir, "grad_out.npy", 1, MHA_WANT_FLOAT, &grad_out, 3,
                                   grad_axes, err);
+        /* <<allocate one block [[memory]] for the seven gradients, [[counts]] floats each>> */
         const size_t counts[7] = {B * L * E, B * S * E, B * S * E, 3 * E * E, 3 * E, E * E, E};
         size_t total = 0;
         for (int i = 0; i < 7; i++)
@@ -75,6 +80,7 @@ int mha_cmd_backward(int argc, char **argv, FILE *out, FILE *err)
             status = MHA_EXIT_FAILURE;
         }
         if (status == MHA_EXIT_OK) {
+            /* <<call [[impl]] and write the gradient files>> */
             const int cross = mha_npy_loaded(&in.key);
             const int in_bias = mha_npy_loaded(&in.in_proj_bias), out_bias = mha_npy_loaded(&in.out_proj_bias);
             float *part[7] = {memory};
@@ -92,6 +98,7 @@ int mha_cmd_backward(int argc, char **argv, FILE *out, FILE *err)
                 mha_cli_error(err, "backward: %s: %s", impl->name, mha_status_message(computed));
                 status = MHA_EXIT_FAILURE;
             } else {
+                /* <<write the gradients that exist>> */
                 const size_t qs[3] = {B, L, E}, ks[3] = {B, S, E}, ws[2] = {3 * E, E}, bs[1] = {3 * E};
                 const size_t os[2] = {E, E}, obs[1] = {E};
                 struct mha_written_file files[7];

@@ -10,11 +10,13 @@
 #include "clock.h"
 #include "fast.h"
 
+/* <<[[bench.c]] functions>> */
 int bench_parse_options(int argc, char **argv, bench_options *o, int *help, FILE *err)
 {
     *o = (bench_options){.shape = {1, 128, 0, 128, 4}, .reps = 7, .threads = mha_threads(),
                          .cache = 1024, .mib = 512, .part = "all"};
     const mha_option options[] = {
+        /* <<[[bench]]'s options>> */
         {"--causal", MHA_OPTION_FLAG, &o->causal, 0, 0, 0, 0, NULL},
         {"--decode", MHA_OPTION_FLAG, &o->decode, 0, 0, 0, 0, NULL},
         {"--backward", MHA_OPTION_FLAG, &o->backward, 0, 0, 0, 0, NULL},
@@ -49,6 +51,7 @@ int bench_parse_options(int argc, char **argv, bench_options *o, int *help, FILE
         o->impl = o->backward ? "blocked" : "batched";
     return 0;
 }
+/* <<[[bench.c]] functions>> */
 enum { BENCH_REPS_MAX = 1000000 };
 
 int bench_bounds_ok(const bench_options *o, FILE *err)
@@ -72,6 +75,7 @@ int bench_bounds_ok(const bench_options *o, FILE *err)
     }
     return 1;
 }
+/* <<[[bench.c]] functions>> */
 int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
 {
     bench_options o;
@@ -79,6 +83,7 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
     if (bench_parse_options(argc, argv, &o, &help, err) != 0)
         return MHA_EXIT_USAGE;
     if (help) {
+        /* <<print the help of [[bench]]>> */
         fprintf(out,
             "usage: mha %s [--impl NAME] [--batch B] [--seq L] [--kv-len S] [--dim E]\n"
             "       [--heads H] [--causal] [--reps R] [--threads N]\n"
@@ -129,6 +134,7 @@ int mha_cmd_bench(int argc, char **argv, FILE *out, FILE *err)
         result = MHA_EXIT_FAILURE;
     return result;
 }
+/* <<[[bench.c]] functions>> */
 double bench_seconds(void)
 {
     return mha_seconds();
@@ -141,6 +147,7 @@ float *bench_random(size_t n, uint64_t *state, float scale)
         x[i] = scale * (float)mha_random_between(state, -1, 1);
     return x;
 }
+/* <<[[bench.c]] functions>> */
 static int by_value(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -174,6 +181,7 @@ int bench_check_agrees(const char *name, mha_status status, double worst, double
         mha_cli_error(err, "bench: %s disagrees with naive: max difference %.3g", name, worst);
     return status == MHA_OK && worst <= 1e-4 * scale;
 }
+/* <<[[bench.c]] functions>> */
 static void book_stage(void *context, fast_stage stage)
 {
     bench_stage_clock *c = context;

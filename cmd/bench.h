@@ -12,6 +12,7 @@
 #include "stages.h"
 struct fast_kernels;
 
+/* <<[[bench.h]] the options and the drivers>> */
 typedef struct bench_options {
     const char *impl;
     mha_shape shape;
@@ -27,6 +28,7 @@ int bench_bounds_ok(const bench_options *o, FILE *err);
    1e-4 of scale; 0 after one error line on err. */
 int bench_check_agrees(const char *name, mha_status status, double worst, double scale,
                        FILE *err);
+/* <<[[bench.h]] the options and the drivers>> */
 int bench_forward(const bench_options *o, const struct fast_kernels *k, FILE *out, FILE *err);
 int bench_decode(const bench_options *o, const struct fast_kernels *k, FILE *out, FILE *err);
 int bench_backward(const bench_options *o, const struct fast_kernels *k, FILE *out, FILE *err);
@@ -43,6 +45,7 @@ float *bench_random(size_t n, uint64_t *state, float scale);
 double bench_median(double *times, size_t reps);
 /* max |got - want| (NaN if any is NaN); *scale = max(1, max |want|) */
 double bench_largest_difference(const float *got, const float *want, size_t n, double *scale);
+/* <<[[bench.h]] the stage clock>> */
 /* Times the library's stage marks (stages.h) on this thread: between start
    and stop, spent[s] sums the seconds of stage s, whole the seconds in all. */
 typedef struct bench_stage_clock {
@@ -52,6 +55,7 @@ typedef struct bench_stage_clock {
 } bench_stage_clock;
 void bench_stages_start(bench_stage_clock *c);
 void bench_stages_stop(bench_stage_clock *c);
+/* <<[[bench.h]] the operations a pass performs>> */
 /* Chapter 1's operation count, with the attention core of a causal pass
    (scores, context, softmax) counted over the pairs the mask leaves only. */
 mha_flops bench_flop_count(const mha_shape *s, int causal);

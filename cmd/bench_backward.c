@@ -7,10 +7,12 @@
 #include "cli.h"
 #include "fast.h"
 
+/* <<[[bench_backward.c]] functions>> */
 static int bench_backward_stages(const bench_options *o, const fast_kernels *k,
                                  const mha_params *params, const float *x, const float *gy,
                                  float *y, const mha_grads *grads, double worst, FILE *out,
                                  FILE *err);
+/* <<[[bench_backward.c]] functions>> */
 int bench_backward(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err)
 {
     const mha_backward_impl *impl = mha_backward_impl_find(o->impl);
@@ -52,6 +54,7 @@ int bench_backward(const bench_options *o, const fast_kernels *k, FILE *out, FIL
     if (ready) {
         const mha_params params = {in_w, in_b, out_w, out_b};
         const mha_mask mask = {.causal = o->causal};
+        /* <<check [[impl]]'s gradients against the naive ones, then time it>> */
         const mha_shape checked = {1, s->query_len < 256 ? s->query_len : 256, 0, E, s->heads};
         const mha_shape small = {1, checked.query_len, checked.query_len, E, s->heads};
         const mha_grads want = {g[0][0], NULL, NULL, g[0][1], g[0][3], g[0][2], g[0][3] + 3 * E};
@@ -72,6 +75,7 @@ int bench_backward(const bench_options *o, const fast_kernels *k, FILE *out, FIL
             result = bench_backward_stages(o, k, &params, x, gy, y, &got, worst, out, err);
         else {
             mha_status timed = MHA_OK;                             /* the first failure of a run */
+            /* <<time [[impl]]'s forward and backward passes [[o->reps]] times>> */
             for (size_t r = 0; r <= o->reps; r++) {                        /* run 0 warms up */
                 const double t0 = bench_seconds();
                 mha_status once;
@@ -92,6 +96,7 @@ int bench_backward(const bench_options *o, const fast_kernels *k, FILE *out, FIL
             if (timed != MHA_OK)
                 mha_cli_error(err, "bench: %s: %s", impl->name, mha_status_message(timed));
             else {
+                /* <<print the backward measurement>> */
                 const double median = bench_median(times, o->reps);
                 const double gflops = 3.0 * bench_flop_count(s, o->causal).total / median / 1e9;
                 fprintf(out, "impl=%s backward=1 B=%zu L=%zu S=%zu E=%zu H=%zu causal=%d reps=%zu ms=%.3f "
@@ -109,6 +114,7 @@ int bench_backward(const bench_options *o, const fast_kernels *k, FILE *out, FIL
             free(g[v][i]);
     return result;
 }
+/* <<[[bench_backward.c]] functions>> */
 enum { BACKWARD_STAGES = 7 };
 static int bench_backward_stages(const bench_options *o, const fast_kernels *k,
                                  const mha_params *params, const float *x, const float *gy,
@@ -127,6 +133,7 @@ static int bench_backward_stages(const bench_options *o, const fast_kernels *k,
     double *t = calloc(BACKWARD_STAGES * R, sizeof *t), median[BACKWARD_STAGES];
     mha_status status = t ? MHA_OK : MHA_ERR_NOMEM;
     for (size_t r = 0; r < R && status == MHA_OK; r++) {
+        /* <<time one training step whole and in its six parts>> */
         bench_stage_clock clock;
         mha_saved saved;
         bench_stages_start(&clock);
@@ -140,6 +147,7 @@ static int bench_backward_stages(const bench_options *o, const fast_kernels *k,
             t[(part + 1) * R + r] = clock.spent[parts[part]];
     }
     if (status == MHA_OK) {
+        /* <<print the stages of the training step>> */
         double parts_ms = 0;
         for (size_t stage = 0; stage < BACKWARD_STAGES; stage++) {
             median[stage] = 1e3 * bench_median(t + stage * R, o->reps);

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "fast.h"
 
+/* <<[[bench_decode.c]] functions>> */
 static int floats_fit(size_t a, size_t b, size_t c);
 
 int bench_decode(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err)
@@ -14,6 +15,7 @@ int bench_decode(const bench_options *o, const fast_kernels *k, FILE *out, FILE 
     const mha_decode_impl *impl = mha_decode_impl_find(o->impl);
     const size_t B = o->shape.batch, E = o->shape.embed_dim, H = o->shape.heads,
                  G = o->kv_heads, T = o->cache;
+    /* <<refuse a bad decoding benchmark>> */
     if (impl == NULL) {
         mha_cli_error(err, "bench: --impl: unknown decoding implementation '%s'", o->impl);
         return MHA_EXIT_USAGE;
@@ -43,6 +45,7 @@ int bench_decode(const bench_options *o, const fast_kernels *k, FILE *out, FILE 
     if (x && in_w && in_b && out_w && out_b && ref && got && times &&
         mha_kv_cache_init(&cache, B, G, T + 1, D) == MHA_OK) {
         const mha_decoder dec = {E, H, G, {in_w, in_b, out_w, out_b}, 0, 0.0f};
+        /* <<fill [[cache]] with [[T]] random positions per sequence>> */
         mha_status filled = MHA_OK;
         for (size_t b = 0; b < B && filled == MHA_OK; b++) {
             float *keys = bench_random(T * G * D, &state, 1), *values = bench_random(T * G * D, &state, 1);
@@ -50,6 +53,7 @@ int bench_decode(const bench_options *o, const fast_kernels *k, FILE *out, FILE 
                                     : MHA_ERR_NOMEM;
             free(keys); free(values);
         }
+        /* <<check [[impl]]'s decoding step against the naive one, then time it>> */
         double scale = 1, worst = 0;
         mha_status status = filled == MHA_OK ? mha_decode_step_naive(&dec, &cache, 1, x, NULL, ref, NULL)
                                              : filled;
@@ -64,6 +68,7 @@ int bench_decode(const bench_options *o, const fast_kernels *k, FILE *out, FILE 
                 impl->step(&dec, &cache, 1, x, NULL, got, NULL);
                 times[r] = bench_seconds() - t0;
             }
+            /* <<print the decoding measurement>> */
             const double median = bench_median(times, o->reps);
             const double bytes = sizeof(float) * ((double)F * E + (double)E * E +
                                                   2.0 * B * G * (double)(T + 1) * D);
@@ -80,6 +85,7 @@ int bench_decode(const bench_options *o, const fast_kernels *k, FILE *out, FILE 
     free(x); free(in_w); free(in_b); free(out_w); free(out_b); free(ref); free(got); free(times);
     return result;
 }
+/* <<[[bench_decode.c]] functions>> */
 /* Whether a * b * c floats can be counted in bytes by a size_t. */
 static int floats_fit(size_t a, size_t b, size_t c)
 {

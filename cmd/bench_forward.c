@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "fast.h"
 
+/* <<[[bench_forward.c]] functions>> */
 static mha_status project_half_depth(const fast_kernels *k, const mha_shape *s,
                                      const mha_params *params, const float *query,
                                      const float *context, float *proj, float *out);
@@ -20,6 +21,7 @@ int bench_forward(const bench_options *o, const fast_kernels *k, FILE *out, FILE
     const int part = strcmp(o->part, "all") == 0 ? 0 : strcmp(o->part, "proj") == 0 ? 1
                    : strcmp(o->part, "attention") == 0 ? 2
                    : strcmp(o->part, "stages") == 0 ? 3 : -1;
+    /* <<refuse a bad implementation, part or shape for [[bench]]>> */
     if (impl == NULL) {
         mha_cli_error(err, "bench: --impl: unknown implementation '%s'", o->impl);
         return MHA_EXIT_USAGE;
@@ -55,6 +57,7 @@ int bench_forward(const bench_options *o, const fast_kernels *k, FILE *out, FILE
     if (query && key && in_w && in_b && out_w && out_b && ref && got && proj && times) {
         const mha_params params = {in_w, in_b, out_w, out_b};
         const mha_mask mask = {.causal = o->causal};
+        /* <<check [[impl]] against the naive version, then time it or its [[part]]>> */
         const float *kin = o->cross ? key : NULL;
         double scale = 1, worst;
         status = mha_forward_naive(s, &params, query, kin, kin, &mask, ref, NULL);
@@ -68,6 +71,7 @@ int bench_forward(const bench_options *o, const fast_kernels *k, FILE *out, FILE
         else {
             mha_status timed = MHA_OK;                             /* the first failure of a run */
             for (size_t r = 0; r <= o->reps; r++) {                /* run 0 warms up */
+                /* <<run [[impl]] once, and time it or only its [[part]]>> */
                 const double t0 = bench_seconds();
                 bench_stage_clock clock = {0};
                 mha_status once;
@@ -91,6 +95,7 @@ int bench_forward(const bench_options *o, const fast_kernels *k, FILE *out, FILE
             if (timed != MHA_OK)
                 mha_cli_error(err, "bench: %s: %s", impl->name, mha_status_message(timed));
             else {
+                /* <<print the forward measurement>> */
                 const mha_flops f = bench_flop_count(s, o->causal);
                 const double flops = part == 1 ? f.q_proj + f.kv_proj + f.out_proj
                                    : part == 2 ? f.scores + f.context : f.total;
@@ -110,6 +115,7 @@ int bench_forward(const bench_options *o, const fast_kernels *k, FILE *out, FILE
     free(ref); free(got); free(proj); free(times);
     return result;
 }
+/* <<[[bench_forward.c]] functions>> */
 static mha_status project_half_depth(const fast_kernels *k, const mha_shape *s,
                                      const mha_params *params, const float *query,
                                      const float *context, float *proj, float *out)
@@ -128,6 +134,7 @@ static mha_status project_half_depth(const fast_kernels *k, const mha_shape *s,
     fast_packed_free(&w);
     return status;
 }
+/* <<[[bench_forward.c]] functions>> */
 mha_flops bench_flop_count(const mha_shape *s, int causal)
 {
     mha_flops f = mha_flop_count(s);
@@ -140,6 +147,7 @@ mha_flops bench_flop_count(const mha_shape *s, int causal)
     f.total = f.q_proj + f.kv_proj + f.scores + f.context + f.out_proj;
     return f;
 }
+/* <<[[bench_forward.c]] functions>> */
 enum { STAGES = 6 };
 static int bench_forward_stages(const bench_options *o, const fast_kernels *k,
                                 const mha_params *params, const float *query, float *got,
@@ -159,6 +167,7 @@ static int bench_forward_stages(const bench_options *o, const fast_kernels *k,
     }
     mha_status timed = MHA_OK;                      /* the first failure of a run */
     for (size_t r = 0; r < R; r++) {
+        /* <<time the pass with its stages, then with fresh scratch, into [[t[stage * R + r]]]>> */
         bench_stage_clock clock;
         mha_status once[2];
         bench_stages_start(&clock);
@@ -181,6 +190,7 @@ static int bench_forward_stages(const bench_options *o, const fast_kernels *k,
     }
     for (size_t stage = 0; stage < STAGES; stage++)
         median[stage] = 1e3 * bench_median(t + stage * R, o->reps);
+    /* <<print the stages of the blocked pass>> */
     const double parts_ms = median[2] + median[3] + median[4] + median[5];
     const mha_flops f = bench_flop_count(s, o->causal);
     fprintf(out, "impl=blocked B=%zu L=%zu S=%zu E=%zu H=%zu causal=%d reps=%zu gflops=%.2f "

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "fast.h"
 
+/* <<[[bench_machine.c]] functions>> */
 double bench_peak_gflops(const fast_kernels *k, size_t rounds)
 {
     double best = 0;
@@ -18,6 +19,7 @@ double bench_peak_gflops(const fast_kernels *k, size_t rounds)
     }
     return best;
 }
+/* <<[[bench_machine.c]] functions>> */
 int bench_peak(const bench_options *o, const fast_kernels *k, FILE *out)
 {
     const fast_blocking b = fast_blocking_for(k, 64);
@@ -27,6 +29,7 @@ int bench_peak(const bench_options *o, const fast_kernels *k, FILE *out)
         ? MHA_EXIT_OK : MHA_EXIT_FAILURE;
 }
 
+/* <<[[bench_machine.c]] functions>> */
 static double bandwidth_gbs(const fast_kernels *k, size_t bytes)
 {
     const size_t step = 64, n = bytes / sizeof(float) / step * step;
@@ -51,6 +54,7 @@ static double bandwidth_gbs(const fast_kernels *k, size_t bytes)
     free(x);
     return best;
 }
+/* <<[[bench_machine.c]] functions>> */
 int bench_bandwidth(const bench_options *o, const fast_kernels *k, FILE *out, FILE *err)
 {
     const double gbs = bandwidth_gbs(k, o->mib << 20);
@@ -61,6 +65,7 @@ int bench_bandwidth(const bench_options *o, const fast_kernels *k, FILE *out, FI
     return fprintf(out, "bandwidth_gbs=%.1f threads=%zu mib=%zu\n", gbs, o->threads,
                    o->mib) > 0 ? MHA_EXIT_OK : MHA_EXIT_FAILURE;
 }
+/* <<[[bench_machine.c]] functions>> */
 static double time_pv(const fast_kernels *k, float weight, float *p, float *v, float *acc)
 {
     for (size_t i = 0; i < 4 * 256; i++) p[i] = weight;
@@ -76,6 +81,7 @@ static double time_pv(const fast_kernels *k, float weight, float *p, float *v, f
     }
     return best;
 }
+/* <<[[bench_machine.c]] functions>> */
 int bench_denormals(const fast_kernels *k, FILE *out, FILE *err)
 {
     float *p = malloc(4 * 256 * sizeof *p), *v = malloc(256 * 64 * sizeof *v);

@@ -6,6 +6,7 @@
 #include "block.h"
 #include "layer_dir.h"
 
+/* <<[[block.c]] the command's help>> */
 static void block_usage(FILE *out)
 {
     fputs(
@@ -44,6 +45,7 @@ static void block_usage(FILE *out)
 "  --wait SECONDS how long to wait for another run writing in DIR (default 30)\n"
 "  --help         this text\n", out);
 }
+/* <<[[block.c]] the command's files>> */
 typedef struct block_files {
     mha_npy src, tensor[MHA_BLOCK_TENSORS], mask, padding, grad_out;
 } block_files;
@@ -61,6 +63,7 @@ static const char *const block_letters[MHA_BLOCK_TENSORS][2] = {
     {"3E", "E"}, {"3E", ""}, {"E", "E"}, {"E", ""}, {"F", "E"}, {"F", ""},
     {"E", "F"}, {"E", ""}, {"E", ""}, {"E", ""}, {"E", ""}, {"E", ""},
 };
+/* <<[[block.c]] the command's files>> */
 static int load_block_files(const struct mha_forward_options *o, int backward, block_files *in,
                             mha_block_shape *shape, FILE *err)
 {
@@ -79,6 +82,7 @@ static int load_block_files(const struct mha_forward_options *o, int backward, b
                                2, linear1_axes, err)) != MHA_EXIT_OK)
         return status;
     *shape = (mha_block_shape){B, L, E, o->heads, in->tensor[4].shape[0]};
+    /* <<load the other tensors, each checked against [[shape]]>> */
     for (size_t i = 0; i < MHA_BLOCK_TENSORS; i++) {
         if (i == 4)
             continue;                                   /* linear1.weight, read above */
@@ -103,6 +107,7 @@ static int load_block_files(const struct mha_forward_options *o, int backward, b
                               stream_axes, err);
     return status;
 }
+/* <<[[block.c]] the command's files>> */
 static int write_block_files(const char *dir, int backward, const mha_block_shape *s,
                              const float *memory, float *const g[MHA_BLOCK_TENSORS],
                              FILE *out, FILE *err)
@@ -131,6 +136,7 @@ static int write_block_files(const char *dir, int backward, const mha_block_shap
         fprintf(out, "mha block: wrote %d file%s to %s\n", n_files, n_files > 1 ? "s" : "", dir);
     return status;
 }
+/* <<[[block.c]] the command>> */
 static int parse_block_options(int argc, char **argv, struct mha_forward_options *o,
                                int *backward, FILE *err)
 {
@@ -143,6 +149,7 @@ static int parse_block_options(int argc, char **argv, struct mha_forward_options
     };
     return mha_parse_layer_options(argc, argv, options, sizeof options / sizeof options[0], o, err);
 }
+/* <<[[block.c]] the command>> */
 static int run_block(const struct mha_forward_options *o, int backward, const block_files *in,
                      const mha_block_shape *s, FILE *out, FILE *err)
 {
@@ -180,6 +187,7 @@ static int run_block(const struct mha_forward_options *o, int backward, const bl
     free(memory);
     return status;
 }
+/* <<[[block.c]] the command's entry>> */
 int mha_cmd_block(int argc, char **argv, FILE *out, FILE *err)
 {
     struct mha_forward_options options;

@@ -16,11 +16,14 @@
 #include "printable.h"
 #include "signals.h"
 
+/* <<[[cli.c]] declarations>> */
 static int asks_for_help(int argc, char **argv);
 static int check_environment(int argc, char **argv, FILE *err);
+/* <<[[cli.c]] command table>> */
 static mha_command_fn cmd_help;
 
 static const struct mha_command commands[] = {
+    /* <<[[mha]] commands>> */
     {"forward", "run one attention layer on the NumPy files in a directory", mha_cmd_forward},
     {"decode", "run the layer causally, one position at a time, through a KV cache",
      mha_cmd_decode},
@@ -38,6 +41,7 @@ static const struct mha_command commands[] = {
     {"help", "describe the commands, or one command: mha help COMMAND", cmd_help},
 };
 static const size_t command_count = sizeof commands / sizeof commands[0];
+/* <<[[cli.c]] functions>> */
 void mha_cli_governor_init(mha_cli_governor *g)
 {
     *g = (mha_cli_governor){mha_threads(), 0, 0.0, 0};
@@ -68,6 +72,7 @@ void mha_cli_governor_end(mha_cli_governor *g)
     if (mha_set_threads(g->all) != MHA_OK)
         g->all = 1;
 }
+/* <<[[cli.c]] functions>> */
 static const struct mha_command *find_command(const char *name)
 {
     for (size_t i = 0; i < command_count; i++)
@@ -75,6 +80,7 @@ static const struct mha_command *find_command(const char *name)
             return &commands[i];
     return NULL;
 }
+/* <<[[cli.c]] functions>> */
 int mha_cli_main(int argc, char **argv, FILE *out, FILE *err)
 {
     if (argc < 2) {
@@ -95,6 +101,7 @@ int mha_cli_main(int argc, char **argv, FILE *out, FILE *err)
     mha_output_release();                          /* the folders a command held */
     return status;
 }
+/* <<[[cli.c]] functions>> */
 static int asks_for_help(int argc, char **argv)
 {
     for (int i = 2; i < argc; i++)
@@ -102,6 +109,7 @@ static int asks_for_help(int argc, char **argv)
             return 1;
     return 0;
 }
+/* <<[[cli.c]] functions>> */
 static const char *thread_setting;          /* OMP_NUM_THREADS, as main found it */
 static int thread_setting_taken;
 
@@ -110,8 +118,10 @@ void mha_cli_take_thread_setting(const char *setting)
     thread_setting = setting;
     thread_setting_taken = 1;
 }
+/* <<[[cli.c]] functions>> */
 static int check_environment(int argc, char **argv, FILE *err)
 {
+    /* <<refuse an unknown [[MHA_ISA]]>> */
     const char *isa = getenv("MHA_ISA"), *scalar = getenv("MHA_FORCE_SCALAR");
     const fast_kernels *const known[] = {&fast_kernels_scalar, &fast_kernels_avx2,
                                          &fast_kernels_avx512};
@@ -145,6 +155,7 @@ static int check_environment(int argc, char **argv, FILE *err)
     }
     return mha_set_threads(threads) == MHA_OK ? 0 : -1;       /* within the bound above */
 }
+/* <<[[cli.c]] functions>> */
 static int cmd_help(int argc, char **argv, FILE *out, FILE *err)
 {
     if (argc >= 2 && strcmp(argv[1], "--help") != 0 && strcmp(argv[1], "-h") != 0) {
@@ -156,6 +167,7 @@ static int cmd_help(int argc, char **argv, FILE *out, FILE *err)
         char *help_argv[] = {(char *)command->name, "--help", NULL};
         return command->run(2, help_argv, out, err);
     }
+    /* <<print the program's usage and its commands to [[out]]>> */
     fprintf(out,
             "usage: mha COMMAND [OPTIONS]\n"
             "       mha help COMMAND    (or mha COMMAND --help) for one command\n\n"
@@ -168,6 +180,7 @@ static int cmd_help(int argc, char **argv, FILE *out, FILE *err)
             "Every error is one line on standard error, starting 'mha: '.\n");
     return MHA_EXIT_OK;
 }
+/* <<[[cli.c]] functions>> */
 void mha_cli_error(FILE *err, const char *format, ...)
 {
     va_list args;
@@ -176,6 +189,7 @@ void mha_cli_error(FILE *err, const char *format, ...)
     va_end(args);
 }
 
+/* <<[[cli.c]] functions>> */
 int mha_cli_options(int argc, char **argv, const mha_option *options, size_t count,
                     const char *operand, mha_command_line *line, FILE *err)
 {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include "options.h"
 
+/* <<[[cli.h]] types>> */
 typedef struct mha_cli_governor {
     size_t all;                    /* the threads asked for */
     size_t steps;                  /* steps timed so far */
@@ -18,6 +19,7 @@ typedef struct mha_cli_governor {
     int on_one;                    /* 1: the steps between trials run on one thread */
 } mha_cli_governor;
 enum { MHA_GOVERNOR_EVERY = 50, MHA_GOVERNOR_FIRST = 3 };
+/* <<[[cli.h]] types>> */
 enum { MHA_EXIT_OK = 0, MHA_EXIT_FAILURE = 1, MHA_EXIT_USAGE = 2 };
 
 typedef int mha_command_fn(int argc, char **argv, FILE *out, FILE *err);
@@ -27,6 +29,7 @@ struct mha_command {
     const char *summary;         /* one line, for 'mha help' */
     mha_command_fn *run;
 };
+/* <<[[cli.h]] functions>> */
 void mha_cli_governor_init(mha_cli_governor *g);
 /* Sets the threads for the coming step and returns the time it starts. */
 double mha_cli_governor_before(mha_cli_governor *g);
@@ -34,15 +37,20 @@ double mha_cli_governor_before(mha_cli_governor *g);
 void mha_cli_governor_after(mha_cli_governor *g, double seconds);
 size_t mha_cli_governor_threads(const mha_cli_governor *g);   /* for the coming step */
 void mha_cli_governor_end(mha_cli_governor *g);                /* all the threads again */
+/* <<[[cli.h]] functions>> */
 int mha_cli_main(int argc, char **argv, FILE *out, FILE *err);
+/* <<[[cli.h]] functions>> */
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
 void mha_cli_error(FILE *err, const char *format, ...);
 int mha_cli_options(int argc, char **argv, const mha_option *options, size_t count,
                     const char *operand, mha_command_line *line, FILE *err);
+/* <<[[cli.h]] functions>> */
 void mha_cli_take_thread_setting(const char *setting);
+/* <<[[cli.h]] command declarations>> */
 mha_command_fn mha_cmd_block;
+/* <<[[cli.h]] command declarations>> */
 mha_command_fn mha_cmd_forward, mha_cmd_decode, mha_cmd_backward, mha_cmd_train;
 mha_command_fn mha_cmd_demo, mha_cmd_bench, mha_cmd_lm;
 int mha_demo_wants_colour(FILE *out);

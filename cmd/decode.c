@@ -7,11 +7,13 @@
 #include <unistd.h>
 #include "layer_dir.h"
 
+/* <<[[cmd/decode.c]] functions>> */
 struct decode_options {
     struct mha_forward_options common;            /* dir, heads, want_weights, help */
     size_t kv_heads;                          /* H_kv; defaults to H */
     const mha_decode_impl *impl;
 };
+/* <<[[cmd/decode.c]] functions>> */
 static int parse_decode_options(int argc, char **argv, struct decode_options *o, FILE *err)
 {
     mha_option options[MHA_LAYER_OPTIONS + 1];
@@ -27,6 +29,7 @@ static int parse_decode_options(int argc, char **argv, struct decode_options *o,
     }
     if (status == MHA_EXIT_OK && o->common.impl_name != NULL &&
         (o->impl = mha_decode_impl_find(o->common.impl_name)) == NULL) {
+        /* <<refuse the decoding version [[o->common.impl_name]]>> */
         char known[256] = "";
         for (size_t k = 0, used = 0; k < mha_decode_impl_count && used < sizeof known; k++)
             used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", k ? ", " : "",
@@ -39,6 +42,7 @@ static int parse_decode_options(int argc, char **argv, struct decode_options *o,
         o->kv_heads = o->common.heads;
     return status;
 }
+/* <<[[cmd/decode.c]] functions>> */
 static void decode_usage(FILE *out)
 {
     fputs("usage: mha decode DIR --heads H [--kv-heads K] [--impl NAME] [--no-weights]\n", out);
@@ -59,6 +63,7 @@ static void decode_usage(FILE *out)
         "attn_weights.npy; --wait SECONDS (default 30) bounds the wait for another run\n"
         "writing in DIR.\n", out);
 }
+/* <<[[cmd/decode.c]] functions>> */
 static int load_decode_inputs(const struct decode_options *o, mha_layer_files *in,
                               mha_shape *shape, FILE *err)
 {
@@ -67,6 +72,7 @@ static int load_decode_inputs(const struct decode_options *o, mha_layer_files *i
     if (status != MHA_EXIT_OK)
         return status;
     const size_t B = in->query.shape[0], L = in->query.shape[1], E = in->query.shape[2];
+    /* <<refuse key, value and mask files, which decoding does not use>> */
     char path[MHA_PATH_SIZE];
     static const char *const refused[3][2] = {
         {"key.npy", "decoding is self-attention"}, {"value.npy", "decoding is self-attention"},
@@ -92,12 +98,14 @@ static int load_decode_inputs(const struct decode_options *o, mha_layer_files *i
     }
     const size_t F = E + 2 * o->kv_heads * (E / o->common.heads);
     const mha_axis padding_axes[] = {{"B", B}, {"L", L}};
+    /* <<load the decoder's parameters and padding mask>> */
     if ((status = mha_load_projections(dir, "E+2KD", F, E, in, err)) != MHA_EXIT_OK ||
         (status = mha_load_checked(dir, "key_padding_mask.npy", 0, MHA_WANT_BOOL, &in->key_padding_mask,
                                    2, padding_axes, err)) != MHA_EXIT_OK)
         return status;
     return MHA_EXIT_OK;
 }
+/* <<[[cmd/decode.c]] functions>> */
 static int run_decode(const struct decode_options *o, const mha_layer_files *in,
                       const mha_shape *s, float *output, float *weights, FILE *err)
 {
@@ -113,6 +121,7 @@ static int run_decode(const struct decode_options *o, const mha_layer_files *in,
     if (status == MHA_OK && (!x || !y || !w || !pad))
         status = MHA_ERR_NOMEM;
     for (size_t t = 0; status == MHA_OK && t < L; t++) {
+        /* <<decode position [[t]] of every sequence>> */
         for (size_t b = 0; b < B; b++) {
             memcpy(x + b * E, in->query.values + (b * L + t) * E, E * sizeof *x);
             pad[b] = in->key_padding_mask.flags ? in->key_padding_mask.flags[b * L + t] : 0;
@@ -132,6 +141,7 @@ static int run_decode(const struct decode_options *o, const mha_layer_files *in,
     }
     return MHA_EXIT_OK;
 }
+/* <<[[cmd/decode.c]] functions>> */
 int mha_cmd_decode(int argc, char **argv, FILE *out, FILE *err)
 {
     struct decode_options options;
@@ -150,6 +160,7 @@ int mha_cmd_decode(int argc, char **argv, FILE *out, FILE *err)
     float *output = NULL, *weights = NULL;
     status = load_decode_inputs(&options, &in, &shape, err);
     if (status == MHA_EXIT_OK) {
+        /* <<allocate [[output]] and [[weights]], decode, and write them>> */
         const size_t B = shape.batch, L = shape.query_len;
         output = malloc(B * L * shape.embed_dim * sizeof *output);
         const int want_weights = options.common.want_weights;

@@ -11,11 +11,13 @@
 #include "printable.h"
 #include "random.h"
 
+/* <<[[demo.c]] data>> */
 static const unsigned char viridis_table[11][3] = {
     {68, 1, 84},    {72, 36, 117},  {65, 68, 135},  {53, 95, 141},
     {42, 120, 142}, {33, 145, 140}, {34, 168, 132}, {68, 191, 112},
     {122, 209, 81}, {189, 223, 38}, {253, 231, 37},
 };
+/* <<[[demo.c]] data>> */
 enum { LABEL_MAX = 10 };
 
 struct heatmap {
@@ -25,7 +27,9 @@ struct heatmap {
     size_t rows, columns;               /* L, S */
     const float *weights;               /* (L, S) */
 };
+/* <<[[demo.c]] data>> */
 enum { DEMO_HEAD_WIDTH = 4 };
+/* <<[[demo.c]] functions>> */
 static void viridis(double t, int rgb[3])
 {
     t = t < 0 ? 0 : t > 1 ? 1 : t;
@@ -35,6 +39,7 @@ static void viridis(double t, int rgb[3])
     for (int c = 0; c < 3; c++)
         rgb[c] = (int)lround((1 - f) * viridis_table[i][c] + f * viridis_table[i + 1][c]);
 }
+/* <<[[demo.c]] functions>> */
 static void colour_cell(FILE *out, double t)
 {
     int rgb[3];
@@ -43,6 +48,7 @@ static void colour_cell(FILE *out, double t)
 }
 
 static const char *const colour_reset = "\x1b[0m";
+/* <<[[demo.c]] functions>> */
 static size_t label_chars(const char *label, size_t most, size_t *bytes)
 {
     size_t chars = 0, at = 0, n;
@@ -66,6 +72,7 @@ static int label_width(const char *const *labels, size_t n)
             width = label_chars(labels[i], LABEL_MAX, NULL);
     return (int)width;
 }
+/* <<[[demo.c]] functions>> */
 static void print_column_labels(FILE *out, int colour, const struct heatmap *map, int indent)
 {
     if (colour) {
@@ -88,6 +95,7 @@ static void print_column_labels(FILE *out, int colour, const struct heatmap *map
         fputc('\n', out);
     }
 }
+/* <<[[demo.c]] functions>> */
 static void print_heatmap(FILE *out, int colour, const struct heatmap *map)
 {
     const int width = label_width(map->row_labels, map->rows);
@@ -107,6 +115,7 @@ static void print_heatmap(FILE *out, int colour, const struct heatmap *map)
     }
     fputc('\n', out);
 }
+/* <<[[demo.c]] functions>> */
 static void print_legend(FILE *out, int colour)
 {
     fputs("Each map is one head: row i is query token i, column j key token j, and\n"
@@ -119,6 +128,7 @@ static void print_legend(FILE *out, int colour)
     } else
         fputs("Weights are printed to three decimals.\n\n", out);
 }
+/* <<[[demo.c]] functions>> */
 static int show_heads(FILE *out, FILE *err, int colour, const char *what,
                       const mha_shape *shape, const mha_params *params, const float *x,
                       const mha_mask *mask, const char *const *tokens)
@@ -130,6 +140,7 @@ static int show_heads(FILE *out, FILE *err, int colour, const char *what,
         ? mha_forward_naive(shape, params, x, NULL, NULL, mask, output, weights)
         : MHA_ERR_NOMEM;
     if (status == MHA_OK) {
+        /* <<print one heatmap per head of [[weights]]>> */
         for (size_t h = 0; h < H; h++) {
             char title[160];
             snprintf(title, sizeof title, "%s: head %zu of %zu", what, h + 1, H);
@@ -142,6 +153,7 @@ static int show_heads(FILE *out, FILE *err, int colour, const char *what,
     free(weights);
     return status == MHA_OK ? MHA_EXIT_OK : MHA_EXIT_FAILURE;
 }
+/* <<[[demo.c]] functions>> */
 static int show_worked_example(FILE *out, FILE *err, int colour)
 {
     static const char *const tokens[3] = {"x1", "x2", "x3"};
@@ -152,6 +164,7 @@ static int show_worked_example(FILE *out, FILE *err, int colour)
     return show_heads(out, err, colour, "Worked example (E = 4, no mask)",
                       &shape, &params, mha_example_x, NULL, tokens);
 }
+/* <<[[demo.c]] functions>> */
 static uint64_t word_state(const char *word)
 {
     uint64_t hash = 14695981039346656037ull;
@@ -159,6 +172,7 @@ static uint64_t word_state(const char *word)
         hash = (hash ^ (unsigned char)*word) * 1099511628211ull;
     return hash | 1;                             /* xorshift needs a non-zero state */
 }
+/* <<[[demo.c]] functions>> */
 static void embed_tokens(const char *const *tokens, size_t L, size_t E, float *x)
 {
     for (size_t p = 0; p < L; p++) {
@@ -170,6 +184,7 @@ static void embed_tokens(const char *const *tokens, size_t L, size_t E, float *x
         }
     }
 }
+/* <<[[demo.c]] functions>> */
 static void make_sentence_params(size_t E, float *in_proj_weight, float *out_proj_weight)
 {
     uint64_t state = 2024;
@@ -180,6 +195,7 @@ static void make_sentence_params(size_t E, float *in_proj_weight, float *out_pro
     for (size_t i = 0; i < E * E; i++)
         out_proj_weight[i] = i / E == i % E;
 }
+/* <<[[demo.c]] functions>> */
 static int show_sentence(FILE *out, FILE *err, int colour, const char *text,
                          char *const *tokens, size_t L, size_t H)
 {
@@ -190,6 +206,7 @@ static int show_sentence(FILE *out, FILE *err, int colour, const char *text,
     float *out_proj_weight = malloc(E * E * sizeof *out_proj_weight);
     int status = MHA_EXIT_FAILURE;
     if (x && in_proj_weight && out_proj_weight) {
+        /* <<embed the sentence and show its heads under a causal mask>> */
         char what[1200];
         const mha_mask causal = {1, NULL, NULL, NULL};
         const mha_params params = {in_proj_weight, NULL, out_proj_weight, NULL};
@@ -205,8 +222,10 @@ static int show_sentence(FILE *out, FILE *err, int colour, const char *text,
     free(out_proj_weight);
     return status;
 }
+/* <<[[demo.c]] command-line data>> */
 enum { TOKENS_MAX = 32, WORDS_SIZE = 1024, HEADS_MAX = 16 };
 static const char default_sentence[] = "the cat sat on the mat because it was tired";
+/* <<[[demo.c]] command-line functions>> */
 int mha_demo_wants_colour(FILE *out)
 {
     const char *no_color = getenv("NO_COLOR");
@@ -215,10 +234,13 @@ int mha_demo_wants_colour(FILE *out)
     const int fd = fileno(out);
     return fd >= 0 && isatty(fd);
 }
+/* <<[[demo.c]] command-line functions>> */
 static int split_words(const char *text, char words[WORDS_SIZE], char *tokens[TOKENS_MAX],
                        size_t *count, FILE *err)
 {
     size_t L = 0;
+    /* <<split [[text]] into at most [[TOKENS_MAX]] [[tokens]], or refuse it>> */
+    /* <<refuse [[text]] if it holds a control character>> */
     for (size_t i = 0, n; text[i] != '\0'; i += n > 0 ? n : 1) {
         const unsigned char c = (unsigned char)text[i];
         n = mha_printable_char(text + i);
@@ -256,6 +278,7 @@ static int split_words(const char *text, char words[WORDS_SIZE], char *tokens[TO
     *count = L;
     return MHA_EXIT_OK;
 }
+/* <<[[demo.c]] command-line functions>> */
 static void demo_usage(FILE *out)
 {
     fprintf(out,
@@ -274,11 +297,13 @@ static void demo_usage(FILE *out)
 "environment variable is set, the weights are printed as numbers.\n",
             default_sentence, HEADS_MAX, TOKENS_MAX);
 }
+/* <<[[demo.c]] command-line functions>> */
 int mha_cmd_demo(int argc, char **argv, FILE *out, FILE *err)
 {
     size_t heads = 4;
     const char *text = default_sentence;
     int color = 0, colour = 0;
+    /* <<read [[demo]]'s options>> */
     const mha_option options[] = {
         {"--heads", MHA_OPTION_SIZE, &heads, 1, SIZE_MAX, 0, 0, NULL},
         {"--text", MHA_OPTION_TEXT, &text, 0, 0, 0, 0, NULL},

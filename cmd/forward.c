@@ -4,6 +4,7 @@
 #include <string.h>
 #include "layer_dir.h"
 
+/* <<[[forward.c]] functions>> */
 static void forward_usage(FILE *out)
 {
     fputs(
@@ -41,6 +42,7 @@ static void forward_usage(FILE *out)
 "  --wait SECONDS how long to wait for another run writing in DIR (default 30)\n"
 "  --help         this text\n", out);
 }
+/* <<[[forward.c]] functions>> */
 static int compute_forward(const struct mha_forward_options *o, const mha_layer_files *in,
                            const mha_shape *shape, float **output, float **weights,
                            FILE *err)
@@ -56,6 +58,7 @@ static int compute_forward(const struct mha_forward_options *o, const mha_layer_
                       output_count + (o->want_weights ? weight_count : 0));
         return MHA_EXIT_FAILURE;
     }
+    /* <<call [[o->impl]] on the inputs>> */
     const mha_params params = {in->in_proj_weight.values, in->in_proj_bias.values,
                                in->out_proj_weight.values, in->out_proj_bias.values};
     const mha_mask mask = {o->causal, in->attn_mask.flags, in->attn_mask.values,
@@ -71,6 +74,7 @@ static int compute_forward(const struct mha_forward_options *o, const mha_layer_
     }
     return MHA_EXIT_OK;
 }
+/* <<[[forward.c]] functions>> */
 int mha_cmd_forward(int argc, char **argv, FILE *out, FILE *err)
 {
     struct mha_forward_options options;

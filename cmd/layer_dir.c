@@ -9,6 +9,7 @@
 #include "layer_dir.h"
 #include "output.h"
 
+/* <<[[layer_dir.c]] functions>> */
 size_t mha_layer_options(struct mha_forward_options *o, mha_option options[MHA_LAYER_OPTIONS])
 {
     memset(o, 0, sizeof *o);
@@ -23,6 +24,7 @@ size_t mha_layer_options(struct mha_forward_options *o, mha_option options[MHA_L
                               NULL};
     return MHA_LAYER_OPTIONS;
 }
+/* <<[[layer_dir.c]] functions>> */
 int mha_parse_layer_options(int argc, char **argv, const mha_option *options, size_t count,
                             struct mha_forward_options *o, FILE *err)
 {
@@ -34,6 +36,7 @@ int mha_parse_layer_options(int argc, char **argv, const mha_option *options, si
         return MHA_EXIT_OK;
     o->dir = line.operand_given;
     o->want_weights = !o->no_weights;
+    /* <<make sure [[forward]] got a directory and a head count>> */
     if (o->dir == NULL) {
         mha_cli_error(err, "%s: no directory given (try 'mha %s --help')", argv[0], argv[0]);
         return MHA_EXIT_USAGE;
@@ -45,6 +48,7 @@ int mha_parse_layer_options(int argc, char **argv, const mha_option *options, si
     mha_wait_for_other_runs(argv[0], o->wait, err);
     return MHA_EXIT_OK;
 }
+/* <<[[layer_dir.c]] functions>> */
 int mha_parse_forward_options(int argc, char **argv, struct mha_forward_options *o, FILE *err)
 {
     mha_option options[MHA_LAYER_OPTIONS];
@@ -52,6 +56,7 @@ int mha_parse_forward_options(int argc, char **argv, struct mha_forward_options 
     const int status = mha_parse_layer_options(argc, argv, options, count, o, err);
     if (status != MHA_EXIT_OK || o->help || o->impl_name == NULL)
         return status;
+    /* <<look up the implementation named [[o->impl_name]]>> */
     o->impl = mha_impl_find(o->impl_name);
     if (o->impl == NULL) {
         char known[256];
@@ -65,6 +70,7 @@ int mha_parse_forward_options(int argc, char **argv, struct mha_forward_options 
     }
     return MHA_EXIT_OK;
 }
+/* <<[[layer_dir.c]] functions>> */
 /* The exit status for a loader's status: a head count that does not divide
    E is the command line's fault, anything else the directory's. */
 static int report(mha_status status, const char *message, FILE *err)
@@ -104,6 +110,7 @@ int mha_load_forward_inputs(const struct mha_forward_options *o, mha_layer_files
     return report(mha_layer_read_forward(o->dir, o->heads, in, shape, message, sizeof message),
                   message, err);
 }
+/* <<[[layer_dir.c]] functions>> */
 static int report_output(mha_status status, const char *message, FILE *err)
 {
     if (status != MHA_OK)
@@ -158,6 +165,7 @@ int mha_write_files(const char *dir, int n, const struct mha_written_file *files
     const int status = begin_files(dir, n, files, own, err);
     return status == MHA_EXIT_OK ? finish_files(dir, n, files, err) : status;
 }
+/* <<[[layer_dir.c]] functions>> */
 int mha_write_outputs(const char *dir, const char *label, int want_weights,
                       const mha_shape *shape, const float *output,
                       const float *weights, FILE *out, FILE *err)
@@ -171,6 +179,7 @@ int mha_write_outputs(const char *dir, const char *label, int want_weights,
     const int n = want_weights ? 2 : 1;
     int status = mha_write_files(dir, n, files, own, err);
     if (status == MHA_EXIT_OK) {
+        /* <<tell the user what was written>> */
         char text[2][128];
         mha_npy_shape_text(text[0], sizeof text[0], 3, output_shape);
         mha_npy_shape_text(text[1], sizeof text[1], 4, weight_shape);
@@ -181,6 +190,7 @@ int mha_write_outputs(const char *dir, const char *label, int want_weights,
     }
     return status;
 }
+/* <<[[layer_dir.c]] functions>> */
 static struct { const char *command; FILE *err; } waiting;
 
 static void tell_waiting(const char *dir, double seconds, void *context)
@@ -202,6 +212,7 @@ mha_option mha_wait_option(double *seconds)
     return (mha_option){"--wait", MHA_OPTION_DOUBLE, seconds, 0, 0, 0, 86400,
                         "a number of seconds from 0 to 86400"};
 }
+/* <<[[layer_dir.c]] functions>> */
 int mha_check_directory(const char *dir, FILE *err)
 {
     char message[MHA_PATH_SIZE + 256];

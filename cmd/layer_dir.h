@@ -14,6 +14,7 @@
 #include "layer_files.h"
 #include "output.h"
 
+/* <<[[layer_dir.h]] types>> */
 struct mha_forward_options {
     const char *dir;
     size_t heads;                /* H, 0 until --heads is seen */
@@ -23,6 +24,7 @@ struct mha_forward_options {
     double wait;                 /* seconds to wait for another run's lock */
 };
 enum { MHA_LAYER_OPTIONS = 5 };      /* how many options mha_layer_options describes */
+/* <<[[layer_dir.h]] types>> */
 struct mha_written_file {
     const char *name;            /* in the directory: "out.npy" */
     const float *data;
@@ -30,6 +32,7 @@ struct mha_written_file {
     const size_t *shape;
 };
 enum { MHA_OUTPUT_FILES_MAX = 32 };
+/* <<[[layer_dir.h]] functions>> */
 size_t mha_layer_options(struct mha_forward_options *o, mha_option options[MHA_LAYER_OPTIONS]);
 int mha_parse_layer_options(int argc, char **argv, const mha_option *options, size_t count,
                             struct mha_forward_options *o, FILE *err);

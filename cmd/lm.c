@@ -19,6 +19,7 @@
 #include "output.h"
 #include "sha256.h"
 
+/* <<the [[mha lm]] helpers>> */
 int lm_cmd_hold_folder(const char *dir, FILE *err)
 {
     char message[MHA_PATH_SIZE + 256];
@@ -28,6 +29,7 @@ int lm_cmd_hold_folder(const char *dir, FILE *err)
     }
     return MHA_EXIT_OK;
 }
+/* <<the [[mha lm]] helpers>> */
 void lm_cmd_blame(FILE *err, const char *command, const char *dir, const char *text,
                   mha_status failed)
 {
@@ -37,6 +39,7 @@ void lm_cmd_blame(FILE *err, const char *command, const char *dir, const char *t
     else
         mha_cli_error(err, "lm %s: %s: %s", command, text, mha_status_message(failed));
 }
+/* <<the [[mha lm]] helpers>> */
 #include "head_roles.h"
 #include "lm.h"
 #include "lm_files.h"
@@ -87,6 +90,7 @@ int lm_cmd_read_tokens(const char *path, const bpe *tokenizer, size_t min, int *
     }
     return MHA_EXIT_OK;
 }
+/* <<the [[mha lm]] helpers>> */
 /* The model folder dir read for a command that only uses it; one mha: line
    naming the file at fault when it cannot be. */
 int lm_cmd_read_model(const char *dir, lm_model *m, bpe *tokenizer, FILE *err)
@@ -99,6 +103,7 @@ int lm_cmd_read_model(const char *dir, lm_model *m, bpe *tokenizer, FILE *err)
     return MHA_EXIT_FAILURE;
 }
 
+/* <<the [[mha lm]] helpers>> */
 /* The heads that spec ("L:H[,L:H...]") names removed from m; one mha: line
    naming --mask if spec is malformed or names a head m does not have. */
 int lm_cmd_remove_heads(lm_model *m, const char *spec, FILE *err)
@@ -132,20 +137,26 @@ int lm_cmd_remove_heads(lm_model *m, const char *spec, FILE *err)
     }
 }
 static const struct mha_command lm_commands[] = {
+    /* <<[[mha lm]] sub-commands>> */
     {"tokenizer", "learn a byte-pair-encoding tokenizer from a text", mha_cmd_lm_tokenizer},
     {"encode", "show the tokens of a text: each id and its bytes", mha_cmd_lm_encode},
     {"decode", "the text of a list of token ids", mha_cmd_lm_decode},
+    /* <<[[mha lm]] sub-commands>> */
     {"baselines", "bits per character of n-gram models on a held-out text",
      mha_cmd_lm_baselines},
+    /* <<[[mha lm]] sub-commands>> */
     {"train", "train the small GPT on a text (AdamW, warm-up, cosine; resumable)",
      mha_cmd_lm_train},
     {"eval", "a text's loss and bits per character under a model, in sliding windows",
      mha_cmd_lm_eval},
     {"generate", "continue a prompt, sampling through the KV cache", mha_cmd_lm_generate},
+    /* <<[[mha lm]] sub-commands>> */
     {"heads", "measure what each head attends to on a text, and name its role",
      mha_cmd_lm_heads},
+    /* <<[[mha lm]] sub-commands>> */
     {"prune", "each head's importance on a text, and the order that removes heads greedily",
      mha_cmd_lm_prune},
+    /* <<[[mha lm]] sub-commands>> */
     {"repeat", "the loss on a passage and on its repetition: what copying gains",
      mha_cmd_lm_repeat},
 };

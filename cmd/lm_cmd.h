@@ -10,6 +10,7 @@
 #include "lm.h"
 #include "lm_files.h"
 
+/* <<[[lm_cmd.h]] declarations>> */
 mha_command_fn mha_cmd_lm_tokenizer, mha_cmd_lm_encode, mha_cmd_lm_decode,
     mha_cmd_lm_baselines;
 /* Holds the folder dir (Chapter ch:output) for the rest of the run. */
@@ -18,6 +19,7 @@ int lm_cmd_hold_folder(const char *dir, FILE *err);
    for a result that overflows. */
 void lm_cmd_blame(FILE *err, const char *command, const char *dir, const char *text,
                   mha_status failed);
+/* <<[[lm_cmd.h]] declarations>> */
 mha_command_fn mha_cmd_lm_train, mha_cmd_lm_eval, mha_cmd_lm_generate;
 /* The token ids of the text in path (at least min of them, and their count,
    the text's bytes and its SHA-256 in hex; *ids is the caller's to free). */
@@ -28,6 +30,7 @@ MHA_MUST_CHECK mha_status lm_cmd_encode_text(const bpe *tokenizer, const unsigne
                                              size_t n, int **ids, size_t *count);
 /* The model folder dir, read into m and its tokenizer. */
 int lm_cmd_read_model(const char *dir, lm_model *m, bpe *tokenizer, FILE *err);
+/* <<[[lm_cmd.h]] declarations>> */
 mha_command_fn mha_cmd_lm_heads, mha_cmd_lm_prune, mha_cmd_lm_repeat;
 /* The heads that spec ("L:H[,L:H...]") names removed from m. */
 int lm_cmd_remove_heads(lm_model *m, const char *spec, FILE *err);

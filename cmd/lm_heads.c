@@ -23,6 +23,7 @@
 #include "random.h"
 #include "sha256.h"
 
+/* <<[[lm_heads.c]] sub-commands>> */
 struct heads_table { char *text; size_t length; };
 static int write_heads(FILE *file, void *context)
 {
@@ -63,6 +64,7 @@ static void heads_usage(FILE *out)
           "(means over the queries after the first; the role from the scores by the rule\n"
           "of the chapter \"What the heads of the Austen model do\").\n", out);
 }
+/* <<[[lm_heads.c]] sub-commands>> */
 struct heads_run {
     size_t layers, heads, context, tokens;
     const char *text;              /* the text's name, or "random" */
@@ -71,6 +73,7 @@ struct heads_run {
     double early, late;            /* the in-context score's two losses */
     double copy_early, copy_late, ceiling;      /* lm_copying_reach's */
 };
+/* <<[[lm_heads.c]] sub-commands>> */
 static int heads_of_gpt(const char *dir, const char *path, const char *text, size_t windows,
                         size_t seed, struct heads_run *run, FILE *err)
 {
@@ -119,6 +122,7 @@ static int heads_of_gpt(const char *dir, const char *path, const char *text, siz
     lm_model_free(&m);
     return status;
 }
+/* <<[[lm_heads.c]] sub-commands>> */
 #include "checkpoint.h"
 /* 1 for an induction checkpoint, 0 for anything else or a missing model.txt
    (which the reader of the model then names), -1 with one mha: line for a
@@ -198,6 +202,7 @@ static int heads_of_induction(const char *dir, const char *path, size_t windows,
     free(classes);
     return failed == MHA_OK ? MHA_EXIT_OK : MHA_EXIT_FAILURE;
 }
+/* <<[[lm_heads.c]] sub-commands>> */
 static int heads_publish(const char *path, const struct heads_run *run, size_t windows,
                          size_t seed, FILE *out, FILE *err)
 {
@@ -237,6 +242,7 @@ static int heads_publish(const char *path, const struct heads_run *run, size_t w
     free(table);
     return status;
 }
+/* <<[[lm_heads.c]] sub-commands>> */
 int mha_cmd_lm_heads(int argc, char **argv, FILE *out, FILE *err)
 {
     const char *text = NULL;
@@ -281,6 +287,7 @@ int mha_cmd_lm_heads(int argc, char **argv, FILE *out, FILE *err)
     free(run.scores);
     return status;
 }
+/* <<[[lm_heads.c]] sub-commands>> */
 struct prune_sample { const int *ids; size_t n, windows; };
 static mha_status prune_loss(const lm_model *m, void *context, double *loss)
 {
@@ -330,6 +337,7 @@ int mha_cmd_lm_prune(int argc, char **argv, FILE *out, FILE *err)
     if (lm_cmd_hold_folder(dir, err) != MHA_EXIT_OK ||
         lm_cmd_read_model(dir, &m, &tokenizer, err) != MHA_EXIT_OK)
         return MHA_EXIT_FAILURE;
+    /* <<measure the importance and the greedy order of [[m]]'s heads and write [[path]]>> */
     const size_t T = m.config.context, H = m.config.heads, NH = m.config.layers * H;
     const size_t count = max < NH ? max : NH;
     int *ids = NULL;
@@ -396,6 +404,7 @@ int mha_cmd_lm_prune(int argc, char **argv, FILE *out, FILE *err)
     lm_model_free(&m);
     return status;
 }
+/* <<[[lm_heads.c]] sub-commands>> */
 int mha_cmd_lm_repeat(int argc, char **argv, FILE *out, FILE *err)
 {
     const char *text = NULL, *mask = NULL;

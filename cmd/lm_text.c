@@ -19,6 +19,7 @@
 #include "output.h"
 #include "sha256.h"
 
+/* <<[[lm_text.c]] sub-commands>> */
 static int read_text(const char *path, unsigned char **bytes, size_t *n, FILE *err)
 {
     char message[MHA_PATH_SIZE + 256];
@@ -33,6 +34,7 @@ static int read_text(const char *path, unsigned char **bytes, size_t *n, FILE *e
     }
     return MHA_EXIT_OK;
 }
+/* <<[[lm_text.c]] sub-commands>> */
 int mha_cmd_lm_tokenizer(int argc, char **argv, FILE *out, FILE *err)
 {
     const char *text_path = NULL, *dir = NULL;
@@ -90,6 +92,7 @@ int mha_cmd_lm_tokenizer(int argc, char **argv, FILE *out, FILE *err)
     bpe_free(&tokenizer);
     return status;
 }
+/* <<[[lm_text.c]] sub-commands>> */
 int mha_cmd_lm_encode(int argc, char **argv, FILE *out, FILE *err)
 {
     const char *text = NULL;
@@ -134,6 +137,7 @@ int mha_cmd_lm_encode(int argc, char **argv, FILE *out, FILE *err)
     bpe_free(&tokenizer);
     return status;
 }
+/* <<[[lm_text.c]] sub-commands>> */
 int mha_cmd_lm_decode(int argc, char **argv, FILE *out, FILE *err)
 {
     for (int i = 1; i < argc; i++)
@@ -195,6 +199,7 @@ int mha_cmd_lm_decode(int argc, char **argv, FILE *out, FILE *err)
     bpe_free(&tokenizer);
     return status;
 }
+/* <<[[lm_text.c]] sub-commands>> */
 struct baselines {
     const char *train_path, *valid_path, *tokenizer_dir, *out_path;
     size_t vocab, max_order;
@@ -215,6 +220,7 @@ static uint32_t *widen(const unsigned char *bytes, size_t n)
         symbols[i] = bytes[i];
     return symbols;
 }
+/* <<[[lm_text.c]] sub-commands>> */
 static size_t holdout_cut(const unsigned char *text, size_t n)
 {
     const size_t first = n / 10 * 9 + n % 10 * 9 / 10;
@@ -260,6 +266,7 @@ static mha_status byte_baseline(struct baselines *b, FILE *table, size_t *chosen
                         mha_status_message(status));
     return MHA_OK;
 }
+/* <<[[lm_text.c]] sub-commands>> */
 static mha_status token_baselines(struct baselines *b, FILE *table, char *message, size_t size)
 {
     bpe tokenizer;
@@ -296,6 +303,7 @@ static mha_status token_baselines(struct baselines *b, FILE *table, char *messag
                         mha_status_message(status));
     return MHA_OK;
 }
+/* <<[[lm_text.c]] sub-commands>> */
 static void baselines_usage(FILE *out)
 {
     fprintf(out, "usage: mha lm baselines --train FILE --valid FILE [--tokenizer DIR]\n"

@@ -23,6 +23,7 @@
 #include "random.h"
 #include "sha256.h"
 
+/* <<[[lm_train.c]] sub-commands>> */
 struct lm_train_options {
     const char *text, *valid, *out, *tokenizer, *resume, *state;
     size_t vocab, layers, heads, dim, context, steps, batch, seed, eval_every, warmup, stop_at;
@@ -58,6 +59,7 @@ static void lm_train_usage(FILE *out, const struct lm_train_options *d)
         d->vocab, d->layers, d->heads, d->dim, d->context, d->steps, d->batch, d->lr, d->seed,
         d->eval_every);
 }
+/* <<[[lm_train.c]] sub-commands>> */
 struct lm_data {
     bpe tokenizer;
     int have_tokenizer;
@@ -109,6 +111,7 @@ static int lm_data_read(const struct lm_train_options *o, size_t context, const 
                                     &d->valid_n, &bytes, d->valid_sha, err);
     return status;
 }
+/* <<[[lm_train.c]] sub-commands>> */
 static mha_status held_out_loss(const lm_model *m, const lm_run *run, const struct lm_data *d,
                                 double *loss)
 {
@@ -136,6 +139,7 @@ static mha_status held_out_loss(const lm_model *m, const lm_run *run, const stru
     lm_workspace_free(&ws);
     return status;
 }
+/* <<[[lm_train.c]] sub-commands>> */
 static int lm_save(const struct lm_train_options *o, const lm_run *run, const lm_model *m,
                    const lm_adamw *opt, const struct lm_data *d, const lm_history *history,
                    FILE *err)
@@ -188,6 +192,7 @@ static int lm_save(const struct lm_train_options *o, const lm_run *run, const lm
     }
     return MHA_EXIT_OK;
 }
+/* <<[[lm_train.c]] sub-commands>> */
 /* Where a folder is, or will be: its own device and inode, or, missing, its
    parent's and its name. */
 struct lm_place { dev_t dev; ino_t ino; int exists; const char *name; };
@@ -231,6 +236,7 @@ static int lm_train_outputs_check(const struct lm_train_options *o, FILE *err)
     }
     return MHA_EXIT_OK;
 }
+/* <<[[lm_train.c]] sub-commands>> */
 static int lm_train_parse(int argc, char **argv, struct lm_train_options *o, int *help, FILE *err)
 {
     const mha_option options[] = {
@@ -288,6 +294,7 @@ static int lm_train_check(const struct lm_train_options *o, FILE *err)
     }
     return MHA_EXIT_OK;
 }
+/* <<[[lm_train.c]] sub-commands>> */
 static int lm_resume_check(int argc, char **argv, const struct lm_train_options *o, FILE *err)
 {
     static const char *const fixed[] = {"--tokenizer", "--vocab", "--layers", "--heads", "--dim",
@@ -306,6 +313,7 @@ static int lm_resume_check(int argc, char **argv, const struct lm_train_options 
         }
     return MHA_EXIT_OK;
 }
+/* <<[[lm_train.c]] sub-commands>> */
 enum { LM_HISTORY_WINDOWS = 32 };
 static mha_status heads_at(const lm_model *m, const struct lm_data *d,
                            const unsigned char *classes, size_t step, size_t tokens, double valid,
@@ -332,6 +340,7 @@ static mha_status heads_at(const lm_model *m, const struct lm_data *d,
     free(s);
     return status;
 }
+/* <<[[lm_train.c]] sub-commands>> */
 static int lm_train_loop(const struct lm_train_options *o, lm_run *run, lm_model *m,
                          lm_adamw *opt, const struct lm_data *d, const lm_history *earlier,
                          lm_history *history, FILE *out, FILE *err)
@@ -415,6 +424,7 @@ static int lm_train_loop(const struct lm_train_options *o, lm_run *run, lm_model
     lm_workspace_free(&ws);
     return status;
 }
+/* <<[[lm_train.c]] sub-commands>> */
 int mha_cmd_lm_train(int argc, char **argv, FILE *out, FILE *err)
 {
     struct lm_train_options o = {NULL, NULL, NULL, NULL, NULL, NULL, 2048, 4, 8, 256, 128, 2000,
@@ -489,6 +499,7 @@ int mha_cmd_lm_train(int argc, char **argv, FILE *out, FILE *err)
     lm_model_free(&m);
     return status;
 }
+/* <<[[lm_train.c]] sub-commands>> */
 static mha_status sliding_loss(const lm_model *m, const int *ids, size_t n, size_t T,
                                double *total, size_t *scored)
 {
@@ -522,6 +533,7 @@ static mha_status sliding_loss(const lm_model *m, const int *ids, size_t n, size
     lm_workspace_free(&ws);
     return status == MHA_OK && !isfinite(*total) ? MHA_ERR_RANGE : status;
 }
+/* <<[[lm_train.c]] sub-commands>> */
 int mha_cmd_lm_eval(int argc, char **argv, FILE *out, FILE *err)
 {
     const char *text = NULL, *mask = NULL;
@@ -584,6 +596,7 @@ int mha_cmd_lm_eval(int argc, char **argv, FILE *out, FILE *err)
     lm_model_free(&m);
     return status;
 }
+/* <<[[lm_train.c]] sub-commands>> */
 static mha_status feed(lm_decoder *dec, const int *ids, size_t n)
 {
     mha_status status = MHA_OK;
@@ -626,6 +639,7 @@ int mha_cmd_lm_generate(int argc, char **argv, FILE *out, FILE *err)
     bpe tokenizer;
     if (lm_cmd_read_model(line.operand_given, &m, &tokenizer, err) != MHA_EXIT_OK)
         return MHA_EXIT_FAILURE;
+    /* <<generate from the prompt>> */
     const size_t T = m.config.context, V = m.config.vocab, length = strlen(prompt);
     int *ids = NULL;
     size_t n = 0;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "cli.h"
 
+/* <<take [[OMP_NUM_THREADS]] out of the environment before OpenMP starts>> */
 static void take_thread_setting(int argc, char **argv, char **envp)
 {
     static const char name[] = "OMP_NUM_THREADS=";

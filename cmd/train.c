@@ -17,6 +17,7 @@
 #include "learning.h"
 #include "output.h"
 
+/* <<[[train.c]] functions>> */
 struct train_command {
     size_t steps, every, seed;
     const char *out_dir, *from, *history;
@@ -45,6 +46,7 @@ static void train_usage(FILE *out, const struct train_command *d)
         d->steps, d->seed, d->run.layers, d->every, d->run.batch, d->run.vocab,
         d->run.length, d->run.embed_dim, d->run.heads, d->run.optimiser.learning_rate);
 }
+/* <<[[train.c]] functions>> */
 static int parse_train_options(int argc, char **argv, struct train_command *o, int *help,
                                FILE *err)
 {
@@ -71,10 +73,12 @@ static int parse_train_options(int argc, char **argv, struct train_command *o, i
     *help = line.help;
     return status;
 }
+/* <<[[train.c]] functions>> */
 static double seconds_since_start(double start)
 {
     return mha_seconds() - start;
 }
+/* <<[[train.c]] functions>> */
 struct history_text { char *bytes; size_t length; };
 
 static int write_history(FILE *file, void *context)
@@ -82,6 +86,7 @@ static int write_history(FILE *file, void *context)
     const struct history_text *text = context;
     return fwrite(text->bytes, 1, text->length, file) == text->length ? 0 : -1;
 }
+/* <<[[train.c]] functions>> */
 int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
 {
     struct train_command o = {1000, 100, (size_t)mha_trainer_defaults.seed, NULL, NULL, NULL,
@@ -92,6 +97,7 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
             train_usage(out, &o);
         return status;
     }
+    /* <<check the training options that the model does not check itself>> */
     if (o.run.embed_dim % o.run.heads != 0) {
         mha_cli_error(err, "--heads: %zu does not divide --dim %zu", o.run.heads, o.run.embed_dim);
         return MHA_EXIT_USAGE;
@@ -105,6 +111,7 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
         return MHA_EXIT_FAILURE;
     }
     mha_induction_model start = {0};
+    /* <<read the checkpoint [[o.from]] into [[start]] and take its sizes, if asked>> */
     if (o.from) {
         char message[MHA_PATH_SIZE + 256];
         if (induction_checkpoint_read(o.from, o.run.heads, &start, message,
@@ -116,6 +123,7 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
         o.run.heads = start.heads, o.run.layers = start.layers;
     }
     o.run.seed = o.seed;
+    /* <<let freed memory wait for the next step>> */
     #if defined(__GLIBC__)
     mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
     mallopt(M_MMAP_THRESHOLD, 64 * 1024 * 1024);
@@ -138,6 +146,7 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
     } else {
         if (o.from)
             memcpy(trainer.model.params, start.params, start.count * sizeof(float));
+        /* <<begin the set of the checkpoint and the history>> */
         if (saving) {
             mha_status begun = o.out_dir
                 ? induction_checkpoint_begin(o.out_dir, &trainer.model, message, sizeof message)
@@ -152,6 +161,7 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
         }
     }
     if (status == MHA_EXIT_OK) {
+        /* <<train for [[o.steps]] steps, reporting every [[o.every]]>> */
         if (history)
             fprintf(history, "step\tloss\taccuracy\tlayer\thead\tprevious\tinduction\n");
         if (history_out)
@@ -172,6 +182,7 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
                 mha_cli_error(err, "train: step %zu: %s", step, mha_status_message(failed));
                 status = MHA_EXIT_FAILURE;
             } else if (report) {
+                /* <<print one progress line, and one history row per head>> */
                 const size_t layers = o.run.layers, heads = o.run.heads;
                 if (!history_out) {
                     fprintf(out, "step=%zu loss=%.3f acc=%.3f", step, stats.loss, stats.accuracy);
@@ -192,6 +203,7 @@ int mha_cmd_train(int argc, char **argv, FILE *out, FILE *err)
             }
         }
         mha_cli_governor_end(&governor);
+        /* <<save the model and the history as one set>> */
         if (saving) {
             mha_status put = status == MHA_EXIT_OK ? MHA_OK : MHA_ERR_ARG;
             if (put == MHA_OK && history != NULL && !history_out) {

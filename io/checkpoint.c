@@ -31,6 +31,7 @@ static mha_status check_listing(const char *path, const mha_induction_model *s,
                                 char *message, size_t size);
 static int split_words(char *line, char *words[LINE_WORDS]);
 
+/* <<[[checkpoint.c]] functions>> */
 static size_t describe(const mha_induction_model *sizes, const mha_model_tensors *t,
                        checkpoint_file files[CHECKPOINT_FILES_MAX])
 {
@@ -40,6 +41,7 @@ static size_t describe(const mha_induction_model *sizes, const mha_model_tensors
     files[n++] = (checkpoint_file){"pos_emb.npy", 2, {T, E}, t ? t->pos_emb : NULL};
     files[n++] = (checkpoint_file){"unembed.npy", 2, {V, E}, t ? t->unembed : NULL};
     for (size_t l = 0; l < sizes->layers; l++) {
+        /* <<add layer [[l]]'s four files, under PyTorch's names>> */
         static const char *const what[4] = {"in_proj_weight", "in_proj_bias", "out_proj_weight",
                                             "out_proj_bias"};
         const checkpoint_file layer[4] = {
@@ -59,6 +61,7 @@ size_t induction_checkpoint_files(const mha_induction_model *model,
     const mha_model_tensors t = mha_induction_model_tensors(model);
     return describe(model, &t, files);
 }
+/* <<[[checkpoint.c]] functions>> */
 size_t induction_checkpoint_metadata(const mha_induction_model *model, char *text, size_t size)
 {
     checkpoint_file files[CHECKPOINT_FILES_MAX];
@@ -78,10 +81,12 @@ size_t induction_checkpoint_metadata(const mha_induction_model *model, char *tex
     #undef APPEND
     return used;
 }
+/* <<[[checkpoint.c]] functions>> */
 const char *const induction_checkpoint_names[] = {
     CHECKPOINT_METADATA, "tok_emb.npy", "pos_emb.npy", "unembed.npy",
     "layers.#.in_proj_weight.npy", "layers.#.in_proj_bias.npy",
     "layers.#.out_proj_weight.npy", "layers.#.out_proj_bias.npy", NULL};
+/* <<[[checkpoint.c]] functions>> */
 static mha_status write_text(int fd, const char *text, size_t length)
 {
     int ok = 1;
@@ -93,6 +98,7 @@ static mha_status write_text(int fd, const char *text, size_t length)
     ok = ok && (fsync(fd) == 0 || errno == EINVAL);
     return close(fd) == 0 && ok ? MHA_OK : MHA_ERR_IO;
 }
+/* <<[[checkpoint.c]] functions>> */
 mha_status induction_checkpoint_begin(const char *dir, const mha_induction_model *model,
                                       char *message, size_t size)
 {
@@ -106,6 +112,7 @@ mha_status induction_checkpoint_begin(const char *dir, const mha_induction_model
         status = mha_output_own(induction_checkpoint_names, message, size);
     return status;
 }
+/* <<[[checkpoint.c]] functions>> */
 mha_status induction_checkpoint_put(const char *dir, const mha_induction_model *model,
                                     char *message, size_t size)
 {
@@ -128,6 +135,7 @@ mha_status induction_checkpoint_put(const char *dir, const mha_induction_model *
     }
     return status;
 }
+/* <<[[checkpoint.c]] functions>> */
 mha_status induction_checkpoint_write(const char *dir, const mha_induction_model *model,
                                       char *message, size_t size)
 {
@@ -139,6 +147,7 @@ mha_status induction_checkpoint_write(const char *dir, const mha_induction_model
     mha_output_end();
     return status;
 }
+/* <<[[checkpoint.c]] functions>> */
 static void checkpoint_path(char path[PATH_MAX_BYTES], const char *dir, const char *name)
 {
     (void)mha_join_path(path, PATH_MAX_BYTES, dir, name);      /* fits: see check_length */
@@ -151,6 +160,7 @@ static mha_status check_length(const char *dir, char *message, size_t size)
     snprintf(message, size, "directory name too long (%zu bytes)", strlen(dir));
     return MHA_ERR_ARG;
 }
+/* <<[[checkpoint.c]] functions>> */
 mha_status induction_checkpoint_read(const char *dir, size_t legacy_heads,
                                      mha_induction_model *model, char *message, size_t size)
 {
@@ -182,6 +192,7 @@ mha_status induction_checkpoint_read(const char *dir, size_t legacy_heads,
         mha_induction_model_free(model);
     return status;
 }
+/* <<[[checkpoint.c]] functions>> */
 static mha_status read_tensor(const char *dir, const checkpoint_file *file, mha_npy *a,
                               char *message, size_t size)
 {
@@ -209,6 +220,7 @@ static mha_status read_tensor(const char *dir, const checkpoint_file *file, mha_
         mha_npy_free(a);
     return status;
 }
+/* <<[[checkpoint.c]] functions>> */
 static mha_status read_metadata(const char *dir, size_t legacy_heads, mha_induction_model *sizes,
                                 char *message, size_t size)
 {
@@ -232,6 +244,7 @@ static mha_status read_metadata(const char *dir, size_t legacy_heads, mha_induct
     free(text);
     return parse_metadata(path, copy, length, sizes, message, size);
 }
+/* <<[[checkpoint.c]] functions>> */
 static mha_status parse_metadata(const char *path, char *text, size_t length,
                                  mha_induction_model *sizes, char *message, size_t size)
 {
@@ -265,6 +278,7 @@ static mha_status parse_metadata(const char *path, char *text, size_t length,
     return status == MHA_OK ? check_listing(path, sizes, listed, tensors, message, size)
                             : status;
 }
+/* <<[[checkpoint.c]] functions>> */
 static int split_words(char *line, char *words[LINE_WORDS])
 {
     int n = 0;
@@ -289,6 +303,7 @@ static int parse_count(const char *word, size_t *value)
     *value = v;
     return 0;
 }
+/* <<[[checkpoint.c]] functions>> */
 static mha_status parse_line(const char *path, size_t line, char **w, int count,
                              mha_induction_model *sizes, int *seen, checkpoint_file *listed,
                              size_t *tensors, char *message, size_t size)
@@ -316,6 +331,7 @@ static mha_status parse_line(const char *path, size_t line, char **w, int count,
             *seen |= 1 << k;
             return MHA_OK;
         }
+    /* <<take line [[line]] as a tensor's file and shape into [[listed]]>> */
     checkpoint_file *t = &listed[*tensors];
     if (strcmp(w[0], "tensor") != 0)
         return mha_fail(MHA_ERR_FORMAT, message, size, "%s: line %zu: unknown key '%.32s'", path,
@@ -331,6 +347,7 @@ static mha_status parse_line(const char *path, size_t line, char **w, int count,
     (*tensors)++;
     return MHA_OK;
 }
+/* <<[[checkpoint.c]] functions>> */
 static mha_status check_sizes(const char *path, const mha_induction_model *s,
                               char *message, size_t size)
 {
@@ -343,6 +360,7 @@ static mha_status check_sizes(const char *path, const mha_induction_model *s,
                         s->heads, s->vocab, s->length, s->embed_dim);
     return MHA_OK;
 }
+/* <<[[checkpoint.c]] functions>> */
 static mha_status check_listing(const char *path, const mha_induction_model *s,
                                 const checkpoint_file *listed, size_t tensors,
                                 char *message, size_t size)
@@ -365,6 +383,7 @@ static mha_status check_listing(const char *path, const mha_induction_model *s,
     }
     return MHA_OK;
 }
+/* <<[[checkpoint.c]] functions>> */
 static mha_status read_format_0(const char *dir, size_t heads, mha_induction_model *sizes,
                                 char *message, size_t size)
 {
@@ -384,6 +403,7 @@ static mha_status read_format_0(const char *dir, size_t heads, mha_induction_mod
     sizes->length = matrix && pos.rank == 2 ? pos.shape[0] : 0;
     if (matrix)
         mha_npy_free(&pos);
+    /* <<count the layers of a format-0 checkpoint in [[dir]]>> */
     for (; sizes->layers < MHA_LEARNING_MAX_LAYERS; sizes->layers++) {
         char name[48];
         snprintf(name, sizeof name, "layers.%zu.in_proj_weight.npy", sizes->layers);

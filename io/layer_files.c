@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "layer_files.h"
 
+/* <<[[layer_files.c]] helpers>> */
 mha_status mha_fail(mha_status status, char *message, size_t size, const char *format, ...)
 {
     va_list args;
@@ -16,11 +17,13 @@ mha_status mha_fail(mha_status status, char *message, size_t size, const char *f
     va_end(args);
     return status;
 }
+/* <<[[layer_files.c]] helpers>> */
 int mha_join_path(char *path, size_t size, const char *dir, const char *name)
 {
     const int n = snprintf(path, size, "%s/%s", dir, name);
     return n >= 0 && (size_t)n < size;
 }
+/* <<[[layer_files.c]] functions>> */
 void mha_layer_files_free(mha_layer_files *in)
 {
     mha_npy *all[] = {&in->query, &in->key, &in->value, &in->in_proj_weight,
@@ -34,12 +37,14 @@ int mha_npy_loaded(const mha_npy *array)
 {
     return array->values != NULL || array->flags != NULL;
 }
+/* <<[[layer_files.c]] functions>> */
 mha_status mha_layer_read(const char *dir, const char *name, int required, int kinds,
                           mha_npy *array, char *message, size_t size)
 {
     char path[MHA_PATH_SIZE], reason[256];
     if (!mha_join_path(path, sizeof path, dir, name))
         return mha_fail(MHA_ERR_ARG, message, size, "%s: the path of %s is too long", dir, name);
+    /* <<skip an optional file that is absent, but not one that is a dangling link>> */
     struct stat name_status;
     if (lstat(path, &name_status) != 0) {
         if (!required && errno == ENOENT)
@@ -50,6 +55,7 @@ mha_status mha_layer_read(const char *dir, const char *name, int required, int k
     mha_status status = mha_npy_read(path, array, reason, sizeof reason);
     if (status != MHA_OK)
         return mha_fail(status, message, size, "%s: %s", path, reason);
+    /* <<refuse [[array]] if its element kind is not among [[kinds]]>> */
     if (array->kind == MHA_NPY_FLOAT && !(kinds & MHA_WANT_FLOAT))
         return mha_fail(MHA_ERR_FORMAT, message, size,
                     "%s: holds floats ('%s'); expected a boolean mask ('|b1' or '|u1')",
@@ -58,6 +64,7 @@ mha_status mha_layer_read(const char *dir, const char *name, int required, int k
         return mha_fail(MHA_ERR_FORMAT, message, size,
                     "%s: holds booleans ('%s'); expected float32 or float64 values",
                     path, array->dtype);
+    /* <<refuse [[array]] if it holds a value that is not finite>> */
     if (array->kind == MHA_NPY_FLOAT) {
         const int is_mask = (kinds & MHA_WANT_BOOL) != 0;
         const size_t bad = mha_first_nonfinite(array->values, array->count, is_mask);
@@ -67,6 +74,7 @@ mha_status mha_layer_read(const char *dir, const char *name, int required, int k
     }
     return MHA_OK;
 }
+/* <<[[layer_files.c]] functions>> */
 mha_status mha_layer_check_shape(const char *dir, const char *name, const mha_npy *array,
                                  size_t rank, const mha_axis *axes,
                                  char *message, size_t size)
@@ -76,6 +84,7 @@ mha_status mha_layer_check_shape(const char *dir, const char *name, const mha_np
         ok = axes[i].size == 0 ? array->shape[i] > 0 : array->shape[i] == axes[i].size;
     if (ok)
         return MHA_OK;
+    /* <<report that [[name]]'s shape does not fit [[axes]]>> */
     char got[256], rule[128] = "(", sizes[256] = "(";
     mha_npy_shape_text(got, sizeof got, array->rank, array->shape);
     for (size_t i = 0; i < rank; i++) {
@@ -96,6 +105,7 @@ mha_status mha_layer_check_shape(const char *dir, const char *name, const mha_np
     return mha_fail(MHA_ERR_SHAPE, message, size, "%s/%s: shape %s should be %s%s%s%s", dir, name, got,
                 rule, equals, sizes, array->count == 0 ? ", with no empty axis" : "");
 }
+/* <<[[layer_files.c]] functions>> */
 mha_status mha_layer_read_checked(const char *dir, const char *name, int required, int kinds,
                                   mha_npy *array, size_t rank, const mha_axis *axes,
                                   char *message, size_t size)
@@ -105,6 +115,7 @@ mha_status mha_layer_read_checked(const char *dir, const char *name, int require
         status = mha_layer_check_shape(dir, name, array, rank, axes, message, size);
     return status;
 }
+/* <<[[layer_files.c]] functions>> */
 /* in_proj_weight (rows, E) and in_proj_bias (rows), out_proj (E, E) and (E);
    rows is 3E here, E + 2 H_kv D for a grouped decoder (the KV cache). */
 mha_status mha_layer_read_projections(const char *dir, const char *rows_letters, size_t rows,
@@ -126,13 +137,16 @@ mha_status mha_layer_read_projections(const char *dir, const char *rows_letters,
         return status;
     return MHA_OK;
 }
+/* <<[[layer_files.c]] functions>> */
 mha_status mha_layer_read_forward(const char *dir, size_t heads, mha_layer_files *in,
                                   mha_shape *shape, char *message, size_t size)
 {
     mha_status status;
+    /* <<load the query, and learn $B$, $L$ and $E$>> */
     if ((status = mha_layer_read_query(dir, in, message, size)) != MHA_OK)
         return status;
     const size_t B = in->query.shape[0], L = in->query.shape[1], E = in->query.shape[2];
+    /* <<load the key and the value, and learn $S$>> */
     const mha_axis key_axes[] = {{"B", B}, {"S", 0}, {"E", E}};
     if ((status = mha_layer_read_checked(dir, "key.npy", 0, MHA_WANT_FLOAT, &in->key,
                                          3, key_axes, message, size)) != MHA_OK ||
@@ -149,6 +163,7 @@ mha_status mha_layer_read_forward(const char *dir, size_t heads, mha_layer_files
         (status = mha_layer_check_shape(dir, "value.npy", &in->value, 3, value_axes,
                                         message, size)) != MHA_OK)
         return status;
+    /* <<check the head count and the whole shape with [[mha_shape_check]]>> */
     *shape = (mha_shape){B, L, S, E, heads};
     const mha_status checked = mha_shape_check(shape);
     if (checked == MHA_ERR_HEADS)
@@ -160,6 +175,7 @@ mha_status mha_layer_read_forward(const char *dir, size_t heads, mha_layer_files
                     E, heads, mha_status_message(checked));
     if ((status = mha_layer_read_projections(dir, "3E", 3 * E, E, in, message, size)) != MHA_OK)
         return status;
+    /* <<load the two masks>> */
     const mha_axis mask_axes[] = {{"L", L}, {"S", S}}, padding_axes[] = {{"B", B}, {"S", S}};
     if ((status = mha_layer_read_checked(dir, "attn_mask.npy", 0, MHA_WANT_FLOAT | MHA_WANT_BOOL,
                                          &in->attn_mask, 2, mask_axes, message, size)) != MHA_OK ||
@@ -169,6 +185,7 @@ mha_status mha_layer_read_forward(const char *dir, size_t heads, mha_layer_files
         return status;
     return MHA_OK;
 }
+/* <<[[layer_files.c]] functions>> */
 mha_status mha_layer_read_query(const char *dir, mha_layer_files *in,
                                 char *message, size_t size)
 {

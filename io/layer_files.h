@@ -8,14 +8,18 @@
 #include "mha.h"
 #include "npy.h"
 
+/* <<[[layer_files.h]] types>> */
 typedef struct mha_layer_files {
     mha_npy query, key, value;                 /* (B, L, E), (B, S, E), (B, S, E) */
     mha_npy in_proj_weight, in_proj_bias;      /* (3E, E), (3E) */
     mha_npy out_proj_weight, out_proj_bias;    /* (E, E), (E) */
     mha_npy attn_mask, key_padding_mask;       /* (L, S), (B, S) */
 } mha_layer_files;
+/* <<[[layer_files.h]] types>> */
 enum { MHA_PATH_SIZE = 4096, MHA_WANT_FLOAT = 1, MHA_WANT_BOOL = 2 };
+/* <<[[layer_files.h]] types>> */
 typedef struct mha_axis { const char *letter; size_t size; } mha_axis;  /* size 0: any */
+/* <<[[layer_files.h]] functions>> */
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif

@@ -54,6 +54,7 @@ MHA_MUST_CHECK mha_status lm_state_put(const char *dir, const lm_run *run, const
 MHA_MUST_CHECK mha_status lm_state_read(const char *dir, lm_run *run, lm_model *m, lm_adamw *opt,
                                         bpe *tokenizer, lm_history *history, char *message,
                                         size_t size);
+/* <<[[lm_files.h]] the tables of heads>> */
 /* heads.tsv and prune.tsv as the commands lm heads and lm prune write them,
    read from text[0..n-1], which may hold anything; a line that is not one
    of a head of an N-block, H-head model is skipped.  roles: (N H) strings

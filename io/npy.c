@@ -12,12 +12,14 @@
 #include <unistd.h>
 #include "npy.h"
 
+/* <<[[npy.c]] macros>> */
 #if defined(__GNUC__)
 #define PRINTF_LIKE(format_index, first_arg) \
     __attribute__((format(printf, format_index, first_arg)))
 #else
 #define PRINTF_LIKE(format_index, first_arg)
 #endif
+/* <<[[npy.c]] types>> */
 struct npy_reader {
     FILE *file;
     uintmax_t file_size;         /* bytes, from fstat */
@@ -31,7 +33,9 @@ struct npy_reader {
     char *message;               /* the caller's buffer */
     size_t message_size;
 };
+/* <<[[npy.c]] data>> */
 static const unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+/* <<[[npy.c]] data>> */
 static const struct npy_dtype {
     const char *descr;
     mha_npy_kind kind;
@@ -40,6 +44,7 @@ static const struct npy_dtype {
     {"<f4", MHA_NPY_FLOAT, 4}, {"<f8", MHA_NPY_FLOAT, 8},
     {"|b1", MHA_NPY_BOOL, 1},  {"|u1", MHA_NPY_BOOL, 1},
 };
+/* <<[[npy.c]] helpers>> */
 PRINTF_LIKE(4, 5)
 static mha_status report(char *message, size_t message_size, mha_status status,
                          const char *format, ...)
@@ -52,6 +57,7 @@ static mha_status report(char *message, size_t message_size, mha_status status,
     }
     return status;
 }
+/* <<[[npy.c]] helpers>> */
 PRINTF_LIKE(4, 5)
 static void append(char *text, size_t size, size_t *used, const char *format, ...)
 {
@@ -64,11 +70,13 @@ static void append(char *text, size_t size, size_t *used, const char *format, ..
     if (n > 0)
         *used += (size_t)n;
 }
+/* <<[[npy.c]] helpers>> */
 static mha_status measure_file(struct npy_reader *r);
 static mha_status read_preamble(struct npy_reader *r);
 static mha_status parse_header(struct npy_reader *r, mha_npy *array);
 static mha_status check_data_length(struct npy_reader *r, mha_npy *array);
 static mha_status read_data(struct npy_reader *r, mha_npy *array);
+/* <<[[npy.c]] helpers>> */
 PRINTF_LIKE(2, 3)
 static mha_status header_error(struct npy_reader *r, const char *format, ...)
 {
@@ -80,6 +88,7 @@ static mha_status header_error(struct npy_reader *r, const char *format, ...)
     return report(r->message, r->message_size, MHA_ERR_FORMAT,
                   "bad header at byte %zu: %s", (size_t)(r->at - r->header), what);
 }
+/* <<[[npy.c]] helpers>> */
 static const char *header_end(const struct npy_reader *r)
 {
     return r->header + r->header_length;
@@ -109,6 +118,7 @@ static int accept_word(struct npy_reader *r, const char *word)
     r->at += n;
     return 1;
 }
+/* <<[[npy.c]] helpers>> */
 static mha_status parse_string(struct npy_reader *r, char *text, size_t size)
 {
     if (r->at == header_end(r) || (*r->at != '\'' && *r->at != '"'))
@@ -144,6 +154,7 @@ static mha_status parse_bool(struct npy_reader *r, int *value)
         return header_error(r, "expected True or False");
     return MHA_OK;
 }
+/* <<[[npy.c]] helpers>> */
 static mha_status parse_shape(struct npy_reader *r, mha_npy *array)
 {
     if (!accept(r, '('))
@@ -155,6 +166,7 @@ static mha_status parse_shape(struct npy_reader *r, mha_npy *array)
             return MHA_OK;
         if (array->rank == MHA_NPY_MAX_RANK)
             return header_error(r, "the shape has more than %d dimensions", MHA_NPY_MAX_RANK);
+        /* <<parse one dimension and append it to the shape>> */
         if (r->at == header_end(r) || *r->at < '0' || *r->at > '9')
             return header_error(r, "expected a dimension (a non-negative integer)");
         size_t dimension = 0;
@@ -176,6 +188,7 @@ static mha_status parse_shape(struct npy_reader *r, mha_npy *array)
         return header_error(r, "expected ',' or ')' in the shape");
     }
 }
+/* <<[[npy.c]] helpers>> */
 static mha_status interpret_descr(struct npy_reader *r, mha_npy *array)
 {
     for (size_t i = 0; i < sizeof npy_dtypes / sizeof npy_dtypes[0]; i++)
@@ -189,6 +202,7 @@ static mha_status interpret_descr(struct npy_reader *r, mha_npy *array)
                   "unsupported element type '%s' (supported: '<f4', '<f8', '|b1', '|u1')",
                   r->descr);
 }
+/* <<[[npy.c]] helpers>> */
 static uint64_t little_endian(const unsigned char *bytes, size_t width)
 {
     uint64_t u = 0;
@@ -196,6 +210,7 @@ static uint64_t little_endian(const unsigned char *bytes, size_t width)
         u = (u << 8) | bytes[i];
     return u;
 }
+/* <<[[npy.c]] helpers>> */
 _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "IEEE single and double");
 
 static float decode_f4(const unsigned char *bytes)
@@ -217,6 +232,7 @@ static float decode_f8(const unsigned char *bytes)
         return -INFINITY;
     return (float)x;
 }
+/* <<[[npy.c]] functions>> */
 char *mha_npy_shape_text(char *text, size_t size, size_t rank, const size_t *shape)
 {
     size_t used = 0;
@@ -228,6 +244,7 @@ char *mha_npy_shape_text(char *text, size_t size, size_t rank, const size_t *sha
     append(text, size, &used, rank == 1 ? ",)" : ")");
     return text;
 }
+/* <<[[npy.c]] functions>> */
 static mha_status read_npy(struct npy_reader *r, mha_npy *array);
 
 mha_status mha_npy_read(const char *path, mha_npy *array,
@@ -242,6 +259,7 @@ mha_status mha_npy_read(const char *path, mha_npy *array,
     r.message_size = message_size;
     if (message != NULL && message_size > 0)
         message[0] = '\0';
+    /* <<open [[path]] without blocking, and refuse anything but a regular file>> */
     const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return report(message, message_size, MHA_ERR_IO, "cannot open: %s", strerror(errno));
@@ -277,6 +295,7 @@ void mha_npy_free(mha_npy *array)
     free(array->flags);
     memset(array, 0, sizeof *array);
 }
+/* <<[[npy.c]] functions>> */
 static mha_status read_npy(struct npy_reader *r, mha_npy *array)
 {
     mha_status status;
@@ -287,6 +306,7 @@ static mha_status read_npy(struct npy_reader *r, mha_npy *array)
         return status;
     return read_data(r, array);
 }
+/* <<[[npy.c]] functions>> */
 static mha_status measure_file(struct npy_reader *r)
 {
     if (r->file_size == 0)
@@ -294,6 +314,7 @@ static mha_status measure_file(struct npy_reader *r)
                       "empty file (a .npy file starts with \\x93NUMPY)");
     return MHA_OK;
 }
+/* <<[[npy.c]] functions>> */
 static mha_status read_preamble(struct npy_reader *r)
 {
     unsigned char pre[12];
@@ -304,6 +325,7 @@ static mha_status read_preamble(struct npy_reader *r)
     if (got < 8)
         return report(r->message, r->message_size, MHA_ERR_FORMAT,
                       "truncated: the file ends inside the format version");
+    /* <<decide the width of the header length from the version>> */
     size_t width;
     if (pre[6] == 1 && pre[7] == 0)
         width = 2;
@@ -316,15 +338,18 @@ static mha_status read_preamble(struct npy_reader *r)
     if (fread(pre + 8, 1, width, r->file) != width)
         return report(r->message, r->message_size, MHA_ERR_FORMAT,
                       "truncated: the file ends inside the header length");
+    /* <<decode the little-endian header length from [[pre + 8]]>> */
     uint32_t length = 0;
     for (size_t i = width; i-- > 0;)
         length = (length << 8) | pre[8 + i];
     r->header_length = length;
     r->data_offset = 8 + (uintmax_t)width + length;
+    /* <<refuse a header that runs past the end of the file>> */
     if (r->data_offset > r->file_size)
         return report(r->message, r->message_size, MHA_ERR_FORMAT,
                       "truncated: the header length says %zu bytes, the file holds %ju",
                       r->header_length, r->file_size - 8 - width);
+    /* <<read the header into [[r->header]]>> */
     r->header = malloc(r->header_length + 1);
     if (r->header == NULL)
         return report(r->message, r->message_size, MHA_ERR_NOMEM,
@@ -335,6 +360,7 @@ static mha_status read_preamble(struct npy_reader *r)
                       ferror(r->file) ? strerror(errno) : "the file shrank");
     return MHA_OK;
 }
+/* <<[[npy.c]] functions>> */
 static mha_status parse_header(struct npy_reader *r, mha_npy *array)
 {
     int seen_descr = 0, seen_order = 0, seen_shape = 0;
@@ -347,6 +373,7 @@ static mha_status parse_header(struct npy_reader *r, mha_npy *array)
         skip_space(r);
         if (accept(r, '}'))
             break;
+        /* <<parse one [[key: value]] entry of the header>> */
         char key[32];
         if ((status = parse_string(r, key, sizeof key)) != MHA_OK)
             return status;
@@ -374,9 +401,11 @@ static mha_status parse_header(struct npy_reader *r, mha_npy *array)
             break;
         return header_error(r, "expected ',' or '}'");
     }
+    /* <<make sure nothing but space follows the closing brace>> */
     skip_space(r);
     if (r->at != header_end(r))
         return header_error(r, "unexpected text after the closing '}'");
+    /* <<make sure the header had all three keys and C order>> */
     if (!seen_descr || !seen_order || !seen_shape)
         return header_error(r, "the header lacks '%s'",
                             !seen_descr ? "descr" : !seen_order ? "fortran_order" : "shape");
@@ -386,6 +415,7 @@ static mha_status parse_header(struct npy_reader *r, mha_npy *array)
                       " (save np.ascontiguousarray(x))");
     return interpret_descr(r, array);
 }
+/* <<[[npy.c]] functions>> */
 static mha_status check_data_length(struct npy_reader *r, mha_npy *array)
 {
     char shape[256];
@@ -399,6 +429,7 @@ static mha_status check_data_length(struct npy_reader *r, mha_npy *array)
         return report(r->message, r->message_size, MHA_ERR_OVERFLOW,
                       "shape %s is too large: its byte count overflows size_t",
                       mha_npy_shape_text(shape, sizeof shape, array->rank, array->shape));
+    /* <<refuse data that is shorter or longer than [[bytes]]>> */
     const uintmax_t present = r->file_size - r->data_offset;
     if (present < bytes)
         return report(r->message, r->message_size, MHA_ERR_FORMAT,
@@ -411,6 +442,7 @@ static mha_status check_data_length(struct npy_reader *r, mha_npy *array)
     array->count = count;
     return MHA_OK;
 }
+/* <<[[npy.c]] functions>> */
 static mha_status read_data(struct npy_reader *r, mha_npy *array)
 {
     const size_t bytes = array->count * r->itemsize;   /* checked above */
@@ -424,6 +456,7 @@ static mha_status read_data(struct npy_reader *r, mha_npy *array)
                       "read failed inside the data: %s",
                       ferror(r->file) ? strerror(errno) : "the file shrank");
     }
+    /* <<turn [[raw]] into [[array->values]] or [[array->flags]]>> */
     if (array->kind == MHA_NPY_BOOL) {
         for (size_t i = 0; i < array->count; i++)
             raw[i] = raw[i] != 0;
@@ -447,6 +480,7 @@ static mha_status read_data(struct npy_reader *r, mha_npy *array)
     }
     return MHA_OK;
 }
+/* <<[[npy.c]] functions>> */
 mha_status mha_npy_write_fd(int fd, const float *values, size_t rank, const size_t *shape,
                             char *message, size_t message_size)
 {
@@ -468,6 +502,7 @@ mha_status mha_npy_write_fd(int fd, const float *values, size_t rank, const size
         close(fd);
         return refused;
     }
+    /* <<format the preamble and header for [[shape]], padded to 64 bytes>> */
     unsigned char header[512];
     char shape_text[256];
     mha_npy_shape_text(shape_text, sizeof shape_text, rank, shape);
@@ -482,6 +517,7 @@ mha_status mha_npy_write_fd(int fd, const float *values, size_t rank, const size
     header[7] = 0;
     header[8] = (unsigned char)((total - 10) & 0xff);
     header[9] = (unsigned char)((total - 10) >> 8);
+    /* <<write the preamble, the header and the data to [[fd]], and close it>> */
     FILE *f = fdopen(fd, "wb");
     if (f == NULL) {
         const int saved = errno;
@@ -511,6 +547,7 @@ mha_status mha_npy_write_fd(int fd, const float *values, size_t rank, const size
                       strerror(saved_errno ? saved_errno : EIO));
     return MHA_OK;
 }
+/* <<[[npy.c]] functions>> */
 mha_status mha_npy_write(const char *path, const float *values,
                          size_t rank, const size_t *shape,
                          char *message, size_t message_size)

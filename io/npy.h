@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include "mha.h"
 
+/* <<[[npy.h]] types>> */
 enum { MHA_NPY_MAX_RANK = 8 };
 
 typedef enum mha_npy_kind { MHA_NPY_FLOAT, MHA_NPY_BOOL } mha_npy_kind;
@@ -23,16 +24,20 @@ typedef struct mha_npy {
     float *values;                    /* count floats if kind is MHA_NPY_FLOAT, else NULL */
     unsigned char *flags;             /* count bytes, 0 or 1, if MHA_NPY_BOOL, else NULL */
 } mha_npy;
+/* <<[[npy.h]] functions>> */
 MHA_MUST_CHECK
 mha_status mha_npy_read(const char *path, mha_npy *array,
                         char *message, size_t message_size);
 void mha_npy_free(mha_npy *array);
+/* <<[[npy.h]] functions>> */
 MHA_MUST_CHECK
 mha_status mha_npy_write(const char *path, const float *values,
                          size_t rank, const size_t *shape,
                          char *message, size_t message_size);
+/* <<[[npy.h]] functions>> */
 MHA_MUST_CHECK
 mha_status mha_npy_write_fd(int fd, const float *values, size_t rank, const size_t *shape,
                             char *message, size_t message_size);
+/* <<[[npy.h]] functions>> */
 char *mha_npy_shape_text(char *text, size_t size, size_t rank, const size_t *shape);
 #endif

@@ -12,6 +12,7 @@ static mha_status store_value(const mha_option *o, const char *text, char *messa
                               size_t size);
 static mha_status take_operand(mha_command_line *line, const char *arg, char *message,
                                size_t size);
+/* <<[[io/options.c]] functions>> */
 enum { OPTION_CODE = 256 };
 
 static void make_table(const mha_option *options, size_t count, struct option *table)
@@ -24,11 +25,13 @@ static void make_table(const mha_option *options, size_t count, struct option *t
     table[count] = (struct option){"help", no_argument, NULL, 'h'};
     table[count + 1] = (struct option){NULL, 0, NULL, 0};
 }
+/* <<[[io/options.c]] functions>> */
 static int typed_in_full(const char *arg, const char *name)
 {
     const size_t n = strcspn(arg, "=");
     return strlen(name) == n && strncmp(arg, name, n) == 0;
 }
+/* <<[[io/options.c]] functions>> */
 mha_status mha_options_parse(int argc, char **argv, const mha_option *options, size_t count,
                              mha_command_line *line, char *message, size_t size)
 {
@@ -49,6 +52,7 @@ mha_status mha_options_parse(int argc, char **argv, const mha_option *options, s
             break;
         const char *arg = argv[at];
         mha_status status;
+        /* <<take [[arg]], which [[getopt_long]] returned as [[code]]>> */
         const int asked = code == '?' || code == ':' ? optopt : code;      /* the option's code */
         const int k = asked >= OPTION_CODE ? asked - OPTION_CODE : -1;
         const char *name = k >= 0 ? options[k].name : "--help";
@@ -85,6 +89,7 @@ mha_status mha_options_parse(int argc, char **argv, const mha_option *options, s
         message[0] = '\0';
     return MHA_OK;
 }
+/* <<[[io/options.c]] functions>> */
 static mha_status take_operand(mha_command_line *line, const char *arg, char *message,
                                size_t size)
 {
@@ -98,6 +103,7 @@ static mha_status take_operand(mha_command_line *line, const char *arg, char *me
     line->operand_given = arg;
     return MHA_OK;
 }
+/* <<[[io/options.c]] functions>> */
 static mha_status store_value(const mha_option *o, const char *text, char *message,
                               size_t size)
 {
@@ -124,6 +130,7 @@ static mha_status store_value(const mha_option *o, const char *text, char *messa
     }
     return MHA_ERR_ARG;
 }
+/* <<[[io/options.c]] functions>> */
 mha_status mha_option_size(const char *name, const char *text, size_t low, size_t high,
                            size_t *value, char *message, size_t size)
 {

@@ -15,6 +15,7 @@
 #include "layer_files.h"
 #include "output.h"
 
+/* <<[[output.c]] data>> */
 enum { PLACES_MAX = 4, ADDED_MAX = 8, UNLOCKED = -1, HELD = -2 };
 struct slot {
     char *final, *temporary, *backup;   /* one allocation; final's last part is name */
@@ -28,16 +29,20 @@ static struct {
     const char *const *own;
 } set;
 static volatile sig_atomic_t temporaries, renaming, pending_signal;
+/* <<[[output.c]] data>> */
 static double wait_seconds = MHA_OUTPUT_WAIT;
 static mha_output_notice wait_notice;
 static void *wait_context;
+/* <<[[output.c]] data>> */
 static struct { dev_t dev; ino_t ino; int fd; } held[MHA_OUTPUT_HOLDS];
 static int holds;
+/* <<[[output.c]] data>> */
 static const int cleanup_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM,
                                       SIGUSR1, SIGUSR2, SIGPIPE, SIGXCPU};
 enum { CLEANUP_SIGNALS = sizeof cleanup_signals / sizeof cleanup_signals[0] };
 static struct sigaction previous_action[CLEANUP_SIGNALS], previous_xfsz;
 static int caught[CLEANUP_SIGNALS];
+/* <<[[output.c]] data>> */
 enum { MADE_MAX = 4 };
 static char made[MADE_MAX][MHA_PATH_SIZE];
 static volatile sig_atomic_t made_count, committed;
@@ -45,6 +50,7 @@ static void catch_signals(void);
 static void remove_made(void);
 static mha_status refuse_special(const char *path, char *message, size_t size);
 static mha_status check_roles(char *message, size_t size);
+/* <<[[output.c]] functions>> */
 static mha_status add_slot(const char *dir, const char *name, int check, char *message,
                            size_t size)
 {
@@ -86,6 +92,7 @@ static mha_status add_slot(const char *dir, const char *name, int check, char *m
     s->temporary[0] = s->backup[0] = '\0';
     return refuse_special(s->final, message, size);
 }
+/* <<[[output.c]] functions>> */
 static void free_set(void)
 {
     for (int i = 0; i < set.n; i++)
@@ -159,6 +166,7 @@ mha_status mha_output_add(const char *path, char *message, size_t size)
     const mha_status status = add_slot(dir, slash != NULL ? slash + 1 : path, 1, message, size);
     return status == MHA_OK ? check_roles(message, size) : status;
 }
+/* <<[[output.c]] functions>> */
 static mha_status refuse_special(const char *path, char *message, size_t size)
 {
     struct stat st, target;
@@ -183,6 +191,7 @@ static mha_status refuse_special(const char *path, char *message, size_t size)
     }
     return MHA_OK;
 }
+/* <<[[output.c]] functions>> */
 static int owned(const char *name)
 {
     for (int k = 0; set.own != NULL && set.own[k] != NULL; k++) {
@@ -228,6 +237,7 @@ mha_status mha_output_own(const char *const patterns[], char *message, size_t si
     closedir(d);
     return status == MHA_OK ? check_roles(message, size) : status;
 }
+/* <<[[output.c]] functions>> */
 int mha_output_next(char *message, size_t size)
 {
     const int i = temporaries;
@@ -253,6 +263,7 @@ int mha_output_next(char *message, size_t size)
                  s->final, strerror(errno));
     return fd;
 }
+/* <<[[output.c]] functions>> */
 mha_status mha_output_stream(mha_output_writer writer, void *context,
                              char *message, size_t size)
 {
@@ -277,6 +288,7 @@ mha_status mha_output_stream(mha_output_writer writer, void *context,
                         strerror(error != 0 ? error : EIO));
     return MHA_OK;
 }
+/* <<[[output.c]] functions>> */
 void mha_output_wait(double seconds, mha_output_notice notice, void *context)
 {
     wait_seconds = seconds >= 0 ? seconds : MHA_OUTPUT_WAIT;
@@ -326,6 +338,7 @@ static mha_status lock_places(char *message, size_t size)
     }
     return status;
 }
+/* <<[[output.c]] functions>> */
 mha_status mha_output_hold(const char *dir, char *message, size_t size)
 {
     const int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -371,6 +384,7 @@ void mha_output_release(void)
     while (holds > 0)
         close(held[--holds].fd);                          /* releases the lock */
 }
+/* <<[[output.c]] functions>> */
 static mha_status find_removals(char *message, size_t size)
 {
     DIR *d = set.own != NULL ? opendir(set.place[0].path) : NULL;
@@ -404,6 +418,7 @@ static mha_status find_removals(char *message, size_t size)
         closedir(d);
     return status;
 }
+/* <<[[output.c]] functions>> */
 static mha_status keep_old(struct slot *s, char *message, size_t size)
 {
     struct stat st;
@@ -435,6 +450,7 @@ static mha_status operate(const struct slot *s, char *message, size_t size)
     return mha_fail(MHA_ERR_IO, message, size, "%s: cannot %s: %s; no output was replaced",
                     s->final, removal ? "remove" : "replace", strerror(errno));
 }
+/* <<[[output.c]] functions>> */
 static void undo(struct slot *const order[], int done, char *message, size_t size)
 {
     for (int k = done - 1; k >= 0; k--) {
@@ -450,6 +466,7 @@ static void undo(struct slot *const order[], int done, char *message, size_t siz
         s->kept = 0;                                        /* leave the backup */
     }
 }
+/* <<[[output.c]] functions>> */
 mha_status mha_output_commit(char *message, size_t size)
 {
     if (!set.open || set.n == 0 || temporaries != set.n)
@@ -489,6 +506,7 @@ mha_status mha_output_commit(char *message, size_t size)
     renaming = 0;
     return status;
 }
+/* <<[[output.c]] functions>> */
 int mha_output_abandon(int sig)
 {
     if (renaming) {
@@ -550,6 +568,7 @@ void mha_output_end(void)
     if (pending_signal != 0)
         raise(pending_signal);
 }
+/* <<[[output.c]] functions>> */
 static mha_status split(const char *path, char dir[MHA_PATH_SIZE], const char **name,
                         char *message, size_t size)
 {
@@ -578,6 +597,7 @@ mha_status mha_output_file(const char *path, mha_output_writer writer, void *con
     mha_output_end();
     return status;
 }
+/* <<[[output.c]] functions>> */
 mha_status mha_output_check_dir(const char *dir, char *message, size_t size)
 {
     struct stat st;
@@ -604,6 +624,7 @@ mha_status mha_output_check(const char *path, char *message, size_t size)
         status = refuse_special(path, message, size);
     return status == MHA_OK ? mha_output_check_dir(dir, message, size) : status;
 }
+/* <<[[output.c]] functions>> */
 static void remove_made(void)
 {
     for (sig_atomic_t i = made_count; i > 0; i--)

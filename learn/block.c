@@ -5,7 +5,9 @@
 #include "block.h"
 #include "fast.h"
 
+/* <<[[block.c]] the column strip>> */
 enum { MHA_COLUMN_STRIP = 64 };      /* columns summed together, row after row */
+/* <<[[block.c]] helpers>> */
 static mha_status block_arguments(const mha_block_shape *shape, const mha_block_params *p,
                                   const float *x, const float *y)
 {
@@ -51,6 +53,7 @@ static void column_sums(size_t n, size_t m, const float *x, float *sums)
             sums[j0 + j] = (float)s[j];
     }
 }
+/* <<[[block.c]] helpers>> */
 static mha_status block_forward_range(const mha_block_shape *s, const mha_block_params *p,
                                       const float *x, const mha_mask *mask, const float *y)
 {
@@ -66,6 +69,7 @@ static mha_status block_forward_range(const mha_block_shape *s, const mha_block_
     const mha_span result = {y, n * E, 0};
     return mha_range_check(inputs, sizeof inputs / sizeof inputs[0], &result, 1);
 }
+/* <<[[block.c]] helpers>> */
 static int block_grads_present(const mha_block_grads *g)
 {
     return g->norm1_weight && g->norm1_bias && g->in_proj_weight && g->out_proj_weight &&
@@ -97,6 +101,7 @@ static mha_status block_backward_range(const mha_block_shape *s, const mha_block
     return mha_range_check(inputs, sizeof inputs / sizeof inputs[0], results,
                            sizeof results / sizeof results[0]);
 }
+/* <<[[block.c]] layer normalisation>> */
 mha_status mha_layer_norm(size_t rows, size_t E, const float *x, const float *weight,
                           const float *bias, float *y, float *mean, float *rstd)
 {
@@ -121,6 +126,7 @@ mha_status mha_layer_norm(size_t rows, size_t E, const float *x, const float *we
     }
     return MHA_OK;
 }
+/* <<[[block.c]] layer normalisation>> */
 mha_status mha_layer_norm_backward(size_t rows, size_t E, const float *x, const float *weight,
                                    const float *mean, const float *rstd, const float *grad_y,
                                    float *grad_x, float *grad_weight, float *grad_bias)
@@ -135,6 +141,7 @@ mha_status mha_layer_norm_backward(size_t rows, size_t E, const float *x, const 
         const float *xr = x + r * E, *gy = grad_y + r * E;
         float *gx = grad_x + r * E;
         const double mu = mean[r], s = rstd[r];
+        /* <<write [[gx]], row [[r]] of [[grad_x]], from [[gy]], [[xr]], [[mu]] and [[s]]>> */
         double g_mean = 0.0, gx_mean = 0.0;
         for (size_t j = 0; j < E; j++) {
             const double g = (double)gy[j] * weight[j], xhat = (xr[j] - mu) * s;
@@ -146,6 +153,7 @@ mha_status mha_layer_norm_backward(size_t rows, size_t E, const float *x, const 
             gx[j] = (float)(s * (g - g_mean - xhat * gx_mean));
         }
     }
+    /* <<write [[grad_weight]] and [[grad_bias]], the column sums>> */
     #pragma omp parallel for schedule(static)
     for (size_t j0 = 0; j0 < E; j0 += MHA_COLUMN_STRIP) {
         const size_t w = E - j0 < MHA_COLUMN_STRIP ? E - j0 : MHA_COLUMN_STRIP;
@@ -163,6 +171,7 @@ mha_status mha_layer_norm_backward(size_t rows, size_t E, const float *x, const 
     }
     return MHA_OK;
 }
+/* <<[[block.c]] GELU>> */
 enum { GELU_PIECE = 4096 };
 void mha_gelu(size_t n, const float *x, float *y)
 {
@@ -179,6 +188,7 @@ void mha_gelu_backward(size_t n, const float *x, const float *grad_y, float *gra
     for (size_t i = 0; i < n; i += GELU_PIECE)
         k->gelu_backward(x + i, grad_y + i, grad_x + i, n - i < GELU_PIECE ? n - i : GELU_PIECE);
 }
+/* <<[[block.c]] the tensors by name>> */
 const char *const mha_block_tensor_names[MHA_BLOCK_TENSORS] = {
     "self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight",
     "self_attn.out_proj.bias", "linear1.weight", "linear1.bias", "linear2.weight",
@@ -205,6 +215,7 @@ mha_block_grads mha_block_grads_from(float *const t[MHA_BLOCK_TENSORS])
     return (mha_block_grads){t[8], t[9], t[0], t[1], t[2], t[3], t[10], t[11],
                              t[4], t[5], t[6], t[7]};
 }
+/* <<[[block.c]] the saved state>> */
 mha_status mha_block_shape_check(const mha_block_shape *s)
 {
     if (s == NULL)
@@ -224,6 +235,7 @@ mha_status mha_block_shape_check(const mha_block_shape *s)
         return MHA_ERR_OVERFLOW;
     return MHA_OK;
 }
+/* <<[[block.c]] the saved state>> */
 mha_status mha_block_saved_init(mha_block_saved *saved, const mha_block_shape *shape)
 {
     if (saved == NULL)
@@ -253,6 +265,7 @@ void mha_block_saved_free(mha_block_saved *saved)
     mha_saved_free(&saved->attn);
     memset(saved, 0, sizeof *saved);
 }
+/* <<[[block.c]] the forward pass>> */
 static mha_status block_forward(const mha_block_shape *shape, const mha_block_params *p,
                                 const float *x, const mha_mask *mask, float *y,
                                 mha_block_saved *saved, float *weights)
@@ -270,6 +283,7 @@ static mha_status block_forward(const mha_block_shape *shape, const mha_block_pa
     const size_t B = shape->batch, L = shape->length, E = shape->embed_dim, F = shape->hidden,
                  n = B * L;
     const mha_shape attention = {B, L, L, E, shape->heads};
+    /* <<[[z = x + SA(N1(x))]] into [[saved->stream]]>> */
     status = mha_layer_norm(n, E, x, p->norm1_weight, p->norm1_bias, saved->norm1, saved->mean1,
                             saved->rstd1);
     if (status == MHA_OK)
@@ -279,6 +293,7 @@ static mha_status block_forward(const mha_block_shape *shape, const mha_block_pa
                                             saved->stream, weights);
     if (status == MHA_OK)
         add_rows(n, E, saved->stream, x, NULL);
+    /* <<[[y = z + MLP(N2(z))]]>> */
     if (status == MHA_OK)
         status = mha_layer_norm(n, E, saved->stream, p->norm2_weight, p->norm2_bias, saved->norm2,
                                 saved->mean2, saved->rstd2);
@@ -303,6 +318,7 @@ mha_status mha_block_forward(const mha_block_shape *shape, const mha_block_param
 {
     return block_forward(shape, p, x, mask, y, saved, NULL);
 }
+/* <<[[block.c]] the forward pass>> */
 mha_status mha_block_forward_weights(const mha_block_shape *shape, const mha_block_params *p,
                                      const float *x, const mha_mask *mask, float *y,
                                      float *weights)
@@ -311,6 +327,7 @@ mha_status mha_block_forward_weights(const mha_block_shape *shape, const mha_blo
         return MHA_ERR_NULL;
     return block_forward(shape, p, x, mask, y, NULL, weights);
 }
+/* <<[[block.c]] the backward pass>> */
 mha_status mha_block_backward(const mha_block_shape *shape, const mha_block_params *p,
                               const float *x, const mha_mask *mask, const mha_block_saved *saved,
                               const float *grad_y, float *grad_x, const mha_block_grads *grads)
@@ -329,6 +346,7 @@ mha_status mha_block_backward(const mha_block_shape *shape, const mha_block_para
     if (memory == NULL)
         return MHA_ERR_NOMEM;
     float *g_hidden = memory, *g_stream = memory + n * F, *g_norm = g_stream + n * E;
+    /* <<back through the MLP and [[N2]]: [[g_stream]], the gradient of [[z]]>> */
     status = mha_product_tn(E, F, n, grad_y, E, saved->activated, F, grads->linear2_weight, F);
     column_sums(n, E, grad_y, grads->linear2_bias);
     if (status == MHA_OK)
@@ -346,6 +364,7 @@ mha_status mha_block_backward(const mha_block_shape *shape, const mha_block_para
                                          grads->norm2_bias);
     if (status == MHA_OK)
         add_rows(n, E, g_stream, grad_y, NULL);
+    /* <<back through attention and [[N1]]: [[grad_x]]>> */
     const mha_grads attention = {g_norm, NULL, NULL, grads->in_proj_weight,
                                  p->attn.in_proj_bias ? grads->in_proj_bias : NULL,
                                  grads->out_proj_weight,
@@ -363,6 +382,7 @@ mha_status mha_block_backward(const mha_block_shape *shape, const mha_block_para
         status = block_backward_range(shape, p, x, mask, grad_y, grad_x, grads);
     return status;
 }
+/* <<[[block.c]] positions>> */
 void mha_positions_sinusoidal(size_t T, size_t E, float *out)
 {
     for (size_t t = 0; t < T; t++)
@@ -371,6 +391,7 @@ void mha_positions_sinusoidal(size_t T, size_t E, float *out)
             out[t * E + e] = (float)(e % 2 ? cos(angle) : sin(angle));
         }
 }
+/* <<[[block.c]] positions>> */
 void mha_rotary_apply(size_t rows, size_t length, size_t heads, size_t head_dim,
                       float *x, size_t ld, double base)
 {

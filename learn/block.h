@@ -10,6 +10,7 @@
 #include "mha.h"
 
 #define MHA_LAYER_NORM_EPS 1e-5
+/* <<[[block.h]] types>> */
 typedef struct mha_block_shape {
     size_t batch, length, embed_dim, heads, hidden;   /* B, L, E, H, F */
 } mha_block_shape;
@@ -28,6 +29,7 @@ typedef struct mha_block_grads {               /* same shapes; written, not accu
           *out_proj_weight, *out_proj_bias, *norm2_weight, *norm2_bias,
           *linear1_weight, *linear1_bias, *linear2_weight, *linear2_bias;
 } mha_block_grads;
+/* <<[[block.h]] types>> */
 typedef struct mha_block_saved {
     mha_block_shape shape;
     float *norm1, *mean1, *rstd1;  /* (B L, E), (B L), (B L): N1(x) and its statistics */
@@ -38,6 +40,7 @@ typedef struct mha_block_saved {
     float *activated;              /* (B L, F): GELU of hidden */
     float *memory;                 /* the one allocation behind every array above but attn */
 } mha_block_saved;
+/* <<[[block.h]] layer normalisation and GELU>> */
 /* Each of rows rows of x (rows, E) normalised: y = (x - mean) rstd weight + bias,
    rstd = 1 / sqrt(biased variance + 1e-5).  mean and rstd (rows) are written
    when not NULL.  MHA_ERR_NULL for a NULL x, weight, bias or y; MHA_ERR_SHAPE
@@ -51,9 +54,11 @@ MHA_MUST_CHECK mha_status mha_layer_norm(size_t rows, size_t E, const float *x,
 MHA_MUST_CHECK mha_status mha_layer_norm_backward(size_t rows, size_t E, const float *x,
         const float *weight, const float *mean, const float *rstd, const float *grad_y,
         float *grad_x, float *grad_weight, float *grad_bias);
+/* <<[[block.h]] layer normalisation and GELU>> */
 void mha_gelu(size_t n, const float *x, float *y);     /* y = x Phi(x); y may be x */
 /* grad_x = grad_y GELU'(x), (n) each; grad_x may be grad_y. */
 void mha_gelu_backward(size_t n, const float *x, const float *grad_y, float *grad_x);
+/* <<[[block.h]] the block>> */
 MHA_MUST_CHECK mha_status mha_block_shape_check(const mha_block_shape *shape);
 MHA_MUST_CHECK mha_status mha_block_saved_init(mha_block_saved *saved, const mha_block_shape *shape);
 void mha_block_saved_free(mha_block_saved *saved);       /* NULL, or freed twice: nothing */
@@ -68,6 +73,7 @@ MHA_MUST_CHECK mha_status mha_block_forward(const mha_block_shape *shape, const 
 MHA_MUST_CHECK mha_status mha_block_backward(const mha_block_shape *shape, const mha_block_params *p,
         const float *x, const mha_mask *mask, const mha_block_saved *saved,
         const float *grad_y, float *grad_x, const mha_block_grads *grads);
+/* <<[[block.h]] the block>> */
 enum { MHA_BLOCK_TENSORS = 12 };
 extern const char *const mha_block_tensor_names[MHA_BLOCK_TENSORS];
 /* The rank (1 or 2) and shape of tensor i of the state dictionary. */
@@ -75,12 +81,14 @@ size_t mha_block_tensor_shape(const mha_block_shape *shape, size_t i, size_t dim
 /* The params and grads whose tensor i is t[i], in mha_block_tensor_names' order. */
 mha_block_params mha_block_params_from(const float *const t[MHA_BLOCK_TENSORS]);
 mha_block_grads mha_block_grads_from(float *const t[MHA_BLOCK_TENSORS]);
+/* <<[[block.h]] the block>> */
 /* mha_block_forward for inference, with each head's attention weights
    (B, H, L, L) written into weights; y as mha_block_forward's, bit for bit.
    MHA_ERR_NULL for a NULL weights, else mha_block_forward's errors. */
 MHA_MUST_CHECK mha_status mha_block_forward_weights(const mha_block_shape *shape,
         const mha_block_params *p, const float *x, const mha_mask *mask, float *y,
         float *weights);
+/* <<[[block.h]] positions>> */
 /* out (T, E): the sinusoidal table, sin in even columns, cos in odd ones. */
 void mha_positions_sinusoidal(size_t T, size_t E, float *out);
 /* Rotate, in place, every head of x (rows, ld): row r holds position

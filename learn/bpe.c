@@ -141,6 +141,7 @@ static size_t merge_everywhere(uint32_t *sym, size_t length, uint32_t left, uint
                                uint32_t made)
 {
     size_t to = 0;
+    /* <<replace each pair [[left]], [[right]] of [[sym]] by [[made]], from the left>> */
     for (size_t i = 0; i < length; i++)
         if (i + 1 < length && sym[i] == left && sym[i + 1] == right)
             sym[to++] = made, i++;

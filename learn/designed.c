@@ -4,12 +4,15 @@
 #include <string.h>
 #include "designed.h"
 
+/* <<[[designed.c]] data>> */
 enum { E = MHA_DESIGNED_EMBED, D = MHA_DESIGNED_HEAD_DIM, P = MHA_DESIGNED_POSITIONS,
        POS = MHA_DESIGNED_POSITION_FEATURES, TOK = MHA_DESIGNED_TOKEN_FEATURES,
        ONE = MHA_DESIGNED_CONSTANT_FEATURE };
 enum projection { QUERY = 0, KEY = 1, VALUE = 2 };
 static const float margin = 10.0f;    /* score of a wanted key over the others */
+/* <<[[designed.c]] data>> */
 enum { WINDOW = 3 };
+/* <<[[designed.c]] functions>> */
 /* Row d of head h's slice of W_Q, W_K or W_V, column `feature`. */
 static void set_weight(float *in_proj_weight, enum projection which, size_t h, size_t d,
                        size_t feature, float score)
@@ -18,17 +21,21 @@ static void set_weight(float *in_proj_weight, enum projection which, size_t h, s
     in_proj_weight[((size_t)which * E + h * D + d) * E + feature] =
         which == QUERY ? score * sqrt_d : score;
 }
+/* <<[[designed.c]] functions>> */
 static void keys_announce_position(float *w, size_t h)
 {
     for (size_t d = 0; d < P; d++)
         set_weight(w, KEY, h, d, POS + d, 1.0f);
 }
+/* <<[[designed.c]] functions>> */
 static void design_previous_token(float *w, size_t h)
 {
+    /* <<make head [[h]] of [[w]] attend to the previous token>> */
     keys_announce_position(w, h);
     for (size_t p = 1; p < P; p++)
         set_weight(w, QUERY, h, p - 1, POS + p, margin);
 }
+/* <<[[designed.c]] functions>> */
 static void design_same_token(float *w, size_t h)
 {
     for (size_t t = 0; t < P; t++) {
@@ -41,11 +48,13 @@ static void design_same_token(float *w, size_t h)
             set_weight(w, QUERY, h, P + d, POS + p, d == p ? -40.0f : 3.0f * (float)d);
     }
 }
+/* <<[[designed.c]] functions>> */
 static void design_first_token(float *w, size_t h)
 {
     set_weight(w, QUERY, h, 0, ONE, margin);
     set_weight(w, KEY, h, 0, POS + 0, 1.0f);
 }
+/* <<[[designed.c]] functions>> */
 static void design_local_window(float *w, size_t h)
 {
     keys_announce_position(w, h);
@@ -53,11 +62,13 @@ static void design_local_window(float *w, size_t h)
         for (size_t d = p + 1 >= WINDOW ? p + 1 - WINDOW : 0; d <= p; d++)
             set_weight(w, QUERY, h, d, POS + p, margin);
 }
+/* <<[[designed.c]] functions>> */
 static void design_average(float *w, size_t h)
 {
     (void)w;
     (void)h;
 }
+/* <<[[designed.c]] functions>> */
 static void design_values(float *w, size_t h)
 {
     for (size_t d = 0; d < P; d++) {
@@ -65,6 +76,7 @@ static void design_values(float *w, size_t h)
         set_weight(w, VALUE, h, P + d, POS + d, 1.0f);
     }
 }
+/* <<[[designed.c]] functions>> */
 static void (*const designs[MHA_DESIGNED_HEADS])(float *, size_t) = {
     design_previous_token, design_same_token, design_first_token,
     design_local_window, design_average,
@@ -72,6 +84,7 @@ static void (*const designs[MHA_DESIGNED_HEADS])(float *, size_t) = {
 const char *const mha_designed_head_names[MHA_DESIGNED_HEADS] = {
     "previous token", "same token", "first token", "local window", "average",
 };
+/* <<[[designed.c]] functions>> */
 void mha_designed_params(float *in_proj_weight, float *out_proj_weight)
 {
     memset(in_proj_weight, 0, 3 * (size_t)E * E * sizeof *in_proj_weight);
@@ -82,6 +95,7 @@ void mha_designed_params(float *in_proj_weight, float *out_proj_weight)
     for (size_t i = 0; i < (size_t)E * E; i++)
         out_proj_weight[i] = i / E == i % E;
 }
+/* <<[[designed.c]] functions>> */
 mha_status mha_designed_embed(const char *const *tokens, size_t L, float *x)
 {
     if (tokens == NULL || x == NULL)
@@ -94,6 +108,7 @@ mha_status mha_designed_embed(const char *const *tokens, size_t L, float *x)
     memset(x, 0, L * E * sizeof *x);
     size_t distinct = 0, first_of[P];          /* first_of[t]: position of word t */
     for (size_t p = 0; p < L; p++) {
+        /* <<find the number [[t]] of [[tokens[p]]], numbering it if new>> */
         size_t t = 0;
         while (t < distinct && strcmp(tokens[first_of[t]], tokens[p]) != 0)
             t++;
@@ -105,6 +120,7 @@ mha_status mha_designed_embed(const char *const *tokens, size_t L, float *x)
     }
     return MHA_OK;
 }
+/* <<[[designed.c]] functions>> */
 static void wanted_keys(size_t h, const char *const *tokens, size_t p, size_t *lo, size_t *hi)
 {
     *lo = 0;
@@ -122,6 +138,7 @@ static void wanted_keys(size_t h, const char *const *tokens, size_t p, size_t *l
         *lo = p + 1 >= WINDOW ? p + 1 - WINDOW : 0;
     }
 }
+/* <<[[designed.c]] functions>> */
 static double missed_share(size_t h, const float *row, size_t L, size_t lo, size_t hi)
 {
     double elsewhere = 0, uneven = 0;
@@ -133,6 +150,7 @@ static double missed_share(size_t h, const float *row, size_t L, size_t lo, size
     }
     return h == MHA_DESIGNED_HEADS - 1 ? uneven : elsewhere;
 }
+/* <<[[designed.c]] functions>> */
 mha_status mha_designed_worst_miss(const char *sentence, double worst[MHA_DESIGNED_HEADS])
 {
     if (sentence == NULL || worst == NULL)
@@ -143,6 +161,7 @@ mha_status mha_designed_worst_miss(const char *sentence, double worst[MHA_DESIGN
     if (words == NULL)
         return MHA_ERR_NOMEM;
     strcpy(words, sentence);
+    /* <<split [[words]] at spaces into at most [[P]] [[tokens]], or fail with [[MHA_ERR_SHAPE]]>> */
     char *rest = NULL;
     int too_long = 0;
     for (char *w = strtok_r(words, " ", &rest); w != NULL && !too_long;
@@ -162,6 +181,7 @@ mha_status mha_designed_worst_miss(const char *sentence, double worst[MHA_DESIGN
           *weights = malloc(MHA_DESIGNED_HEADS * L * L * sizeof *weights);
     mha_status status = in_w && out_w && x && out && weights ? MHA_OK : MHA_ERR_NOMEM;
     if (status == MHA_OK) {
+        /* <<run the designed layer on [[tokens]] and fill [[worst]]>> */
         const mha_shape shape = {1, L, L, E, MHA_DESIGNED_HEADS};
         const mha_params params = {in_w, NULL, out_w, NULL};
         const mha_mask causal = {1, NULL, NULL, NULL};

@@ -9,12 +9,14 @@ const float mha_example_x[3 * 4] = {
     1, 1, 0, 0,
 };
 
+/* <<the example's per-head projections, as the formula writes them>> */
 /* example_w[p][i] is W_i^p for p = Q, K, V and head i: (E, D) = (4, 2). */
 static const float example_w[3][2][4][2] = {
     { {{1,0},{0,1},{0,0},{0,0}},  {{0,0},{0,0},{1,0},{0,1}} },   /* W^Q */
     { {{0,1},{1,0},{0,0},{0,0}},  {{0,0},{0,0},{0,1},{1,0}} },   /* W^K */
     { {{1,0},{0,0},{1,0},{0,0}},  {{0,1},{0,1},{0,0},{0,0}} },   /* W^V */
 };
+/* <<[[example.c]] functions>> */
 void mha_example_params(float in_proj_weight[3 * 4 * 4], float out_proj_weight[4 * 4])
 {
     const size_t E = 4, D = 2;

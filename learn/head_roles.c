@@ -6,6 +6,7 @@
 #include "learning.h"
 #include "random.h"
 
+/* <<[[head_roles.c]] functions>> */
 void lm_head_tally_window(lm_head_tally *t, const float *w, const int *tokens, size_t L,
                           const unsigned char *classes, const unsigned char *starts)
 {
@@ -61,6 +62,7 @@ lm_head_scores lm_head_scores_of(const lm_head_tally *t)
                             mean_of(t->induction_even, t->induction_queries),
                             mean_of(t->prefix_even, t->prefix_queries)};
 }
+/* <<[[head_roles.c]] functions>> */
 static int white(unsigned char b)
 {
     return b == ' ' || b == '\t' || b == '\n' || b == '\r';
@@ -103,6 +105,7 @@ void lm_sentence_starts(const int *tokens, size_t L, const unsigned char *classe
         after_end = (k & LM_TOKEN_ENDS_SENTENCE) != 0;
     }
 }
+/* <<[[head_roles.c]] functions>> */
 const char *lm_head_role(const lm_head_scores *s)
 {
     if (s->induction >= LM_ROLE_INDUCTION && s->induction > s->prev_token)
@@ -119,6 +122,7 @@ const char *lm_head_role(const lm_head_scores *s)
         return "punctuation";
     return s->mean_distance <= LM_ROLE_LOCAL ? "local" : "broad";
 }
+/* <<[[head_roles.c]] functions>> */
 /* the copy a..a+r-1 to c..c+r-1 in a window of T, drawn from state */
 static void draw_span(uint64_t *state, size_t T, size_t span[3])
 {
@@ -126,6 +130,7 @@ static void draw_span(uint64_t *state, size_t T, size_t span[3])
     const size_t least = T / 2 < LM_SPAN_MIN ? T / 2 : LM_SPAN_MIN;
     lm_repeat_span(state, T, least, most, span);
 }
+/* <<[[head_roles.c]] functions>> */
 static mha_status tokens_present(const int *ids, size_t n, size_t V, int *present, size_t *kinds)
 {
     unsigned char *seen = calloc(V, 1);
@@ -144,6 +149,7 @@ static mha_status tokens_present(const int *ids, size_t n, size_t V, int *presen
     free(seen);
     return status;
 }
+/* <<[[head_roles.c]] functions>> */
 mha_status lm_heads_measure_reader(const lm_attention_reader *r, const int *ids, size_t n,
                                    const unsigned char *classes, size_t windows, uint64_t seed,
                                    lm_head_scores *scores)
@@ -173,6 +179,7 @@ mha_status lm_heads_measure_reader(const lm_attention_reader *r, const int *ids,
     uint64_t state = mha_random_seeded(seed), random_tokens = mha_random_seeded(~(uint64_t)seed);
     for (size_t k0 = 0; status == MHA_OK && k0 < windows; k0 += B) {
         const size_t b_n = windows - k0 < B ? windows - k0 : B;
+        /* <<run windows [[k0..k0+b_n-1]] and add every head's weights to its tally>> */
         for (size_t b = 0; b < b_n; b++) {
             const size_t k = k0 + b, start = windows == 1 ? 0 : (n - T) * k / (windows - 1);
             memcpy(x + b * T, ids + start, T * sizeof *x);
@@ -184,6 +191,7 @@ mha_status lm_heads_measure_reader(const lm_attention_reader *r, const int *ids,
                 lm_head_tally_window(&tally[lh], weights + ((lh / H * b_n + b) * H + lh % H) * T * T,
                                      x + b * T, T, classes, starts);
         }
+        /* <<repeat a span in each window, run them again, and add the induction sums>> */
         for (size_t b = 0; status == MHA_OK && b < b_n; b++) {
             draw_span(&state, T, spans[b]);
             memmove(x + b * T + spans[b][1], x + b * T + spans[b][0], spans[b][2] * sizeof *x);
@@ -194,6 +202,7 @@ mha_status lm_heads_measure_reader(const lm_attention_reader *r, const int *ids,
             for (size_t lh = 0; lh < N * H; lh++)
                 lm_head_tally_induction(&tally[lh], weights + ((lh / H * b_n + b) * H + lh % H) * T * T,
                                         T, spans[b][0], spans[b][1], spans[b][2]);
+        /* <<run random tokens written twice, and add the prefix-matching sums>> */
         for (size_t b = 0; status == MHA_OK && b < b_n; b++) {
             int *w = x + b * T;
             for (size_t j = 0; j < T; j++)
@@ -212,6 +221,7 @@ mha_status lm_heads_measure_reader(const lm_attention_reader *r, const int *ids,
     free(weights); free(x); free(starts); free(spans); free(tally); free(present);
     return status;
 }
+/* <<[[head_roles.c]] functions>> */
 struct lm_reading { const lm_model *m; lm_workspace ws; };
 static mha_status gpt_weights(void *model, const int *tokens, size_t B, float *weights)
 {
@@ -242,6 +252,7 @@ mha_status lm_heads_measure(const lm_model *m, const int *ids, size_t n,
     lm_workspace_free(&reading.ws);
     return status;
 }
+/* <<[[head_roles.c]] functions>> */
 /* the loss at each position i (T) summed over the windows into by_position,
    and the sum of them all, window by window, into *total, and, unless each
    is NULL, the loss at position i of window k into each[k T + i]; window k
@@ -329,11 +340,13 @@ mha_status lm_in_context_score(const lm_model *m, const int *ids, size_t n, size
     free(early_at);
     return status == MHA_OK && !(isfinite(*early) && isfinite(*late)) ? MHA_ERR_RANGE : status;
 }
+/* <<[[head_roles.c]] functions>> */
 /* 1 if the token after the latest copy of ids[t] in ids[from .. t-1] is
    ids[t + 1] */
 static int copying_rule_right(const int *ids, size_t from, size_t t)
 {
     int right = 0;
+    /* <<set [[right]] if the token after the latest copy of [[ids[t]]] is [[ids[t + 1]]]>> */
     for (size_t j = t; j-- > from;)
         if (ids[j] == ids[t]) {
             right = ids[j + 1] == ids[t + 1];
@@ -341,6 +354,7 @@ static int copying_rule_right(const int *ids, size_t from, size_t t)
         }
     return right;
 }
+/* <<[[head_roles.c]] functions>> */
 mha_status lm_copying_reach(const lm_model *m, const int *ids, size_t n, size_t windows,
                             double *early, double *late, double *ceiling)
 {
@@ -375,6 +389,7 @@ mha_status lm_copying_reach(const lm_model *m, const int *ids, size_t n, size_t 
     free(each);
     return status == MHA_OK && !isfinite(*ceiling) ? MHA_ERR_RANGE : status;
 }
+/* <<[[head_roles.c]] functions>> */
 mha_status lm_heads_importance(lm_model *m, lm_mask_loss loss, void *context, double *base,
                                double *importance)
 {
@@ -429,6 +444,7 @@ mha_status lm_heads_prune(lm_model *m, lm_mask_loss loss, void *context, size_t 
     lm_heads_restore(m);
     return status;
 }
+/* <<[[head_roles.c]] functions>> */
 mha_status lm_repeat_gain(const lm_model *m, const int *ids, size_t n, size_t passages,
                           size_t least, size_t most, double *first, double *second)
 {

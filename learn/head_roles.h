@@ -10,6 +10,7 @@
 #include "bpe.h"
 #include "lm.h"
 
+/* <<[[head_roles.h]] the scores>> */
 typedef struct lm_head_scores {
     double prev_token, induction, same_token, first_token, punctuation, sentence_start;
     double mean_distance, entropy_bits;
@@ -33,6 +34,7 @@ void lm_head_tally_induction(lm_head_tally *t, const float *w, size_t L, size_t 
    (2 r <= L), added to t's prefix-matching sums. */
 void lm_head_tally_prefix(lm_head_tally *t, const float *w, size_t L, size_t r);
 lm_head_scores lm_head_scores_of(const lm_head_tally *t);   /* 0 for a score with no queries */
+/* <<[[head_roles.h]] the scores>> */
 #define LM_ROLE_INDUCTION 0.3      /* induction at least this, and above prev_token */
 #define LM_ROLE_MAJORITY 0.5       /* the other position scores */
 #define LM_ROLE_LOCAL 4.0          /* mean_distance at most this */
@@ -40,6 +42,7 @@ lm_head_scores lm_head_scores_of(const lm_head_tally *t);   /* 0 for a score wit
    "previous-token", "first-token", "same-token", "sentence-start",
    "punctuation", "local" or "broad". */
 const char *lm_head_role(const lm_head_scores *s);
+/* <<[[head_roles.h]] the tokens>> */
 enum {
     LM_TOKEN_PUNCTUATION = 1,      /* ASCII punctuation and white space, one punctuation byte */
     LM_TOKEN_ENDS_SENTENCE = 2,    /* its last byte but white space and quotes is . ! ? */
@@ -50,6 +53,7 @@ void lm_token_classes(const bpe *tokenizer, unsigned char *classes);
 /* starts (L): 1 where a sentence starts (see the chapter); 0 at position 0. */
 void lm_sentence_starts(const int *tokens, size_t L, const unsigned char *classes,
                         unsigned char *starts);
+/* <<[[head_roles.h]] the measurement>> */
 enum { LM_SPAN_MIN = 20, LM_SPAN_MAX = 50, LM_HEADS_BATCH = 8 };
 /* Every head's scores into scores (N H; head h of block l at l H + h), on
    windows windows of the model's context T spread evenly over the tokens
@@ -78,6 +82,7 @@ MHA_MUST_CHECK mha_status lm_heads_measure_reader(const lm_attention_reader *r, 
                                                   size_t n, const unsigned char *classes,
                                                   size_t windows, uint64_t seed,
                                                   lm_head_scores *scores);
+/* <<[[head_roles.h]] pruning>> */
 /* The mean cross-entropy of the next token over windows windows of the
    model's context T spread evenly over ids (n): window k starts at
    k (n - T - 1) / (windows - 1).  MHA_ERR_NULL; MHA_ERR_SHAPE for no windows
@@ -126,6 +131,7 @@ typedef struct lm_prune_step {
    as lm_heads_importance's, and MHA_ERR_ARG for count above N H. */
 MHA_MUST_CHECK mha_status lm_heads_prune(lm_model *m, lm_mask_loss loss, void *context,
                                          size_t count, lm_prune_step *steps);
+/* <<[[head_roles.h]] pruning>> */
 /* The copying gain: passages passages spread evenly over ids (n), passage k
    of r = least + k mod (most - least + 1) tokens starting at token
    k (n - most) / (passages - 1), each run written twice; *first the mean

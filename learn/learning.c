@@ -6,16 +6,19 @@
 #include "fast.h"
 #include "learning.h"
 
+/* <<[[learning.c]] functions>> */
 static size_t uniform_below(uint64_t *state, size_t n)
 {
     return (size_t)(mha_random(state) % n);
 }
+/* <<[[learning.c]] functions>> */
 mha_learning_streams mha_learning_streams_from_seed(uint64_t seed)
 {
     return (mha_learning_streams){mha_random_seeded(seed),
                                   mha_random_nonzero(seed * 2654435761u + 7),
                                   mha_random_nonzero(seed * 2654435761u + 99)};
 }
+/* <<[[learning.c]] functions>> */
 mha_status mha_induction_batch_init(mha_induction_batch *b, size_t size, size_t length)
 {
     memset(b, 0, sizeof *b);
@@ -40,6 +43,7 @@ void mha_induction_batch_free(mha_induction_batch *b)
     free(b->copy_length);
     memset(b, 0, sizeof *b);
 }
+/* <<[[learning.c]] functions>> */
 void mha_induction_batch_fill(mha_induction_batch *batch, size_t vocab, uint64_t *state)
 {
     const size_t T = batch->length;
@@ -57,6 +61,7 @@ void mha_induction_batch_fill(mha_induction_batch *batch, size_t vocab, uint64_t
         batch->copy_from[b] = a, batch->copy_to[b] = c, batch->copy_length[b] = r;
     }
 }
+/* <<[[learning.c]] functions>> */
 static mha_model_tensors tensors_at(const mha_induction_model *model, float *base)
 {
     const size_t V = model->vocab, T = model->length, E = model->embed_dim;
@@ -73,6 +78,7 @@ static mha_model_tensors tensors_at(const mha_induction_model *model, float *bas
     t.unembed = base;
     return t;
 }
+/* <<[[learning.c]] functions>> */
 mha_status mha_induction_model_init(mha_induction_model *model, size_t vocab, size_t length,
                                     size_t embed_dim, size_t heads, size_t layers, uint64_t seed)
 {
@@ -95,6 +101,7 @@ mha_status mha_induction_model_init(mha_induction_model *model, size_t vocab, si
         mha_induction_model_free(model);
         return MHA_ERR_NOMEM;
     }
+    /* <<initialise the model's weights from [[seed]]>> */
     uint64_t state = mha_learning_streams_from_seed(seed).model;
     const mha_model_tensors t = tensors_at(model, model->params);
     const float a = 1.0f / sqrtf((float)E);
@@ -121,6 +128,7 @@ mha_model_tensors mha_induction_model_tensors(const mha_induction_model *model)
 {
     return tensors_at(model, model->params);
 }
+/* <<[[learning.c]] functions>> */
 mha_status mha_learning_workspace_init(mha_learning_workspace *ws, const mha_induction_model *model,
                                        size_t batch)
 {
@@ -139,6 +147,7 @@ mha_status mha_learning_workspace_init(mha_learning_workspace *ws, const mha_ind
         mha_learning_workspace_free(ws);
         return MHA_ERR_NOMEM;
     }
+    /* <<give a batch of more than one slice a workspace per slice>> */
     ws->parts = (batch + MHA_LEARNING_SLICE - 1) / MHA_LEARNING_SLICE;
     if (ws->parts > 1) {
         ws->part = calloc(ws->parts, sizeof *ws->part);
@@ -168,6 +177,7 @@ void mha_learning_workspace_free(mha_learning_workspace *ws)
     free(ws->part); free(ws->part_grads);
     memset(ws, 0, sizeof *ws);
 }
+/* <<[[learning.c]] functions>> */
 static mha_params layer_params(const mha_model_tensors *t, size_t l)
 {
     return (mha_params){t->in_w[l], t->in_b[l], t->out_w[l], t->out_b[l]};
@@ -212,6 +222,7 @@ mha_status mha_induction_forward(const mha_induction_model *model, mha_learning_
 {
     return forward_layers(model, ws, tokens, 0);
 }
+/* <<[[learning.c]] functions>> */
 static void softmax_in_place(float *z, size_t V)
 {
     const fast_kernels *k = fast_kernels_select();
@@ -222,6 +233,7 @@ static void softmax_in_place(float *z, size_t V)
     }
     k->scale(z, V, 1.0f / k->exp_sum(z, V, top));
 }
+/* <<[[learning.c]] functions>> */
 typedef struct loss_sums {
     double loss;                   /* summed over the predictions */
     size_t right, predictable;
@@ -239,6 +251,7 @@ static loss_sums loss_and_gradient(const mha_induction_model *model, mha_learnin
             float *z = ws->logits + ((b - b0) * T + i) * V;
             if (i == T - 1) { memset(z, 0, V * sizeof *z); continue; }
             const int target = batch->tokens[b * T + i + 1];
+            /* <<count whether [[z]] predicts [[target]], at a predictable position>> */
             if (batch->predictable[b * T + i]) {
                 size_t best = 0;
                 for (size_t v = 1; v < V; v++)
@@ -254,6 +267,7 @@ static loss_sums loss_and_gradient(const mha_induction_model *model, mha_learnin
         }
     return (loss_sums){loss, right, predictable};
 }
+/* <<[[learning.c]] functions>> */
 static mha_status induction_backward(mha_induction_model *model, mha_learning_workspace *ws,
                                      const int *tokens, float *gradient)
 {
@@ -263,6 +277,7 @@ static mha_status induction_backward(mha_induction_model *model, mha_learning_wo
     const mha_model_tensors g = tensors_at(model, gradient);
     const mha_mask causal = {.causal = 1};
     memset(gradient, 0, model->count * sizeof(float));
+    /* <<back through the unembedding into [[ws->grad_stream]]>> */
     const float *top = ws->stream + model->layers * n;               /* (B T, E) */
     mha_status status = mha_product_tn(V, E, B * T, ws->logits, V, top, E, g.unembed, E);
     if (status == MHA_OK)                                            /* (V, E), then (B T, E) */
@@ -289,6 +304,7 @@ static mha_status induction_backward(mha_induction_model *model, mha_learning_wo
             }
     return MHA_OK;
 }
+/* <<[[learning.c]] functions>> */
 static void adamw_step(mha_induction_model *model, const mha_train_options *o)
 {
     const double t = (double)(++model->steps_taken);
@@ -303,6 +319,7 @@ static void adamw_step(mha_induction_model *model, const mha_train_options *o)
         model->params[i] -= (float)(rate * (step + o->weight_decay * model->params[i]));
     }
 }
+/* <<[[learning.c]] functions>> */
 mha_status mha_induction_gradients(mha_induction_model *model, mha_learning_workspace *ws,
                                    const mha_induction_batch *batch, mha_train_stats *stats)
 {
@@ -317,6 +334,7 @@ mha_status mha_induction_gradients(mha_induction_model *model, mha_learning_work
             status = induction_backward(model, ws, batch->tokens, model->grads);
         }
     } else {
+        /* <<run each slice of the batch on a thread, and add up the slices>> */
         loss_sums *sums = calloc(parts, sizeof *sums);
         mha_status *statuses = calloc(parts, sizeof *statuses);        /* MHA_OK is 0 */
         if (sums == NULL || statuses == NULL) {
@@ -358,6 +376,7 @@ mha_status mha_induction_gradients(mha_induction_model *model, mha_learning_work
                            total.predictable ? (double)total.right / total.predictable : 0.0};
     return status;
 }
+/* <<[[learning.c]] functions>> */
 mha_status mha_induction_train_step(mha_induction_model *model, mha_learning_workspace *ws,
                                     const mha_induction_batch *batch, const mha_train_options *o,
                                     mha_train_stats *stats)
@@ -367,6 +386,7 @@ mha_status mha_induction_train_step(mha_induction_model *model, mha_learning_wor
         adamw_step(model, o);
     return status;
 }
+/* <<[[learning.c]] functions>> */
 void mha_previous_token_add(const float *w, size_t T, double *sum, size_t *count)
 {
     for (size_t t = 1; t < T; t++, (*count)++)

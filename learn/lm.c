@@ -9,6 +9,7 @@
 
 static const double LM_PI = 3.14159265358979323846;
 
+/* <<[[lm.c]] functions>> */
 mha_status lm_config_check(const lm_config *c)
 {
     if (c == NULL)
@@ -50,6 +51,7 @@ static size_t describe(const lm_config *c, lm_tensor *t)
     #undef ADD
     return n;
 }
+/* <<[[lm.c]] functions>> */
 static mha_status parameter_count(const lm_config *c, size_t *count)
 {
     const size_t V = c->vocab, T = c->context, E = c->embed_dim, F = c->hidden;
@@ -100,6 +102,7 @@ const lm_tensor *lm_tensor_find(const lm_model *m, const char *name)
             return &m->tensors[i];
     return NULL;
 }
+/* <<[[lm.c]] functions>> */
 static double normal(uint64_t *state)
 {
     const double u = 1.0 - mha_random_unit(state), v = mha_random_unit(state);
@@ -144,6 +147,7 @@ mha_status lm_model_init(lm_model *m, const lm_config *c, uint64_t seed)
 {
     return lm_model_init_with(m, c, seed, LM_INIT_SD, LM_INIT_SD);
 }
+/* <<[[lm.c]] functions>> */
 static const float *at(const lm_model *m, const float *base, size_t row)
 {
     return base + m->tensors[row].offset;
@@ -172,6 +176,7 @@ mha_block_grads lm_block_grads(const lm_model *m, float *g, size_t layer)
     #undef G
     return b;
 }
+/* <<[[lm.c]] functions>> */
 static void *alloc_floats(size_t a, size_t b, size_t c, int *failed)
 {
     size_t n;
@@ -222,6 +227,7 @@ mha_status lm_workspace_init(lm_workspace *ws, const lm_model *m, size_t batch, 
     }
     return MHA_OK;
 }
+/* <<[[lm.c]] functions>> */
 void lm_workspace_free(lm_workspace *ws)
 {
     if (ws == NULL)
@@ -235,6 +241,7 @@ void lm_workspace_free(lm_workspace *ws)
     free(ws->out_proj);
     memset(ws, 0, sizeof *ws);
 }
+/* <<[[lm.c]] functions>> */
 static mha_status check_tokens(const int *tokens, size_t n, size_t V)
 {
     for (size_t i = 0; i < n; i++)
@@ -262,6 +269,7 @@ static mha_status forward(const lm_model *m, lm_workspace *ws, const int *tokens
     const mha_mask mask = {.causal = 1};
     for (size_t l = 0; status == MHA_OK && l < c->layers; l++) {
         mha_block_params p = lm_block_params(m, l);
+        /* <<take the removed heads of block [[l]] out of [[p]]>> */
         if (m->head_mask != NULL) {
             const size_t H = c->heads, D = E / H;
             const float *keep = m->head_mask + l * H;
@@ -297,6 +305,7 @@ mha_status lm_forward(const lm_model *m, lm_workspace *ws, const int *tokens, si
         return MHA_ERR_NULL;
     return forward(m, ws, tokens, B, L, 0, NULL);
 }
+/* <<[[lm.c]] functions>> */
 static double row_loss_and_gradient(const fast_kernels *k, float *z, size_t V, int target,
                                     double scale)
 {
@@ -347,6 +356,7 @@ mha_status lm_loss(const lm_model *m, lm_workspace *ws, const int *tokens, const
         return MHA_ERR_RANGE;
     if (!ws->training)
         return MHA_OK;
+    /* <<backward through the head, the blocks and the embeddings>> */
     float *g = ws->grads, *tok_grad = g + m->tensors[0].offset, *pos_grad = g + m->tensors[1].offset;
     const float *tok = m->params + m->tensors[0].offset;
     const lm_tensor *norm = &m->tensors[m->tensor_count - 2];
@@ -379,6 +389,7 @@ mha_status lm_loss(const lm_model *m, lm_workspace *ws, const int *tokens, const
     }
     return status;
 }
+/* <<[[lm.c]] functions>> */
 mha_status lm_adamw_init(lm_adamw *opt, const lm_model *model)
 {
     *opt = (lm_adamw){0.9, 0.95, 1e-8, 0.1, 0, NULL, NULL};
@@ -448,6 +459,7 @@ double lm_clip_scale(double norm, double limit)
 {
     return norm > limit ? limit / norm : 1.0;
 }
+/* <<[[lm.c]] functions>> */
 static size_t below(uint64_t *state, size_t n)
 {
     return (size_t)(mha_random(state) % n);
@@ -485,6 +497,7 @@ mha_status lm_batch(const int *text, size_t n, size_t B, size_t T, double repeat
     }
     return MHA_OK;
 }
+/* <<[[lm.c]] functions>> */
 mha_status lm_decoder_init(lm_decoder *d, const lm_model *model)
 {
     memset(d, 0, sizeof *d);
@@ -525,6 +538,7 @@ void lm_decoder_free(lm_decoder *d)
     free(d->x); free(d->h); free(d->attn); free(d->hidden); free(d->act); free(d->logits);
     memset(d, 0, sizeof *d);
 }
+/* <<[[lm.c]] functions>> */
 mha_status lm_decoder_step(lm_decoder *d, int token)
 {
     const lm_model *m = d->model;
@@ -571,6 +585,7 @@ mha_status lm_decoder_step(lm_decoder *d, int token)
     }
     return status;
 }
+/* <<[[lm.c]] functions>> */
 double lm_row_loss(const float *z, size_t V, int target)
 {
     double top = z[0], sum = 0;
@@ -615,6 +630,7 @@ int lm_sample(const float *logits, size_t V, double temperature, size_t top_k, u
     }
     return (int)last;
 }
+/* <<[[lm.c]] functions>> */
 mha_status lm_forward_weights(const lm_model *m, lm_workspace *ws, const int *tokens, size_t B,
                               size_t L, float *weights)
 {
@@ -622,6 +638,7 @@ mha_status lm_forward_weights(const lm_model *m, lm_workspace *ws, const int *to
         return MHA_ERR_NULL;
     return forward(m, ws, tokens, B, L, 0, weights);
 }
+/* <<[[lm.c]] functions>> */
 mha_status lm_head_keep(lm_model *m, size_t layer, size_t head, int keep)
 {
     if (m == NULL || m->head_mask == NULL)

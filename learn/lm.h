@@ -10,6 +10,7 @@
 #include "block.h"
 #include "mha.h"
 
+/* <<[[lm.h]] the model>> */
 typedef struct lm_config {
     size_t vocab, context, embed_dim, heads, layers, hidden;   /* V, T, E, H, N, F */
 } lm_config;
@@ -41,6 +42,7 @@ void lm_model_free(lm_model *m);
 const lm_tensor *lm_tensor_find(const lm_model *m, const char *name);
 mha_block_params lm_block_params(const lm_model *m, size_t layer);
 mha_block_grads lm_block_grads(const lm_model *m, float *grads, size_t layer);
+/* <<[[lm.h]] the model>> */
 typedef struct lm_workspace {
     size_t batch, length;          /* B, L: the largest batch this holds */
     int training;
@@ -64,12 +66,14 @@ MHA_MUST_CHECK mha_status lm_forward(const lm_model *m, lm_workspace *ws, const 
    if a head is removed).  The batch is the workspace's. */
 MHA_MUST_CHECK mha_status lm_loss(const lm_model *m, lm_workspace *ws, const int *tokens,
                                   const int *targets, double *loss);
+/* <<[[lm.h]] the model>> */
 /* lm_forward, and every head's attention weights into weights (N, B, H, L, L):
    weights[(((l B + b) H + h) L + i) L + j] is the weight that query i gives
    key j in head h of block l (0 for j > i).  MHA_ERR_NULL for a NULL weights. */
 MHA_MUST_CHECK mha_status lm_forward_weights(const lm_model *m, lm_workspace *ws,
                                              const int *tokens, size_t B, size_t L,
                                              float *weights);
+/* <<[[lm.h]] the model>> */
 /* Keeps (keep 1) or removes (keep 0) head `head` of block `layer` from every
    forward pass: its output is multiplied by 0 before the output projection.
    MHA_ERR_NULL; MHA_ERR_ARG for a head or block beyond the model's. */
@@ -77,6 +81,7 @@ MHA_MUST_CHECK mha_status lm_head_keep(lm_model *m, size_t layer, size_t head, i
 void lm_heads_restore(lm_model *m);              /* keeps every head */
 size_t lm_heads_removed(const lm_model *m);      /* heads whose multiplier is not 1 */
 int lm_head_removed(const lm_model *m, size_t k);  /* head k (layer * H + head): 1 if removed */
+/* <<[[lm.h]] the optimiser>> */
 typedef struct lm_adamw {
     double beta1, beta2, epsilon, weight_decay;
     size_t step;                   /* steps taken */
@@ -92,6 +97,7 @@ double lm_learning_rate(size_t step, size_t warmup, size_t steps, double peak);
 double lm_gradient_norm(const float *grads, size_t n);
 /* The factor that clips a gradient of this norm to at most limit: 1 if it is within. */
 double lm_clip_scale(double norm, double limit);
+/* <<[[lm.h]] the data>> */
 /* Draws a span of the tokens 0..T-1 to repeat: span[2] = r tokens from least
    to most (both at most T/2, least <= most), a source span[0] = a and a
    destination span[1] = c with a + r <= c and c + r <= T. */
@@ -101,6 +107,7 @@ void lm_repeat_span(uint64_t *state, size_t T, size_t least, size_t most, size_t
    20 to (T + 1)/2 of its tokens written twice, as lm_repeat_span draws it. */
 MHA_MUST_CHECK mha_status lm_batch(const int *text, size_t n, size_t B, size_t T, double repeat,
                                    uint64_t *state, int *inputs, int *targets);
+/* <<[[lm.h]] generation>> */
 typedef struct lm_decoder {
     const lm_model *model;
     mha_kv_cache *caches;          /* (N): each block's keys and values */

@@ -9,6 +9,7 @@ const mha_trainer_config mha_trainer_defaults = {
                   .epsilon = 1e-8, .warmup = 100},
 };
 
+/* <<[[trainer.c]] functions>> */
 mha_status mha_induction_trainer_init(mha_induction_trainer *t, const mha_trainer_config *c)
 {
     memset(t, 0, sizeof *t);
@@ -17,6 +18,7 @@ mha_status mha_induction_trainer_init(mha_induction_trainer *t, const mha_traine
         return MHA_ERR_HEADS;
     mha_status status = mha_induction_model_init(&t->model, c->vocab, c->length, c->embed_dim,
                                                  c->heads, c->layers, c->seed);
+    /* <<make the trainer's workspaces and batches, while [[status]] is [[MHA_OK]]>> */
     if (status == MHA_OK)
         status = mha_learning_workspace_init(&t->ws, &t->model, c->batch);
     if (status == MHA_OK)
@@ -34,6 +36,7 @@ mha_status mha_induction_trainer_init(mha_induction_trainer *t, const mha_traine
     mha_induction_batch_fill(&t->probe, c->vocab, &streams.probe);
     return MHA_OK;
 }
+/* <<[[trainer.c]] functions>> */
 mha_status mha_induction_trainer_restart(mha_induction_trainer *t)
 {
     const mha_trainer_config *c = &t->config;
@@ -48,6 +51,7 @@ mha_status mha_induction_trainer_step(mha_induction_trainer *t, mha_train_stats 
     mha_induction_batch_fill(&t->batch, t->config.vocab, &t->data_state);
     return mha_induction_train_step(&t->model, &t->ws, &t->batch, &t->config.optimiser, stats);
 }
+/* <<[[trainer.c]] functions>> */
 mha_status mha_induction_trainer_measure(mha_induction_trainer *t, mha_head_scores *scores)
 {
     const size_t P = t->config.probe_batch, H = t->config.heads, T = t->config.length;

@@ -3,13 +3,16 @@
 #include <stddef.h>
 #include "mha_internal.h"
 
+/* <<[[attend.c]] functions>> */
 void mha_softmax_row(float *x, size_t n)
 {
+    /* <<replace [[x]] by its softmax, computed stably>> */
     float max = -INFINITY;
     for (size_t j = 0; j < n; j++)
         if (x[j] > max)
             max = x[j];
     if (max == -INFINITY) {
+        /* <<every entry of [[x]] is $-\infty$ or NaN: make the row zeros, or NaN>> */
         int any_nan = 0;
         for (size_t j = 0; j < n; j++)
             any_nan |= isnan(x[j]);
@@ -25,6 +28,7 @@ void mha_softmax_row(float *x, size_t n)
             x[j] /= sum;
     }
 }
+/* <<[[attend.c]] functions>> */
 void mha_attend(size_t L, size_t S, size_t D,
                 const float *q, size_t ldq,
                 const float *k, size_t ldk,
@@ -38,6 +42,7 @@ void mha_attend(size_t L, size_t S, size_t D,
     const float scale = 1.0f / sqrtf((float)D);
     for (size_t i = 0; i < L; i++) {
         float *w = weights + i * S;                     /* row i: (S) */
+        /* <<[[w[j]]] gets the score of query [[i]] against key [[j]], plus [[bias]]>> */
         for (size_t j = 0; j < S; j++) {
             float dot = 0.0f;
             for (size_t d = 0; d < D; d++)
@@ -45,6 +50,7 @@ void mha_attend(size_t L, size_t S, size_t D,
             w[j] = dot * scale + (bias ? bias[i * S + j] : 0.0f);
         }
         mha_softmax_row(w, S);
+        /* <<[[context[i, :]]] gets the weighted sum of the values>> */
         float *c = context + i * ldc;
         for (size_t d = 0; d < D; d++)
             c[d] = 0.0f;

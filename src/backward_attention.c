@@ -13,6 +13,7 @@
 #include <omp.h>
 #include "fast_backward.h"
 
+/* <<[[backward_attention.c]] packed heads>> */
 typedef struct heads_packed {
     size_t B, H, L, S, D, Dp, Lp, Sp, t;   /* t: queries and keys per tile */
     float *q, *grad;                       /* (B H, Lp, Dp): q and dC, zero-padded */
@@ -28,6 +29,7 @@ static size_t tile_for(const fast_kernels *k, size_t longest)
 {
     return round_up(longest < 64 ? longest : 64, k->width);
 }
+/* <<[[backward_attention.c]] packed heads>> */
 static mha_status packed_init(heads_packed *p, const fast_kernels *k, size_t B, size_t H,
                               size_t L, size_t S, size_t D)
 {
@@ -45,6 +47,7 @@ static mha_status packed_init(heads_packed *p, const fast_kernels *k, size_t B, 
         return MHA_ERR_OVERFLOW;
     if ((p->memory = fast_scratch_take(n * sizeof(float))) == NULL)
         return MHA_ERR_NOMEM;
+    /* <<cut [[p->memory]] into the packed copies>> */
     float *at = p->memory;
     const size_t heads = B * H;
     p->q = at; at += heads * p->Lp * p->Dp;
@@ -60,6 +63,7 @@ static mha_status packed_init(heads_packed *p, const fast_kernels *k, size_t B, 
     p->delta = at;
     return MHA_OK;
 }
+/* <<[[backward_attention.c]] packed heads>> */
 /* x (n, D), row stride ld, into xp (np, Dp) and, unless NULL, xt (D, np), zero-padded */
 static void pack_rows(size_t n, size_t np, size_t D, size_t Dp, const float *x, size_t ld,
                       float *xp, float *xt)
@@ -75,6 +79,7 @@ static void pack_rows(size_t n, size_t np, size_t D, size_t Dp, const float *x, 
             to[r] = xp[r * Dp + d];
     }
 }
+/* <<[[backward_attention.c]] packed heads>> */
 static void pack_head(heads_packed *p, size_t bh, const float *q, size_t ldq, const float *k,
                       size_t ldk, const float *v, size_t ldv, const float *grad, size_t ldg)
 {
@@ -88,6 +93,7 @@ static void pack_head(heads_packed *p, size_t bh, const float *q, size_t ldq, co
     pack_rows(p->L, Lp, D, Dp, grad + b * p->L * ldg + h * D, ldg, p->grad + bh * Lp * Dp,
               p->grad_t + bh * D * Lp);
 }
+/* <<[[backward_attention.c]] packed heads>> */
 /* The kernel table for heads of width D and sequences up to longest: the
    chosen one, or AVX2 where it pads less. */
 static const fast_kernels *core_kernels(const fast_kernels *k, size_t D, size_t longest)
@@ -105,6 +111,7 @@ static const fast_kernels *core_kernels(const fast_kernels *k, size_t D, size_t 
 #endif
     return k;
 }
+/* <<[[backward_attention.c]] masks>> */
 /* Add the mask to s (t, t), the scores of queries i0.. and keys j0..;
    by_key: the tile's rows are keys (it holds the scores transposed). */
 static void mask_tile(const heads_packed *p, const mha_mask *m, size_t b, size_t i0, size_t j0,
@@ -122,6 +129,7 @@ static void mask_tile(const heads_packed *p, const mha_mask *m, size_t b, size_t
             if (i >= L || j >= S || (causal_alone && j > i))     /* padding, or causal */
                 row[c] = -INFINITY;
             else if (elements) {
+                /* <<mask score [[row[c]]] of query [[i]] and key [[j]]>> */
                 if (m && m->attn_mask_float)
                     row[c] += m->attn_mask_float[i * S + j];
                 if (mha_key_masked(m, S, b, i, j))
@@ -130,6 +138,7 @@ static void mask_tile(const heads_packed *p, const mha_mask *m, size_t b, size_t
         }
     }
 }
+/* <<[[backward_attention.c]] the forward pass>> */
 mha_status fast_attend_lse(const fast_kernels *k, const fast_attention *a, float *lse)
 {
     const size_t longest = a->L > a->S ? a->L : a->S;
@@ -137,6 +146,7 @@ mha_status fast_attend_lse(const fast_kernels *k, const fast_attention *a, float
     const fast_blocking tiles = {.bq = tile_for(k, longest), .bk = tile_for(k, longest)};
     return fast_attend(k, &tiles, a, lse);
 }
+/* <<[[backward_attention.c]] the forward pass>> */
 typedef struct tile_scratch {
     float *s, *dp;                 /* (t, t) */
     float *acc, *acc2;             /* (t, Dp) */
@@ -153,6 +163,7 @@ static int scratch_init(const heads_packed *p, tile_scratch *w)
     w->acc = w->dp + t * t; w->acc2 = w->acc + t * p->Dp;
     return 1;
 }
+/* <<[[backward_attention.c]] the backward pass>> */
 static void row_terms(heads_packed *p, const fast_attention_grad *g, size_t bh)
 {
     const size_t b = bh / p->H, h = bh % p->H, E = p->H * p->D;
@@ -174,6 +185,7 @@ static void row_terms(heads_packed *p, const fast_attention_grad *g, size_t bh)
         delta[i] = sum;
     }
 }
+/* <<[[backward_attention.c]] the backward pass>> */
 static void softmax_grad(const fast_kernels *k, size_t t, const float *weights, float *dp,
                          const float *delta, int by_key, float scale)
 {
@@ -187,6 +199,7 @@ static void write_rows(size_t n, size_t D, size_t Dp, const float *acc, float *o
     for (size_t r = 0; r < n; r++)
         memcpy(out + r * ld, acc + r * Dp, D * sizeof *out);
 }
+/* <<[[backward_attention.c]] the backward pass>> */
 static void key_tile(const fast_kernels *k, const heads_packed *p, const fast_attention_grad *g,
                      size_t bh, size_t j0, tile_scratch *w, float *dq)
 {
@@ -200,6 +213,7 @@ static void key_tile(const fast_kernels *k, const heads_packed *p, const fast_at
     memset(w->acc2, 0, t * Dp * sizeof *w->acc2);        /* dV (t, Dp) */
     const size_t start = g->mask && g->mask->causal ? j0 : 0;
     for (size_t i0 = start; i0 < p->L; i0 += t) {
+        /* <<make [[w->s]] the weights $P^{\mathsf T}$ of keys [[j0..]] and queries [[i0..]]>> */
         k->scores(t, t, D, keys, Dp, p->qt + bh * D * Lp + i0, Lp, scale, w->s, t);
         mask_tile(p, g->mask, b, i0, j0, 1, w->s);
         for (size_t a = 0; a < t; a++)
@@ -214,6 +228,7 @@ static void key_tile(const fast_kernels *k, const heads_packed *p, const fast_at
     write_rows(nk, D, Dp, w->acc, g->grad_k + (b * p->S + j0) * g->ldgk + h * D, g->ldgk);
     write_rows(nk, D, Dp, w->acc2, g->grad_v + (b * p->S + j0) * g->ldgv + h * D, g->ldgv);
 }
+/* <<[[backward_attention.c]] the backward pass>> */
 static void query_tile(const fast_kernels *k, const heads_packed *p,
                        const fast_attention_grad *g, size_t bh, size_t i0, tile_scratch *w)
 {
@@ -237,6 +252,7 @@ static void query_tile(const fast_kernels *k, const heads_packed *p,
     }
     write_rows(nq, D, Dp, w->acc, g->grad_q + (b * p->L + i0) * g->ldgq + h * D, g->ldgq);
 }
+/* <<[[backward_attention.c]] the backward pass>> */
 static void head_sweep(const fast_kernels *k, const heads_packed *p,
                        const fast_attention_grad *g, size_t bh, tile_scratch *w, float *dq)
 {
@@ -246,6 +262,7 @@ static void head_sweep(const fast_kernels *k, const heads_packed *p,
         key_tile(k, p, g, bh, j0, w, dq);
     write_rows(p->L, p->D, p->Dp, dq, g->grad_q + b * p->L * g->ldgq + h * p->D, g->ldgq);
 }
+/* <<[[backward_attention.c]] the backward pass>> */
 mha_status fast_attend_backward(const fast_kernels *k, const fast_attention_grad *g)
 {
     k = core_kernels(k, g->D, g->L > g->S ? g->L : g->S);
@@ -267,6 +284,7 @@ mha_status fast_attend_backward(const fast_kernels *k, const fast_attention_grad
         tile_scratch w;
         float *dq = by_head ? malloc(p.Lp * p.Dp * sizeof *dq) : NULL;
         failed = !scratch_init(&p, &w) || (by_head && dq == NULL);
+        /* <<run both sweeps on this thread's share of the items>> */
         #pragma omp for schedule(dynamic)
         for (size_t bh = 0; bh < (by_head ? heads : 0); bh++)
             if (!failed)

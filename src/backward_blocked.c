@@ -8,7 +8,9 @@
 #include "fast_backward.h"
 #include "stages.h"
 
+/* <<[[backward_blocked.c]] products with transposed operands>> */
 enum { DIRECT_MAX = 16384 };           /* floats of B for the direct product */
+/* <<[[backward_blocked.c]] products with transposed operands>> */
 /* C (M, N) = A (M, K) W (N, K)^T + bias, through the packed product. */
 static mha_status product_nt(const fast_kernels *k, const fast_blocking *blk, size_t M,
                              size_t N, size_t K, const float *A, size_t lda, const float *W,
@@ -32,6 +34,7 @@ static mha_status product_nt(const fast_kernels *k, const fast_blocking *blk, si
     fast_packed_free(&packed);
     return status;
 }
+/* <<[[backward_blocked.c]] products with transposed operands>> */
 /* C (M, N) = A (M, K) B (K, N): B packed as W = B^T, read in place. */
 static mha_status product_nn(const fast_kernels *k, const fast_blocking *blk, size_t M,
                              size_t N, size_t K, const float *A, size_t lda, const float *Bm,
@@ -48,6 +51,7 @@ static mha_status product_nn(const fast_kernels *k, const fast_blocking *blk, si
     fast_packed_free(&packed);
     return status;
 }
+/* <<[[backward_blocked.c]] products with transposed operands>> */
 /* C (M, N) = A (K, M)^T B (K, N): both read transposed, in place. */
 static mha_status product_tn(const fast_kernels *k, const fast_blocking *blk, size_t M,
                              size_t N, size_t K, const float *A, size_t lda, const float *Bm,
@@ -64,6 +68,7 @@ static mha_status product_tn(const fast_kernels *k, const fast_blocking *blk, si
     fast_packed_free(&packed);
     return status;
 }
+/* <<[[backward_blocked.c]] products with transposed operands>> */
 /* A (rows, cols) matrix with row stride ld: present, not empty, and its
    extent, (rows - 1) ld + cols floats, a byte count that fits. */
 static mha_status matrix_check(const float *x, size_t rows, size_t cols, size_t ld)
@@ -126,6 +131,7 @@ mha_status mha_product_tn(size_t M, size_t N, size_t K, const float *A, size_t l
     const fast_blocking blk = fast_blocking_for(k, 64);
     return product_tn(k, &blk, M, N, K, A, lda, B, ldb, C, ldc);
 }
+/* <<[[backward_blocked.c]] products with transposed operands>> */
 /* sums (N) = the column sums of x (M, N), row stride ld */
 static void column_sums(size_t M, size_t N, const float *x, size_t ld, float *sums)
 {
@@ -135,6 +141,7 @@ static void column_sums(size_t M, size_t N, const float *x, size_t ld, float *su
         for (size_t j = 0; j < N; j++)
             sums[j] += x[i * ld + j];
 }
+/* <<[[backward_blocked.c]] the forward pass that saves>> */
 void mha_saved_free(mha_saved *saved)
 {
     if (saved == NULL)
@@ -143,6 +150,7 @@ void mha_saved_free(mha_saved *saved)
     fast_scratch_give(saved->lse);
     memset(saved, 0, sizeof *saved);
 }
+/* <<[[backward_blocked.c]] the forward pass that saves>> */
 mha_status mha_forward_saving(const mha_shape *shape, const mha_params *params,
                               const float *query, const float *key, const float *value,
                               const mha_mask *mask, float *out, mha_saved *saved)
@@ -167,6 +175,7 @@ mha_status mha_forward_saving(const mha_shape *shape, const mha_params *params,
         return MHA_ERR_NOMEM;
     }
     fast_stage_mark(FAST_STAGE_PROJECT_IN);
+    /* <<project the inputs into [[saved->q]], [[saved->k]], [[saved->v]]>> */
     const float *W = params->in_proj_weight, *bias = params->in_proj_bias;
     float *proj = saved->projections;
     if (saved->self) {
@@ -201,6 +210,7 @@ mha_status mha_forward_saving(const mha_shape *shape, const mha_params *params,
         mha_saved_free(saved);
     return status;
 }
+/* <<[[backward_blocked.c]] the backward pass>> */
 /* parts projections of one x (n, E): W (parts E, E), dy (n, parts E) with row
    stride ldy.  gW (parts E, E) and gb (parts E) are overwritten; gx (n, E),
    unless NULL, receives the parts' dy W: overwritten if fresh, else added to. */
@@ -225,6 +235,7 @@ static mha_status input_projection_grads(const fast_kernels *k, const fast_block
     }
     return status;
 }
+/* <<[[backward_blocked.c]] the backward pass>> */
 mha_status mha_backward_saved(const mha_params *params, const float *query,
                               const float *key, const float *value, const mha_mask *mask,
                               const mha_saved *saved, const float *grad_out,
@@ -239,6 +250,7 @@ mha_status mha_backward_saved(const mha_params *params, const float *query,
                  E = shape->embed_dim, H = shape->heads, D = E / H;
     const fast_kernels *k = fast_kernels_select();
     const fast_blocking blk = fast_blocking_for(k, D);
+    /* <<decide where the input gradients go, as [[mha_backward_naive]] does>> */
     const float *key_in = key, *value_in = value;
     key = key ? key : query;
     value = value ? value : key;
@@ -251,6 +263,7 @@ mha_status mha_backward_saved(const mha_params *params, const float *query,
     float *scratch = fast_scratch_take(B * rows * E * sizeof *scratch);
     mha_status status = dc && dproj && scratch ? MHA_OK : MHA_ERR_NOMEM;
     fast_stage_mark(FAST_STAGE_GRAD_OUT);
+    /* <<back through the output projection: [[dc]], and its weight and bias gradients>> */
     if (status == MHA_OK)
         status = product_nn(k, &blk, B * L, E, E, grad_out, E, params->out_proj_weight, E, dc, E);
     if (status == MHA_OK)
@@ -270,6 +283,7 @@ mha_status mha_backward_saved(const mha_params *params, const float *query,
         status = fast_attend_backward(k, &g);
     }
     fast_stage_mark(FAST_STAGE_GRAD_IN);
+    /* <<back through the three input projections into [[grads]]>> */
     const float *W = params->in_proj_weight;
     float *gW = grads->grad_in_proj_weight, *gb = grads->grad_in_proj_bias;
     const int one_input = saved->self && gx_k == gx_q && gx_v == gx_q;
@@ -292,6 +306,7 @@ mha_status mha_backward_saved(const mha_params *params, const float *query,
                                     grads);
     return status;
 }
+/* <<[[backward_blocked.c]] the backward pass>> */
 mha_status mha_backward_blocked(const mha_shape *shape, const mha_params *params,
                                 const float *query, const float *key, const float *value,
                                 const mha_mask *mask, const float *grad_out,
@@ -315,6 +330,7 @@ mha_status mha_backward_blocked(const mha_shape *shape, const mha_params *params
     fast_scratch_give(out);
     return status;
 }
+/* <<[[backward_blocked.c]] the backward pass>> */
 const mha_backward_impl mha_backward_impls[] = {
     {"naive", mha_backward_naive},
     {"blocked", mha_backward_blocked},

@@ -19,6 +19,7 @@
 #include "fast.h"
 #include "stages.h"
 
+/* <<[[blocked.c]] types>> */
 typedef struct attend_state {
     const fast_kernels *k;
     const fast_attention *a;
@@ -29,15 +30,18 @@ typedef struct attend_state {
     float *row_max, *row_sum;              /* (B, H, L) */
     float *lse;                            /* (B, H, L, 2), or NULL */
 } attend_state;
+/* <<[[blocked.c]] types>> */
 typedef struct attend_scratch {
     float *q;                  /* (bq, D) */
     float *s;                  /* (bq, bk) */
     float *acc;                /* (bq, Dp) */
     float *m, *l;              /* (bq) */
 } attend_scratch;
+/* <<[[blocked.c]] types>> */
 static mha_status project(const fast_kernels *k, const fast_blocking *blk, fast_stage stage,
                           size_t M, const float *X, size_t ldx, const float *Wrows, size_t N,
                           size_t K, const float *bias, float *C, size_t ldc);
+/* <<[[blocked.c]] functions>> */
 static void pack_head(const attend_state *st, size_t b, size_t h)
 {
     const fast_attention *a = st->a;
@@ -65,6 +69,7 @@ static void pack_head(const attend_state *st, size_t b, size_t h)
     }
     st->finite[bh] = (unsigned char)!bad;
 }
+/* <<[[blocked.c]] functions>> */
 static void mask_tile(const attend_state *st, size_t b, size_t i0, size_t nq,
                       size_t j0, size_t nk, size_t cols, float *s)
 {
@@ -80,6 +85,7 @@ static void mask_tile(const attend_state *st, size_t b, size_t i0, size_t nq,
                 row[c] = -INFINITY;
         for (size_t c = 0; !open && elements && c < nk; c++) {
             const size_t j = j0 + c;
+            /* <<mask score [[row[c]]] of query [[i]] and key [[j]]>> */
             if (m && m->attn_mask_float)
                 row[c] += m->attn_mask_float[i * S + j];
             if (mha_key_masked(m, S, b, i, j))
@@ -89,12 +95,15 @@ static void mask_tile(const attend_state *st, size_t b, size_t i0, size_t nq,
             row[c] = -INFINITY;
     }
 }
+/* <<[[blocked.c]] functions>> */
 void fast_online_update(const fast_kernels *k, float *p, size_t cols, float *m, float *l,
                         float *acc, size_t Dp)
 {
+    /* <<fold tile [[p]] into the running maximum [[m]], sum [[l]] and context [[acc]]>> */
     const float tile_max = k->row_max(p, cols);
     const float mu = fmaxf(*m, tile_max);
     if (isnan(*m) || mu == -INFINITY) {
+        /* <<a row poisoned by NaN stays NaN; a tile of masked keys adds nothing>> */
         int poisoned = isnan(*m);
         for (size_t c = 0; !poisoned && c < cols; c++)
             poisoned = isnan(p[c]);
@@ -115,6 +124,7 @@ void fast_online_update(const fast_kernels *k, float *p, size_t cols, float *m, 
         *m = mu;
     }
 }
+/* <<[[blocked.c]] functions>> */
 static void pv_skipping_zeros(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
                               const float *v, size_t ldv, float *acc, size_t lda)
 {
@@ -124,6 +134,7 @@ static void pv_skipping_zeros(size_t rows, size_t n, size_t Dp, const float *p, 
                 for (size_t d = 0; d < Dp; d++)
                     acc[r * lda + d] += p[r * ldp + j] * v[j * ldv + d];
 }
+/* <<[[blocked.c]] functions>> */
 static int scratch_alloc(const attend_state *st, attend_scratch *w)
 {
     const size_t bq = st->bq;
@@ -139,6 +150,7 @@ static void scratch_free(attend_scratch *w)
 {
     free(w->q); free(w->s); free(w->acc); free(w->m);
 }
+/* <<[[blocked.c]] functions>> */
 static void load_queries(const attend_state *st, size_t b, size_t h, size_t i0, size_t nq,
                          size_t rows, float *q)
 {
@@ -160,6 +172,7 @@ static void attend_tile(const attend_state *st, size_t b, size_t h, size_t t, at
     memset(w->acc, 0, rows * Dp * sizeof *w->acc);
     for (size_t r = 0; r < rows; r++) { w->m[r] = -INFINITY; w->l[r] = 0.0f; }
     for (size_t j0 = 0; j0 < end; j0 += st->bk)
+        /* <<add key tile [[j0]] to the rows of the query tile>> */
         {
             const size_t nk = a->S - j0 < st->bk ? a->S - j0 : st->bk;
             const size_t cols = (nk + k->width - 1) / k->width * k->width;
@@ -177,6 +190,7 @@ static void attend_tile(const attend_state *st, size_t b, size_t h, size_t t, at
             else
                 pv_skipping_zeros(nq, nk, Dp, w->s, st->bk, v, Dp, w->acc, Dp);
         }
+    /* <<divide each row by its sum and store it in the context>> */
     for (size_t r = 0; r < nq; r++) {
         float *c = a->context + (b * a->L + i0 + r) * (a->H * D) + h * D;
         const float l = w->l[r], inv = l != 0.0f ? 1.0f / l : 0.0f;
@@ -191,6 +205,7 @@ static void attend_tile(const attend_state *st, size_t b, size_t h, size_t t, at
         }
     }
 }
+/* <<[[blocked.c]] functions>> */
 static void weights_tile(const attend_state *st, size_t b, size_t h, size_t t, attend_scratch *w)
 {
     const fast_attention *a = st->a;
@@ -204,6 +219,7 @@ static void weights_tile(const attend_state *st, size_t b, size_t h, size_t t, a
         k->scores(rows, cols, D, w->q, D, st->kt + bh * D * st->Sp + j0 * D, st->bk,
                   1.0f / sqrtf((float)D), w->s, st->bk);
         mask_tile(st, b, i0, nq, j0, nk, cols, w->s);
+        /* <<turn the tile's scores into weights and store them>> */
         for (size_t r = 0; r < nq; r++) {
             float *p = w->s + r * st->bk, *out = a->weights + (bh * a->L + i0 + r) * S + j0;
             const float m = st->row_max[bh * a->L + i0 + r], l = st->row_sum[bh * a->L + i0 + r];
@@ -217,6 +233,7 @@ static void weights_tile(const attend_state *st, size_t b, size_t h, size_t t, a
         }
     }
 }
+/* <<[[blocked.c]] functions>> */
 mha_status fast_attend(const fast_kernels *k, const fast_blocking *b, const fast_attention *a,
                        float *lse)
 {
@@ -225,6 +242,7 @@ mha_status fast_attend(const fast_kernels *k, const fast_blocking *b, const fast
     st.Dp = (a->D + k->width - 1) / k->width * k->width;
     st.tiles = (a->L + st.bq - 1) / st.bq;
     const size_t heads = a->B * a->H, items = heads * st.tiles;
+    /* <<allocate the packed heads and row statistics, or fail>> */
     size_t n_kt, n_kv, n_stats;
     if (mha_mul_overflows(heads, a->D * st.Sp, &n_kt) ||
         mha_mul_overflows(heads, st.Sp * st.Dp, &n_kv) || mha_mul_overflows(heads, 2 * a->L, &n_stats))
@@ -243,6 +261,7 @@ mha_status fast_attend(const fast_kernels *k, const fast_blocking *b, const fast
     #pragma omp parallel for schedule(static)
     for (size_t bh = 0; bh < heads; bh++)
         pack_head(&st, bh / a->H, bh % a->H);
+    /* <<run [[attend_tile]] on every item, in parallel>> */
     #pragma omp parallel reduction(|:failed)
     {
         attend_scratch w;
@@ -255,6 +274,7 @@ mha_status fast_attend(const fast_kernels *k, const fast_blocking *b, const fast
         scratch_free(&w);
     }
     if (a->weights != NULL && !failed)
+        /* <<run [[weights_tile]] on every item, in parallel>> */
         #pragma omp parallel reduction(|:failed)
         {
             attend_scratch w;
@@ -269,6 +289,7 @@ mha_status fast_attend(const fast_kernels *k, const fast_blocking *b, const fast
     fast_scratch_give(st.row_max);
     return failed ? MHA_ERR_NOMEM : MHA_OK;
 }
+/* <<[[blocked.c]] functions>> */
 mha_status mha_forward_blocked(const mha_shape *shape, const mha_params *params,
                                const float *query, const float *key,
                                const float *value, const mha_mask *mask,
@@ -288,6 +309,7 @@ mha_status mha_forward_blocked(const mha_shape *shape, const mha_params *params,
         fast_scratch_give(proj); fast_scratch_give(concat);
         return MHA_ERR_NOMEM;
     }
+    /* <<project the inputs with the fast product into [[proj]]>> */
     const float *W = params->in_proj_weight, *bias = params->in_proj_bias;
     float *qp = proj, *kp = proj + E, *vp = proj + 2 * E;     /* self: (B, L, 3E) */
     size_t ldq = 3 * E, ldkv = 3 * E;
@@ -305,6 +327,7 @@ mha_status mha_forward_blocked(const mha_shape *shape, const mha_params *params,
                              bias ? bias + 2 * E : NULL, vp, 2 * E);
     }
     if (status == MHA_OK)
+        /* <<run the fused core on the projections into [[concat]]>> */
         {
             const fast_attention a = {B, H, L, S, D, qp, kp, vp, ldq, ldkv, ldkv, mask, concat, weights};
             fast_stage_mark(FAST_STAGE_ATTEND);
@@ -319,6 +342,7 @@ mha_status mha_forward_blocked(const mha_shape *shape, const mha_params *params,
     fast_scratch_give(proj); fast_scratch_give(concat);
     return status;
 }
+/* <<[[blocked.c]] functions>> */
 static mha_status project(const fast_kernels *k, const fast_blocking *blk, fast_stage stage,
                           size_t M, const float *X, size_t ldx, const float *Wrows, size_t N,
                           size_t K, const float *bias, float *C, size_t ldc)

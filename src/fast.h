@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include "mha_internal.h"
 
+/* <<[[fast.h]] kernel tables>> */
 typedef struct fast_adamw_rule {       /* the constants of one AdamW step, in float */
     float scale;                       /* the gradient's factor: the clipping, 1 for none */
     float beta1, beta2, epsilon;
@@ -73,8 +74,10 @@ extern const fast_kernels fast_kernels_scalar;
 #if defined(__x86_64__)
 extern const fast_kernels fast_kernels_avx2, fast_kernels_avx512;
 #endif
+/* <<[[fast.h]] choosing the kernels>> */
 const fast_kernels *fast_kernels_select(void);    /* chosen at start-up or by mha_set_isa */
 int fast_kernels_supported(const fast_kernels *k);
+/* <<[[fast.h]] the packed product>> */
 typedef struct fast_blocking {
     size_t l1, l2;            /* bytes of L1 data cache and of L2, per core */
     size_t kc, mc;            /* product: depth of a block, rows of A per block */
@@ -82,6 +85,7 @@ typedef struct fast_blocking {
 } fast_blocking;
 
 fast_blocking fast_blocking_for(const fast_kernels *k, size_t head_dim);
+/* <<[[fast.h]] the packed product>> */
 typedef struct fast_packed {
     size_t N, K, kc, nr, panels;   /* W is (N, K); panels = ceil(N / nr) */
     float *data;                   /* [K block][panel][k in block][nr] */
@@ -104,14 +108,17 @@ MHA_MUST_CHECK
 mha_status fast_product_strided(const fast_kernels *k, const fast_blocking *b, size_t M,
                                 const float *A, size_t rs, size_t cs, const fast_packed *Wp,
                                 const float *bias, float *C, size_t ldc);
+/* <<[[fast.h]] the packed product>> */
 void fast_product_vector(const fast_kernels *k, size_t M, const float *X, size_t ldx,
                          const float *W, size_t N, size_t K, const float *bias, float *Y,
                          size_t ldy);
+/* <<[[fast.h]] the packed product>> */
 /* C (M, N) = A B + bias: A's element (i, k) at A[i rs + k cs], B (K, N) with row
    stride ldb, bias NULL or (N); for B small enough to stay in cache */
 void fast_product_direct(const fast_kernels *k, size_t M, size_t N, size_t K, const float *A,
                          size_t rs, size_t cs, const float *B, size_t ldb, const float *bias,
                          float *C, size_t ldc);
+/* <<[[fast.h]] scratch kept between calls>> */
 /* Scratch that outlives a call.  fast_scratch_take(n) returns n bytes (64-byte
    aligned, contents undefined) or NULL; fast_scratch_give(p) hands a block back
    (NULL is ignored), where the next take of at most its size may find it.
@@ -119,6 +126,7 @@ void fast_product_direct(const fast_kernels *k, size_t M, size_t N, size_t K, co
 void *fast_scratch_take(size_t bytes);
 void fast_scratch_give(void *block);
 void fast_scratch_release(void);
+/* <<[[fast.h]] fused attention>> */
 typedef struct fast_attention {
     size_t B, H, L, S, D;                  /* the shape; E = H D */
     const float *q, *k, *v;                /* head h of sequence b at column h D */

@@ -6,6 +6,7 @@
    Not part of mha.h. */
 #include "fast.h"
 
+/* <<[[fast_backward.h]] the attention core's gradients>> */
 typedef struct fast_attention_grad {
     size_t B, H, L, S, D;                  /* the shape; E = H D */
     const float *q, *k, *v;                /* as in fast_attention */

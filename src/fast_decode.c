@@ -5,6 +5,7 @@
 #include <omp.h>
 #include "fast.h"
 
+/* <<[[fast_decode.c]] declarations>> */
 enum { DECODE_CHUNK = 256 };
 typedef struct decode_task decode_task;
 static mha_status decode_task_alloc(decode_task *t, const fast_kernels *k,
@@ -12,6 +13,7 @@ static mha_status decode_task_alloc(decode_task *t, const fast_kernels *k,
                                     size_t n, const float *qkv);
 static void decode_task_free(decode_task *t);
 static void split_k_attend(const decode_task *t, float *concat, float *weights);
+/* <<[[fast_decode.c]] declarations>> */
 struct decode_task {
     const fast_kernels *k;
     const mha_kv_cache *cache;
@@ -21,6 +23,7 @@ struct decode_task {
     float *scores;                        /* per thread: (DECODE_CHUNK) */
     float *stats;                         /* (B, H, n, 2): each query's maximum and sum */
 };
+/* <<[[fast_decode.c]] functions>> */
 static mha_status project_rows(const fast_kernels *k, const fast_blocking *blk, size_t M,
                                const float *X, const float *W, const fast_packed *packed,
                                size_t N, size_t K, const float *bias, float *Y)
@@ -30,6 +33,7 @@ static mha_status project_rows(const fast_kernels *k, const fast_blocking *blk, 
     fast_product_vector(k, M, X, K, W, N, K, bias, Y, N);
     return MHA_OK;
 }
+/* <<[[fast_decode.c]] functions>> */
 mha_status mha_decode_step_blocked(const mha_decoder *dec, mha_kv_cache *cache, size_t n,
                                    const float *x, const unsigned char *padding,
                                    float *out, float *weights)
@@ -50,6 +54,7 @@ mha_status mha_decode_step_blocked(const mha_decoder *dec, mha_kv_cache *cache, 
     if (status == MHA_OK && B * n > 8)
         status = fast_pack(k, &blk, E, E, dec->params.out_proj_weight, E, &out_packed);
     if (status == MHA_OK)
+        /* <<project, rotate, append, attend and project out>> */
         {
             status = project_rows(k, &blk, B * n, x, dec->params.in_proj_weight, &in_packed, F, E,
                                   dec->params.in_proj_bias, qkv);              /* (B, n, F) */
@@ -70,6 +75,7 @@ mha_status mha_decode_step_blocked(const mha_decoder *dec, mha_kv_cache *cache, 
     free(qkv); free(concat); fast_packed_free(&in_packed); fast_packed_free(&out_packed);
     return status;
 }
+/* <<[[fast_decode.c]] functions>> */
 static mha_status decode_task_alloc(decode_task *t, const fast_kernels *k,
                                     const mha_decoder *dec, const mha_kv_cache *cache,
                                     size_t n, const float *qkv)
@@ -92,16 +98,19 @@ static void decode_task_free(decode_task *t)
 {
     free(t->part); free(t->scores); free(t->stats);
 }
+/* <<[[fast_decode.c]] functions>> */
 static float *part_at(const decode_task *t, size_t b, size_t g, size_t c, size_t hh, size_t i)
 {
     const size_t per = t->H / t->G;
     return t->part + ((((b * t->G + g) * t->chunks + c) * per + hh) * t->n + i) * (t->D + 2);
 }
+/* <<[[fast_decode.c]] functions>> */
 static int visible(const mha_kv_cache *cache, size_t b, size_t n, size_t i, size_t j)
 {
     const mha_mask mask = {.causal = 1, .key_padding_mask = cache->padding};
     return !mha_key_masked(&mask, cache->capacity, b, cache->length[b] - n + i, j);
 }
+/* <<[[fast_decode.c]] functions>> */
 static int sees_all(const mha_kv_cache *cache, size_t b, size_t n, size_t i, size_t j0,
                     size_t len)
 {
@@ -113,6 +122,7 @@ static int sees_all(const mha_kv_cache *cache, size_t b, size_t n, size_t i, siz
             return 0;
     return 1;
 }
+/* <<[[fast_decode.c]] functions>> */
 static void decode_chunk(const decode_task *t, size_t b, size_t g, size_t c, float *s)
 {
     const mha_kv_cache *cache = t->cache;
@@ -127,6 +137,7 @@ static void decode_chunk(const decode_task *t, size_t b, size_t g, size_t c, flo
         const int all_seen = sees_all(cache, b, t->n, i, j0, len);  /* the same for every head */
         for (size_t hh = 0; hh < per; hh++) {
             float *sh = s + hh * DECODE_CHUNK, *part = part_at(t, b, g, c, hh, i);
+            /* <<turn the scores [[sh]] of one head into its partial softmax in [[part]]>> */
             const size_t padded = (len + t->k->width - 1) / t->k->width * t->k->width;
             for (size_t j = all_seen ? len : 0; j < padded; j++)
                 if (j >= len || !visible(cache, b, t->n, i, j0 + j))
@@ -146,6 +157,7 @@ static void decode_chunk(const decode_task *t, size_t b, size_t g, size_t c, flo
                             t->n * (D + 2));
     }
 }
+/* <<[[fast_decode.c]] functions>> */
 static void merge_chunks(const decode_task *t, size_t b, size_t h, size_t i, float *context,
                          float *max_out, float *sum_out)
 {
@@ -175,6 +187,7 @@ static void merge_chunks(const decode_task *t, size_t b, size_t h, size_t i, flo
     *max_out = m;
     *sum_out = l;
 }
+/* <<[[fast_decode.c]] functions>> */
 static void split_k_attend(const decode_task *tp, float *concat, float *weights)
 {
     const decode_task t = *tp;
@@ -183,6 +196,7 @@ static void split_k_attend(const decode_task *tp, float *concat, float *weights)
     const size_t tasks = B * G * t.chunks;
     const fast_kernels *k = t.k;
     float *stats = t.stats;
+    /* <<run every chunk task, then merge each query's chunks into [[concat]]>> */
     #pragma omp parallel for schedule(dynamic, 4)
     for (size_t task = 0; task < tasks; task++)
         decode_chunk(&t, task / (G * t.chunks), task / t.chunks % G, task % t.chunks,
@@ -193,6 +207,7 @@ static void split_k_attend(const decode_task *tp, float *concat, float *weights)
                      &stats[2 * r], &stats[2 * r + 1]);
     }
     if (weights)
+        /* <<write the weights of the decoding step>> */
         #pragma omp parallel for schedule(static)
         for (size_t r = 0; r < B * H * n; r++) {
             const size_t b = r / (H * n), h = r / n % H, i = r % n, g = h / (H / G);

@@ -11,6 +11,7 @@ size_t mha_first_nonfinite(const float *x, size_t n, int allow_minus_infinity)
             return i;
     return n;
 }
+/* <<[[finite.c]] functions>> */
 static int all_finite(const mha_span *spans, size_t count)
 {
     for (size_t i = 0; i < count; i++)
@@ -28,6 +29,7 @@ mha_status mha_range_check(const mha_span *inputs, size_t n_inputs, const mha_sp
         return MHA_OK;
     return MHA_ERR_RANGE;
 }
+/* <<[[finite.c]] functions>> */
 /* The bounds of a forward pass: rows of the inputs (x) and of the projections
    (p), a score, the largest finite mask value, a context row, an output row;
    the weights' lengths (w); whether every input is finite, which the lengths
@@ -66,6 +68,7 @@ mha_status mha_forward_range(const mha_shape *shape, const mha_params *params,
         return MHA_OK;
     return MHA_ERR_RANGE;
 }
+/* <<[[finite.c]] functions>> */
 static void fold_row_length(const float *row, size_t cols, double *largest, int *nan)
 {
     const double length = sqrt(sum_of_squares(row, cols));
@@ -148,6 +151,7 @@ static int forward_beyond(const forward_bounds *f)
     return beyond(bounds, sizeof bounds / sizeof bounds[0]) ||
            !(f->score + f->masked <= FLT_MAX * (1.0 - 1e-6));
 }
+/* <<[[finite.c]] functions>> */
 mha_status mha_backward_range(const mha_shape *shape, const mha_params *params,
                               const float *query, const float *key, const float *value,
                               const mha_mask *mask, const float *grad_out,
@@ -172,6 +176,7 @@ mha_status mha_backward_range(const mha_shape *shape, const mha_params *params,
         return MHA_OK;
     return MHA_ERR_RANGE;
 }
+/* <<[[finite.c]] functions>> */
 static int backward_beyond(const mha_shape *shape, const forward_bounds *f, double g)
 {
     const size_t B = shape->batch, L = shape->query_len, S = shape->key_len,
@@ -188,6 +193,7 @@ static int backward_beyond(const mha_shape *shape, const forward_bounds *f, doub
                              M * dv * f->xv};
     return beyond(bounds, sizeof bounds / sizeof bounds[0]);
 }
+/* <<[[finite.c]] functions>> */
 static double sum_of_squares(const float *x, size_t n)
 {
     enum { PIECE = 1 << 16 };
@@ -211,6 +217,7 @@ static double sum_of_squares(const float *x, size_t n)
         total += (double)x[i] * x[i];
     return total;
 }
+/* <<[[finite.c]] functions>> */
 mha_status mha_decode_range(const mha_decoder *dec, const mha_kv_cache *cache, size_t n,
                             const float *x, const float *out)
 {
@@ -227,6 +234,7 @@ mha_status mha_decode_range(const mha_decoder *dec, const mha_kv_cache *cache, s
         return MHA_OK;
     return MHA_ERR_RANGE;
 }
+/* <<[[finite.c]] functions>> */
 /* the longest held row of every group and sequence, keys (0) or values (1) */
 static double largest_held(const mha_kv_cache *cache, size_t n, int values)
 {
@@ -257,6 +265,7 @@ static decode_lengths decode_lengths_of(const mha_decoder *dec, const mha_kv_cac
         largest_row(dec->params.out_proj_bias, 1, E),
         largest_held(cache, n, 0), largest_held(cache, n, 1)};
 }
+/* <<[[finite.c]] functions>> */
 static int decode_may_overflow(const mha_decoder *dec, const mha_kv_cache *cache,
                                const decode_lengths *l)
 {

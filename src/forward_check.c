@@ -1,6 +1,7 @@
 /* generated from chapters/03-naive.nw; edit the book, not this file */
 #include "mha_internal.h"
 
+/* <<[[forward_check.c]] the checks every version shares>> */
 mha_status mha_forward_check(const mha_shape *shape, const mha_params *params,
                              const float *query, const float **key,
                              const float **value, const float *out)

@@ -3,8 +3,11 @@
 #include "mha_internal.h"
 
 const mha_impl mha_impls[] = {
+    /* <<the implementations>> */
     {"naive", mha_forward_naive},
+    /* <<the implementations>> */
     {"batched", mha_forward_batched},
+    /* <<the implementations>> */
     {"blocked", mha_forward_blocked},
 };
 const size_t mha_impl_count = sizeof mha_impls / sizeof mha_impls[0];

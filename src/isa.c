@@ -3,6 +3,7 @@
 #include <string.h>
 #include "fast.h"
 
+/* <<[[isa.c]] functions>> */
 int fast_kernels_supported(const fast_kernels *k)
 {
 #if defined(__x86_64__)
@@ -13,6 +14,7 @@ int fast_kernels_supported(const fast_kernels *k)
 #endif
     return k == &fast_kernels_scalar;
 }
+/* <<[[isa.c]] functions>> */
 static const fast_kernels *choose_by_name(const char *isa)
 {
     if (isa && strcmp(isa, "scalar") == 0)
@@ -25,6 +27,7 @@ static const fast_kernels *choose_by_name(const char *isa)
 #endif
     return &fast_kernels_scalar;
 }
+/* <<[[isa.c]] functions>> */
 static const fast_kernels *chosen = &fast_kernels_scalar;
 
 __attribute__((constructor(101))) static void choose_at_start_up(void)

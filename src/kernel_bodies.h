@@ -2,6 +2,8 @@
 /* The kernels, written once for any vector width.  No include guard: each of
    kernels_scalar.c, kernels_avx2.c and kernels_avx512.c includes this file
    once, after defining its vector vocabulary (VEC, W, ISA, TARGET, ...). */
+/* <<the product kernels, written once for any vector width>> */
+/* <<[[kernel_bodies.h]] the matrix-product micro-kernel>> */
 static TARGET void ISA(product_tile)(size_t K, const float *Ap, const float *Bp,
                                      float *C, size_t ldc, const float *start)
 {
@@ -32,6 +34,7 @@ static TARGET void ISA(product_tile)(size_t K, const float *Ap, const float *Bp,
         UNROLL for (int v = 0; v < GNV; v++)
             VSTORE(C + r * ldc + v * W, VADD(VLOAD(C + r * ldc + v * W), acc[r][v]));
 }
+/* <<[[kernel_bodies.h]] the packing kernel>> */
 static TARGET void ISA(pack_rows)(size_t n, size_t depth, const float *src, size_t rs,
                                   float *dst, size_t ld)
 {
@@ -66,6 +69,7 @@ static TARGET void ISA(pack_cols)(size_t n, size_t depth, const float *src, size
                              VLOAD_FIRST(src + k * cs + r0, have), lanes);
             }
 }
+/* <<[[kernel_bodies.h]] the vector kernels>> */
 static TARGET float ISA(dot)(const float *x, const float *y, size_t n)
 {
     VEC acc[4] = {VZERO(), VZERO(), VZERO(), VZERO()};
@@ -89,6 +93,7 @@ static TARGET void ISA(axpy)(float a, const float *x, float *y, size_t n)
     for (; i < n; i++)
         y[i] += a * x[i];
 }
+/* <<[[kernel_bodies.h]] the vector kernels>> */
 static inline __attribute__((always_inline)) TARGET void
 ISA(direct_block)(int nv, size_t K, const float *a, size_t rs, size_t cs, const float *b,
                   size_t ldb, float *c, size_t ldc)
@@ -136,6 +141,7 @@ static TARGET void ISA(direct)(size_t rows, size_t cols, size_t K, const float *
     else
         ISA(direct_rows)(rows, cols, K, a, rs, cs, b, ldb, c, ldc);
 }
+/* <<[[kernel_bodies.h]] the measuring kernels>> */
 static TARGET double ISA(fma_loop)(size_t n)
 {
     VEC acc[16];
@@ -149,6 +155,7 @@ static TARGET double ISA(fma_loop)(size_t n)
     (void)sink;
     return 2.0 * 16.0 * W * (double)n;
 }
+/* <<[[kernel_bodies.h]] the measuring kernels>> */
 static TARGET float ISA(stream_sum)(const float *x, size_t n)
 {
     VEC acc[4] = {VZERO(), VZERO(), VZERO(), VZERO()};
@@ -156,6 +163,8 @@ static TARGET float ISA(stream_sum)(const float *x, size_t n)
         UNROLL for (int u = 0; u < 4; u++) acc[u] = VADD(acc[u], VLOAD(x + i + u * W));
     return VHSUM(VADD(VADD(acc[0], acc[1]), VADD(acc[2], acc[3])));
 }
+/* <<the attention kernels, written once for any vector width>> */
+/* <<[[kernel_bodies.h]] the exponential>> */
 static inline TARGET VEC ISA(vexp)(VEC x)
 {
     const VEC lo = VSET1(-87.0f), hi = VSET1(88.0f);
@@ -172,6 +181,7 @@ static inline TARGET VEC ISA(vexp)(VEC x)
     const VEC y = VADD(VFMA(VMUL(p, r), r, r), VSET1(1.0f));   /* 1 + r + r^2 p(r) */
     return VKEEP_NOT_BELOW(x, lo, VLDEXP(y, n));
 }
+/* <<[[kernel_bodies.h]] the row operations>> */
 static TARGET float ISA(fast_row_max)(const float *x, size_t n)
 {
     VEC m = VSET1(-INFINITY);
@@ -197,6 +207,7 @@ static TARGET void ISA(fast_scale)(float *x, size_t n, float a)
     for (size_t i = 0; i < n; i += W)
         VSTORE(x + i, VMUL(VLOAD(x + i), VSET1(a)));
 }
+/* <<[[kernel_bodies.h]] the tile products>> */
 static TARGET void ISA(fast_scores)(size_t rows, size_t cols, size_t D, const float *q, size_t ldq,
                                     const float *kt, size_t ldk, float scale, float *s, size_t lds)
 {
@@ -218,11 +229,13 @@ static TARGET void ISA(fast_scores)(size_t rows, size_t cols, size_t D, const fl
                     VSTORE(s + (r + i) * lds + c + v * W, VMUL(acc[i][v], VSET1(scale)));
         }
 }
+/* <<[[kernel_bodies.h]] the tile products>> */
 static TARGET void ISA(fast_pv)(size_t rows, size_t n, size_t Dp, const float *p, size_t ldp,
                                 const float *v, size_t ldv, float *acc, size_t lda)
 {
     ISA(direct)(rows, Dp, n, p, ldp, 1, v, ldv, acc, lda);
 }
+/* <<[[kernel_bodies.h]] the decoding sweeps>> */
 static TARGET void ISA(fast_key_dots)(const float *q, size_t ldq, size_t heads, const float *keys,
                                       size_t n, size_t D, float scale, float *s, size_t lds)
 {
@@ -285,6 +298,8 @@ static TARGET void ISA(fast_weighted_rows)(const float *p, size_t ldp, size_t he
                         acc[h * lda + e] += p[h * ldp + j] * values[j * D + e];
     }
 }
+/* <<the attention kernels, written once for any vector width>> */
+/* <<[[kernel_bodies.h]] the backward's row operations>> */
 static TARGET void ISA(fast_exp_shifted)(float *x, size_t n, const float *shift,
                                          const float *log_sum, size_t step)
 {
@@ -305,6 +320,7 @@ static TARGET void ISA(fast_softmax_grad)(float *dp, const float *p, size_t n, c
         VSTORE(dp + i, VMUL(VMUL(s, VLOAD(p + i)), VADD(VLOAD(dp + i), VMUL(d, minus))));
     }
 }
+/* <<the block's kernels, written once for any vector width>> */
 /* s and e with Phi(-|x|) = s e: e = exp(-x^2 / 2), s = t exp(f(t)) / 2 */
 static inline TARGET VEC ISA(vgaussian_tail)(VEC x, VEC *e)
 {
@@ -327,6 +343,7 @@ static inline TARGET VEC ISA(vgaussian_tail)(VEC x, VEC *e)
     *e = VMUL(ISA(vexp)(VMUL(square, VSET1(-0.5f))), VFMA(error, VSET1(-0.5f), VSET1(1.0f)));
     return VMUL(VMUL(VSET1(0.5f), t), ISA(vexp)(f));
 }
+/* <<the block's kernels, written once for any vector width>> */
 static TARGET void ISA(gelu_vectors)(const float *x, float *y, size_t n)    /* n % W == 0 */
 {
     for (size_t i = 0; i < n; i += W) {
@@ -377,6 +394,7 @@ static TARGET void ISA(fast_gelu_backward)(const float *x, const float *gy, floa
         memcpy(gx + whole, out, (n - whole) * sizeof *out);
     }
 }
+/* <<the optimiser's kernel, written once for any vector width>> */
 static TARGET void ISA(adamw_vectors)(float *p, float *m, float *v, const float *g, size_t n,
                                       const fast_adamw_rule *r)         /* n % W == 0 */
 {
@@ -409,6 +427,7 @@ static TARGET void ISA(fast_adamw)(float *p, float *m, float *v, const float *g,
         memcpy(p + whole, tp, rest), memcpy(m + whole, tm, rest), memcpy(v + whole, tv, rest);
     }
 }
+/* <<the kernel table of this instruction set>> */
 const fast_kernels ISA(fast_kernels) = {
     .name = ISA_NAME, .mr = GMR, .nr = GNV * W, .width = ANV * W,
     .product_tile = ISA(product_tile), .pack_rows = ISA(pack_rows),

@@ -1,4 +1,5 @@
 /* generated from chapters/07-simd.nw; edit the book, not this file */
+/* <<include the intrinsics and define [[UNROLL]]>> */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #define UNROLL _Pragma("GCC unroll 16")
 #if defined(__x86_64__)
+/* <<define the AVX2 vector macros>> */
 #define ISA(name) name##_avx2
 #define ISA_NAME "avx2"
 #define TARGET __attribute__((target("avx2,fma")))
@@ -42,6 +44,7 @@
                                          _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
 #define VSTORE_FIRST(p, x, n) _mm256_maskstore_ps(p, VFIRST_MASK(n), x)
 #define VLOAD_FIRST(p, n) _mm256_maskload_ps(p, VFIRST_MASK(n))
+/* <<define the AVX2 vector macros>> */
 static TARGET float hsum_avx2(__m256 x)
 {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
@@ -55,6 +58,7 @@ static TARGET float hmax_avx2(__m256 x)
     s = _mm_max_ps(s, _mm_movehl_ps(s, s));
     return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
 }
+/* <<define the AVX2 vector macros>> */
 static TARGET void transpose_avx2(__m256 r[8])
 {
     __m256 t[8], u[8];

@@ -1,4 +1,5 @@
 /* generated from chapters/07-simd.nw; edit the book, not this file */
+/* <<include the intrinsics and define [[UNROLL]]>> */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #define UNROLL _Pragma("GCC unroll 16")
 #if defined(__x86_64__)
+/* <<define the AVX-512 vector macros>> */
 #define ISA(name) name##_avx512
 #define ISA_NAME "avx512"
 #define TARGET __attribute__((target("avx512f")))
@@ -39,6 +41,7 @@
 #define VTRANSPOSE(t) transpose_avx512(t)
 #define VSTORE_FIRST(p, x, n) _mm512_mask_storeu_ps(p, (__mmask16)((1u << (n)) - 1), x)
 #define VLOAD_FIRST(p, n) _mm512_maskz_loadu_ps((__mmask16)((1u << (n)) - 1), p)
+/* <<define the AVX-512 vector macros>> */
 static TARGET void transpose_avx512(__m512 r[16])
 {
     __m512 t[16], u[16];

@@ -1,4 +1,5 @@
 /* generated from chapters/07-simd.nw; edit the book, not this file */
+/* <<include the intrinsics and define [[UNROLL]]>> */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #endif
 
 #define UNROLL _Pragma("GCC unroll 16")
+/* <<define the scalar vector macros>> */
 #define ISA(name) name##_scalar
 #define ISA_NAME "scalar"
 #define TARGET
@@ -37,6 +39,7 @@
 #define VTRANSPOSE(t) ((void)(t))                      /* one row of one element */
 #define VSTORE_FIRST(p, x, n) ((n) > 0 ? (void)(*(p) = (x)) : (void)0)
 #define VLOAD_FIRST(p, n) ((n) > 0 ? *(p) : 0.0f)
+/* <<define the scalar vector macros>> */
 static float pow2i_scalar(float n)
 {
     if (n != n)

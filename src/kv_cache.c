@@ -6,6 +6,7 @@
 #include <string.h>
 #include "mha_internal.h"
 
+/* <<[[kv_cache.c]] functions>> */
 static float *zeroed_lines(size_t bytes)
 {
     if (bytes > SIZE_MAX - 63)
@@ -43,6 +44,7 @@ mha_status mha_kv_cache_init(mha_kv_cache *cache, size_t batch, size_t kv_heads,
     cache->capacity = capacity, cache->head_dim = head_dim;
     return MHA_OK;
 }
+/* <<[[kv_cache.c]] functions>> */
 void mha_kv_cache_reset(mha_kv_cache *cache)
 {
     if (cache == NULL || cache->keys == NULL)
@@ -63,6 +65,7 @@ void mha_kv_cache_free(mha_kv_cache *cache)
     free(cache->lengths);
     memset(cache, 0, sizeof *cache);
 }
+/* <<[[kv_cache.c]] functions>> */
 void mha_kv_cache_take_back(mha_kv_cache *cache, size_t n)
 {
     const size_t D = cache->head_dim, T = cache->capacity;
@@ -79,6 +82,7 @@ void mha_kv_cache_take_back(mha_kv_cache *cache, size_t n)
         cache->length[b] = start;
     }
 }
+/* <<[[kv_cache.c]] functions>> */
 static float row_length(const float *x, size_t D);
 
 mha_status mha_kv_cache_append(mha_kv_cache *cache, size_t b, size_t n,
@@ -93,12 +97,14 @@ mha_status mha_kv_cache_append(mha_kv_cache *cache, size_t b, size_t n,
     if (n > T - start)
         return MHA_ERR_CACHE_FULL;
     for (size_t i = 0; i < n; i++) {
+        /* <<copy position [[start + i]]'s keys and values into every group>> */
         for (size_t g = 0; g < cache->kv_heads; g++) {
             const size_t slot = ((b * cache->kv_heads + g) * T + start + i) * D;
             memcpy(cache->keys + slot, keys + i * ld + g * D, D * sizeof(float));
             memcpy(cache->values + slot, values + i * ld + g * D, D * sizeof(float));
         }
         cache->padding[b * T + start + i] = padding ? (padding[i] != 0) : 0;
+        /* <<measure position [[start + i]]'s rows in every group>> */
         for (size_t g = 0; g < cache->kv_heads; g++) {
             const size_t row = (b * cache->kv_heads + g) * T + start + i;
             cache->lengths[2 * row] = row_length(cache->keys + row * D, D);
@@ -108,6 +114,7 @@ mha_status mha_kv_cache_append(mha_kv_cache *cache, size_t b, size_t n,
     cache->length[b] = start + n;
     return MHA_OK;
 }
+/* <<[[kv_cache.c]] functions>> */
 static float row_length(const float *x, size_t D)
 {
     double sum = 0.0;
@@ -116,6 +123,7 @@ static float row_length(const float *x, size_t D)
     const double length = sqrt(sum);
     return isfinite(length) ? (float)fmin(length, FLT_MAX) : NAN;
 }
+/* <<[[kv_cache.c]] functions>> */
 /* bias (n, T) for the n newest positions of sequence b, T = length[b]. */
 static void decode_bias(const mha_kv_cache *cache, size_t b, size_t n, float *bias)
 {
@@ -127,6 +135,7 @@ static void decode_bias(const mha_kv_cache *cache, size_t b, size_t n, float *bi
             bias[i * T + j] = mha_key_masked(&mask, cache->capacity, b, p, j) ? -INFINITY : 0.0f;
     }
 }
+/* <<[[kv_cache.c]] functions>> */
 void mha_rope(float *x, size_t D, size_t position, double base)
 {
     MHA_REQUIRE(D % 2 == 0);
@@ -138,7 +147,9 @@ void mha_rope(float *x, size_t D, size_t position, double base)
         x[2 * j + 1] = (float)(s * a + c * b);
     }
 }
+/* <<[[kv_cache.c]] functions>> */
 typedef void project_fn(const mha_decoder *dec, size_t rows, const float *x, float *qkv);
+/* <<[[kv_cache.c]] functions>> */
 static void project_per_head(const mha_decoder *dec, size_t rows, const float *x, float *qkv)
 {
     const size_t E = dec->embed_dim, D = E / dec->heads, G = dec->kv_heads;
@@ -150,6 +161,7 @@ static void project_per_head(const mha_decoder *dec, size_t rows, const float *x
                              qkv + first, F);
     }
 }
+/* <<[[kv_cache.c]] functions>> */
 static void project_fused(const mha_decoder *dec, size_t rows, const float *x, float *qkv)
 {
     const size_t E = dec->embed_dim, D = E / dec->heads;
@@ -157,6 +169,7 @@ static void project_fused(const mha_decoder *dec, size_t rows, const float *x, f
     mha_product_nt_plain(rows, F, E, x, E, dec->params.in_proj_weight, E,
                          dec->params.in_proj_bias, qkv, F);
 }
+/* <<[[kv_cache.c]] functions>> */
 static mha_status decode_step(const mha_decoder *dec, mha_kv_cache *cache, size_t n,
                               const float *x, const unsigned char *padding,
                               float *out, float *weights, project_fn *project)
@@ -166,6 +179,7 @@ static mha_status decode_step(const mha_decoder *dec, mha_kv_cache *cache, size_
         return status;
     const size_t B = cache->batch, T_max = cache->capacity, E = dec->embed_dim,
                  H = dec->heads, G = dec->kv_heads, D = E / H, F = E + 2 * G * D;
+    /* <<allocate the decoding step's buffers>> */
     float *qkv = malloc(B * n * F * sizeof *qkv), *concat = malloc(B * n * E * sizeof *concat);
     float *bias = malloc(n * T_max * sizeof *bias), *scratch = malloc(n * T_max * sizeof *scratch);
     if (!qkv || !concat || !bias || !scratch) {
@@ -182,6 +196,7 @@ static mha_status decode_step(const mha_decoder *dec, mha_kv_cache *cache, size_
         const size_t T = cache->length[b];
         decode_bias(cache, b, n, bias);                       /* (n, T) */
         for (size_t h = 0; h < H; h++) {
+            /* <<attend with head [[h]] of sequence [[b]] over its group's cached keys>> */
             const size_t g = h / (H / G);
             const float *k = cache->keys + (b * G + g) * T_max * D;     /* (T, D) */
             const float *v = cache->values + (b * G + g) * T_max * D;
@@ -203,9 +218,11 @@ static mha_status decode_step(const mha_decoder *dec, mha_kv_cache *cache, size_
         mha_kv_cache_take_back(cache, n);                 /* as if the step never ran */
     return status;
 }
+/* <<[[kv_cache.c]] functions>> */
 mha_status mha_decode_check(const mha_decoder *dec, const mha_kv_cache *cache, size_t n,
                             const float *x, const float *out)
 {
+    /* <<check a decoding step's arguments and the room in [[cache]]>> */
     if (dec == NULL || cache == NULL || x == NULL || out == NULL ||
         dec->params.in_proj_weight == NULL || dec->params.out_proj_weight == NULL)
         return MHA_ERR_NULL;
@@ -235,12 +252,14 @@ mha_status mha_decode_check(const mha_decoder *dec, const mha_kv_cache *cache, s
         return MHA_ERR_OVERFLOW;
     return MHA_OK;
 }
+/* <<[[kv_cache.c]] functions>> */
 mha_status mha_decode_store(const mha_decoder *dec, mha_kv_cache *cache, size_t n, float *qkv,
                             const unsigned char *padding)
 {
     const size_t B = cache->batch, E = dec->embed_dim, H = dec->heads, G = dec->kv_heads,
                  D = E / H, F = E + 2 * G * D;
     mha_status status = MHA_OK;
+    /* <<rotate the new queries and keys to their positions, if [[dec->rope]]>> */
     if (dec->rope) {
         const double base = dec->rope_base > 0 ? dec->rope_base : 10000.0;
         for (size_t b = 0; b < B; b++)
@@ -256,6 +275,7 @@ mha_status mha_decode_store(const mha_decoder *dec, mha_kv_cache *cache, size_t 
                                      padding ? padding + b * n : NULL);
     return status;
 }
+/* <<[[kv_cache.c]] functions>> */
 mha_status mha_decode_step_naive(const mha_decoder *dec, mha_kv_cache *cache, size_t n,
                                  const float *x, const unsigned char *padding,
                                  float *out, float *weights)
@@ -271,8 +291,10 @@ mha_status mha_decode_step_batched(const mha_decoder *dec, mha_kv_cache *cache, 
 }
 
 const mha_decode_impl mha_decode_impls[] = {
+    /* <<the decode implementations>> */
     {"naive", mha_decode_step_naive},
     {"batched", mha_decode_step_batched},
+    /* <<the decode implementations>> */
     {"blocked", mha_decode_step_blocked},
 };
 const size_t mha_decode_impl_count = sizeof mha_decode_impls / sizeof mha_decode_impls[0];
@@ -282,6 +304,7 @@ const mha_decode_impl *mha_decode_impl_find(const char *name)
     return mha_version_find(mha_decode_impls, mha_decode_impl_count, sizeof mha_decode_impls[0],
                             name);
 }
+/* <<[[kv_cache.c]] functions>> */
 double mha_decode_flops(size_t embed_dim, size_t heads, size_t kv_heads, size_t position)
 {
     const double E = (double)embed_dim, D = E / (double)heads, T = (double)position + 1;

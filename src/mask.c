@@ -3,6 +3,7 @@
 #include <string.h>
 #include "mha_internal.h"
 
+/* <<[[mask.c]] functions>> */
 /* bias (L, S) gets the additive mask of sequence b: the float mask where
    given, -inf where a key is masked.  Returns 0, leaving bias untouched, when
    there is no mask at all. */
@@ -21,14 +22,17 @@ int mha_mask_bias(const mha_mask *mask, const mha_shape *shape, size_t b, float 
         }
     return 1;
 }
+/* <<[[mask.c]] functions>> */
 int mha_key_masked(const mha_mask *mask, size_t S, size_t b, size_t i, size_t j)
 {
     MHA_REQUIRE(j < S);
     if (mask == NULL)
         return 0;
     int masked = mask->attn_mask_bool && mask->attn_mask_bool[i * S + j];
+    /* <<mask key [[j]] if it comes after query [[i]] and the mask is causal>> */
     if (mask->causal && j > i)
         masked = 1;
+    /* <<mask key [[j]] if it is padding in sequence [[b]]>> */
     if (mask->key_padding_mask && mask->key_padding_mask[b * S + j])
         masked = 1;
     return masked;

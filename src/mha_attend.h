@@ -4,9 +4,11 @@
 /* The reference layer: a stable softmax and one attention head, unchecked. */
 #include <stddef.h>
 
+/* <<[[mha_attend.h]] softmax and one head>> */
 /* Unchecked: x (n) becomes softmax(x), computed stably.  A row of -inf
    becomes zeros; a NaN anywhere makes the whole row NaN. */
 void mha_softmax_row(float *x, size_t n);
+/* <<[[mha_attend.h]] softmax and one head>> */
 /* Unchecked: one head.  q (L, D), k (S, D), v (S, D) with row strides ldq,
    ldk, ldv; bias (L, S) added to the scores, or NULL; weights (L, S) out, also
    the scratch; context (L, D) out, row stride ldc. */

@@ -8,6 +8,7 @@
 #include "mha_shape.h"
 #include "mha_mask.h"
 
+/* <<[[mha_backward.h]] backward pass>> */
 /* The caller's arrays, in PyTorch's layout.  The parameter gradients are
    required and overwritten; an input gradient may be NULL, and with a NULL
    key (value) in the call the key and value (value) gradients are added into
@@ -21,6 +22,7 @@ typedef struct mha_grads {
     float *grad_out_proj_weight;   /* (E, E) */
     float *grad_out_proj_bias;     /* (E), or NULL */
 } mha_grads;
+/* <<[[mha_backward.h]] backward pass>> */
 /* Every backward version: the inputs as mha_forward_fn takes them, grad_out
    (B, L, E).  Returns MHA_OK; mha_forward_fn's errors for the inputs (with
    grad_out in place of out); MHA_ERR_NULL for a NULL grads or parameter
@@ -31,6 +33,7 @@ mha_status mha_backward_naive(const mha_shape *shape, const mha_params *params,
                               const float *query, const float *key, const float *value,
                               const mha_mask *mask, const float *grad_out,
                               const mha_grads *grads);
+/* <<[[mha_backward.h]] backward pass>> */
 /* A forward pass's activations for the backward pass; filled by
    mha_forward_saving, owned by the caller until mha_saved_free. */
 typedef struct mha_saved {
@@ -42,6 +45,7 @@ typedef struct mha_saved {
     float *context;            /* (B, L, E): the heads before the output projection */
     float *lse;                /* (B, H, L, 2): each row's m and log l, apart */
 } mha_saved;
+/* <<[[mha_backward.h]] backward pass>> */
 /* mha_forward_blocked's contract (out written, no weights), and saved filled;
    MHA_ERR_NULL for a NULL saved.  The caller frees saved with
    mha_saved_free, even after an error. */
@@ -65,6 +69,7 @@ mha_status mha_backward_blocked(const mha_shape *shape, const mha_params *params
                                 const float *query, const float *key, const float *value,
                                 const mha_mask *mask, const float *grad_out,
                                 const mha_grads *grads);
+/* <<[[mha_backward.h]] backward pass>> */
 /* The signature of mha_backward_naive and mha_backward_blocked. */
 typedef mha_status mha_backward_fn(const mha_shape *shape, const mha_params *params,
                                    const float *query, const float *key, const float *value,

@@ -6,10 +6,12 @@
 #include <stddef.h>
 #include "mha_status.h"
 
+/* <<[[mha_finite.h]] finite values>> */
 /* The index of the first element of x (n) that is NaN or infinite, or n when
    there is none; -inf counts as finite when allow_minus_infinity is non-zero.
    Unchecked: x holds n floats. */
 size_t mha_first_nonfinite(const float *x, size_t n, int allow_minus_infinity);
+/* <<[[mha_finite.h]] finite values>> */
 typedef struct mha_span {
     const float *x;                /* NULL: an absent optional array */
     size_t n;

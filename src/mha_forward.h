@@ -7,6 +7,7 @@
 #include "mha_shape.h"
 #include "mha_mask.h"
 
+/* <<[[mha_forward.h]] forward versions>> */
 /* Every forward version.  query (B, L, E); key, value (B, S, E), key NULL
    for self-attention (then S = L), value NULL for value = key; params in
    PyTorch's layout, either bias NULL; mask NULL or as in mha_mask.h; out
@@ -19,6 +20,7 @@ typedef mha_status mha_forward_fn(const mha_shape *shape, const mha_params *para
                                   const float *value, const mha_mask *mask,
                                   float *out, float *weights);
 MHA_MUST_CHECK mha_forward_fn mha_forward_naive;
+/* <<[[mha_forward.h]] forward versions>> */
 typedef struct mha_impl {
     const char *name;
     mha_forward_fn *forward;
@@ -27,7 +29,9 @@ extern const mha_impl mha_impls[];       /* the versions, naive first */
 extern const size_t mha_impl_count;
 /* The version named name, or NULL. */
 const mha_impl *mha_impl_find(const char *name);
+/* <<[[mha_forward.h]] forward versions>> */
 MHA_MUST_CHECK mha_forward_fn mha_forward_batched;
+/* <<[[mha_forward.h]] forward versions>> */
 MHA_MUST_CHECK mha_forward_fn mha_forward_blocked;
 
 #endif

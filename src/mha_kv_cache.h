@@ -7,6 +7,7 @@
 #include "mha_status.h"
 #include "mha_shape.h"
 
+/* <<[[mha_kv_cache.h]] KV cache and decoding>> */
 typedef struct mha_kv_cache {
     size_t batch, kv_heads, capacity, head_dim;  /* B, H_kv, T_max, D */
     size_t *length;                              /* (B): positions filled */
@@ -14,6 +15,7 @@ typedef struct mha_kv_cache {
     unsigned char *padding;                      /* (B, T_max): 1 = padding */
     float *lengths;                              /* (B, H_kv, T_max, 2): see below */
 } mha_kv_cache;
+/* <<[[mha_kv_cache.h]] KV cache and decoding>> */
 /* An empty cache of capacity positions per sequence, zeroed; the cache owns
    its memory until mha_kv_cache_free.  MHA_ERR_NULL for a NULL cache;
    MHA_ERR_SHAPE for a zero size; MHA_ERR_OVERFLOW; MHA_ERR_NOMEM.  On an
@@ -26,8 +28,10 @@ mha_status mha_kv_cache_init(mha_kv_cache *cache, size_t batch, size_t kv_heads,
    holds no memory. */
 void mha_kv_cache_reset(mha_kv_cache *cache);
 void mha_kv_cache_free(mha_kv_cache *cache);
+/* <<[[mha_kv_cache.h]] KV cache and decoding>> */
 /* Unchecked: n is at most every sequence's length. */
 void mha_kv_cache_take_back(mha_kv_cache *cache, size_t n);
+/* <<[[mha_kv_cache.h]] KV cache and decoding>> */
 /* Store n positions at the end of sequence b: keys, values (n, H_kv D) with
    row stride ld, padding (n) or NULL (1 = padding).  MHA_ERR_NULL for a NULL
    cache, keys or values; MHA_ERR_ARG for b >= B; MHA_ERR_CACHE_FULL, nothing
@@ -36,15 +40,18 @@ MHA_MUST_CHECK
 mha_status mha_kv_cache_append(mha_kv_cache *cache, size_t b, size_t n,
                                const float *keys, const float *values, size_t ld,
                                const unsigned char *padding);
+/* <<[[mha_kv_cache.h]] KV cache and decoding>> */
 /* Unchecked (D even): rotate the D features of x (one head) to position
    position, pairs (2j, 2j+1), with frequencies base^(-2j/D). */
 void mha_rope(float *x, size_t D, size_t position, double base);
+/* <<[[mha_kv_cache.h]] KV cache and decoding>> */
 typedef struct mha_decoder {
     size_t embed_dim, heads, kv_heads;  /* E, H, H_kv: H_kv divides H */
     mha_params params;                  /* in_proj_weight (E + 2 H_kv D, E) */
     int rope;                           /* rotate q and k by position */
     float rope_base;                    /* 0 means 10000 */
 } mha_decoder;
+/* <<[[mha_kv_cache.h]] KV cache and decoding>> */
 /* Every decoding step: x, out (B, n, E); weights NULL or (B, H, n, T_max);
    padding NULL or (B, n).  The n new positions are appended to the cache and
    attend causally to everything stored.  MHA_ERR_NULL for a NULL dec, cache,
@@ -66,9 +73,11 @@ extern const mha_decode_impl mha_decode_impls[];
 extern const size_t mha_decode_impl_count;
 /* The version named name, or NULL. */
 const mha_decode_impl *mha_decode_impl_find(const char *name);
+/* <<[[mha_kv_cache.h]] KV cache and decoding>> */
 /* The floating-point operations of one step of one token at position
    position (two per multiply-add). */
 double mha_decode_flops(size_t embed_dim, size_t heads, size_t kv_heads, size_t position);
+/* <<[[mha_kv_cache.h]] KV cache and decoding>> */
 MHA_MUST_CHECK mha_decode_fn mha_decode_step_blocked;
 
 #endif

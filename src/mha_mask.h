@@ -4,6 +4,7 @@
 /* Which keys a query may not see. */
 #include <stddef.h>
 
+/* <<[[mha_mask.h]] masks>> */
 /* A NULL mask, or one whose fields are all 0 or NULL, blocks nothing.  A key
    is blocked when any field blocks it; a query whose keys are all blocked
    gets zero weights and a zero context, so its output is the output bias.
@@ -14,6 +15,7 @@ typedef struct mha_mask {
     const float *attn_mask_float;          /* (L, S), added to the scores, or NULL */
     const unsigned char *key_padding_mask; /* (B, S), nonzero = padding, or NULL */
 } mha_mask;
+/* <<[[mha_mask.h]] masks>> */
 /* 1 when the mask removes key j for query i of sequence b, S keys a sequence: a
    causal mask (j > i), the boolean mask, or key j being padding in sequence b;
    0 otherwise, and for a NULL mask.  Unchecked: i < L, j < S and b < B. */

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include "mha_status.h"
 
+/* <<[[mha_products.h]] declarations>> */
 /* Unchecked: C (M, N) = A (M, K) W (N, K)^T, plus bias (N) if not NULL;
    row strides lda, ldw, ldc. */
 void mha_product_nt_plain(size_t M, size_t N, size_t K,
@@ -12,6 +13,7 @@ void mha_product_nt_plain(size_t M, size_t N, size_t K,
                           const float *W, size_t ldw,
                           const float *bias,
                           float *C, size_t ldc);
+/* <<[[mha_products.h]] declarations>> */
 /* Unchecked: C (M, N) = A (M, K) Wt (K, N), plus bias (N) if not NULL; row
    strides lda, ldw, ldc; the same sums as mha_product_nt_plain, tiled. */
 void mha_product_nn_plain(size_t M, size_t N, size_t K,
@@ -19,6 +21,7 @@ void mha_product_nn_plain(size_t M, size_t N, size_t K,
                           const float *Wt, size_t ldw,
                           const float *bias,
                           float *C, size_t ldc);
+/* <<[[mha_products.h]] declarations>> */
 /* Checked, with the packed product: C (M, N) = A (M, K) W (N, K)^T; = A (M, K) B (K, N);
    = A (K, M)^T B (K, N).  Row strides lda, ldw or ldb, ldc.  MHA_ERR_NULL for
    a NULL matrix; MHA_ERR_SHAPE for a zero size or a stride below its row's

@@ -2,11 +2,13 @@
 #ifndef MHA_STATUS_H
 #define MHA_STATUS_H
 /* The status codes every fallible call returns (conventions: mha.h). */
+/* <<[[mha_status.h]] the [[MHA_MUST_CHECK]] attribute>> */
 #if defined(__GNUC__) || defined(__clang__)
 #define MHA_MUST_CHECK __attribute__((warn_unused_result))
 #else
 #define MHA_MUST_CHECK
 #endif
+/* <<[[mha_status.h]] status codes>> */
 typedef enum mha_status {
     MHA_OK = 0,
     MHA_ERR_NULL,       /* a required pointer is NULL */
@@ -17,10 +19,14 @@ typedef enum mha_status {
     MHA_ERR_IO,         /* a file could not be opened, read or written */
     MHA_ERR_FORMAT,     /* a file is not what it claims to be */
     MHA_ERR_ARG,        /* an argument is out of its documented range */
+    /* <<[[mha_status]] codes added by later chapters>> */
+    /* <<[[mha_status]] codes added by later chapters>> */
     MHA_ERR_CACHE_FULL, /* an append would pass the cache's capacity */
+    /* <<[[mha_status]] codes added by later chapters>> */
     MHA_ERR_RANGE,      /* finite inputs gave an infinite or NaN result */
     MHA_STATUS_COUNT
 } mha_status;
+/* <<[[mha_status.h]] status codes>> */
 /* A sentence for status; "unknown status" for a value outside the enum. */
 const char *mha_status_message(mha_status status);
 

@@ -5,6 +5,7 @@
 #include <omp.h>
 #include "fast.h"
 
+/* <<[[product_packed.c]] functions>> */
 static size_t cache_bytes(int name, size_t fallback)
 {
     long v = sysconf(name);
@@ -20,6 +21,7 @@ fast_blocking fast_blocking_for(const fast_kernels *k, size_t head_dim)
     b.kc = b.kc < 64 ? 64 : b.kc > 1024 ? 1024 : b.kc;
     b.mc = b.l2 / 2 / (b.kc * sizeof(float)) / k->mr * k->mr;
     b.mc = b.mc < k->mr ? k->mr : b.mc;
+    /* <<choose the attention tiles [[b.bq]] and [[b.bk]]>> */
     {
         const size_t width = k->width, dp = (head_dim + width - 1) / width * width;
         b.bk = 64 > width ? 64 : width;
@@ -28,6 +30,7 @@ fast_blocking fast_blocking_for(const fast_kernels *k, size_t head_dim)
     }
     return b;
 }
+/* <<[[product_packed.c]] functions>> */
 mha_status fast_pack(const fast_kernels *k, const fast_blocking *b,
                      size_t N, size_t K, const float *W, size_t ldw, fast_packed *p)
 {
@@ -81,6 +84,7 @@ void fast_packed_free(fast_packed *p)
     fast_scratch_give(p->data);
     p->data = NULL;
 }
+/* <<[[product_packed.c]] functions>> */
 static inline __attribute__((always_inline)) void
 pack_a(const fast_kernels *k, size_t rows, size_t depth, const float *A, size_t rs,
        size_t cs, float *Ap)
@@ -105,6 +109,7 @@ pack_a(const fast_kernels *k, size_t rows, size_t depth, const float *A, size_t 
         }
     }
 }
+/* <<[[product_packed.c]] functions>> */
 static void kernel_at(const fast_kernels *k, size_t rows, size_t cols, size_t depth,
                       const float *Ap, const float *Bp, float *C, size_t ldc, float *tile,
                       const float *start)
@@ -120,6 +125,7 @@ static void kernel_at(const fast_kernels *k, size_t rows, size_t cols, size_t de
     for (size_t r = 0; r < rows; r++)
         memcpy(C + r * ldc, tile + r * k->nr, cols * sizeof *C);
 }
+/* <<[[product_packed.c]] functions>> */
 mha_status fast_product(const fast_kernels *k, const fast_blocking *b, size_t M,
                         const float *A, size_t lda, const fast_packed *Wp,
                         const float *bias, float *C, size_t ldc)
@@ -149,6 +155,7 @@ mha_status fast_product_strided(const fast_kernels *k, const fast_blocking *b, s
         #pragma omp for schedule(dynamic) collapse(2)
         for (size_t ib = 0; ib < row_blocks; ib++)
             for (size_t pr = 0; pr < panel_runs; pr++)
+                /* <<compute rows [[ib]] and panel run [[pr]] of [[C]] with scratch [[Ap]]>> */
                 {
                     const size_t i0 = ib * mc, rows = M - i0 < mc ? M - i0 : mc;
                     const size_t p0 = pr * run, p1 = p0 + run < Wp->panels ? p0 + run : Wp->panels;
@@ -182,6 +189,7 @@ mha_status fast_product_strided(const fast_kernels *k, const fast_blocking *b, s
     }
     return failed ? MHA_ERR_NOMEM : MHA_OK;
 }
+/* <<[[product_packed.c]] functions>> */
 /* Y (M, N) = X (M, K) W (N, K)^T + bias, one dot product per element. */
 void fast_product_vector(const fast_kernels *k, size_t M, const float *X, size_t ldx,
                          const float *W, size_t N, size_t K, const float *bias, float *Y,
@@ -192,6 +200,7 @@ void fast_product_vector(const fast_kernels *k, size_t M, const float *X, size_t
         for (size_t i = 0; i < M; i++)
             Y[i * ldy + j] = (bias ? bias[j] : 0.0f) + k->dot(X + i * ldx, W + j * K, K);
 }
+/* <<[[product_packed.c]] functions>> */
 void fast_product_direct(const fast_kernels *k, size_t M, size_t N, size_t K, const float *A,
                          size_t rs, size_t cs, const float *B, size_t ldb, const float *bias,
                          float *C, size_t ldc)

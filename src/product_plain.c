@@ -2,6 +2,7 @@
 #include <stddef.h>
 #include "mha_internal.h"
 
+/* <<[[product_plain.c]] the plain product>> */
 void mha_product_nt_plain(size_t M, size_t N, size_t K,
                           const float *A, size_t lda,
                           const float *W, size_t ldw,
@@ -20,6 +21,7 @@ void mha_product_nt_plain(size_t M, size_t N, size_t K,
         }
 }
 
+/* <<[[product_plain.c]] the tiled product>> */
 enum { TILE_ROWS = 4, TILE_COLS = 16 };
 
 void mha_transpose(size_t rows, size_t cols, const float *src, size_t lds,
@@ -31,6 +33,7 @@ void mha_transpose(size_t rows, size_t cols, const float *src, size_t lds,
         for (size_t c = 0; c < cols; c++)
             dst[c * ldd + r] = src[r * lds + c];
 }
+/* <<[[product_plain.c]] the tiled product>> */
 static void tile_full(size_t K, const float *A, size_t lda,
                       const float *Wt, size_t ldw, const float *bias,
                       float *C, size_t ldc)
@@ -51,6 +54,7 @@ static void tile_full(size_t K, const float *A, size_t lda,
         for (size_t j = 0; j < TILE_COLS; j++)
             C[r * ldc + j] = acc[r][j];
 }
+/* <<[[product_plain.c]] the tiled product>> */
 static void tile_edge(size_t rows, size_t cols, size_t K, const float *A, size_t lda,
                       const float *Wt, size_t ldw, const float *bias,
                       float *C, size_t ldc)
@@ -66,6 +70,7 @@ static void tile_edge(size_t rows, size_t cols, size_t K, const float *A, size_t
         }
     }
 }
+/* <<[[product_plain.c]] the tiled product>> */
 void mha_product_nn_plain(size_t M, size_t N, size_t K,
                           const float *A, size_t lda,
                           const float *Wt, size_t ldw,

@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include "mha_internal.h"
 
+/* <<[[shape.c]] functions>> */
 static const char *const status_messages[MHA_STATUS_COUNT] = {
     [MHA_OK]           = "success",
     [MHA_ERR_NULL]     = "a required pointer is NULL",
@@ -12,7 +13,10 @@ static const char *const status_messages[MHA_STATUS_COUNT] = {
     [MHA_ERR_IO]       = "a file could not be opened, read or written",
     [MHA_ERR_FORMAT]   = "the file is not a valid NumPy .npy file of the expected kind",
     [MHA_ERR_ARG]      = "an argument is out of range",
+    /* <<messages of the [[mha_status]] codes added by later chapters>> */
+    /* <<messages of the [[mha_status]] codes added by later chapters>> */
     [MHA_ERR_CACHE_FULL] = "the KV cache is full: nothing was appended",
+    /* <<messages of the [[mha_status]] codes added by later chapters>> */
     [MHA_ERR_RANGE]    = "values overflow float: finite inputs give an infinite or NaN result",
 };
 
@@ -22,6 +26,7 @@ const char *mha_status_message(mha_status status)
         return "unknown status";
     return status_messages[status];
 }
+/* <<[[shape.c]] functions>> */
 int mha_mul_overflows(size_t a, size_t b, size_t *product)
 {
     if (a != 0 && b > SIZE_MAX / a)
@@ -29,6 +34,7 @@ int mha_mul_overflows(size_t a, size_t b, size_t *product)
     *product = a * b;
     return 0;
 }
+/* <<[[shape.c]] functions>> */
 mha_status mha_shape_check(const mha_shape *shape)
 {
     if (shape == NULL)
@@ -38,6 +44,7 @@ mha_status mha_shape_check(const mha_shape *shape)
         return MHA_ERR_SHAPE;
     if (shape->heads == 0 || shape->embed_dim % shape->heads != 0)
         return MHA_ERR_HEADS;
+    /* <<refuse [[shape]] if any array it implies overflows [[size_t]]>> */
     size_t n, bytes;
     const size_t B = shape->batch, L = shape->query_len, S = shape->key_len,
                  E = shape->embed_dim, H = shape->heads;
@@ -51,6 +58,7 @@ mha_status mha_shape_check(const mha_shape *shape)
         return MHA_ERR_OVERFLOW;
     return MHA_OK;
 }
+/* <<[[shape.c]] functions>> */
 size_t mha_param_count(size_t embed_dim, int with_bias)
 {
     size_t weights, count;
@@ -59,6 +67,7 @@ size_t mha_param_count(size_t embed_dim, int with_bias)
         return 0;                               /* 0 means "does not fit" */
     return with_bias ? count + 4 * embed_dim : count;       /* fits: see below */
 }
+/* <<[[shape.c]] functions>> */
 mha_flops mha_flop_count(const mha_shape *shape)
 {
     MHA_REQUIRE(shape != NULL);

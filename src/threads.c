@@ -3,6 +3,7 @@
 #include <omp.h>
 #include "mha.h"
 
+/* <<[[threads.c]] functions>> */
 size_t mha_threads_max(void)
 {
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);

@@ -13,6 +13,7 @@ static size_t block_bytes(void *block)
     return *(size_t *)((char *)block - SCRATCH_HEADER);
 }
 
+/* <<[[workspace.c]] functions>> */
 void *fast_scratch_take(size_t bytes)
 {
     void *found = NULL;
@@ -36,6 +37,7 @@ void *fast_scratch_take(size_t bytes)
     *(size_t *)raw = bytes;
     return raw + SCRATCH_HEADER;
 }
+/* <<[[workspace.c]] functions>> */
 void fast_scratch_give(void *block)
 {
     if (block == NULL)
@@ -56,6 +58,7 @@ void fast_scratch_give(void *block)
     if (spare != NULL)
         free((char *)spare - SCRATCH_HEADER);
 }
+/* <<[[workspace.c]] functions>> */
 void fast_scratch_release(void)
 {
     pthread_mutex_lock(&scratch_lock);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "tables.h"
 
+/* <<[[tables.c]] number formats>> */
 const char *format_count(char buf[64], unsigned long long n)
 {
     char digits[32];
@@ -16,6 +17,7 @@ const char *format_count(char buf[64], unsigned long long n)
     buf[out] = '\0';
     return buf;
 }
+/* <<[[tables.c]] number formats>> */
 const char *format_millions(char buf[64], double flops)
 {
     const double m = flops / 1e6;
@@ -24,11 +26,13 @@ const char *format_millions(char buf[64], double flops)
     snprintf(buf, 64, "%.3g", m);
     return buf;
 }
+/* <<[[tables.c]] number formats>> */
 static void size_macro(FILE *out, const char *name, double bytes, double unit,
                        const char *unit_name)
 {
     fprintf(out, "\\newcommand{\\%s}{%.0f\\,%s}\n", name, bytes / unit, unit_name);
 }
+/* <<[[tables.c]] printers>> */
 void mha_print_param_table(FILE *out)
 {
     static const size_t widths[] = {4, 512, 768, 1024, 4096};
@@ -44,6 +48,7 @@ void mha_print_param_table(FILE *out)
     }
     fprintf(out, "\\bottomrule\n\\end{tabular}\n");
 }
+/* <<[[tables.c]] printers>> */
 static const mha_shape flop_table_shapes[] = {
     {32, 10, 10, 512, 8}, {1, 512, 512, 768, 12}, {1, 2048, 2048, 768, 12},
 };
@@ -65,13 +70,16 @@ void mha_print_flop_table(FILE *out)
     }
     fprintf(out, "\\bottomrule\n\\end{tabular}\n");
 }
+/* <<[[tables.c]] printers>> */
 void mha_print_numbers(FILE *out)
 {
+    /* <<numbers the prose quotes>> */
     {
         mha_flops f = mha_flop_count(&flop_table_shapes[0]);
         fprintf(out, "\\newcommand{\\NotebookProjOverCore}{%.0f}\n",
                 (f.q_proj + f.kv_proj + f.out_proj) / (f.scores + f.context));
     }
+    /* <<numbers the prose quotes>> */
     {
         const double kib = 1024.0, mib = 1024.0 * 1024.0, mb = 1e6, E = 768;
         size_macro(out, "SizeScoresHead", 2048.0 * 2048 * 4, mib, "MiB");
@@ -84,6 +92,7 @@ void mha_print_numbers(FILE *out)
         size_macro(out, "SizeDecodeFarGqa", 2 * 65536 * E * 4 / 4, mb, "MB");
         size_macro(out, "SizeDecodeLongestGqa", 2 * 262144 * E * 4 / 4, mb, "MB");
     }
+    /* <<numbers the prose quotes>> */
     {
         /* Answers appendix: the scale, the limits of expf, counts of a head. */
         int over = 0, under = 0, under_normal = 0;
@@ -96,6 +105,7 @@ void mha_print_numbers(FILE *out)
         fprintf(out, "\\newcommand{\\AnsExpOverflow}{%d}\n", over);
         fprintf(out, "\\newcommand{\\AnsExpUnderflow}{%d}\n", under);
         fprintf(out, "\\newcommand{\\AnsExpUnderflowNormal}{%d}\n", under_normal);
+        /* <<print the answers' counts for $E=512$, $H=8$ and $E=768$, $H=12$>> */
         char count[64];
         const size_t E = 512, D = 512 / 8, L = 128;
         fprintf(out, "\\newcommand{\\AnsRootDStd}{%.0f}\n", sqrt(64.0));

@@ -6,10 +6,14 @@
    prints; these functions do, and they live in tables/. */
 #include <stdio.h>
 #include "mha.h"
+/* <<[[tables.h]] printers>> */
 void mha_print_decode_flop_table(FILE *out);
 void mha_print_cache_memory_table(FILE *out);
+/* <<[[tables.h]] printers>> */
 void mha_print_demo_terminal(FILE *out);
+/* <<[[tables.h]] printers>> */
 void mha_print_designed_table(FILE *out);
+/* <<[[tables.h]] printers>> */
 void mha_print_training_figure(FILE *out);
 void mha_print_training_summary(FILE *out);
 typedef struct training_curve {
@@ -19,6 +23,7 @@ typedef struct training_curve {
 int mha_read_training_history(const char *path, training_curve *curve);
 size_t mha_training_quiet_point(const training_curve *curve);  /* last accuracy < 30% */
 size_t mha_training_jump_point(const training_curve *curve);   /* first accuracy >= 90% */
+/* <<[[tables.h]] printers>> */
 typedef struct austen_row {
     char model[16], scored_on[16];
     size_t order, vocab, symbols, bytes;
@@ -32,6 +37,7 @@ typedef struct austen_baselines {
 int mha_read_austen_baselines(const char *path, austen_baselines *table);
 void mha_print_austen_baselines(FILE *out);
 void mha_print_austen_numbers(FILE *out);
+/* <<[[tables.h]] printers>> */
 typedef struct austen_history {
     size_t points, steps, eval_every;    /* points of 100 steps each */
     double step[256], train[256], valid[256];      /* valid: NAN if none */
@@ -46,6 +52,7 @@ void mha_print_austen_model_numbers(FILE *out);
 void mha_print_austen_curve(FILE *out);
 void mha_print_austen_scores(FILE *out);
 void mha_print_austen_samples(FILE *out);
+/* <<[[tables.h]] printers>> */
 typedef struct austen_head {
     double score[9];               /* prev_token .. prefix_matching, in the file's order */
     char role[24];
@@ -58,6 +65,7 @@ int mha_read_austen_heads(const char *path, austen_heads *table);
 void mha_print_austen_heads_numbers(FILE *out);
 void mha_print_austen_heads(FILE *out);
 void mha_print_austen_heads_scores(FILE *out);
+/* <<[[tables.h]] printers>> */
 #include "bpe.h"
 #include "lm.h"
 typedef struct austen_example {
@@ -74,6 +82,7 @@ int mha_austen_example_weights(const lm_model *m, const bpe *tokenizer,
                                const austen_example *example, austen_example_weights *w);
 void mha_print_austen_sentences_numbers(FILE *out);
 void mha_print_austen_sentences(FILE *out);
+/* <<[[tables.h]] printers>> */
 typedef struct austen_prune {
     size_t context, windows, layers, heads;
     double base;
@@ -88,6 +97,7 @@ void mha_print_austen_prune(FILE *out);
 void mha_print_austen_prune_curve(FILE *out);
 void mha_print_austen_prune_plot(FILE *out);
 void mha_print_austen_prune_roles(FILE *out);
+/* <<[[tables.h]] printers>> */
 typedef struct heads_run {
     size_t heads, head_dim, seed, layers, dim, context, batch, steps, tokens_seen, parameters;
     double bits_per_char, loss, seconds;
@@ -107,6 +117,7 @@ void mha_write_heads_count_numbers(FILE *out, const heads_count *table);
 void mha_print_heads_count_numbers(FILE *out);
 void mha_print_heads_count(FILE *out);
 void mha_print_heads_count_figure(FILE *out);
+/* <<[[tables.h]] printers>> */
 enum { AUSTEN_RUN_EVALS = 512 };
 typedef struct austen_run {
     size_t vocab, layers, heads, context, batch, step;
@@ -134,8 +145,11 @@ void mha_print_austen_circuit_names(FILE *out);
 void mha_print_austen_pieces_forming(FILE *out);
 void mha_print_austen_pieces_numbers(FILE *out);
 void mha_print_austen_pieces_names(FILE *out);
+/* <<[[tables.h]] printers>> */
 void mha_print_command_summary(FILE *out);
+/* <<[[tables.h]] printers>> */
 void mha_print_demo_sample(FILE *out);
+/* <<[[tables.h]] printers>> */
 enum { LM_PROFILE_PARTS = 14, LM_PROFILE_RUNS = 4 };
 /* figures/lm-profile.txt: one column (run) for each instruction set */
 typedef struct {
@@ -153,16 +167,22 @@ double lm_profile_share(const lm_profile *p, size_t run, size_t part);
 void mha_print_lm_profile_from(FILE *out, const char *path, int numbers);
 void mha_print_lm_profile(FILE *out);
 void mha_print_lm_profile_numbers(FILE *out);
+/* <<[[tables.h]] printers>> */
 /* n with thin spaces between groups of three digits, in buf; returns buf. */
 const char *format_count(char buf[64], unsigned long long n);
 /* flops in millions: three significant digits below 100, else grouped. */
 const char *format_millions(char buf[64], double flops);
 void mha_print_param_table(FILE *out);
 void mha_print_flop_table(FILE *out);
+/* <<[[tables.h]] printers>> */
 void mha_print_numbers(FILE *out);
+/* <<[[tables.h]] printers>> */
 void mha_print_example_table(FILE *out);
+/* <<[[tables.h]] printers>> */
 void mha_print_erratum(FILE *out);
+/* <<[[tables.h]] printers>> */
 void mha_print_example_heatmap(FILE *out);
+/* <<[[tables.h]] printers>> */
 void mha_print_sqrt_d(FILE *out);
 void mha_print_softmax_temperature(FILE *out);
 void mha_print_designed_heatmaps(FILE *out);

@@ -121,6 +121,7 @@ static int read_lm_speed(const char *path, lm_speed *s)
     while (f != NULL && fgets(line, sizeof line, f) != NULL) {
         if (strncmp(line, "# ", 2) == 0) {
             snprintf(s->machine, sizeof s->machine, "%.*s", (int)strcspn(line + 2, "\n"), line + 2);
+            /* <<leave out of [[s->machine]] the machine's load that an older run wrote into it>> */
             char *load = strstr(s->machine, "; load average ");
             const char *began = load ? strstr(load, " when the run began") : NULL;
             if (began != NULL)
@@ -196,6 +197,7 @@ void mha_print_austen_model_numbers(FILE *out)
     const int have_baselines = mha_read_austen_baselines("figures/austen-baselines.tsv", &t);
     const int have_speed = read_lm_speed("figures/bench-lm.txt", &s);
     const austen_row *best = have_baselines ? best_baseline(&t) : NULL;
+    /* <<print the model's sizes and its training>> */
     if (!have_model)
         memset(&m, 0, sizeof m);
     fprintf(out, "\\gdef\\AustenModelLayers{%zu}\\gdef\\AustenModelHeads{%zu}%%\n", m.layers, m.heads);
@@ -224,6 +226,7 @@ void mha_print_austen_model_numbers(FILE *out)
             seconds / 60, threads);
     fprintf(out, "\\gdef\\AustenModelCPU{%s}%%\n", cpu);
     fprintf(out, "\\gdef\\AustenModelEvalEvery{%zu}%%\n", have_history ? h.eval_every : 0);
+    /* <<print its score against the best baseline>> */
     if (!have_eval)
         memset(&e, 0, sizeof e);
     fprintf(out, "\\gdef\\AustenModelBPC{%.3f}\\gdef\\AustenModelStride{%zu}%%\n", e.bits_per_char,
@@ -237,6 +240,7 @@ void mha_print_austen_model_numbers(FILE *out)
     fprintf(out, "\\gdef\\AustenModelPassStep{%s}%%\n", format_count(a, pass));
     fprintf(out, "\\gdef\\AustenModelLastTrain{%.2f}\\gdef\\AustenModelLastValid{%.2f}%%\n",
             have_history ? h.train[h.points - 1] : 0.0, have_history ? h.valid[h.points - 1] : 0.0);
+    /* <<print the speed of its training step>> */
     const double flops = have_model ? step_flops_per_token(&m) : 0;
     if (!have_speed)
         memset(&s, 0, sizeof s), strcpy(s.machine, "(no measurement: run make bench-lm)");

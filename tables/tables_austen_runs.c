@@ -130,6 +130,7 @@ void mha_print_austen_runs(FILE *out)
     }
     fprintf(out, "\\bottomrule\n\\end{tabular}\n");
 }
+/* <<print a run with wider embeddings>> */
 static void print_wider_run(FILE *out, const char *name, const char *macro)
 {
     austen_run *r = malloc(sizeof *r);
@@ -285,6 +286,7 @@ void mha_print_austen_runs_numbers(FILE *out)
                  "\\gdef\\RunsCopyTokens{%.1f}%%\n", have_copy ? copy->prefix[e] : 0.0,
             have_copy ? copy->prefix_first[e] : 0.0,
             have_copy ? (double)copy->tokens[e] / 1e6 : 0.0);
+    /* <<print the pieces run's tokens and its best previous-token and prefix scores>> */
     austen_run *pieces = malloc(sizeof *pieces);
     const int have_pieces = pieces && mha_read_austen_run("pieces", pieces);
     double pieces_previous = 0, pieces_prefix = 0;
@@ -315,6 +317,7 @@ void mha_print_austen_runs_numbers(FILE *out)
     print_wider_run(out, "spread", "Spread");
     print_wider_run(out, "spread-plain", "SpreadPlain");
     print_wider_run(out, "spread-curriculum", "SpreadCurriculum");
+    /* <<print what the repeats do to the in-context score>> */
     {
         austen_run *a = malloc(sizeof *a), *b = malloc(sizeof *b);
         const int both = a && b && mha_read_austen_run("spread", a) &&
@@ -507,6 +510,7 @@ static void print_renamed(FILE *out, void (*printer)(FILE *, const char *, const
 void mha_print_austen_circuit_numbers(FILE *out)
 {
     print_circuit(out, "circuit", "circuit");
+    /* <<print the curriculum run's numbers and what they say>> */
     austen_run *c = malloc(sizeof *c);
     const int have_c = c && mha_read_austen_run("curriculum", c) && c->repeat_until > 0;
     size_t at = 0;                                     /* the last evaluation with repeats */

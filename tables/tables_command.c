@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "tables.h"
 
+/* <<[[tables_command.c]] running the command into memory>> */
 /* What 'mha ARGS' prints on standard output, in a string the caller frees;
    NULL if the command fails or memory runs out. */
 static char *command_output(int argc, char **argv)
@@ -21,6 +22,7 @@ static char *command_output(int argc, char **argv)
     }
     return text;
 }
+/* <<[[tables_command.c]] the summary>> */
 void mha_print_command_summary(FILE *out)
 {
     char *help_argv[] = {"mha", "help", NULL};

@@ -4,6 +4,7 @@
 #include "designed.h"
 #include "tables.h"
 
+/* <<[[tables_designed.c]] data>> */
 static const char *const table_sentences[] = {
     "the cat sat on the mat because the cat was tired",
     "a rose is a rose is a rose",
@@ -13,6 +14,7 @@ static const char *const wanted_descriptions[MHA_DESIGNED_HEADS] = {
     "the previous key", "the latest earlier occurrence, or itself", "the first key",
     "the last three keys", "every visible key, evenly",
 };
+/* <<[[tables_designed.c]] functions>> */
 void mha_print_designed_table(FILE *out)
 {
     double worst[MHA_DESIGNED_HEADS] = {0}, one[MHA_DESIGNED_HEADS];

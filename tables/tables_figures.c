@@ -7,6 +7,7 @@
 #include "random.h"
 #include "tables.h"
 
+/* <<[[tables_figures.c]] functions>> */
 void mha_print_sqrt_d(FILE *out)
 {
     enum { ROWS = 200, S = 32, DMAX = 512 };
@@ -58,6 +59,7 @@ void mha_print_sqrt_d(FILE *out)
     }
     fprintf(out, "\\end{axis}\n\\end{tikzpicture}\n");
 }
+/* <<[[tables_figures.c]] functions>> */
 void mha_print_softmax_temperature(FILE *out)
 {
     static const float scores[] = {2.0f, 1.0f, 0.5f, 0.0f, -1.0f};
@@ -83,6 +85,7 @@ void mha_print_softmax_temperature(FILE *out)
     }
     fprintf(out, "\\end{axis}\n\\end{tikzpicture}\n");
 }
+/* <<[[tables_figures.c]] functions>> */
 void mha_print_designed_heatmaps(FILE *out)
 {
     static const char *const words[] = {"a", "rose", "is", "a", "rose", "is", "a", "rose"};
@@ -106,6 +109,7 @@ void mha_print_designed_heatmaps(FILE *out)
         fprintf(out, "(not computed: %s)\n", mha_status_message(status));
         return;
     }
+    /* <<draw each designed head's weights as an [[L]] by [[L]] grid>> */
     const double cell = 0.28, gap = 0.55;
     fprintf(out, "\\begin{tikzpicture}[font=\\scriptsize]\n");
     for (size_t h = 0; h < H; h++) {
@@ -128,6 +132,7 @@ void mha_print_designed_heatmaps(FILE *out)
                 words[i]);
     fprintf(out, "\\end{tikzpicture}\n");
 }
+/* <<[[tables_figures.c]] functions>> */
 void mha_print_sinusoidal_table(FILE *out)
 {
     enum { T = 32, W = 32 };
@@ -148,6 +153,7 @@ void mha_print_sinusoidal_table(FILE *out)
             W * cell / 2, -T * cell / 2);
     fprintf(out, "\\end{tikzpicture}\n");
 }
+/* <<[[tables_figures.c]] functions>> */
 void mha_print_gelu_curve(FILE *out)
 {
     enum { N = 81 };

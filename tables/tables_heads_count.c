@@ -116,6 +116,7 @@ void mha_write_heads_count_numbers(FILE *out, const heads_count *t)
     const heads_group *one = group_of(t, 1), *eight = group_of(t, 8), *sixteen = group_of(t, 16);
     fprintf(out, "\\gdef\\HeadsCountOne{%.3f}\\gdef\\HeadsCountOneGap{%.3f}%%\n",
             one ? one->mean : 0.0, one ? one->mean - best->mean : 0.0);
+    /* <<the verdict on more heads up to eight>> */
     size_t falls = 0, steps = 0;
     for (size_t q = 1; q < t->groups && t->group[q].heads <= 8; q++)
         steps++, falls += t->group[q].mean < t->group[q - 1].mean;
@@ -132,6 +133,7 @@ void mha_write_heads_count_numbers(FILE *out, const heads_count *t)
             : "The first claim does not hold here: not every run of one head is worse "
               "than every run of eight.";
     fprintf(out, "\\gdef\\HeadsCountRiseVerdict{%s}%%\n", rise);
+    /* <<the verdict on sixteen heads>> */
     if (eight == NULL || sixteen == NULL)
         fprintf(out, "\\gdef\\HeadsCountSixteenVerdict{The table lacks eight heads or sixteen.}%%\n");
     else
@@ -144,6 +146,7 @@ void mha_write_heads_count_numbers(FILE *out, const heads_count *t)
                     ? "clearly worse, so the quality falls at sixteen, as the claim allows."
                     : "clearly better, so the claim that the gains stop at eight is "
                       "refuted at this width.");
+    /* <<the verdict on a head width of 64>> */
     const heads_group *wide = r->dim % 64 == 0 ? group_of(t, r->dim / 64) : NULL;
     size_t beaten = 0;
     for (size_t q = 0; wide && q < t->groups; q++)

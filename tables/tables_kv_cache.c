@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include "tables.h"
 
+/* <<[[tables_kv_cache.c]] functions>> */
 void mha_print_decode_flop_table(FILE *out)
 {
     static const size_t positions[] = {127, 1023, 4095};
@@ -18,6 +19,7 @@ void mha_print_decode_flop_table(FILE *out)
     }
     fprintf(out, "\\bottomrule\n\\end{tabular}\n");
 }
+/* <<[[tables_kv_cache.c]] functions>> */
 static const struct cache_model {
     const char *name;
     size_t layers, embed_dim, heads, kv_heads;

@@ -5,9 +5,11 @@
 #include "cli.h"
 #include "tables.h"
 
+/* <<[[tables_terminal.c]] data>> */
 enum { FIGURE_COLUMNS = 94, BLOCK_GAP = 4 };    /* in characters */
 static char *demo_argv[] = {"demo", "--heads", "2", "--text", "a rose is a rose", "--color",
                             NULL};
+/* <<[[tables_terminal.c]] functions>> */
 static size_t utf8_length(unsigned char lead)
 {
     return lead < 0x80 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4;
@@ -19,6 +21,7 @@ static void put_tex_char(FILE *out, const char *c, size_t n)
     else
         fwrite(c, 1, n, out);
 }
+/* <<[[tables_terminal.c]] functions>> */
 static size_t line_columns(const char *line)
 {
     size_t columns = 0;
@@ -31,6 +34,7 @@ static size_t line_columns(const char *line)
     }
     return columns;
 }
+/* <<[[tables_terminal.c]] functions>> */
 static void draw_line(FILE *out, const char *line, size_t x, size_t y)
 {
     int rgb[3] = {-1, -1, -1}, run_rgb[3] = {-1, -1, -1};
@@ -39,11 +43,13 @@ static void draw_line(FILE *out, const char *line, size_t x, size_t y)
     size_t word_length = 0;
     for (const char *c = line;; ) {
         int is_cell = *c != '\0' && *c != '\x1b' && rgb[0] >= 0;
+        /* <<end the rectangle when the cell's colour changes>> */
         if (run_rgb[0] >= 0 && (!is_cell || memcmp(run_rgb, rgb, sizeof rgb) != 0)) {
             fprintf(out, "\\fill[fill={rgb,255:red,%d;green,%d;blue,%d}] (%zu,-%zu) rectangle (%zu,-%zu);\n",
                     run_rgb[0], run_rgb[1], run_rgb[2], run_from, y, column, y + 1);
             run_rgb[0] = -1;
         }
+        /* <<end the word at a space, a cell or the end of the line>> */
         if (word_length > 0 && (*c == '\0' || *c == ' ' || is_cell)) {
             fprintf(out, "\\node at (%zu,-%zu.78) {", word_from, y);
             for (size_t k = 0; k < word_length; k += utf8_length((unsigned char)word[k]))
@@ -54,6 +60,7 @@ static void draw_line(FILE *out, const char *line, size_t x, size_t y)
         if (*c == '\0')
             break;
         if (*c == '\x1b') {
+            /* <<read the escape sequence at [[c]] into [[rgb]]>> */
             int r, g, b;
             if (sscanf(c, "\x1b[48;2;%d;%d;%dm", &r, &g, &b) == 3)
                 rgb[0] = r, rgb[1] = g, rgb[2] = b;
@@ -75,12 +82,14 @@ static void draw_line(FILE *out, const char *line, size_t x, size_t y)
         c += n, column++;
     }
 }
+/* <<[[tables_terminal.c]] functions>> */
 static void draw_blocks(FILE *out, char *text)
 {
     size_t x = 0, y = 0, row_height = 0;
     for (char *block = text; *block != '\0';) {
         char *end = strstr(block, "\n\n");
         end = end != NULL ? end : block + strlen(block);
+        /* <<measure the block from [[block]] to [[end]]: [[lines]] and [[width]]>> */
         size_t lines = 0, width = 0;
         for (char *line = block; line < end; lines++) {
             char *newline = strchr(line, '\n');
@@ -111,6 +120,7 @@ static void draw_blocks(FILE *out, char *text)
             block++;
     }
 }
+/* <<[[tables_terminal.c]] functions>> */
 void mha_print_demo_terminal(FILE *out)
 {
     char *text = NULL;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "tables.h"
 
+/* <<[[tables_training.c]] functions>> */
 /* Read a history written by 'mha train --history'; 0 if it cannot. */
 int mha_read_training_history(const char *path, training_curve *c)
 {
@@ -18,6 +19,7 @@ int mha_read_training_history(const char *path, training_curve *c)
     double loss, accuracy, previous, induction;
     while (fscanf(f, "%zu %lf %lf %zu %zu %lf %lf", &step, &loss, &accuracy, &layer, &head,
                   &previous, &induction) == 7) {
+        /* <<add the row to [[c]], starting a new point at a new step>> */
         if (c->points == 0 || c->step[c->points - 1] != (double)step) {
             if (c->points == 256)
                 break;
@@ -33,6 +35,7 @@ int mha_read_training_history(const char *path, training_curve *c)
     fclose(f);
     return c->points > 0;
 }
+/* <<[[tables_training.c]] functions>> */
 static void plot_curve(FILE *out, const training_curve *c, const double *y,
                        const char *style, double x_scale)
 {
@@ -51,6 +54,7 @@ void mha_print_training_figure(FILE *out)
         return;
     }
     const double x_scale = 10.0 / two.step[two.points - 1];      /* 10 cm wide */
+    /* <<draw the axes, the four curves and their legend>> */
     fprintf(out, "\\begin{tikzpicture}[font=\\small]\n"
                  "\\draw[->] (0,0) -- (10.4,0) node[right] {step};\n"
                  "\\draw[->] (0,0) -- (0,5.4);\n");
@@ -71,6 +75,7 @@ void mha_print_training_figure(FILE *out)
                  "\\textcolor{gray}{---} one layer: accuracy};\n"
                  "\\end{tikzpicture}\n");
 }
+/* <<[[tables_training.c]] functions>> */
 void mha_print_training_summary(FILE *out)
 {
     training_curve two, one;
@@ -92,6 +97,7 @@ void mha_print_training_summary(FILE *out)
             two.step[jump], two.best_induction[jump]);
     fprintf(out, "\\newcommand{\\TrainLastPrevious}{%.2f}%%\n", two.best_previous[a]);
 }
+/* <<[[tables_training.c]] functions>> */
 size_t mha_training_quiet_point(const training_curve *c)
 {
     size_t p = 0;

@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include "check.h"
 
+/* <<[[check.c]] functions>> */
 rng rng_seeded(uint64_t seed)
 {
     rng r = {mha_random_seeded(seed)};
@@ -25,6 +26,7 @@ float *random_floats(rng *r, size_t n, float lo, float hi)
         x[i] = rng_uniform(r, lo, hi);
     return x;
 }
+/* <<[[check.c]] functions>> */
 double max_abs_error(const float *got, const double *want, size_t n)
 {
     double worst = 0.0;
@@ -48,6 +50,7 @@ double max_abs_value(const double *x, size_t n)
             m = fabs(x[i]);
     return m;
 }
+/* <<[[check.c]] functions>> */
 double tolerance_rule(double naive_error, const double *want, size_t n)
 {
     return 2.0 * naive_error + 4.0 * FLT_EPSILON * fmax(max_abs_value(want, n), 1e-3);
@@ -70,6 +73,7 @@ void expect_close(const char *what, const float *got, const double *want,
     cr_expect(worst <= tolerance, "%s: worst error %.3g exceeds tolerance %.3g",
               what, worst, tolerance);
 }
+/* <<[[check.c]] functions>> */
 __attribute__((constructor)) static void isa_from_the_environment(void)
 {
     const char *isa = getenv("MHA_ISA");

@@ -16,6 +16,7 @@
 #include "npy.h"
 #include "printable.h"
 
+/* <<[[fuzz_harness.c]] helpers>> */
 static char home[4096], private_dir[64];
 
 static void fail(const char *format, ...)
@@ -28,6 +29,7 @@ static void fail(const char *format, ...)
     fputc('\n', stderr);
     abort();
 }
+/* <<[[fuzz_harness.c]] helpers>> */
 static int write_case(const char *dir)
 {
     float values[3 * 4 * 4];
@@ -49,6 +51,7 @@ static int write_case(const char *dir)
     }
     return 0;
 }
+/* <<[[fuzz_harness.c]] helpers>> */
 static int write_mask(const char *dir)
 {
     const float mask[9] = {0, -1, -2, 0.5f, 0, -1, 1, 0.25f, 0};       /* (L, L) added */
@@ -57,6 +60,7 @@ static int write_mask(const char *dir)
     snprintf(path, sizeof path, "%s/attn_mask.npy", dir);
     return mha_npy_write(path, mask, 2, shape, message, sizeof message) == MHA_OK ? 0 : -1;
 }
+/* <<[[fuzz_harness.c]] helpers>> */
 int fuzz_setup(void)
 {
     struct stat st;
@@ -84,12 +88,14 @@ void fuzz_teardown(void)
         nftw(private_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     private_dir[0] = '\0';
 }
+/* <<[[fuzz_harness.c]] helpers>> */
 static void write_file(const char *path, const uint8_t *data, size_t size)
 {
     FILE *f = fopen(path, "wb");
     if (f == NULL || fwrite(data, 1, size, f) != size || fclose(f) != 0)
         fail("cannot write %s in %s", path, private_dir);
 }
+/* <<[[fuzz_harness.c]] the [[.npy]] target>> */
 static void check_refusal(mha_status status, const mha_npy *array, const char *message)
 {
     static const mha_npy empty;
@@ -100,6 +106,7 @@ static void check_refusal(mha_status status, const mha_npy *array, const char *m
     if (memcmp(array, &empty, sizeof empty) != 0)
         fail("npy: refused with '%s' but left the array non-empty", message);
 }
+/* <<[[fuzz_harness.c]] the [[.npy]] target>> */
 static void check_array(const mha_npy *a)
 {
     size_t count = 1;
@@ -118,6 +125,7 @@ static void check_array(const mha_npy *a)
         if (a->flags[i] > 1)
             fail("npy: flag %zu is %u", i, a->flags[i]);
 }
+/* <<[[fuzz_harness.c]] the [[.npy]] target>> */
 static void check_round_trip(const mha_npy *a)
 {
     char message[256];
@@ -133,6 +141,7 @@ static void check_round_trip(const mha_npy *a)
         fail("npy: the round trip changed the array");
     mha_npy_free(&again);
 }
+/* <<[[fuzz_harness.c]] the [[.npy]] target>> */
 void fuzz_npy_one(const uint8_t *data, size_t size)
 {
     char message[256] = "";
@@ -148,6 +157,7 @@ void fuzz_npy_one(const uint8_t *data, size_t size)
         check_round_trip(&array);
     mha_npy_free(&array);
 }
+/* <<[[fuzz_harness.c]] the command-line target>> */
 static int argument_is_harmless(const char *arg, int small_numbers_only)
 {
     if (strchr(arg, '/') != NULL)
@@ -160,6 +170,7 @@ static int argument_is_harmless(const char *arg, int small_numbers_only)
         value = value * 10 + (unsigned)(*p - '0');
     return value <= 16 || (!small_numbers_only && value >= (1ull << 32));
 }
+/* <<[[fuzz_harness.c]] the command-line target>> */
 enum { ARGS_MAX = 32, DEFAULTS_MAX = 12 };
 
 static char *const small_defaults[][DEFAULTS_MAX + 2] = {     /* a command, option-value pairs */
@@ -199,6 +210,7 @@ static int split_arguments(char *text, size_t size, char *argv[ARGS_MAX + DEFAUL
     argv[argc] = NULL;
     return argc;
 }
+/* <<[[fuzz_harness.c]] the command-line target>> */
 static void check_cli_result(int status, const char *out, const char *err)
 {
     const char *newline = strchr(err, '\n');
@@ -218,6 +230,7 @@ static void check_cli_result(int status, const char *out, const char *err)
     }
     (void)out;
 }
+/* <<[[fuzz_harness.c]] the command-line target>> */
 void fuzz_cli_one(const uint8_t *data, size_t size)
 {
     char *text = malloc(size + 1), *argv[ARGS_MAX + DEFAULTS_MAX + 2];
@@ -242,12 +255,14 @@ void fuzz_cli_one(const uint8_t *data, size_t size)
     free(err_text);
     free(text);
 }
+/* <<[[fuzz_harness.c]] the forward target>> */
 struct byte_source { const uint8_t *data; size_t size, at; };
 
 static unsigned take(struct byte_source *s)
 {
     return s->at < s->size ? s->data[s->at++] : 0;
 }
+/* <<[[fuzz_harness.c]] the forward target>> */
 static float take_float(struct byte_source *s, int wild, float scale)
 {
     if (!wild)
@@ -267,6 +282,7 @@ static float take_mask_entry(struct byte_source *s, int wild)
     const unsigned b = take(s);
     return b == 0 ? -INFINITY : (float)((int)b - 128) / 16.0f;
 }
+/* <<[[fuzz_harness.c]] the forward target>> */
 struct problem {
     mha_shape shape;
     int wild, want_weights, masked;
@@ -277,6 +293,7 @@ struct problem {
     mha_params params;
     mha_mask mask;
 };
+/* <<[[fuzz_harness.c]] the forward target>> */
 static void read_shape(struct byte_source *s, struct problem *p, unsigned *flags,
                        unsigned *masks)
 {
@@ -289,6 +306,7 @@ static void read_shape(struct byte_source *s, struct problem *p, unsigned *flags
     p->wild = (*flags >> 4) & 1;
     p->want_weights = (*flags >> 5) & 1;
 }
+/* <<[[fuzz_harness.c]] the forward target>> */
 static float *carve(struct problem *p, size_t *used, size_t n)
 {
     float *x = p->floats + *used;
@@ -310,6 +328,7 @@ static void read_problem(struct byte_source *s, struct problem *p)
     p->bytes = malloc(p->byte_count);
     if (p->floats == NULL || p->bytes == NULL)
         fail("forward: out of memory");
+    /* <<fill the problem's inputs from [[s]]>> */
     const float weight_scale = 1.0f / sqrtf((float)E);
     size_t used = 0;
     float *query = carve(p, &used, B * L * E);
@@ -332,6 +351,7 @@ static void read_problem(struct byte_source *s, struct problem *p)
                          masks & 8 ? p->bytes + L * S : NULL};
     p->masked = masks & 16 || (masks & 15) != 0;
 }
+/* <<[[fuzz_harness.c]] the forward target>> */
 struct result { float *out, *weights; };
 
 static struct result run_one(const mha_impl *impl, const struct problem *p, mha_status *status)
@@ -352,6 +372,7 @@ static struct result run_one(const mha_impl *impl, const struct problem *p, mha_
         fail("forward: %s refused a valid problem: %s", impl->name, mha_status_message(*status));
     return r;
 }
+/* <<[[fuzz_harness.c]] the forward target>> */
 static int key_masked(const struct problem *p, size_t b, size_t i, size_t j)
 {
     const size_t S = p->shape.key_len;
@@ -362,6 +383,7 @@ static int key_masked(const struct problem *p, size_t b, size_t i, size_t j)
            (m->attn_mask_float && m->attn_mask_float[i * S + j] == -INFINITY) ||
            (m->key_padding_mask && m->key_padding_mask[b * S + j]);
 }
+/* <<[[fuzz_harness.c]] the forward target>> */
 static void check_tame(const char *name, const struct problem *p, const struct result *r)
 {
     const mha_shape *s = &p->shape;
@@ -383,6 +405,7 @@ static void check_tame(const char *name, const struct problem *p, const struct r
             fail("forward: %s: weights of row %zu sum to %.9g", name, row, sum);
     }
 }
+/* <<[[fuzz_harness.c]] the forward target>> */
 static void compare(const char *what, const char *name, const float *got, const float *want,
                     size_t n, double terms)
 {
@@ -395,6 +418,7 @@ static void compare(const char *what, const char *name, const float *got, const 
             fail("forward: %s %s[%zu] = %.9g, naive gives %.9g (tolerance %.3g)", name, what, i,
                  (double)got[i], (double)want[i], tolerance);
 }
+/* <<[[fuzz_harness.c]] the forward target>> */
 void fuzz_forward_one(const uint8_t *data, size_t size)
 {
     struct byte_source source = {data, size, 0};
@@ -408,6 +432,7 @@ void fuzz_forward_one(const uint8_t *data, size_t size)
     memcpy(bytes, p.bytes, p.byte_count);
     mha_status naive_status, status;
     struct result naive = run_one(&mha_impls[0], &p, &naive_status);
+    /* <<run and check every implementation against [[naive]]>> */
     const mha_shape *s = &p.shape;
     const size_t n_out = s->batch * s->query_len * s->embed_dim;
     const size_t n_w = s->batch * s->heads * s->query_len * s->key_len;
@@ -434,6 +459,7 @@ void fuzz_forward_one(const uint8_t *data, size_t size)
     free(naive.out); free(naive.weights);
     free(floats); free(bytes); free(p.floats); free(p.bytes);
 }
+/* <<[[fuzz_harness.c]] the checkpoint target>> */
 static void write_fuzz_checkpoint(const uint8_t *data, size_t size)
 {
     static mha_induction_model model;
@@ -449,6 +475,7 @@ static void write_fuzz_checkpoint(const uint8_t *data, size_t size)
                           sizeof message) != MHA_OK)
             fail("checkpoint: cannot write %s: %s", path, message);
     }
+    /* <<write the input's [[model.txt]] and tensor over the valid files>> */
     const uint8_t *text = size > 0 ? data + 1 : data, *end = data + size;
     const uint8_t *zero = memchr(text, 0, (size_t)(end - text));
     const size_t text_size = (size_t)((zero != NULL ? zero : end) - text);
@@ -462,6 +489,7 @@ static void write_fuzz_checkpoint(const uint8_t *data, size_t size)
         write_file(path, zero + 1, (size_t)(end - zero - 1));
     }
 }
+/* <<[[fuzz_harness.c]] the checkpoint target>> */
 static void check_checkpoint_refusal(mha_status status, const mha_induction_model *m,
                                      const char *message)
 {
@@ -474,6 +502,7 @@ static void check_checkpoint_refusal(mha_status status, const mha_induction_mode
     if (memcmp(m, &empty, sizeof empty) != 0)
         fail("checkpoint: refused with '%s' but left a model", message);
 }
+/* <<[[fuzz_harness.c]] the checkpoint target>> */
 static void check_checkpoint(const mha_induction_model *m)
 {
     const size_t V = m->vocab, T = m->length, E = m->embed_dim;
@@ -497,6 +526,7 @@ static void check_checkpoint(const mha_induction_model *m)
         fail("checkpoint: the round trip changed the model");
     mha_induction_model_free(&again);
 }
+/* <<[[fuzz_harness.c]] the checkpoint target>> */
 void fuzz_checkpoint_one(const uint8_t *data, size_t size)
 {
     char message[256] = "";

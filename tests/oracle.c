@@ -9,6 +9,7 @@
 #include "mha_internal.h"
 #include "oracle.h"
 
+/* <<[[oracle.c]] functions>> */
 static double *project(const float *x, size_t N, size_t E, const float *W,
                        const float *bias, size_t first)
 {
@@ -23,6 +24,7 @@ static double *project(const float *x, size_t N, size_t E, const float *W,
         }
     return y;
 }
+/* <<[[oracle.c]] functions>> */
 static int masked(const mha_mask *m, const mha_shape *s, size_t b, size_t i, size_t j)
 {
     if (m == NULL)
@@ -37,6 +39,7 @@ static double added(const mha_mask *m, const mha_shape *s, size_t i, size_t j)
 {
     return m && m->attn_mask_float ? m->attn_mask_float[i * s->key_len + j] : 0.0;
 }
+/* <<[[oracle.c]] functions>> */
 mha_status mha_forward_reference(const mha_shape *shape, const mha_params *p,
                                  const float *query, const float *key,
                                  const float *value, const mha_mask *mask,
@@ -55,6 +58,7 @@ mha_status mha_forward_reference(const mha_shape *shape, const mha_params *p,
     for (size_t b = 0; b < B; b++)
         for (size_t h = 0; h < H; h++)
             for (size_t i = 0; i < L; i++) {
+                /* <<[[w]] gets the reference weights of query [[i]], head [[h]]>> */
                 double m = -INFINITY, sum = 0.0;
                 for (size_t j = 0; j < S; j++) {
                     w[j] = -INFINITY;
@@ -73,11 +77,13 @@ mha_status mha_forward_reference(const mha_shape *shape, const mha_params *p,
                     if (weights)
                         weights[((b * H + h) * L + i) * S + j] = w[j];
                 }
+                /* <<add the reference context of query [[i]], head [[h]] to [[concat]]>> */
                 for (size_t j = 0; j < S; j++)
                     for (size_t d = 0; d < D; d++)
                         if (w[j] != 0.0)
                             concat[(b * L + i) * E + h * D + d] += w[j] * V[(b * S + j) * E + h * D + d];
             }
+    /* <<[[out]] gets the reference output projection of [[concat]]>> */
     for (size_t n = 0; n < B * L; n++)
         for (size_t o = 0; o < E; o++) {
             double s = p->out_proj_bias ? p->out_proj_bias[o] : 0.0;
@@ -88,6 +94,7 @@ mha_status mha_forward_reference(const mha_shape *shape, const mha_params *p,
     free(Q); free(K); free(V); free(concat); free(w);
     return MHA_OK;
 }
+/* <<[[oracle.c]] functions>> */
 mha_case case_random(mha_shape shape, uint64_t seed, int flags)
 {
     rng r = rng_seeded(seed);
@@ -114,6 +121,7 @@ void case_free(mha_case *c)
     free(c->query); free(c->key); free(c->value);
     free(c->in_w); free(c->in_b); free(c->out_w); free(c->out_b);
 }
+/* <<[[oracle.c]] functions>> */
 static void case_words(char *text, size_t size, const mha_shape *s, const mha_mask *m)
 {
     const int none = m == NULL || (!m->causal && !m->attn_mask_bool && !m->attn_mask_float &&
@@ -143,6 +151,7 @@ double check_against_reference(const mha_impl *impl, const mha_case *c,
     cr_assert(want && want_w && got && got_w && base && base_w);
     cr_assert_eq(mha_forward_naive(s, &c->params, c->query, c->key, c->value, mask,
                                    base, base_w), MHA_OK);
+    /* <<run [[impl]] into [[got]] and [[got_w]]>> */
     if (impl->forward != mha_forward_naive) {
         memset(got, 0xff, n_out * sizeof *got);         /* NaN: unwritten output shows */
         memset(got_w, 0xff, n_w * sizeof *got_w);
@@ -151,6 +160,7 @@ double check_against_reference(const mha_impl *impl, const mha_case *c,
     }
     cr_assert_eq(mha_forward_reference(s, &c->params, c->query, c->key, c->value, mask,
                                        want, want_w), MHA_OK);
+    /* <<measure the naive version's errors [[naive_out]] and [[naive_w]]>> */
     double naive_out = max_abs_error(base, want, n_out);
     double naive_w = max_abs_error(base_w, want_w, n_w);
     char words[160];
@@ -161,6 +171,7 @@ double check_against_reference(const mha_impl *impl, const mha_case *c,
     cr_expect(naive_w <= naive_error_bound(s, want_w, n_w),
               "naive weights error %.3g exceeds its bound %.3g (%s)", naive_w,
               naive_error_bound(s, want_w, n_w), words);
+    /* <<hold [[impl]] to the tolerance rule>> */
     if (impl->forward != mha_forward_naive) {
         char what[240];
         snprintf(what, sizeof what, "%s out (%s)", impl->name, words);

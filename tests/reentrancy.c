@@ -8,6 +8,7 @@
 #include "random.h"
 #include "reentrancy.h"
 
+/* <<[[reentrancy.c]] functions>> */
 struct job {
     const mha_impl *impl;
     mha_shape shape;
@@ -18,6 +19,7 @@ struct job {
 };
 
 enum { JOB_REPEATS = 20 };
+/* <<[[reentrancy.c]] functions>> */
 static int make_job(struct job *j, const mha_impl *impl, mha_shape shape, int cross,
                     uint64_t seed)
 {
@@ -31,6 +33,7 @@ static int make_job(struct job *j, const mha_impl *impl, mha_shape shape, int cr
         j->inputs[i] = (float)(mha_random_unit(&seed) - 0.5);
     return j->inputs && j->out && j->weights ? 0 : -1;
 }
+/* <<[[reentrancy.c]] functions>> */
 static void *run_job(void *arg)
 {
     struct job *j = arg;
@@ -47,6 +50,7 @@ static void *run_job(void *arg)
                                      j->out, j->weights);
     return NULL;
 }
+/* <<[[reentrancy.c]] functions>> */
 static size_t compare_jobs(const struct job *alone, const struct job *together, FILE *report)
 {
     size_t mismatches = 0;
@@ -67,6 +71,7 @@ static size_t compare_jobs(const struct job *alone, const struct job *together, 
     }
     return mismatches;
 }
+/* <<[[reentrancy.c]] functions>> */
 size_t reentrancy_check(FILE *report)
 {
     size_t mismatches = 0;
@@ -78,6 +83,7 @@ size_t reentrancy_check(FILE *report)
                            make_job(&alone[1], other, (mha_shape){1, 5, 9, 16, 4}, 1, 32) +
                            make_job(&together[0], one, (mha_shape){2, 7, 7, 12, 3}, 0, 31) +
                            make_job(&together[1], other, (mha_shape){1, 5, 9, 16, 4}, 1, 32);
+        /* <<run [[alone]] in turn and [[together]] in two threads, and compare>> */
         if (failed != 0) {
             fprintf(report, "reentrancy: out of memory\n");
             mismatches++;

@@ -8,6 +8,7 @@
 #include "npy.h"
 #include "run.h"
 
+/* <<[[run.c]] functions>> */
 struct cli_result run_argv(int argc, char **argv)
 {
     struct cli_result r;
@@ -38,6 +39,7 @@ void free_result(struct cli_result *r)
     free(r->out);
     free(r->err);
 }
+/* <<[[run.c]] functions>> */
 void expect_help(const char *command, const char *sub)
 {
     struct cli_result r = sub ? run_mha(command, sub, "--help", NULL)
@@ -50,6 +52,7 @@ void expect_help(const char *command, const char *sub)
     cr_expect(strncmp(r.out, usage, strlen(usage)) == 0, "want '%s': %s", usage, r.out);
     free_result(&r);
 }
+/* <<[[run.c]] functions>> */
 float *read_npy_floats(const char *path, size_t *count)
 {
     mha_npy a;

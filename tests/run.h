@@ -2,6 +2,7 @@
 #ifndef RUN_H
 #define RUN_H
 #include <stddef.h>
+/* <<[[run.h]] declarations>> */
 struct cli_result { int status; char *out, *err; };
 struct cli_result run_argv(int argc, char **argv);
 struct cli_result run_mha(const char *first, ...);       /* arguments, then NULL */

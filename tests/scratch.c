@@ -12,6 +12,7 @@
 #include "npy.h"
 #include "scratch.h"
 
+/* <<[[scratch.c]] functions>> */
 char *make_temp_dir(void)
 {
     char template[] = "/tmp/mha-test-XXXXXX";
@@ -36,6 +37,7 @@ void remove_dir(char *dir)
     rmdir(dir);
     free(dir);
 }
+/* <<[[scratch.c]] functions>> */
 char *path_in(const char *dir, const char *name)
 {
     static char path[4096];
@@ -79,6 +81,7 @@ void write_npy_raw(const char *dir, const char *name, int major, const char *hea
         memcpy(file + 8 + width + h, data, data_bytes);
     write_bytes(dir, name, file, 8 + width + h + data_bytes);
 }
+/* <<[[scratch.c]] functions>> */
 void write_floats(const char *dir, const char *name, const float *values,
                          size_t rank, const size_t *shape)
 {

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "oracle.h"
 
+/* <<[[test_backward.c]] tests>> */
 static double loss(const mha_case *c, const mha_mask *mask, const float *grad_out)
 {
     const size_t n = c->shape.batch * c->shape.query_len * c->shape.embed_dim;
@@ -18,6 +19,7 @@ static double loss(const mha_case *c, const mha_mask *mask, const float *grad_ou
     free(y);
     return sum;
 }
+/* <<[[test_backward.c]] tests>> */
 /* Compare analytic gradient g (n) of the values x (n) with central differences. */
 static void check_gradient(const char *what, mha_case *c, const mha_mask *mask,
                            const float *grad_out, float *x, const float *g, size_t n)
@@ -38,6 +40,7 @@ static void check_gradient(const char *what, mha_case *c, const mha_mask *mask,
     cr_expect(worst <= 2e-4 * scale, "%s: worst difference %.3g from finite differences",
               what, worst);
 }
+/* <<[[test_backward.c]] tests>> */
 static void check_all_gradients(mha_backward_fn *backward, mha_case *c, const mha_mask *mask,
                                 uint64_t seed)
 {
@@ -61,6 +64,7 @@ static void check_all_gradients(mha_backward_fn *backward, mha_case *c, const mh
     if (c->out_b) check_gradient("out_proj_bias", c, mask, gy, c->out_b, gob, E);
     free(gy); free(gq); free(gk); free(gv); free(gw); free(gb); free(gow); free(gob);
 }
+/* <<[[test_backward.c]] tests>> */
 Test(backward, gradients_match_finite_differences) {
     const struct { mha_shape s; int flags; } cases[] = {
         {{2, 3, 3, 4, 2}, CASE_SELF},
@@ -75,6 +79,7 @@ Test(backward, gradients_match_finite_differences) {
         case_free(&c);
     }
 }
+/* <<[[test_backward.c]] tests>> */
 Test(backward, gradients_with_masks) {
     mha_case c = case_random((mha_shape){2, 3, 3, 4, 2}, 1420, CASE_SELF);
     const unsigned char pad[2 * 3] = {0, 0, 1, 1, 0, 0};

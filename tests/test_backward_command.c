@@ -10,6 +10,7 @@
 #include "npy.h"
 #include "run.h"
 
+/* <<test the [[mha backward]] command>> */
 Test(backward, command_matches_pytorch_autograd) {
     static const struct { const char *name, *heads; int causal; } cases[] = {
         {"self_attention", "2", 0}, {"cross_attention", "4", 0}, {"no_bias", "3", 0},
@@ -32,6 +33,7 @@ Test(backward, command_matches_pytorch_autograd) {
                                       impl, cases[t / 2].causal ? "--causal" : NULL, NULL);
         cr_assert_eq(r.status, 0, "%s", r.err);
         free_result(&r);
+        /* <<compare each gradient file of [[dir]] with the golden case's expected one>> */
         for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
             snprintf(path, sizeof path, "golden/%s/expected_%s.npy", cases[t / 2].name, files[f]);
             const int expected = access(path, F_OK) == 0;
@@ -56,6 +58,7 @@ Test(backward, command_matches_pytorch_autograd) {
         cr_expect_eq(system(cmd), 0);
     }
 }
+/* <<test the [[mha backward]] command>> */
 Test(backward, command_refuses_bad_input) {
     char dir[] = "/tmp/mha-backward-XXXXXX", cmd[600];
     cr_assert_not_null(mkdtemp(dir));

@@ -7,6 +7,7 @@
 #include "mha_internal.h"
 #include "oracle.h"
 
+/* <<[[test_batched.c]] tests>> */
 Test(batched, product_nn_plain_edges) {
     const size_t sizes[] = {1, 3, 4, 5, 15, 16, 17, 33};
     rng r = rng_seeded(40);
@@ -32,6 +33,7 @@ Test(batched, product_nn_plain_edges) {
             free(A); free(Wt); free(bias); free(C); free(want); free(got);
         }
 }
+/* <<[[test_batched.c]] tests>> */
 Test(batched, all_projection_cases_match_the_reference) {
     const mha_impl *batched = mha_impl_find("batched");
     cr_assert_not_null(batched);

@@ -16,6 +16,7 @@
 #include "npy.h"
 #include "run.h"
 
+/* <<[[test_block.c]] the float64 block reference>> */
 typedef struct block_case {
     mha_block_shape shape;
     float *x;                             /* (B, L, E) */
@@ -51,6 +52,7 @@ static void block_case_free(block_case *c)
     for (size_t i = 0; i < MHA_BLOCK_TENSORS; i++)
         free(c->t[i]);
 }
+/* <<[[test_block.c]] the float64 block reference>> */
 /* y (n, N) = x (n, K) W (N, K)^T + bias */
 static void linear64(size_t n, size_t N, size_t K, const double *x, const float *W,
                      const float *bias, double *y)
@@ -82,6 +84,7 @@ static double gelu64(double x)
 {
     return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
 }
+/* <<[[test_block.c]] the float64 block reference>> */
 /* out (L, E) = SA(u (L, E)) of sequence b */
 static void attention64(const block_case *c, const mha_mask *mask, size_t b, const double *u,
                         double *out)
@@ -117,6 +120,7 @@ static void attention64(const block_case *c, const mha_mask *mask, size_t b, con
     linear64(L, E, E, ctx, c->params.attn.out_proj_weight, c->params.attn.out_proj_bias, out);
     free(qkv); free(ctx); free(z); free(bias);
 }
+/* <<[[test_block.c]] the float64 block reference>> */
 static void block64(const block_case *c, const mha_mask *mask, double *y)
 {
     const size_t B = c->shape.batch, L = c->shape.length, E = c->shape.embed_dim,
@@ -142,6 +146,7 @@ static void block64(const block_case *c, const mha_mask *mask, double *y)
     }
     free(x); free(u); free(a); free(hidden);
 }
+/* <<[[test_block.c]] the float64 block reference>> */
 static double block_loss(const block_case *c, const mha_mask *mask, const float *gy)
 {
     const size_t n = c->shape.batch * c->shape.length * c->shape.embed_dim;
@@ -172,6 +177,7 @@ static void check_one_gradient(const char *what, block_case *c, const mha_mask *
     cr_expect(worst <= 2e-4 * scale, "%s: worst difference %.3g from central differences",
               what, worst);
 }
+/* <<[[test_block.c]] the float64 block reference>> */
 static void check_block_gradients(block_case *c, const mha_mask *mask, uint64_t seed)
 {
     const mha_block_shape *s = &c->shape;
@@ -196,12 +202,14 @@ static void check_block_gradients(block_case *c, const mha_mask *mask, uint64_t 
         free(g[i]);
     free(gy); free(gx); free(y);
 }
+/* <<[[test_block.c]] tests>> */
 Test(block, gradients_match_central_differences) {
     const mha_mask causal = {.causal = 1};
     block_case c = block_case_random((mha_block_shape){2, 5, 8, 2, 12}, 2600);
     check_block_gradients(&c, &causal, 2601);
     block_case_free(&c);
 }
+/* <<[[test_block.c]] tests>> */
 static double layer_norm_loss(size_t rows, size_t E, const float *x, const float *w,
                               const float *b, const float *gy)
 {
@@ -236,6 +244,7 @@ static void check_layer_norm_gradient(const char *what, size_t rows, size_t E, f
     }
     cr_expect(worst <= 2e-4 * scale, "layer norm %s: worst difference %.3g", what, worst);
 }
+/* <<[[test_block.c]] tests>> */
 Test(block, layer_norm_matches_its_formula_and_central_differences) {
     enum { ROWS = 5, E = 13 };
     rng r = rng_seeded(2610);
@@ -257,6 +266,7 @@ Test(block, layer_norm_matches_its_formula_and_central_differences) {
     check_layer_norm_gradient("bias", ROWS, E, x, w, b, gy, b, gb, E);
     free(x); free(w); free(b); free(gy);
 }
+/* <<[[test_block.c]] tests>> */
 Test(block, gelu_matches_its_formula_and_central_differences) {
     enum { N = 41 };
     float x[N], y[N], g[N], ones[N];
@@ -273,6 +283,7 @@ Test(block, gelu_matches_its_formula_and_central_differences) {
     cr_expect(worst <= 1e-6, "gelu': worst difference %.3g from central differences", worst);
     cr_expect_float_eq(y[20], 0.0f, 0.0f, "gelu(0) = %g", (double)y[20]);
 }
+/* <<[[test_block.c]] tests>> */
 static double gelu_tail64(double x)    /* x Phi(x) through erfc: exact in the tail too */
 {
     return 0.5 * x * erfc(-x / sqrt(2.0));
@@ -339,6 +350,7 @@ Test(block, gelu_kernels_are_within_eight_units_in_every_instruction_set) {
     }
     free(x); free(y); free(g); free(ones);
 }
+/* <<[[test_block.c]] tests>> */
 static const struct { const char *name; const char *heads; int causal_too; } block_golden[] = {
     {"block_plain", "2", 0}, {"block_causal", "2", 1}, {"block_key_padding", "4", 0},
     {"block_float_mask", "3", 0}, {"block_tiles", "3", 1}, {"block_float_mask_tiles", "2", 0},
@@ -364,6 +376,7 @@ Test(block, every_golden_case_is_tested) {
     }
     free(entries);
 }
+/* <<[[test_block.c]] tests>> */
 typedef struct golden_block {
     block_case c;
     mha_npy mask, padding;                /* not loaded when absent */
@@ -388,6 +401,7 @@ static void golden_optional(const char *dir, const char *name, mha_npy *array)
     if (access(path, F_OK) == 0)
         cr_assert_eq(mha_npy_read(path, array, message, sizeof message), MHA_OK, "%s", message);
 }
+/* <<[[test_block.c]] tests>> */
 static golden_block golden_block_load(const char *name, size_t heads)
 {
     char dir[256], path[300], message[256];
@@ -417,6 +431,7 @@ static void golden_block_free(golden_block *g)
     mha_npy_free(&g->mask); mha_npy_free(&g->padding);
     free(g->grad_out);
 }
+/* <<[[test_block.c]] tests>> */
 static void expect_like_pytorch(const char *what, const char *name, const char *file,
                                 const float *got, size_t n)
 {
@@ -433,6 +448,7 @@ static void expect_like_pytorch(const char *what, const char *name, const char *
     expect_close(what, got, want, n, tolerance_rule(pytorch_error, want, n));
     free(want32); free(want64); free(want);
 }
+/* <<[[test_block.c]] tests>> */
 static void check_golden_block(size_t k, int causal_flag)
 {
     golden_block g = golden_block_load(block_golden[k].name,
@@ -475,6 +491,7 @@ Test(block, forward_and_backward_match_pytorch) {
             check_golden_block(k, 1);
     }
 }
+/* <<[[test_block.c]] tests>> */
 static char *block_case_dir(const char *name, int causal_flag)
 {
     static char dir[64];
@@ -493,6 +510,7 @@ static void remove_block_dir(const char *dir)
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_expect_eq(system(cmd), 0);
 }
+/* <<[[test_block.c]] tests>> */
 static void check_command_on(size_t k, int causal_flag)
 {
     const char *name = block_golden[k].name;
@@ -527,6 +545,7 @@ Test(block, command_matches_pytorch) {
             check_command_on(k, 1);
     }
 }
+/* <<[[test_block.c]] tests>> */
 static void write_floats(const char *dir, const char *name, const float *values, size_t rank,
                          const size_t *shape)
 {
@@ -552,6 +571,7 @@ static void expect_refused(const char *dir, const char *culprit, const char *hea
     cr_expect_neq(access(path, F_OK), 0, "%s: grad_src.npy was written", culprit);
     free_result(&r);
 }
+/* <<[[test_block.c]] tests>> */
 Test(block, command_refuses_bad_input) {
     char *dir = block_case_dir("block_plain", 0), path[256];      /* B 2, L 5, E 8, F 12 */
     float values[8 * 12];
@@ -576,6 +596,7 @@ Test(block, command_refuses_bad_input) {
     cr_assert_eq(rename(path, "/tmp/mha-block-grad_out.npy"), 0);
     expect_refused(dir, "grad_out.npy", "2", NULL);              /* --backward needs it */
     cr_assert_eq(rename("/tmp/mha-block-grad_out.npy", path), 0);
+    /* <<put a NaN into [[src.npy]] and expect it refused>> */
     size_t count;
     snprintf(path, sizeof path, "%s/src.npy", dir);
     float *src = read_npy_floats(path, &count);
@@ -585,6 +606,7 @@ Test(block, command_refuses_bad_input) {
     free(src);
     remove_block_dir(dir);
 }
+/* <<[[test_block.c]] tests>> */
 Test(block, command_runs_and_explains_itself) {
     char *dir = block_case_dir("block_plain", 0);
     struct cli_result r = run_mha("block", dir, "--heads", "2", NULL);
@@ -597,6 +619,7 @@ Test(block, command_runs_and_explains_itself) {
     free_result(&r);
     remove_block_dir(dir);
 }
+/* <<[[test_block.c]] tests>> */
 Test(block, nan_is_never_passed_silently) {
     block_case c = block_case_random((mha_block_shape){1, 4, 8, 2, 12}, 2620);
     const size_t n = 4 * 8;
@@ -611,6 +634,7 @@ Test(block, nan_is_never_passed_silently) {
     cr_expect_eq(mha_block_forward(&c.shape, &c.params, c.x, NULL, y, NULL), MHA_ERR_RANGE);
     block_case_free(&c);
 }
+/* <<[[test_block.c]] tests>> */
 Test(block, shapes_are_checked) {
     mha_block_saved saved;
     cr_expect_eq(mha_block_saved_init(&saved, &(mha_block_shape){1, 4, 8, 3, 12}), MHA_ERR_HEADS);
@@ -629,6 +653,7 @@ Test(block, shapes_are_checked) {
     cr_expect_eq(mha_block_forward(&c.shape, &missing, c.x, NULL, y, NULL), MHA_ERR_NULL);
     block_case_free(&c);
 }
+/* <<[[test_block.c]] tests>> */
 Test(block, threads_do_not_change_the_bits) {
     block_case c = block_case_random((mha_block_shape){3, 70, 16, 4, 40}, 2640);
     const size_t n = 3 * 70 * 16;
@@ -668,6 +693,7 @@ Test(block, threads_do_not_change_the_bits) {
     }
     block_case_free(&c);
 }
+/* <<[[test_block.c]] tests>> */
 Test(block, sinusoidal_positions_turn_by_offsets) {
     enum { T = 40, E = 10 };
     float P[T * E];
@@ -712,6 +738,7 @@ Test(block, rotary_positions_see_only_offsets) {
             cr_expect(fabs(dot[i][j] - dot[i - 1][j - 1]) < 1e-5, "(%zu, %zu)", i, j);
     free(q); free(k);
 }
+/* <<[[test_block.c]] tests>> */
 Test(block, every_missing_argument_is_refused) {
     const mha_block_shape s = {1, 4, 8, 2, 12};
     block_case c = block_case_random(s, 2650);
@@ -784,6 +811,7 @@ Test(block, every_missing_argument_is_refused) {
         free(g[i]);
     block_case_free(&c);
 }
+/* <<[[test_block.c]] tests>> */
 Test(block, impossible_shapes_and_mismatched_states_are_refused) {
     const size_t M = SIZE_MAX;
     const mha_block_shape huge[] = {

@@ -18,6 +18,7 @@
 #include "run.h"
 #include "scratch.h"
 
+/* <<[[test_command.c]] helpers>> */
 static void expect_one_error_line(const struct cli_result *r, const char *culprit)
 {
     const char *nl = strchr(r->err, '\n');
@@ -28,6 +29,7 @@ static void expect_one_error_line(const struct cli_result *r, const char *culpri
     cr_expect(strstr(r->err, culprit) != NULL, "stderr does not name '%s': '%s'",
               culprit, r->err);
 }
+/* <<[[test_command.c]] helpers>> */
 static int no_dots(const struct dirent *e)
 {
     return strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
@@ -54,6 +56,7 @@ static char *dir_state(const char *dir)
     free(entries);
     return state;
 }
+/* <<[[test_command.c]] helpers>> */
 static void expect_refused(const char *dir, const char *culprit, int argc, char **argv)
 {
     char *before = dir_state(dir);
@@ -71,6 +74,7 @@ static void expect_refused(const char *dir, const char *culprit, int argc, char 
         char *argv_[] = {"mha", __VA_ARGS__, NULL};                              \
         expect_refused(dir, culprit, (int)(sizeof argv_ / sizeof argv_[0]) - 1, argv_); \
     } while (0)
+/* <<[[test_command.c]] helpers>> */
 static char *make_good_case(void)
 {
     char *dir = make_temp_dir();
@@ -79,6 +83,7 @@ static char *make_good_case(void)
     write_random(dir, "out_proj_weight.npy", 3, 2, (const size_t[]){4, 4});
     return dir;
 }
+/* <<[[test_command.c]] helpers>> */
 static double *load_expected(const char *path, mha_npy *array)
 {
     char message[256];
@@ -98,6 +103,7 @@ static void copy_file(const char *from, const char *to_dir, const char *name)
     write_bytes(to_dir, name, bytes, size);
     free(bytes);
 }
+/* <<[[test_command.c]] helpers>> */
 static void compare_result(const char *what, const char *got_path, const char *want_path)
 {
     mha_npy got, want_array;
@@ -116,6 +122,7 @@ static void compare_result(const char *what, const char *got_path, const char *w
     mha_npy_free(&got);
     mha_npy_free(&want_array);
 }
+/* <<[[test_command.c]] helpers>> */
 static void run_golden(const char *name, const char *skip_input, const char *extra_option)
 {
     char golden[256], expected[300], what[300];
@@ -129,6 +136,7 @@ static void run_golden(const char *name, const char *skip_input, const char *ext
     for (size_t impl = 0; impl < mha_impl_count; impl++)
         for (int with_weights = 1; with_weights >= 0; with_weights--) {
             char *dir = make_temp_dir();
+            /* <<copy the inputs of [[golden]] into [[dir]], all but [[skip_input]]>> */
             DIR *d = opendir(golden);
             cr_assert_not_null(d, "%s: %s", golden, strerror(errno));
             struct dirent *entry;
@@ -141,6 +149,7 @@ static void run_golden(const char *name, const char *skip_input, const char *ext
                 copy_file(from, dir, entry->d_name);
             }
             closedir(d);
+            /* <<run [[mha forward]] on [[dir]] and compare with the expected files>> */
             char *argv[10] = {"mha", "forward", dir, "--heads", heads, "--impl",
                               (char *)mha_impls[impl].name};
             int argc = 7;
@@ -163,6 +172,7 @@ static void run_golden(const char *name, const char *skip_input, const char *ext
             remove_dir(dir);
         }
 }
+/* <<[[test_command.c]] helpers>> */
 static double bench_value(const char *line, const char *key)
 {
     char pattern[64];
@@ -175,6 +185,7 @@ static double bench_value(const char *line, const char *key)
     cr_assert(number && isfinite(value), "%s is not a number in '%s'", key, line);
     return value;
 }
+/* <<[[test_command.c]] tests>> */
 Test(command, forward_writes_out_and_weights) {
     char *dir = make_good_case(), message[256];
     struct cli_result r = run_mha("forward", dir, "--heads", "2", NULL);
@@ -201,6 +212,7 @@ Test(command, forward_writes_out_and_weights) {
     free_result(&r);
     remove_dir(dir);
 }
+/* <<[[test_command.c]] tests>> */
 Test(command, no_weights_and_option_forms) {
     char *dir = make_good_case();
     struct cli_result r = run_mha("forward", "--heads=4", "--impl=batched", "--no-weights",
@@ -211,6 +223,7 @@ Test(command, no_weights_and_option_forms) {
     free_result(&r);
     remove_dir(dir);
 }
+/* <<[[test_command.c]] tests>> */
 Test(command, every_command_reads_options_by_the_same_rules) {
     static const char *const commands[][2] = {
         {"forward", "--causal"}, {"decode", "--no-weights"}, {"backward", "--causal"},
@@ -242,6 +255,7 @@ Test(command, every_command_reads_options_by_the_same_rules) {
     free_result(&r);
     remove_dir(dir);
 }
+/* <<[[test_command.c]] tests>> */
 Test(command, help_describes_everything) {
     static const char *const words[] = {
         "forward", "help", "query.npy", "key.npy", "value.npy", "in_proj_weight.npy",
@@ -264,6 +278,7 @@ Test(command, help_describes_everything) {
     free_result(&forward);
     free_result(&help_forward);
 }
+/* <<[[test_command.c]] tests>> */
 Test(command, bad_command_lines) {
     char *dir = make_good_case();
     expect_refused(dir, "no command", 1, (char *[]){"mha", NULL});
@@ -304,6 +319,7 @@ Test(command, parse_size) {
     cr_expect_eq(mha_option_size("--n", "10", 1, 9, &v, m, sizeof m), MHA_ERR_ARG);
     cr_expect_str_eq(m, "--n: 10 is out of range (1 to 9)");
 }
+/* <<[[test_command.c]] tests>> */
 Test(command, missing_and_broken_files) {
     char *dir = make_good_case(), absent[4200];
     snprintf(absent, sizeof absent, "%s/nowhere", dir);
@@ -315,6 +331,7 @@ Test(command, missing_and_broken_files) {
     remove(path_in(dir, "out_proj_weight.npy"));
     REFUSED(dir, "out_proj_weight.npy: cannot open", "forward", dir, "--heads", "2");
     write_random(dir, "out_proj_weight.npy", 3, 2, (const size_t[]){4, 4});
+    /* <<break [[query.npy]] in every way a file can be broken, and check each>> */
     unsigned char data[48] = {0};
     write_bytes(dir, "query.npy", "", 0);
     REFUSED(dir, "query.npy: empty file", "forward", dir, "--heads", "2");
@@ -340,6 +357,7 @@ Test(command, missing_and_broken_files) {
             dir, "--heads", "2");
     remove_dir(dir);
 }
+/* <<[[test_command.c]] tests>> */
 Test(command, files_that_do_not_fit_together) {
     char *dir = make_good_case();
     write_random(dir, "in_proj_weight.npy", 2, 2, (const size_t[]){12, 5});
@@ -356,6 +374,7 @@ Test(command, files_that_do_not_fit_together) {
     write_random(dir, "out_proj_bias.npy", 4, 1, (const size_t[]){5});
     REFUSED(dir, "out_proj_bias.npy", "forward", dir, "--heads", "2");
     remove(path_in(dir, "out_proj_bias.npy"));
+    /* <<check the rules for [[key.npy]] and [[value.npy]]>> */
     write_random(dir, "key.npy", 5, 3, (const size_t[]){1, 5, 4});
     REFUSED(dir, "value.npy: missing", "forward", dir, "--heads", "2");
     write_random(dir, "value.npy", 6, 3, (const size_t[]){1, 6, 4});
@@ -368,6 +387,7 @@ Test(command, files_that_do_not_fit_together) {
             "--heads", "2");
     remove(path_in(dir, "key.npy"));
     remove(path_in(dir, "value.npy"));
+    /* <<check the rules for the two masks>> */
     unsigned char flags[16] = {0};
     write_npy_raw(dir, "attn_mask.npy", 1, HEADER("|b1", "False", "(3, 4)"), flags, 12);
     REFUSED(dir, "attn_mask.npy: shape (3, 4) should be (L, S) = (3, 3)", "forward", dir,
@@ -383,6 +403,7 @@ Test(command, files_that_do_not_fit_together) {
     remove(path_in(dir, "key_padding_mask.npy"));
     remove_dir(dir);
 }
+/* <<[[test_command.c]] tests>> */
 Test(command, failure_keeps_previous_results) {
     char *dir = make_good_case();
     struct cli_result r = run_mha("forward", dir, "--heads", "2", NULL);
@@ -393,6 +414,7 @@ Test(command, failure_keeps_previous_results) {
     REFUSED(dir, "--heads", "forward", dir, "--heads", "3");
     remove_dir(dir);
 }
+/* <<[[test_command.c]] tests>> */
 static struct cli_result run_program(const char *out, char *const argv[])
 {
     char *dir = make_temp_dir(), err_path[4200];
@@ -428,6 +450,7 @@ Test(program, exits_normally_on_bad_input) {
     free_result(&r);
     remove_dir(dir);
 }
+/* <<[[test_command.c]] tests>> */
 static int attention_case(const struct dirent *e)
 {
     return no_dots(e) && strncmp(e->d_name, "block_", 6) != 0 &&
@@ -466,9 +489,11 @@ Test(golden, combined_masks)   { run_golden("combined_masks", NULL, NULL); }
 Test(golden, float64)          { run_golden("float64", NULL, NULL); }
 Test(golden, large_float_mask) { run_golden("large_float_mask", NULL, NULL); }
 Test(golden, large_constant_mask) { run_golden("large_constant_mask", NULL, NULL); }
+/* <<[[test_command.c]] tests>> */
 Test(golden, causal_flag_equals_causal_mask) {
     run_golden("causal_mask", "attn_mask.npy", "--causal");
 }
+/* <<[[test_command.c]] tests>> */
 Test(command, a_path_too_long_for_the_loader_is_refused) {
     char dir[MHA_PATH_SIZE + 16], message[MHA_PATH_SIZE + 512];
     memset(dir, 'd', sizeof dir - 1);
@@ -480,6 +505,7 @@ Test(command, a_path_too_long_for_the_loader_is_refused) {
     cr_expect(strstr(message, "the path of query.npy is too long") != NULL, "%.80s", message);
     mha_layer_files_free(&files);
 }
+/* <<[[test_command.c]] tests>> */
 Test(command, the_environment_chooses_the_instruction_set) {
     static const char *const variables[2][2] = {{"MHA_ISA", "scalar"},
                                                 {"MHA_FORCE_SCALAR", "1"}};
@@ -494,6 +520,7 @@ Test(command, the_environment_chooses_the_instruction_set) {
         unsetenv(variables[v][0]);
     }
 }
+/* <<[[test_command.c]] tests>> */
 Test(command, train_help_names_every_option) {
     static const char *const options[] = {
         "--steps", "--seed", "--layers", "--every", "--out", "--from", "--history",
@@ -506,6 +533,7 @@ Test(command, train_help_names_every_option) {
         cr_expect(strstr(r.out, options[i]) != NULL, "the help lacks %s", options[i]);
     free_result(&r);
 }
+/* <<[[test_command.c]] tests>> */
 Test(command, demo_and_decode_refuse_what_does_not_fit) {
     char *dir = make_good_case(), text[1100];
     memset(text, 'a', sizeof text - 1);
@@ -514,6 +542,7 @@ Test(command, demo_and_decode_refuse_what_does_not_fit) {
     REFUSED(dir, "--heads 3", "decode", dir, "--heads", "3");
     remove_dir(dir);
 }
+/* <<[[test_command.c]] tests>> */
 Test(command, stray_words_bad_rates_and_no_threads) {
     char *dir = make_temp_dir();
     REFUSED(dir, "bench: unknown argument 'stray'", "bench", "stray");
@@ -525,12 +554,14 @@ Test(command, stray_words_bad_rates_and_no_threads) {
     unsetenv("OMP_NUM_THREADS");
     remove_dir(dir);
 }
+/* <<[[test_command.c]] tests>> */
 Test(program, a_full_standard_output_is_an_error) {
     struct cli_result r = run_program("/dev/full", (char *[]){"mha", "help", NULL});
     cr_expect_eq(r.status, 1);
     expect_one_error_line(&r, "standard output");
     free_result(&r);
 }
+/* <<[[test_command.c]] tests>> */
 Test(measuring, backward_prints_one_line_in_key_value_form) {
     static const char *const impls[] = {"naive", "blocked"};
     for (size_t i = 0; i < 2; i++) {
@@ -551,6 +582,7 @@ Test(measuring, backward_prints_one_line_in_key_value_form) {
         free_result(&r);
     }
 }
+/* <<[[test_command.c]] tests>> */
 Test(measuring, backward_refuses_what_it_cannot_time) {
     char *dir = make_temp_dir();
     REFUSED(dir, "self-attention only (no --kv-len)", "bench", "--backward", "--kv-len",
@@ -563,6 +595,7 @@ Test(measuring, backward_refuses_what_it_cannot_time) {
             "--half-kc", "--seq", "3", "--dim", "8", "--heads", "2", "--reps", "1");
     remove_dir(dir);
 }
+/* <<[[test_command.c]] tests>> */
 Test(measuring, half_depth_projections_print_their_line) {
     struct cli_result r = run_mha("bench", "--impl", "blocked", "--part", "proj",
                                   "--half-kc", "--seq", "3", "--dim", "8", "--heads", "2",
@@ -575,6 +608,7 @@ Test(measuring, half_depth_projections_print_their_line) {
     cr_expect(bench_value(r.out, "bytes") > 0);
     free_result(&r);
 }
+/* <<[[test_command.c]] tests>> */
 Test(measuring, denormals_print_two_times_and_their_ratio) {
     struct cli_result r = run_mha("bench", "--denormals", NULL);
     cr_expect_eq(r.status, MHA_EXIT_OK, "%s", r.err);

@@ -16,6 +16,7 @@
 #include "run.h"
 #include "tables.h"
 
+/* <<[[test_demo.c]] helpers>> */
 static size_t occurrences(const char *text, const char *word)
 {
     size_t n = 0;
@@ -23,6 +24,7 @@ static size_t occurrences(const char *text, const char *word)
         n++;
     return n;
 }
+/* <<[[test_demo.c]] tests>> */
 Test(demo, draws_a_map_per_head) {
     struct cli_result r = run_argv(2, (char *[]){"mha", "demo", NULL});
     cr_expect_eq(r.status, 0, "%s", r.err);
@@ -38,6 +40,7 @@ Test(demo, draws_a_map_per_head) {
     free(r.out);
     free(r.err);
 }
+/* <<[[test_demo.c]] tests>> */
 static void example_weights(double weights[2][3][3])
 {
     float in_w[48], out_w[16];
@@ -61,6 +64,7 @@ static void example_weights(double weights[2][3][3])
                 weights[h][i][j] = scores[j] / total;
         }
 }
+/* <<[[test_demo.c]] tests>> */
 Test(demo, worked_example_matches_independent_weights) {
     double w[2][3][3];
     example_weights(w);
@@ -85,9 +89,11 @@ Test(demo, worked_example_matches_independent_weights) {
     free(r.out);
     free(r.err);
 }
+/* <<test [[demo]]'s options>> */
 #define RUN_DEMO(...) \
     run_argv((int)(sizeof (char *[]){"mha", "demo", __VA_ARGS__} / sizeof(char *)), \
              (char *[]){"mha", "demo", __VA_ARGS__, NULL})
+/* <<test [[demo]]'s options>> */
 Test(demo, heads_and_text) {
     struct cli_result r = RUN_DEMO("--heads", "3", "--text", "a rose is a rose");
     cr_expect_eq(r.status, 0, "%s", r.err);
@@ -98,6 +104,7 @@ Test(demo, heads_and_text) {
     free(r.out);
     free(r.err);
 }
+/* <<test [[demo]]'s options>> */
 static void expect_demo_refused(struct cli_result r, const char *culprit)
 {
     cr_expect_neq(r.status, 0);
@@ -122,6 +129,7 @@ Test(demo, bad_options) {
     expect_demo_refused(RUN_DEMO("--text", many), "--text: more than 32 words");
     expect_demo_refused(RUN_DEMO("--shiny"), "'--shiny'");
 }
+/* <<test colour, forced and on a terminal>> */
 Test(demo, colour_when_asked) {
     struct cli_result r = RUN_DEMO("--color");
     cr_expect_eq(r.status, 0);
@@ -135,6 +143,7 @@ Test(demo, colour_when_asked) {
     free(r.out);
     free(r.err);
 }
+/* <<test colour, forced and on a terminal>> */
 static int open_terminal(int *master)
 {
     *master = posix_openpt(O_RDWR | O_NOCTTY);
@@ -143,6 +152,7 @@ static int open_terminal(int *master)
     const char *name = ptsname(*master);
     return name ? open(name, O_RDWR | O_NOCTTY) : -1;
 }
+/* <<test colour, forced and on a terminal>> */
 Test(demo, no_color_decides_on_a_terminal) {
     int master, slave = open_terminal(&master);
     if (slave < 0)
@@ -165,6 +175,7 @@ Test(demo, no_color_decides_on_a_terminal) {
     fclose(tty);
     close(master);
 }
+/* <<test colour, forced and on a terminal>> */
 static char *demo_on_terminal(const char *no_color)
 {
     int master, slave = open_terminal(&master);
@@ -173,6 +184,7 @@ static char *demo_on_terminal(const char *no_color)
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
+        /* <<in the child, run the demo with its output on the terminal>> */
         close(master);
         if (no_color != NULL)
             setenv("NO_COLOR", no_color, 1);
@@ -185,6 +197,7 @@ static char *demo_on_terminal(const char *no_color)
         child_exit(status);
     }
     close(slave);
+    /* <<read everything the child writes, until it closes the terminal>> */
     size_t size = 0, capacity = 1 << 16;
     char *text = malloc(capacity + 1);
     cr_assert_not_null(text);
@@ -200,6 +213,7 @@ static char *demo_on_terminal(const char *no_color)
     cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     return text;
 }
+/* <<test colour, forced and on a terminal>> */
 Test(demo, no_color_respected_on_a_terminal) {
     char *coloured = demo_on_terminal(NULL);
     if (coloured == NULL)
@@ -212,6 +226,7 @@ Test(demo, no_color_respected_on_a_terminal) {
     free(coloured);
     free(plain);
 }
+/* <<test the figure of the terminal's maps>> */
 Test(demo, terminal_figure_has_the_colours_worked_by_hand) {
     char *text = NULL;
     size_t size = 0;
@@ -224,6 +239,7 @@ Test(demo, terminal_figure_has_the_colours_worked_by_hand) {
     cr_assert_not_null(at, "no row x1 in:\n%s", text);
     size_t line = 0;
     for (int j = 0; j < 3; j++) {
+        /* <<expect cell [[j]] of the row at [[at]] to be square and of colour [[first_row[j]]]>> */
         int rgb[3];
         size_t x0, y0, x1, y1;
         at = strstr(at, "\\fill[fill=");

@@ -8,6 +8,7 @@
 #include "oracle.h"
 #include "tables.h"
 
+/* <<[[test_designed.c]] helpers>> */
 static const char *const sentences[] = {
     "the cat sat on the mat because the cat was tired",
     "a rose is a rose is a rose",
@@ -17,6 +18,7 @@ static const char *const sentences[] = {
 };
 enum { SENTENCES = sizeof sentences / sizeof sentences[0], H = MHA_DESIGNED_HEADS,
        E = MHA_DESIGNED_EMBED };
+/* <<[[test_designed.c]] helpers>> */
 struct run { char words[512]; const char *tokens[64]; size_t L; float *weights; };
 
 static void run_sentence(struct run *r, const char *sentence, int causal)
@@ -40,6 +42,7 @@ static void run_sentence(struct run *r, const char *sentence, int causal)
     free(x);
     free(out);
 }
+/* <<[[test_designed.c]] helpers>> */
 static void expect_focus(const struct run *r, size_t h, size_t p, size_t lo, size_t hi,
                          const char *sentence)
 {
@@ -50,6 +53,7 @@ static void expect_focus(const struct run *r, size_t h, size_t p, size_t lo, siz
     cr_expect(sum >= 0.9, "%s head, query %zu ('%s'): %.3f on keys %zu..%zu in \"%s\"",
               mha_designed_head_names[h], p, r->tokens[p], sum, lo, hi, sentence);
 }
+/* <<[[test_designed.c]] tests>> */
 Test(designed, previous_first_and_window_heads) {
     for (size_t s = 0; s < SENTENCES; s++) {
         struct run r;
@@ -62,6 +66,7 @@ Test(designed, previous_first_and_window_heads) {
         free(r.weights);
     }
 }
+/* <<[[test_designed.c]] tests>> */
 Test(designed, same_token_head) {
     size_t repeats = 0, fresh = 0;
     for (size_t s = 0; s < SENTENCES; s++) {
@@ -79,6 +84,7 @@ Test(designed, same_token_head) {
     }
     cr_expect(repeats >= 10 && fresh >= 10, "%zu repeats, %zu new words", repeats, fresh);
 }
+/* <<[[test_designed.c]] tests>> */
 Test(designed, every_implementation_agrees_with_the_reference) {
     struct run r;
     run_sentence(&r, sentences[3], 1);
@@ -94,6 +100,7 @@ Test(designed, every_implementation_agrees_with_the_reference) {
     free(x);
     free(r.weights);
 }
+/* <<test the averaging head and the heads without the causal mask>> */
 Test(designed, average_head) {
     struct run r;
     run_sentence(&r, sentences[0], 1);
@@ -105,6 +112,7 @@ Test(designed, average_head) {
         }
     free(r.weights);
 }
+/* <<test the averaging head and the heads without the causal mask>> */
 Test(designed, without_the_causal_mask) {
     struct run r;
     run_sentence(&r, sentences[1], 0);                   /* a rose is a rose is a rose */
@@ -116,6 +124,7 @@ Test(designed, without_the_causal_mask) {
     expect_focus(&r, 1, 1, 7, 7, sentences[1]);             /* the first rose: the last */
     free(r.weights);
 }
+/* <<test the table of the heads' worst rows>> */
 static double worst_miss(const char *sentence, size_t h)
 {
     struct run r;
@@ -138,6 +147,7 @@ static double worst_miss(const char *sentence, size_t h)
     free(r.weights);
     return worst;
 }
+/* <<test the table of the heads' worst rows>> */
 Test(designed, the_table_prints_what_the_heads_do) {
     static const char *const table[] = {
         "the cat sat on the mat because the cat was tired", "a rose is a rose is a rose",
@@ -165,6 +175,7 @@ Test(designed, the_table_prints_what_the_heads_do) {
     }
     free(text);
 }
+/* <<test that bad sentences are refused>> */
 Test(designed, embed_refuses_bad_input) {
     static float x[(MHA_DESIGNED_POSITIONS + 1) * E];
     const char *tokens[MHA_DESIGNED_POSITIONS + 1];
@@ -178,6 +189,7 @@ Test(designed, embed_refuses_bad_input) {
     cr_expect_eq(mha_designed_embed(tokens, 3, x), MHA_ERR_NULL);
     cr_expect_eq(mha_designed_embed(tokens, MHA_DESIGNED_POSITIONS, x), MHA_ERR_NULL);
 }
+/* <<test that bad sentences are refused>> */
 Test(designed, worst_miss_refuses_bad_sentences) {
     double worst[H];
     char many[33 * 2 + 1] = "";

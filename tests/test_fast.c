@@ -8,6 +8,7 @@
 #include "fast.h"
 #include "oracle.h"
 
+/* <<[[test_fast.c]] every instruction set in turn>> */
 static const fast_kernels *const every_isa[] = {
     &fast_kernels_scalar,
 #if defined(__x86_64__)
@@ -24,6 +25,7 @@ static int use_isa(size_t i)
     cr_assert_eq(fast_kernels_select(), every_isa[i], "%s", every_isa[i]->name);
     return 1;
 }
+/* <<[[test_fast.c]] choosing the kernels and multiplying>> */
 Test(fast, the_caller_forces_the_scalar_kernels) {
     const fast_kernels *at_start_up = fast_kernels_select(), *widest = every_isa[0];
     for (size_t i = 0; i < ISA_COUNT; i++)
@@ -40,6 +42,7 @@ Test(fast, the_caller_forces_the_scalar_kernels) {
     cr_expect_eq(fast_kernels_select(), widest);
     cr_expect(fast_kernels_supported(fast_kernels_select()));
 }
+/* <<[[test_fast.c]] choosing the kernels and multiplying>> */
 Test(fast, product_edges_in_every_instruction_set) {
     rng r = rng_seeded(90);
     for (size_t isa = 0; isa < ISA_COUNT; isa++) {
@@ -52,6 +55,7 @@ Test(fast, product_edges_in_every_instruction_set) {
         for (size_t a = 0; a < 5; a++)
             for (size_t c = 0; c < 4; c++)
                 for (size_t d = 0; d < 4; d++)
+                    /* <<check [[fast_product]] at [[Ms[a]]], [[Ns[c]]], [[Ks[d]]]>> */
                     {
                         const size_t M = Ms[a], N = Ns[c], K = Ks[d], lda = K + 1, ldw = K + 2, ldc = N + 1;
                         float *A = random_floats(&r, M * lda, -1, 1), *Wm = random_floats(&r, N * ldw, -1, 1);
@@ -77,6 +81,7 @@ Test(fast, product_edges_in_every_instruction_set) {
                     }
     }
 }
+/* <<[[test_fast.c]] choosing the kernels and multiplying>> */
 Test(fast, packing_moves_every_float_exactly) {
     rng r = rng_seeded(93);
     enum { RS = 61, DEEPEST = 53 };
@@ -116,6 +121,7 @@ Test(fast, packing_moves_every_float_exactly) {
                 }
     }
 }
+/* <<[[test_fast.c]] choosing the kernels and multiplying>> */
 Test(fast, product_reads_transposed_operands_in_place) {
     rng r = rng_seeded(92);
     for (size_t isa = 0; isa < ISA_COUNT; isa++) {
@@ -127,6 +133,7 @@ Test(fast, product_reads_transposed_operands_in_place) {
         for (size_t a = 0; a < 3; a++)
             for (size_t c = 0; c < 2; c++)
                 for (size_t d = 0; d < 2; d++)
+                    /* <<check [[fast_product_strided]] at [[Ms[a]]], [[Ns[c]]], [[Ks[d]]]>> */
                     {
                         const size_t M = Ms[a], N = Ns[c], K = Ks[d], lda = M + 1, ldw = N + 2;
                         float *A = random_floats(&r, K * lda, -1, 1), *Wm = random_floats(&r, K * ldw, -1, 1);
@@ -149,6 +156,7 @@ Test(fast, product_reads_transposed_operands_in_place) {
                     }
     }
 }
+/* <<[[test_fast.c]] choosing the kernels and multiplying>> */
 Test(fast, the_direct_product_in_every_instruction_set) {
     rng r = rng_seeded(91);
     for (size_t isa = 0; isa < ISA_COUNT; isa++) {
@@ -161,6 +169,7 @@ Test(fast, the_direct_product_in_every_instruction_set) {
             for (size_t c = 0; c < 4; c++)
                 for (size_t d = 0; d < 2; d++)
                     for (int transposed = 0; transposed < 2; transposed++)
+                        /* <<check [[fast_product_direct]] at [[Ms[a]]], [[Ns[c]]], [[Ks[d]]]>> */
                         {
                             const size_t M = Ms[a], N = Ns[c], K = Ks[d], ldb = N + 3, ldc = N + 1;
                             const size_t rs = transposed ? 1 : K + 2, cs = transposed ? M + 2 : 1;
@@ -184,6 +193,7 @@ Test(fast, the_direct_product_in_every_instruction_set) {
                         }
     }
 }
+/* <<[[test_fast.c]] the exponential, the tiles and the split cache>> */
 Test(fast, exp_error_bound_in_every_instruction_set) {
     const size_t n = 175 * 1024;                  /* a multiple of 16: -87 to 88 */
     float *x = malloc(n * sizeof *x);
@@ -201,6 +211,7 @@ Test(fast, exp_error_bound_in_every_instruction_set) {
         }
         cr_log_info("%s: worst exp error %.2f epsilon", every_isa[isa]->name, worst);
         cr_expect(worst <= 2.0, "%s: exp error %.2f epsilon", every_isa[isa]->name, worst);
+        /* <<check the exponential's special values>> */
         {
             float s[16] = {0.0f, -INFINITY, -87.5f, -100.0f, -1e30f, NAN, -88.0f, -0.0f};
             every_isa[isa]->exp_sum(s, 16, 0.0f);
@@ -214,6 +225,7 @@ Test(fast, exp_error_bound_in_every_instruction_set) {
     }
     free(x);
 }
+/* <<[[test_fast.c]] the exponential, the tiles and the split cache>> */
 Test(fast, blocked_matches_the_reference_at_tile_edges) {
     const mha_impl *blocked = mha_impl_find("blocked");
     cr_assert_not_null(blocked);
@@ -225,6 +237,7 @@ Test(fast, blocked_matches_the_reference_at_tile_edges) {
         for (size_t t = 0; t < sizeof lens / sizeof lens[0]; t++) {
             const mha_shape s = {2, lens[t][0], lens[t][1], t % 2 ? 15 : 8, t % 2 ? 5 : 2};
             mha_case c = case_random(s, 900 + t, s.query_len == s.key_len ? CASE_SELF : CASE_CROSS);
+            /* <<check [[blocked]] on case [[c]] with every kind of mask>> */
             rng r = rng_seeded(910 + t);
             const size_t LS = s.query_len * s.key_len;
             unsigned char *am = malloc(LS), *kpm = malloc(s.batch * s.key_len);
@@ -241,6 +254,7 @@ Test(fast, blocked_matches_the_reference_at_tile_edges) {
         }
     }
 }
+/* <<[[test_fast.c]] the exponential, the tiles and the split cache>> */
 static void decode_long(mha_decode_fn *step, const mha_case *c, float *out)
 {
     const mha_shape *s = &c->shape;
@@ -260,6 +274,7 @@ static void decode_long(mha_decode_fn *step, const mha_case *c, float *out)
     }
     free(x); free(y); mha_kv_cache_free(&cache);
 }
+/* <<[[test_fast.c]] the exponential, the tiles and the split cache>> */
 Test(fast, split_k_decoding_over_a_long_cache_matches_the_reference) {
     const mha_shape s = {2, 521, 521, 16, 2};
     const size_t n = 2 * 521 * 16;
@@ -276,6 +291,7 @@ Test(fast, split_k_decoding_over_a_long_cache_matches_the_reference) {
                  tolerance_rule(max_abs_error(naive, want, n), want, n));
     free(want); free(naive); free(blocked); case_free(&c);
 }
+/* <<[[test_fast.c]] the exponential, the tiles and the split cache>> */
 static void expect_sweep(const char *what, const char *isa, size_t D, float got, double want,
                          float plain)
 {
@@ -329,6 +345,7 @@ Test(fast, the_decoding_sweeps_in_every_instruction_set) {
         }
     }
 }
+/* <<[[test_fast.c]] threads and fully padded sequences>> */
 Test(fast, results_do_not_depend_on_the_thread_count) {
     const mha_shape s = {2, 150, 150, 32, 4};
     mha_case c = case_random(s, 920, CASE_SELF);
@@ -352,6 +369,7 @@ Test(fast, results_do_not_depend_on_the_thread_count) {
     for (int t = 0; t < 3; t++) { free(out[t]); free(w[t]); }
     case_free(&c);
 }
+/* <<[[test_fast.c]] threads and fully padded sequences>> */
 Test(fast, a_fully_padded_sequence_gives_the_output_bias) {
     const mha_shape s = {2, 40, 70, 16, 2};
     mha_case c = case_random(s, 930, CASE_CROSS);
@@ -373,6 +391,7 @@ Test(fast, a_fully_padded_sequence_gives_the_output_bias) {
     }
     free(out); free(w); case_free(&c);
 }
+/* <<[[test_fast.c]] threads and fully padded sequences>> */
 Test(fast, decoding_does_not_depend_on_the_thread_count) {
     const mha_shape s = {1, 300, 300, 24, 3};
     mha_case c = case_random(s, 950, CASE_SELF);
@@ -389,6 +408,7 @@ Test(fast, decoding_does_not_depend_on_the_thread_count) {
     for (int t = 0; t < 3; t++) free(out[t]);
     case_free(&c);
 }
+/* <<[[test_fast.c]] scratch kept between calls>> */
 Test(fast, scratch_is_found_again_and_never_shared) {
     fast_scratch_release();
     char *a = fast_scratch_take(1000), *b = fast_scratch_take(1000);
@@ -423,6 +443,7 @@ Test(fast, a_pass_never_sees_what_the_last_left_in_its_scratch) {
     free(first); free(again); free(junk); case_free(&c); case_free(&poison);
     fast_scratch_release();
 }
+/* <<[[test_fast.c]] the stage marks>> */
 #include <sys/wait.h>
 #include "stages.h"
 

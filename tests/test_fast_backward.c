@@ -8,6 +8,7 @@
 #include "fast.h"
 #include "oracle.h"
 
+/* <<[[test_fast_backward.c]] the float64 backward reference>> */
 typedef struct reference_grads {
     double *gq, *gk, *gv, *gw, *gb, *gow, *gob;   /* as mha_grads, all present */
 } reference_grads;
@@ -24,6 +25,7 @@ static void linear64(size_t n, size_t N, size_t K, const double *x, const float 
             y[i * N + o] = s;
         }
 }
+/* <<[[test_fast_backward.c]] the float64 backward reference>> */
 static void linear64_backward(size_t n, size_t N, size_t K, const double *x, const float *W,
                               const double *dy, double *gw, double *gb, double *gx)
 {
@@ -36,6 +38,7 @@ static void linear64_backward(size_t n, size_t N, size_t K, const double *x, con
             }
         }
 }
+/* <<[[test_fast_backward.c]] the float64 backward reference>> */
 static void head64_backward(size_t L, size_t S, size_t E, size_t D, size_t h,
                             const double *q, const double *k, const double *v,
                             const float *bias, const double *dc, double *c, double *dq,
@@ -64,6 +67,7 @@ static void head64_backward(size_t L, size_t S, size_t E, size_t D, size_t h,
             c[i * E + h * D + d] = s;
         }
     }
+    /* <<run head [[h]] backwards in [[double]]>> */
     if (dc == NULL)
         return;
     double *dp = malloc(S * sizeof *dp);
@@ -87,6 +91,7 @@ static void head64_backward(size_t L, size_t S, size_t E, size_t D, size_t h,
     }
     free(dp);
 }
+/* <<[[test_fast_backward.c]] the float64 backward reference>> */
 static reference_grads backward64(const mha_case *c, const mha_mask *mask, const float *gy)
 {
     const mha_shape *s = &c->shape;
@@ -104,6 +109,7 @@ static reference_grads backward64(const mha_case *c, const mha_mask *mask, const
     float *bias = malloc(L * S * sizeof *bias);
     const float *W = c->in_w, *in_b = c->in_b;
     for (size_t b = 0; b < B; b++) {
+        /* <<run sequence [[b]] of [[c]] backwards in [[double]]>> */
         const float *src[3] = {c->query + b * L * E, (c->key ? c->key : c->query) + b * S * E,
                                (c->value ? c->value : c->key ? c->key : c->query) + b * S * E};
         for (size_t i = 0; i < L * E; i++) x[0][i] = src[0][i], dy[i] = gy[b * L * E + i];
@@ -120,6 +126,7 @@ static reference_grads backward64(const mha_case *c, const mha_mask *mask, const
         linear64_backward(L, E, E, ctx, c->out_w, dy, g.gow, g.gob, dc);
         for (size_t h = 0; h < H; h++)
             head64_backward(L, S, E, D, h, q, k, v, masked ? bias : NULL, dc, ctx, dq, dk, dv, p);
+        /* <<add sequence [[b]]'s input gradients into [[g]]>> */
         for (int t = 0; t < 3; t++)
             memset(gx[t], 0, (t ? S : L) * E * 8);
         linear64_backward(L, E, E, x[0], W, dq, g.gw, g.gb, gx[0]);
@@ -135,6 +142,7 @@ static reference_grads backward64(const mha_case *c, const mha_mask *mask, const
     free(bias);
     return g;
 }
+/* <<[[test_fast_backward.c]] the float64 backward reference>> */
 static void check_blocked_gradients(const mha_case *c, const mha_mask *mask, uint64_t seed)
 {
     const mha_shape *s = &c->shape;
@@ -169,6 +177,7 @@ static void check_blocked_gradients(const mha_case *c, const mha_mask *mask, uin
     for (int i = 0; i < 7; i++) { free(naive[i]); free(blocked[i]); free(w[i]); }
     free(gy);
 }
+/* <<[[test_fast_backward.c]] the float64 backward reference>> */
 static void expect_blocked_equals_naive(const mha_case *c, const mha_mask *mask, uint64_t seed)
 {
     const mha_shape *s = &c->shape;
@@ -197,6 +206,7 @@ static void expect_blocked_equals_naive(const mha_case *c, const mha_mask *mask,
     }
     free(gy);
 }
+/* <<[[test_fast_backward.c]] tests>> */
 Test(fast_backward, row_operations_in_every_instruction_set) {
     const fast_kernels *const isas[] = {&fast_kernels_scalar,
 #if defined(__x86_64__)
@@ -214,6 +224,7 @@ Test(fast_backward, row_operations_in_every_instruction_set) {
         float *p = random_floats(&r, n, 0, 1), *dp = random_floats(&r, n, -2, 2);
         float *delta = random_floats(&r, n, -1, 1), *got = malloc(n * sizeof *got);
         x[1] = -INFINITY; shift[2] = INFINITY; log_sum[2] = 0.0f; x[n - 1] = NAN;
+        /* <<check [[k->exp_shifted]] on [[x]] and [[shift]]>> */
         for (size_t step = 0; step < 2; step++) {
             memcpy(got, x, n * sizeof *got);
             k->exp_shifted(got, n, shift, log_sum, step);
@@ -226,6 +237,7 @@ Test(fast_backward, row_operations_in_every_instruction_set) {
             }
             cr_expect(isnan(got[n - 1]), "%s: a NaN score lost its NaN", k->name);
         }
+        /* <<check [[k->softmax_grad]] with one [[delta]] per element and per row>> */
         for (size_t step = 0; step < 2; step++) {
             memcpy(got, dp, n * sizeof *got);
             k->softmax_grad(got, p, n, delta, step, 0.125f);
@@ -239,6 +251,7 @@ Test(fast_backward, row_operations_in_every_instruction_set) {
         free(x); free(shift); free(log_sum); free(p); free(dp); free(delta); free(got);
     }
 }
+/* <<[[test_fast_backward.c]] tests>> */
 Test(fast_backward, blocked_meets_the_tolerance_rule) {
     const struct { mha_shape s; int flags; } cases[] = {
         {{2, 5, 5, 8, 2}, CASE_SELF},           {{1, 64, 64, 32, 2}, CASE_SELF},
@@ -248,6 +261,7 @@ Test(fast_backward, blocked_meets_the_tolerance_rule) {
     };
     for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
         mha_case c = case_random(cases[t].s, 1500 + t, cases[t].flags);
+        /* <<check the blocked gradients of [[c]] under every kind of mask>> */
         const size_t B = c.shape.batch, L = c.shape.query_len, S = c.shape.key_len;
         rng r = rng_seeded(1600 + t);
         unsigned char *pad = malloc(B * S), *masked = malloc(L * S);
@@ -265,6 +279,7 @@ Test(fast_backward, blocked_meets_the_tolerance_rule) {
         case_free(&c);
     }
 }
+/* <<[[test_fast_backward.c]] tests>> */
 Test(fast_backward, one_tensor_passed_three_times_gets_three_gradients) {
     mha_case c = case_random((mha_shape){2, 40, 40, 32, 4}, 1810, CASE_SELF);
     mha_case three = c;
@@ -276,6 +291,7 @@ Test(fast_backward, one_tensor_passed_three_times_gets_three_gradients) {
     check_blocked_gradients(&three, &masks[0], 1813);
     case_free(&c);
 }
+/* <<[[test_fast_backward.c]] tests>> */
 Test(fast_backward, blocked_rows_get_exactly_zero) {
     mha_case c = case_random((mha_shape){2, 70, 67, 16, 2}, 1800, CASE_CROSS);
     const size_t L = 70, S = 67, E = 16;
@@ -300,6 +316,7 @@ Test(fast_backward, blocked_rows_get_exactly_zero) {
     free(gob);
     case_free(&c);
 }
+/* <<[[test_fast_backward.c]] tests>> */
 Test(fast_backward, large_mask_values_give_the_naive_gradients) {
     const struct { mha_shape s; int flags; } cases[] = {
         {{2, 130, 130, 32, 2}, CASE_SELF}, {{1, 66, 70, 16, 4}, CASE_CROSS},
@@ -308,6 +325,7 @@ Test(fast_backward, large_mask_values_give_the_naive_gradients) {
         mha_case c = case_random(cases[t].s, 1830 + t, cases[t].flags);
         const size_t L = c.shape.query_len, S = c.shape.key_len;
         float *fm = calloc(L * S, sizeof *fm);
+        /* <<fill [[fm]] as a causal mask with left padding does, with $-10^9$ and $\pm 3\cdot 10^{38}$ rows>> */
         for (size_t i = 0; i < L; i++)
             for (size_t j = 0; j < S; j++)
                 fm[i * S + j] = (j > i ? -1e9f : 0.0f) + (j < 5 ? -1e9f : 0.0f);
@@ -322,6 +340,7 @@ Test(fast_backward, large_mask_values_give_the_naive_gradients) {
         case_free(&c);
     }
 }
+/* <<[[test_fast_backward.c]] tests>> */
 Test(fast_backward, nan_goes_where_the_naive_pass_puts_it) {
     mha_case c = case_random((mha_shape){2, 40, 40, 16, 2}, 1810, CASE_SELF);
     const size_t n[4] = {2 * 40 * 16, 3 * 16 * 16, 16 * 16, 3 * 16};
@@ -349,6 +368,7 @@ Test(fast_backward, nan_goes_where_the_naive_pass_puts_it) {
     free(gy);
     case_free(&c);
 }
+/* <<[[test_fast_backward.c]] tests>> */
 Test(fast_backward, threads_change_no_bit) {
     mha_case c = case_random((mha_shape){3, 130, 97, 48, 3}, 1820, CASE_CROSS);
     const mha_mask mask = {.causal = 0};
@@ -377,6 +397,7 @@ Test(fast_backward, threads_change_no_bit) {
     free(gy);
     case_free(&c);
 }
+/* <<[[test_fast_backward.c]] tests>> */
 Test(fast_backward, saving_and_saved_refuse_missing_pointers) {
     mha_case c = case_random((mha_shape){1, 2, 2, 4, 2}, 1830, CASE_SELF);
     const size_t E = 4;

@@ -8,6 +8,7 @@
 #include "check.h"
 #include "cli.h"
 
+/* <<[[test_fast_command.c]] the bench command>> */
 static int run_cli(char **argv, int argc, char **text, char **errors)
 {
     size_t n1 = 0, n2 = 0;
@@ -16,6 +17,7 @@ static int run_cli(char **argv, int argc, char **text, char **errors)
     fclose(out); fclose(err);
     return status;
 }
+/* <<[[test_fast_command.c]] the bench command>> */
 Test(fast, bench_fast_prints_the_keys_make_bench_reads) {
     char *cases[][16] = {
         {"mha", "bench", "--impl", "blocked", "--seq", "9", "--dim", "12", "--heads", "3",
@@ -44,6 +46,7 @@ Test(fast, bench_fast_prints_the_keys_make_bench_reads) {
         free(text); free(errors);
     }
 }
+/* <<[[test_fast_command.c]] the bench command>> */
 Test(fast, bench_stages_prints_every_stage) {
     char *argv[] = {"mha", "bench", "--impl", "blocked", "--batch", "2", "--seq", "9", "--dim",
                     "12", "--heads", "3", "--reps", "2", "--part", "stages", NULL};
@@ -56,6 +59,7 @@ Test(fast, bench_stages_prints_every_stage) {
         cr_expect(strstr(text, keys[k]) != NULL, "no '%s' in '%s'", keys[k], text);
     free(text); free(errors);
 }
+/* <<[[test_fast_command.c]] the bench command>> */
 Test(fast, bench_backward_stages_add_up) {
     char *argv[] = {"mha", "bench", "--backward", "--causal", "--batch", "2", "--seq", "9",
                     "--dim", "12", "--heads", "3", "--reps", "2", "--part", "stages", NULL};
@@ -90,6 +94,7 @@ Test(fast, bench_backward_stages_add_up) {
         free(text); free(errors);
     }
 }
+/* <<[[test_fast_command.c]] the bench command>> */
 #if defined(__SANITIZE_ADDRESS__)
 #define BUILT_WITH_ASAN 1
 #elif defined(__has_feature)
@@ -116,6 +121,7 @@ Test(fast, bench_parts_time_only_written_memory, .timeout = 180) {
                   parts[i], WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     }
 }
+/* <<[[test_fast_command.c]] the bench command>> */
 Test(fast, bench_fast_refuses_bad_options) {
     char *bad[][6] = {{"bench", "--impl", "batched", "--part", "proj", NULL},
                       {"bench", "--part", "everything", NULL},

@@ -23,6 +23,7 @@
 #include "scratch.h"
 #include "run.h"
 
+/* <<[[test_hardening.c]] helpers>> */
 static const mha_shape absurd_shapes[] = {
     {1u << 20, 1u << 16, 1u << 16, 1024, 1024},      /* B H L S = 2^62 weights */
     {(size_t)1 << 62, 1, 1, 4, 2},                   /* B L 3E */
@@ -30,6 +31,7 @@ static const mha_shape absurd_shapes[] = {
     {1, (size_t)1 << 32, (size_t)1 << 32, 2, 1},     /* B H L S = 2^64 */
     {1, SIZE_MAX, 1, 1, 1},
 };
+/* <<[[test_hardening.c]] helpers>> */
 /* run_argv (tests/check.h), for a NULL-terminated argument list. */
 static struct cli_result run_command(char **argv)
 {
@@ -38,6 +40,7 @@ static struct cli_result run_command(char **argv)
         argc++;
     return run_argv(argc, argv);
 }
+/* <<[[test_hardening.c]] helpers>> */
 static void expect_one_line(const struct cli_result *r, int status, const char *needle)
 {
     const char *newline = strchr(r->err, '\n');
@@ -47,6 +50,7 @@ static void expect_one_line(const struct cli_result *r, int status, const char *
     cr_expect(strstr(r->err, needle) != NULL, "'%s' not in: %s", needle, r->err);
 }
 
+/* <<[[test_hardening.c]] helpers>> */
 static void make_checkpoint(char *dir, mha_induction_model *m)
 {
     char message[512];
@@ -83,6 +87,7 @@ static void expect_checkpoint_refused(const char *dir, size_t legacy_heads, mha_
               "%s: want one line naming the file: '%s'", what, message);
     cr_expect_null(m.params, "%s: nothing is left allocated", what);
 }
+/* <<[[test_hardening.c]] helpers>> */
 static const struct metadata_case {
     const char *from, *to;
     mha_status status;
@@ -144,6 +149,7 @@ static const struct metadata_case {
     {"tensor layers.1.out_proj_bias.npy 4\n", "", MHA_ERR_SHAPE,
      "tensor 11 is missing , expected layers.1.out_proj_bias.npy (4,)"},
 };
+/* <<[[test_hardening.c]] helpers>> */
 static void write_tensor(const char *dir, const char *name, const float *values, size_t rank,
                          size_t rows, size_t columns)
 {
@@ -153,6 +159,7 @@ static void write_tensor(const char *dir, const char *name, const float *values,
     cr_assert_eq(mha_npy_write(path, values, rank, shape, message, sizeof message), MHA_OK,
                  "%s", message);
 }
+/* <<[[test_hardening.c]] helpers>> */
 typedef int poisoned_fn(size_t index, const mha_shape *s, int is_weight);
 
 static void expect_poisoned(const char *what, const float *got, const float *clean, size_t n,
@@ -167,6 +174,7 @@ static void expect_poisoned(const char *what, const float *got, const float *cle
     }
     cr_expect_eq(wrong, 0, "%s: %zu elements break the NaN rule", what, wrong);
 }
+/* <<[[test_hardening.c]] helpers>> */
 static int poisoned_by_query(size_t k, const mha_shape *s, int is_weight)
 {
     const size_t H = s->heads, L = s->query_len, S = s->key_len, E = s->embed_dim;
@@ -178,6 +186,7 @@ static int poisoned_by_key(size_t k, const mha_shape *s, int is_weight)
     const size_t H = s->heads, L = s->query_len, S = s->key_len, E = s->embed_dim;
     return is_weight ? k / (H * L * S) == 1 : k / (L * E) == 1;
 }
+/* <<[[test_hardening.c]] helpers>> */
 static void write_clean_case(const char *dir, float *values)
 {
     for (size_t i = 0; i < 48; i++)
@@ -186,6 +195,7 @@ static void write_clean_case(const char *dir, float *values)
     write_floats(dir, "in_proj_weight.npy", values, 2, (size_t[]){12, 4});
     write_floats(dir, "out_proj_weight.npy", values, 2, (size_t[]){4, 4});
 }
+/* <<[[test_hardening.c]] helpers>> */
 static void expect_refused(char *dir, const char *needle)
 {
     char path[4200];
@@ -195,6 +205,7 @@ static void expect_refused(char *dir, const char *needle)
     snprintf(path, sizeof path, "%s/out.npy", dir);
     cr_expect(access(path, F_OK) != 0, "%s exists after a refusal", path);
 }
+/* <<[[test_hardening.c]] helpers>> */
 static int run_with(const char *environment, const char *arguments, char **err)
 {
     char *dir = make_temp_dir(), command[4600];
@@ -207,6 +218,7 @@ static int run_with(const char *environment, const char *arguments, char **err)
     remove_dir(dir);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+/* <<[[test_hardening.c]] helpers>> */
 typedef void fuzz_target(const uint8_t *data, size_t size);
 
 static size_t replay_dir(const char *dir, fuzz_target *target)
@@ -219,6 +231,7 @@ static size_t replay_dir(const char *dir, fuzz_target *target)
         FILE *f = e->d_name[0] == '.' ? NULL : fopen(path, "rb");
         if (f == NULL)
             continue;
+        /* <<read [[f]] whole and run [[target]] on it>> */
         uint8_t *data = NULL;
         size_t size = 0, got;
         uint8_t chunk[4096];
@@ -237,6 +250,7 @@ static size_t replay_dir(const char *dir, fuzz_target *target)
         closedir(d);
     return count;
 }
+/* <<[[test_hardening.c]] helpers>> */
 static void replay(const char *name, fuzz_target *target, size_t at_least)
 {
     char here[4096], corpus[4200], regressions[4200];
@@ -249,6 +263,7 @@ static void replay(const char *name, fuzz_target *target, size_t at_least)
     fuzz_teardown();
     cr_expect_geq(seeds, at_least, "%s: found %zu seeds in %s", name, seeds, corpus);
 }
+/* <<[[test_hardening.c]] helpers>> */
 #include "learning.h"
 
 /* Sequence 1 of c's query (B >= 2), every element 3e38. */
@@ -259,6 +274,7 @@ static void flood_query(mha_case *c)
     for (size_t i = 0; i < row; i++)
         c->query[row + i] = 3e38f;
 }
+/* <<[[test_hardening.c]] helpers>> */
 /* Version k of a pass answered st at 10^(tenth/10): an answer of the rule, the
    answer of version 0 (*first), and a finite result (n) when it accepted. */
 static void expect_same_answer(const char *pass, const char *name, size_t k, int tenth,
@@ -271,6 +287,7 @@ static void expect_same_answer(const char *pass, const char *name, size_t k, int
     for (size_t i = 0; st == MHA_OK && i < n; i++)
         cr_assert(isfinite(result[i]), "%s %s at 1e%.1f", pass, name, tenth / 10.0);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(hardening, absurd_shapes_are_refused_by_the_library) {
     float one[1] = {0}, out[1], weights[1];
     const mha_params params = {one, one, one, one};
@@ -282,6 +299,7 @@ Test(hardening, absurd_shapes_are_refused_by_the_library) {
                          MHA_ERR_OVERFLOW, "shape %zu, %s", i, mha_impls[k].name);
     }
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(hardening, absurd_shapes_are_refused_by_bench) {
     struct cli_result r = run_command((char *[]){"mha", "bench", "--batch", "1048576",
                                                  "--seq", "65536", "--dim", "1024",
@@ -292,6 +310,7 @@ Test(hardening, absurd_shapes_are_refused_by_bench) {
     expect_one_line(&r, MHA_EXIT_USAGE, "overflows size_t");
     free_result(&r);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(hardening, bench_refuses_repetitions_it_cannot_count, .timeout = 60) {
     struct cli_result r = run_command((char *[]){"mha", "bench", "--seq", "2", "--dim", "2",
                                                  "--heads", "1",
@@ -299,6 +318,7 @@ Test(hardening, bench_refuses_repetitions_it_cannot_count, .timeout = 60) {
     expect_one_line(&r, MHA_EXIT_USAGE, "--reps");
     free_result(&r);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(hardening, bench_bounds_sizes_and_counts, .timeout = 60) {
     static const char *const cases[][9] = {
         {"--decode", "--batch", "4611686018427387904", "--dim", "1", "--heads", "1", NULL},
@@ -335,6 +355,7 @@ Test(hardening, bench_bounds_sizes_and_counts, .timeout = 60) {
     free(text);
     remove_dir(dir);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(hardening, absurd_shapes_are_refused_by_forward) {
     char *dir = make_temp_dir();
     write_npy_raw(dir, "query.npy", 1, "{'descr': '<f4', 'fortran_order': False, "
@@ -344,6 +365,7 @@ Test(hardening, absurd_shapes_are_refused_by_forward) {
     free_result(&r);
     remove_dir(dir);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(hardening, checkpoint_metadata_is_checked_field_by_field) {
     char dir[] = "/tmp/mha-checkpoint-XXXXXX", good[CHECKPOINT_TEXT_MAX];
     char text[2 * CHECKPOINT_TEXT_MAX];
@@ -373,6 +395,7 @@ Test(hardening, checkpoint_metadata_is_checked_field_by_field) {
     mha_induction_model_free(&m);
     remove_checkpoint(dir);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(hardening, checkpoint_metadata_is_cut_as_snprintf_cuts) {
     char whole[CHECKPOINT_TEXT_MAX], cut[CHECKPOINT_TEXT_MAX];
     mha_induction_model m;
@@ -390,6 +413,7 @@ Test(hardening, checkpoint_metadata_is_cut_as_snprintf_cuts) {
     }
     mha_induction_model_free(&m);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(hardening, checkpoint_refuses_a_boolean_tensor_by_its_type) {
     char dir[] = "/tmp/mha-checkpoint-XXXXXX", npy[128 + 28] = "\x93NUMPY\x01";
     mha_induction_model m;
@@ -433,6 +457,7 @@ Test(hardening, checkpoint_refuses_weights_that_are_not_finite) {
     mha_induction_model_free(&m);
     remove_checkpoint(dir);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(hardening, checkpoint_refuses_what_is_not_a_checkpoint_directory) {
     char dir[] = "/tmp/mha-checkpoint-XXXXXX", path[256], want[300], message[512] = "";
     char long_name[4001];
@@ -448,6 +473,7 @@ Test(hardening, checkpoint_refuses_what_is_not_a_checkpoint_directory) {
     snprintf(want, sizeof want, "%s/model.txt: %s", path, strerror(ENOTDIR));
     expect_checkpoint_refused(path, 0, MHA_ERR_IO, want, "a file for a directory");
     expect_checkpoint_refused(path, 2, MHA_ERR_IO, want, "a file, even for format 0");
+    /* <<refuse a [[model.txt]] that is a directory or a FIFO, then one that is empty>> */
     char good[CHECKPOINT_TEXT_MAX];
     const size_t length = induction_checkpoint_metadata(&m, good, sizeof good);
     snprintf(path, sizeof path, "%s/model.txt", dir);
@@ -464,6 +490,7 @@ Test(hardening, checkpoint_refuses_what_is_not_a_checkpoint_directory) {
     expect_checkpoint_refused(dir, 0, MHA_ERR_FORMAT, "model.txt: does not end with a line end",
                               "an empty model.txt");
     write_text_file(dir, "model.txt", good, length);
+    /* <<refuse a tensor file that is missing, or of the wrong rank or shape>> */
     const float zeros[32] = {0};
     snprintf(path, sizeof path, "%s/unembed.npy", dir);
     cr_assert_eq(unlink(path), 0);
@@ -481,6 +508,7 @@ Test(hardening, checkpoint_refuses_what_is_not_a_checkpoint_directory) {
     mha_induction_model_free(&m);
     remove_checkpoint(dir);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(hardening, checkpoint_of_format_0_takes_its_sizes_from_its_files) {
     char dir[] = "/tmp/mha-checkpoint-XXXXXX", path[256], message[512];
     const char *heads_3 = "tok_emb.npy and pos_emb.npy (format 0) do not make a model of 3 heads";
@@ -493,6 +521,7 @@ Test(hardening, checkpoint_of_format_0_takes_its_sizes_from_its_files) {
     expect_checkpoint_refused(dir, 3, MHA_ERR_SHAPE, heads_3, "three heads of a width of four");
     snprintf(path, sizeof path, "%s/layers.1.in_proj_weight.npy", dir);
     cr_assert_eq(unlink(path), 0);
+    /* <<read the format-0 checkpoint as one layer, every weight unchanged>> */
     checkpoint_file want[CHECKPOINT_FILES_MAX], got[CHECKPOINT_FILES_MAX];
     const size_t n = induction_checkpoint_files(&m, want);
     cr_assert_eq(induction_checkpoint_read(dir, 2, &back, message, sizeof message), MHA_OK,
@@ -525,6 +554,7 @@ Test(hardening, checkpoint_of_format_0_takes_its_sizes_from_its_files) {
     mha_induction_model_free(&m);
     remove_checkpoint(dir);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(hardening, checkpoint_of_format_0_is_refused_by_name_or_read) {
     char dir[] = "/tmp/mha-checkpoint-XXXXXX", path[256], message[512];
     mha_induction_model m, back;
@@ -543,6 +573,7 @@ Test(hardening, checkpoint_of_format_0_is_refused_by_name_or_read) {
     mha_induction_model_free(&m);
     remove_checkpoint(dir);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(hardening, train_from_rewrites_a_checkpoint_bit_for_bit, .timeout = 60) {
     char old[] = "/tmp/mha-checkpoint-XXXXXX", fresh[] = "/tmp/mha-checkpoint-XXXXXX";
     char path[256], command[600];
@@ -568,6 +599,7 @@ Test(hardening, train_from_rewrites_a_checkpoint_bit_for_bit, .timeout = 60) {
     remove_checkpoint(old);
     remove_checkpoint(fresh);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(hardening, train_from_a_refused_checkpoint_writes_nothing, .timeout = 60) {
     char old[] = "/tmp/mha-checkpoint-XXXXXX", fresh[] = "/tmp/mha-checkpoint-XXXXXX";
     char want[256];
@@ -586,6 +618,7 @@ Test(hardening, train_from_a_refused_checkpoint_writes_nothing, .timeout = 60) {
     mha_induction_model_free(&m);
     remove_checkpoint(old);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(hardening, committed_model_is_format_1) {
     char message[512], text[CHECKPOINT_TEXT_MAX], committed[CHECKPOINT_TEXT_MAX + 1];
     mha_induction_model m;
@@ -600,7 +633,9 @@ Test(hardening, committed_model_is_format_1) {
     cr_expect(m.layers == 2 && m.heads == 2);
     mha_induction_model_free(&m);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(fuzz_replay, checkpoint) { replay("checkpoint", fuzz_checkpoint_one, 5); }
+/* <<[[test_hardening.c]] tests>> */
 Test(nan_policy, first_nonfinite_finds_the_first_bad_value) {
     const float x[] = {0.0f, -FLT_MAX, FLT_MAX, 1e-45f, -INFINITY, NAN, INFINITY};
     cr_expect_eq(mha_first_nonfinite(x, 4, 0), 4);
@@ -609,6 +644,7 @@ Test(nan_policy, first_nonfinite_finds_the_first_bad_value) {
     cr_expect_eq(mha_first_nonfinite(x + 6, 1, 1), 0);
     cr_expect_eq(mha_first_nonfinite(x, 0, 0), 0);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(nan_policy, the_library_propagates_nan_to_the_rows_it_reaches) {
     const mha_shape shape = {2, 5, 6, 8, 2};
     const size_t n_out = 2 * 5 * 8, n_w = 2 * 2 * 5 * 6;
@@ -618,6 +654,7 @@ Test(nan_policy, the_library_propagates_nan_to_the_rows_it_reaches) {
     cr_assert(out && w && clean && clean_w);
     for (size_t k = 0; k < mha_impl_count; k++) {
         const mha_impl *impl = &mha_impls[k];
+        /* <<run [[impl]] clean, with a NaN query row, and with a NaN key row>> */
         char what[64];
         cr_assert_eq(impl->forward(&shape, &c.params, c.query, c.key, c.value, NULL, clean, clean_w),
                      MHA_OK);
@@ -641,6 +678,7 @@ Test(nan_policy, the_library_propagates_nan_to_the_rows_it_reaches) {
     free(out); free(w); free(clean); free(clean_w);
     case_free(&c);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(nan_policy, the_command_refuses_non_finite_inputs) {
     char *dir = make_temp_dir(), path[4200];
     float values[48], bad[48];
@@ -659,6 +697,7 @@ Test(nan_policy, the_command_refuses_non_finite_inputs) {
     expect_refused(dir, "/in_proj_bias.npy: not finite at index 7");
     snprintf(path, sizeof path, "%s/in_proj_bias.npy", dir);
     remove(path);
+    /* <<check that a float64 query too large for a float is refused>> */
     double wide[12];
     for (size_t i = 0; i < 12; i++)
         wide[i] = i == 9 ? 1e300 : 0.5;
@@ -667,6 +706,7 @@ Test(nan_policy, the_command_refuses_non_finite_inputs) {
     expect_refused(dir, "/query.npy: not finite at index 9");
     remove_dir(dir);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(nan_policy, a_float_mask_may_block_with_minus_infinity) {
     char *dir = make_temp_dir(), path[4200], message[256];
     float values[48], mask[9] = {0};
@@ -681,6 +721,7 @@ Test(nan_policy, a_float_mask_may_block_with_minus_infinity) {
     mha_npy with_float, with_bool;
     snprintf(path, sizeof path, "%s/out.npy", dir);
     cr_assert_eq(mha_npy_read(path, &with_float, message, sizeof message), MHA_OK, "%s", message);
+    /* <<run the same case with the boolean mask into [[with_bool]]>> */
     char header[] = "{'descr': '|b1', 'fortran_order': False, 'shape': (3, 3), }\n";
     write_npy_raw(dir, "attn_mask.npy", 1, header, masked_bytes, 9);
     remove(path);
@@ -700,6 +741,7 @@ Test(nan_policy, a_float_mask_may_block_with_minus_infinity) {
     expect_refused(dir, "/attn_mask.npy: not finite at index 4");
     remove_dir(dir);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(nan_policy, decode_and_backward_refuse_non_finite_inputs) {
     char *dir = make_temp_dir(), path[4200];
     float values[48], bad[48], mask[9] = {0};
@@ -748,9 +790,11 @@ Test(nan_policy, decode_and_backward_refuse_non_finite_inputs) {
     free_result(&r);
     remove_dir(dir);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(reentrancy, two_threads_match_one_after_the_other) {
     cr_expect_eq(reentrancy_check(stderr), 0);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(options, printable_characters) {
     static const struct { const char *text; size_t length; } cases[] = {
         {"a", 1}, {"~", 1}, {" ", 1}, {"\xc3\xa9", 2}, {"\xc2\xa0", 2}, {"\xe2\x80\x99", 3},
@@ -761,6 +805,7 @@ Test(options, printable_characters) {
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         cr_expect_eq(mha_printable_char(cases[c].text), cases[c].length, "case %zu", c);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(options, a_missing_value_swallows_nothing) {
     struct cli_result r = run_command((char *[]){"mha", "train", "--history", "--steps", "1",
                                                  NULL});
@@ -821,6 +866,7 @@ Test(options, refusals_name_the_option) {
     expect_one_line(&r, MHA_EXIT_USAGE, "--reps: 1000000000000 is more than");
     free_result(&r);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(options, decode_refuses_an_attention_mask) {
     char *dir = make_temp_dir();
     float values[48];
@@ -832,6 +878,7 @@ Test(options, decode_refuses_an_attention_mask) {
     cr_expect_eq(access(path_in(dir, "out.npy"), F_OK), -1, "decode wrote out.npy");
     remove_dir(dir);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(options, a_long_path_keeps_its_reason) {
     char dir[3100] = "/";
     memset(dir + 1, 'a', 3000);
@@ -842,6 +889,7 @@ Test(options, a_long_path_keeps_its_reason) {
     expect_one_line(&r, MHA_EXIT_FAILURE, reason);
     free_result(&r);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(options, names_and_tables_too_long_are_refused) {
     static char dir[4001];
     memset(dir, 'a', 4000);
@@ -863,6 +911,7 @@ Test(options, names_and_tables_too_long_are_refused) {
     snprintf(want, sizeof want, "mha many: more than %d options", MHA_OPTIONS_MAX);
     cr_expect_str_eq(message, want);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(options, messages_escape_controls) {
     struct cli_result r = run_command((char *[]){"mha", "x\x1b[31m\x9b\xc2\x9b\xc3\xa9\n", NULL});
     cr_expect_str_eq(r.err, "mha: unknown command 'x\\x1b[31m\\x9b\\xc2\\x9b\xc3\xa9\\x0a' "
@@ -883,6 +932,7 @@ Test(options, demo_prints_no_control_characters) {
                       "a lone continuation byte 0x%02x at %td", (unsigned char)*p, p - r.out);
     free_result(&r);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(options, environment_is_checked_by_name, .timeout = 60) {
     static const struct { const char *environment, *arguments, *err; int status; } cases[] = {
         {"OMP_NUM_THREADS=abc", "bench --seq 3 --dim 4 --heads 2 --reps 1",
@@ -918,9 +968,11 @@ Test(options, environment_is_checked_by_name, .timeout = 60) {
     free_result(&r);
     unsetenv("MHA_ISA");
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(fuzz_replay, npy)     { replay("npy", fuzz_npy_one, 5); }
 Test(fuzz_replay, cli, .timeout = 600) { replay("cli", fuzz_cli_one, 5); }
 Test(fuzz_replay, forward) { replay("forward", fuzz_forward_one, 5); }
+/* <<[[test_hardening.c]] tests>> */
 Test(contract, overflow_forward) {
     const mha_shape shape = {2, 3, 3, 8, 2};
     mha_case c = case_random(shape, 21, CASE_SELF);
@@ -938,6 +990,7 @@ Test(contract, overflow_forward) {
     }
     case_free(&c);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(contract, overflow_backward) {
     const mha_shape shape = {2, 3, 3, 8, 2};
     mha_case c = case_random(shape, 22, CASE_SELF);
@@ -956,6 +1009,7 @@ Test(contract, overflow_backward) {
     mha_saved_free(&saved);
     case_free(&c);
 }
+/* <<[[test_hardening.c]] tests>> */
 static void expect_rule(const mha_case *c, const mha_mask *mask, const float *gy,
                         mha_status want, const char *what)
 {
@@ -1015,6 +1069,7 @@ Test(contract, every_input_is_measured_for_finiteness) {
     expect_backward(&c, gy, MHA_OK, "infinite grad_out");
     case_free(&c);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(contract, overflow_decode) {
     const mha_shape shape = {2, 2, 2, 8, 2};
     mha_case c = case_random(shape, 23, CASE_SELF);
@@ -1034,6 +1089,7 @@ Test(contract, overflow_decode) {
     }
     case_free(&c);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(contract, held_positions_are_inputs) {
     const mha_shape shape = {1, 1, 1, 8, 2};
     mha_case c = case_random(shape, 25, CASE_SELF);
@@ -1060,6 +1116,7 @@ Test(contract, held_positions_are_inputs) {
     }
     case_free(&c);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(contract, versions_agree_near_the_bound) {
     const mha_shape shape = {2, 3, 3, 8, 2};
     mha_case c = case_random(shape, 24, CASE_SELF);
@@ -1114,6 +1171,7 @@ Test(contract, versions_agree_near_the_bound) {
               seen[1][1]);
     case_free(&c);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(contract, overflow_command) {
     char *dir = make_temp_dir(), path[4200];
     float values[48], flood[12];
@@ -1137,6 +1195,7 @@ Test(contract, overflow_command) {
     }
     remove_dir(dir);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(contract, products_check_their_arguments) {
     typedef mha_status product_fn(size_t, size_t, size_t, const float *, size_t,
                                   const float *, size_t, float *, size_t);
@@ -1161,6 +1220,7 @@ Test(contract, products_check_their_arguments) {
                   "product %d: %g %g %g %g", p, c[0], c[1], c[2], c[3]);
     }
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(contract, decode_check_bounds_every_product) {
     float one[4] = {0}, out[4];
     const size_t wide = (size_t)1 << 32;
@@ -1173,6 +1233,7 @@ Test(contract, decode_check_bounds_every_product) {
                      MHA_ERR_OVERFLOW, "%s", mha_decode_impls[k].name);
     mha_kv_cache_free(&cache);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(contract, null_arguments_are_refused) {
     const mha_shape shape = {1, 2, 2, 4, 2};
     mha_case c = case_random(shape, 24, CASE_SELF);
@@ -1204,6 +1265,7 @@ Test(contract, null_arguments_are_refused) {
     remove_dir(dir);
     case_free(&c);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(contract, absurd_thread_counts_are_refused) {
     const size_t before = mha_threads();
     const mha_shape shape = {2, 64, 64, 16, 2};
@@ -1221,6 +1283,7 @@ Test(contract, absurd_thread_counts_are_refused) {
     free(out);
     case_free(&c);
 }
+/* <<[[test_hardening.c]] tests>> */
 Test(contract, a_failed_training_step_changes_nothing) {
     const size_t batches[2] = {2, 2 * MHA_LEARNING_SLICE};     /* one slice, then two */
     for (int t = 0; t < 2; t++) {

@@ -8,6 +8,7 @@
 #include "check.h"
 #include "oracle.h"
 
+/* <<[[test_kv_cache.c]] tests>> */
 static void decode_all(const mha_decode_impl *impl, const mha_case *c, size_t kv_heads,
                        const size_t *steps, const unsigned char *padding,
                        float *out, float *weights)
@@ -22,6 +23,7 @@ static void decode_all(const mha_decode_impl *impl, const mha_case *c, size_t kv
     unsigned char *pad = malloc(B * L);
     for (size_t t = 0, s = 0; t < L; t += steps[s], s++) {
         const size_t n = steps[s];
+        /* <<gather positions [[t..t+n-1]], take one step, scatter the results>> */
         for (size_t b = 0; b < B; b++)
             for (size_t i = 0; i < n; i++) {
                 memcpy(x + (b * n + i) * E, c->query + (b * L + t + i) * E, E * sizeof *x);
@@ -39,6 +41,7 @@ static void decode_all(const mha_decode_impl *impl, const mha_case *c, size_t kv
     free(x); free(y); free(w); free(pad);
     mha_kv_cache_free(&cache);
 }
+/* <<[[test_kv_cache.c]] tests>> */
 static void expect_decode_matches_causal_forward(const mha_case *c, const size_t *steps,
                                                  const unsigned char *padding)
 {
@@ -61,6 +64,7 @@ static void expect_decode_matches_causal_forward(const mha_case *c, const size_t
     }
     free(want); free(want_w); free(got); free(got_w);
 }
+/* <<[[test_kv_cache.c]] tests>> */
 Test(kv_cache, decode_one_at_a_time_equals_causal_forward) {
     const mha_shape shapes[] = {{1, 1, 1, 4, 2}, {2, 6, 6, 8, 2}, {3, 7, 7, 15, 5},
                                 {1, 16, 16, 32, 4}};
@@ -71,6 +75,7 @@ Test(kv_cache, decode_one_at_a_time_equals_causal_forward) {
         case_free(&c);
     }
 }
+/* <<[[test_kv_cache.c]] tests>> */
 static void expect_gqa_equals_repeated_mha(size_t G)
 {
     const size_t B = 2, L = 5, E = 16, H = 4, D = E / H, F = E + 2 * G * D;
@@ -78,6 +83,7 @@ static void expect_gqa_equals_repeated_mha(size_t G)
     float *x = random_floats(&r, B * L * E, -1, 1), *w = random_floats(&r, F * E, -0.3f, 0.3f);
     float *bias = random_floats(&r, F, -0.3f, 0.3f), *wo = random_floats(&r, E * E, -0.3f, 0.3f);
     float *w_mha = malloc(3 * E * E * sizeof *w_mha), *b_mha = malloc(3 * E * sizeof *b_mha);
+    /* <<build MHA weights that repeat each key and value group for its heads>> */
     memcpy(w_mha, w, E * E * sizeof *w);                       /* W_Q unchanged */
     memcpy(b_mha, bias, E * sizeof *bias);
     for (size_t part = 0; part < 2; part++)                    /* keys, then values */
@@ -110,6 +116,7 @@ Test(kv_cache, gqa_and_mqa_equal_mha_with_repeated_keys_and_values) {
     expect_gqa_equals_repeated_mha(2);
     expect_gqa_equals_repeated_mha(1);
 }
+/* <<[[test_kv_cache.c]] tests>> */
 Test(kv_cache, rope_scores_depend_only_on_the_offset) {
     const size_t D = 16;
     rng r = rng_seeded(851);
@@ -133,6 +140,7 @@ Test(kv_cache, rope_scores_depend_only_on_the_offset) {
     cr_expect(fabs(other - first) > 1e-3);
     free(q); free(k);
 }
+/* <<test the cache on its own>> */
 Test(kv_cache, init_refuses_bad_sizes) {
     mha_kv_cache c;
     cr_expect_eq(mha_kv_cache_init(&c, 0, 1, 4, 2), MHA_ERR_SHAPE);
@@ -142,6 +150,7 @@ Test(kv_cache, init_refuses_bad_sizes) {
     mha_kv_cache_free(&c);                      /* safe on a failed init */
     cr_expect_eq(mha_kv_cache_init(NULL, 1, 1, 1, 1), MHA_ERR_NULL);
 }
+/* <<test the cache on its own>> */
 #ifdef MHA_CHECK_PRECONDITIONS
 Test(kv_cache, taking_back_more_than_is_stored_breaks_the_precondition, .signal = SIGABRT) {
     mha_kv_cache c;
@@ -151,6 +160,7 @@ Test(kv_cache, taking_back_more_than_is_stored_breaks_the_precondition, .signal 
     mha_kv_cache_take_back(&c, 2);
 }
 #endif
+/* <<test the cache on its own>> */
 Test(kv_cache, init_refuses_each_overflowing_factor) {
     const size_t half = SIZE_MAX / 2 + 1;
     const size_t sizes[][4] = {{half, 2, 1, 1}, {2, 1, half, 1}, {1, 1, 2, half},
@@ -166,6 +176,7 @@ Test(kv_cache, init_refuses_each_overflowing_factor) {
     cr_expect_null(c.keys);
     mha_kv_cache_free(&c);
 }
+/* <<test the cache on its own>> */
 Test(kv_cache, append_refuses_missing_rows) {
     mha_kv_cache c;
     cr_assert_eq(mha_kv_cache_init(&c, 1, 1, 2, 2), MHA_OK);
@@ -177,6 +188,7 @@ Test(kv_cache, append_refuses_missing_rows) {
     cr_expect(c.keys[0] == 0.0f && c.values[0] == 0.0f);
     mha_kv_cache_free(&c);
 }
+/* <<test the cache on its own>> */
 Test(kv_cache, append_to_capacity_then_refuse_without_change) {
     const size_t B = 2, G = 2, T = 5, D = 3, n = B * G * T * D;
     mha_kv_cache c;
@@ -206,6 +218,7 @@ Test(kv_cache, append_to_capacity_then_refuse_without_change) {
     free(before); free(k); free(v);
     mha_kv_cache_free(&c);
 }
+/* <<test decoding in steps of any size, with padding, to a full cache>> */
 Test(kv_cache, prefill_and_decode_mixes_equal_causal_forward) {
     const size_t whole[1] = {9}, mix[5] = {3, 1, 1, 2, 2}, odd[3] = {1, 7, 1};
     mha_case c = case_random((mha_shape){2, 9, 9, 12, 3}, 810, CASE_SELF);
@@ -214,6 +227,7 @@ Test(kv_cache, prefill_and_decode_mixes_equal_causal_forward) {
     expect_decode_matches_causal_forward(&c, odd, NULL);
     case_free(&c);
 }
+/* <<test decoding in steps of any size, with padding, to a full cache>> */
 Test(kv_cache, different_lengths_in_one_batch) {
     const size_t B = 3, L = 6;
     mha_case c = case_random((mha_shape){B, L, L, 8, 2}, 820, CASE_SELF);
@@ -225,6 +239,7 @@ Test(kv_cache, different_lengths_in_one_batch) {
     expect_decode_matches_causal_forward(&c, chunks, padding);
     case_free(&c);
 }
+/* <<test decoding in steps of any size, with padding, to a full cache>> */
 Test(kv_cache, padding_is_found_in_the_chunk_and_sequence_that_hold_it) {
     const size_t B = 2, L = 600, steps[3] = {520, 40, 40};
     mha_case c = case_random((mha_shape){B, L, L, 8, 2}, 830, CASE_SELF);
@@ -239,6 +254,7 @@ Test(kv_cache, padding_is_found_in_the_chunk_and_sequence_that_hold_it) {
     free(padding);
     case_free(&c);
 }
+/* <<test decoding in steps of any size, with padding, to a full cache>> */
 Test(kv_cache, a_full_cache_refuses_the_next_step) {
     mha_case c = case_random((mha_shape){1, 3, 3, 4, 2}, 830, CASE_SELF);
     const mha_decoder dec = {4, 2, 2, c.params, 0, 0};
@@ -259,6 +275,7 @@ Test(kv_cache, a_full_cache_refuses_the_next_step) {
     mha_kv_cache_free(&cache);
     case_free(&c);
 }
+/* <<test rotary embeddings, as a function and inside a decoder>> */
 Test(kv_cache, rope_matches_the_rotation_formula) {
     const size_t D = 8, positions[4] = {0, 1, 17, 5000};
     rng r = rng_seeded(850);
@@ -275,10 +292,12 @@ Test(kv_cache, rope_matches_the_rotation_formula) {
         free(x);
     }
 }
+/* <<test rotary embeddings, as a function and inside a decoder>> */
 Test(kv_cache, rope_decoding_matches_a_double_transcription) {
     const size_t L = 7, E = 8, H = 2, D = 4;
     mha_case c = case_random((mha_shape){1, L, L, E, H}, 860, CASE_SELF);
     double q[7 * 8], k[7 * 8], v[7 * 8], concat[7 * 8] = {0}, want[7 * 8];
+    /* <<project [[c]] in double and rotate $q$ and $k$ by position>> */
     for (size_t t = 0; t < L; t++)
         for (size_t o = 0; o < E; o++) {
             double s[3] = {c.in_b[o], c.in_b[E + o], c.in_b[2 * E + o]};
@@ -297,6 +316,7 @@ Test(kv_cache, rope_decoding_matches_a_double_transcription) {
                     pair[p][0] = cs * a - sn * b, pair[p][1] = sn * a + cs * b;
                 }
             }
+    /* <<run causal attention and the output projection in double into [[want]]>> */
     for (size_t h = 0; h < H; h++)
         for (size_t i = 0; i < L; i++) {
             double s[7], m = -INFINITY, sum = 0;
@@ -330,6 +350,7 @@ Test(kv_cache, rope_decoding_matches_a_double_transcription) {
     }
     case_free(&c);
 }
+/* <<test that bad decoders are refused>> */
 Test(kv_cache, bad_decoders_are_refused) {
     mha_case c = case_random((mha_shape){1, 2, 2, 6, 3}, 870, CASE_SELF);
     mha_kv_cache cache;
@@ -353,6 +374,7 @@ Test(kv_cache, bad_decoders_are_refused) {
     mha_kv_cache_free(&cache);
     case_free(&c);
 }
+/* <<test that bad decoders are refused>> */
 Test(kv_cache, every_decoder_refuses_every_bad_argument) {
     const float some[1] = {0};
     const mha_params p = {some, NULL, some, NULL};

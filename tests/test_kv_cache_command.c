@@ -10,6 +10,7 @@
 #include "npy.h"
 #include "run.h"
 
+/* <<test the [[mha decode]] command>> */
 Test(kv_cache, decode_command_equals_forward_causal) {
     const char *cases[] = {"golden/self_attention", "golden/key_padding_mask"};
     const char *heads[] = {"2", "2"};
@@ -28,6 +29,7 @@ Test(kv_cache, decode_command_equals_forward_causal) {
         float *f_out = read_npy_floats(path, &n_out);
         snprintf(path, sizeof path, "%s/attn_weights.npy", dir);
         float *f_w = read_npy_floats(path, &n_w);
+        /* <<run [[mha decode]] on [[dir]] and compare with [[f_out]] and [[f_w]]>> */
         for (size_t i = 0; i < mha_decode_impl_count; i++) {
             struct cli_result d = run_mha("decode", dir, "--heads", heads[t], "--impl",
                                           mha_decode_impls[i].name, NULL);
@@ -50,6 +52,7 @@ Test(kv_cache, decode_command_equals_forward_causal) {
         cr_expect_eq(system(cmd), 0);
     }
 }
+/* <<test the [[mha decode]] command>> */
 Test(kv_cache, decode_command_refuses_bad_input) {
     char dir[] = "/tmp/mha-decode-XXXXXX", cmd[512];
     cr_assert_not_null(mkdtemp(dir));

@@ -7,6 +7,7 @@
 #include "mha.h"
 #include "tables.h"
 
+/* <<test the printed tables>> */
 static char *print_to_text(void (*print)(FILE *))
 {
     char *text = NULL;

@@ -17,6 +17,7 @@
 #include "sha256.h"
 #include "tables.h"
 
+/* <<[[test_language_model.c]] helpers>> */
 static const char *const sample_text =
     "It is a truth universally acknowledged, that a single man in possession\n"
     "of a good fortune, must be in want of a wife.\n\n"
@@ -50,6 +51,7 @@ static void expect_round_trip(const bpe *t, const unsigned char *text, size_t n,
     free(ids);
     free(back);
 }
+/* <<[[test_language_model.c]] helpers>> */
 static size_t reference_learn(const unsigned char *text, size_t n, size_t merges,
                               bpe_pair *out)
 {
@@ -126,10 +128,12 @@ static void expect_merges(const bpe *t, const bpe_pair *want, size_t made)
                   "merge %zu: %u %u, the definition gives %u %u", i, t->merge[i].left,
                   t->merge[i].right, want[i].left, want[i].right);
 }
+/* <<[[test_language_model.c]] helpers>> */
 static void write_text(const char *dir, const char *name, const char *text)
 {
     write_bytes(dir, name, text, strlen(text));
 }
+/* <<[[test_language_model.c]] helpers>> */
 static int occurs_at(const uint32_t *text, size_t i, const uint32_t *gram, size_t n)
 {
     for (size_t k = 0; k < n; k++)
@@ -179,6 +183,7 @@ static double reference_probability(const ngram_model *m, size_t order, const ui
     }
     return p;
 }
+/* <<[[test_language_model.c]] tests>> */
 Test(bpe, the_worked_example) {
     bpe t;
     const char *text = "aaabdaaabac";
@@ -202,6 +207,7 @@ Test(bpe, the_worked_example) {
     cr_expect(memcmp(ids, want, sizeof want) == 0);
     bpe_free(&t);
 }
+/* <<[[test_language_model.c]] tests>> */
 Test(bpe, one_merge_step) {
     const struct { bpe_pair merge; const char *text; size_t count; uint32_t want[4]; } cases[] = {
         {{'a', 'a'}, "aaa", 2, {256, 'a'}},
@@ -226,6 +232,7 @@ Test(bpe, one_merge_step) {
         bpe_free(&t);
     }
 }
+/* <<[[test_language_model.c]] tests>> */
 Test(bpe, pieces) {
     const struct { const char *text; size_t length; } cases[] = {
         {" the end", 4}, {"the end", 3}, {" 1811, ", 5}, {". ", 1}, {"  a", 1}, {"\n\n", 1},
@@ -238,6 +245,7 @@ Test(bpe, pieces) {
     memset(run, 'a', sizeof run);
     cr_expect_eq(bpe_piece_length(run, sizeof run), BPE_PIECE_MAX);
 }
+/* <<[[test_language_model.c]] tests>> */
 Test(bpe, learner_and_encoder_follow_the_definition) {
     const unsigned char *text = (const unsigned char *)sample_text;
     const size_t n = strlen(sample_text);
@@ -266,6 +274,7 @@ Test(bpe, learner_and_encoder_follow_the_definition) {
     free(ref);
     bpe_free(&t);
 }
+/* <<[[test_language_model.c]] tests>> */
 Test(bpe, any_bytes_come_back) {
     bpe t;
     cr_assert_eq(bpe_learn((const unsigned char *)sample_text, strlen(sample_text), 400, &t),
@@ -303,6 +312,7 @@ Test(bpe, any_bytes_come_back) {
     free(bytes);
     bpe_free(&t);
 }
+/* <<[[test_language_model.c]] tests>> */
 Test(bpe, files_round_trip) {
     bpe t, back;
     cr_assert_eq(bpe_learn((const unsigned char *)sample_text, strlen(sample_text), 320, &t),
@@ -386,6 +396,7 @@ Test(bpe, corrupt_files_are_refused) {
     bpe_free(&good);
     remove_dir(dir);
 }
+/* <<[[test_language_model.c]] tests>> */
 Test(bpe, merges_file_edges) {
     bpe t;
     char *dir = make_temp_dir();
@@ -434,6 +445,7 @@ Test(bpe, merges_file_edges) {
               strstr(said, ": path too long") != NULL);
     remove_dir(dir);
 }
+/* <<[[test_language_model.c]] tests>> */
 Test(bpe, a_token_longer_than_a_piece_is_refused_before_it_is_made) {
     char *dir = make_temp_dir();
     char message[4096], text[2048];
@@ -466,6 +478,7 @@ Test(bpe, a_token_longer_than_a_piece_is_refused_before_it_is_made) {
     }
     remove_dir(dir);
 }
+/* <<[[test_language_model.c]] tests>> */
 Test(bpe, whole_files_and_failed_writes) {
     char *dir = make_temp_dir();
     char message[4096];
@@ -499,6 +512,7 @@ Test(bpe, whole_files_and_failed_writes) {
     bpe_free(&t);
     remove_dir(dir);
 }
+/* <<[[test_language_model.c]] tests>> */
 Test(lm_command, tokenizer_encode_decode) {
     char *dir = make_temp_dir();
     write_text(dir, "text.txt", "aaabdaaabac");
@@ -545,6 +559,7 @@ Test(lm_command, tokenizer_encode_decode) {
     free_result(&r);
     remove_dir(dir);
 }
+/* <<[[test_language_model.c]] tests>> */
 Test(ngram, kneser_ney_matches_direct_counts) {
     uint32_t text[300];
     uint64_t state = 9;
@@ -585,6 +600,7 @@ Test(ngram, kneser_ney_matches_direct_counts) {
         }
     ngram_free(&m);
 }
+/* <<[[test_language_model.c]] tests>> */
 Test(ngram, counts_survive_the_tables_growing) {
     enum { N = 6000, ALPHABET = 64 };
     uint32_t *text = malloc(N * sizeof *text);
@@ -626,6 +642,7 @@ Test(bpe, the_learners_counts_survive_their_table_growing) {
     bpe_free(&t);
     free(text);
 }
+/* <<[[test_language_model.c]] tests>> */
 Test(ngram, probabilities_sum_to_one) {
     const size_t n = strlen(sample_text);
     uint32_t *text = malloc(n * sizeof *text);
@@ -665,6 +682,7 @@ Test(ngram, probabilities_sum_to_one) {
     cr_expect_eq(ngram_order_max(65536), 4);
     free(text);
 }
+/* <<[[test_language_model.c]] tests>> */
 Test(ngram, bad_arguments_and_the_empty_text) {
     const uint32_t text[] = {0, 1, 2, 1, 0};
     ngram_model m;
@@ -691,6 +709,7 @@ Test(ngram, bad_arguments_and_the_empty_text) {
     cr_expect_eq(ngram_order_max(2), NGRAM_ORDER_MAX);
     cr_expect_eq(ngram_order_max((size_t)1 << 40), 2, "a symbol of 32 bits at most");
 }
+/* <<[[test_language_model.c]] tests>> */
 Test(sha256, standard_vectors) {
     char hex[65];
     mha_sha256_hex((const unsigned char *)"", 0, hex);
@@ -707,6 +726,7 @@ Test(sha256, standard_vectors) {
     cr_expect_str_eq(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
     free(million);
 }
+/* <<[[test_language_model.c]] tests>> */
 Test(lm_command, baselines_on_small_texts) {
     char *dir = make_temp_dir();
     const size_t n = strlen(sample_text);
@@ -762,6 +782,7 @@ Test(lm_command, baselines_on_small_texts) {
     }
     remove_dir(dir);
 }
+/* <<[[test_language_model.c]] tests>> */
 Test(lm_command, usage_and_refusals) {
     expect_help("lm", "tokenizer");
     expect_help("lm", "encode");
@@ -813,6 +834,7 @@ Test(lm_command, usage_and_refusals) {
     free(kept);
     remove_dir(dir);
 }
+/* <<[[test_language_model.c]] tests>> */
 static char *print_from_top(void (*print)(FILE *))
 {
     char *text = NULL;
@@ -842,6 +864,7 @@ Test(lm_figures, the_book_table_follows_the_tsv) {
     cr_expect_eq(rows, 4);
     free(table);
 }
+/* <<[[test_language_model.c]] tests>> */
 Test(fuzz_replay, bpe) {
     const char *dir = "fuzz/corpus/bpe";
     DIR *d = opendir(dir);
@@ -861,6 +884,7 @@ Test(fuzz_replay, bpe) {
     closedir(d);
     cr_expect_geq(seeds, 3);
 }
+/* <<[[test_language_model.c]] tests>> */
 Test(bpe, every_bad_argument_is_refused) {
     bpe t;
     const unsigned char text[] = "abab";
@@ -902,6 +926,7 @@ Test(bpe, every_bad_argument_is_refused) {
     bpe_free(&t);
     bpe_free(NULL);
 }
+/* <<[[test_language_model.c]] tests>> */
 Test(lm_figures, the_committed_model_beats_every_baseline) {
     austen_baselines t;
     austen_eval e;
@@ -952,6 +977,7 @@ Test(lm_figures, the_printed_numbers_follow_the_files) {
         measured += !isnan(h.valid[p]);
     cr_expect_eq(dots, measured);
     cr_expect_eq(measured, h.steps / h.eval_every);
+    /* <<check the busy-core sentence against [[figures/bench-lm.txt]]>> */
     FILE *bench = fopen("../figures/bench-lm.txt", "r");
     double busy = 0, one = 0;
     char row[1200];
@@ -969,6 +995,7 @@ Test(lm_figures, the_printed_numbers_follow_the_files) {
         cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
     } else
         cr_expect(strstr(numbers, "\\gdef\\AustenTrainBusy{}") != NULL, "%s", numbers);
+    /* <<check PyTorch's best setting and the peak's bound against [[figures/bench-lm.txt]]>> */
     double torch = 0, ours = 0, peak[3] = {0}, torch_one = 0;
     char blas[16] = "", ours_threads[16] = "";
     bench = fopen("../figures/bench-lm.txt", "r");
@@ -1030,6 +1057,7 @@ Test(lm_figures, the_samples_are_set_with_their_prompt) {
     cr_expect_eq(quotes, 2, "%s", samples);
     free(samples);
 }
+/* <<[[test_language_model.c]] tests>> */
 static char *print_profile(const char *text, int numbers)
 {
     char path[] = "/tmp/mha-profile-XXXXXX", *out = NULL;
@@ -1085,6 +1113,7 @@ Test(lm_figures, the_profile_gives_each_part_its_share_of_the_samples) {
         free(table);
     }
 }
+/* <<[[test_language_model.c]] tests>> */
 Test(lm_figures, the_committed_profile_is_the_one_printed) {
     FILE *f = fopen("../figures/lm-profile.txt", "r");
     cr_assert_not_null(f, "figures/lm-profile.txt: run make profile-lm");
@@ -1114,6 +1143,7 @@ Test(lm_figures, the_committed_profile_is_the_one_printed) {
     }
 }
 
+/* <<[[test_language_model.c]] tests>> */
 /* the last evaluation of a committed run: its tokens and the best
    prefix_matching of the blocks after the first; 0 if the file is missing */
 static int last_evaluation(const char *name, double *tokens, double *prefix)
@@ -1180,6 +1210,7 @@ Test(lm_figures, the_runs_numbers_follow_the_files) {
     free(table);
 }
 
+/* <<[[test_language_model.c]] tests>> */
 /* One head's line of a heads history: the step, the tokens seen, the block and the
    head; s[0..2] the held-out, early and late losses, s[3..11] prev_token to
    prefix_matching.  0 for the header or a line of another shape. */
@@ -1215,6 +1246,7 @@ Test(lm_figures, the_half_repeated_pieces_verdict_follows_its_history) {
     free(numbers);
 }
 
+/* <<[[test_language_model.c]] tests>> */
 static double mean_of_last(const double *x, size_t n, size_t k)
 {
     double sum = 0;
@@ -1314,6 +1346,7 @@ Test(lm_figures, the_wider_runs_verdicts_follow_their_histories) {
     free(numbers);
 }
 
+/* <<[[test_language_model.c]] tests>> */
 Test(lm_figures, the_faded_circuit_curve_follows_its_history) {
     FILE *f = fopen("../figures/runs/spread-curriculum-heads-history.tsv", "r");
     cr_assert_not_null(f, "no spread-curriculum run committed");
@@ -1345,6 +1378,7 @@ Test(lm_figures, the_faded_circuit_curve_follows_its_history) {
     cr_expect(strstr(figure, want) != NULL, "%s not in\n%s", want, figure);
     free(figure);
 }
+/* <<[[test_language_model.c]] tests>> */
 Test(lm_figures, the_curriculum_sentence_follows_its_history) {
     double tokens = 0, prefix = 0;
     cr_assert(last_evaluation("curriculum", &tokens, &prefix), "no curriculum run committed");
@@ -1357,6 +1391,7 @@ Test(lm_figures, the_curriculum_sentence_follows_its_history) {
     free(numbers);
 }
 
+/* <<[[test_language_model.c]] tests>> */
 /* the induction head, its scores, the in-context score and the gains that
    figures/FIG-heads.tsv and FIG-repeat.txt give, in numbers as MACRO... */
 static void expect_circuit_numbers(const char *fig, const char *macro, const char *numbers)

@@ -11,6 +11,7 @@
 #include "tables.h"
 #include "run.h"
 
+/* <<[[test_learning.c]] tests>> */
 Test(learning, model_gradient_matches_finite_differences) {
     mha_induction_model model;
     mha_learning_workspace ws;
@@ -42,6 +43,7 @@ Test(learning, model_gradient_matches_finite_differences) {
     mha_induction_batch_free(&batch); mha_learning_workspace_free(&ws);
     mha_induction_model_free(&model);
 }
+/* <<[[test_learning.c]] tests>> */
 Test(learning, a_short_run_lowers_the_loss) {
     mha_induction_model model;
     mha_learning_workspace ws;
@@ -65,6 +67,7 @@ Test(learning, a_short_run_lowers_the_loss) {
     mha_induction_batch_free(&batch); mha_learning_workspace_free(&ws);
     mha_induction_model_free(&model);
 }
+/* <<[[test_learning.c]] tests>> */
 Test(learning, the_measured_runs_support_the_text) {
     training_curve two, one;
     cr_assert(mha_read_training_history("../figures/training-2layer.tsv", &two));
@@ -75,6 +78,7 @@ Test(learning, the_measured_runs_support_the_text) {
               "one layer: %.3f", one.accuracy[one.points - 1]);
     cr_expect(two.best_induction[two.points - 1] > 0.5 && two.best_previous[two.points - 1] > 0.5);
     cr_expect(two.best_induction[0] < 0.2, "no induction head at the start");
+    /* <<check the phase change the prose quotes, and the numbers printed for it>> */
     size_t quiet = 0, jump = two.points;
     for (size_t i = two.points; i-- > 0;)
         if (two.accuracy[i] >= 0.9)
@@ -86,6 +90,7 @@ Test(learning, the_measured_runs_support_the_text) {
     cr_expect(two.best_induction[quiet] < 0.5 && two.best_induction[jump] > 0.5,
               "induction %.2f then %.2f", two.best_induction[quiet], two.best_induction[jump]);
     cr_expect(two.best_previous[jump] > two.best_previous[quiet] + 0.2, "previous-token head forms");
+    /* <<check that both second-layer heads are induction heads at the jump>> */
     FILE *rows = fopen("../figures/training-2layer.tsv", "r");
     cr_assert_not_null(rows);
     char header[128];
@@ -234,6 +239,7 @@ Test(learning, checkpoints_round_trip) {
                                   "--seed", "9", "--out", dir, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_expect(strstr(r.out, "step=3 loss=") != NULL, "%s", r.out);
+    /* <<repeat the run with the library and compare every file>> */
     mha_induction_model model;
     mha_learning_workspace ws;
     mha_induction_batch batch;

@@ -6,6 +6,7 @@
 #include "check.h"
 #include "oracle.h"
 
+/* <<[[test_masking.c]] tests>> */
 static unsigned char *random_bool(rng *r, size_t n, float p)
 {
     unsigned char *m = malloc(n);
@@ -34,6 +35,7 @@ Test(masking, every_kind_of_mask_matches_the_reference) {
         free(am); free(kpm); free(fm); case_free(&c);
     }
 }
+/* <<[[test_masking.c]] tests>> */
 Test(masking, causal_outputs_ignore_later_tokens) {
     const size_t L = 6, E = 8;
     const mha_mask causal = {.causal = 1};
@@ -54,6 +56,7 @@ Test(masking, causal_outputs_ignore_later_tokens) {
     }
     free(before); free(after); case_free(&c);
 }
+/* <<[[test_masking.c]] tests>> */
 Test(masking, fully_blocked_row_gives_output_bias_not_nan) {
     const size_t L = 3, S = 4, E = 8;
     mha_case c = case_random((mha_shape){1, L, S, E, 2}, 73, CASE_CROSS);

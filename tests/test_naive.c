@@ -6,6 +6,7 @@
 #include "check.h"
 #include "oracle.h"
 
+/* <<[[test_naive.c]] tests>> */
 static const struct { mha_shape shape; int flags; } shapes[] = {
     {{1, 1, 1, 1, 1}, CASE_SELF},
     {{1, 3, 3, 4, 2}, CASE_SELF},
@@ -25,6 +26,7 @@ Test(naive, every_implementation_matches_the_reference) {
         case_free(&c);
     }
 }
+/* <<[[test_naive.c]] tests>> */
 static float *run(const mha_impl *impl, const mha_case *c, const mha_mask *mask,
                   float **weights)
 {
@@ -36,6 +38,7 @@ static float *run(const mha_impl *impl, const mha_case *c, const mha_mask *mask,
                                out, *weights), MHA_OK);
     return out;
 }
+/* <<[[test_naive.c]] tests>> */
 Test(naive, heads_are_independent) {
     const size_t E = 8, D = 4, L = 5;
     mha_case c = case_random((mha_shape){1, L, L, E, 2}, 9, CASE_SELF);

@@ -13,6 +13,7 @@
 #include "npy.h"
 #include "scratch.h"
 
+/* <<[[test_npy.c]] tests>> */
 Test(npy, round_trip_every_rank) {
     char *dir = make_temp_dir(), message[256];
     const size_t shape[MHA_NPY_MAX_RANK] = {2, 1, 3, 1, 2, 1, 1, 2};
@@ -41,6 +42,7 @@ Test(npy, round_trip_every_rank) {
     }
     remove_dir(dir);
 }
+/* <<[[test_npy.c]] tests>> */
 Test(npy, writer_matches_numpy_byte_for_byte) {
     char *dir = make_temp_dir(), message[256];
     const char *numpy_file = "golden/self_attention/in_proj_weight.npy";
@@ -57,6 +59,7 @@ Test(npy, writer_matches_numpy_byte_for_byte) {
     mha_npy_free(&a);
     remove_dir(dir);
 }
+/* <<[[test_npy.c]] tests>> */
 Test(npy, header_variants) {
     static const struct { int major; const char *header; size_t rank, d0, d1; } cases[] = {
         {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", 2, 2, 3},
@@ -86,6 +89,7 @@ Test(npy, header_variants) {
     }
     remove_dir(dir);
 }
+/* <<[[test_npy.c]] tests>> */
 Test(npy, float64_scalars_and_booleans) {
     char *dir = make_temp_dir(), message[256];
     const double wide[4] = {1.5, -2.25, 1e300, -1e300};
@@ -122,6 +126,7 @@ Test(npy, float64_scalars_and_booleans) {
     }
     remove_dir(dir);
 }
+/* <<[[test_npy.c]] tests>> */
 struct broken_npy {
     const char *raw;            /* if not NULL: the whole file, raw_size bytes */
     size_t raw_size;
@@ -131,6 +136,7 @@ struct broken_npy {
     mha_status status;
     const char *message;
 };
+/* <<[[test_npy.c]] tests>> */
 static const struct broken_npy broken_files[] = {
     {NULL, 0, 1, HEADER("<f4", "False", "(4, 6)"), 22, MHA_ERR_FORMAT,
      "truncated: header says 24 values (96 bytes), file holds 5 (22 bytes)"},
@@ -193,6 +199,7 @@ static const struct broken_npy broken_files[] = {
     {NULL, 0, 1, HEADER("<f8", "False", "(4611686018427387904,)"), 8, MHA_ERR_OVERFLOW,
      "byte count overflows"},
 };
+/* <<[[test_npy.c]] tests>> */
 Test(npy, every_broken_file_is_refused_with_its_reason) {
     char *dir = make_temp_dir(), message[256];
     unsigned char data[64] = {0};
@@ -213,6 +220,7 @@ Test(npy, every_broken_file_is_refused_with_its_reason) {
     }
     remove_dir(dir);
 }
+/* <<[[test_npy.c]] tests>> */
 Test(npy, io_errors_and_writer_refusals) {
     char *dir = make_temp_dir(), message[256];
     mha_npy a;
@@ -254,6 +262,7 @@ Test(npy, shape_text) {
     cr_expect_str_eq(mha_npy_shape_text(text, 6, 3, shape), "(2, 3");
     cr_expect_str_eq(mha_npy_shape_text(text, 0, 3, shape), "(2, 3", "a buffer of no bytes");
 }
+/* <<[[test_npy.c]] tests>> */
 Test(npy, the_writer_reports_where_writing_failed) {
     char *dir = make_temp_dir(), message[256], below[512];
     const size_t one[1] = {1}, many[1] = {8192};

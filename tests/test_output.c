@@ -24,6 +24,7 @@
 #include "scratch.h"
 #include "signals.h"
 
+/* <<[[test_output.c]] helpers>> */
 static char *make_case(void)
 {
     char *dir = make_temp_dir();
@@ -64,6 +65,7 @@ static void expect_one_mha_line(const struct cli_result *r, const char *needle)
               "want one 'mha: ' line, got: %s", r->err);
     cr_expect(strstr(r->err, needle) != NULL, "'%s' not in: %s", needle, r->err);
 }
+/* <<[[test_output.c]] tests>> */
 static size_t count_suffix(const char *dir, const char *suffix)
 {
     DIR *d = opendir(dir);
@@ -104,6 +106,7 @@ static int mha_lines(const char *text)
     }
     return n;
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, a_commit_that_fails_half_way_is_undone) {
     for (int planted = 0; planted < 2; planted++) {
         char *dir = make_temp_dir(), message[1024] = "";
@@ -144,6 +147,7 @@ Test(output, a_commit_that_fails_half_way_is_undone) {
         remove_dir(dir);
     }
 }
+/* <<[[test_output.c]] tests>> */
 
 Test(output, an_output_set_replaces_the_whole_set, .timeout = 120) {
     char *dir = make_case();
@@ -189,6 +193,7 @@ Test(output, an_output_set_replaces_the_whole_set, .timeout = 120) {
     cr_expect(holds(checkpoint, "layers.1.notes.txt", "mine"), "a file of the user's went");
     remove_dir(checkpoint);
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, checkpoint_and_history_are_one_set, .timeout = 120) {
     char *dir = make_temp_dir(), history[4200];
     const char *clashes[] = {"tok_emb.npy", "layers.1.in_proj_weight.npy"};
@@ -223,6 +228,7 @@ Test(output, checkpoint_and_history_are_one_set, .timeout = 120) {
     cr_expect_eq(count_temporaries(dir), 0);
     remove_dir(dir);
 }
+/* <<[[test_output.c]] tests>> */
 static volatile sig_atomic_t caller_saw_it;
 static void callers_handler(int sig) { (void)sig; caller_saw_it = 1; }
 static int raise_usr1(int argc, char **argv, FILE *out, FILE *err)
@@ -241,6 +247,7 @@ Test(output, a_signal_the_caller_handles_stays_its_own) {
     cr_expect(caller_saw_it, "the caller's handler did not run");
     cr_assert_eq(sigaction(SIGUSR1, &before, NULL), 0);
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, device_links_are_refused_and_kept, .timeout = 30) {
     char *dir = make_case(), history[4200];
     cr_assert_eq(mkfifo(path_in(dir, "pipe"), 0666), 0);
@@ -268,6 +275,7 @@ Test(output, device_links_are_refused_and_kept, .timeout = 30) {
     free_result(&r);
     remove_dir(dir);
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, stopping_signals_print_one_line, .timeout = 120) {
     const int signals[] = {SIGALRM, SIGUSR1, SIGPIPE, SIGTERM};
     const char *names[] = {"SIGALRM", "SIGUSR1", "SIGPIPE", "SIGTERM"};
@@ -306,6 +314,7 @@ Test(output, stopping_signals_print_one_line, .timeout = 120) {
         remove_dir(dir);
     }
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, a_file_size_limit_is_reported_not_fatal) {
     char *dir = make_case(), err_path[] = "/tmp/mha-err-XXXXXX";
     write_random(dir, "query.npy", 1, 3, (const size_t[]){2, 40, 8});
@@ -341,6 +350,7 @@ Test(output, a_file_size_limit_is_reported_not_fatal) {
     unlink(err_path);
     remove_dir(dir);
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, a_held_lock_is_waited_for_then_refused, .timeout = 30) {
     char *dir = make_case();
     const int lock = open(dir, O_RDONLY | O_DIRECTORY);
@@ -370,6 +380,7 @@ Test(output, a_held_lock_is_waited_for_then_refused, .timeout = 30) {
     cr_expect(!exists(dir, ".mha.lock"), "a lock file was left behind");
     remove_dir(dir);
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, planted_links_at_temporary_names_are_not_followed) {
     char *dir = make_case(), victim[] = "/tmp/mha-victim-XXXXXX", name[256];
     const int fd = mkstemp(victim);
@@ -397,6 +408,7 @@ Test(output, planted_links_at_temporary_names_are_not_followed) {
     unlink(victim);
     remove_dir(dir);
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, a_full_disk_is_an_error_and_keeps_old_results) {
     char *dir = make_case();
     write_random(dir, "query.npy", 1, 3, (const size_t[]){2, 40, 8});
@@ -429,6 +441,7 @@ Test(output, a_full_disk_is_an_error_and_keeps_old_results) {
     cr_expect_eq(count_temporaries(dir), 0, "temporary files were left behind");
     remove_dir(dir);
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, a_directory_at_an_output_name_replaces_nothing) {
     char *dir = make_case();
     write_bytes(dir, "attn_weights.npy", "old weights", 11);
@@ -449,6 +462,7 @@ Test(output, a_directory_at_an_output_name_replaces_nothing) {
     rmdir(path_in(dir, "out.npy"));
     remove_dir(dir);
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, a_fifo_input_is_refused_at_once, .timeout = 30) {
     const char *commands[] = {"forward", "decode", "backward"};
     const char *inputs[] = {"query.npy", "attn_mask.npy", "key_padding_mask.npy"};
@@ -467,6 +481,7 @@ Test(output, a_fifo_input_is_refused_at_once, .timeout = 30) {
             remove_dir(dir);
         }
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, a_dangling_link_for_an_optional_input_is_an_error) {
     const char *inputs[] = {"attn_mask.npy", "key_padding_mask.npy", "in_proj_bias.npy"};
     for (int i = 0; i < 3; i++) {
@@ -481,6 +496,7 @@ Test(output, a_dangling_link_for_an_optional_input_is_an_error) {
         remove_dir(dir);
     }
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, a_signal_removes_the_temporaries) {
     const int signals[] = {SIGINT, SIGTERM, SIGHUP};
     for (int s = 0; s < 3; s++) {
@@ -510,6 +526,7 @@ Test(output, a_signal_removes_the_temporaries) {
         remove_dir(dir);
     }
 }
+/* <<[[test_output.c]] tests>> */
 static int put_word(FILE *file, void *context)
 {
     (void)context;
@@ -571,6 +588,7 @@ Test(output, the_folders_a_set_made_go_with_it) {
     cr_expect(stat(a, &st) != 0 && stat(b, &st) != 0, "a stopped set left its folders");
     remove_dir(strdup(folder));
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, two_runs_on_one_directory_take_turns, .timeout = 30) {
     char *dir = make_case();
     const int lock = open(dir, O_RDONLY | O_DIRECTORY);
@@ -593,6 +611,7 @@ Test(output, two_runs_on_one_directory_take_turns, .timeout = 30) {
     cr_expect(is_regular_npy(path_in(dir, "out.npy")));
     remove_dir(dir);
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, train_checks_out_before_training, .timeout = 30) {
     char *dir = make_temp_dir();
     write_bytes(dir, "file", "x", 1);
@@ -609,6 +628,7 @@ Test(output, train_checks_out_before_training, .timeout = 30) {
     }
     remove_dir(dir);
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, train_checks_its_history_before_training, .timeout = 30) {
     char *dir = make_temp_dir();
     write_bytes(dir, "file", "x", 1);
@@ -656,6 +676,7 @@ Test(output, train_history_is_replaced_whole, .timeout = 60) {
     cr_expect_eq(count_temporaries(dir), 0);
     remove_dir(dir);
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, train_checkpoint_is_all_or_nothing, .timeout = 60) {
     char *dir = make_temp_dir();
     cr_assert_eq(mkdir(path_in(dir, "tok_emb.npy"), 0755), 0);
@@ -668,6 +689,7 @@ Test(output, train_checkpoint_is_all_or_nothing, .timeout = 60) {
     free_result(&r);
     remove_dir(dir);
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, one_set_at_a_time) {
     char *dir = make_temp_dir(), *other = make_temp_dir(), message[512] = "";
     const char *const two[] = {"a.npy", "b.npy"}, *const one[] = {"c.npy"};
@@ -686,6 +708,7 @@ Test(output, one_set_at_a_time) {
     remove_dir(dir);
     remove_dir(other);
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, messages_name_the_real_rule) {
     struct { const char *argv[8]; const char *needle; } cases[] = {
         {{"train", "--batch", "65537"}, "--batch: 65537 is out of range (1 to 65536)"},
@@ -710,6 +733,7 @@ Test(output, messages_name_the_real_rule) {
     }
     remove_dir(dir);
 }
+/* <<[[test_output.c]] tests>> */
 static void expect_refused(mha_status got, mha_status want, const char *message,
                            const char *needle, const char *what)
 {
@@ -781,6 +805,7 @@ Test(output, the_writer_refuses_what_it_cannot_do) {
     unlink(file);
     remove_dir(dir);
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, abandoning_a_set_removes_its_temporaries) {
     char *dir = make_temp_dir(), message[512] = "";
     const char *const two[] = {"a.npy", "b.npy"};
@@ -798,6 +823,7 @@ Test(output, abandoning_a_set_removes_its_temporaries) {
     cr_expect(!exists(dir, "a.npy") && !exists(dir, "b.npy"), "an output appeared");
     remove_dir(dir);
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, a_link_to_a_standard_stream_is_refused) {
     char *dir = make_case(), *outside = make_temp_dir(), text[16] = "", kept[4200];
     write_bytes(outside, "kept.txt", "precious", 8);
@@ -825,6 +851,7 @@ Test(output, a_link_to_a_standard_stream_is_refused) {
     remove_dir(dir);
     remove_dir(outside);
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, the_command_writer_refuses_too_many_files) {
     char *dir = make_temp_dir(), *text;
     size_t size;
@@ -847,6 +874,7 @@ Test(output, the_command_writer_refuses_too_many_files) {
     free(text);
     remove_dir(dir);
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, a_commit_removes_every_owned_file_it_did_not_write) {
     char *dir = make_temp_dir(), message[512] = "", name[32];
     enum { OLD = 12 };
@@ -884,6 +912,7 @@ Test(output, a_commit_removes_every_owned_file_it_did_not_write) {
     free(entries);
     remove_dir(dir);
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, a_set_has_room_for_eight_more_files_in_four_places) {
     char *dir = make_temp_dir(), *other[4], message[MHA_PATH_SIZE + 512] = "";
     char long_name[MHA_PATH_SIZE], path[4200];
@@ -932,6 +961,7 @@ Test(output, a_set_has_room_for_eight_more_files_in_four_places) {
     }
     remove_dir(dir);
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, empty_sets_and_impossible_paths_are_refused) {
     char *dir = make_temp_dir(), message[MHA_PATH_SIZE + 512] = "";
     char long_path[MHA_PATH_SIZE + 16], missing[4200];
@@ -954,6 +984,7 @@ Test(output, empty_sets_and_impossible_paths_are_refused) {
     mha_output_end();
     remove_dir(dir);
 }
+/* <<[[test_output.c]] tests>> */
 static int put_new(FILE *file, void *context)
 {
     (void)context;
@@ -1001,6 +1032,7 @@ Test(output, links_at_output_names_are_judged_by_what_they_name) {
     remove_dir(dir);
     remove_dir(elsewhere);
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, a_family_of_names_is_matched_exactly) {
     char *dir = make_temp_dir(), message[1024] = "";
     const char *const one[] = {"frame-0.png"};
@@ -1028,6 +1060,7 @@ Test(output, a_family_of_names_is_matched_exactly) {
     cr_assert_eq(rmdir(path_in(dir, "frame-12.png")), 0);
     remove_dir(dir);
 }
+/* <<[[test_output.c]] tests>> */
 static void write_two(const char *dir, char *message, size_t size)
 {
     const char *const two[] = {"a.npy", "b.npy"};
@@ -1082,6 +1115,7 @@ Test(output, a_commit_refused_late_replaces_nothing, .timeout = 30) {
     cr_expect_eq(count_temporaries(dir), 0);
     remove_dir(dir);
 }
+/* <<[[test_output.c]] tests>> */
 static void own_handler(int sig, siginfo_t *info, void *context)
 {
     (void)sig, (void)info, (void)context;
@@ -1107,6 +1141,7 @@ Test(output, a_set_leaves_ignored_and_handled_signals_alone) {
     mha_output_end();
     remove_dir(dir);
 }
+/* <<[[test_output.c]] tests>> */
 Test(output, a_directory_name_too_long_for_the_outputs_is_refused) {
     char *dir = make_case(), spelt[MHA_PATH_SIZE];
     size_t n = (size_t)snprintf(spelt, sizeof spelt, "%s", dir);

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include "check.h"
 
+/* <<[[test_sdpa.c]] tests>> */
 static void softmax_as_written(float *x, size_t n)
 {
     float sum = 0.0f;
@@ -34,6 +35,7 @@ Test(sdpa, naive_softmax_overflows_at_89_stable_does_not) {
     mha_softmax_row(row, 3);
     expect_close("softmax(89, 88, 80)", row, want, 3, 1e-6);
 }
+/* <<[[test_sdpa.c]] tests>> */
 Test(sdpa, scaling_by_root_d_keeps_score_variance_near_one) {
     rng r = rng_seeded(3);
     const size_t dims[2] = {4, 256}, samples = 4000;
@@ -52,6 +54,7 @@ Test(sdpa, scaling_by_root_d_keeps_score_variance_near_one) {
         cr_expect(scaled > 0.8 && scaled < 1.2, "D=%zu: scaled variance %.3g", D, scaled);
     }
 }
+/* <<[[test_sdpa.c]] tests>> */
 Test(sdpa, attend_matches_double_formula) {
     rng r = rng_seeded(4);
     const size_t L = 5, S = 7, D = 3, ldq = 4, ldk = 6, ldv = 5, ldc = 8;

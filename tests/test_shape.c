@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include "check.h"
 
+/* <<[[test_shape.c]] tests>> */
 Test(shape, check_refuses_bad_shapes) {
     mha_shape ok = {2, 3, 5, 15, 5};
     cr_expect_eq(mha_shape_check(&ok), MHA_OK);
@@ -27,6 +28,7 @@ Test(shape, mul_overflows_at_the_edge) {
     cr_expect_eq(mha_mul_overflows(0, SIZE_MAX, &p), 0);
     cr_expect_eq(p, 0);
 }
+/* <<[[test_shape.c]] tests>> */
 Test(shape, product_nt_plain_strided) {
     rng r = rng_seeded(1);
     const size_t M = 7, N = 5, K = 9, lda = 11, ldw = 12, ldc = 6;

@@ -14,6 +14,7 @@
 #include "training.h"
 
 char viz_austen_dir[VIZ_AUSTEN_PATH], viz_austen_valid[VIZ_AUSTEN_PATH];
+/* <<[[austen.c]] pieces>> */
 static size_t utf8_length(const unsigned char *b, size_t n)   /* 0: not a whole character */
 {
     const size_t want = b[0] < 0x80 ? 1 : b[0] >= 0xC2 && b[0] <= 0xDF ? 2
@@ -60,6 +61,7 @@ void viz_austen_piece_label(const bpe *t, int id, char *label, size_t size)
         used += length;
     }
 }
+/* <<[[austen.c]] pieces>> */
 const char *viz_austen_punctuation_name(const char *label)
 {
     static const char *const names[][2] = {
@@ -71,6 +73,7 @@ const char *viz_austen_punctuation_name(const char *label)
             return names[k][1];
     return NULL;
 }
+/* <<[[austen.c]] the text>> */
 mha_status viz_austen_run(viz_austen *a)
 {
     const lm_config *c = &a->model.config;
@@ -129,6 +132,7 @@ mha_status viz_austen_set_text(viz_austen *a, const char *text)
     free(ids);
     return status;
 }
+/* <<[[austen.c]] the text>> */
 mha_status viz_austen_take_text(viz_austen *a, const char *text, char *why, size_t size)
 {
     const size_t n = strlen(text), T = a->model.config.context;
@@ -153,6 +157,7 @@ mha_status viz_austen_take_text(viz_austen *a, const char *text, char *why, size
         snprintf(why, size, "%s", mha_status_message(status));
     return status;
 }
+/* <<[[austen.c]] the measurer>> */
 static int measure_in_background(void *data)
 {
     viz_austen *a = data;
@@ -182,6 +187,7 @@ static int measure_in_background(void *data)
     SDL_UnlockMutex(m->lock);
     return 0;
 }
+/* <<[[austen.c]] the measurer>> */
 static mha_status measurer_start(viz_austen *a)
 {
     viz_austen_measurer *m = &a->measurer;
@@ -210,6 +216,7 @@ static void measurer_stop(viz_austen_measurer *m)
     free(m->mask); free(m->own);
     memset(m, 0, sizeof *m);
 }
+/* <<[[austen.c]] the measurer>> */
 static void measurer_ask(viz_austen *a)
 {
     viz_austen_measurer *m = &a->measurer;
@@ -241,6 +248,7 @@ int viz_austen_take_loss(viz_austen *a, int wait)
     SDL_UnlockMutex(m->lock);
     return arrived;
 }
+/* <<[[austen.c]] the measurer>> */
 void viz_austen_loss_line(const viz_austen *a, char *line, size_t size)
 {
     const char *updating = a->updating ? " (updating)" : "";
@@ -259,6 +267,7 @@ void viz_austen_loss_line(const viz_austen *a, char *line, size_t size)
     else
         snprintf(line, size, "no held-out loss: no corpus and no heads study");
 }
+/* <<[[austen.c]] the measurer>> */
 void viz_austen_sample_note(const viz_austen *a, char *line, size_t size)
 {
     if (a->loss_kind == 1 && a->study_base > 0)
@@ -267,6 +276,7 @@ void viz_austen_sample_note(const viz_austen *a, char *line, size_t size)
     else
         line[0] = '\0';
 }
+/* <<[[austen.c]] loading>> */
 static mha_status read_table(const viz_austen *a, const char *name, unsigned char **text,
                              size_t *n, char *message, size_t size)
 {
@@ -301,6 +311,7 @@ static mha_status read_study(viz_austen *a, char *message, size_t size)
     free(text);
     return status;
 }
+/* <<[[austen.c]] loading>> */
 static void read_valid(viz_austen *a, const char *path)
 {
     unsigned char *bytes = NULL;
@@ -325,6 +336,7 @@ static void read_valid(viz_austen *a, const char *path)
     free(ids);
     free(bytes);
 }
+/* <<[[austen.c]] loading>> */
 mha_status viz_austen_load(viz_austen *a, const char *dir, const char *valid, char *message,
                            size_t size)
 {
@@ -397,6 +409,7 @@ void viz_austen_free(viz_austen *a)
     free(a->weights); free(a->maps); free(a->scratch); free(a->strip);
     memset(a, 0, sizeof *a);
 }
+/* <<[[austen.c]] the breakdown>> */
 static double dot_row(const float *w, const float *bias, size_t r, const float *x, size_t E)
 {
     double sum = bias[r];
@@ -424,6 +437,7 @@ mha_status viz_austen_breakdown_of(const viz_austen *a, size_t layer, size_t hea
                                 p.norm1_bias, normed, NULL, NULL);
     const float *Wi = p.attn.in_proj_weight, *bi = p.attn.in_proj_bias;
     for (size_t h = 0; status == MHA_OK && h < H; h++) {
+        /* <<the scores, softmax and output of head [[h]] at [[row]]>> */
         for (size_t d = 0; d < D; d++)
             q[d] = dot_row(Wi, bi, h * D + d, normed + row * E, E);
         double top = -INFINITY, sum = 0, qq = 0;
@@ -474,6 +488,7 @@ mha_status viz_austen_breakdown_of(const viz_austen *a, size_t layer, size_t hea
         for (size_t d = 0; d < D; d++)
             concat[h * D + d] *= keep;
     }
+    /* <<project the heads' outputs and read the next pieces>> */
     for (size_t o = 0; status == MHA_OK && o < E; o++) {
         double y = p.attn.out_proj_bias[o];
         for (size_t e = 0; e < E; e++)
@@ -489,6 +504,7 @@ mha_status viz_austen_breakdown_of(const viz_austen *a, size_t layer, size_t hea
     free(normed); free(concat); free(q); free(w);
     return status;
 }
+/* <<[[austen.c]] the breakdown>> */
 size_t viz_austen_cell_lines(const viz_austen *a, const viz_austen_breakdown *b, size_t j,
                              char lines[VIZ_AUSTEN_CELL_LINES][VIZ_AUSTEN_CELL_LINE])
 {
@@ -515,11 +531,13 @@ size_t viz_austen_cell_lines(const viz_austen *a, const viz_austen_breakdown *b,
              b->keys, b->weight[j]);
     return 4;
 }
+/* <<[[austen.c]] generation>> */
 const char *viz_austen_path(const viz_austen *a)
 {
     return lm_heads_removed(&a->model) == 0 ? "via the KV cache" : "by whole passes";
 }
 
+/* <<[[austen.c]] generation>> */
 mha_status viz_austen_generate(viz_austen *a)
 {
     const size_t V = a->model.config.vocab, T = a->model.config.context;
@@ -546,6 +564,7 @@ mha_status viz_austen_restart(viz_austen *a, uint64_t seed)
     a->seed = seed;
     return viz_austen_set_text(a, a->prompt);
 }
+/* <<[[austen.c]] removing heads>> */
 void viz_austen_measure(viz_austen *a)
 {
     const size_t maps = a->model.config.layers * a->model.config.heads;

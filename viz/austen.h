@@ -10,6 +10,8 @@
 #include "lm.h"
 #include "viz.h"
 
+/* <<[[austen.h]] declarations>> */
+/* <<[[austen.h]] the measurer>> */
 typedef struct viz_austen_measurer {
     SDL_Thread *thread;                    /* NULL: no held-out text, nothing to measure */
     SDL_mutex *lock;                       /* guards the fields below */
@@ -63,6 +65,7 @@ typedef struct viz_austen {
     double since;                          /* seconds since the last piece, when playing */
     double rate;                           /* pieces a second, measured; 0: none yet */
 } viz_austen;
+/* <<[[austen.h]] declarations>> */
 typedef struct viz_austen_breakdown {
     size_t layer, head, row, keys;             /* keys: row + 1 */
     double query_norm;                         /* |q| */
@@ -79,6 +82,7 @@ typedef struct viz_austen_breakdown {
     int next[VIZ_AUSTEN_TOP];                  /* the most likely next pieces */
     double probability[VIZ_AUSTEN_TOP];
 } viz_austen_breakdown;
+/* <<[[austen.h]] declarations>> */
 void viz_austen_piece_label(const bpe *tokenizer, int id, char *label, size_t size);
 /* The name of a label that is one mark of punctuation ("comma" for ","); NULL otherwise. */
 const char *viz_austen_punctuation_name(const char *label);
@@ -119,6 +123,7 @@ extern const viz_mode viz_austen_mode;
 void viz_draw_austen(struct viz_view *v, const viz_state *s, const void *data, int width,
                      int height);
 mha_status viz_start_austen(viz_state *s, const char *model, int asked);
+/* <<[[austen.h]] declarations>> */
 enum { VIZ_AUSTEN_MAPS_MAX = 256, VIZ_AUSTEN_TITLE = 26, VIZ_AUSTEN_LEGEND_ROOM = 62,
        VIZ_AUSTEN_AXIS_LEFT = 58, VIZ_AUSTEN_AXIS_TOP = 50 };   /* the big map's labels */
 enum { VIZ_AUSTEN_SIDE_LINES = 186,      /* the next pieces and the loss, at most */
@@ -132,6 +137,7 @@ typedef struct austen_layout {
 } austen_layout;
 void viz_austen_layout(const viz_austen *a, int width, int height, double zoom,
                        austen_layout *l);
+/* <<[[austen.h]] declarations>> */
 /* The boxes of the a->count pieces in the strip r (a box is empty if its piece is not in
    sight): lines wrapped at r's edge, as many as r holds, the last the query's line. */
 void viz_austen_strip(viz_view *v, const viz_austen *a, SDL_Rect r, SDL_Rect *boxes);

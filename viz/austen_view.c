@@ -7,6 +7,7 @@
 #include "training.h"
 #include "viz.h"
 
+/* <<[[austen_view.c]] layout>> */
 /* The colour scale right of the enlarged map, its labels inside the map's
    height, if it and its labels end before right; else empty. */
 static SDL_Rect legend_beside(SDL_Rect big, int right)
@@ -83,6 +84,7 @@ size_t viz_austen_maps(const viz_austen *a, int width, int height, SDL_Rect *map
     memcpy(maps, l.maps, n * sizeof *maps);
     return n;
 }
+/* <<[[austen_view.c]] drawing>> */
 enum { STRIP_LINE = 21 };
 void viz_austen_strip(viz_view *v, const viz_austen *a, SDL_Rect r, SDL_Rect *boxes)
 {
@@ -127,6 +129,7 @@ static void draw_pieces(viz_view *v, const viz_austen *a, const austen_layout *l
                  k < a->prompt_count ? viz_ink : viz_copy_source, 0);
     }
 }
+/* <<[[austen_view.c]] drawing>> */
 static void draw_map(viz_view *v, const viz_state *s, const viz_austen *a, size_t k, SDL_Rect r)
 {
     const size_t T = a->model.config.context, L = a->count;
@@ -198,6 +201,7 @@ static void draw_grid(viz_view *v, const viz_state *s, const viz_austen *a,
             viz_outline(v, (SDL_Rect){r.x - 2, r.y - 2, r.w + 4, r.h + 4}, viz_emphasis, 1);
     }
 }
+/* <<[[austen_view.c]] drawing>> */
 /* label cut, a whole character at a time, until it is at most room pixels wide */
 static void shorten_label(viz_view *v, char *label, int room)
 {
@@ -233,6 +237,7 @@ static void draw_axes(viz_view *v, const viz_austen *a, SDL_Rect r)
         viz_text(v, v->small, up, c.x + c.w / 2, r.y - 4, 0, ink, 1);
     }
 }
+/* <<[[austen_view.c]] drawing>> */
 static void draw_hover(viz_view *v, const viz_state *s, const viz_austen *a,
                        const austen_layout *l)
 {
@@ -260,6 +265,7 @@ static void draw_hover(viz_view *v, const viz_state *s, const viz_austen *a,
         viz_text(v, v->small, lines[m], x + 8, y + 3 + (int)m * (h + 2) + h / 2, 0,
                  m == 0 ? viz_emphasis : viz_ink, 0);
 }
+/* <<[[austen_view.c]] drawing>> */
 static void draw_side(viz_view *v, const viz_state *s, const viz_austen *a,
                       const viz_austen_breakdown *b, const austen_layout *l)
 {
@@ -309,6 +315,7 @@ static void draw_side(viz_view *v, const viz_state *s, const viz_austen *a,
         viz_text_fit(v, v->small, line, r.x, y += 18, r.w, viz_alarm);
     }
 }
+/* <<[[austen_view.c]] drawing>> */
 static void draw_breakdown(viz_view *v, const viz_austen *a, const viz_austen_breakdown *b,
                            const austen_layout *l)
 {
@@ -393,6 +400,7 @@ static void draw_breakdown(viz_view *v, const viz_austen *a, const viz_austen_br
     viz_text_fit(v, v->small, "then the later blocks, the final norm and the unembedding give "
                  "the next pieces (left)", r.x, y += 16, r.w, viz_dim);
 }
+/* <<[[austen_view.c]] drawing>> */
 void viz_draw_austen(viz_view *v, const viz_state *s, const void *data, int width, int height)
 {
     const viz_austen *a = data;
@@ -442,6 +450,7 @@ void viz_draw_austen(viz_view *v, const viz_state *s, const void *data, int widt
                  "tab, click: enlarge   d l t other views   ? help", 14, l.status_y + 30,
                  width - 28, viz_dim);
 }
+/* <<[[austen_view.c]] the mode>> */
 static mha_status enter_austen(viz_state *s, void **data)
 {
     viz_austen *a = *data;
@@ -477,6 +486,7 @@ static void say(viz_state *s, mha_status status, const char *what)
                  status == MHA_ERR_SHAPE ? "no pieces, or more than the context holds"
                                          : mha_status_message(status));
 }
+/* <<[[austen_view.c]] the mode>> */
 static void type_text(viz_state *s, viz_austen *a, const viz_action *x)
 {
     size_t n = strlen(s->typed);
@@ -532,6 +542,7 @@ static void act_austen(viz_state *s, void *data, const viz_action *x)
     default: break;
     }
 }
+/* <<[[austen_view.c]] the mode>> */
 static int tick_austen(viz_state *s, void *data, double seconds)
 {
     viz_austen *a = data;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "plumbing.h"
 
+/* <<[[draw.c]] functions>> */
 int viz_view_scale(viz_view *view, float scale)
 {
     if (view->font != NULL && scale == view->scale)
@@ -43,6 +44,7 @@ void viz_view_close(viz_view *view)
     if (view->small) TTF_CloseFont(view->small);
     view->font = view->small = NULL;
 }
+/* <<[[draw.c]] functions>> */
 static size_t character(const unsigned char *u, Uint32 *c)    /* its bytes; *c, or 0 */
 {
     const size_t n = u[0] < 0x80 ? 1 : (u[0] & 0xE0) == 0xC0 ? 2 : (u[0] & 0xF0) == 0xE0 ? 3
@@ -78,6 +80,7 @@ void viz_text_shown(TTF_Font *font, const char *text, char *shown, size_t size)
     }
     shown[used] = '\0';
 }
+/* <<[[draw.c]] functions>> */
 static SDL_Surface *quarter_turn(SDL_Surface *text)      /* (h, w) -> (w, h), reads upwards */
 {
     const int w = text->w, h = text->h;
@@ -113,6 +116,7 @@ void viz_text(viz_view *v, TTF_Font *font, const char *s, int x, int y, int alig
     }
     SDL_FreeSurface(surface);
 }
+/* <<[[draw.c]] functions>> */
 static int text_width(viz_view *v, TTF_Font *font, const char *s)
 {
     int w = 0;
@@ -151,6 +155,7 @@ void viz_text_tail(viz_view *v, TTF_Font *font, const char *s, int x, int y, int
     }
     viz_text(v, font, cut, x, y, 0, colour, 0);
 }
+/* <<[[draw.c]] functions>> */
 void viz_fill(viz_view *v, SDL_Rect r, SDL_Color c)
 {
     SDL_SetRenderDrawColor(v->renderer, c.r, c.g, c.b, c.a);

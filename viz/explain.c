@@ -4,6 +4,7 @@
 #include <string.h>
 #include "state.h"
 
+/* <<[[explain.c]] functions>> */
 void viz_head_rule(const viz_state *s, size_t h, char *line, size_t size)
 {
     static const char *const rules[VIZ_HEADS][2] = {     /* causal mask on, off */
@@ -24,6 +25,7 @@ const char *viz_columns_caption(const viz_state *s)
     return s->decoding ? "columns: keys in the KV cache"
                        : "columns: keys, the whole prefix at once";
 }
+/* <<[[explain.c]] functions>> */
 void viz_engineering_line(const viz_state *s, char *line, size_t size)
 {
     if (!s->engineering)
@@ -36,6 +38,7 @@ void viz_engineering_line(const viz_state *s, char *line, size_t size)
                  s->decoding ? "for the last token" : "for the prefix", VIZ_TIMING_RUNS,
                  s->impl_difference);
 }
+/* <<[[explain.c]] functions>> */
 double viz_slider_temperature(double along)          /* along: 0 at the left end, 1 right */
 {
     along = along < 0 ? 0 : along > 1 ? 1 : along;
@@ -50,6 +53,7 @@ double viz_slider_place(double temperature)
                                : 0.5 * (1 + t / log(VIZ_TEMPERATURE_MAX));
     return along < 0 ? 0 : along > 1 ? 1 : along;
 }
+/* <<[[explain.c]] functions>> */
 size_t viz_query_row(const viz_state *s)
 {
     if (s->hover_head == (int)s->focus && s->hover_row >= 0 && (size_t)s->hover_row < s->step)
@@ -67,6 +71,7 @@ size_t viz_visible_scores(const viz_state *s, size_t h, size_t i, double *scores
             scores[n++] = viz_score(s, h, i, j) * s->temperature;
     return n;
 }
+/* <<[[explain.c]] functions>> */
 static double top_weight(const double *a, size_t n, double T)
 {
     double top = a[0], sum = 0;
@@ -99,6 +104,7 @@ double viz_even_temperature(const viz_state *s, size_t h, size_t i)
     }
     return exp((low + high) / 2);
 }
+/* <<[[explain.c]] functions>> */
 void viz_temperature_label(const viz_state *s, char *line, size_t size)
 {
     snprintf(line, size, "attention temperature %.3g", s->temperature);
@@ -120,6 +126,7 @@ void viz_temperature_note(const viz_state *s, char *line, size_t size)
         snprintf(line, size, "head %zu, query '%s': scores %.0f apart; half-way to even "
                  "at T = %.3g", h + 1, s->tokens[i], spread(a, n), even);
 }
+/* <<[[explain.c]] functions>> */
 void viz_bars_title(const char *name, const double *x, size_t n, char *line, size_t size)
 {
     double most = 0;
@@ -131,6 +138,7 @@ void viz_bars_title(const char *name, const double *x, size_t n, char *line, siz
         snprintf(line, size, "%s: every part is 0, so every score is 0 and the weights are "
                  "equal", name);
 }
+/* <<[[explain.c]] functions>> */
 void viz_score_parts(const viz_state *s, size_t h, size_t i, size_t j, double *q, double *k)
 {
     const size_t E = VIZ_EMBED, D = MHA_DESIGNED_HEAD_DIM;

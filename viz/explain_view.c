@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include "viz.h"
 
+/* <<[[explain_view.c]] functions>> */
 static SDL_Color ink_on(SDL_Color patch)
 {
     const int light = (299 * patch.r + 587 * patch.g + 114 * patch.b) / 1000;
@@ -27,6 +28,7 @@ void viz_draw_words(viz_view *v, const viz_state *s, const viz_layout *l)
                      k >= s->step || viz_blocked(s, i, k) ? viz_dim : ink_on(patch));
     }
 }
+/* <<[[explain_view.c]] functions>> */
 static void draw_bars(viz_view *v, const double *x, size_t n, SDL_Rect r, const char *name)
 {
     double most = 0;
@@ -45,6 +47,7 @@ static void draw_bars(viz_view *v, const double *x, size_t n, SDL_Rect r, const 
                      x[d] > 0 ? viz_positive : viz_negative);
     }
 }
+/* <<[[explain_view.c]] functions>> */
 void viz_draw_breakdown(viz_view *v, const viz_state *s, const viz_layout *l)
 {
     enum { D = MHA_DESIGNED_HEAD_DIM };
@@ -64,6 +67,7 @@ void viz_draw_breakdown(viz_view *v, const viz_state *s, const viz_layout *l)
     draw_bars(v, q, D, (SDL_Rect){r.x, y, r.w, rows - 4}, "query q");
     draw_bars(v, k, D, (SDL_Rect){r.x, y + rows, r.w, rows - 4}, "key k");
     draw_bars(v, product, D, (SDL_Rect){r.x, y + 2 * rows, r.w, rows - 4}, "q * k");
+    /* <<write the sum, the scale, the temperature and the weight>> */
     double a[VIZ_TOKENS_MAX];
     const size_t n = viz_visible_scores(s, s->focus, i, a);
     const size_t L = s->length;

@@ -5,6 +5,7 @@
 
 static void draw_help(viz_view *v, const viz_state *s, const viz_layout *l);
 static void draw_intro(viz_view *v, const viz_layout *l);
+/* <<[[frame.c]] functions>> */
 void viz_draw(viz_view *v, const viz_state *s, const viz_layout *l)
 {
     SDL_SetRenderDrawBlendMode(v->renderer, SDL_BLENDMODE_NONE);
@@ -30,6 +31,7 @@ void viz_draw(viz_view *v, const viz_state *s, const viz_layout *l)
     if (s->intro)
         draw_intro(v, l);
 }
+/* <<[[frame.c]] functions>> */
 static const char *const meaning[][2] = {
     {"rows",      "queries: each row is one token, looking at the others"},
     {"columns",   "keys: the tokens a query may look at"},
@@ -63,6 +65,7 @@ static size_t wrap(viz_view *v, const char *key, const char *text, int width,
     }
     return n;
 }
+/* <<[[frame.c]] functions>> */
 size_t viz_help_lines(viz_view *v, const viz_state *s, int width, viz_help_line *lines)
 {
     const int column = width - VIZ_HELP_KEYS - 40;
@@ -95,6 +98,7 @@ viz_help_page viz_help_place(const viz_state *s, const viz_layout *l, size_t lin
     p.text_width = w - VIZ_HELP_KEYS - 40;
     return p;
 }
+/* <<[[frame.c]] functions>> */
 static void draw_help(viz_view *v, const viz_state *s, const viz_layout *l)
 {
     viz_help_line lines[VIZ_HELP_LINES];
@@ -115,6 +119,7 @@ static void draw_help(viz_view *v, const viz_state *s, const viz_layout *l)
     viz_text_fit(v, v->small, footer, p.box.x + 20,
                  p.box.y + p.box.h - VIZ_HELP_LINE / 2 - 2, p.box.w - 40, viz_dim);
 }
+/* <<[[frame.c]] functions>> */
 static void draw_intro(viz_view *v, const viz_layout *l)
 {
     static const char *const words[] = {

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "viz.h"
 
+/* <<[[input.c]] help text>> */
 const char *const viz_help[][3] = {
     {"space",       "dlt", "play / pause"},
     {"right, left", "dl",  "one token forward / back (pauses)"},
@@ -31,6 +32,7 @@ const char *const viz_help[][3] = {
     {"s",           "dlt", "save the window as a PNG"},
     {"?",           "dlt", "this help; again: its next page"},
     {"escape, q",   "dlt", "close the help, clear the selection, else ask to quit; q: quit"},
+    /* <<help of the later modes>> */
     {"g",           "a",   "append the next piece, drawn from the model"},
     {"space",       "a",   "append a piece at a steady pace / stop"},
     {"up, down",    "a",   "that pace faster / slower"},
@@ -45,6 +47,7 @@ const char *const viz_help[][3] = {
     {"m  s  +  -",   "a",   "colour map, save a PNG, larger / smaller, as in the other views"},
 };
 const size_t viz_help_count = sizeof viz_help / sizeof viz_help[0];
+/* <<[[input.c]] the keys>> */
 static const struct {
     SDL_Keycode key; viz_action_kind kind; int head; const char *modes;
 } key_table[] = {
@@ -67,11 +70,13 @@ static const struct {
     {SDLK_KP_MINUS, VIZ_ZOOM_OUT, 0, "da"},
     {SDLK_f, VIZ_FULLSCREEN, 0, "dlta"},         {SDLK_F11, VIZ_FULLSCREEN, 0, "dlta"},
     {SDLK_e, VIZ_ENGINEERING, 0, "d"},
+    /* <<keys of the later modes>> */
     {SDLK_g, VIZ_GENERATE, 0, "a"},            {SDLK_COMMA, VIZ_SAMPLING_COLDER, 0, "a"},
     {SDLK_PERIOD, VIZ_SAMPLING_HOTTER, 0, "a"}, {SDLK_k, VIZ_NEXT_TOP_K, 0, "a"},
     {SDLK_x, VIZ_REMOVE_HEAD, 0, "al"},        {SDLK_u, VIZ_RESTORE_HEADS, 0, "al"},
     {SDLK_w, VIZ_ROW_SCALE, 0, "a"},
 };
+/* <<[[input.c]] functions>> */
 static int help_knows_mode(char mode)
 {
     for (size_t k = 0; k < viz_help_count; k++)
@@ -114,6 +119,7 @@ static viz_action key_action(const viz_state *s, SDL_Keycode key)
         return unavailable(key);
     return a;
 }
+/* <<[[input.c]] functions>> */
 static viz_action typing_action(SDL_Keycode key)
 {
     const viz_action_kind kind = key == SDLK_ESCAPE ? VIZ_CANCEL
@@ -122,6 +128,7 @@ static viz_action typing_action(SDL_Keycode key)
                                : VIZ_NOTHING;
     return (viz_action){.kind = kind};
 }
+/* <<[[input.c]] functions>> */
 static double slider_temperature(const SDL_Rect *r, int x)
 {
     const int middle = r->x + r->w / 2;
@@ -164,6 +171,7 @@ static size_t pointer_actions(const viz_state *s, const viz_layout *layout,
                               .temperature = slider_temperature(r, x)};
     return n;
 }
+/* <<[[input.c]] functions>> */
 size_t viz_actions_from_event(const viz_state *s, const SDL_Event *e, const viz_layout *layout,
                               viz_action a[])
 {

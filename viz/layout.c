@@ -9,10 +9,12 @@ enum { MARGIN = 14, TOP = 44, BOTTOM = 112, TITLE = 20, LABELS_LEFT = 110, LABEL
 static int smaller(int a, int b) { return a < b ? a : b; }
 static int at_least(int a, int b) { return a > b ? a : b; }
 
+/* <<[[layout.c]] functions>> */
 void viz_layout_compute(const viz_state *s, int width, int height, viz_layout *l)
 {
     *l = (viz_layout){.width = width, .height = height, .word_columns = 1};
     if (s->zoom > 1) {
+        /* <<lay out the enlarged map alone, for a projector>> */
         const int bx = MARGIN + LABELS_LEFT, by = TOP + LABELS_TOP;
         const int big = at_least(8, smaller(width - bx - MARGIN - LEGEND - 40,
                                             height - ZOOMED_BOTTOM - by - MARGIN));
@@ -41,6 +43,7 @@ void viz_layout_compute(const viz_state *s, int width, int height, viz_layout *l
     l->legend = (SDL_Rect){bx + big + 18, by, 18, big};
     l->status_y = height - BOTTOM + 8;
     l->slider = (SDL_Rect){MARGIN + 230, l->status_y + 79, 220, 10};   /* after its label */
+    /* <<place the words and the breakdown in the right column>> */
     const int x = l->legend.x + l->legend.w + 40, w = width - MARGIN - x;
     const int top = TOP + CAPTION + 8;
     const int most_lines = at_least(1, (l->status_y - 20 - top - WORDS_TITLE - BREAKDOWN_MIN) /
@@ -53,6 +56,7 @@ void viz_layout_compute(const viz_state *s, int width, int height, viz_layout *l
     l->breakdown = (SDL_Rect){x, l->words.y + l->words.h + 12, w,
                               at_least(8, l->status_y - 8 - (l->words.y + l->words.h + 12))};
 }
+/* <<[[layout.c]] functions>> */
 SDL_Rect viz_word_box(const viz_layout *l, size_t k)
 {
     const int columns = l->word_columns, w = l->words.w / columns;
@@ -70,6 +74,7 @@ int viz_hit_word(const viz_layout *l, const viz_state *s, int x, int y)
     }
     return -1;
 }
+/* <<[[layout.c]] functions>> */
 SDL_Rect viz_cell(const SDL_Rect *map, size_t L, size_t i, size_t j)
 {
     const int x0 = map->x + (int)(j * (size_t)map->w / L);
@@ -98,6 +103,7 @@ int viz_hit(const viz_layout *l, const viz_state *s, int x, int y, int *head, in
 {
     return viz_maps_hit(l->grid, VIZ_HEADS, &l->big, s->length, s->focus, x, y, head, row, col);
 }
+/* <<[[layout.c]] functions>> */
 float viz_scale(int width, int height, double zoom)
 {
     float scale = (float)((height >= 900 ? height / 720.0 : 1.0) * zoom);

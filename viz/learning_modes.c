@@ -5,6 +5,7 @@
 #include <string.h>
 #include "training.h"
 
+/* <<[[learning_modes.c]] functions>> */
 static mha_status enter_trained(viz_state *s, void **data)
 {
     viz_trained *m = *data;
@@ -24,6 +25,7 @@ static mha_status enter_trained(viz_state *s, void **data)
     m->focus = (m->model.layers - 1) * m->model.heads;      /* the last layer's first head */
     return MHA_OK;
 }
+/* <<[[learning_modes.c]] functions>> */
 static void type_letters(viz_state *s, viz_trained *m, const viz_action *a)
 {
     size_t n = strlen(s->typed);
@@ -88,6 +90,7 @@ static mha_status start_trained(viz_state *s, void *data, const viz_start *how)
         viz_trained_go_to(data, how->step);
     return MHA_OK;
 }
+/* <<[[learning_modes.c]] functions>> */
 static int tick_trained(viz_state *s, void *data, double seconds)
 {
     viz_trained *m = data;
@@ -116,12 +119,14 @@ const viz_mode viz_trained_mode = {
     .enter = enter_trained, .start = start_trained, .act = act_trained, .tick = tick_trained,
     .busy = trained_busy, .hit = hit_trained, .draw = viz_draw_trained, .free = free_trained,
 };
+/* <<[[learning_modes.c]] functions>> */
 static mha_status enter_training(viz_state *s, void **data)
 {
     viz_training *g = *data;
     if (g == NULL) {
         if ((g = calloc(1, sizeof *g)) == NULL)
             return MHA_ERR_NOMEM;
+        /* <<make the trainer and the window's snapshot, and start the worker>> */
         mha_status status = viz_trainer_init(&g->trainer, mha_trainer_defaults.seed);
         if (status == MHA_OK &&
             (status = viz_snapshot_init(&g->view, g->trainer.run.model.count,
@@ -133,6 +138,7 @@ static mha_status enter_training(viz_state *s, void **data)
             free(g);
             return status;
         }
+        /* <<make a model that reads the window's snapshot, for the predictions>> */
         const mha_trainer_config *c = &g->trainer.run.config;
         g->model = (mha_induction_model){.vocab = c->vocab, .length = c->length,
                                      .embed_dim = c->embed_dim, .heads = c->heads,
@@ -157,6 +163,7 @@ static mha_status enter_training(viz_state *s, void **data)
         g->finish = VIZ_TRAIN_MAX_STEPS;
     return MHA_OK;
 }
+/* <<[[learning_modes.c]] functions>> */
 static void leave_training(viz_state *s, void *data)
 {
     viz_training *g = data;
@@ -170,6 +177,7 @@ static int training_busy(const viz_state *s, const void *data)
     (void)s;
     return !g->paused && g->view.step < (g->pace > 0 ? g->finish : g->trainer.stop_at);
 }
+/* <<[[learning_modes.c]] functions>> */
 static void set_pace(viz_training *g, int slower)
 {
     static const double paces[] = {0, 50, 20, 10, 5, 2, 1};          /* 0: as fast as it can */
@@ -197,6 +205,7 @@ static void keep_pace(viz_training *g, double seconds)
     if (target >= 1 && target != g->trainer.stop_at)
         viz_trainer_request(&g->trainer, -1, 0, target);
 }
+/* <<[[learning_modes.c]] functions>> */
 static void act_training(viz_state *s, void *data, const viz_action *a)
 {
     viz_training *g = data;
@@ -228,6 +237,7 @@ static int hit_training(const viz_state *s, const void *data, int width, int hei
     viz_learning_layout_compute(width, height, &l);
     return viz_learning_hit(&l, g->focus, x, y, head, row, col);
 }
+/* <<[[learning_modes.c]] functions>> */
 static mha_status predict(viz_training *g)
 {
     if (g->predicted_step == g->view.step)
@@ -259,6 +269,7 @@ static int tick_training(viz_state *s, void *data, double seconds)
     }
     return changed;
 }
+/* <<[[learning_modes.c]] functions>> */
 static mha_status start_training(viz_state *s, void *data, const viz_start *how)
 {
     viz_training *g = data;
@@ -283,6 +294,7 @@ static mha_status start_training(viz_state *s, void *data, const viz_start *how)
     }
     return MHA_OK;
 }
+/* <<[[learning_modes.c]] functions>> */
 static void free_training(void *data)
 {
     viz_training *g = data;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include "training.h"
 
+/* <<[[learning_view.c]] functions>> */
 void viz_learning_layout_compute(int width, int height, viz_learning_layout *l)
 {
     viz_learning_layout_for(width, height, VIZ_LEARN_LAYERS, VIZ_LEARN_HEADS, VIZ_LEARN_LENGTH, l);
@@ -39,6 +40,7 @@ void viz_learning_layout_for(int width, int height, size_t layers, size_t heads,
     l->predictions = (SDL_Rect){l->scores.x, l->scores.y + l->scores.h + 12, l->scores.w,
                                 22 + VIZ_TOP_TOKENS * 18};
 }
+/* <<[[learning_view.c]] functions>> */
 static void draw_block(viz_view *v, const float *w, size_t T, size_t rows, SDL_Rect map,
                        viz_colour_map colours)
 {
@@ -54,6 +56,7 @@ static SDL_Color token_colour(const mha_induction_batch *b, size_t t, int decode
     if (!decoded) return viz_dim;
     return t >= c && t < c + r ? viz_copy : t >= a && t < a + r ? viz_copy_source : viz_ink;
 }
+/* <<[[learning_view.c]] functions>> */
 size_t viz_label_stride(int map_side, size_t T, int text_height)
 {
     const int cell = map_side / (int)T;
@@ -86,6 +89,7 @@ static void draw_token_labels(viz_view *v, const mha_induction_batch *b, size_t 
         viz_text(v, v->small, label, c.x + c.w / 2, map.y - 4, 0, colour, 1);
     }
 }
+/* <<[[learning_view.c]] functions>> */
 int viz_learning_hit(const viz_learning_layout *l, size_t focus, int x, int y, int *head,
                      int *row, int *col)
 {
@@ -124,6 +128,7 @@ static void draw_learning_hover(viz_view *v, const viz_state *s, const viz_learn
     viz_outline(v, (SDL_Rect){x, y, w, h + 8}, viz_dim, 1);
     viz_text(v, v->small, line, x + 8, y + 4 + h / 2, 0, viz_emphasis, 0);
 }
+/* <<[[learning_view.c]] functions>> */
 static void draw_heads(viz_view *v, const viz_state *s, const viz_learning_layout *l,
                        const float *weights, const mha_induction_batch *b, size_t rows,
                        size_t shown, int letters, uint64_t removed,
@@ -155,6 +160,7 @@ static void draw_heads(viz_view *v, const viz_state *s, const viz_learning_layou
     viz_draw_legend(v, s, l->legend);
     draw_learning_hover(v, s, l, weights, b, rows, focus, letters);
 }
+/* <<[[learning_view.c]] functions>> */
 static void draw_score_table(viz_view *v, const viz_learning_layout *l, const mha_head_scores *sc)
 {
     const SDL_Rect r = l->scores;
@@ -184,6 +190,7 @@ static void draw_score_table(viz_view *v, const viz_learning_layout *l, const mh
         }
     }
 }
+/* <<[[learning_view.c]] functions>> */
 static void draw_top_tokens(viz_view *v, const viz_learning_layout *l, const float *logits,
                             size_t V, const int *tokens, size_t T, size_t position, int letters)
 {
@@ -208,6 +215,7 @@ static void draw_top_tokens(viz_view *v, const viz_learning_layout *l, const flo
         viz_text(v, v->small, line, r.x + 44 + bar, y + 7, 0, viz_ink, 0);
     }
 }
+/* <<[[learning_view.c]] functions>> */
 size_t viz_curve_horizon(size_t step)
 {
     const size_t h = (step + 499) / 500 * 500;
@@ -218,6 +226,7 @@ int viz_curve_x(const viz_learning_layout *l, size_t step, size_t horizon)
 {
     return l->panel.x + (int)((double)step / (double)horizon * (l->panel.w - 1) + 0.5);
 }
+/* <<[[learning_view.c]] functions>> */
 static void plot_history(viz_view *v, const viz_learning_layout *l, const float *y, size_t n,
                          size_t horizon, double top, int smooth, SDL_Color colour)
 {
@@ -235,6 +244,7 @@ static void plot_history(viz_view *v, const viz_learning_layout *l, const float 
         px = x, py = yy;
     }
 }
+/* <<[[learning_view.c]] functions>> */
 static void draw_curve_axes(viz_view *v, const viz_learning_layout *l, size_t horizon)
 {
     const SDL_Rect p = l->panel;
@@ -257,6 +267,7 @@ static void draw_curve_axes(viz_view *v, const viz_learning_layout *l, size_t ho
         viz_text_fit(v, v->small, viz_curve_names[k], at[k].x, at[k].y + at[k].h / 2, at[k].w,
                      colours[k]);
 }
+/* <<[[learning_view.c]] functions>> */
 const char *const viz_curve_names[4] = {"loss (right axis)", "accuracy on repeated tokens",
                                         "best previous-token score, layer 0",
                                         "best induction score, layer 1"};
@@ -282,6 +293,7 @@ void viz_curve_legend(const viz_learning_layout *l, viz_view *v, SDL_Rect at[4])
         }
     }
 }
+/* <<[[learning_view.c]] functions>> */
 static void draw_curves(viz_view *v, const viz_learning_layout *l, const viz_snapshot *s)
 {
     const size_t horizon = viz_curve_horizon(s->step), n = s->step;
@@ -298,6 +310,7 @@ static void draw_curves(viz_view *v, const viz_learning_layout *l, const viz_sna
         viz_text(v, v->small, text, x + 6, l->panel.y + l->panel.h - 12, 0, viz_copy, 0);
     }
 }
+/* <<[[learning_view.c]] functions>> */
 static void draw_training(viz_view *v, const viz_state *s, const viz_training *g,
                           const viz_learning_layout *l)
 {
@@ -316,6 +329,7 @@ static void draw_training(viz_view *v, const viz_state *s, const viz_training *g
     if (g->rate > 0)
         snprintf(line + k, sizeof line - (size_t)k, " at %.0f steps/s", g->rate);
     viz_text(v, v->font, line, 14, 20, 0, viz_ink, 0);
+    /* <<draw the banner, once an induction head has formed>> */
     if (snap->induction_step != 0) {
         size_t best = 0;
         for (size_t h = 1; h < VIZ_LEARN_HEADS; h++)
@@ -342,6 +356,7 @@ static void draw_training(viz_view *v, const viz_state *s, const viz_training *g
     viz_text_fit(v, v->font, "space pause/resume   r reset   tab next head   l trained model   "
                  "d designed heads   ? help", 14, l->status_y + 36, l->width - 28, viz_dim);
 }
+/* <<[[learning_view.c]] functions>> */
 int viz_trained_guess(const viz_trained *m, size_t t)
 {
     return t >= 1 && t <= m->step && t < m->used ? m->predicted[t - 1] : -1;
@@ -383,6 +398,7 @@ static void draw_predictions(viz_view *v, const viz_trained *m, const viz_learni
              "seeing them (chance: 1 in %zu)", right, counted, m->model.vocab);
     viz_text(v, v->font, line, p.x, p.y + 82, 0, viz_ink, 0);
 }
+/* <<[[learning_view.c]] functions>> */
 static void draw_trained(viz_view *v, const viz_state *s, const viz_trained *m,
                          const viz_learning_layout *l)
 {
@@ -417,6 +433,7 @@ static void draw_trained(viz_view *v, const viz_state *s, const viz_trained *m,
                  "   tab next head   x u remove, restore heads   t training   d designed heads",
                  14, l->status_y + 36, l->width - 28, viz_dim);
 }
+/* <<[[learning_view.c]] functions>> */
 static void draw_message(viz_view *v, const viz_state *s, int width)
 {
     if (s->message[0] != '\0' || s->news[0] != '\0')

@@ -2,8 +2,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+/* <<headers of the viewer's modes>> */
 #include "viz.h"
+/* <<headers of the viewer's modes>> */
 #include "training.h"
+/* <<headers of the viewer's modes>> */
 #include "austen.h"
 
 static int sentence_map_side(const viz_state *s, const void *data, int width, int height,
@@ -15,13 +18,17 @@ const viz_mode viz_sentence_mode = {
 };
 
 const viz_mode *const viz_modes[] = {
+    /* <<the viewer's modes>> */
     &viz_sentence_mode,
+    /* <<the viewer's modes>> */
     &viz_trained_mode, &viz_training_mode,
+    /* <<the viewer's modes>> */
     &viz_austen_mode,
 };
 const size_t viz_mode_count = sizeof viz_modes / sizeof viz_modes[0];
 _Static_assert(sizeof viz_modes / sizeof viz_modes[0] <= VIZ_MODES_MAX, "too many modes");
 
+/* <<[[modes.c]] functions>> */
 const viz_mode *viz_mode_find(const char *name)
 {
     for (size_t m = 0; name != NULL && m < viz_mode_count; m++)
@@ -42,6 +49,7 @@ void *viz_mode_data(const viz_state *s, const viz_mode *mode)
 {
     return s->mode_data[mode_place(mode)];
 }
+/* <<[[modes.c]] functions>> */
 mha_status viz_switch_mode(viz_state *s, const viz_mode *mode)
 {
     if (mode == NULL)
@@ -73,6 +81,7 @@ void viz_modes_free(viz_state *s)
         if (s->mode_data[m] != NULL && viz_modes[m]->free != NULL)
             viz_modes[m]->free(s->mode_data[m]);
 }
+/* <<[[modes.c]] functions>> */
 mha_status viz_init(viz_state *s, const char *text)
 {
     const mha_status status = viz_state_init(s, text);
@@ -85,6 +94,7 @@ void viz_free(viz_state *s)
     viz_modes_free(s);
     viz_state_free(s);
 }
+/* <<[[modes.c]] functions>> */
 static int sentence_map_side(const viz_state *s, const void *data, int width, int height,
                              double zoom)
 {
@@ -166,6 +176,7 @@ int viz_tick(viz_state *s, double seconds)
     return !s->intro && s->mode->tick != NULL &&
            s->mode->tick(s, viz_mode_data(s, s->mode), seconds);
 }
+/* <<[[modes.c]] functions>> */
 viz_training *viz_training_of(const viz_state *s)
 {
     return viz_mode_data(s, &viz_training_mode);

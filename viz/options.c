@@ -9,6 +9,7 @@
 #include "printable.h"
 #include "viz.h"
 
+/* <<[[options.c]] functions>> */
 static void usage(void)
 {
     fputs("usage: mha-viz [--text \"WORDS\"] [--step K] [--press KEYS] [--hover I,J] [--size WxH]\n"
@@ -45,6 +46,7 @@ static void usage(void)
           "                         (10 if not given); frame F shows step F*K\n",
           stdout);
 }
+/* <<[[options.c]] functions>> */
 void viz_error(const char *format, ...)
 {
     va_list args;
@@ -52,6 +54,7 @@ void viz_error(const char *format, ...)
     mha_print_error(stderr, "mha-viz", format, args);
     va_end(args);
 }
+/* <<[[options.c]] functions>> */
 int viz_parse_options(int argc, char **argv, struct viz_options *o)
 {
     *o = (struct viz_options){.width = 1280, .height = 800, .hover_row = -1, .hover_col = -1};
@@ -96,6 +99,7 @@ int viz_parse_options(int argc, char **argv, struct viz_options *o)
     }
     o->mode = train ? "training" : trained ? "trained" : designed ? "sentence" : NULL;
     if (hover != NULL) {
+        /* <<read [[--hover I,J]], positions inside the longest sentence>> */
         char *comma = NULL, *end = NULL;
         errno = 0;
         const long row = hover[0] >= '0' && hover[0] <= '9' ? strtol(hover, &comma, 10) : -1;
@@ -109,6 +113,7 @@ int viz_parse_options(int argc, char **argv, struct viz_options *o)
         o->hover_row = (int)row, o->hover_col = (int)col;
     }
     if (size != NULL) {
+        /* <<read [[--size WxH]], from the smallest window that fits to 8192 square>> */
         char *x, *end;
         errno = 0;
         const long width = strtol(size, &x, 10);
@@ -121,6 +126,7 @@ int viz_parse_options(int argc, char **argv, struct viz_options *o)
         }
         o->width = (int)width, o->height = (int)height, o->size_given = 1;
     }
+    /* <<check the options that depend on each other>> */
     if (o->screenshot != NULL && o->record != NULL) {
         viz_error("--screenshot and --record: give one of them");
         return -1;
@@ -146,6 +152,7 @@ int viz_parse_options(int argc, char **argv, struct viz_options *o)
         o->steps_per_frame = 10;
     return 0;
 }
+/* <<[[options.c]] functions>> */
 void viz_press_keys(viz_state *s, const char *keys)
 {
     for (; *keys != '\0'; keys++) {
@@ -157,6 +164,7 @@ void viz_press_keys(viz_state *s, const char *keys)
         viz_handle_event(s, &typed, NULL);
     }
 }
+/* <<[[options.c]] functions>> */
 void viz_point_at(viz_state *s, int row, int col)
 {
     const viz_austen *a = s->mode == &viz_austen_mode ? viz_mode_data(s, &viz_austen_mode)
@@ -164,6 +172,7 @@ void viz_point_at(viz_state *s, int row, int col)
     const int head = a != NULL ? (int)a->focus : (int)s->focus;
     viz_act(s, &(viz_action){.kind = VIZ_POINT, .head = head, .row = row, .col = col});
 }
+/* <<[[options.c]] functions>> */
 void viz_settle(viz_state *s)
 {
     viz_austen *a = s->mode == &viz_austen_mode ? viz_mode_data(s, &viz_austen_mode) : NULL;

@@ -2,18 +2,25 @@
 #include <math.h>
 #include "palette.h"
 
+/* <<[[palette.c]] colours>> */
 const SDL_Color viz_background = {24, 24, 28, 255}, viz_undecoded = {52, 52, 60, 255},
                 viz_masked = {30, 30, 34, 255}, viz_hatch = {110, 110, 120, 255},
                 viz_veil = {0, 0, 0, 150}, viz_box = {8, 8, 10, 255},
                 viz_ink = {230, 230, 230, 255}, viz_dim = {150, 150, 160, 255},
                 viz_emphasis = {255, 255, 255, 255}, viz_alarm = {255, 90, 90, 255},
                 viz_selected = {255, 140, 0, 255};
+/* <<[[palette.c]] colours>> */
 const SDL_Color viz_ink_on_light = {0, 0, 0, 255};
+/* <<[[palette.c]] colours>> */
 const SDL_Color viz_positive = {250, 160, 60, 255}, viz_negative = {90, 150, 250, 255};
+/* <<[[palette.c]] colours>> */
 const SDL_Color viz_copy_source = {110, 170, 255, 255}, viz_copy = {250, 210, 80, 255},
                 viz_loss = {255, 160, 60, 255}, viz_induction_score = {240, 90, 110, 255};
+/* <<[[palette.c]] colours>> */
 const SDL_Color viz_right_colour = {40, 170, 90, 255};
+/* <<[[palette.c]] colours>> */
 const SDL_Color viz_right_guess = {40, 130, 70, 255};
+/* <<[[palette.c]] colour maps>> */
 static const Uint8 viridis[11][3] = {
     {68, 1, 84},    {72, 36, 117},  {65, 68, 135},  {53, 95, 141},
     {42, 120, 142}, {33, 145, 140}, {34, 168, 132}, {68, 191, 112},
@@ -25,6 +32,7 @@ static const Uint8 cividis[10][3] = {
 };
 static const SDL_Color not_a_number = {255, 0, 255, 255};
 const char *const viz_colour_map_names[VIZ_COLOUR_MAPS] = {"viridis", "cividis", "grey"};
+/* <<[[palette.c]] colour maps>> */
 static SDL_Color sample(const Uint8 (*table)[3], int n, double t)
 {
     const double x = t * (n - 1);

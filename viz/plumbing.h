@@ -7,6 +7,7 @@
 #include <SDL_ttf.h>
 #include "state.h"
 
+/* <<[[plumbing.h]] drawing>> */
 #define VIZ_FONT "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 typedef struct viz_view {
     SDL_Renderer *renderer;
@@ -25,12 +26,15 @@ void viz_text_tail(viz_view *view, TTF_Font *font, const char *text, int x, int 
                    SDL_Color colour);
 void viz_fill(viz_view *view, SDL_Rect r, SDL_Color colour);
 void viz_outline(viz_view *view, SDL_Rect r, SDL_Color colour, int thickness);
+/* <<[[plumbing.h]] drawing>> */
 enum { VIZ_SHOWN_MAX = 4096 };
 void viz_text_shown(TTF_Font *font, const char *text, char *shown, size_t size);
+/* <<[[plumbing.h]] pictures>> */
 int viz_write_png(SDL_Surface *surface, const char *path);
 int viz_save_png(viz_state *s, int width, int height, const char *path);
 mha_status viz_next_png(viz_state *s, int width, int height, char *message, size_t size);
 void viz_save_window(viz_state *s, SDL_Renderer *renderer, int width, int height);
+/* <<[[plumbing.h]] options>> */
 struct viz_options {
     const char *text, *screenshot, *record, *press;
     const char *mode;                    /* a mode's name; NULL: Austen's if found */

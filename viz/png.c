@@ -9,6 +9,7 @@
 #include "output.h"
 #include "viz.h"
 
+/* <<[[png.c]] functions>> */
 static int png_to_stream(FILE *file, void *surface)
 {
     SDL_RWops *rw = SDL_RWFromFP(file, SDL_FALSE);
@@ -25,6 +26,7 @@ int viz_write_png(SDL_Surface *surface, const char *path)
         return SDL_SetError("%s", message);
     return 0;
 }
+/* <<[[png.c]] functions>> */
 static SDL_Surface *draw_picture(viz_state *s, int width, int height)
 {
     SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, width, height, 32,
@@ -68,6 +70,7 @@ int viz_save_png(viz_state *s, int width, int height, const char *path)
     SDL_FreeSurface(surface);
     return status;
 }
+/* <<[[png.c]] functions>> */
 mha_status viz_next_png(viz_state *s, int width, int height, char *message, size_t size)
 {
     SDL_Surface *surface = draw_picture(s, width, height);
@@ -79,6 +82,7 @@ mha_status viz_next_png(viz_state *s, int width, int height, char *message, size
     SDL_FreeSurface(surface);
     return status;
 }
+/* <<[[png.c]] functions>> */
 static int claim_free_name(char *path, size_t size)
 {
     static int next = 1;                              /* the names below it are taken */
@@ -95,6 +99,7 @@ static int claim_free_name(char *path, size_t size)
     }
     return SDL_SetError("mha-viz-001.png to mha-viz-999999.png all exist");
 }
+/* <<[[png.c]] functions>> */
 void viz_save_window(viz_state *s, SDL_Renderer *renderer, int w, int h)
 {
     char path[64];

@@ -7,11 +7,13 @@
 #include "austen.h"
 #include "viz.h"
 
+/* <<[[program.c]] functions>> */
 static void tell_waiting(const char *dir, double seconds, void *context)
 {
     (void)context;
     viz_error("waiting up to %g s for another run writing in %s", seconds, dir);
 }
+/* <<[[program.c]] functions>> */
 static int record_frames(viz_state *s, const struct viz_options *o)
 {
     static const char *const own[] = {"frame-#.png", NULL};
@@ -31,6 +33,7 @@ static int record_frames(viz_state *s, const struct viz_options *o)
     if (status == MHA_OK)
         status = mha_output_own(own, message, sizeof message);
     for (size_t f = 0; status == MHA_OK && f < o->frames; f++) {
+        /* <<in training, wait for the steps of frame [[f]]>> */
         if (o->steps_per_frame != 0) {
             const viz_start frame = {0, o->steps_per_frame * (f + 1), 1};
             if (viz_mode_start(s, &frame) != MHA_OK) {
@@ -52,6 +55,7 @@ static int record_frames(viz_state *s, const struct viz_options *o)
         viz_error("%s", message);
     return status == MHA_OK ? VIZ_EXIT_OK : VIZ_EXIT_FAILURE;
 }
+/* <<[[program.c]] functions>> */
 SDL_Event *viz_event_in_layout(SDL_Event *e, float scale)
 {
     if (e->type == SDL_MOUSEMOTION) {
@@ -63,6 +67,7 @@ SDL_Event *viz_event_in_layout(SDL_Event *e, float scale)
     }
     return e;
 }
+/* <<[[program.c]] functions>> */
 void viz_window_frame(viz_state *s, viz_window *win)
 {
     viz_view *view = &win->view;
@@ -82,6 +87,7 @@ void viz_window_frame(viz_state *s, viz_window *win)
             viz_handle_event(s, viz_event_in_layout(&event, view->scale), &shown);
         while (SDL_PollEvent(&event));
     }
+    /* <<fill the screen, or not, as the state now asks>> */
     SDL_Window *window = SDL_RenderGetWindow(win->renderer);
     if (window != NULL && s->fullscreen != win->fullscreen) {
         SDL_SetWindowFullscreen(window, s->fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
@@ -91,6 +97,7 @@ void viz_window_frame(viz_state *s, viz_window *win)
     const Uint64 now = SDL_GetTicks64();
     changed |= viz_tick(s, (now - win->last) / 1000.0);
     win->last = now;
+    /* <<draw at the size the window has now, if anything changed>> */
     SDL_GetRendererOutputSize(win->renderer, &w, &h);      /* after the events: a resize */
     changed |= w != win->drawn_width || h != win->drawn_height;
     if (changed) {
@@ -104,6 +111,7 @@ void viz_window_frame(viz_state *s, viz_window *win)
     if (s->save_requested)
         viz_save_window(s, win->renderer, w, h);
 }
+/* <<[[program.c]] functions>> */
 void viz_window_fit(int *width, int *height, int room_width, int room_height)
 {
     if (room_width > 0 && *width > room_width)
@@ -132,6 +140,7 @@ static int window_loop(viz_state *s, const struct viz_options *o)
     viz_window win = {.renderer = renderer};
     int status = viz_view_open(&win.view, renderer) == 0 ? VIZ_EXIT_OK : VIZ_EXIT_FAILURE;
     if (status == VIZ_EXIT_OK) {
+        /* <<report the window, then loop until the state says quit>> */
         SDL_RendererInfo info;
         SDL_GetRendererInfo(renderer, &info);
         printf("mha-viz: window %dx%d, renderer %s, driver %s\n", width, height, info.name,
@@ -151,12 +160,14 @@ static int window_loop(viz_state *s, const struct viz_options *o)
     SDL_DestroyWindow(window);
     return status;
 }
+/* <<[[program.c]] functions>> */
 static int real_display(void)
 {
     const char *driver = SDL_GetCurrentVideoDriver();
     return getenv("SDL_VIDEODRIVER") != NULL ||
            (driver != NULL && strcmp(driver, "offscreen") != 0 && strcmp(driver, "dummy") != 0);
 }
+/* <<[[program.c]] functions>> */
 static mha_status take_text(viz_state *s, const char *text)
 {
     char why[VIZ_WHY_SIZE];
@@ -173,6 +184,7 @@ static mha_status take_text(viz_state *s, const char *text)
     }
     return status;
 }
+/* <<[[program.c]] functions>> */
 int viz_main(int argc, char **argv)
 {
     struct viz_options o;
@@ -205,6 +217,7 @@ int viz_main(int argc, char **argv)
     if (TTF_Init() != 0)
         viz_error("SDL_ttf: %s", TTF_GetError());
     else {
+        /* <<enter and start the mode the options ask for, then run the chosen way>> */
         const viz_start how = {o.step, o.train_steps, o.screenshot != NULL || o.record != NULL};
         if (o.model != NULL)
             snprintf(viz_austen_dir, sizeof viz_austen_dir, "%s", o.model);
@@ -218,6 +231,7 @@ int viz_main(int argc, char **argv)
             viz_error("%s", s.message);
             status = ready == MHA_ERR_ARG ? VIZ_EXIT_USAGE : VIZ_EXIT_FAILURE;
         } else {
+            /* <<press the keys and point where the options say>> */
             s.window_width = o.width, s.window_height = o.height;
             if (o.press != NULL)
                 viz_press_keys(&s, o.press);
@@ -229,6 +243,7 @@ int viz_main(int argc, char **argv)
             }
             s.intro = o.intro || (o.screenshot == NULL && o.record == NULL && o.press == NULL &&
                                   o.hover_row < 0);         /* a new window explains itself */
+            /* <<draw the picture or the frames, or open the window>> */
             if (o.screenshot != NULL) {
                 status = viz_save_png(&s, o.width, o.height, o.screenshot) == 0 ? VIZ_EXIT_OK
                                                                                : VIZ_EXIT_FAILURE;

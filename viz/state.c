@@ -10,6 +10,7 @@
 #include "state.h"
 
 const char viz_default_text[] = "the cat sat on the mat because the cat was tired";
+/* <<[[state.c]] functions>> */
 static size_t split_sentence(char *words, int padding, const char **tokens)
 {
     static const char pad[] = "<pad>";
@@ -23,6 +24,7 @@ static size_t split_sentence(char *words, int padding, const char **tokens)
     }
     return n;
 }
+/* <<[[state.c]] functions>> */
 unsigned viz_fold_letter(unsigned c)
 {
     if (c < 0x80)
@@ -45,6 +47,7 @@ unsigned viz_fold_letter(unsigned c)
     if (c >= 0x4C1 && c <= 0x4CE) return c + (c & 1);
     return c;
 }
+/* <<[[state.c]] functions>> */
 static size_t utf8_read(const char *w, const char *end, unsigned *c)
 {
     const unsigned char *u = (const unsigned char *)w;
@@ -72,6 +75,7 @@ static size_t utf8_write(unsigned c, char *out)      /* c < 0x800: every folded 
     out[1] = (char)(0x80 | (c & 0x3F));
     return 2;
 }
+/* <<[[state.c]] functions>> */
 static void fold_words(const viz_state *s, char folded[VIZ_TEXT_MAX],
                        const char *same[VIZ_TOKENS_MAX])
 {
@@ -98,6 +102,7 @@ static void fold_words(const viz_state *s, char folded[VIZ_TEXT_MAX],
         folded[used++] = '\0';
     }
 }
+/* <<[[state.c]] functions>> */
 static mha_status use_text(viz_state *s, const char *text, int padding)
 {
     char words[VIZ_TEXT_MAX];
@@ -108,6 +113,7 @@ static mha_status use_text(viz_state *s, const char *text, int padding)
     const size_t n = split_sentence(words, padding, tokens);
     if (n > VIZ_TOKENS_MAX || n == (padding ? VIZ_PADDING : 0))
         return MHA_ERR_SHAPE;
+    /* <<make [[text]], [[words]] and [[tokens]] the state's sentence>> */
     if (text != s->text)
         strcpy(s->text, text);
     memcpy(s->words, words, sizeof words);
@@ -121,6 +127,7 @@ static mha_status use_text(viz_state *s, const char *text, int padding)
     fold_words(s, folded, same);
     return mha_designed_embed(same, s->length, s->x);
 }
+/* <<[[state.c]] functions>> */
 mha_status viz_set_text(viz_state *s, const char *text)
 {
     mha_status status = use_text(s, text, s->padding);
@@ -143,6 +150,7 @@ void viz_text_rule(char *message, size_t size, const char *text, int padding)
         snprintf(message, size, "a sentence is 1 to %d words",
                  VIZ_TOKENS_MAX - (padding ? VIZ_PADDING : 0));
 }
+/* <<[[state.c]] functions>> */
 mha_status viz_state_init(viz_state *s, const char *text)
 {
     memset(s, 0, sizeof *s);
@@ -160,16 +168,19 @@ mha_status viz_state_init(viz_state *s, const char *text)
         viz_state_free(s);
         return MHA_ERR_NOMEM;
     }
+    /* <<set the state's switches to their defaults>> */
     s->speed = 1.5;
     s->causal = 1;
     s->temperature = 1.0f;
     s->zoom = 1.0;
     s->focus = 1;                       /* the same-token head: the most telling */
     s->hover_head = s->hover_row = s->hover_col = s->selected = -1;
+    /* <<run the viewer's layers on the calling thread alone>> */
     omp_set_num_threads(1);
     mha_designed_params(s->in_proj_weight, s->out_proj_weight);
     return viz_set_text(s, text ? text : viz_default_text);
 }
+/* <<[[state.c]] functions>> */
 void viz_state_free(viz_state *s)
 {
     free(s->in_proj_weight);
@@ -182,20 +193,24 @@ void viz_state_free(viz_state *s)
     mha_kv_cache_free(&s->cache);
     memset(s, 0, sizeof *s);
 }
+/* <<[[state.c]] functions>> */
 static void make_effective_weight(viz_state *s, int ablate)
 {
     const size_t E = VIZ_EMBED, D = MHA_DESIGNED_HEAD_DIM;
     memcpy(s->effective_weight, s->in_proj_weight, 3 * E * E * sizeof(float));
     for (size_t i = 0; i < E * E; i++)                   /* W_Q: rows 0..E-1 */
         s->effective_weight[i] /= s->temperature;
+    /* <<zero the value rows of every head that is switched off>> */
     for (size_t h = 0; ablate && h < VIZ_HEADS; h++)
         if (s->ablated >> h & 1)
             memset(s->effective_weight + (2 * E + h * D) * E, 0, D * E * sizeof(float));
 }
+/* <<[[state.c]] functions>> */
 static double now_ms(void)
 {
     return mha_seconds() * 1e3;
 }
+/* <<[[state.c]] functions>> */
 static mha_status decode_tokens(viz_state *s, const mha_decode_impl *impl, int extend)
 {
     const size_t n = s->step, L = s->length, H = VIZ_HEADS, E = VIZ_EMBED, T = VIZ_TOKENS_MAX;
@@ -208,6 +223,7 @@ static mha_status decode_tokens(viz_state *s, const mha_decode_impl *impl, int e
         memset(s->weights, 0, H * L * L * sizeof *s->weights);
     }
     for (size_t i = s->cache.length[0]; status == MHA_OK && i < n; i++) {
+        /* <<decode token [[i]] through the cache, timing it>> */
         const unsigned char padding = s->padding && i < VIZ_PADDING;
         s->ms_per_step = INFINITY;
         for (int run = 0; status == MHA_OK && run < VIZ_TIMING_RUNS; run++) {
@@ -221,6 +237,7 @@ static mha_status decode_tokens(viz_state *s, const mha_decode_impl *impl, int e
     }
     return status;
 }
+/* <<[[state.c]] functions>> */
 /* The mask the switches stand for; padding (VIZ_TOKENS_MAX) receives its flags. */
 static mha_mask viz_mask(const viz_state *s, unsigned char *padding)
 {
@@ -239,6 +256,7 @@ static mha_status run_prefix(const viz_state *s, const mha_impl *impl, const flo
     const mha_mask mask = viz_mask(s, padding);
     return impl->forward(&shape, &params, s->x, NULL, NULL, &mask, out, weights);
 }
+/* <<[[state.c]] functions>> */
 static mha_status run_layer(viz_state *s, int extend)
 {
     const size_t n = s->step, L = s->length, E = VIZ_EMBED, H = VIZ_HEADS;
@@ -247,6 +265,7 @@ static mha_status run_layer(viz_state *s, int extend)
           *out = malloc(n * E * sizeof *out);
     mha_status status = weights && check && out ? MHA_OK : MHA_ERR_NOMEM;
     if (status == MHA_OK) {
+        /* <<decode with the chosen implementation, or run it on the prefix>> */
         make_effective_weight(s, 1);
         const mha_decode_impl *decoder =
             s->causal ? mha_decode_impl_find(mha_impls[s->impl].name) : NULL;
@@ -261,11 +280,13 @@ static mha_status run_layer(viz_state *s, int extend)
                 status = run_prefix(s, &mha_impls[s->impl], s->effective_weight, s->out, weights);
                 s->ms_per_step = fmin(s->ms_per_step, now_ms() - start);
             }
+            /* <<copy the prefix's weights into the state's [[(H, L, L)]] maps>> */
             memset(s->weights, 0, H * L * L * sizeof *s->weights);
             for (size_t h = 0; status == MHA_OK && h < H; h++)
                 for (size_t i = 0; i < n; i++)
                     memcpy(s->weights + (h * L + i) * L, weights + (h * n + i) * n, n * sizeof *weights);
         }
+        /* <<compare with the naive version, and measure the ablation>> */
         if (status == MHA_OK)
             status = run_prefix(s, &mha_impls[0], s->effective_weight, out, check);
         s->impl_difference = 0;
@@ -298,6 +319,7 @@ mha_status viz_run(viz_state *s)
 {
     return run_layer(s, 0);
 }
+/* <<[[state.c]] functions>> */
 double viz_score(const viz_state *s, size_t h, size_t i, size_t j)
 {
     const size_t E = VIZ_EMBED, D = MHA_DESIGNED_HEAD_DIM;
@@ -321,6 +343,7 @@ int viz_blocked(const viz_state *s, size_t i, size_t j)
     const mha_mask mask = viz_mask(s, padding);
     return mha_key_masked(&mask, VIZ_TOKENS_MAX, 0, i, j);
 }
+/* <<[[state.c]] functions>> */
 void viz_short_label(const char *token, char *label, size_t size)
 {
     static const char ellipsis[] = "\xe2\x80\xa6";
@@ -333,6 +356,7 @@ void viz_short_label(const char *token, char *label, size_t size)
     else
         snprintf(label, size, "%.*s%s", (int)cut, token, ellipsis);
 }
+/* <<[[state.c]] functions>> */
 static void go_to_step(viz_state *s, size_t step)
 {
     const size_t before = s->step;
@@ -353,16 +377,19 @@ int viz_sentence_tick(viz_state *s, void *data, double seconds)
     go_to_step(s, s->step == s->length ? 1 : s->step + 1);
     return 1;
 }
+/* <<[[state.c]] functions>> */
 void viz_sentence_act(viz_state *s, void *data, const viz_action *a)
 {
     (void)data;
     switch (a->kind) {
+    /* <<actions that move the decoding>> */
     case VIZ_PLAY_PAUSE: s->playing = !s->playing; s->since_step = 0; break;
     case VIZ_STEP_FORWARD: s->playing = 0; go_to_step(s, s->step + 1); break;
     case VIZ_STEP_BACK: s->playing = 0; go_to_step(s, s->step - 1); break;
     case VIZ_FIRST_TOKEN: go_to_step(s, 1); break;
     case VIZ_FASTER: s->speed = fmin(s->speed * 1.5, 20.0); break;
     case VIZ_SLOWER: s->speed = fmax(s->speed / 1.5, 0.25); break;
+    /* <<actions that flip a switch>> */
     case VIZ_SWITCH_CAUSAL: s->causal = !s->causal; go_to_step(s, s->step);
         s->hover_head = s->hover_row = s->hover_col = -1; break;   /* the pointer moves again */
     case VIZ_SWITCH_PADDING:
@@ -380,6 +407,7 @@ void viz_sentence_act(viz_state *s, void *data, const viz_action *a)
     case VIZ_NEXT_IMPL: s->impl = (s->impl + 1) % mha_impl_count; go_to_step(s, s->step); break;
     case VIZ_NEXT_FOCUS: s->focus = (s->focus + 1) % VIZ_HEADS;
         s->hover_head = s->hover_row = s->hover_col = -1; break;
+    /* <<actions that type a sentence>> */
     case VIZ_START_TYPING: s->typing = 1; s->typed[0] = '\0'; break;
     case VIZ_TYPE:
         if (strlen(s->typed) + strlen(a->text) < VIZ_TEXT_MAX)
@@ -399,6 +427,7 @@ void viz_sentence_act(viz_state *s, void *data, const viz_action *a)
             viz_text_rule(s->message, sizeof s->message, s->typed, s->padding);
         break;
     case VIZ_CANCEL: s->typing = 0; s->message[0] = '\0'; break;    /* the error goes too */
+    /* <<actions of the pointer>> */
     case VIZ_POINT: s->hover_head = a->head; s->hover_row = a->row; s->hover_col = a->col; break;
     case VIZ_SELECT: s->selected = a->row; break;
     case VIZ_FOCUS_HEAD: s->focus = (size_t)a->head; break;
@@ -407,6 +436,7 @@ void viz_sentence_act(viz_state *s, void *data, const viz_action *a)
         break;
     }
 }
+/* <<[[state.c]] functions>> */
 int viz_sentence_busy(const viz_state *s, const void *data)
 {
     (void)data;

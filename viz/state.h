@@ -8,12 +8,14 @@
    window can show, and makes a state with them.  The SDL side is viz.h's. */
 #include "designed.h"
 
+/* <<[[state.h]] constants>> */
 enum {
     VIZ_HEADS = MHA_DESIGNED_HEADS, VIZ_EMBED = MHA_DESIGNED_EMBED,
     VIZ_TOKENS_MAX = MHA_DESIGNED_POSITIONS, VIZ_PADDING = 3, VIZ_TEXT_MAX = 512,
     VIZ_MODES_MAX = 8, VIZ_TIMING_RUNS = 3
 };
 typedef enum viz_colour_map { VIZ_VIRIDIS, VIZ_CIVIDIS, VIZ_GREY, VIZ_COLOUR_MAPS } viz_colour_map;
+/* <<[[state.h]] actions>> */
 typedef enum viz_action_kind {
     VIZ_NOTHING,
     VIZ_PLAY_PAUSE, VIZ_STEP_FORWARD, VIZ_STEP_BACK, VIZ_FIRST_TOKEN, VIZ_FASTER, VIZ_SLOWER,
@@ -24,6 +26,7 @@ typedef enum viz_action_kind {
     VIZ_SAVE, VIZ_HELP, VIZ_ESCAPE, VIZ_QUIT, VIZ_SWITCH_MODE,
     VIZ_RESTART, VIZ_NEW_SEQUENCE, VIZ_ZOOM_IN, VIZ_ZOOM_OUT, VIZ_SELECT,
     VIZ_FULLSCREEN, VIZ_ENGINEERING, VIZ_DISMISS, VIZ_UNAVAILABLE,
+    /* <<actions of the later modes>> */
     VIZ_GENERATE, VIZ_SAMPLING_COLDER, VIZ_SAMPLING_HOTTER, VIZ_NEXT_TOP_K,
     VIZ_REMOVE_HEAD, VIZ_RESTORE_HEADS, VIZ_ROW_SCALE,
 } viz_action_kind;
@@ -37,6 +40,7 @@ typedef struct viz_action {
     const char *text;                 /* TYPE: the text typed, UTF-8; UNAVAILABLE: the key */
     const struct viz_mode *mode;      /* SWITCH_MODE */
 } viz_action;
+/* <<[[state.h]] the state>> */
 typedef struct viz_state {
     char text[VIZ_TEXT_MAX];                  /* the sentence as typed */
     char words[VIZ_TEXT_MAX];                 /* its words, split; tokens point here */
@@ -64,6 +68,7 @@ typedef struct viz_state {
     int engineering;                          /* e: timings and checks shown */
     int intro;                                /* the first-run explanation is shown */
     int window_width, window_height;          /* window pixels, when the program knows */
+    /* <<[[viz_state]] results of the last run>> */
     float *in_proj_weight, *out_proj_weight;     /* (3E, E), (E, E): the designed layer */
     float *effective_weight;                     /* (3E, E): after temperature and ablation */
     float *x;                                    /* (L, E) the embedded tokens */
@@ -77,6 +82,7 @@ typedef struct viz_state {
     const struct viz_mode *mode;              /* what the window shows */
     void *mode_data[VIZ_MODES_MAX];           /* each mode's own, by its place in viz_modes */
 } viz_state;
+/* <<[[state.h]] modes>> */
 typedef struct viz_start {            /* what the command line asks of a mode */
     size_t step;                      /* --step K: tokens decoded; 0 if not given */
     size_t train_steps;               /* --train-steps N; 0 if not given */
@@ -102,6 +108,7 @@ typedef struct viz_mode {
                  int width, int height);
     void (*free)(void *data);
 } viz_mode;
+/* <<[[state.h]] modes>> */
 mha_status viz_init(viz_state *s, const char *text);
 void viz_free(viz_state *s);
 void viz_act(viz_state *s, const viz_action *action);
@@ -115,12 +122,15 @@ mha_status viz_mode_start(viz_state *s, const viz_start *how);
 int viz_busy(const viz_state *s);
 void *viz_mode_data(const viz_state *s, const viz_mode *mode);
 void viz_modes_free(viz_state *s);
+/* <<[[state.h]] modes>> */
 mha_status viz_sentence_start(viz_state *s, void *data, const viz_start *how);
 void viz_sentence_act(viz_state *s, void *data, const viz_action *action);
 int viz_sentence_tick(viz_state *s, void *data, double seconds);
 int viz_sentence_busy(const viz_state *s, const void *data);
+/* <<[[state.h]] modes>> */
 int viz_mode_map_pixels(const viz_state *s, int width, int height, double zoom);
 double viz_mode_zoom(const viz_state *s);
+/* <<[[state.h]] functions>> */
 mha_status viz_state_init(viz_state *s, const char *text);
 void viz_state_free(viz_state *s);
 mha_status viz_set_text(viz_state *s, const char *text);
@@ -133,10 +143,14 @@ int viz_blocked(const viz_state *s, size_t i, size_t j);
 enum { VIZ_LABEL_CHARS = 10 };
 void viz_short_label(const char *token, char *label, size_t size);
 extern const char viz_default_text[];
+/* <<[[state.h]] functions>> */
 unsigned viz_fold_letter(unsigned c);
+/* <<[[state.h]] explanations>> */
 void viz_head_rule(const viz_state *s, size_t h, char *line, size_t size);
 const char *viz_columns_caption(const viz_state *s);
+/* <<[[state.h]] explanations>> */
 void viz_engineering_line(const viz_state *s, char *line, size_t size);
+/* <<[[state.h]] explanations>> */
 #define VIZ_TEMPERATURE_MIN 0.1
 #define VIZ_TEMPERATURE_MAX 1000.0
 double viz_slider_temperature(double along);
@@ -146,6 +160,7 @@ size_t viz_visible_scores(const viz_state *s, size_t h, size_t i, double *scores
 double viz_even_temperature(const viz_state *s, size_t h, size_t i);
 void viz_temperature_note(const viz_state *s, char *line, size_t size);
 void viz_temperature_label(const viz_state *s, char *line, size_t size);
+/* <<[[state.h]] explanations>> */
 void viz_score_parts(const viz_state *s, size_t h, size_t i, size_t j, double *q, double *k);
 int viz_explained_cell(const viz_state *s, size_t *i, size_t *j);
 void viz_bars_title(const char *name, const double *x, size_t n, char *line, size_t size);

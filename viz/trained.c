@@ -7,6 +7,7 @@
 #include "checkpoint.h"
 #include "training.h"
 
+/* <<[[trained.c]] functions>> */
 static int holds_model(const char *dir)
 {
     char path[VIZ_MODEL_PATH + 16];
@@ -41,6 +42,7 @@ const char *viz_model_dir(void)
     return viz_model_here_or_beside("models/induction", found, sizeof found) ? found
                                                                              : "models/induction";
 }
+/* <<[[trained.c]] functions>> */
 void viz_token_label(int token, char label[8])
 {
     static const char consonants[] = "bdfghklmnprstvwz", vowels[] = "aeio";
@@ -49,6 +51,7 @@ void viz_token_label(int token, char label[8])
     else
         snprintf(label, 8, "%d", token);
 }
+/* <<[[trained.c]] functions>> */
 mha_status viz_trained_load(viz_trained *m, const char *dir, char *message, size_t size)
 {
     memset(m, 0, sizeof *m);
@@ -83,6 +86,7 @@ mha_status viz_trained_load(viz_trained *m, const char *dir, char *message, size
     viz_trained_new_sequence(m);
     return MHA_OK;
 }
+/* <<[[trained.c]] functions>> */
 void viz_trained_free(viz_trained *m)
 {
     mha_induction_model_free(&m->model);
@@ -91,6 +95,7 @@ void viz_trained_free(viz_trained *m)
     free(m->prefix); free(m->predicted); free(m->weights); free(m->kept);
     memset(m, 0, sizeof *m);
 }
+/* <<[[trained.c]] functions>> */
 static void rescore(viz_trained *m)
 {
     const size_t T = m->model.length, H = m->model.heads, n = m->used;
@@ -110,6 +115,7 @@ static void rescore(viz_trained *m)
         m->scores.induction[lh / H][lh % H] = n_induction ? induction / n_induction : 0;
     }
 }
+/* <<[[trained.c]] functions>> */
 void viz_trained_new_sequence(viz_trained *m)
 {
     const size_t T = m->model.length, r = T / 2;
@@ -126,6 +132,7 @@ void viz_trained_new_sequence(viz_trained *m)
     m->step = 0;
     viz_trained_go_to(m, 1);
 }
+/* <<[[trained.c]] functions>> */
 const char viz_letters[] = "abcdefghijklmnopqrstuvwxyz .ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
 int viz_letter_token(const char *character, size_t length, size_t vocab)
@@ -143,6 +150,7 @@ void viz_letter_label(int token, char label[8])
     else
         snprintf(label, 8, "%d", token);
 }
+/* <<[[trained.c]] functions>> */
 static void find_copy(mha_induction_batch *b, size_t n)
 {
     size_t best = 0, from = 0, to = 0;
@@ -159,6 +167,7 @@ static void find_copy(mha_induction_batch *b, size_t n)
     if (best >= 2)
         memset(b->predictable + to, 1, best - 1);
 }
+/* <<[[trained.c]] functions>> */
 static size_t take_letters(const viz_trained *m, const char *text, int *tokens, size_t most,
                            char *left, size_t size, size_t *count)
 {
@@ -208,6 +217,7 @@ mha_status viz_trained_set_text(viz_trained *m, const char *text, char *message,
     viz_trained_go_to(m, n);
     return MHA_OK;
 }
+/* <<[[trained.c]] functions>> */
 static void apply_removed(viz_trained *m)
 {
     const size_t H = m->model.heads, E = m->model.embed_dim, D = E / H;
@@ -236,6 +246,7 @@ void viz_trained_restore(viz_trained *m)
     m->removed = 0;
     apply_removed(m);
 }
+/* <<[[trained.c]] functions>> */
 void viz_trained_go_to(viz_trained *m, size_t step)
 {
     const size_t T = m->model.length, V = m->model.vocab, HTT = m->model.heads * T * T;
@@ -259,6 +270,7 @@ void viz_trained_go_to(viz_trained *m, size_t step)
         m->predicted[i] = i < m->step ? (int)best : -1;
     }
 }
+/* <<[[trained.c]] functions>> */
 size_t viz_top_tokens(const float *logits, size_t V, size_t k, int *tokens,
                       double *probabilities)
 {

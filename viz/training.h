@@ -7,10 +7,12 @@
 #include "learning.h"
 #include "viz.h"
 
+/* <<[[training.h]] constants>> */
 enum { VIZ_LEARN_VOCAB = 64, VIZ_LEARN_LENGTH = 32, VIZ_LEARN_EMBED = 32, VIZ_LEARN_HEADS = 2,
        VIZ_LEARN_LAYERS = 2, VIZ_LEARN_BATCH = 32, VIZ_PROBE_BATCH = 16,
        VIZ_TRAIN_MAX_STEPS = 5000 };
 #define VIZ_INDUCTION_THRESHOLD 0.5
+/* <<[[training.h]] the snapshot and the worker>> */
 typedef struct viz_snapshot {
     size_t step;                   /* training steps taken */
     mha_status failed;             /* what stopped the worker; MHA_OK while it trains */
@@ -21,6 +23,7 @@ typedef struct viz_snapshot {
     mha_head_scores scores;            /* on the whole probe batch */
     float *loss, *accuracy, *previous, *induction;   /* (VIZ_TRAIN_MAX_STEPS) each */
 } viz_snapshot;
+/* <<[[training.h]] the snapshot and the worker>> */
 typedef struct viz_trainer {
     mha_induction_trainer run;                 /* the worker's: nobody else touches it */
     SDL_mutex *lock;                       /* guards everything below */
@@ -31,6 +34,7 @@ typedef struct viz_trainer {
     size_t stop_at;                        /* the worker pauses after this many steps */
     SDL_Thread *thread;
 } viz_trainer;
+/* <<[[training.h]] the snapshot and the worker>> */
 mha_status viz_snapshot_init(viz_snapshot *s, size_t count, size_t weights);
 void viz_snapshot_free(viz_snapshot *s);
 mha_status viz_trainer_init(viz_trainer *t, uint64_t seed);
@@ -41,6 +45,7 @@ int viz_trainer_take(viz_trainer *t, viz_snapshot *into, int wait);
 void viz_trainer_wait(viz_trainer *t, size_t step);
 void viz_trainer_wait_idle(viz_trainer *t);
 size_t viz_induction_step(const float *induction, size_t steps);
+/* <<[[training.h]] the trained model>> */
 typedef struct viz_trained {
     mha_induction_model model;                 /* loaded from the checkpoint */
     mha_learning_workspace ws;                 /* for one sequence */
@@ -58,6 +63,7 @@ typedef struct viz_trained {
     uint64_t state;                        /* for new sequences */
     char dir[256];
 } viz_trained;
+/* <<[[training.h]] the trained model>> */
 /* name (a folder relative to a tree) in the working directory if it holds a model.txt,
    else in the nearest folder at or above the program's that holds name/model.txt: 1 and
    the path in dir, or 0 if none does or the path is longer than size */
@@ -75,11 +81,14 @@ void viz_letter_label(int token, char label[8]);
 mha_status viz_trained_set_text(viz_trained *m, const char *text, char *message, size_t size);
 MHA_MUST_CHECK mha_status viz_trained_switch_head(viz_trained *m, size_t k);
 void viz_trained_restore(viz_trained *m);
+/* <<[[training.h]] the trained model>> */
 enum { VIZ_TOP_TOKENS = 5 };
 size_t viz_top_tokens(const float *logits, size_t V, size_t k, int *tokens,
                       double *probabilities);
 size_t viz_learning_position(const viz_state *s, size_t focus, size_t rows, size_t fallback);
+/* <<[[training.h]] the modes>> */
 extern const viz_mode viz_trained_mode, viz_training_mode;
+/* <<[[training.h]] the modes>> */
 typedef struct viz_training {
     viz_trainer trainer;                   /* the worker; its thread starts on entering */
     viz_snapshot view;                     /* the window's copy of the latest snapshot */
@@ -95,6 +104,7 @@ typedef struct viz_training {
     size_t finish;                         /* the step it stops at, paced or not */
 } viz_training;
 viz_training *viz_training_of(const viz_state *s);
+/* <<[[training.h]] the picture>> */
 typedef struct viz_learning_layout {
     int width, height;
     size_t layers, heads, length;                         /* the model's, and its T */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include "viz.h"
 
+/* <<[[view.c]] functions>> */
 void viz_masked_cell(viz_view *v, SDL_Rect c)
 {
     viz_fill(v, c, viz_masked);
@@ -35,6 +36,7 @@ static void draw_map(viz_view *v, const viz_state *s, size_t h, SDL_Rect map)
         SDL_RenderDrawLine(v->renderer, map.x, map.y + map.h - 1, map.x + map.w - 1, map.y);
     }
 }
+/* <<[[view.c]] functions>> */
 static void draw_labels(viz_view *v, const viz_state *s, SDL_Rect map)
 {
     const size_t L = s->length;
@@ -60,6 +62,7 @@ static void draw_labels(viz_view *v, const viz_state *s, SDL_Rect map)
         viz_outline(v, row, viz_selected, 2);
     }
 }
+/* <<[[view.c]] functions>> */
 static void draw_caption(viz_view *v, const viz_state *s, const viz_layout *l)
 {
     const SDL_Rect c = l->caption;
@@ -77,6 +80,7 @@ static void draw_caption(viz_view *v, const viz_state *s, const viz_layout *l)
     viz_text(v, v->small, "rows: queries, one per decoded token", c.x + 8,
              l->big.y + l->big.h / 2, 2, viz_ink, 1);
 }
+/* <<[[view.c]] functions>> */
 void viz_draw_legend(viz_view *v, const viz_state *s, SDL_Rect r)
 {
     viz_draw_legend_titled(v, s, r, "weight 1");
@@ -93,6 +97,7 @@ void viz_draw_legend_titled(viz_view *v, const viz_state *s, SDL_Rect r, const c
     viz_text(v, v->small, viz_colour_map_names[s->colour_map], r.x, r.y + r.h + 12, 0,
              viz_dim, 0);
 }
+/* <<[[view.c]] functions>> */
 static void draw_top_line(viz_view *v, const viz_state *s, const viz_layout *l)
 {
     char line[256];
@@ -102,6 +107,7 @@ static void draw_top_line(viz_view *v, const viz_state *s, const viz_layout *l)
     viz_text(v, v->font, line, 14, 20, 0, viz_ink, 0);
     viz_text(v, v->font, "press ? for help", l->width - 14, 20, 1, viz_dim, 0);
 }
+/* <<[[view.c]] functions>> */
 static void describe_hover(const viz_state *s, char *line, size_t size)
 {
     const int h = s->hover_head, i = s->hover_row, j = s->hover_col;
@@ -123,6 +129,7 @@ static void describe_hover(const viz_state *s, char *line, size_t size)
                  s->tokens[j], j, viz_score(s, (size_t)h, (size_t)i, (size_t)j), w);
     }
 }
+/* <<[[view.c]] functions>> */
 static void draw_status(viz_view *v, const viz_state *s, const viz_layout *l)
 {
     char line[512];
@@ -138,6 +145,7 @@ static void draw_status(viz_view *v, const viz_state *s, const viz_layout *l)
         return;                                     /* zoomed in: the first line alone */
     viz_engineering_line(s, line, sizeof line);
     viz_text_fit(v, v->font, line, 14, y + 32, l->width - 28, s->engineering ? viz_ink : viz_dim);
+    /* <<describe the switches and the ablation in [[line]]>> */
     int n = snprintf(line, sizeof line, "causal mask %s    padding demo %s",
                      s->causal ? "on" : "off", s->padding ? "on" : "off");
     if (s->ablated != 0) {
@@ -149,6 +157,7 @@ static void draw_status(viz_view *v, const viz_state *s, const viz_layout *l)
                  100 * s->output_change);
     }
     viz_text_fit(v, v->font, line, 14, y + 56, l->width - 28, viz_ink);
+    /* <<draw the temperature slider>> */
     const SDL_Rect r = l->slider;
     viz_fill(v, r, viz_undecoded);
     const int knob = r.x + (int)lround(r.w * viz_slider_place(s->temperature));
@@ -160,6 +169,7 @@ static void draw_status(viz_view *v, const viz_state *s, const viz_layout *l)
     viz_text_fit(v, v->small, line, r.x + r.w + 12, r.y + r.h / 2, l->width - r.x - r.w - 24,
                  viz_dim);
 }
+/* <<[[view.c]] functions>> */
 static void draw_tooltip(viz_view *v, const viz_state *s, const viz_layout *l)
 {
     const int h = s->hover_head;
@@ -185,6 +195,7 @@ static void draw_tooltip(viz_view *v, const viz_state *s, const viz_layout *l)
     viz_outline(v, (SDL_Rect){x, y, w, th + 8}, viz_dim, 1);
     viz_text_fit(v, v->small, line, x + 8, y + 4 + th / 2, w - 16, viz_emphasis);
 }
+/* <<[[view.c]] functions>> */
 void viz_draw_sentence(viz_view *v, const viz_state *s, const void *data, int width, int height)
 {
     (void)data;

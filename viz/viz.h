@@ -11,6 +11,7 @@
 #include "palette.h"
 #include "plumbing.h"
 
+/* <<[[viz.h]] layout>> */
 enum { VIZ_MIN_WIDTH = 640, VIZ_MIN_HEIGHT = 480 };     /* the smallest window that fits */
 typedef struct viz_layout {
     int width, height;                   /* the window */
@@ -36,18 +37,23 @@ int viz_maps_hit(const SDL_Rect *maps, int count, const SDL_Rect *big, size_t L,
                  int x, int y, int *head, int *row, int *col);
 SDL_Rect viz_word_box(const viz_layout *layout, size_t k);
 int viz_hit_word(const viz_layout *layout, const viz_state *s, int x, int y);
+/* <<[[viz.h]] input>> */
 enum { VIZ_ACTIONS_PER_EVENT = 3 };
 extern const char *const viz_help[][3];          /* key, the modes' keys, what it does */
 extern const size_t viz_help_count;
 size_t viz_actions_from_event(const viz_state *s, const SDL_Event *event,
                               const viz_layout *layout, viz_action actions[]);
 void viz_handle_event(viz_state *s, const SDL_Event *event, const viz_layout *layout);
+/* <<[[viz.h]] the view>> */
 void viz_masked_cell(viz_view *v, SDL_Rect c);    /* near-black, hatched if 4 pixels or more */
+/* <<[[viz.h]] the view>> */
 void viz_draw_legend(viz_view *v, const viz_state *s, SDL_Rect r);
 void viz_draw_legend_titled(viz_view *v, const viz_state *s, SDL_Rect r, const char *top);
+/* <<[[viz.h]] the view>> */
 void viz_draw_sentence(viz_view *v, const viz_state *s, const void *data,
                        int width, int height);
 void viz_draw(viz_view *v, const viz_state *s, const viz_layout *layout);
+/* <<[[viz.h]] the view>> */
 enum { VIZ_HELP_LINES = 96, VIZ_HELP_KEYS = 120, VIZ_HELP_LINE = 22 };
 typedef struct viz_help_line { const char *key; char text[160]; } viz_help_line;
 typedef struct viz_help_page {
@@ -57,10 +63,13 @@ typedef struct viz_help_page {
 } viz_help_page;
 size_t viz_help_lines(viz_view *v, const viz_state *s, int width, viz_help_line *lines);
 viz_help_page viz_help_place(const viz_state *s, const viz_layout *l, size_t lines);
+/* <<[[viz.h]] the view>> */
 void viz_draw_words(viz_view *v, const viz_state *s, const viz_layout *layout);
 void viz_draw_breakdown(viz_view *v, const viz_state *s, const viz_layout *layout);
+/* <<[[viz.h]] the program>> */
 enum { VIZ_EXIT_OK = 0, VIZ_EXIT_FAILURE = 1, VIZ_EXIT_USAGE = 2, VIZ_EXIT_NO_DISPLAY = 3 };
 int viz_main(int argc, char **argv);
+/* <<[[viz.h]] the program>> */
 typedef struct viz_window {
     SDL_Renderer *renderer;
     viz_view view;
@@ -69,5 +78,6 @@ typedef struct viz_window {
     int fullscreen;                      /* what the window was last told */
 } viz_window;
 void viz_window_frame(viz_state *s, viz_window *window);
+/* <<[[viz.h]] the program>> */
 void viz_window_fit(int *width, int *height, int room_width, int room_height);
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "training.h"
 
+/* <<[[worker.c]] functions>> */
 mha_status viz_snapshot_init(viz_snapshot *s, size_t count, size_t weights)
 {
     memset(s, 0, sizeof *s);
@@ -26,6 +27,7 @@ void viz_snapshot_free(viz_snapshot *s)
     free(s->loss); free(s->accuracy); free(s->previous); free(s->induction);
     memset(s, 0, sizeof *s);
 }
+/* <<[[worker.c]] functions>> */
 size_t viz_induction_step(const float *induction, size_t steps)
 {
     for (size_t k = 0; k < steps; k++)
@@ -33,6 +35,7 @@ size_t viz_induction_step(const float *induction, size_t steps)
             return k + 1;
     return 0;
 }
+/* <<[[worker.c]] functions>> */
 static mha_head_scores measure_probe(viz_trainer *t, double *best_previous, double *best_induction,
                                      mha_status *status)
 {
@@ -45,6 +48,7 @@ static mha_head_scores measure_probe(viz_trainer *t, double *best_previous, doub
     }
     return scores;
 }
+/* <<[[worker.c]] functions>> */
 static mha_status publish(viz_trainer *t, const mha_train_stats *stats)
 {
     const size_t P = VIZ_PROBE_BATCH, HTT = VIZ_LEARN_HEADS * VIZ_LEARN_LENGTH * VIZ_LEARN_LENGTH;
@@ -74,6 +78,7 @@ static mha_status publish(viz_trainer *t, const mha_train_stats *stats)
     SDL_CondBroadcast(t->changed);
     return MHA_OK;
 }
+/* <<[[worker.c]] functions>> */
 static int train_in_background(void *data)
 {
     viz_trainer *t = data;
@@ -91,6 +96,7 @@ static int train_in_background(void *data)
         if (t->quit)
             break;
         if (t->reset) {
+            /* <<start the run again and publish its first snapshot>> */
             t->reset = 0;
             if (mha_induction_trainer_restart(&t->run) != MHA_OK) {
                 t->quit = 1;                          /* out of memory: stop training */
@@ -119,6 +125,7 @@ static int train_in_background(void *data)
     SDL_UnlockMutex(t->lock);
     return 0;
 }
+/* <<[[worker.c]] functions>> */
 mha_status viz_trainer_init(viz_trainer *t, uint64_t seed)
 {
     const size_t HTT = VIZ_LEARN_HEADS * VIZ_LEARN_LENGTH * VIZ_LEARN_LENGTH;
@@ -144,6 +151,7 @@ mha_status viz_trainer_init(viz_trainer *t, uint64_t seed)
         viz_trainer_free(t);
     return status;
 }
+/* <<[[worker.c]] functions>> */
 int viz_trainer_start(viz_trainer *t)
 {
     if (t->thread == NULL)
@@ -166,6 +174,7 @@ void viz_trainer_free(viz_trainer *t)
     mha_induction_trainer_free(&t->run);
     memset(t, 0, sizeof *t);
 }
+/* <<[[worker.c]] functions>> */
 void viz_trainer_request(viz_trainer *t, int pause, int reset, size_t stop_at)
 {
     SDL_LockMutex(t->lock);
@@ -178,6 +187,7 @@ void viz_trainer_request(viz_trainer *t, int pause, int reset, size_t stop_at)
     SDL_CondBroadcast(t->changed);
     SDL_UnlockMutex(t->lock);
 }
+/* <<[[worker.c]] functions>> */
 int viz_trainer_take(viz_trainer *t, viz_snapshot *into, int wait)
 {
     if (wait ? SDL_LockMutex(t->lock) != 0 : SDL_TryLockMutex(t->lock) != 0)
@@ -197,6 +207,7 @@ int viz_trainer_take(viz_trainer *t, viz_snapshot *into, int wait)
     SDL_UnlockMutex(t->lock);
     return 1;
 }
+/* <<[[worker.c]] functions>> */
 void viz_trainer_wait(viz_trainer *t, size_t step)
 {
     SDL_LockMutex(t->lock);
@@ -204,6 +215,7 @@ void viz_trainer_wait(viz_trainer *t, size_t step)
         SDL_CondWait(t->changed, t->lock);
     SDL_UnlockMutex(t->lock);
 }
+/* <<[[worker.c]] functions>> */
 void viz_trainer_wait_idle(viz_trainer *t)
 {
     SDL_LockMutex(t->lock);

@@ -20,6 +20,7 @@
 #include "printable.h"
 #include "wrap_alloc.h"
 
+/* <<[[alloc_sweep.c]] the failing allocator>> */
 static long fail_at;     /* the allocation that fails, counted from 1; 0: none fails */
 static long made;        /* allocations asked for since the count began */
 static int counting;
@@ -32,6 +33,7 @@ int alloc_fail_now(void)
     n = ++made;
     return n == fail_at;
 }
+/* <<[[alloc_sweep.c]] the objects>> */
 static char dir[64], path[128];
 static char message[512];
 static float *fill(size_t n, unsigned seed, float scale)
@@ -82,6 +84,7 @@ static mha_train_stats stats;
 static mha_head_scores scores;
 static mha_npy array;
 static lm_provenance provenance = {7, "-", "-"};
+/* <<[[alloc_sweep.c]] the calls>> */
 static size_t dir_entries(void)
 {
     DIR *d = opendir(dir);
@@ -298,6 +301,7 @@ static mha_status call_bpe_read(void)
 {
     return bpe_files_read(lm_dir, &tokenizer_made, message, sizeof message);
 }
+/* <<[[alloc_sweep.c]] the calls>> */
 static char wide_path[128];
 static int write_wide(const char *to)
 {
@@ -323,6 +327,7 @@ static mha_status call_npy_read_wide(void)
 {
     return mha_npy_read(wide_path, &array, message, sizeof message);
 }
+/* <<[[alloc_sweep.c]] the calls>> */
 static ngram_model ngram_made;
 static mha_status call_ngram_count(void)
 {
@@ -447,6 +452,7 @@ static int setup_more(void)
         return fprintf(stderr, "alloc-sweep: setting up: %s\n", message), 1;
     return setup_files();
 }
+/* <<[[alloc_sweep.c]] the calls>> */
 static char state_dir[64], layer_dir[64];
 static lm_adamw moments, moments_in;
 static const lm_run run = {{BPE_BYTES + 12, 8, 16, 2, 2, 32}, 40, 4, 2, 10, 7, 3e-3, 0.25, 11,
@@ -548,6 +554,7 @@ static int setup_files(void)
         return fprintf(stderr, "alloc-sweep: setting up the files: %s\n", message), 1;
     return 0;
 }
+/* <<[[alloc_sweep.c]] the cases>> */
 typedef struct sweep_case {
     char name[40];
     mha_status (*call)(void);
@@ -557,6 +564,7 @@ typedef struct sweep_case {
     size_t out_bytes;
     int writes;                /* a writer: the directory must be left as it was */
 } sweep_case;
+/* <<[[alloc_sweep.c]] the setup>> */
 static int setup(void)
 {
     const size_t n3 = 3 * E * E;
@@ -638,6 +646,7 @@ static int setup(void)
         return fprintf(stderr, "alloc-sweep: setting up: %s\n", message), 1;
     return setup_more();
 }
+/* <<[[alloc_sweep.c]] the sweep>> */
 typedef struct sweep_result {
     long allocations, failed, other, absorbed;
 } sweep_result;
@@ -711,6 +720,7 @@ static int sweep(const sweep_case *c, sweep_result *r)
     free(want);
     return bad;
 }
+/* <<[[alloc_sweep.c]] the program>> */
 int main(int argc, char **argv)
 {
     const char *tex = argc == 3 && strcmp(argv[1], "--tex") == 0 ? argv[2] : NULL;

@@ -15,6 +15,7 @@
 #include "npy.h"
 #include "output.h"
 
+/* <<[[io_sweep.c]] the failing system calls>> */
 enum fault { NOSPACE_FFLUSH, EIO_FSYNC, EIO_FCLOSE, EIO_RENAME, SHORT_WRITE, NOSPACE_WRITE,
              EINTR_WRITE, NOMEM_FDOPEN, EMFILE_OPEN, EIO_LINKAT, FAULTS,
              SHRINKING_FREAD = FAULTS };                     /* the reader's only */
@@ -67,6 +68,7 @@ ssize_t __wrap_write(int fd, const void *p, size_t n)
     errno = fault == EINTR_WRITE ? EINTR : ENOSPC;
     return -1;
 }
+/* <<[[io_sweep.c]] the failing system calls>> */
 FILE *__real_fdopen(int fd, const char *mode);
 int __real_open(const char *path, int flags, ...);
 int __real_linkat(int from_dir, const char *from, int to_dir, const char *to, int flags);
@@ -98,6 +100,7 @@ size_t __wrap_fread(void *bytes, size_t size, size_t n, FILE *file)
 {
     return __real_fread(bytes, size, fail_now(9) ? n / 2 : n, file);
 }
+/* <<[[io_sweep.c]] the writers>> */
 static char root[64], message[512];
 static mha_induction_model induction[2];
 static lm_model model[2];
@@ -163,6 +166,7 @@ static const io_case cases[] = {
     {"mha_npy_write", write_npy, 0}, {"induction_checkpoint_write", write_checkpoint, 1},
     {"bpe_files_write", write_tokenizer, 1}, {"lm_model_put", write_model, 1},
     {"mha_output_file", write_text, 1}};
+/* <<[[io_sweep.c]] a directory's contents>> */
 typedef struct snapshot {
     char *bytes;
     size_t n;
@@ -202,6 +206,7 @@ static int same(snapshot a, snapshot b)
 {
     return a.n == b.n && (a.n == 0 || memcmp(a.bytes, b.bytes, a.n) == 0);
 }
+/* <<[[io_sweep.c]] the sweep>> */
 static int sweep(const io_case *c, enum fault f, long *points)
 {
     char dir[128], fresh[128];

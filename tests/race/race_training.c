@@ -22,6 +22,7 @@ int main(void)
     }
     viz_training *g = viz_training_of(&s);
     viz_trainer_request(&g->trainer, -1, 0, 2);
+    /* <<tick like a window until the run after a reset has two steps>> */
     size_t frames = 0;
     int reset = 0;
     while (!reset || g->view.step < 2) {
@@ -33,6 +34,7 @@ int main(void)
     }
     printf("race: %zu frames while the worker trained, paused and reset; %zu steps\n",
            frames, g->view.step);
+    /* <<race the held-out loss against the window>> */
     {
         char path[] = "/tmp/mha-race-valid-XXXXXX", message[600] = "";
         const int fd = mkstemp(path);

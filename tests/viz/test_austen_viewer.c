@@ -34,6 +34,7 @@ static void type(viz_state *s, const char *text)
     viz_act(s, &(viz_action){.kind = VIZ_TYPE, .text = text});
     viz_act(s, &(viz_action){.kind = VIZ_ACCEPT, .key = 1});
 }
+/* <<austen viewer tests>> */
 Test(austen_viewer, the_grid_has_a_titled_map_for_every_head) {
     viz_state s;
     const viz_austen *a = enter(&s);
@@ -71,6 +72,7 @@ Test(austen_viewer, the_grid_has_a_titled_map_for_every_head) {
     cr_expect_eq(rows, N * H);
     viz_free(&s);
 }
+/* <<austen viewer tests>> */
 Test(austen_viewer, a_click_on_a_piece_makes_it_the_query) {
     viz_state s;
     viz_austen *a = enter(&s);
@@ -93,6 +95,7 @@ Test(austen_viewer, a_click_on_a_piece_makes_it_the_query) {
     cr_expect_eq(viz_austen_query(a), a->count - 1, "a click beside everything");
     viz_free(&s);
 }
+/* <<austen viewer tests>> */
 Test(austen_viewer, w_scales_each_row_to_its_largest_weight) {
     viz_state s;
     viz_austen *a = enter(&s);
@@ -126,6 +129,7 @@ Test(austen_viewer, w_scales_each_row_to_its_largest_weight) {
     }
     viz_free(&s);
 }
+/* <<austen viewer tests>> */
 Test(austen_viewer, every_small_map_shows_its_scores_in_its_empty_corner) {
     viz_state s;
     viz_austen *a = enter(&s);
@@ -150,6 +154,7 @@ Test(austen_viewer, every_small_map_shows_its_scores_in_its_empty_corner) {
     cr_expect_str_eq(text, "", "a head without its induction score");
     viz_free(&s);
 }
+/* <<austen viewer tests>> */
 Test(austen_viewer, typed_text_is_shown_as_its_pieces) {
     viz_state s;
     viz_austen *a = enter(&s);
@@ -191,6 +196,7 @@ Test(austen_viewer, typed_text_is_shown_as_its_pieces) {
     }
     viz_free(&s);
 }
+/* <<austen viewer tests>> */
 static const float *sorted_logits;
 static int by_logit(const void *x, const void *y)
 {
@@ -245,6 +251,7 @@ Test(austen_viewer, the_breakdown_is_the_heads_row_and_the_models_top_five) {
     free(w);
     viz_free(&s);
 }
+/* <<austen viewer tests>> */
 Test(austen_viewer, the_readout_of_a_cell_makes_its_weight) {
     viz_state s;
     viz_austen *a = enter(&s);
@@ -297,6 +304,7 @@ Test(austen_viewer, the_readout_of_a_cell_makes_its_weight) {
     free(w);
     viz_free(&s);
 }
+/* <<austen viewer tests>> */
 static void generate(viz_state *s, viz_austen *a, int *ids, size_t *n)
 {
     for (int k = 0; k < 12; k++)
@@ -324,6 +332,7 @@ Test(austen_viewer, generation_is_the_same_for_a_seed_and_differs_for_another) {
     cr_expect_neq(memcmp(first, other, n1 * sizeof *first), 0, "another seed, other pieces");
     viz_free(&s);
 }
+/* <<austen viewer tests>> */
 Test(austen_viewer, removing_a_head_changes_the_next_piece_and_restoring_restores_it) {
     viz_state s;
     viz_austen *a = enter(&s);
@@ -366,6 +375,7 @@ Test(austen_viewer, removing_a_head_changes_the_next_piece_and_restoring_restore
     free(maps);
     viz_free(&s);
 }
+/* <<austen viewer tests>> */
 Test(austen_viewer, the_viewer_starts_with_the_model_when_it_is_there) {
     viz_state s;
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
@@ -384,6 +394,7 @@ Test(austen_viewer, the_viewer_starts_with_the_model_when_it_is_there) {
               "%zu", pieces, a->count);
     viz_free(&s);
 }
+/* <<austen viewer tests>> */
 static const char passage[] =
     "It is a truth universally acknowledged, that a single man in possession of a good "
     "fortune, must be in want of a wife. However little known the feelings or views of such "
@@ -466,6 +477,7 @@ Test(austen_viewer, the_held_out_loss_is_measured_in_the_background) {
     cr_expect(a->loss == newer && a->loss_kind == 1, "%.17g %.17g", a->loss, newer);
     cr_expect_eq(lm_heads_removed(&a->model), 2);
     cr_expect_str_eq(viz_austen_path(a), "by whole passes");
+    /* <<expect a picture to wait for the loss>> */
     press(&s, SDLK_u);
     shown_until_measured(&s, a, NAN);
     const size_t third[1] = {3 * H + 1};
@@ -477,6 +489,7 @@ Test(austen_viewer, the_held_out_loss_is_measured_in_the_background) {
     cr_expect(!a->updating && a->loss == alone, "%.17g %.17g", a->loss, alone);
     viz_free(&s);
 }
+/* <<austen viewer tests>> */
 static void expect_apart(const SDL_Rect *r, size_t n, int width, int bottom, const char *what)
 {
     for (size_t a = 0; a < n; a++) {
@@ -561,6 +574,7 @@ Test(austen_viewer, every_part_fits_and_zoom_grows_the_map) {
     }
     viz_free(&s);
 }
+/* <<austen viewer tests>> */
 Test(austen_viewer, zoomed_for_a_hall_the_smallest_text_is_read_from_the_back) {
     static const int sizes[][2] = {{640, 480}, {800, 600}, {1024, 768}, {1920, 1080},
                                    {2560, 1440}};
@@ -594,6 +608,7 @@ Test(austen_viewer, zoomed_for_a_hall_the_smallest_text_is_read_from_the_back) {
     }
     viz_free(&s);
 }
+/* <<austen viewer tests>> */
 Test(austen_viewer, the_frame_marks_the_removed_and_the_enlarged_heads) {
     viz_state s;
     viz_austen *a = enter(&s);
@@ -645,6 +660,7 @@ Test(austen_viewer, the_frame_marks_the_removed_and_the_enlarged_heads) {
     SDL_FreeSurface(gone);
     viz_free(&s);
 }
+/* <<austen viewer tests>> */
 Test(austen_viewer, the_enlarged_map_names_its_pieces) {
     viz_state s;
     viz_austen *a = enter(&s);
@@ -667,6 +683,7 @@ Test(austen_viewer, the_enlarged_map_names_its_pieces) {
     SDL_FreeSurface(f);
     viz_free(&s);
 }
+/* <<austen viewer tests>> */
 Test(austen_viewer, the_sampling_and_the_query_change_as_their_keys_say) {
     viz_state s;
     viz_austen *a = enter(&s);
@@ -701,6 +718,7 @@ Test(austen_viewer, the_sampling_and_the_query_change_as_their_keys_say) {
     cr_expect_eq(viz_austen_query(a), 0);
     viz_free(&s);
 }
+/* <<austen viewer tests>> */
 Test(austen_viewer, each_piece_is_labelled_by_its_bytes) {
     static const bpe_pair merges[] = {{0xC3, 0xA9}, {0x9D, 0xB1}, {256, 257},
                                       {0x9D, 0xC3}, {0xC3, 'a'}};
@@ -726,6 +744,7 @@ Test(austen_viewer, each_piece_is_labelled_by_its_bytes) {
     cr_expect_null(viz_austen_punctuation_name("a"));
     cr_expect_null(viz_austen_punctuation_name(""));
 }
+/* <<austen viewer tests>> */
 Test(austen_viewer, the_keys_of_playing_typing_and_pointing) {
     viz_state s;
     viz_austen *a = enter(&s);
@@ -753,6 +772,7 @@ Test(austen_viewer, the_keys_of_playing_typing_and_pointing) {
     cr_expect_float_eq(a->rate, 0.8 / 0.3 + 0.2 / 0.25, 1e-12, "the rate moves a fifth");
     press(&s, SDLK_SPACE);
     cr_expect(!s.playing);
+    /* <<erase and cancel in the text entry>> */
     viz_act(&s, &(viz_action){.kind = VIZ_START_TYPING, .key = 1});
     viz_act(&s, &(viz_action){.kind = VIZ_ERASE, .key = 1});
     cr_expect(s.typing && s.typed[0] == '\0', "erasing nothing: '%s'", s.typed);
@@ -769,6 +789,7 @@ Test(austen_viewer, the_keys_of_playing_typing_and_pointing) {
               "%zu bytes", strlen(s.typed));
     press(&s, SDLK_ESCAPE);
     cr_expect(!s.typing && a->count == prompt + 2, "escape: the text as it was");
+    /* <<point at cells of the enlarged map>> */
     viz_layout sentence;
     viz_layout_compute(&s, 1280, 800, &sentence);
     austen_layout l;
@@ -803,6 +824,7 @@ Test(austen_viewer, the_keys_of_playing_typing_and_pointing) {
     SDL_FreeSurface(said);
     viz_free(&s);
 }
+/* <<austen viewer tests>> */
 Test(austen_viewer, a_text_on_the_command_line_follows_the_view_s_rules,
      .init = cr_redirect_stderr) {
     char forty[400] = "", many[400] = "", *png = "/tmp/mha-viz-text.png";
@@ -828,6 +850,7 @@ Test(austen_viewer, a_text_on_the_command_line_follows_the_view_s_rules,
     cr_expect_str_eq(out, "mha-viz: --text: a sentence is 1 to 32 words\n"
                           "mha-viz: --text: 300 pieces; the model's context holds 128\n");
 }
+/* <<austen viewer tests>> */
 Test(austen_viewer, hover_points_into_the_enlarged_head) {
     viz_state s;
     viz_austen *a = enter(&s);
@@ -842,6 +865,7 @@ Test(austen_viewer, hover_points_into_the_enlarged_head) {
     cr_expect_eq(s.hover_head, (int)a->focus);
     viz_free(&s);
 }
+/* <<austen viewer tests>> */
 Test(austen_viewer, a_picture_waits_for_the_loss_a_removal_asked_for) {
     viz_state s;
     viz_austen *a = enter_with_held_out_passage(&s);
@@ -857,6 +881,7 @@ Test(austen_viewer, a_picture_waits_for_the_loss_a_removal_asked_for) {
     cr_expect(a->loss != whole, "the loss without the head is %g, with it %g", a->loss, whole);
     viz_free(&s);
 }
+/* <<austen viewer tests>> */
 /* Types the first two sentences of Emma, more pieces than a line holds. */
 static void type_opening_of_emma(viz_state *s, const viz_austen *a)
 {
@@ -885,6 +910,7 @@ Test(austen_viewer, pieces_wrap_and_stop_at_the_strip_s_end) {
     SDL_FreeSurface(text);
     viz_free(&s);
 }
+/* <<austen viewer tests>> */
 Test(austen_viewer, the_strip_scrolls_to_keep_the_query_in_sight) {
     viz_state s;
     viz_austen *a = enter(&s);
@@ -918,6 +944,7 @@ Test(austen_viewer, the_strip_scrolls_to_keep_the_query_in_sight) {
     TTF_Quit();
     viz_free(&s);
 }
+/* <<austen viewer tests>> */
 Test(austen_viewer, the_piece_that_comes_next_is_marked) {
     viz_state s;
     viz_austen *a = enter(&s);
@@ -944,6 +971,7 @@ Test(austen_viewer, the_piece_that_comes_next_is_marked) {
     }
     viz_free(&s);
 }
+/* <<austen viewer tests>> */
 static void write_small_model(const char *dir, const bpe *tokenizer, size_t context)
 {
     lm_model m;
@@ -965,6 +993,7 @@ static void write_small_model(const char *dir, const bpe *tokenizer, size_t cont
     cr_assert_eq(status, MHA_OK, "%s", message);
     lm_model_free(&m);
 }
+/* <<austen viewer tests>> */
 Test(austen_viewer, models_the_view_cannot_show_or_shows_without_the_study) {
     lm_model real;
     bpe tokenizer;
@@ -997,6 +1026,7 @@ Test(austen_viewer, models_the_view_cannot_show_or_shows_without_the_study) {
               a->count);
     viz_austen_free(a);
     free(a);
+    /* <<show the model of a context just long enough for the prompt>> */
     char path[] = "/tmp/mha-valid-XXXXXX";
     const int fd = mkstemp(path);
     cr_assert(fd >= 0 && write(fd, "Emma.\n", 6) == 6);
@@ -1033,6 +1063,7 @@ Test(austen_viewer, models_the_view_cannot_show_or_shows_without_the_study) {
         cr_expect_eq(system(command), 0);
     }
 }
+/* <<austen viewer tests>> */
 #include <fcntl.h>
 #include <sys/stat.h>
 #include "bpe_files.h"
@@ -1075,6 +1106,7 @@ Test(austen_viewer, a_fifo_or_a_device_as_a_table_is_refused_at_once, .timeout =
     snprintf(command, sizeof command, "rm -rf %s", dir);
     cr_expect_eq(system(command), 0);
 }
+/* <<austen viewer tests>> */
 Test(austen_viewer, a_path_too_long_is_refused_and_a_long_one_keeps_its_reason) {
     static char path[VIZ_AUSTEN_PATH + 64];
     size_t n = (size_t)snprintf(path, sizeof path, "%s", MODEL);

@@ -8,6 +8,7 @@
 #include "training.h"
 #include "frame.h"
 
+/* <<[[test_explain.c]] functions the tests share>> */
 static void press(viz_state *s, SDL_Keycode sym)
 {
     SDL_Event e = {.type = SDL_KEYDOWN};
@@ -28,6 +29,7 @@ static double row_top(const viz_state *s, size_t h, size_t i)   /* largest weigh
         top = fmax(top, s->weights[(h * L + i) * L + j]);
     return top;
 }
+/* <<[[test_explain.c]] functions the tests share>> */
 static int inside(SDL_Rect r, int width, int bottom)
 {
     return r.x >= 0 && r.y >= 0 && r.w > 0 && r.h > 0 && r.x + r.w <= width &&
@@ -45,6 +47,7 @@ static void expect_apart(const SDL_Rect *r, const char *const *names, int n, int
                       names[a], names[b]);
     }
 }
+/* <<[[test_explain.c]] tests>> */
 Test(explain, the_temperature_reaches_every_designed_head) {
     viz_state s;
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
@@ -80,6 +83,7 @@ Test(explain, the_temperature_reaches_every_designed_head) {
         cr_expect_float_eq(viz_slider_place(viz_slider_temperature(along)), along, 1e-12);
     viz_free(&s);
 }
+/* <<[[test_explain.c]] tests>> */
 Test(explain, timing_a_step_leaves_the_cache_as_one_run) {
     viz_state s;
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
@@ -97,6 +101,7 @@ Test(explain, timing_a_step_leaves_the_cache_as_one_run) {
     }
     viz_free(&s);
 }
+/* <<[[test_explain.c]] tests>> */
 Test(explain, the_average_head_s_empty_charts_say_why) {
     enum { D = MHA_DESIGNED_HEAD_DIM };
     viz_state s;
@@ -119,6 +124,7 @@ Test(explain, the_average_head_s_empty_charts_say_why) {
     }
     viz_free(&s);
 }
+/* <<[[test_explain.c]] tests>> */
 Test(explain, the_breakdown_adds_up_to_the_weight) {
     viz_state s;
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
@@ -147,6 +153,7 @@ Test(explain, the_breakdown_adds_up_to_the_weight) {
         }
     viz_free(&s);
 }
+/* <<[[test_explain.c]] tests>> */
 Test(explain, the_words_and_the_breakdown_are_drawn) {
     viz_state s;
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
@@ -164,6 +171,7 @@ Test(explain, the_words_and_the_breakdown_are_drawn) {
         if (k != i)
             cr_expect(frame_same(frame_pixel(surface, box.x + 1, box.y + 1), want), "word %zu", k);
     }
+    /* <<expect an orange bar at the largest product and none at a zero product>> */
     double q[MHA_DESIGNED_HEAD_DIM], k[MHA_DESIGNED_HEAD_DIM];
     viz_score_parts(&s, h, 8, 1, q, k);
     size_t top = 0, zero = D;
@@ -179,6 +187,7 @@ Test(explain, the_words_and_the_breakdown_are_drawn) {
     cr_expect_eq(frame_count(surface, (SDL_Rect){products.x + (int)zero * bw, products.y, bw,
                                                  products.h}, viz_positive), 0);
     SDL_FreeSurface(surface);
+    /* <<click a word, then a row of the map, and expect each to be selected>> */
     const SDL_Rect word = viz_word_box(&l, 4);
     SDL_Event e = {.type = SDL_MOUSEBUTTONDOWN};
     e.button.x = word.x + 2, e.button.y = word.y + 2;
@@ -191,6 +200,7 @@ Test(explain, the_words_and_the_breakdown_are_drawn) {
     cr_expect_eq(s.selected, 6);
     viz_free(&s);
 }
+/* <<[[test_explain.c]] tests>> */
 Test(explain, every_mode_fits_without_overlap) {
     static const int sizes[][2] = {{800, 600}, {1280, 800}, {1920, 1080}, {2560, 1440}};
     static const char *const longest = "a b c d e f g h i j k l m n o p q r s t u v w x y z "
@@ -210,6 +220,7 @@ Test(explain, every_mode_fits_without_overlap) {
             cr_assert_eq(viz_set_text(&s, text ? longest : viz_default_text), MHA_OK);
             snprintf(what, sizeof what, "%dx%d sentence of %zu", sizes[k][0], sizes[k][1],
                      s.length);
+            /* <<expect the sentence's regions apart>> */
             viz_layout l;
             viz_layout_compute(&s, w, h, &l);
             const int below_caption = l.caption.y + l.caption.h;
@@ -230,6 +241,7 @@ Test(explain, every_mode_fits_without_overlap) {
             cr_expect(inside(l.slider, w, h) && l.slider.y > l.status_y, "%s: the slider", what);
         }
         snprintf(what, sizeof what, "%dx%d learning views", sizes[k][0], sizes[k][1]);
+        /* <<expect the learning views' regions apart>> */
         viz_learning_layout m;
         viz_learning_layout_compute(w, h, &m);
         SDL_Rect at[4];
@@ -250,6 +262,7 @@ Test(explain, every_mode_fits_without_overlap) {
     SDL_FreeSurface(surface);
     TTF_Quit();
 }
+/* <<[[test_explain.c]] tests>> */
 Test(explain, a_playing_sentence_draws_once_a_token) {
     viz_state s;
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
@@ -264,6 +277,7 @@ Test(explain, a_playing_sentence_draws_once_a_token) {
     cr_expect_eq(viz_tick(&s, 10 * token), 0, "paused: nothing to draw");
     viz_free(&s);
 }
+/* <<[[test_explain.c]] tests>> */
 Test(explain, captions_follow_the_mask) {
     viz_state s;
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
@@ -283,6 +297,7 @@ Test(explain, captions_follow_the_mask) {
     cr_expect(s.causal);
     viz_free(&s);
 }
+/* <<[[test_explain.c]] tests>> */
 Test(explain, idle_keys_say_so) {
     viz_state s;
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
@@ -308,6 +323,7 @@ Test(explain, idle_keys_say_so) {
     cr_expect_str_eq(s.message, "");
     viz_free(&s);
 }
+/* <<[[test_explain.c]] tests>> */
 Test(explain, f_and_f11_fill_the_screen) {
     viz_state s;
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
@@ -342,6 +358,7 @@ Test(explain, f_and_f11_fill_the_screen) {
     SDL_Quit();
     viz_free(&s);
 }
+/* <<[[test_explain.c]] tests>> */
 Test(explain, the_help_fits_and_says_what_the_maps_mean) {
     static const int sizes[][2] = {{640, 480}, {1280, 800}};
     SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 64, 64, 32, SDL_PIXELFORMAT_RGBA32);
@@ -357,6 +374,7 @@ Test(explain, the_help_fits_and_says_what_the_maps_mean) {
         for (size_t k = 0; k < 2; k++) {
             viz_layout l;
             viz_layout_compute(&s, sizes[k][0], sizes[k][1], &l);
+            /* <<expect every page of the help inside the window, and its lines in their column>> */
             viz_help_line lines[VIZ_HELP_LINES];
             const size_t n = viz_help_lines(&view, &s, l.width - 40 < 760 ? l.width - 40 : 760, lines);
             char all[8192] = "";
@@ -393,6 +411,7 @@ Test(explain, the_help_fits_and_says_what_the_maps_mean) {
     SDL_FreeSurface(surface);
     TTF_Quit();
 }
+/* <<[[test_explain.c]] tests>> */
 Test(explain, engineering_figures_wait_behind_e) {
     viz_state s;
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
@@ -429,6 +448,7 @@ Test(explain, engineering_figures_wait_behind_e) {
     cr_expect(o.intro);
     viz_free(&s);
 }
+/* <<[[test_explain.c]] tests>> */
 Test(explain, case_folds_beyond_ascii) {
     static const unsigned pairs[][2] = {{0xC9, 0xE9}, {0xD0, 0xF0}, {0x100, 0x101},
                                         {0x141, 0x142}, {0x178, 0xFF}, {0x17D, 0x17E},
@@ -463,6 +483,7 @@ Test(explain, case_folds_beyond_ascii) {
     TTF_CloseFont(font);
     TTF_Quit();
 }
+/* <<[[test_explain.c]] tests>> */
 Test(explain, zoom_grows_the_map_with_its_labels) {
     static const int sizes[][2] = {{800, 600}, {1280, 800}, {1920, 1080}, {2560, 1440}};
     viz_state s;

@@ -10,12 +10,14 @@
 #include "npy.h"
 #include "training.h"
 
+/* <<[[test_training_viewer.c]] functions the tests share>> */
 static void press(viz_state *s, SDL_Keycode sym)
 {
     SDL_Event e = {.type = SDL_KEYDOWN};
     e.key.keysym.sym = sym;
     viz_handle_event(s, &e, NULL);
 }
+/* <<[[test_training_viewer.c]] tests>> */
 Test(training_viewer, the_worker_trains_as_the_library_does) {
     viz_trainer t;
     viz_snapshot view;
@@ -28,6 +30,7 @@ Test(training_viewer, the_worker_trains_as_the_library_does) {
     viz_trainer_wait(&t, 3);
     viz_trainer_take(&t, &view, 1);
     cr_expect_eq(view.step, 3);
+    /* <<train three steps with the library and compare with [[view]]>> */
     mha_induction_model model;
     mha_learning_workspace ws, probe_ws;
     mha_induction_batch batch, probe;
@@ -57,6 +60,7 @@ Test(training_viewer, the_worker_trains_as_the_library_does) {
     viz_snapshot_free(&view);
     viz_trainer_free(&t);
 }
+/* <<[[test_training_viewer.c]] tests>> */
 Test(training_viewer, keys_switch_modes_pause_and_reset) {
     viz_state s;
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
@@ -70,6 +74,7 @@ Test(training_viewer, keys_switch_modes_pause_and_reset) {
     cr_expect_eq(g->view.step, 2);
     float *first = malloc(g->view.count * sizeof *first);
     memcpy(first, g->view.params, g->view.count * sizeof *first);
+    /* <<pause, reset and resume, and expect the same two steps>> */
     press(&s, SDLK_SPACE);
     cr_expect(g->paused && g->trainer.paused);
     press(&s, SDLK_r);
@@ -103,6 +108,7 @@ Test(training_viewer, the_induction_marker_is_where_the_history_says) {
         v->induction[k] = k + 1 < 37 ? 0.1f : 0.8f;
     v->induction_step = viz_induction_step(v->induction, 60);
     cr_assert_eq(v->induction_step, 37);
+    /* <<draw the state and find the marker's column>> */
     SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 1280, 760, 32, SDL_PIXELFORMAT_RGBA32);
     SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
     viz_view view = {0};
@@ -137,6 +143,7 @@ Test(training_viewer, the_loader_refuses_wrong_shapes) {
                  "%s", message);
     cr_expect(m.vocab == 64 && m.length == 32 && m.embed_dim == 32 && m.layers == 2);
     mha_induction_model_free(&m);
+    /* <<write a wrong shape, then remove a file, and expect clear refusals>> */
     char path[256];
     float zeros[96 * 31] = {0};
     const size_t wrong[2] = {96, 31};
@@ -178,6 +185,7 @@ Test(training_viewer, the_trained_model_has_an_induction_head) {
     cr_expect_gt(induction, 0.5, "best induction score of layer 1: %.3f", induction);
     cr_expect_gt(previous, 0.5, "best previous-token score of layer 0: %.3f", previous);
     mha_induction_batch_free(&batch); mha_learning_workspace_free(&ws); mha_induction_model_free(&m);
+    /* <<expect a missing model directory to leave the window alone>> */
     viz_state s;
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
     setenv("MHA_MODEL_DIR", "/nonexistent/model", 1);
@@ -543,6 +551,7 @@ Test(training_viewer, each_guess_is_the_model_s_prediction_of_its_token) {
     }
     cr_expect_eq(viz_trained_guess(m, 0), -1, "nothing guesses the first token");
     cr_expect_eq(viz_trained_guess(m, step + 1), -1, "nor one two tokens ahead");
+    /* <<expect a guess cell green exactly when the model's prediction is its token>> */
     SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 1280, 760, 32, SDL_PIXELFORMAT_RGBA32);
     SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
     viz_view view = {0};
@@ -593,6 +602,7 @@ static void expect_drawn_as_recorded(size_t layers, size_t heads)
     cr_expect(m->model.layers == layers && m->model.heads == heads, "%zu layers, %zu heads",
               m->model.layers, m->model.heads);
     viz_trained_go_to(m, 20);
+    /* <<draw [[s]] and expect a map for every head and none beyond>> */
     SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 1280, 760, 32, SDL_PIXELFORMAT_RGBA32);
     SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
     viz_view view = {0};
@@ -616,6 +626,7 @@ static void expect_drawn_as_recorded(size_t layers, size_t heads)
     SDL_DestroyRenderer(renderer);
     SDL_FreeSurface(surface);
     TTF_Quit();
+    /* <<expect Tab and the mouse to reach every head and no other>> */
     for (size_t k = 0; k < 2 * layers * heads; k++) {
         press(&s, SDLK_TAB);
         cr_expect_lt(m->focus, layers * heads, "focus %zu after %zu presses", m->focus, k + 1);
@@ -784,6 +795,7 @@ Test(training_viewer, the_trained_model_s_keys) {
     cr_expect_eq(m->step, 1, "after the last token, the first");
     press(&s, SDLK_RIGHT);
     cr_expect(!s.playing && m->step == 2, "a step stops the playing");
+    /* <<expect a missing head refused and the pointer to find a cell>> */
     char want[64];
     m->focus = heads;
     press(&s, SDLK_x);
@@ -859,6 +871,7 @@ Test(training_viewer, the_readout_under_the_pointer) {
     cr_expect_gt(readout_pixels(&s, &l, T, f, 20, 2), none + 100, "a query to come");
     cr_expect_gt(readout_pixels(&s, &l, T, f, 4, (int)T - 1), none + 100, "at the right");
     cr_expect_eq(readout_pixels(&s, &l, T, f == 0 ? 1 : 0, 4, 2), -1, "another head");
+    /* <<remove a head and expect its map crossed out under typed text>> */
     viz_act(&s, &(viz_action){.kind = VIZ_POINT, .head = -1, .row = -1, .col = -1});
     press(&s, SDLK_x);
     const SDL_Rect top_right = {1280 - 400, 8, 400, 28};
@@ -966,6 +979,7 @@ Test(training_viewer, the_trained_model_s_text_entry_and_a_checkpoint_too_long) 
     cr_expect(strlen(s.typed) == VIZ_TEXT_MAX - 1 && strchr(s.typed, 'b') == NULL,
               "%zu bytes, the last '%c'", strlen(s.typed), s.typed[strlen(s.typed) - 1]);
     viz_free(&s);
+    /* <<expect a checkpoint of too many positions refused>> */
     char dir[] = "/tmp/mha-viz-long-XXXXXX", command[64];
     cr_assert_not_null(mkdtemp(dir));
     mha_induction_model model;

@@ -15,12 +15,14 @@
 #include "viz.h"
 #include "../child.h"
 
+/* <<[[test_viewer.c]] functions the tests share>> */
 static void key(viz_state *s, SDL_Keycode sym)
 {
     SDL_Event e = {.type = SDL_KEYDOWN};
     e.key.keysym.sym = sym;
     viz_handle_event(s, &e, NULL);
 }
+/* <<[[test_viewer.c]] functions the tests share>> */
 static SDL_Color pixel(SDL_Surface *surface, int x, int y)
 {
     const Uint8 *p = (const Uint8 *)surface->pixels + y * surface->pitch + 4 * x;
@@ -46,6 +48,7 @@ static SDL_Surface *draw_at(viz_state *s, viz_layout *l, int width, int height)
 }
 
 static SDL_Surface *draw(viz_state *s, viz_layout *l) { return draw_at(s, l, 1280, 800); }
+/* <<[[test_viewer.c]] tests>> */
 Test(viewer, decoding_matches_the_forward_pass_at_every_step) {
     viz_state s;
     cr_assert_eq(viz_init(&s, "to be or not to be that is the question"), MHA_OK);
@@ -58,6 +61,7 @@ Test(viewer, decoding_matches_the_forward_pass_at_every_step) {
     }
     viz_free(&s);
 }
+/* <<[[test_viewer.c]] tests>> */
 Test(viewer, switches_rerun_attention) {
     viz_state s;
     cr_assert_eq(viz_init(&s, NULL), MHA_OK);
@@ -72,6 +76,7 @@ Test(viewer, switches_rerun_attention) {
     cr_expect(!s.decoding, "no causal mask: the whole prefix at once");
     key(&s, SDLK_c);
     cr_expect(s.decoding && s.cache.length[0] == L, "decoded through the cache");
+    /* <<check the temperature against the softmax of [[10/T]]>> */
     key(&s, SDLK_RIGHTBRACKET); key(&s, SDLK_RIGHTBRACKET); key(&s, SDLK_RIGHTBRACKET);
     const double T = 1.5 * 1.5 * 1.5, e = exp(10 / T);
     cr_expect_float_eq(s.temperature, T, 1e-5);
@@ -79,6 +84,7 @@ Test(viewer, switches_rerun_attention) {
     cr_expect_float_eq(s.weights[(2 * L + i) * L + 0], e / (e + (double)i), 1e-5);
     cr_expect_float_eq(viz_score(&s, 2, i, 0), 10 / T, 1e-4);
     cr_expect_float_eq(viz_score(&s, 2, i, 1), 0.0, 1e-9);
+    /* <<check that ablating the first-token head changes a share of the output>> */
     cr_expect_eq(s.output_change, 0.0);
     key(&s, SDLK_LEFTBRACKET); key(&s, SDLK_LEFTBRACKET); key(&s, SDLK_LEFTBRACKET);
     key(&s, SDLK_3);
@@ -89,6 +95,7 @@ Test(viewer, switches_rerun_attention) {
     cr_expect_eq(s.output_change, 0.0);
     viz_free(&s);
 }
+/* <<[[test_viewer.c]] tests>> */
 Test(viewer, cells_have_the_colour_of_their_weight) {
     const SDL_Color v0 = viz_colour(VIZ_VIRIDIS, 0), v1 = viz_colour(VIZ_VIRIDIS, 1);
     cr_expect(v0.r == 68 && v0.g == 1 && v0.b == 84 && v1.r == 253 && v1.g == 231);
@@ -105,6 +112,7 @@ Test(viewer, cells_have_the_colour_of_their_weight) {
         s.colour_map = (viz_colour_map)map;
         viz_layout l;
         SDL_Surface *surface = draw(&s, &l);
+        /* <<expect every cell of the enlarged map and of head 5 to have its colour>> */
         for (int which = 0; which < 2; which++)
             for (size_t i = 0; i + 1 < 4; i++)          /* the last row has its white outline */
                 for (size_t j = 0; j < 4; j++) {
@@ -120,6 +128,7 @@ Test(viewer, cells_have_the_colour_of_their_weight) {
     }
     viz_free(&s);
 }
+/* <<[[test_viewer.c]] tests>> */
 static int viewer_in_child(char **argv, int argc, rlim_t bytes, const char *out_path)
 {
     fflush(NULL);
@@ -438,6 +447,7 @@ Test(viewer, a_selection_is_outlined_and_cleared) {
     e = click_at(l.legend.x - 8, l.big.y + 4);               /* between map and legend */
     viz_handle_event(&s, &e, &l);
     cr_expect_eq(s.selected, -1, "a click off the map clears");
+    /* <<ask before quitting on escape, and quit at once on the close button>> */
     key(&s, SDLK_ESCAPE);
     cr_expect(s.asking_to_quit && !s.quit, "nothing selected: escape asks");
     surface = draw(&s, &l);
@@ -515,6 +525,7 @@ Test(viewer, a_resize_is_drawn_at_once_even_paused) {
     for (int k = 0; k < 20 && !SDL_AtomicGet(&resized); k++)
         viz_window_frame(&s, &win);                       /* the resize comes in a wait */
     viz_window_frame(&s, &win);              /* in case it came after the size was read */
+    /* <<expect the corners of the resized window in the background colour>> */
     int w = 0, h = 0;
     SDL_GetRendererOutputSize(renderer, &w, &h);
     cr_assert(w == 1280 && h == 800, "the window is %dx%d", w, h);
@@ -551,6 +562,7 @@ Test(viewer, record_writes_differing_frames) {
         cr_expect(frames[f]->w == 640 && frames[f]->h == 480);
         unlink(path);
     }
+    /* <<expect consecutive frames to differ>> */
     for (int f = 0; f + 1 < 3; f++) {
         SDL_Surface *a = SDL_ConvertSurfaceFormat(frames[f], SDL_PIXELFORMAT_RGBA32, 0);
         SDL_Surface *b = SDL_ConvertSurfaceFormat(frames[f + 1], SDL_PIXELFORMAT_RGBA32, 0);
