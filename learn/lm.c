@@ -432,6 +432,7 @@ void lm_adamw_step(lm_adamw *opt, lm_model *model, const float *grads, double sc
 }
 double lm_learning_rate(size_t step, size_t warmup, size_t steps, double peak)
 {
+    /* <<the rate at [[step]]: up a line for [[warmup]] steps, then half a cosine down to a tenth>> */
     if (step <= warmup)
         return peak * (double)step / (double)(warmup ? warmup : 1);
     if (step >= steps)
@@ -439,6 +440,7 @@ double lm_learning_rate(size_t step, size_t warmup, size_t steps, double peak)
     const double f = (double)(step - warmup) / (double)(steps - warmup);
     return peak * (0.1 + 0.45 * (1 + cos(LM_PI * f)));
 }
+/* <<[[lm.c]] functions>> */
 double lm_gradient_norm(const float *grads, size_t n)
 {
     enum { PIECES = 64, PIECE = 4096 };

@@ -92,6 +92,8 @@ void lm_adamw_free(lm_adamw *opt);
 /* One step from grads times scale (the clipping, 1 for none) at the given rate. */
 void lm_adamw_step(lm_adamw *opt, lm_model *model, const float *grads, double scale,
                    double rate);
+/* The rate at step of a run of steps: peak step / warmup up to warmup, then half
+   a cosine down to peak / 10 at steps, and peak / 10 after. */
 double lm_learning_rate(size_t step, size_t warmup, size_t steps, double peak);
 /* The Euclidean norm of grads (n), the same whatever the number of threads. */
 double lm_gradient_norm(const float *grads, size_t n);

@@ -134,6 +134,8 @@ Test(lm, the_schedule_warms_up_then_follows_the_cosine) {
     cr_expect(fabs(lm_learning_rate(10, 10, 110, 1.0) - 1.0) < 1e-12);
     cr_expect(fabs(lm_learning_rate(60, 10, 110, 1.0) - 0.55) < 1e-12);
     cr_expect(fabs(lm_learning_rate(110, 10, 110, 1.0) - 0.1) < 1e-12);
+    cr_expect(fabs(lm_learning_rate(150, 10, 110, 1.0) - 0.1) < 1e-12, "%g",
+              lm_learning_rate(150, 10, 110, 1.0));
 }
 Test(lm, without_a_warm_up_the_cosine_starts_at_once) {
     cr_expect(lm_learning_rate(0, 0, 110, 1.0) == 0.0, "%g", lm_learning_rate(0, 0, 110, 1.0));
