@@ -44,6 +44,7 @@ cp "$out/solved.c" "$c/byrongeorge_LATE_104_7002_attend.c"
   echo '"Deep, Dan",102,S002,dan,Mon 9:00,'
   echo '"Byron, George",104,S004,gbyron,Tue 14:00,'
   echo '"Absent, Al",103,S003,absent,Tue 14:00,'
+  echo '"Nobody, Noid",106,,noid,Tue 14:00,'
   echo '"Student, Test",105,,,,'; } > "$out/roster.csv"
 start=$(date +%s)
 EXERCISE_TIME_LIMIT=${EXERCISE_TIME_LIMIT:-10} EXERCISE_ROSTER="$out/roster.csv" \
@@ -70,6 +71,7 @@ expect "line?break" FAIL "line break"
 expect "endless loop" FAIL "hang"
 expect "ada lovelace" PASS '"S001","Lovelace, Ada ""the Countess""","ada lovelace"'
 expect "absent" missing '"S003","Absent, Al","absent"'
+expect "noid" missing '"","Nobody, Noid","noid"'
 expect "byrongeorge_LATE_104_7002_attend" PASS '"S004","Byron, George"'
 grep -qF "grade: eve is not on the roster" "$out/grade.txt" ||
     { echo "exercises-class: a hand-in not on the roster is not named" >&2; bad=1; }
@@ -89,7 +91,7 @@ for line in "\"S001\",\"\",\"Lovelace, Ada \"\"the Countess\"\"\",$max,\"PASS\""
     grep -qxF -- "$line" "$g/moodle.csv" ||
         { echo "exercises-class: moodle.csv has no line $line" >&2; bad=1; }
 done
-[[ $(wc -l < "$g/moodle.csv") -eq 5 ]] ||
+[[ $(wc -l < "$g/moodle.csv") -eq 6 ]] ||
     { echo "exercises-class: moodle.csv holds a row for a student off the roster" >&2; bad=1; }
 ada='"Lovelace, Ada ""the Countess"""'
 for line in "Points Possible,,,,,$max" \

@@ -974,7 +974,7 @@ cmd_grade() {
     done < "$scratch/keys" > "$scratch/gradebook"
     if [[ -n ${EXERCISE_ROSTER:-} ]]; then
         row_number=0
-        while IFS=$'\t' read -r sid sname name _; do
+        while IFS=$'\037' read -r sid sname name _; do     # a tab would merge empty fields
             row_number=$((row_number + 1))
             ! grep -qxF -- "$row_number" "$scratch/matched" || continue
             cells=$(awk -v OFS='\037' -v table="$points" '
@@ -986,7 +986,7 @@ cmd_grade() {
                 "$([[ $name == *@* ]] && echo "$name" || echo "${name%.*}")" "$cells" \
                 "$([[ -n $name ]] && echo "named $name" || echo "from $sname")" "$graded_at" \
                 "$commit" "$compiler" "$limits"
-        done < "$scratch/roster" >> "$scratch/gradebook"
+        done < <(tr '\t' '\037' < "$scratch/roster") >> "$scratch/gradebook"
     fi
     { [[ -z ${EXERCISE_ROSTER:-} ]] || printf 'student_id\037name\037'
       printf 'student\037verdict\037status\037score\037out_of\037percent\037'
