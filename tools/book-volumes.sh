@@ -78,7 +78,8 @@ companion chapters/48-tests-austen-heads.nw
 companion chapters/49-tests-austen-viewer.nw
 companion chapters/99-indexes.nw
 ORDER
-"$lib/markup" "$@" | "$lib/finduses" | "$lib/noidx" -delay |
+"$lib/markup" "$@" | "$lib/finduses" |
+    grep -v -x -e '@index use MHA_OK' -e '@index use mha_status' | "$lib/noidx" -delay |
     awk -v volume="$volume" -v order="$order" -f <(cat <<'AWK'
 function stop(why) { print "book-volumes: " why > "/dev/stderr"; stopped = 1; exit 1 }
 BEGIN {
