@@ -120,7 +120,8 @@ ROOTS_CMD  = noroots $(NW) | sed -n 's/^<<\[\[\(.*\)\]\]>>$$/\1/p'
 # book; the #line copies the compiler reads are made without them.  A chunk gets
 # its comment when only C files use it, and not when a use of it sits in a
 # preprocessor line or continues one, where a line of its own would end the
-# directive.  The filter reads noweb's markup twice: the uses, then the stream.
+# directive (lint checks that none does).  The filter reads noweb's markup twice: the uses,
+# then the stream.
 define CHUNK_NAMES_AWK
 function reach(n, kind,   k, list, m) {
     if (kind == "c") { if (n in c) return; c[n] = 1 } else { if (n in o) return; o[n] = 1 }
@@ -656,6 +657,12 @@ lint: | deps
 	public=$$($(CC) $(CPPFLAGS) -Isrc -E -P src/mha.h); for name in $$internal; do \
 	  ! grep -qw "$$name" <<< "$$public" || { echo "lint: mha.h declares $$name"; exit 1; }; done
 	@echo "lint: every public header compiles on its own; mha.h declares no internal helper"
+	@bad=$$(find src learn io cmd tables tests viz -name '*.[ch]' -exec awk ' \
+	  FNR == 1 { continued = 0 } \
+	  /\/\* <<.*>> \*\/$$/ && (/^[ \t]*#/ || continued) { print FILENAME ":" FNR } \
+	  { continued = /\\$$/ }' {} + | head -5); [[ -z "$$bad" ]] || \
+	  { echo "lint: a chunk's name ends a preprocessor line: $$bad"; exit 1; }
+	@echo "lint: no chunk's name sits in or after a continued preprocessor line"
 
 # Re-tangling must leave every tangled file as committed, and every committed
 # file that says it was generated must still have its root in the web.

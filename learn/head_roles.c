@@ -318,14 +318,23 @@ mha_status lm_sample_loss(const lm_model *m, const int *ids, size_t n, size_t wi
     free(by_position);
     return status == MHA_OK && !isfinite(*loss) ? MHA_ERR_RANGE : status;
 }
+/* The in-context score's runs for a context of T: run = T/8 tokens, read late in one window
+   and at from = 5T/32 on in a window shift = T - run - from later (23T/32 where 32 divides
+   T); MHA_ERR_SHAPE for no windows, T < 8 or n < shift + T + 1. */
+static mha_status in_context_runs(size_t T, size_t n, size_t windows, size_t *run,
+                                  size_t *from, size_t *shift)
+{
+    *run = T / 8, *from = 5 * T / 32, *shift = T - *run - *from;
+    return windows == 0 || T < 8 || n < *shift + T + 1 ? MHA_ERR_SHAPE : MHA_OK;
+}
 mha_status lm_in_context_score(const lm_model *m, const int *ids, size_t n, size_t windows,
                                double *early, double *late)
 {
     if (m == NULL || ids == NULL || early == NULL || late == NULL)
         return MHA_ERR_NULL;
-    const size_t T = m->config.context, run = T / 8, from = 5 * T / 32;
-    const size_t shift = T - run - from;           /* 23T/32 where 32 divides T */
-    if (windows == 0 || T < 8 || n < shift + T + 1)
+    const size_t T = m->config.context;
+    size_t run, from, shift;
+    if (in_context_runs(T, n, windows, &run, &from, &shift) != MHA_OK)
         return MHA_ERR_SHAPE;
     double *late_at = calloc(T, sizeof *late_at), *early_at = calloc(T, sizeof *early_at);
     double total;
@@ -360,9 +369,10 @@ mha_status lm_copying_reach(const lm_model *m, const int *ids, size_t n, size_t 
 {
     if (m == NULL || ids == NULL || early == NULL || late == NULL || ceiling == NULL)
         return MHA_ERR_NULL;
-    const size_t T = m->config.context, run = T / 8, from = 5 * T / 32;
-    const size_t shift = T - run - from;
-    if (windows == 0 || T < 8 || n < shift + T + 1 || windows > SIZE_MAX / sizeof(double) / T)
+    const size_t T = m->config.context;
+    size_t run, from, shift;
+    if (in_context_runs(T, n, windows, &run, &from, &shift) != MHA_OK ||
+        windows > SIZE_MAX / sizeof(double) / T)
         return MHA_ERR_SHAPE;
     double *by_position = calloc(T, sizeof *by_position), *each = malloc(windows * T *
                                                                         sizeof *each), total;

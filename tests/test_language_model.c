@@ -1170,6 +1170,25 @@ static int last_evaluation(const char *name, double *tokens, double *prefix)
     fclose(f);
     return last > 0;
 }
+/* The copying rule's reach, from the first line of the heads table at path, printed as the
+   macros \\<macro>CopyEarly, CopyLate, CopyCeiling and the phrase the ceiling calls for. */
+static void expect_copying_reach(const char *path, const char *macro, const char *numbers)
+{
+    char line[1024], want[256];
+    double copy[3];
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    const char *c = fgets(line, sizeof line, f) ? strstr(line, "\tcopy_early=") : NULL;
+    fclose(f);
+    cr_assert(c != NULL && sscanf(c, "\tcopy_early=%lf\tcopy_late=%lf\tcopy_ceiling=%lf",
+                                  &copy[0], &copy[1], &copy[2]) == 3, "%s: %s", path, line);
+    snprintf(want, sizeof want, "\\gdef\\%sCopyEarly{%.1f}\\gdef\\%sCopyLate{%.1f}"
+             "\\gdef\\%sCopyCeiling{%.3f}", macro, 100 * copy[0], macro, 100 * copy[1], macro,
+             copy[2]);
+    cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+    cr_expect(strstr(numbers, copy[2] < 0.05 ? "more than copying can give" : "copying alone could")
+              != NULL, "%s", numbers);
+}
 Test(lm_figures, the_runs_numbers_follow_the_files) {
     char *numbers = print_from_top(mha_print_austen_runs_numbers);
     char *table = print_from_top(mha_print_austen_runs);
@@ -1191,6 +1210,7 @@ Test(lm_figures, the_runs_numbers_follow_the_files) {
     snprintf(want, sizeof want, "\\gdef\\ControlPrevious{%.3f}\\gdef\\ControlPrefix{%.3f}",
              previous, prefix);
     cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
+    expect_copying_reach("../figures/austen-heads.tsv", "AustenHeads", numbers);
     const char *runs[] = {"copy", "bytes-256", "circuit", "pieces", "pieces-half", "curriculum",
                           "spread", "spread-plain", "spread-curriculum"};
     size_t committed = 0;
@@ -1400,7 +1420,7 @@ static void expect_circuit_numbers(const char *fig, const char *macro, const cha
     snprintf(path, sizeof path, "../figures/%s-heads.tsv", fig);
     FILE *f = fopen(path, "r");
     cr_assert_not_null(f, "%s", path);
-    double best = -1, text = 0, early = NAN, late = NAN, copy[3] = {NAN, NAN, NAN};
+    double best = -1, text = 0, early = NAN, late = NAN;
     size_t best_layer = 0, best_head = 0;
     while (fgets(line, sizeof line, f) != NULL) {
         size_t layer, head;
@@ -1408,10 +1428,6 @@ static void expect_circuit_numbers(const char *fig, const char *macro, const cha
         const char *e = strstr(line, "early_loss="), *l = strstr(line, "late_loss=");
         if (line[0] == '#' && e && l)
             early = strtod(e + 11, NULL), late = strtod(l + 10, NULL);
-        const char *c = strstr(line, "\tcopy_early=");
-        if (line[0] == '#')
-            cr_assert(c != NULL && sscanf(c, "\tcopy_early=%lf\tcopy_late=%lf\tcopy_ceiling=%lf",
-                                          &copy[0], &copy[1], &copy[2]) == 3, "%s", line);
         if (sscanf(line, "%zu\t%zu\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf", &layer, &head,
                    &s[0], &s[1], &s[2], &s[3], &s[4], &s[5], &s[6], &s[7], &s[8]) == 11 &&
             layer > 0 && s[8] > best)
@@ -1429,12 +1445,7 @@ static void expect_circuit_numbers(const char *fig, const char *macro, const cha
     snprintf(want, sizeof want, "\\gdef\\%sInContextSign{%s}", macro,
              late - early < -0.01 ? "below zero" : "not below zero");
     cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
-    snprintf(want, sizeof want, "\\gdef\\%sCopyEarly{%.1f}\\gdef\\%sCopyLate{%.1f}"
-             "\\gdef\\%sCopyCeiling{%.3f}", macro, 100 * copy[0], macro, 100 * copy[1], macro,
-             copy[2]);
-    cr_expect(strstr(numbers, want) != NULL, "%s not in\n%s", want, numbers);
-    cr_expect(strstr(numbers, copy[2] < 0.05 ? "more than copying can give" : "copying alone could")
-              != NULL, "%s", numbers);
+    expect_copying_reach(path, macro, numbers);
     snprintf(path, sizeof path, "../figures/%s-repeat.txt", fig);
     f = fopen(path, "r");
     cr_assert_not_null(f, "%s", path);
